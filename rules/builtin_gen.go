@@ -9,7 +9,7 @@ import (
 )
 
 // builtinDigest is BuiltinDigest: of the rules.yaml this file was generated from.
-const builtinDigest = "006e71fb6c6a"
+const builtinDigest = "9ca2aa4d42f0"
 
 // builtinTrue and builtinFalse are the values of the rules' *bool fields.
 var builtinTrue, builtinFalse = true, false
@@ -20,7 +20,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "success",
 			file:   "rules.yaml (built-in)",
-			line:   935,
+			line:   946,
 			action: []smtpcode.Action{"delivered", "relayed", "expanded"},
 			then: thenDef{
 				Reason: "delivered",
@@ -30,7 +30,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "success-code",
 			file: "rules.yaml (built-in)",
-			line: 940,
+			line: 951,
 			status: []statusPattern{
 				{class: 2, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -56,7 +56,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 955,
+			line: 966,
 			text: phraseMask{
 				{index: 2, bits: 3670016},
 			},
@@ -70,7 +70,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 962,
+			line: 973,
 			text: phraseMask{
 				{index: 2, bits: 4194304},
 			},
@@ -84,7 +84,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 969,
+			line: 980,
 			text: phraseMask{
 				{index: 2, bits: 25165824},
 			},
@@ -98,7 +98,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 976,
+			line: 987,
 			text: phraseMask{
 				{index: 2, bits: 33554432},
 			},
@@ -112,7 +112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 983,
+			line: 994,
 			text: phraseMask{
 				{index: 2, bits: 1006632960},
 			},
@@ -126,7 +126,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 990,
+			line: 1001,
 			text: phraseMask{
 				{index: 2, bits: 3221225472},
 			},
@@ -140,7 +140,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 997,
+			line: 1008,
 			text: phraseMask{
 				{index: 2, bits: 4294967296},
 			},
@@ -154,7 +154,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 1004,
+			line: 1015,
 			text: phraseMask{
 				{index: 2, bits: 8589934592},
 			},
@@ -168,7 +168,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1011,
+			line: 1022,
 			text: phraseMask{
 				{index: 2, bits: 17179869184},
 			},
@@ -182,7 +182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1018,
+			line: 1029,
 			text: phraseMask{
 				{index: 2, bits: 103079215104},
 			},
@@ -196,7 +196,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1025,
+			line: 1036,
 			text: phraseMask{
 				{index: 2, bits: 137438953472},
 			},
@@ -210,7 +210,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1032,
+			line: 1043,
 			text: phraseMask{
 				{index: 2, bits: 824633720832},
 			},
@@ -224,7 +224,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1039,
+			line: 1050,
 			text: phraseMask{
 				{index: 2, bits: 1099511627776},
 			},
@@ -238,7 +238,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1046,
+			line: 1057,
 			text: phraseMask{
 				{index: 2, bits: 2199023255552},
 			},
@@ -252,7 +252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1053,
+			line: 1064,
 			text: phraseMask{
 				{index: 2, bits: 4398046511104},
 			},
@@ -266,7 +266,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1060,
+			line: 1071,
 			text: phraseMask{
 				{index: 2, bits: 61572651155456},
 			},
@@ -280,7 +280,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-other-message",
 			file: "rules.yaml (built-in)",
-			line: 1068,
+			line: 1079,
 			text: phraseMask{
 				{index: 2, bits: 8936830510563328},
 			},
@@ -291,7 +291,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-block-list",
 			file: "rules.yaml (built-in)",
-			line: 1089,
+			line: 1100,
 			text: phraseMask{
 				{index: 2, bits: 27021597764222976},
 			},
@@ -360,7 +360,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "greylisting-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1106,
+			line: 1117,
 			text: phraseMask{
 				{index: 2, bits: 2269814212194729984},
 			},
@@ -412,7 +412,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "proofpoint-reputation",
 			file: "rules.yaml (built-in)",
-			line: 1124,
+			line: 1135,
 			text: phraseMask{
 				{index: 2, bits: 16140901064495857664},
 			},
@@ -486,7 +486,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-verify-callout",
 			file: "rules.yaml (built-in)",
-			line: 1139,
+			line: 1150,
 			text: phraseMask{
 				{index: 3, bits: 63},
 			},
@@ -536,7 +536,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1159,
+			line: 1170,
 			text: phraseMask{
 				{index: 3, bits: 192},
 			},
@@ -588,7 +588,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate",
 			file: "rules.yaml (built-in)",
-			line: 1176,
+			line: 1187,
 			text: phraseMask{
 				{index: 3, bits: 192},
 			},
@@ -638,7 +638,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-likely-unsolicited",
 			file: "rules.yaml (built-in)",
-			line: 1186,
+			line: 1197,
 			text: phraseMask{
 				{index: 3, bits: 256},
 			},
@@ -708,7 +708,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-user-block",
 			file: "rules.yaml (built-in)",
-			line: 1203,
+			line: 1214,
 			text: phraseMask{
 				{index: 3, bits: 7680},
 			},
@@ -758,7 +758,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policy-block",
 			file: "rules.yaml (built-in)",
-			line: 1218,
+			line: 1229,
 			text: phraseMask{
 				{index: 3, bits: 253952},
 			},
@@ -808,7 +808,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-anti-spoofing",
 			file: "rules.yaml (built-in)",
-			line: 1234,
+			line: 1245,
 			text: phraseMask{
 				{index: 3, bits: 1835008},
 			},
@@ -858,7 +858,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1248,
+			line: 1259,
 			text: phraseMask{
 				{index: 3, bits: 14680064},
 			},
@@ -871,7 +871,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1258,
+			line: 1269,
 			text: phraseMask{
 				{index: 3, bits: 14680064},
 			},
@@ -884,7 +884,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1264,
+			line: 1275,
 			text: phraseMask{
 				{index: 3, bits: 14680064},
 			},
@@ -897,7 +897,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1270,
+			line: 1281,
 			text: phraseMask{
 				{index: 3, bits: 14680064},
 			},
@@ -910,7 +910,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1276,
+			line: 1287,
 			text: phraseMask{
 				{index: 3, bits: 14680064},
 			},
@@ -923,7 +923,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1282,
+			line: 1293,
 			text: phraseMask{
 				{index: 3, bits: 14680064},
 			},
@@ -936,7 +936,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1288,
+			line: 1299,
 			text: phraseMask{
 				{index: 3, bits: 14680064},
 			},
@@ -949,7 +949,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1294,
+			line: 1305,
 			text: phraseMask{
 				{index: 3, bits: 14680064},
 			},
@@ -962,7 +962,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1300,
+			line: 1311,
 			text: phraseMask{
 				{index: 3, bits: 14680064},
 			},
@@ -975,7 +975,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1306,
+			line: 1317,
 			text: phraseMask{
 				{index: 3, bits: 14680064},
 			},
@@ -988,7 +988,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1312,
+			line: 1323,
 			text: phraseMask{
 				{index: 3, bits: 14680064},
 			},
@@ -1001,7 +1001,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1318,
+			line: 1329,
 			text: phraseMask{
 				{index: 3, bits: 14680064},
 			},
@@ -1070,7 +1070,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1333,
+			line: 1344,
 			text: phraseMask{
 				{index: 3, bits: 251658240},
 			},
@@ -1083,7 +1083,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1341,
+			line: 1352,
 			text: phraseMask{
 				{index: 3, bits: 268435456},
 			},
@@ -1096,7 +1096,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1347,
+			line: 1358,
 			text: phraseMask{
 				{index: 3, bits: 536870912},
 			},
@@ -1109,7 +1109,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1353,
+			line: 1364,
 			text: phraseMask{
 				{index: 3, bits: 1073741824},
 			},
@@ -1122,7 +1122,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1359,
+			line: 1370,
 			text: phraseMask{
 				{index: 3, bits: 6442450944},
 			},
@@ -1135,7 +1135,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1365,
+			line: 1376,
 			text: phraseMask{
 				{index: 3, bits: 25769803776},
 			},
@@ -1148,7 +1148,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1371,
+			line: 1382,
 			text: phraseMask{
 				{index: 3, bits: 34359738368},
 			},
@@ -1161,7 +1161,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1377,
+			line: 1388,
 			text: phraseMask{
 				{index: 3, bits: 68719476736},
 			},
@@ -1171,7 +1171,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1386,
+			line: 1397,
 			text: phraseMask{
 				{index: 3, bits: 17454747090944},
 			},
@@ -1181,7 +1181,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1391,
+			line: 1402,
 			text: phraseMask{
 				{index: 3, bits: 17592186044416},
 			},
@@ -1191,7 +1191,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1396,
+			line: 1407,
 			text: phraseMask{
 				{index: 3, bits: 105553116266496},
 			},
@@ -1201,7 +1201,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1401,
+			line: 1412,
 			text: phraseMask{
 				{index: 3, bits: 422212465065984},
 			},
@@ -1211,7 +1211,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1406,
+			line: 1417,
 			text: phraseMask{
 				{index: 3, bits: 562949953421312},
 			},
@@ -1221,7 +1221,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1411,
+			line: 1422,
 			text: phraseMask{
 				{index: 3, bits: 7881299347898368},
 			},
@@ -1231,7 +1231,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1416,
+			line: 1427,
 			text: phraseMask{
 				{index: 3, bits: 27021597764222976},
 			},
@@ -1241,7 +1241,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1421,
+			line: 1432,
 			text: phraseMask{
 				{index: 3, bits: 36028797018963968},
 			},
@@ -1251,7 +1251,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1426,
+			line: 1437,
 			text: phraseMask{
 				{index: 3, bits: 72057594037927936},
 			},
@@ -1261,7 +1261,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1431,
+			line: 1442,
 			text: phraseMask{
 				{index: 3, bits: 144115188075855872},
 			},
@@ -1271,7 +1271,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1436,
+			line: 1447,
 			text: phraseMask{
 				{index: 3, bits: 8935141660703064064},
 			},
@@ -1281,7 +1281,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1441,
+			line: 1452,
 			text: phraseMask{
 				{index: 3, bits: 9223372036854775808},
 				{index: 4, bits: 7},
@@ -1292,7 +1292,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1446,
+			line: 1457,
 			text: phraseMask{
 				{index: 4, bits: 8},
 			},
@@ -1302,7 +1302,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1451,
+			line: 1462,
 			text: phraseMask{
 				{index: 4, bits: 16},
 			},
@@ -1315,7 +1315,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1460,
+			line: 1471,
 			text: phraseMask{
 				{index: 4, bits: 16},
 			},
@@ -1328,7 +1328,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1466,
+			line: 1477,
 			text: phraseMask{
 				{index: 4, bits: 16},
 			},
@@ -1341,7 +1341,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1472,
+			line: 1483,
 			text: phraseMask{
 				{index: 4, bits: 16},
 			},
@@ -1354,7 +1354,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1478,
+			line: 1489,
 			text: phraseMask{
 				{index: 4, bits: 16},
 			},
@@ -1367,7 +1367,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1484,
+			line: 1495,
 			text: phraseMask{
 				{index: 4, bits: 16},
 			},
@@ -1380,7 +1380,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1490,
+			line: 1501,
 			text: phraseMask{
 				{index: 4, bits: 16},
 			},
@@ -1393,7 +1393,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1496,
+			line: 1507,
 			text: phraseMask{
 				{index: 4, bits: 16},
 			},
@@ -1406,7 +1406,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1502,
+			line: 1513,
 			text: phraseMask{
 				{index: 4, bits: 16},
 			},
@@ -1419,7 +1419,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1508,
+			line: 1519,
 			text: phraseMask{
 				{index: 4, bits: 32},
 			},
@@ -1432,7 +1432,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1515,
+			line: 1526,
 			text: phraseMask{
 				{index: 4, bits: 192},
 			},
@@ -1445,7 +1445,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1521,
+			line: 1532,
 			text: phraseMask{
 				{index: 4, bits: 256},
 			},
@@ -1458,7 +1458,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1527,
+			line: 1538,
 			text: phraseMask{
 				{index: 4, bits: 512},
 			},
@@ -1471,7 +1471,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1533,
+			line: 1544,
 			text: phraseMask{
 				{index: 4, bits: 1024},
 			},
@@ -1484,7 +1484,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1539,
+			line: 1550,
 			text: phraseMask{
 				{index: 4, bits: 2048},
 			},
@@ -1497,7 +1497,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1545,
+			line: 1556,
 			text: phraseMask{
 				{index: 4, bits: 4096},
 			},
@@ -1510,7 +1510,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1551,
+			line: 1562,
 			text: phraseMask{
 				{index: 4, bits: 24576},
 			},
@@ -1523,7 +1523,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1557,
+			line: 1568,
 			text: phraseMask{
 				{index: 4, bits: 491520},
 			},
@@ -1536,7 +1536,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1563,
+			line: 1574,
 			text: phraseMask{
 				{index: 4, bits: 66584576},
 			},
@@ -1549,7 +1549,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1569,
+			line: 1580,
 			text: phraseMask{
 				{index: 4, bits: 67108864},
 			},
@@ -1562,7 +1562,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1575,
+			line: 1586,
 			text: phraseMask{
 				{index: 4, bits: 134217728},
 			},
@@ -1575,7 +1575,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1582,
+			line: 1593,
 			text: phraseMask{
 				{index: 4, bits: 134217728},
 			},
@@ -1588,7 +1588,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1588,
+			line: 1599,
 			text: phraseMask{
 				{index: 4, bits: 134217728},
 			},
@@ -1601,7 +1601,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1594,
+			line: 1605,
 			text: phraseMask{
 				{index: 4, bits: 134217728},
 			},
@@ -1614,7 +1614,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1600,
+			line: 1611,
 			text: phraseMask{
 				{index: 4, bits: 134217728},
 			},
@@ -1627,7 +1627,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1606,
+			line: 1617,
 			text: phraseMask{
 				{index: 4, bits: 134217728},
 			},
@@ -1640,7 +1640,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1612,
+			line: 1623,
 			text: phraseMask{
 				{index: 4, bits: 134217728},
 			},
@@ -1653,7 +1653,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1618,
+			line: 1629,
 			text: phraseMask{
 				{index: 4, bits: 134217728},
 			},
@@ -1666,7 +1666,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1624,
+			line: 1635,
 			text: phraseMask{
 				{index: 4, bits: 268435456},
 			},
@@ -1676,7 +1676,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1631,
+			line: 1642,
 			text: phraseMask{
 				{index: 4, bits: 536870912},
 			},
@@ -1725,7 +1725,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1640,
+			line: 1651,
 			text: phraseMask{
 				{index: 4, bits: 3221225472},
 			},
@@ -1735,7 +1735,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1645,
+			line: 1656,
 			text: phraseMask{
 				{index: 4, bits: 4294967296},
 			},
@@ -1745,7 +1745,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1650,
+			line: 1661,
 			text: phraseMask{
 				{index: 4, bits: 25769803776},
 			},
@@ -1755,7 +1755,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1655,
+			line: 1666,
 			text: phraseMask{
 				{index: 4, bits: 34359738368},
 			},
@@ -1765,7 +1765,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1660,
+			line: 1671,
 			text: phraseMask{
 				{index: 4, bits: 68719476736},
 			},
@@ -1775,7 +1775,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1672,
+			line: 1683,
 			text: phraseMask{
 				{index: 4, bits: 137438953472},
 			},
@@ -1785,7 +1785,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1677,
+			line: 1688,
 			text: phraseMask{
 				{index: 4, bits: 1924145348608},
 			},
@@ -1795,7 +1795,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1682,
+			line: 1693,
 			text: phraseMask{
 				{index: 4, bits: 2199023255552},
 			},
@@ -1805,7 +1805,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 1687,
+			line: 1698,
 			text: phraseMask{
 				{index: 4, bits: 4398046511104},
 			},
@@ -1861,7 +1861,7 @@ var builtinSet = &ruleSet{
 								{literal: "Make the message smaller than "},
 								{slot: 14, isSlot: true},
 								{literal: ". Attachments grow by about a third when they are sent (they are encoded as text), so keep the attached files to about "},
-								{slot: 34, isSlot: true},
+								{slot: 35, isSlot: true},
 								{literal: " in total: remove or compress large attachments, or share the files as a link to a shared folder instead, then send it again."},
 								{
 									group: []textPart{
@@ -1891,7 +1891,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 						},
-						uses: 17179893760,
+						uses: 34359762944,
 						tr:   &builtinSlots2[26],
 					},
 				},
@@ -1900,7 +1900,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-expired",
 			file: "rules.yaml (built-in)",
-			line: 1704,
+			line: 1715,
 			text: phraseMask{
 				{index: 4, bits: 8796093022208},
 			},
@@ -1910,7 +1910,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1709,
+			line: 1720,
 			text: phraseMask{
 				{index: 4, bits: 123145302310912},
 			},
@@ -1920,7 +1920,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-relay",
 			file: "rules.yaml (built-in)",
-			line: 1717,
+			line: 1728,
 			text: phraseMask{
 				{index: 4, bits: 140737488355328},
 			},
@@ -1930,7 +1930,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1722,
+			line: 1733,
 			text: phraseMask{
 				{index: 4, bits: 281474976710656},
 			},
@@ -1940,7 +1940,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1729,
+			line: 1740,
 			text: phraseMask{
 				{index: 4, bits: 562949953421312},
 			},
@@ -1951,7 +1951,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ses-suppressed",
 			file: "rules.yaml (built-in)",
-			line: 1735,
+			line: 1746,
 			text: phraseMask{
 				{index: 4, bits: 33776997205278720},
 			},
@@ -1961,7 +1961,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-ip-policy-codes",
 			file: "rules.yaml (built-in)",
-			line: 1743,
+			line: 1754,
 			text: phraseMask{
 				{index: 4, bits: 252201579132747776},
 			},
@@ -2030,7 +2030,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-ip-codes",
 			file: "rules.yaml (built-in)",
-			line: 1763,
+			line: 1774,
 			text: phraseMask{
 				{index: 4, bits: 18158513697557839872},
 				{index: 5, bits: 3},
@@ -2041,7 +2041,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-no-reverse-dns",
 			file: "rules.yaml (built-in)",
-			line: 1770,
+			line: 1781,
 			text: phraseMask{
 				{index: 5, bits: 12},
 			},
@@ -2051,7 +2051,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1781,
+			line: 1792,
 			text: phraseMask{
 				{index: 5, bits: 16},
 			},
@@ -2062,7 +2062,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1788,
+			line: 1799,
 			text: phraseMask{
 				{index: 5, bits: 32},
 			},
@@ -2073,7 +2073,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1794,
+			line: 1805,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, detailLo: 911, detHi: 911},
@@ -2084,7 +2084,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1803,
+			line: 1814,
 			status: []statusPattern{
 				{class: 5, subject: 2},
 			},
@@ -2094,7 +2094,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1809,
+			line: 1820,
 			text: phraseMask{
 				{index: 5, bits: 64},
 			},
@@ -2105,7 +2105,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1815,
+			line: 1826,
 			text: phraseMask{
 				{index: 5, bits: 128},
 			},
@@ -2116,7 +2116,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 1821,
+			line: 1832,
 			text: phraseMask{
 				{index: 5, bits: 768},
 			},
@@ -2127,7 +2127,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 1827,
+			line: 1838,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2138,7 +2138,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-data",
 			file: "rules.yaml (built-in)",
-			line: 1834,
+			line: 1845,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2190,7 +2190,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1847,
+			line: 1858,
 			text: phraseMask{
 				{index: 5, bits: 1024},
 			},
@@ -2201,7 +2201,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1854,
+			line: 1865,
 			text: phraseMask{
 				{index: 5, bits: 2048},
 			},
@@ -2212,7 +2212,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1860,
+			line: 1871,
 			text: phraseMask{
 				{index: 5, bits: 12288},
 			},
@@ -2223,7 +2223,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1867,
+			line: 1878,
 			text: phraseMask{
 				{index: 5, bits: 245760},
 			},
@@ -2234,7 +2234,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-hasmoved",
 			file: "rules.yaml (built-in)",
-			line: 1874,
+			line: 1885,
 			text: phraseMask{
 				{index: 5, bits: 262144},
 			},
@@ -2245,7 +2245,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1880,
+			line: 1891,
 			text: phraseMask{
 				{index: 2, bits: 549755813888},
 			},
@@ -2256,7 +2256,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1886,
+			line: 1897,
 			text: phraseMask{
 				{index: 5, bits: 524288},
 			},
@@ -2267,7 +2267,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1892,
+			line: 1903,
 			text: phraseMask{
 				{index: 5, bits: 1048576},
 			},
@@ -2278,7 +2278,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1898,
+			line: 1909,
 			text: phraseMask{
 				{index: 5, bits: 2097152},
 			},
@@ -2289,7 +2289,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1904,
+			line: 1915,
 			text: phraseMask{
 				{index: 5, bits: 4194304},
 			},
@@ -2300,7 +2300,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1910,
+			line: 1921,
 			text: phraseMask{
 				{index: 5, bits: 8388608},
 			},
@@ -2311,7 +2311,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1916,
+			line: 1927,
 			text: phraseMask{
 				{index: 5, bits: 117440512},
 			},
@@ -2322,7 +2322,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1922,
+			line: 1933,
 			text: phraseMask{
 				{index: 5, bits: 402653184},
 			},
@@ -2333,7 +2333,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1928,
+			line: 1939,
 			text: phraseMask{
 				{index: 5, bits: 1610612736},
 			},
@@ -2344,7 +2344,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1934,
+			line: 1945,
 			text: phraseMask{
 				{index: 5, bits: 6442450944},
 			},
@@ -2355,7 +2355,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1940,
+			line: 1951,
 			text: phraseMask{
 				{index: 5, bits: 8589934592},
 			},
@@ -2366,7 +2366,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1946,
+			line: 1957,
 			text: phraseMask{
 				{index: 5, bits: 17179869184},
 			},
@@ -2377,7 +2377,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1952,
+			line: 1963,
 			text: phraseMask{
 				{index: 5, bits: 240518168576},
 			},
@@ -2388,7 +2388,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1959,
+			line: 1970,
 			text: phraseMask{
 				{index: 5, bits: 274877906944},
 			},
@@ -2399,7 +2399,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-text-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1965,
+			line: 1976,
 			text: phraseMask{
 				{index: 5, bits: 549755813888},
 			},
@@ -2410,7 +2410,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1971,
+			line: 1982,
 			text: phraseMask{
 				{index: 5, bits: 3298534883328},
 			},
@@ -2421,7 +2421,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-expired",
 			file: "rules.yaml (built-in)",
-			line: 1977,
+			line: 1988,
 			text: phraseMask{
 				{index: 5, bits: 13194139533312},
 			},
@@ -2432,7 +2432,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1983,
+			line: 1994,
 			text: phraseMask{
 				{index: 5, bits: 17592186044416},
 			},
@@ -2443,7 +2443,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1989,
+			line: 2000,
 			text: phraseMask{
 				{index: 5, bits: 35184372088832},
 			},
@@ -2454,7 +2454,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1995,
+			line: 2006,
 			text: phraseMask{
 				{index: 5, bits: 70368744177664},
 			},
@@ -2465,7 +2465,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2001,
+			line: 2012,
 			text: phraseMask{
 				{index: 5, bits: 140737488355328},
 			},
@@ -2476,7 +2476,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2007,
+			line: 2018,
 			text: phraseMask{
 				{index: 5, bits: 844424930131968},
 			},
@@ -2487,7 +2487,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit-5.2.3",
 			file: "rules.yaml (built-in)",
-			line: 2013,
+			line: 2024,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -2501,7 +2501,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig-5.3.4",
 			file: "rules.yaml (built-in)",
-			line: 2025,
+			line: 2036,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -2515,7 +2515,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc-5.1.7",
 			file: "rules.yaml (built-in)",
-			line: 2032,
+			line: 2043,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -2529,7 +2529,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown-5.1.3",
 			file: "rules.yaml (built-in)",
-			line: 2039,
+			line: 2050,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -2543,7 +2543,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2046,
+			line: 2057,
 			text: phraseMask{
 				{index: 5, bits: 9218868437227405312},
 			},
@@ -2554,7 +2554,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2057,
+			line: 2068,
 			text: phraseMask{
 				{index: 5, bits: 9223372036854775808},
 				{index: 6, bits: 7},
@@ -2566,7 +2566,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 2071,
+			line: 2082,
 			text: phraseMask{
 				{index: 6, bits: 24},
 			},
@@ -2629,7 +2629,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate",
 			file: "rules.yaml (built-in)",
-			line: 2082,
+			line: 2093,
 			text: phraseMask{
 				{index: 6, bits: 24},
 			},
@@ -2689,7 +2689,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2092,
+			line: 2103,
 			text: phraseMask{
 				{index: 6, bits: 480},
 			},
@@ -2700,7 +2700,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2101,
+			line: 2112,
 			text: phraseMask{
 				{index: 6, bits: 15872},
 			},
@@ -2711,7 +2711,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-expired",
 			file: "rules.yaml (built-in)",
-			line: 2109,
+			line: 2120,
 			text: phraseMask{
 				{index: 6, bits: 49152},
 			},
@@ -2722,7 +2722,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2115,
+			line: 2126,
 			text: phraseMask{
 				{index: 6, bits: 983040},
 			},
@@ -2733,7 +2733,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2122,
+			line: 2133,
 			text: phraseMask{
 				{index: 6, bits: 15728640},
 			},
@@ -2744,7 +2744,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2129,
+			line: 2140,
 			text: phraseMask{
 				{index: 6, bits: 16777216},
 			},
@@ -2755,7 +2755,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2135,
+			line: 2146,
 			text: phraseMask{
 				{index: 6, bits: 33554432},
 			},
@@ -2766,7 +2766,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2141,
+			line: 2152,
 			text: phraseMask{
 				{index: 6, bits: 469762048},
 			},
@@ -2777,7 +2777,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 2148,
+			line: 2159,
 			text: phraseMask{
 				{index: 6, bits: 68182605824},
 			},
@@ -2788,7 +2788,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2157,
+			line: 2168,
 			text: phraseMask{
 				{index: 6, bits: 1030792151040},
 			},
@@ -2799,7 +2799,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2166,
+			line: 2177,
 			text: phraseMask{
 				{index: 6, bits: 3298534883328},
 			},
@@ -2810,7 +2810,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2172,
+			line: 2183,
 			text: phraseMask{
 				{index: 6, bits: 65970697666560},
 			},
@@ -2821,7 +2821,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2180,
+			line: 2191,
 			text: phraseMask{
 				{index: 6, bits: 17944029765304320},
 			},
@@ -2832,7 +2832,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2189,
+			line: 2200,
 			text: phraseMask{
 				{index: 6, bits: 54043195528445952},
 			},
@@ -2843,7 +2843,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2195,
+			line: 2206,
 			text: phraseMask{
 				{index: 3, bits: 128},
 				{index: 6, bits: 9151314442816847872},
@@ -2855,7 +2855,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2204,
+			line: 2215,
 			text: phraseMask{
 				{index: 6, bits: 9223372036854775808},
 				{index: 7, bits: 1},
@@ -2867,7 +2867,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2210,
+			line: 2221,
 			text: phraseMask{
 				{index: 7, bits: 254},
 			},
@@ -2878,7 +2878,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2219,
+			line: 2230,
 			text: phraseMask{
 				{index: 7, bits: 768},
 			},
@@ -2889,7 +2889,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2225,
+			line: 2236,
 			text: phraseMask{
 				{index: 7, bits: 3072},
 			},
@@ -2900,7 +2900,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2232,
+			line: 2243,
 			text: phraseMask{
 				{index: 7, bits: 67104768},
 			},
@@ -2911,7 +2911,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2242,
+			line: 2253,
 			text: phraseMask{
 				{index: 7, bits: 67108864},
 			},
@@ -2922,7 +2922,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2250,
+			line: 2261,
 			text: phraseMask{
 				{index: 7, bits: 134217728},
 			},
@@ -2933,7 +2933,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2256,
+			line: 2267,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -2953,7 +2953,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2264,
+			line: 2275,
 			status: []statusPattern{
 				{none: true},
 				{class: 4, subject: -1, detailLo: -1, detHi: -1},
@@ -2975,7 +2975,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2272,
+			line: 2283,
 			text: phraseMask{
 				{index: 7, bits: 1073741824},
 			},
@@ -2986,7 +2986,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2280,
+			line: 2291,
 			text: phraseMask{
 				{index: 7, bits: 6442450944},
 			},
@@ -3001,7 +3001,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.650-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2287,
+			line: 2298,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 650, detHi: 650},
 			},
@@ -3063,7 +3063,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.2-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2315,
+			line: 2326,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -3077,7 +3077,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.4-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2322,
+			line: 2333,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -3091,7 +3091,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.0-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2329,
+			line: 2340,
 			status: []statusPattern{
 				{class: 5, subject: 3},
 			},
@@ -3105,7 +3105,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.11-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2336,
+			line: 2347,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 11, detHi: 11},
 			},
@@ -3119,7 +3119,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.6-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2343,
+			line: 2354,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -3133,7 +3133,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.3-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2350,
+			line: 2361,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -3147,7 +3147,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.1-expired",
 			file: "rules.yaml (built-in)",
-			line: 2357,
+			line: 2368,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -3161,7 +3161,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.300-expired",
 			file: "rules.yaml (built-in)",
-			line: 2364,
+			line: 2375,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 300, detHi: 300},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3175,7 +3175,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.8-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2370,
+			line: 2381,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 8, detHi: 8},
 				{class: 5, subject: 4, detailLo: 8, detHi: 8},
@@ -3190,7 +3190,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.317-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2377,
+			line: 2388,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 317, detHi: 317},
 				{class: 5, subject: 4, detailLo: 317, detHi: 317},
@@ -3204,7 +3204,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.5-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2383,
+			line: 2394,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 5, detHi: 5},
 				{class: 5, subject: 7, detailLo: 5, detHi: 5},
@@ -3219,7 +3219,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.51-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2390,
+			line: 2401,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 51, detHi: 51},
 			},
@@ -3233,7 +3233,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.321-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2397,
+			line: 2408,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 321, detHi: 321},
 				{class: 5, subject: 7, detailLo: 321, detHi: 321},
@@ -3247,7 +3247,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.322-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2403,
+			line: 2414,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 322, detHi: 322},
 			},
@@ -3260,7 +3260,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.323-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2409,
+			line: 2420,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 323, detHi: 323},
 				{class: 5, subject: 7, detailLo: 323, detHi: 323},
@@ -3274,7 +3274,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.324-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2415,
+			line: 2426,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 324, detHi: 324},
 				{class: 5, subject: 7, detailLo: 324, detHi: 324},
@@ -3288,7 +3288,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.325-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2421,
+			line: 2432,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 325, detHi: 325},
 				{class: 5, subject: 7, detailLo: 325, detHi: 325},
@@ -3302,7 +3302,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.4-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2427,
+			line: 2438,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -3316,7 +3316,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.312-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2434,
+			line: 2445,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 312, detHi: 312},
 				{class: 5, subject: 4, detailLo: 312, detHi: 312},
@@ -3330,7 +3330,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.316-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2440,
+			line: 2451,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 316, detHi: 316},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3344,7 +3344,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.4-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2446,
+			line: 2457,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3358,7 +3358,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.64-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2453,
+			line: 2464,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
@@ -3372,7 +3372,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2460,
+			line: 2471,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3386,7 +3386,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.4-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2467,
+			line: 2478,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3400,7 +3400,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2474,
+			line: 2485,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3414,7 +3414,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.350-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2481,
+			line: 2492,
 			status: []statusPattern{
 				{class: 5, detailLo: 350, detHi: 350},
 			},
@@ -3427,7 +3427,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.900-999-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2487,
+			line: 2498,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 900, detHi: 999},
 			},
@@ -3440,7 +3440,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.7-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2493,
+			line: 2504,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -3455,7 +3455,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.750-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2500,
+			line: 2511,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 750, detHi: 750},
 			},
@@ -3468,7 +3468,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.3-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2506,
+			line: 2517,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -3482,7 +3482,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2513,
+			line: 2524,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3496,7 +3496,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2520,
+			line: 2531,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3510,7 +3510,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2527,
+			line: 2538,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3524,7 +3524,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.3-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2534,
+			line: 2545,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -3538,7 +3538,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.2-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2541,
+			line: 2552,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -3552,7 +3552,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2548,
+			line: 2559,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3566,7 +3566,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.5-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2555,
+			line: 2566,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -3580,7 +3580,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2562,
+			line: 2573,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -3594,7 +3594,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2569,
+			line: 2580,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -3608,7 +3608,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2576,
+			line: 2587,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -3622,7 +3622,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.14-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2583,
+			line: 2594,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 14, detHi: 14},
 			},
@@ -3636,7 +3636,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.3-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2590,
+			line: 2601,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -3650,7 +3650,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2597,
+			line: 2608,
 			status: []statusPattern{
 				{class: 4, subject: 7},
 			},
@@ -3664,7 +3664,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.24-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2604,
+			line: 2615,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 24, detHi: 24},
 			},
@@ -3678,7 +3678,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.25-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2611,
+			line: 2622,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 25, detHi: 25},
 			},
@@ -3692,7 +3692,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.28-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2618,
+			line: 2629,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 28, detHi: 28},
 			},
@@ -3706,7 +3706,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.318-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2625,
+			line: 2636,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 318, detHi: 318},
 				{class: 5, subject: 4, detailLo: 318, detHi: 318},
@@ -3720,7 +3720,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.500-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2631,
+			line: 2642,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 500},
 			},
@@ -3733,7 +3733,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.700-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2637,
+			line: 2648,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 700, detHi: 700},
 			},
@@ -3746,7 +3746,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.1-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 2643,
+			line: 2654,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -3760,7 +3760,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.5.3-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2650,
+			line: 2661,
 			status: []statusPattern{
 				{class: 4, subject: 5, detailLo: 3, detHi: 3},
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
@@ -3775,7 +3775,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.652-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2657,
+			line: 2668,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 652, detHi: 652},
 			},
@@ -3788,7 +3788,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.3-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2663,
+			line: 2674,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -3802,7 +3802,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-5-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2670,
+			line: 2681,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 5},
 			},
@@ -3816,7 +3816,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.6-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2677,
+			line: 2688,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -3830,7 +3830,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.0-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2684,
+			line: 2695,
 			status: []statusPattern{
 				{class: 5, subject: 5},
 			},
@@ -3844,7 +3844,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.2-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2691,
+			line: 2702,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -3858,7 +3858,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.351-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2698,
+			line: 2709,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 351, detHi: 351},
 			},
@@ -3871,7 +3871,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2704,
+			line: 2715,
 			text: phraseMask{
 				{index: 8, bits: 15032385536},
 			},
@@ -3882,7 +3882,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2714,
+			line: 2725,
 			text: phraseMask{
 				{index: 8, bits: 51539607552},
 			},
@@ -3893,7 +3893,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2720,
+			line: 2731,
 			text: phraseMask{
 				{index: 8, bits: 481036337152},
 			},
@@ -3904,7 +3904,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-expired",
 			file: "rules.yaml (built-in)",
-			line: 2726,
+			line: 2737,
 			text: phraseMask{
 				{index: 8, bits: 549755813888},
 			},
@@ -3915,7 +3915,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2732,
+			line: 2743,
 			text: phraseMask{
 				{index: 8, bits: 16492674416640},
 			},
@@ -3926,7 +3926,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2739,
+			line: 2750,
 			text: phraseMask{
 				{index: 8, bits: 17592186044416},
 			},
@@ -3937,7 +3937,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2745,
+			line: 2756,
 			text: phraseMask{
 				{index: 8, bits: 105553116266496},
 			},
@@ -3948,7 +3948,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2751,
+			line: 2762,
 			text: phraseMask{
 				{index: 8, bits: 422212465065984},
 			},
@@ -3959,7 +3959,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2757,
+			line: 2768,
 			text: phraseMask{
 				{index: 8, bits: 562949953421312},
 			},
@@ -3970,7 +3970,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2763,
+			line: 2774,
 			text: phraseMask{
 				{index: 3, bits: 786432},
 				{index: 8, bits: 7881299347898368},
@@ -3982,7 +3982,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2771,
+			line: 2782,
 			text: phraseMask{
 				{index: 3, bits: 148992},
 				{index: 8, bits: 27021597764222976},
@@ -3994,7 +3994,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2781,
+			line: 2792,
 			text: phraseMask{
 				{index: 8, bits: 252201579132747776},
 			},
@@ -4005,7 +4005,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2788,
+			line: 2799,
 			text: phraseMask{
 				{index: 8, bits: 4323455642275676160},
 			},
@@ -4016,7 +4016,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2795,
+			line: 2806,
 			text: phraseMask{
 				{index: 8, bits: 13835058055282163712},
 				{bits: 140737488355328},
@@ -4028,7 +4028,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2802,
+			line: 2813,
 			text: phraseMask{
 				{index: 7, bits: 9223372036854775808},
 				{index: 9, bits: 3},
@@ -4040,7 +4040,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 2808,
+			line: 2819,
 			text: phraseMask{
 				{index: 9, bits: 4},
 			},
@@ -4051,7 +4051,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2814,
+			line: 2825,
 			text: phraseMask{
 				{index: 9, bits: 8},
 			},
@@ -4062,7 +4062,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2820,
+			line: 2831,
 			text: phraseMask{
 				{index: 8, bits: 268435456},
 			},
@@ -4073,7 +4073,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2826,
+			line: 2837,
 			text: phraseMask{
 				{index: 9, bits: 48},
 			},
@@ -4084,7 +4084,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2836,
+			line: 2847,
 			text: phraseMask{
 				{index: 9, bits: 448},
 			},
@@ -4095,7 +4095,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2842,
+			line: 2853,
 			text: phraseMask{
 				{index: 9, bits: 512},
 			},
@@ -4106,7 +4106,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2848,
+			line: 2859,
 			text: phraseMask{
 				{index: 9, bits: 3072},
 			},
@@ -4117,7 +4117,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2854,
+			line: 2865,
 			text: phraseMask{
 				{index: 9, bits: 12288},
 			},
@@ -4128,7 +4128,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2860,
+			line: 2871,
 			text: phraseMask{
 				{index: 9, bits: 49152},
 			},
@@ -4139,7 +4139,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2866,
+			line: 2877,
 			text: phraseMask{
 				{index: 9, bits: 65536},
 			},
@@ -4150,7 +4150,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2872,
+			line: 2883,
 			text: phraseMask{
 				{index: 9, bits: 131072},
 			},
@@ -4161,7 +4161,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2878,
+			line: 2889,
 			text: phraseMask{
 				{index: 9, bits: 3932160},
 			},
@@ -4172,7 +4172,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2885,
+			line: 2896,
 			text: phraseMask{
 				{index: 9, bits: 4194304},
 			},
@@ -4183,7 +4183,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2891,
+			line: 2902,
 			text: phraseMask{
 				{index: 9, bits: 8388608},
 			},
@@ -4194,7 +4194,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2902,
+			line: 2913,
 			text: phraseMask{
 				{index: 9, bits: 50331648},
 			},
@@ -4239,7 +4239,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2913,
+			line: 2924,
 			text: phraseMask{
 				{index: 9, bits: 67108864},
 			},
@@ -4250,7 +4250,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 2919,
+			line: 2930,
 			text: phraseMask{
 				{index: 9, bits: 134217728},
 			},
@@ -4261,7 +4261,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2925,
+			line: 2936,
 			text: phraseMask{
 				{index: 9, bits: 268435456},
 			},
@@ -4272,7 +4272,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints-expired",
 			file: "rules.yaml (built-in)",
-			line: 2938,
+			line: 2949,
 			text: phraseMask{
 				{index: 9, bits: 536870912},
 			},
@@ -4341,7 +4341,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints",
 			file: "rules.yaml (built-in)",
-			line: 2951,
+			line: 2962,
 			text: phraseMask{
 				{index: 9, bits: 536870912},
 			},
@@ -4407,7 +4407,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2961,
+			line: 2972,
 			text: phraseMask{
 				{index: 9, bits: 3221225472},
 			},
@@ -4418,7 +4418,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2969,
+			line: 2980,
 			text: phraseMask{
 				{index: 9, bits: 4294967296},
 			},
@@ -4429,7 +4429,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2975,
+			line: 2986,
 			text: phraseMask{
 				{index: 9, bits: 25769803776},
 			},
@@ -4440,7 +4440,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2981,
+			line: 2992,
 			text: phraseMask{
 				{index: 9, bits: 34359738368},
 			},
@@ -4451,7 +4451,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2987,
+			line: 2998,
 			text: phraseMask{
 				{index: 9, bits: 68719476736},
 			},
@@ -4462,7 +4462,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2993,
+			line: 3004,
 			text: phraseMask{
 				{index: 9, bits: 137443147776},
 			},
@@ -4473,7 +4473,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-submission-quota",
 			file: "rules.yaml (built-in)",
-			line: 3005,
+			line: 3016,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 2, detHi: 2},
 				{class: 4, subject: 2, detailLo: 2, detHi: 2},
@@ -4523,7 +4523,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-recipient-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 3018,
+			line: 3029,
 			text: phraseMask{
 				{index: 9, bits: 131941395333120},
 			},
@@ -4567,7 +4567,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-sending-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 3030,
+			line: 3041,
 			text: phraseMask{
 				{index: 9, bits: 2111062325329920},
 				{index: 6, bits: 576460752303423488},
@@ -4611,7 +4611,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "relay-denied-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 3044,
+			line: 3055,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4686,7 +4686,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-authrequired-recipient",
 			file: "rules.yaml (built-in)",
-			line: 3067,
+			line: 3078,
 			text: phraseMask{
 				{index: 10, bits: 4},
 			},
@@ -4736,7 +4736,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "not-authenticated-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 3076,
+			line: 3087,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4794,7 +4794,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.1-delivery-not-authorized",
 			file: "rules.yaml (built-in)",
-			line: 3091,
+			line: 3102,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4851,7 +4851,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.1.10-null-mx",
 			file: "rules.yaml (built-in)",
-			line: 3110,
+			line: 3121,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 				{class: 4, subject: 1, detailLo: 10, detHi: 10},
@@ -4906,7 +4906,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.7.13-account-disabled",
 			file: "rules.yaml (built-in)",
-			line: 3122,
+			line: 3133,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 				{class: 4, subject: 7, detailLo: 13, detHi: 13},
@@ -4947,7 +4947,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.26-ipv6-unauthenticated",
 			file: "rules.yaml (built-in)",
-			line: 3136,
+			line: 3147,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 26, detHi: 26},
 			},
@@ -4996,7 +4996,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.500-699",
 			file: "rules.yaml (built-in)",
-			line: 3145,
+			line: 3156,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -5045,7 +5045,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.850-899",
 			file: "rules.yaml (built-in)",
-			line: 3154,
+			line: 3165,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 850, detHi: 899},
 			},
@@ -5094,7 +5094,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.10",
 			file: "rules.yaml (built-in)",
-			line: 3163,
+			line: 3174,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -5143,7 +5143,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.90",
 			file: "rules.yaml (built-in)",
-			line: 3173,
+			line: 3184,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 90, detHi: 90},
 			},
@@ -5185,7 +5185,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.121",
 			file: "rules.yaml (built-in)",
-			line: 3182,
+			line: 3193,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 121, detHi: 121},
 			},
@@ -5234,7 +5234,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.122",
 			file: "rules.yaml (built-in)",
-			line: 3191,
+			line: 3202,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 122, detHi: 122},
 			},
@@ -5283,7 +5283,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.3.190",
 			file: "rules.yaml (built-in)",
-			line: 3200,
+			line: 3211,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 190, detHi: 190},
 			},
@@ -5332,7 +5332,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.12",
 			file: "rules.yaml (built-in)",
-			line: 3209,
+			line: 3220,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -5381,7 +5381,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.124",
 			file: "rules.yaml (built-in)",
-			line: 3218,
+			line: 3229,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 124, detHi: 124},
 			},
@@ -5430,7 +5430,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.133",
 			file: "rules.yaml (built-in)",
-			line: 3227,
+			line: 3238,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 133, detHi: 133},
 			},
@@ -5479,7 +5479,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.134",
 			file: "rules.yaml (built-in)",
-			line: 3236,
+			line: 3247,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 134, detHi: 134},
 			},
@@ -5528,7 +5528,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.13",
 			file: "rules.yaml (built-in)",
-			line: 3245,
+			line: 3256,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -5577,7 +5577,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.135",
 			file: "rules.yaml (built-in)",
-			line: 3254,
+			line: 3265,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 135, detHi: 135},
 			},
@@ -5626,7 +5626,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.136",
 			file: "rules.yaml (built-in)",
-			line: 3263,
+			line: 3274,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 136, detHi: 136},
 			},
@@ -5675,7 +5675,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.23-spf",
 			file: "rules.yaml (built-in)",
-			line: 3272,
+			line: 3283,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 23, detHi: 23},
 			},
@@ -5731,7 +5731,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.25",
 			file: "rules.yaml (built-in)",
-			line: 3281,
+			line: 3292,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -5788,7 +5788,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.57",
 			file: "rules.yaml (built-in)",
-			line: 3290,
+			line: 3301,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 57, detHi: 57},
 			},
@@ -5837,7 +5837,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.501",
 			file: "rules.yaml (built-in)",
-			line: 3299,
+			line: 3310,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 501, detHi: 501},
 			},
@@ -5886,7 +5886,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.502",
 			file: "rules.yaml (built-in)",
-			line: 3310,
+			line: 3321,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 502, detHi: 502},
 			},
@@ -5935,7 +5935,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.503",
 			file: "rules.yaml (built-in)",
-			line: 3319,
+			line: 3330,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 503, detHi: 503},
 			},
@@ -5984,7 +5984,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.504",
 			file: "rules.yaml (built-in)",
-			line: 3328,
+			line: 3339,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 504, detHi: 504},
 			},
@@ -6033,7 +6033,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.505",
 			file: "rules.yaml (built-in)",
-			line: 3339,
+			line: 3350,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 505, detHi: 505},
 			},
@@ -6082,7 +6082,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.506",
 			file: "rules.yaml (built-in)",
-			line: 3349,
+			line: 3360,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 506, detHi: 506},
 			},
@@ -6131,7 +6131,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.507",
 			file: "rules.yaml (built-in)",
-			line: 3358,
+			line: 3369,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 507, detHi: 507},
 			},
@@ -6180,7 +6180,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.508",
 			file: "rules.yaml (built-in)",
-			line: 3367,
+			line: 3378,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 508, detHi: 508},
 			},
@@ -6229,7 +6229,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.509",
 			file: "rules.yaml (built-in)",
-			line: 3376,
+			line: 3387,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 509, detHi: 509},
 			},
@@ -6285,7 +6285,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.510",
 			file: "rules.yaml (built-in)",
-			line: 3385,
+			line: 3396,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 510, detHi: 510},
 			},
@@ -6334,7 +6334,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.511",
 			file: "rules.yaml (built-in)",
-			line: 3395,
+			line: 3406,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 511, detHi: 511},
 			},
@@ -6383,7 +6383,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.512",
 			file: "rules.yaml (built-in)",
-			line: 3404,
+			line: 3415,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 512, detHi: 512},
 			},
@@ -6432,7 +6432,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.513",
 			file: "rules.yaml (built-in)",
-			line: 3413,
+			line: 3424,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 513, detHi: 513},
 			},
@@ -6489,7 +6489,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.515",
 			file: "rules.yaml (built-in)",
-			line: 3422,
+			line: 3433,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 515, detHi: 515},
 			},
@@ -6545,7 +6545,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.520",
 			file: "rules.yaml (built-in)",
-			line: 3434,
+			line: 3445,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 520, detHi: 520},
 			},
@@ -6587,7 +6587,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.233",
 			file: "rules.yaml (built-in)",
-			line: 3443,
+			line: 3454,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 233, detHi: 233},
 			},
@@ -6629,7 +6629,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.606-649",
 			file: "rules.yaml (built-in)",
-			line: 3452,
+			line: 3463,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 606, detHi: 649},
 			},
@@ -6695,7 +6695,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.703",
 			file: "rules.yaml (built-in)",
-			line: 3461,
+			line: 3472,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 703, detHi: 703},
 			},
@@ -6737,7 +6737,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.700-749",
 			file: "rules.yaml (built-in)",
-			line: 3470,
+			line: 3481,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 700, detHi: 749},
 			},
@@ -6786,7 +6786,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.310-no-domain",
 			file: "rules.yaml (built-in)",
-			line: 3481,
+			line: 3492,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 310, detHi: 310},
 			},
@@ -6822,7 +6822,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-helo-refused",
 			file: "rules.yaml (built-in)",
-			line: 3497,
+			line: 3508,
 			text: phraseMask{
 				{index: 10, bits: 1073741824},
 			},
@@ -6832,7 +6832,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-courier-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3504,
+			line: 3515,
 			text: phraseMask{
 				{index: 10, bits: 2147483648},
 			},
@@ -6842,7 +6842,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-filtered",
 			file: "rules.yaml (built-in)",
-			line: 3509,
+			line: 3520,
 			text: phraseMask{
 				{index: 10, bits: 4294967296},
 			},
@@ -6852,7 +6852,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3514,
+			line: 3525,
 			text: phraseMask{
 				{index: 10, bits: 8589934592},
 			},
@@ -6862,7 +6862,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3519,
+			line: 3530,
 			text: phraseMask{
 				{index: 10, bits: 532575944704},
 			},
@@ -6872,7 +6872,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown-pairs",
 			file: "rules.yaml (built-in)",
-			line: 3526,
+			line: 3537,
 			text: phraseMask{
 				{index: 10, bits: 549755813888},
 			},
@@ -6885,7 +6885,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-expired",
 			file: "rules.yaml (built-in)",
-			line: 3532,
+			line: 3543,
 			text: phraseMask{
 				{index: 10, bits: 1099511627776},
 			},
@@ -6895,7 +6895,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3537,
+			line: 3548,
 			text: phraseMask{
 				{index: 10, bits: 2199023255552},
 			},
@@ -6905,7 +6905,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-einsundeins-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3542,
+			line: 3553,
 			text: phraseMask{
 				{index: 10, bits: 4398046511104},
 			},
@@ -6915,7 +6915,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exim-mx-hosts-without-address",
 			file: "rules.yaml (built-in)",
-			line: 3555,
+			line: 3566,
 			text: phraseMask{
 				{index: 10, bits: 26388279066624},
 			},
@@ -6966,7 +6966,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3565,
+			line: 3576,
 			text: phraseMask{
 				{index: 10, bits: 35184372088832},
 			},
@@ -6976,7 +6976,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3573,
+			line: 3584,
 			text: phraseMask{
 				{index: 10, bits: 70368744177664},
 			},
@@ -6986,7 +6986,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3578,
+			line: 3589,
 			text: phraseMask{
 				{index: 10, bits: 422212465065984},
 			},
@@ -6996,7 +6996,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3583,
+			line: 3594,
 			text: phraseMask{
 				{index: 10, bits: 8444249301319680},
 			},
@@ -7006,7 +7006,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3589,
+			line: 3600,
 			text: phraseMask{
 				{index: 10, bits: 135107988821114880},
 			},
@@ -7016,7 +7016,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lines-too-long",
 			file: "rules.yaml (built-in)",
-			line: 3601,
+			line: 3612,
 			text: phraseMask{
 				{index: 10, bits: 1008806316530991104},
 			},
@@ -7066,7 +7066,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 3610,
+			line: 3621,
 			text: phraseMask{
 				{index: 10, bits: 1152921504606846976},
 			},
@@ -7076,7 +7076,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-expired",
 			file: "rules.yaml (built-in)",
-			line: 3615,
+			line: 3626,
 			text: phraseMask{
 				{index: 10, bits: 2305843009213693952},
 			},
@@ -7086,7 +7086,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3620,
+			line: 3631,
 			text: phraseMask{
 				{index: 10, bits: 4611686018427387904},
 			},
@@ -7096,7 +7096,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3625,
+			line: 3636,
 			text: phraseMask{
 				{index: 10, bits: 9223372036854775808},
 				{index: 11, bits: 1},
@@ -7107,7 +7107,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3630,
+			line: 3641,
 			text: phraseMask{
 				{index: 11, bits: 254},
 			},
@@ -7117,7 +7117,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3637,
+			line: 3648,
 			text: phraseMask{
 				{index: 11, bits: 16128},
 			},
@@ -7127,7 +7127,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3643,
+			line: 3654,
 			text: phraseMask{
 				{index: 11, bits: 16384},
 			},
@@ -7137,7 +7137,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-expired",
 			file: "rules.yaml (built-in)",
-			line: 3648,
+			line: 3659,
 			text: phraseMask{
 				{index: 11, bits: 229376},
 			},
@@ -7147,7 +7147,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3655,
+			line: 3666,
 			text: phraseMask{
 				{index: 11, bits: 786432},
 			},
@@ -7157,7 +7157,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmx-expired",
 			file: "rules.yaml (built-in)",
-			line: 3660,
+			line: 3671,
 			text: phraseMask{
 				{index: 11, bits: 1048576},
 			},
@@ -7167,7 +7167,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3665,
+			line: 3676,
 			text: phraseMask{
 				{index: 7, bits: 805306368},
 			},
@@ -7177,7 +7177,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3670,
+			line: 3681,
 			text: phraseMask{
 				{index: 7, bits: 67108864},
 			},
@@ -7187,7 +7187,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3675,
+			line: 3686,
 			text: phraseMask{
 				{index: 7, bits: 134217728},
 			},
@@ -7197,7 +7197,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3680,
+			line: 3691,
 			text: phraseMask{
 				{index: 11, bits: 2097152},
 			},
@@ -7207,7 +7207,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3685,
+			line: 3696,
 			text: phraseMask{
 				{index: 11, bits: 4194304},
 			},
@@ -7217,7 +7217,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 3690,
+			line: 3701,
 			text: phraseMask{
 				{index: 11, bits: 8388608},
 			},
@@ -7227,7 +7227,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 3695,
+			line: 3706,
 			text: phraseMask{
 				{index: 11, bits: 16777216},
 			},
@@ -7237,7 +7237,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3700,
+			line: 3711,
 			text: phraseMask{
 				{index: 11, bits: 33554432},
 			},
@@ -7247,7 +7247,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3705,
+			line: 3716,
 			text: phraseMask{
 				{index: 11, bits: 67108864},
 			},
@@ -7257,7 +7257,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3710,
+			line: 3721,
 			text: phraseMask{
 				{index: 11, bits: 134217728},
 			},
@@ -7267,7 +7267,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-messagingserver-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3715,
+			line: 3726,
 			text: phraseMask{
 				{index: 11, bits: 268435456},
 			},
@@ -7277,7 +7277,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3720,
+			line: 3731,
 			text: phraseMask{
 				{index: 11, bits: 536870912},
 			},
@@ -7287,7 +7287,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3725,
+			line: 3736,
 			text: phraseMask{
 				{index: 11, bits: 3221225472},
 			},
@@ -7297,7 +7297,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-expired",
 			file: "rules.yaml (built-in)",
-			line: 3731,
+			line: 3742,
 			text: phraseMask{
 				{index: 11, bits: 4294967296},
 			},
@@ -7307,7 +7307,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3736,
+			line: 3747,
 			text: phraseMask{
 				{index: 11, bits: 8589934592},
 			},
@@ -7317,7 +7317,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3741,
+			line: 3752,
 			text: phraseMask{
 				{index: 11, bits: 4380866641920},
 			},
@@ -7327,7 +7327,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3748,
+			line: 3759,
 			text: phraseMask{
 				{index: 11, bits: 30786325577728},
 			},
@@ -7337,7 +7337,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 3753,
+			line: 3764,
 			text: phraseMask{
 				{index: 11, bits: 35184372088832},
 			},
@@ -7347,7 +7347,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3758,
+			line: 3769,
 			text: phraseMask{
 				{index: 11, bits: 1055531162664960},
 			},
@@ -7357,7 +7357,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3764,
+			line: 3775,
 			text: phraseMask{
 				{index: 11, bits: 4610560118520545280},
 			},
@@ -7367,7 +7367,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3774,
+			line: 3785,
 			text: phraseMask{
 				{index: 11, bits: 13835058055282163712},
 			},
@@ -7377,7 +7377,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3779,
+			line: 3790,
 			text: phraseMask{
 				{index: 12, bits: 1},
 			},
@@ -7387,7 +7387,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3784,
+			line: 3795,
 			text: phraseMask{
 				{index: 12, bits: 2},
 			},
@@ -7397,7 +7397,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3789,
+			line: 3800,
 			text: phraseMask{
 				{index: 12, bits: 4},
 			},
@@ -7407,7 +7407,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3794,
+			line: 3805,
 			text: phraseMask{
 				{index: 12, bits: 24},
 			},
@@ -7417,7 +7417,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3800,
+			line: 3811,
 			text: phraseMask{
 				{index: 12, bits: 32},
 			},
@@ -7427,7 +7427,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 3805,
+			line: 3816,
 			text: phraseMask{
 				{index: 12, bits: 64},
 			},
@@ -7437,7 +7437,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-verizon-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3810,
+			line: 3821,
 			text: phraseMask{
 				{index: 12, bits: 384},
 			},
@@ -7447,7 +7447,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-zoho-expired",
 			file: "rules.yaml (built-in)",
-			line: 3815,
+			line: 3826,
 			text: phraseMask{
 				{index: 12, bits: 512},
 			},
@@ -7457,7 +7457,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-filtered",
 			file: "rules.yaml (built-in)",
-			line: 3820,
+			line: 3831,
 			text: phraseMask{
 				{index: 12, bits: 1024},
 			},
@@ -7467,7 +7467,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3825,
+			line: 3836,
 			text: phraseMask{
 				{index: 12, bits: 2048},
 			},
@@ -7477,7 +7477,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-groups-refused",
 			file: "rules.yaml (built-in)",
-			line: 3830,
+			line: 3841,
 			text: phraseMask{
 				{index: 12, bits: 12288},
 			},
@@ -7527,7 +7527,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-posting-restricted",
 			file: "rules.yaml (built-in)",
-			line: 3844,
+			line: 3855,
 			text: phraseMask{
 				{index: 12, bits: 4294950912},
 			},
@@ -7577,7 +7577,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6-5.4.14-loop",
 			file: "rules.yaml (built-in)",
-			line: 3873,
+			line: 3884,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
@@ -7633,7 +7633,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-no-answer",
 			file: "rules.yaml (built-in)",
-			line: 3883,
+			line: 3894,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -7694,7 +7694,7 @@ var builtinSet = &ruleSet{
 						tr:   &builtinSlots2[144],
 					},
 				},
-				byFact: [25]words{
+				byFact: [26]words{
 					14: {
 						explanation: alts{
 							list: []text{
@@ -7750,7 +7750,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1-access-denied",
 			file: "rules.yaml (built-in)",
-			line: 3900,
+			line: 3911,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -7803,7 +7803,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-status",
 			file: "rules.yaml (built-in)",
-			line: 3926,
+			line: 3937,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 2, detHi: 2},
 			},
@@ -7812,7 +7812,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-specific",
 			file: "rules.yaml (built-in)",
-			line: 3931,
+			line: 3942,
 			text: phraseMask{
 				{index: 12, bits: 34359738368},
 			},
@@ -7822,7 +7822,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-specific",
 			file: "rules.yaml (built-in)",
-			line: 3937,
+			line: 3948,
 			text: phraseMask{
 				{index: 12, bits: 2130303778816},
 			},
@@ -7832,7 +7832,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-languages",
 			file: "rules.yaml (built-in)",
-			line: 3951,
+			line: 3962,
 			text: phraseMask{
 				{index: 12, bits: 18446741874686296064},
 				{index: 13, bits: 16383},
@@ -7846,7 +7846,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-text",
 			file: "rules.yaml (built-in)",
-			line: 3963,
+			line: 3974,
 			text: phraseMask{
 				{index: 13, bits: 18446744073709535232},
 				{index: 2, bits: 551913259008},
@@ -7865,7 +7865,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-status",
 			file: "rules.yaml (built-in)",
-			line: 4003,
+			line: 4014,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 4, detHi: 4},
 				{class: -1, subject: 7, detailLo: 16, detHi: 16},
@@ -7875,7 +7875,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-status",
 			file: "rules.yaml (built-in)",
-			line: 4008,
+			line: 4019,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -7884,7 +7884,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-text",
 			file: "rules.yaml (built-in)",
-			line: 4013,
+			line: 4024,
 			text: phraseMask{
 				{index: 14, bits: 1152921496016912384},
 				{index: 7, bits: 2251799813685248},
@@ -7898,7 +7898,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-text",
 			file: "rules.yaml (built-in)",
-			line: 4027,
+			line: 4038,
 			text: phraseMask{
 				{index: 14, bits: 3458764513820540928},
 				{index: 9, bits: 512},
@@ -7909,7 +7909,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-reply-525",
 			file: "rules.yaml (built-in)",
-			line: 4039,
+			line: 4050,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 5},
@@ -7920,7 +7920,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-text",
 			file: "rules.yaml (built-in)",
-			line: 4044,
+			line: 4055,
 			text: phraseMask{
 				{index: 14, bits: 13835058055282163712},
 				{index: 15, bits: 18014398509481983},
@@ -7937,7 +7937,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hasmoved-text",
 			file: "rules.yaml (built-in)",
-			line: 4077,
+			line: 4088,
 			text: phraseMask{
 				{index: 15, bits: 4593671619917905920},
 			},
@@ -7947,7 +7947,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "norelaying-text",
 			file: "rules.yaml (built-in)",
-			line: 4089,
+			line: 4100,
 			text: phraseMask{
 				{index: 15, bits: 13835058055282163712},
 				{index: 16, bits: 131071},
@@ -7965,7 +7965,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-dmarc",
 			file: "rules.yaml (built-in)",
-			line: 4110,
+			line: 4121,
 			text: phraseMask{
 				{index: 16, bits: 134086656},
 			},
@@ -8006,7 +8006,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-status",
 			file: "rules.yaml (built-in)",
-			line: 4119,
+			line: 4130,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 20, detHi: 20},
 				{class: -1, subject: 7, detailLo: 21, detHi: 21},
@@ -8021,7 +8021,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-text",
 			file: "rules.yaml (built-in)",
-			line: 4124,
+			line: 4135,
 			text: phraseMask{
 				{index: 16, bits: 144115187941638144},
 				{index: 5, bits: 144115188075855872},
@@ -8035,7 +8035,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4137,
+			line: 4148,
 			text: phraseMask{
 				{index: 16, bits: 432345564227567616},
 			},
@@ -8049,7 +8049,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-blocked",
 			file: "rules.yaml (built-in)",
-			line: 4156,
+			line: 4167,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -8078,7 +8078,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-rejected",
 			file: "rules.yaml (built-in)",
-			line: 4196,
+			line: 4207,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -8107,7 +8107,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4237,
+			line: 4248,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -8125,7 +8125,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unknown-at-mail-from",
 			file: "rules.yaml (built-in)",
-			line: 4249,
+			line: 4260,
 			text: phraseMask{
 				{index: 19, bits: 16140901064495857664},
 				{index: 20, bits: 18446744073709551615},
@@ -8200,7 +8200,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.1",
 			file: "rules.yaml (built-in)",
-			line: 4310,
+			line: 4321,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -8249,7 +8249,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.0",
 			file: "rules.yaml (built-in)",
-			line: 4322,
+			line: 4333,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 			},
@@ -8298,7 +8298,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-x.1.3",
 			file: "rules.yaml (built-in)",
-			line: 4333,
+			line: 4344,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -8346,7 +8346,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific",
 			file: "rules.yaml (built-in)",
-			line: 4342,
+			line: 4353,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -8367,7 +8367,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-specific",
 			file: "rules.yaml (built-in)",
-			line: 4352,
+			line: 4363,
 			text: phraseMask{
 				{index: 18, bits: 17179869184},
 				{index: 19, bits: 4},
@@ -8378,7 +8378,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific-553",
 			file: "rules.yaml (built-in)",
-			line: 4359,
+			line: 4370,
 			text: phraseMask{
 				{index: 21, bits: 512},
 			},
@@ -8392,7 +8392,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-specific",
 			file: "rules.yaml (built-in)",
-			line: 4368,
+			line: 4379,
 			text: phraseMask{
 				{index: 17, bits: 16384},
 				{index: 16, bits: 2305843009213693952},
@@ -8403,7 +8403,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 4375,
+			line: 4386,
 			text: phraseMask{
 				{index: 19, bits: 16140901064495857664},
 				{index: 20, bits: 18446744073709551615},
@@ -8433,7 +8433,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4381,
+			line: 4392,
 			text: phraseMask{
 				{index: 21, bits: 17293822569102704640},
 				{index: 22, bits: 32767},
@@ -8470,7 +8470,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-any-stage",
 			file: "rules.yaml (built-in)",
-			line: 4400,
+			line: 4411,
 			text: phraseMask{
 				{index: 8, bits: 268435456},
 				{index: 22, bits: 229376},
@@ -8491,7 +8491,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-mailbox-inactive",
 			file: "rules.yaml (built-in)",
-			line: 4434,
+			line: 4445,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8567,7 +8567,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-mailbox-missing",
 			file: "rules.yaml (built-in)",
-			line: 4447,
+			line: 4458,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8648,7 +8648,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-userunknown-missing",
 			file: "rules.yaml (built-in)",
-			line: 4472,
+			line: 4483,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8747,7 +8747,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-text",
 			file: "rules.yaml (built-in)",
-			line: 4480,
+			line: 4491,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8769,7 +8769,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4499,
+			line: 4510,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8805,7 +8805,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-specific",
 			file: "rules.yaml (built-in)",
-			line: 4505,
+			line: 4516,
 			text: phraseMask{
 				{index: 22, bits: 1970324836974592},
 			},
@@ -8815,7 +8815,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-sender-named",
 			file: "rules.yaml (built-in)",
-			line: 4514,
+			line: 4525,
 			text: phraseMask{
 				{index: 22, bits: 2251851353292800},
 			},
@@ -8831,7 +8831,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-mailbox-inactive",
 			file: "rules.yaml (built-in)",
-			line: 4529,
+			line: 4540,
 			text: phraseMask{
 				{index: 22, bits: 262144},
 			},
@@ -8901,7 +8901,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-mailbox-missing",
 			file: "rules.yaml (built-in)",
-			line: 4535,
+			line: 4546,
 			text: phraseMask{
 				{index: 21, bits: 8},
 				{index: 22, bits: 1572864},
@@ -8976,7 +8976,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-text",
 			file: "rules.yaml (built-in)",
-			line: 4543,
+			line: 4554,
 			text: phraseMask{
 				{index: 22, bits: 211106232270848},
 				{index: 10, bits: 4294975488},
@@ -8992,7 +8992,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-status",
 			file: "rules.yaml (built-in)",
-			line: 4551,
+			line: 4562,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -9001,7 +9001,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-text",
 			file: "rules.yaml (built-in)",
-			line: 4556,
+			line: 4567,
 			text: phraseMask{
 				{index: 22, bits: 18437736874454810624},
 				{index: 23, bits: 1073741823},
@@ -9016,7 +9016,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4577,
+			line: 4588,
 			text: phraseMask{
 				{index: 23, bits: 33285996544},
 			},
@@ -9033,7 +9033,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-text",
 			file: "rules.yaml (built-in)",
-			line: 4590,
+			line: 4601,
 			text: phraseMask{
 				{index: 23, bits: 17557826306048},
 			},
@@ -9043,7 +9043,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4598,
+			line: 4609,
 			text: phraseMask{
 				{index: 23, bits: 17592186044416},
 			},
@@ -9056,7 +9056,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-text",
 			file: "rules.yaml (built-in)",
-			line: 4609,
+			line: 4620,
 			text: phraseMask{
 				{index: 23, bits: 35993612646875136},
 				{index: 7, bits: 8589934592},
@@ -9068,7 +9068,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contenterror-text",
 			file: "rules.yaml (built-in)",
-			line: 4621,
+			line: 4632,
 			text: phraseMask{
 				{index: 23, bits: 18410715311050326016},
 				{index: 24, bits: 32767},
@@ -9091,7 +9091,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.8",
 			file: "rules.yaml (built-in)",
-			line: 4686,
+			line: 4697,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 8, detHi: 8},
 			},
@@ -9154,7 +9154,7 @@ var builtinSet = &ruleSet{
 						tr: &builtinSlots2[168],
 					},
 				},
-				byFact: [25]words{
+				byFact: [26]words{
 					13: {
 						summary: phrase{
 							en: "sender domain not found",
@@ -9198,7 +9198,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-status",
 			file: "rules.yaml (built-in)",
-			line: 4699,
+			line: 4710,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 7, detHi: 7},
 				{class: -1, subject: 1, detailLo: 8, detHi: 8},
@@ -9208,7 +9208,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-at-mail",
 			file: "rules.yaml (built-in)",
-			line: 4704,
+			line: 4715,
 			text: phraseMask{
 				{index: 18, bits: 18446744073707454464},
 				{index: 7, bits: 4611686018427387904},
@@ -9234,7 +9234,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-text",
 			file: "rules.yaml (built-in)",
-			line: 4747,
+			line: 4758,
 			text: phraseMask{
 				{index: 18, bits: 18446744073707454464},
 				{index: 7, bits: 4611686018427387904},
@@ -9258,7 +9258,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-status",
 			file: "rules.yaml (built-in)",
-			line: 4761,
+			line: 4772,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -9274,7 +9274,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-specific",
 			file: "rules.yaml (built-in)",
-			line: 4781,
+			line: 4792,
 			text: phraseMask{
 				{index: 19, bits: 562949953421312},
 			},
@@ -9284,7 +9284,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-text",
 			file: "rules.yaml (built-in)",
-			line: 4788,
+			line: 4799,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -9318,7 +9318,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-status",
 			file: "rules.yaml (built-in)",
-			line: 4809,
+			line: 4820,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 28, detHi: 28},
 			},
@@ -9327,7 +9327,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-named-by-scanner",
 			file: "rules.yaml (built-in)",
-			line: 4819,
+			line: 4830,
 			text: phraseMask{
 				{index: 26, bits: 1055531162664960},
 			},
@@ -9337,7 +9337,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-text",
 			file: "rules.yaml (built-in)",
-			line: 4823,
+			line: 4834,
 			text: phraseMask{
 				{index: 24, bits: 18446744073709518848},
 				{index: 11, bits: 16777216},
@@ -9359,7 +9359,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4828,
+			line: 4839,
 			text: phraseMask{
 				{index: 2, bits: 36028797018963968},
 				{index: 26, bits: 287104476244869120},
@@ -9382,7 +9382,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "speeding-text",
 			file: "rules.yaml (built-in)",
-			line: 4842,
+			line: 4853,
 			text: phraseMask{
 				{index: 26, bits: 18158513697557839872},
 				{index: 27, bits: 16383},
@@ -9393,7 +9393,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-status",
 			file: "rules.yaml (built-in)",
-			line: 4852,
+			line: 4863,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -9402,7 +9402,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-text",
 			file: "rules.yaml (built-in)",
-			line: 4857,
+			line: 4868,
 			text: phraseMask{
 				{index: 27, bits: 17179852800},
 				{index: 12, bits: 2130303778816},
@@ -9418,7 +9418,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-text",
 			file: "rules.yaml (built-in)",
-			line: 4875,
+			line: 4886,
 			text: phraseMask{
 				{index: 16, bits: 17870283321406128128},
 				{bits: 64513},
@@ -9442,7 +9442,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4880,
+			line: 4891,
 			text: phraseMask{
 				{index: 1, bits: 128},
 				{index: 18, bits: 2048},
@@ -9483,7 +9483,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-text",
 			file: "rules.yaml (built-in)",
-			line: 4906,
+			line: 4917,
 			text: phraseMask{
 				{index: 27, bits: 18437736874454810624},
 				{bits: 207165582859042816},
@@ -9495,7 +9495,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-transport-rule-reject",
 			file: "rules.yaml (built-in)",
-			line: 4916,
+			line: 4927,
 			text: phraseMask{
 				{index: 28, bits: 2},
 			},
@@ -9521,7 +9521,7 @@ var builtinSet = &ruleSet{
 									},
 								},
 								{literal: " by a rule of the receiving organization, which explains: \""},
-								{slot: 35, isSlot: true},
+								{slot: 36, isSlot: true},
 								{literal: "\""},
 							},
 							{
@@ -9561,13 +9561,13 @@ var builtinSet = &ruleSet{
 								{literal: " because it breaks a rule of the receiving organization, for example about attachment types or content."},
 							},
 						},
-						uses: 34359738403,
+						uses: 68719476771,
 						tr:   &builtinSlots2[171],
 					},
 					fix: alts{
 						list: []text{
 							{
-								{slot: 35, isSlot: true, test: true},
+								{slot: 36, isSlot: true, test: true},
 								{literal: "Follow the receiving organization's instruction quoted above (for example another file format, or the way it asks you to send files), then send the message again. If it is unclear, ask the recipient by other means what their organization accepts."},
 							},
 							{
@@ -9582,7 +9582,7 @@ var builtinSet = &ruleSet{
 								{literal: "."},
 							},
 						},
-						uses: 34360262656,
+						uses: 68720001024,
 						tr:   &builtinSlots2[172],
 					},
 				},
@@ -9591,7 +9591,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-text",
 			file: "rules.yaml (built-in)",
-			line: 4938,
+			line: 4949,
 			text: phraseMask{
 				{index: 28, bits: 2251799813685244},
 				{index: 9, bits: 4},
@@ -9606,7 +9606,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4968,
+			line: 4979,
 			text: phraseMask{
 				{index: 28, bits: 2251799813685248},
 			},
@@ -9619,7 +9619,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-type",
 			file: "rules.yaml (built-in)",
-			line: 4974,
+			line: 4985,
 			text: phraseMask{
 				{index: 28, bits: 18442240474082181120},
 				{index: 29, bits: 8191},
@@ -9633,7 +9633,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-encrypted",
 			file: "rules.yaml (built-in)",
-			line: 4993,
+			line: 5004,
 			text: phraseMask{
 				{index: 29, bits: 8380416},
 				{bits: 1152921504606846976},
@@ -9645,7 +9645,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-name",
 			file: "rules.yaml (built-in)",
-			line: 5005,
+			line: 5016,
 			text: phraseMask{
 				{index: 29, bits: 8388608},
 			},
@@ -9658,7 +9658,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-text",
 			file: "rules.yaml (built-in)",
-			line: 5013,
+			line: 5024,
 			text: phraseMask{
 				{index: 29, bits: 2251799796908032},
 			},
@@ -9671,7 +9671,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5029,
+			line: 5040,
 			text: phraseMask{
 				{index: 29, bits: 2251799813685248},
 			},
@@ -9684,7 +9684,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-text",
 			file: "rules.yaml (built-in)",
-			line: 5035,
+			line: 5046,
 			text: phraseMask{
 				{index: 25, bits: 18437736874454810624},
 				{index: 1, bits: 9223394095806808064},
@@ -9702,7 +9702,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-dns-text",
 			file: "rules.yaml (built-in)",
-			line: 5040,
+			line: 5051,
 			text: phraseMask{
 				{index: 26, bits: 2147483648},
 				{index: 2, bits: 3},
@@ -9713,7 +9713,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-text",
 			file: "rules.yaml (built-in)",
-			line: 5046,
+			line: 5057,
 			text: phraseMask{
 				{index: 29, bits: 2301339409586323456},
 				{index: 12, bits: 34359738368},
@@ -9724,7 +9724,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-text",
 			file: "rules.yaml (built-in)",
-			line: 5053,
+			line: 5064,
 			text: phraseMask{
 				{index: 19, bits: 2305772640469516288},
 				{index: 5, bits: 1048576},
@@ -9737,7 +9737,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-delayed",
 			file: "rules.yaml (built-in)",
-			line: 5058,
+			line: 5069,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -9781,7 +9781,7 @@ var builtinSet = &ruleSet{
 						tr:   &builtinSlots2[173],
 					},
 				},
-				byFact: [25]words{
+				byFact: [26]words{
 					14: {
 						explanation: alts{
 							list: []text{
@@ -9826,7 +9826,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-text",
 			file: "rules.yaml (built-in)",
-			line: 5075,
+			line: 5086,
 			text: phraseMask{
 				{index: 7, bits: 3298534883328},
 				{index: 29, bits: 16140901064495857664},
@@ -9846,7 +9846,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5095,
+			line: 5106,
 			text: phraseMask{
 				{bits: 4294967296},
 			},
@@ -9859,7 +9859,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-attempts",
 			file: "rules.yaml (built-in)",
-			line: 5101,
+			line: 5112,
 			text: phraseMask{
 				{index: 30, bits: 2147483648},
 			},
@@ -9872,7 +9872,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-text",
 			file: "rules.yaml (built-in)",
-			line: 5108,
+			line: 5119,
 			text: phraseMask{
 				{index: 7, bits: 8796093022208},
 				{index: 30, bits: 36028792723996672},
@@ -9887,7 +9887,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-reply",
 			file: "rules.yaml (built-in)",
-			line: 5123,
+			line: 5134,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 3},
@@ -9904,14 +9904,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "tls-command",
 			file:    "rules.yaml (built-in)",
-			line:    5130,
+			line:    5141,
 			command: []string{"STARTTLS"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "security-text",
 			file: "rules.yaml (built-in)",
-			line: 5135,
+			line: 5146,
 			text: phraseMask{
 				{index: 30, bits: 18410715276690587648},
 				{index: 10, bits: 48},
@@ -9930,7 +9930,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "security-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5150,
+			line: 5161,
 			text: phraseMask{
 				{index: 31, bits: 3584},
 				{index: 23, bits: 1073741824},
@@ -9949,7 +9949,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-text",
 			file: "rules.yaml (built-in)",
-			line: 5159,
+			line: 5170,
 			text: phraseMask{
 				{index: 31, bits: 536866816},
 				{index: 2, bits: 140737488355328},
@@ -9960,7 +9960,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "syntax-text",
 			file: "rules.yaml (built-in)",
-			line: 5168,
+			line: 5179,
 			text: phraseMask{
 				{index: 7, bits: 147456},
 				{index: 31, bits: 274341036032},
@@ -9971,7 +9971,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.1",
 			file: "rules.yaml (built-in)",
-			line: 5185,
+			line: 5196,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -9980,7 +9980,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.4",
 			file: "rules.yaml (built-in)",
-			line: 5191,
+			line: 5202,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -10029,7 +10029,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.5",
 			file: "rules.yaml (built-in)",
-			line: 5201,
+			line: 5212,
 			status: []statusPattern{
 				{class: 4, subject: 1, detailLo: 5, detHi: 5},
 				{class: 5, subject: 1, detailLo: 5, detHi: 5},
@@ -10084,7 +10084,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.6",
 			file: "rules.yaml (built-in)",
-			line: 5214,
+			line: 5225,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -10093,7 +10093,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.9",
 			file: "rules.yaml (built-in)",
-			line: 5220,
+			line: 5231,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 9, detHi: 9},
 			},
@@ -10134,7 +10134,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.10",
 			file: "rules.yaml (built-in)",
-			line: 5229,
+			line: 5240,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -10170,7 +10170,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.1",
 			file: "rules.yaml (built-in)",
-			line: 5236,
+			line: 5247,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -10179,7 +10179,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.4",
 			file: "rules.yaml (built-in)",
-			line: 5244,
+			line: 5255,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -10221,7 +10221,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.1",
 			file: "rules.yaml (built-in)",
-			line: 5254,
+			line: 5265,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -10230,7 +10230,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.2",
 			file: "rules.yaml (built-in)",
-			line: 5260,
+			line: 5271,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -10279,7 +10279,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.3",
 			file: "rules.yaml (built-in)",
-			line: 5270,
+			line: 5281,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -10328,7 +10328,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.5",
 			file: "rules.yaml (built-in)",
-			line: 5280,
+			line: 5291,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -10364,7 +10364,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.6",
 			file: "rules.yaml (built-in)",
-			line: 5287,
+			line: 5298,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 6, detHi: 6},
 				{class: 5, subject: 3, detailLo: 6, detHi: 6},
@@ -10407,7 +10407,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.1",
 			file: "rules.yaml (built-in)",
-			line: 5297,
+			line: 5308,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 1, detHi: 1},
 			},
@@ -10443,7 +10443,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.2",
 			file: "rules.yaml (built-in)",
-			line: 5304,
+			line: 5315,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -10452,7 +10452,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.3",
 			file: "rules.yaml (built-in)",
-			line: 5310,
+			line: 5321,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -10526,7 +10526,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.4",
 			file: "rules.yaml (built-in)",
-			line: 5325,
+			line: 5336,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -10562,7 +10562,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.5",
 			file: "rules.yaml (built-in)",
-			line: 5333,
+			line: 5344,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 5, detHi: 5},
 			},
@@ -10598,7 +10598,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.6",
 			file: "rules.yaml (built-in)",
-			line: 5340,
+			line: 5351,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -10634,7 +10634,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.2",
 			file: "rules.yaml (built-in)",
-			line: 5347,
+			line: 5358,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 2, detHi: 2},
 			},
@@ -10683,7 +10683,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.3",
 			file: "rules.yaml (built-in)",
-			line: 5359,
+			line: 5370,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -10732,7 +10732,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.4",
 			file: "rules.yaml (built-in)",
-			line: 5369,
+			line: 5380,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 4, detHi: 4},
 			},
@@ -10781,7 +10781,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.5",
 			file: "rules.yaml (built-in)",
-			line: 5379,
+			line: 5390,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 5, detHi: 5},
 			},
@@ -10830,7 +10830,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.6",
 			file: "rules.yaml (built-in)",
-			line: 5389,
+			line: 5400,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 6, detHi: 6},
 			},
@@ -10879,7 +10879,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.7",
 			file: "rules.yaml (built-in)",
-			line: 5399,
+			line: 5410,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 7, detHi: 7},
 			},
@@ -10928,7 +10928,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.8",
 			file: "rules.yaml (built-in)",
-			line: 5409,
+			line: 5420,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 8, detHi: 8},
 			},
@@ -10977,7 +10977,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.9",
 			file: "rules.yaml (built-in)",
-			line: 5419,
+			line: 5430,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 9, detHi: 9},
 			},
@@ -11026,7 +11026,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.10",
 			file: "rules.yaml (built-in)",
-			line: 5429,
+			line: 5440,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 10, detHi: 10},
 			},
@@ -11075,7 +11075,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.11",
 			file: "rules.yaml (built-in)",
-			line: 5439,
+			line: 5450,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 11, detHi: 11},
 			},
@@ -11124,7 +11124,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.12",
 			file: "rules.yaml (built-in)",
-			line: 5449,
+			line: 5460,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -11173,7 +11173,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.14",
 			file: "rules.yaml (built-in)",
-			line: 5459,
+			line: 5470,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 14, detHi: 14},
 			},
@@ -11222,7 +11222,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.15",
 			file: "rules.yaml (built-in)",
-			line: 5469,
+			line: 5480,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 15, detHi: 15},
 			},
@@ -11271,7 +11271,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.19",
 			file: "rules.yaml (built-in)",
-			line: 5479,
+			line: 5490,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 19, detHi: 19},
 			},
@@ -11320,7 +11320,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.13",
 			file: "rules.yaml (built-in)",
-			line: 5489,
+			line: 5500,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -11356,7 +11356,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.17-18",
 			file: "rules.yaml (built-in)",
-			line: 5496,
+			line: 5507,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 17, detHi: 17},
 				{class: -1, subject: 7, detailLo: 18, detHi: 18},
@@ -11393,7 +11393,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.27",
 			file: "rules.yaml (built-in)",
-			line: 5503,
+			line: 5514,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 27, detHi: 27},
 			},
@@ -11442,7 +11442,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.30",
 			file: "rules.yaml (built-in)",
-			line: 5515,
+			line: 5526,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 30, detHi: 30},
 			},
@@ -11471,14 +11471,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "blocked-at-connection",
 			file:    "rules.yaml (built-in)",
-			line:    5525,
+			line:    5536,
 			command: []string{"CONN", "HELO", "EHLO"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "user-unknown-after-data",
 			file: "rules.yaml (built-in)",
-			line: 5532,
+			line: 5543,
 			text: phraseMask{
 				{index: 19, bits: 16140901064495857664},
 				{index: 20, bits: 18446744073709551615},
@@ -11607,7 +11607,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5556,
+			line: 5567,
 			text: phraseMask{
 				{index: 31, bits: 4123168604160},
 				{index: 10, bits: 268435456},
@@ -11618,7 +11618,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5561,
+			line: 5572,
 			text: phraseMask{
 				{index: 31, bits: 4398046511104},
 			},
@@ -11628,7 +11628,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5566,
+			line: 5577,
 			text: phraseMask{
 				{index: 31, bits: 288221580058689536},
 			},
@@ -11638,7 +11638,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5573,
+			line: 5584,
 			text: phraseMask{
 				{index: 31, bits: 2017612633061982208},
 			},
@@ -11648,7 +11648,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5578,
+			line: 5589,
 			text: phraseMask{
 				{index: 31, bits: 6917529027641081856},
 			},
@@ -11658,7 +11658,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5583,
+			line: 5594,
 			text: phraseMask{
 				{index: 31, bits: 9223372036854775808},
 				{index: 32, bits: 1},
@@ -11670,7 +11670,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5594,
+			line: 5605,
 			text: phraseMask{
 				{index: 32, bits: 262142},
 				{index: 1, bits: 2},
@@ -11689,7 +11689,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5609,
+			line: 5620,
 			text: phraseMask{
 				{index: 32, bits: 267911168},
 			},
@@ -11699,7 +11699,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5615,
+			line: 5626,
 			text: phraseMask{
 				{index: 32, bits: 68451041280},
 				{index: 2, bits: 4294967296},
@@ -11711,7 +11711,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-connection-text",
 			file: "rules.yaml (built-in)",
-			line: 5621,
+			line: 5632,
 			text: phraseMask{
 				{index: 2, bits: 128},
 				{index: 12, bits: 12884902400},
@@ -11724,7 +11724,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5629,
+			line: 5640,
 			text: phraseMask{
 				{index: 1, bits: 81064793292668928},
 			},
@@ -11734,7 +11734,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5634,
+			line: 5645,
 			text: phraseMask{
 				{index: 32, bits: 549755813888},
 			},
@@ -11744,7 +11744,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "onhold-text",
 			file: "rules.yaml (built-in)",
-			line: 5639,
+			line: 5650,
 			text: phraseMask{
 				{index: 32, bits: 7696581394432},
 			},
@@ -11754,7 +11754,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.4.7",
 			file: "rules.yaml (built-in)",
-			line: 5650,
+			line: 5661,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 7, detHi: 7},
 				{class: 5, subject: 4, detailLo: 7, detHi: 7},
@@ -11813,7 +11813,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1",
 			file: "rules.yaml (built-in)",
-			line: 5663,
+			line: 5674,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -11869,7 +11869,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.14",
 			file: "rules.yaml (built-in)",
-			line: 5675,
+			line: 5686,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
 			},
@@ -11918,7 +11918,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6",
 			file: "rules.yaml (built-in)",
-			line: 5684,
+			line: 5695,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -11967,7 +11967,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.6.11",
 			file: "rules.yaml (built-in)",
-			line: 5693,
+			line: 5704,
 			status: []statusPattern{
 				{class: 5, subject: 6, detailLo: 11, detHi: 11},
 			},
@@ -12016,7 +12016,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1",
 			file: "rules.yaml (built-in)",
-			line: 5702,
+			line: 5713,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -12071,7 +12071,7 @@ var builtinSet = &ruleSet{
 						tr:   &builtinSlots2[243],
 					},
 				},
-				byFact: [25]words{
+				byFact: [26]words{
 					14: {
 						explanation: alts{
 							list: []text{
@@ -12127,7 +12127,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.2",
 			file: "rules.yaml (built-in)",
-			line: 5716,
+			line: 5727,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -12163,7 +12163,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.3",
 			file: "rules.yaml (built-in)",
-			line: 5723,
+			line: 5734,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -12187,7 +12187,7 @@ var builtinSet = &ruleSet{
 						tr:   &builtinSlots2[246],
 					},
 				},
-				byFact: [25]words{
+				byFact: [26]words{
 					11: {
 						owner: "recipient-admin",
 						summary: phrase{
@@ -12252,7 +12252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4",
 			file: "rules.yaml (built-in)",
-			line: 5734,
+			line: 5745,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -12288,7 +12288,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4-temporary",
 			file: "rules.yaml (built-in)",
-			line: 5741,
+			line: 5752,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -12324,7 +12324,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.5",
 			file: "rules.yaml (built-in)",
-			line: 5748,
+			line: 5759,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 5, detHi: 5},
 			},
@@ -12353,7 +12353,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.6",
 			file: "rules.yaml (built-in)",
-			line: 5755,
+			line: 5766,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -12397,7 +12397,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.0",
 			file: "rules.yaml (built-in)",
-			line: 5763,
+			line: 5774,
 			status: []statusPattern{
 				{class: 5, subject: 4},
 			},
@@ -12406,7 +12406,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.6",
 			file: "rules.yaml (built-in)",
-			line: 5769,
+			line: 5780,
 			status: []statusPattern{
 				{class: -1, subject: 6, detailLo: -1, detHi: -1},
 			},
@@ -12442,7 +12442,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sisimai-4.2.1-4.7.1-4.7.2",
 			file: "rules.yaml (built-in)",
-			line: 5777,
+			line: 5788,
 			status: []statusPattern{
 				{class: 4, subject: 2, detailLo: 1, detHi: 1},
 				{class: 4, subject: 7, detailLo: 1, detHi: 1},
@@ -12456,7 +12456,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.1",
 			file: "rules.yaml (built-in)",
-			line: 5784,
+			line: 5795,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 1, detHi: 1},
 			},
@@ -12658,7 +12658,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.other",
 			file: "rules.yaml (built-in)",
-			line: 5808,
+			line: 5819,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: -1, detHi: -1},
 			},
@@ -12887,7 +12887,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "delayed-unknown",
 			file:   "rules.yaml (built-in)",
-			line:   5838,
+			line:   5849,
 			action: []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "expired",
@@ -12946,7 +12946,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.other",
 			file: "rules.yaml (built-in)",
-			line: 5848,
+			line: 5859,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: -1, detHi: -1},
 			},
@@ -12955,7 +12955,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.0",
 			file: "rules.yaml (built-in)",
-			line: 5853,
+			line: 5864,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: -1, detHi: -1},
 			},
@@ -12964,7 +12964,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.0",
 			file: "rules.yaml (built-in)",
-			line: 5858,
+			line: 5869,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: -1, detHi: -1},
 			},
@@ -13019,7 +13019,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.0",
 			file: "rules.yaml (built-in)",
-			line: 5867,
+			line: 5878,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: -1, detHi: -1},
 				{class: 4, subject: 3, detailLo: 3, detHi: 3},
@@ -13030,7 +13030,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.0",
 			file: "rules.yaml (built-in)",
-			line: 5875,
+			line: 5886,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: -1, detHi: -1},
 			},
@@ -13039,14 +13039,14 @@ var builtinSet = &ruleSet{
 		{
 			id:       "diagnostic-type-x-unix",
 			file:     "rules.yaml (built-in)",
-			line:     5880,
+			line:     5891,
 			diagType: []string{"x-unix"},
 			then:     thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "rfc3463-x.3.other",
 			file: "rules.yaml (built-in)",
-			line: 5890,
+			line: 5901,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: -1, detHi: -1},
 			},
@@ -13055,7 +13055,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5900,
+			line: 5911,
 			text: phraseMask{
 				{index: 32, bits: 8796093022208},
 			},
@@ -13065,7 +13065,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5905,
+			line: 5916,
 			text: phraseMask{
 				{index: 32, bits: 123145302310912},
 			},
@@ -13075,7 +13075,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5911,
+			line: 5922,
 			text: phraseMask{
 				{index: 32, bits: 985162418487296},
 			},
@@ -13086,7 +13086,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-521-556",
 			file: "rules.yaml (built-in)",
-			line: 5920,
+			line: 5931,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 1},
@@ -13100,7 +13100,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-552",
 			file: "rules.yaml (built-in)",
-			line: 5924,
+			line: 5935,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 2},
@@ -13116,7 +13116,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-452",
 			file: "rules.yaml (built-in)",
-			line: 5928,
+			line: 5939,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 2},
@@ -13127,7 +13127,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-421",
 			file: "rules.yaml (built-in)",
-			line: 5932,
+			line: 5943,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 2, 2: 1},
@@ -13141,7 +13141,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-553",
 			file: "rules.yaml (built-in)",
-			line: 5936,
+			line: 5947,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 3},
@@ -13152,7 +13152,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-syntax",
 			file: "rules.yaml (built-in)",
-			line: 5940,
+			line: 5951,
 			status: []statusPattern{
 				{none: true},
 				{class: 5, subject: 5, detailLo: -1, detHi: -1},
@@ -13212,7 +13212,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-451",
 			file: "rules.yaml (built-in)",
-			line: 5948,
+			line: 5959,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 1},
@@ -13269,7 +13269,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "vacation-text",
 			file: "rules.yaml (built-in)",
-			line: 5956,
+			line: 5967,
 			text: phraseMask{
 				{index: 32, bits: 67553994410557440},
 			},
@@ -13282,7 +13282,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unreadable-text",
 			file: "rules.yaml (built-in)",
-			line: 5963,
+			line: 5974,
 			regexps: []*pattern{
 				{src: "^[^a-z]+$", captures: false},
 			},
@@ -13321,7 +13321,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-550-554-alone",
 			file: "rules.yaml (built-in)",
-			line: 5972,
+			line: 5983,
 			status: []statusPattern{
 				{none: true},
 			},
@@ -13392,7 +13392,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.0.0",
 			file: "rules.yaml (built-in)",
-			line: 5981,
+			line: 5992,
 			status: []statusPattern{
 				{class: -1, detailLo: -1, detHi: -1},
 			},
@@ -13480,7 +13480,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-used",
 			file: "rules.yaml (built-in)",
-			line: 624,
+			line: 635,
 			text: phraseMask{
 				{bits: 4095},
 			},
@@ -13495,7 +13495,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-name",
 			file: "rules.yaml (built-in)",
-			line: 635,
+			line: 646,
 			text: phraseMask{
 				{bits: 4190208},
 			},
@@ -13506,7 +13506,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-named",
 			file: "rules.yaml (built-in)",
-			line: 641,
+			line: 652,
 			text: phraseMask{
 				{bits: 536607744},
 			},
@@ -13517,7 +13517,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sending-ip",
 			file: "rules.yaml (built-in)",
-			line: 650,
+			line: 661,
 			regexps: []*pattern{
 				{src: "client(?: host)? \\[(?P<ip>[0-9a-f:.]{7,45})\\]", captures: true},
 				{src: "(?:your|sending|sender|sender's|client|the|source) ip(?:v[46])?(?: address)?(?: is| of)?:? \\[?\\(?(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})", captures: true},
@@ -13530,7 +13530,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "url",
 			file: "rules.yaml (built-in)",
-			line: 660,
+			line: 671,
 			text: phraseMask{
 				{bits: 3758096384},
 			},
@@ -13542,7 +13542,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "retried-for",
 			file: "rules.yaml (built-in)",
-			line: 666,
+			line: 677,
 			text: phraseMask{
 				{bits: 1095216660480},
 			},
@@ -13554,7 +13554,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "size-limit",
 			file: "rules.yaml (built-in)",
-			line: 690,
+			line: 701,
 			text: phraseMask{
 				{bits: 139637976727552},
 			},
@@ -13571,7 +13571,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "recipient-limit",
 			file: "rules.yaml (built-in)",
-			line: 701,
+			line: 712,
 			text: phraseMask{
 				{bits: 8866461766385664},
 			},
@@ -13586,7 +13586,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus",
 			file: "rules.yaml (built-in)",
-			line: 710,
+			line: 721,
 			text: phraseMask{
 				{bits: 1143914305352105984},
 			},
@@ -13602,7 +13602,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-attachment",
 			file: "rules.yaml (built-in)",
-			line: 723,
+			line: 734,
 			text: phraseMask{
 				{bits: 16140901064495857664},
 				{index: 1, bits: 7},
@@ -13614,18 +13614,18 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-encrypted-attachment",
 			file: "rules.yaml (built-in)",
-			line: 744,
+			line: 755,
 			text: phraseMask{
 				{index: 1, bits: 120},
 			},
 			regexps: []*pattern{
-				{src: "(?P<blocked_attachment>(?:encrypted|password[- ]protected) (?:attachment|archive|zip|file|document|content)s?|(?:attachment|archive|file|document)s? (?:is |are |was |were )?(?:encrypted|password[- ]protected)|block_encrypted(?:_archives?)?|unscannable(?: content| attachments?| message| files?| archives?)?|(?:attachment|file|archive)s? (?:that )?(?:could|can)(?: not|not|n't) be scanned)", captures: true},
+				{src: "(?P<encrypted_attachment>(?P<blocked_attachment>(?:encrypted|password[- ]protected) (?:attachment|archive|zip|file|document|content)s?|(?:attachment|archive|file|document)s? (?:is |are |was |were )?(?:encrypted|password[- ]protected)|block_encrypted(?:_archives?)?|unscannable(?: content| attachments?| message| files?| archives?)?|(?:attachment|file|archive)s? (?:that )?(?:could|can)(?: not|not|n't) be scanned))", captures: true},
 			},
 		},
 		{
 			id:   "barracuda-recipient-outcome",
 			file: "rules.yaml (built-in)",
-			line: 763,
+			line: 774,
 			text: phraseMask{
 				{index: 1, bits: 128},
 			},
@@ -13636,7 +13636,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "attachment-file",
 			file: "rules.yaml (built-in)",
-			line: 776,
+			line: 787,
 			text: phraseMask{
 				{index: 1, bits: 2096898},
 			},
@@ -13652,7 +13652,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contact-address",
 			file: "rules.yaml (built-in)",
-			line: 789,
+			line: 800,
 			text: phraseMask{
 				{index: 1, bits: 34357641216},
 			},
@@ -13664,7 +13664,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "loop",
 			file: "rules.yaml (built-in)",
-			line: 796,
+			line: 807,
 			text: phraseMask{
 				{index: 1, bits: 515396075520},
 			},
@@ -13675,7 +13675,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "dns-temporary",
 			file: "rules.yaml (built-in)",
-			line: 803,
+			line: 814,
 			text: phraseMask{
 				{index: 1, bits: 1125350151028736},
 			},
@@ -13688,7 +13688,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "last-error",
 			file: "rules.yaml (built-in)",
-			line: 822,
+			line: 833,
 			text: phraseMask{
 				{index: 1, bits: 7881299347898368},
 			},
@@ -13702,7 +13702,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls",
 			file: "rules.yaml (built-in)",
-			line: 839,
+			line: 850,
 			text: phraseMask{
 				{index: 1, bits: 2296835809958952960},
 			},
@@ -13717,7 +13717,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-mx",
 			file: "rules.yaml (built-in)",
-			line: 866,
+			line: 877,
 			text: phraseMask{
 				{index: 1, bits: 6917529027641081856},
 			},
@@ -13732,7 +13732,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-domain",
 			file: "rules.yaml (built-in)",
-			line: 876,
+			line: 887,
 			text: phraseMask{
 				{index: 2, bits: 31},
 			},
@@ -13746,7 +13746,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "connection",
 			file: "rules.yaml (built-in)",
-			line: 884,
+			line: 895,
 			text: phraseMask{
 				{index: 2, bits: 524256},
 			},
@@ -14413,8 +14413,8 @@ var builtinData1 = [...]reasonDef{
 				tr:   &builtinSlots2[282],
 			},
 		},
-		byFact: [25]words{
-			24: {
+		byFact: [26]words{
+			25: {
 				owner: "recipient-admin",
 				summary: phrase{
 					en: "blocked by the recipient's filter",
@@ -14494,7 +14494,7 @@ var builtinData1 = [...]reasonDef{
 				tr: &builtinSlots2[286],
 			},
 		},
-		byFact: [25]words{
+		byFact: [26]words{
 			10: {
 				owner: "recipient-admin",
 				summary: phrase{
@@ -14623,7 +14623,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Make the message smaller than "},
 						{slot: 14, isSlot: true},
 						{literal: ". Attachments grow by about a third when they are sent (they are encoded as text), so keep the attached files to about "},
-						{slot: 34, isSlot: true},
+						{slot: 35, isSlot: true},
 						{literal: " in total: remove or compress large attachments, or share the files as a link to a shared folder instead, then send it again."},
 						{
 							group: []textPart{
@@ -14653,7 +14653,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 				},
-				uses: 17179893760,
+				uses: 34359762944,
 				tr:   &builtinSlots2[291],
 			},
 		},
@@ -14810,7 +14810,7 @@ var builtinData1 = [...]reasonDef{
 				tr:   &builtinSlots2[293],
 			},
 		},
-		byFact: [25]words{
+		byFact: [26]words{
 			11: {
 				summary: phrase{
 					en: "delivery timed out (DNS not answering)",
@@ -14997,7 +14997,7 @@ var builtinData1 = [...]reasonDef{
 				tr: &builtinSlots2[301],
 			},
 		},
-		byFact: [25]words{
+		byFact: [26]words{
 			17: {
 				owner: "sender-admin",
 				summary: phrase{
@@ -15260,12 +15260,58 @@ var builtinData1 = [...]reasonDef{
 				tr: &builtinSlots2[313],
 			},
 		},
-		byFact: [25]words{
+		byFact: [26]words{
 			21: {
 				owner: "sender",
 				summary: phrase{
-					en: "attachment type not accepted",
+					en: "encrypted attachment not accepted",
 					tr: &builtinSlots1[134],
+				},
+				explanation: alts{
+					list: []text{
+						{
+							{literal: "The message"},
+							{
+								group: []textPart{
+									{literal: " to "},
+									{isSlot: true},
+								},
+							},
+							{literal: " was refused"},
+							{
+								group: []textPart{
+									{literal: " by "},
+									{slot: 1, isSlot: true},
+								},
+							},
+							{literal: " because an attachment"},
+							{
+								group: []textPart{
+									{literal: " ("},
+									{slot: 17, isSlot: true},
+									{literal: ")"},
+								},
+							},
+							{literal: " is encrypted or password-protected: the receiving organization's filter cannot look inside such files, so it does not accept them. This does not mean that a virus was found."},
+						},
+					},
+					uses: 131075,
+					tr:   &builtinSlots2[314],
+				},
+				fix: alts{
+					list: []text{
+						{
+							{literal: "Send the file in a way the recipient's organization accepts: ask the recipient which (their organization's secure file exchange, the file without encryption or password, or a link to a shared folder you agree on). If it must stay protected, send the password separately, never in the same message."},
+						},
+					},
+					tr: &builtinSlots2[315],
+				},
+			},
+			22: {
+				owner: "sender",
+				summary: phrase{
+					en: "attachment type not accepted",
+					tr: &builtinSlots1[135],
 				},
 				explanation: alts{
 					list: []text{
@@ -15307,7 +15353,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131075,
-					tr:   &builtinSlots2[314],
+					tr:   &builtinSlots2[316],
 				},
 				fix: alts{
 					list: []text{
@@ -15321,7 +15367,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131072,
-					tr:   &builtinSlots2[315],
+					tr:   &builtinSlots2[317],
 				},
 			},
 		},
@@ -15333,7 +15379,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "address has moved",
-				tr: &builtinSlots1[135],
+				tr: &builtinSlots1[136],
 			},
 			explanation: alts{
 				list: []text{
@@ -15356,7 +15402,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[316],
+				tr:   &builtinSlots2[318],
 			},
 			fix: alts{
 				list: []text{
@@ -15364,7 +15410,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Ask the recipient, by other means, for their new address, and update your address book and mailing lists."},
 					},
 				},
-				tr: &builtinSlots2[317],
+				tr: &builtinSlots2[319],
 			},
 		},
 	},
@@ -15375,7 +15421,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "domain does not exist",
-				tr: &builtinSlots1[136],
+				tr: &builtinSlots1[137],
 			},
 			explanation: alts{
 				list: []text{
@@ -15398,7 +15444,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 17,
-				tr:   &builtinSlots2[318],
+				tr:   &builtinSlots2[320],
 			},
 			fix: alts{
 				list: []text{
@@ -15415,14 +15461,14 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 16,
-				tr:   &builtinSlots2[319],
+				tr:   &builtinSlots2[321],
 			},
 		},
-		byFact: [25]words{
+		byFact: [26]words{
 			12: {
 				summary: phrase{
 					en: "domain has no mail server",
-					tr: &builtinSlots1[137],
+					tr: &builtinSlots1[138],
 				},
 				explanation: alts{
 					list: []text{
@@ -15457,7 +15503,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32785,
-					tr:   &builtinSlots2[320],
+					tr:   &builtinSlots2[322],
 				},
 				fix: alts{
 					list: []text{
@@ -15474,7 +15520,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   &builtinSlots2[321],
+					tr:   &builtinSlots2[323],
 				},
 			},
 		},
@@ -15485,7 +15531,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient",
 			summary: phrase{
 				en: "mailbox full",
-				tr: &builtinSlots1[138],
+				tr: &builtinSlots1[139],
 			},
 			explanation: alts{
 				list: []text{
@@ -15508,7 +15554,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[322],
+				tr:   &builtinSlots2[324],
 			},
 			fix: alts{
 				list: []text{
@@ -15516,7 +15562,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Send it again in a few days, or tell the recipient by other means so that they can make room in their mailbox (or ask their email admin for more space)."},
 					},
 				},
-				tr: &builtinSlots2[323],
+				tr: &builtinSlots2[325],
 			},
 		},
 	},
@@ -15526,7 +15572,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "delivery program failed",
-				tr: &builtinSlots1[139],
+				tr: &builtinSlots1[140],
 			},
 			explanation: alts{
 				list: []text{
@@ -15549,7 +15595,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[324],
+				tr:   &builtinSlots2[326],
 			},
 			fix: alts{
 				list: []text{
@@ -15557,7 +15603,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Tell the recipient by other means: their email admin must fix the delivery program."},
 					},
 				},
-				tr: &builtinSlots2[325],
+				tr: &builtinSlots2[327],
 			},
 		},
 	},
@@ -15567,7 +15613,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "message too large",
-				tr: &builtinSlots1[140],
+				tr: &builtinSlots1[141],
 			},
 			explanation: alts{
 				list: []text{
@@ -15609,7 +15655,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 16387,
-				tr:   &builtinSlots2[326],
+				tr:   &builtinSlots2[328],
 			},
 			fix: alts{
 				list: []text{
@@ -15617,7 +15663,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Make the message smaller than "},
 						{slot: 14, isSlot: true},
 						{literal: ". Attachments grow by about a third when they are sent (they are encoded as text), so keep the attached files to about "},
-						{slot: 34, isSlot: true},
+						{slot: 35, isSlot: true},
 						{literal: " in total: remove or compress large attachments, or share the files as a link to a shared folder instead, then send it again."},
 						{
 							group: []textPart{
@@ -15647,8 +15693,8 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 				},
-				uses: 17179893760,
-				tr:   &builtinSlots2[327],
+				uses: 34359762944,
+				tr:   &builtinSlots2[329],
 			},
 		},
 	},
@@ -15658,7 +15704,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "network or DNS problem",
-				tr: &builtinSlots1[141],
+				tr: &builtinSlots1[142],
 			},
 			explanation: alts{
 				list: []text{
@@ -15681,7 +15727,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 32769,
-				tr:   &builtinSlots2[328],
+				tr:   &builtinSlots2[330],
 			},
 			fix: alts{
 				list: []text{
@@ -15689,14 +15735,14 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Usually temporary: the sending server retries on its own. If the message failed for good, send it again later; if it keeps failing, tell the recipient by other means so that their admin checks their domain's settings and mail servers."},
 					},
 				},
-				tr: &builtinSlots2[329],
+				tr: &builtinSlots2[331],
 			},
 		},
-		byFact: [25]words{
+		byFact: [26]words{
 			10: {
 				summary: phrase{
 					en: "mail loop",
-					tr: &builtinSlots1[142],
+					tr: &builtinSlots1[143],
 				},
 				explanation: alts{
 					list: []text{
@@ -15719,7 +15765,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 3,
-					tr:   &builtinSlots2[330],
+					tr:   &builtinSlots2[332],
 				},
 				fix: alts{
 					list: []text{
@@ -15727,14 +15773,14 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 						},
 					},
-					tr: &builtinSlots2[331],
+					tr: &builtinSlots2[333],
 				},
 			},
 			11: {
 				owner: "recipient-admin",
 				summary: phrase{
 					en: "temporary DNS failure",
-					tr: &builtinSlots1[143],
+					tr: &builtinSlots1[144],
 				},
 				explanation: alts{
 					list: []text{
@@ -15769,7 +15815,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32785,
-					tr:   &builtinSlots2[332],
+					tr:   &builtinSlots2[334],
 				},
 				fix: alts{
 					list: []text{
@@ -15785,13 +15831,13 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   &builtinSlots2[333],
+					tr:   &builtinSlots2[335],
 				},
 			},
 			12: {
 				summary: phrase{
 					en: "domain has no mail server",
-					tr: &builtinSlots1[144],
+					tr: &builtinSlots1[145],
 				},
 				explanation: alts{
 					list: []text{
@@ -15826,7 +15872,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32785,
-					tr:   &builtinSlots2[334],
+					tr:   &builtinSlots2[336],
 				},
 				fix: alts{
 					list: []text{
@@ -15843,14 +15889,14 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   &builtinSlots2[335],
+					tr:   &builtinSlots2[337],
 				},
 			},
 			13: {
 				owner: "sender",
 				summary: phrase{
 					en: "domain not found",
-					tr: &builtinSlots1[145],
+					tr: &builtinSlots1[146],
 				},
 				explanation: alts{
 					list: []text{
@@ -15873,7 +15919,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 17,
-					tr:   &builtinSlots2[336],
+					tr:   &builtinSlots2[338],
 				},
 				fix: alts{
 					list: []text{
@@ -15890,13 +15936,13 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   &builtinSlots2[337],
+					tr:   &builtinSlots2[339],
 				},
 			},
 			14: {
 				summary: phrase{
 					en: "receiving server refused the connection",
-					tr: &builtinSlots1[146],
+					tr: &builtinSlots1[147],
 				},
 				explanation: alts{
 					list: []text{
@@ -15919,7 +15965,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32769,
-					tr:   &builtinSlots2[338],
+					tr:   &builtinSlots2[340],
 				},
 				fix: alts{
 					list: []text{
@@ -15935,13 +15981,13 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32768,
-					tr:   &builtinSlots2[339],
+					tr:   &builtinSlots2[341],
 				},
 			},
 			15: {
 				summary: phrase{
 					en: "receiving server did not answer",
-					tr: &builtinSlots1[147],
+					tr: &builtinSlots1[148],
 				},
 				explanation: alts{
 					list: []text{
@@ -15964,7 +16010,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32769,
-					tr:   &builtinSlots2[340],
+					tr:   &builtinSlots2[342],
 				},
 				fix: alts{
 					list: []text{
@@ -15980,7 +16026,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32768,
-					tr:   &builtinSlots2[341],
+					tr:   &builtinSlots2[343],
 				},
 			},
 		},
@@ -15991,7 +16037,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "relaying denied",
-				tr: &builtinSlots1[148],
+				tr: &builtinSlots1[149],
 			},
 			explanation: alts{
 				list: []text{
@@ -16021,7 +16067,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 19,
-				tr:   &builtinSlots2[342],
+				tr:   &builtinSlots2[344],
 			},
 			fix: alts{
 				list: []text{
@@ -16037,7 +16083,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 2048,
-				tr:   &builtinSlots2[343],
+				tr:   &builtinSlots2[345],
 			},
 		},
 	},
@@ -16048,7 +16094,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "domain accepts no mail",
-				tr: &builtinSlots1[149],
+				tr: &builtinSlots1[150],
 			},
 			explanation: alts{
 				list: []text{
@@ -16071,7 +16117,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 17,
-				tr:   &builtinSlots2[344],
+				tr:   &builtinSlots2[346],
 			},
 			fix: alts{
 				list: []text{
@@ -16088,14 +16134,14 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 16,
-				tr:   &builtinSlots2[345],
+				tr:   &builtinSlots2[347],
 			},
 		},
-		byFact: [25]words{
+		byFact: [26]words{
 			12: {
 				summary: phrase{
 					en: "domain has no mail server",
-					tr: &builtinSlots1[150],
+					tr: &builtinSlots1[151],
 				},
 				explanation: alts{
 					list: []text{
@@ -16130,7 +16176,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32785,
-					tr:   &builtinSlots2[346],
+					tr:   &builtinSlots2[348],
 				},
 				fix: alts{
 					list: []text{
@@ -16147,7 +16193,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   &builtinSlots2[347],
+					tr:   &builtinSlots2[349],
 				},
 			},
 		},
@@ -16158,7 +16204,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "message not standard",
-				tr: &builtinSlots1[151],
+				tr: &builtinSlots1[152],
 			},
 			explanation: alts{
 				list: []text{
@@ -16181,7 +16227,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[348],
+				tr:   &builtinSlots2[350],
 			},
 			fix: alts{
 				list: []text{
@@ -16196,7 +16242,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 1024,
-				tr:   &builtinSlots2[349],
+				tr:   &builtinSlots2[351],
 			},
 		},
 	},
@@ -16206,7 +16252,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "unknown",
 			summary: phrase{
 				en: "delivery on hold",
-				tr: &builtinSlots1[152],
+				tr: &builtinSlots1[153],
 			},
 			explanation: alts{
 				list: []text{
@@ -16248,7 +16294,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[350],
+				tr:   &builtinSlots2[352],
 			},
 			fix: alts{
 				list: []text{
@@ -16256,7 +16302,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Wait for a final report, or ask your email admin to look at the technical details of this report."},
 					},
 				},
-				tr: &builtinSlots2[351],
+				tr: &builtinSlots2[353],
 			},
 		},
 	},
@@ -16266,7 +16312,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "refused by policy",
-				tr: &builtinSlots1[153],
+				tr: &builtinSlots1[154],
 			},
 			explanation: alts{
 				list: []text{
@@ -16308,7 +16354,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[352],
+				tr:   &builtinSlots2[354],
 			},
 			fix: alts{
 				list: []text{
@@ -16330,77 +16376,11 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 655360,
-				tr:   &builtinSlots2[353],
+				tr:   &builtinSlots2[355],
 			},
 		},
 		stages: [5]words{
 			0: {
-				owner: "sender-admin",
-				summary: phrase{
-					en: "sending server refused by policy",
-					tr: &builtinSlots1[154],
-				},
-				explanation: alts{
-					list: []text{
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was refused"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " before its content was sent, because a rule of the receiving organization does not accept mail from the sending server or your address. It said: \""},
-							{slot: 5, isSlot: true},
-							{literal: "\""},
-						},
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was refused"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " before its content was sent, because a rule of the receiving organization does not accept mail from the sending server or your address."},
-						},
-					},
-					uses: 35,
-					tr:   &builtinSlots2[354],
-				},
-				fix: alts{
-					list: []text{
-						{
-							{literal: "Changing the message will not help. Your email admin should find out from the receiving organization which rule refuses the sending server or your address"},
-							{
-								group: []textPart{
-									{literal: " (contact: "},
-									{slot: 19, isSlot: true},
-									{literal: ")"},
-								},
-							},
-							{literal: ", and fix the cause."},
-						},
-					},
-					uses: 524288,
-					tr:   &builtinSlots2[355],
-				},
-			},
-			1: {
 				owner: "sender-admin",
 				summary: phrase{
 					en: "sending server refused by policy",
@@ -16466,11 +16446,77 @@ var builtinData1 = [...]reasonDef{
 					tr:   &builtinSlots2[357],
 				},
 			},
+			1: {
+				owner: "sender-admin",
+				summary: phrase{
+					en: "sending server refused by policy",
+					tr: &builtinSlots1[156],
+				},
+				explanation: alts{
+					list: []text{
+						{
+							{literal: "The message"},
+							{
+								group: []textPart{
+									{literal: " to "},
+									{isSlot: true},
+								},
+							},
+							{literal: " was refused"},
+							{
+								group: []textPart{
+									{literal: " by "},
+									{slot: 1, isSlot: true},
+								},
+							},
+							{literal: " before its content was sent, because a rule of the receiving organization does not accept mail from the sending server or your address. It said: \""},
+							{slot: 5, isSlot: true},
+							{literal: "\""},
+						},
+						{
+							{literal: "The message"},
+							{
+								group: []textPart{
+									{literal: " to "},
+									{isSlot: true},
+								},
+							},
+							{literal: " was refused"},
+							{
+								group: []textPart{
+									{literal: " by "},
+									{slot: 1, isSlot: true},
+								},
+							},
+							{literal: " before its content was sent, because a rule of the receiving organization does not accept mail from the sending server or your address."},
+						},
+					},
+					uses: 35,
+					tr:   &builtinSlots2[358],
+				},
+				fix: alts{
+					list: []text{
+						{
+							{literal: "Changing the message will not help. Your email admin should find out from the receiving organization which rule refuses the sending server or your address"},
+							{
+								group: []textPart{
+									{literal: " (contact: "},
+									{slot: 19, isSlot: true},
+									{literal: ")"},
+								},
+							},
+							{literal: ", and fix the cause."},
+						},
+					},
+					uses: 524288,
+					tr:   &builtinSlots2[359],
+				},
+			},
 			2: {
 				owner: "recipient-admin",
 				summary: phrase{
 					en: "recipient refused by policy",
-					tr: &builtinSlots1[156],
+					tr: &builtinSlots1[157],
 				},
 				explanation: alts{
 					list: []text{
@@ -16512,7 +16558,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 35,
-					tr:   &builtinSlots2[358],
+					tr:   &builtinSlots2[360],
 				},
 				fix: alts{
 					list: []text{
@@ -16529,16 +16575,62 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 524288,
-					tr:   &builtinSlots2[359],
+					tr:   &builtinSlots2[361],
 				},
 			},
 		},
-		byFact: [25]words{
+		byFact: [26]words{
 			21: {
 				owner: "sender",
 				summary: phrase{
+					en: "encrypted attachment not accepted",
+					tr: &builtinSlots1[158],
+				},
+				explanation: alts{
+					list: []text{
+						{
+							{literal: "The message"},
+							{
+								group: []textPart{
+									{literal: " to "},
+									{isSlot: true},
+								},
+							},
+							{literal: " was refused"},
+							{
+								group: []textPart{
+									{literal: " by "},
+									{slot: 1, isSlot: true},
+								},
+							},
+							{literal: " because an attachment"},
+							{
+								group: []textPart{
+									{literal: " ("},
+									{slot: 17, isSlot: true},
+									{literal: ")"},
+								},
+							},
+							{literal: " is encrypted or password-protected: the receiving organization's filter cannot look inside such files, so it does not accept them. This does not mean that a virus was found."},
+						},
+					},
+					uses: 131075,
+					tr:   &builtinSlots2[362],
+				},
+				fix: alts{
+					list: []text{
+						{
+							{literal: "Send the file in a way the recipient's organization accepts: ask the recipient which (their organization's secure file exchange, the file without encryption or password, or a link to a shared folder you agree on). If it must stay protected, send the password separately, never in the same message."},
+						},
+					},
+					tr: &builtinSlots2[363],
+				},
+			},
+			22: {
+				owner: "sender",
+				summary: phrase{
 					en: "attachment type not accepted",
-					tr: &builtinSlots1[157],
+					tr: &builtinSlots1[159],
 				},
 				explanation: alts{
 					list: []text{
@@ -16580,7 +16672,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131075,
-					tr:   &builtinSlots2[360],
+					tr:   &builtinSlots2[364],
 				},
 				fix: alts{
 					list: []text{
@@ -16594,7 +16686,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131072,
-					tr:   &builtinSlots2[361],
+					tr:   &builtinSlots2[365],
 				},
 			},
 		},
@@ -16605,7 +16697,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "sender address refused",
-				tr: &builtinSlots1[158],
+				tr: &builtinSlots1[160],
 			},
 			explanation: alts{
 				list: []text{
@@ -16647,7 +16739,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[362],
+				tr:   &builtinSlots2[366],
 			},
 			fix: alts{
 				list: []text{
@@ -16664,14 +16756,14 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 524288,
-				tr:   &builtinSlots2[363],
+				tr:   &builtinSlots2[367],
 			},
 		},
-		byFact: [25]words{
+		byFact: [26]words{
 			13: {
 				summary: phrase{
 					en: "sender domain not found",
-					tr: &builtinSlots1[159],
+					tr: &builtinSlots1[161],
 				},
 				explanation: alts{
 					list: []text{
@@ -16694,7 +16786,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 3,
-					tr:   &builtinSlots2[364],
+					tr:   &builtinSlots2[368],
 				},
 				fix: alts{
 					list: []text{
@@ -16702,7 +16794,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Changing the message will not help. Your email admin should check that your domain exists in DNS and receives mail (a name server or registration problem, or a typo in the sender address the sending program uses)."},
 						},
 					},
-					tr: &builtinSlots2[365],
+					tr: &builtinSlots2[369],
 				},
 			},
 		},
@@ -16713,7 +16805,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "no reverse DNS",
-				tr: &builtinSlots1[160],
+				tr: &builtinSlots1[162],
 			},
 			explanation: alts{
 				list: []text{
@@ -16744,7 +16836,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 65539,
-				tr:   &builtinSlots2[366],
+				tr:   &builtinSlots2[370],
 			},
 			fix: alts{
 				list: []text{
@@ -16760,7 +16852,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 65536,
-				tr:   &builtinSlots2[367],
+				tr:   &builtinSlots2[371],
 			},
 		},
 	},
@@ -16770,7 +16862,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "security requirement not met",
-				tr: &builtinSlots1[161],
+				tr: &builtinSlots1[163],
 			},
 			explanation: alts{
 				list: []text{
@@ -16812,7 +16904,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[368],
+				tr:   &builtinSlots2[372],
 			},
 			fix: alts{
 				list: []text{
@@ -16820,15 +16912,61 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Your email admin should configure the sending system (server, device or application) to log in and use encryption as the receiving server requires."},
 					},
 				},
-				tr: &builtinSlots2[369],
+				tr: &builtinSlots2[373],
 			},
 		},
-		byFact: [25]words{
+		byFact: [26]words{
 			21: {
 				owner: "sender",
 				summary: phrase{
+					en: "encrypted attachment not accepted",
+					tr: &builtinSlots1[164],
+				},
+				explanation: alts{
+					list: []text{
+						{
+							{literal: "The message"},
+							{
+								group: []textPart{
+									{literal: " to "},
+									{isSlot: true},
+								},
+							},
+							{literal: " was refused"},
+							{
+								group: []textPart{
+									{literal: " by "},
+									{slot: 1, isSlot: true},
+								},
+							},
+							{literal: " because an attachment"},
+							{
+								group: []textPart{
+									{literal: " ("},
+									{slot: 17, isSlot: true},
+									{literal: ")"},
+								},
+							},
+							{literal: " is encrypted or password-protected: the receiving organization's filter cannot look inside such files, so it does not accept them. This does not mean that a virus was found."},
+						},
+					},
+					uses: 131075,
+					tr:   &builtinSlots2[374],
+				},
+				fix: alts{
+					list: []text{
+						{
+							{literal: "Send the file in a way the recipient's organization accepts: ask the recipient which (their organization's secure file exchange, the file without encryption or password, or a link to a shared folder you agree on). If it must stay protected, send the password separately, never in the same message."},
+						},
+					},
+					tr: &builtinSlots2[375],
+				},
+			},
+			22: {
+				owner: "sender",
+				summary: phrase{
 					en: "attachment type not accepted",
-					tr: &builtinSlots1[162],
+					tr: &builtinSlots1[165],
 				},
 				explanation: alts{
 					list: []text{
@@ -16870,7 +17008,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131075,
-					tr:   &builtinSlots2[370],
+					tr:   &builtinSlots2[376],
 				},
 				fix: alts{
 					list: []text{
@@ -16884,7 +17022,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131072,
-					tr:   &builtinSlots2[371],
+					tr:   &builtinSlots2[377],
 				},
 			},
 		},
@@ -16895,7 +17033,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "judged as spam",
-				tr: &builtinSlots1[163],
+				tr: &builtinSlots1[166],
 			},
 			explanation: alts{
 				list: []text{
@@ -16918,7 +17056,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[372],
+				tr:   &builtinSlots2[378],
 			},
 			fix: alts{
 				list: []text{
@@ -16926,7 +17064,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Look at what may look like spam in the message (many links or link shorteners, an image with little text, a misleading subject, unexpected attachments) and send a plainer version. If it is ordinary mail, ask the recipient by other means to add your address to their safe senders."},
 					},
 				},
-				tr: &builtinSlots2[373],
+				tr: &builtinSlots2[379],
 			},
 		},
 		stages: [5]words{
@@ -16934,7 +17072,7 @@ var builtinData1 = [...]reasonDef{
 				owner: "sender-admin",
 				summary: phrase{
 					en: "sending server refused as a spam source",
-					tr: &builtinSlots1[164],
+					tr: &builtinSlots1[167],
 				},
 				explanation: alts{
 					list: []text{
@@ -16976,7 +17114,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 4099,
-					tr:   &builtinSlots2[374],
+					tr:   &builtinSlots2[380],
 				},
 				fix: alts{
 					list: []text{
@@ -16993,14 +17131,14 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 8192,
-					tr:   &builtinSlots2[375],
+					tr:   &builtinSlots2[381],
 				},
 			},
 			1: {
 				owner: "sender-admin",
 				summary: phrase{
 					en: "sending server refused as a spam source",
-					tr: &builtinSlots1[165],
+					tr: &builtinSlots1[168],
 				},
 				explanation: alts{
 					list: []text{
@@ -17042,7 +17180,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 4099,
-					tr:   &builtinSlots2[376],
+					tr:   &builtinSlots2[382],
 				},
 				fix: alts{
 					list: []text{
@@ -17059,14 +17197,14 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 8192,
-					tr:   &builtinSlots2[377],
+					tr:   &builtinSlots2[383],
 				},
 			},
 			2: {
 				owner: "sender-admin",
 				summary: phrase{
 					en: "sending server refused as a spam source",
-					tr: &builtinSlots1[166],
+					tr: &builtinSlots1[169],
 				},
 				explanation: alts{
 					list: []text{
@@ -17108,7 +17246,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 4099,
-					tr:   &builtinSlots2[378],
+					tr:   &builtinSlots2[384],
 				},
 				fix: alts{
 					list: []text{
@@ -17125,16 +17263,16 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 8192,
-					tr:   &builtinSlots2[379],
+					tr:   &builtinSlots2[385],
 				},
 			},
 		},
-		byFact: [25]words{
+		byFact: [26]words{
 			6: {
 				owner: "sender",
 				summary: phrase{
 					en: "malware detected",
-					tr: &builtinSlots1[167],
+					tr: &builtinSlots1[170],
 				},
 				explanation: alts{
 					list: []text{
@@ -17180,7 +17318,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 393219,
-					tr:   &builtinSlots2[380],
+					tr:   &builtinSlots2[386],
 				},
 				fix: alts{
 					list: []text{
@@ -17194,7 +17332,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131072,
-					tr:   &builtinSlots2[381],
+					tr:   &builtinSlots2[387],
 				},
 			},
 		},
@@ -17205,7 +17343,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "sending rate limit",
-				tr: &builtinSlots1[168],
+				tr: &builtinSlots1[171],
 			},
 			explanation: alts{
 				list: []text{
@@ -17228,7 +17366,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[382],
+				tr:   &builtinSlots2[388],
 			},
 			fix: alts{
 				list: []text{
@@ -17245,7 +17383,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 8192,
-				tr:   &builtinSlots2[383],
+				tr:   &builtinSlots2[389],
 			},
 		},
 	},
@@ -17255,7 +17393,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "suppressed address",
-				tr: &builtinSlots1[169],
+				tr: &builtinSlots1[172],
 			},
 			explanation: alts{
 				list: []text{
@@ -17271,7 +17409,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 1,
-				tr:   &builtinSlots2[384],
+				tr:   &builtinSlots2[390],
 			},
 			fix: alts{
 				list: []text{
@@ -17279,7 +17417,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Check the address. Take it off the suppression list (in the sending service's settings) only if you know that it works again; otherwise remove it from your lists."},
 					},
 				},
-				tr: &builtinSlots2[385],
+				tr: &builtinSlots2[391],
 			},
 		},
 	},
@@ -17289,7 +17427,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "mailbox disabled",
-				tr: &builtinSlots1[170],
+				tr: &builtinSlots1[173],
 			},
 			explanation: alts{
 				list: []text{
@@ -17312,7 +17450,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[386],
+				tr:   &builtinSlots2[392],
 			},
 			fix: alts{
 				list: []text{
@@ -17320,7 +17458,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Reach the recipient by other means: only they or their email admin can reactivate the mailbox. If it stays disabled, stop writing to this address."},
 					},
 				},
-				tr: &builtinSlots2[387],
+				tr: &builtinSlots2[393],
 			},
 		},
 	},
@@ -17330,7 +17468,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "mail protocol error",
-				tr: &builtinSlots1[171],
+				tr: &builtinSlots1[174],
 			},
 			explanation: alts{
 				list: []text{
@@ -17353,7 +17491,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[388],
+				tr:   &builtinSlots2[394],
 			},
 			fix: alts{
 				list: []text{
@@ -17361,7 +17499,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Your email admin should check the sending server's software and settings."},
 					},
 				},
-				tr: &builtinSlots2[389],
+				tr: &builtinSlots2[395],
 			},
 		},
 	},
@@ -17371,7 +17509,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "error at the receiving system",
-				tr: &builtinSlots1[172],
+				tr: &builtinSlots1[175],
 			},
 			explanation: alts{
 				list: []text{
@@ -17413,7 +17551,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[390],
+				tr:   &builtinSlots2[396],
 			},
 			fix: alts{
 				list: []text{
@@ -17421,14 +17559,14 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Send it again later; if it keeps failing, tell the recipient by other means so that their email admin can look at the error."},
 					},
 				},
-				tr: &builtinSlots2[391],
+				tr: &builtinSlots2[397],
 			},
 		},
-		byFact: [25]words{
+		byFact: [26]words{
 			10: {
 				summary: phrase{
 					en: "mail loop",
-					tr: &builtinSlots1[173],
+					tr: &builtinSlots1[176],
 				},
 				explanation: alts{
 					list: []text{
@@ -17451,7 +17589,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 3,
-					tr:   &builtinSlots2[392],
+					tr:   &builtinSlots2[398],
 				},
 				fix: alts{
 					list: []text{
@@ -17459,7 +17597,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 						},
 					},
-					tr: &builtinSlots2[393],
+					tr: &builtinSlots2[399],
 				},
 			},
 		},
@@ -17470,7 +17608,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "receiving system out of storage",
-				tr: &builtinSlots1[174],
+				tr: &builtinSlots1[177],
 			},
 			explanation: alts{
 				list: []text{
@@ -17493,7 +17631,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[394],
+				tr:   &builtinSlots2[400],
 			},
 			fix: alts{
 				list: []text{
@@ -17501,7 +17639,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Send it again later; if it keeps failing, tell the recipient by other means so that their email admin frees space."},
 					},
 				},
-				tr: &builtinSlots2[395],
+				tr: &builtinSlots2[401],
 			},
 		},
 	},
@@ -17511,7 +17649,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "too many connections",
-				tr: &builtinSlots1[175],
+				tr: &builtinSlots1[178],
 			},
 			explanation: alts{
 				list: []text{
@@ -17534,7 +17672,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[396],
+				tr:   &builtinSlots2[402],
 			},
 			fix: alts{
 				list: []text{
@@ -17542,15 +17680,15 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change; the message can be sent again later. If it keeps happening, your email admin should lower the number of simultaneous connections from the sending server to that destination."},
 					},
 				},
-				tr: &builtinSlots2[397],
+				tr: &builtinSlots2[403],
 			},
 		},
-		byFact: [25]words{
+		byFact: [26]words{
 			16: {
 				owner: "sender",
 				summary: phrase{
 					en: "too many recipients",
-					tr: &builtinSlots1[176],
+					tr: &builtinSlots1[179],
 				},
 				explanation: alts{
 					list: []text{
@@ -17592,7 +17730,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16387,
-					tr:   &builtinSlots2[398],
+					tr:   &builtinSlots2[404],
 				},
 				fix: alts{
 					list: []text{
@@ -17606,7 +17744,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16384,
-					tr:   &builtinSlots2[399],
+					tr:   &builtinSlots2[405],
 				},
 			},
 		},
@@ -17617,7 +17755,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "unknown",
 			summary: phrase{
 				en: "undetermined failure",
-				tr: &builtinSlots1[177],
+				tr: &builtinSlots1[180],
 			},
 			explanation: alts{
 				list: []text{
@@ -17652,7 +17790,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[400],
+				tr:   &builtinSlots2[406],
 			},
 			fix: alts{
 				list: []text{
@@ -17672,7 +17810,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 8192,
-				tr:   &builtinSlots2[401],
+				tr:   &builtinSlots2[407],
 			},
 		},
 	},
@@ -17683,7 +17821,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "address does not exist",
-				tr: &builtinSlots1[178],
+				tr: &builtinSlots1[181],
 			},
 			explanation: alts{
 				list: []text{
@@ -17706,7 +17844,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[402],
+				tr:   &builtinSlots2[408],
 			},
 			fix: alts{
 				list: []text{
@@ -17714,7 +17852,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Check the address for typos. If it is right, the person may have left or changed address: ask them for a current one by other means, and remove this address from your address book, your mail program's autocomplete and your mailing lists."},
 					},
 				},
-				tr: &builtinSlots2[403],
+				tr: &builtinSlots2[409],
 			},
 		},
 	},
@@ -17723,7 +17861,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "none",
 			summary: phrase{
 				en: "auto-reply",
-				tr: &builtinSlots1[179],
+				tr: &builtinSlots1[182],
 			},
 			explanation: alts{
 				list: []text{
@@ -17731,7 +17869,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "This is an automatic reply, not a bounce."},
 					},
 				},
-				tr: &builtinSlots2[404],
+				tr: &builtinSlots2[410],
 			},
 		},
 	},
@@ -17741,7 +17879,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "malware detected",
-				tr: &builtinSlots1[180],
+				tr: &builtinSlots1[183],
 			},
 			explanation: alts{
 				list: []text{
@@ -17823,7 +17961,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 393219,
-				tr:   &builtinSlots2[405],
+				tr:   &builtinSlots2[411],
 			},
 			fix: alts{
 				list: []text{
@@ -17837,15 +17975,15 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 131072,
-				tr:   &builtinSlots2[406],
+				tr:   &builtinSlots2[412],
 			},
 		},
-		byFact: [25]words{
+		byFact: [26]words{
 			6: {
 				owner: "sender",
 				summary: phrase{
 					en: "malware detected",
-					tr: &builtinSlots1[181],
+					tr: &builtinSlots1[184],
 				},
 				explanation: alts{
 					list: []text{
@@ -17891,7 +18029,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 393219,
-					tr:   &builtinSlots2[407],
+					tr:   &builtinSlots2[413],
 				},
 				fix: alts{
 					list: []text{
@@ -17905,14 +18043,60 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131072,
-					tr:   &builtinSlots2[408],
+					tr:   &builtinSlots2[414],
 				},
 			},
 			21: {
 				owner: "sender",
 				summary: phrase{
+					en: "encrypted attachment not accepted",
+					tr: &builtinSlots1[185],
+				},
+				explanation: alts{
+					list: []text{
+						{
+							{literal: "The message"},
+							{
+								group: []textPart{
+									{literal: " to "},
+									{isSlot: true},
+								},
+							},
+							{literal: " was refused"},
+							{
+								group: []textPart{
+									{literal: " by "},
+									{slot: 1, isSlot: true},
+								},
+							},
+							{literal: " because an attachment"},
+							{
+								group: []textPart{
+									{literal: " ("},
+									{slot: 17, isSlot: true},
+									{literal: ")"},
+								},
+							},
+							{literal: " is encrypted or password-protected: the receiving organization's filter cannot look inside such files, so it does not accept them. This does not mean that a virus was found."},
+						},
+					},
+					uses: 131075,
+					tr:   &builtinSlots2[415],
+				},
+				fix: alts{
+					list: []text{
+						{
+							{literal: "Send the file in a way the recipient's organization accepts: ask the recipient which (their organization's secure file exchange, the file without encryption or password, or a link to a shared folder you agree on). If it must stay protected, send the password separately, never in the same message."},
+						},
+					},
+					tr: &builtinSlots2[416],
+				},
+			},
+			22: {
+				owner: "sender",
+				summary: phrase{
 					en: "attachment type not accepted",
-					tr: &builtinSlots1[182],
+					tr: &builtinSlots1[186],
 				},
 				explanation: alts{
 					list: []text{
@@ -17954,7 +18138,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131075,
-					tr:   &builtinSlots2[409],
+					tr:   &builtinSlots2[417],
 				},
 				fix: alts{
 					list: []text{
@@ -17968,7 +18152,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131072,
-					tr:   &builtinSlots2[410],
+					tr:   &builtinSlots2[418],
 				},
 			},
 		},
@@ -17977,11 +18161,11 @@ var builtinData1 = [...]reasonDef{
 
 // builtinSlots1 are the translations of the []string slots, filled when first needed:
 // zero data, so that starting writes none of the rules' pages.
-var builtinSlots1 [183][]string
+var builtinSlots1 [187][]string
 
 // builtinSlots2 are the translations of the [][]text slots, filled when first needed:
 // zero data, so that starting writes none of the rules' pages.
-var builtinSlots2 [411][][]text
+var builtinSlots2 [419][][]text
 
 // builtinTrie is the trie of the phrase automaton of builtinSet, as newTrie
 // builds it from builtinSet.phrases.

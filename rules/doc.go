@@ -208,7 +208,10 @@
 // blocked-encrypted-attachment extractors cite) beats a mere malware word
 // ("could not be scanned for malware" is no malware found). A malware
 // named by the scanner (the virus condition, "infected with Troj/X") beats
-// the attachment condition: the vocabulary tries virus first. The name of a
+// the attachment condition: the vocabulary tries virus first, then
+// encrypted_attachment (set with blocked_attachment for an encrypted,
+// password-protected or unscannable file, whose fix is another way to send
+// it, not another file), then blocked_attachment. The name of a
 // Cisco content filter ("Inbound_Block_Encrypted_Archives") is no malware
 // name (encrypted_attachment_test.go).
 package rules

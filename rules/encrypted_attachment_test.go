@@ -22,8 +22,14 @@ func TestEncryptedAttachmentIsNoVirus(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := e.Classify(Input{Action: smtpcode.ActionFailed, Diagnostic: tt.diag, Command: "DATA"})
-			if c.Facts.Get(FactBlockedAttachment) == "" {
-				t.Fatalf("reason %s, rule %s: no blocked_attachment condition", c.Reason, c.Rule)
+			if c.Facts.Get(FactBlockedAttachment) == "" || c.Facts.Get(FactEncryptedAttachment) == "" {
+				t.Fatalf("reason %s, rule %s: no blocked_attachment and encrypted_attachment conditions", c.Reason, c.Rule)
+			}
+			if !strings.Contains(c.Explanation, "encrypted or password-protected") {
+				t.Errorf("explanation %q: want the encrypted attachment's words", c.Explanation)
+			}
+			if !strings.Contains(c.Fix, "secure file exchange") || strings.Contains(c.Fix, "Do not rename the file or pack it") {
+				t.Errorf("fix %q: want another way the recipient's organization accepts", c.Fix)
 			}
 			if c.Owner != OwnerSender {
 				t.Errorf("owner %s, want sender (reason %s)", c.Owner, c.Reason)

@@ -69,6 +69,14 @@ const (
 	// archive), not about malware found in it nor about the sender.
 	FactBlockedAttachment Fact = "blocked_attachment"
 
+	// FactEncryptedAttachment is the condition that an attachment was
+	// refused because it is encrypted or password-protected, so the
+	// receiving filter could not scan it (Cisco Secure Email
+	// "Inbound_Block_Encrypted_Archives", "unscannable"): the sender's to
+	// send another way, no malware found. It comes with
+	// FactBlockedAttachment and is tried before it.
+	FactEncryptedAttachment Fact = "encrypted_attachment"
+
 	// FactRecipientFilter is the condition that the recipient
 	// organisation's filter refused the message for one recipient and gave
 	// no reason: Barracuda Email Security Gateway's per-recipient outcome
@@ -95,7 +103,7 @@ const (
 // facts is the fact vocabulary, in the order JSON and --why list them.
 var facts = [...]Fact{FactList, FactURL, FactLimit, FactHost, FactIP, FactFile, FactVirus, FactAddress, FactRetriedFor,
 	FactLastError, FactLoop, FactDNSTempFail, FactNoMX, FactNoDomain, FactConnRefused, FactConnTimeout, FactTooManyRecipients,
-	FactTLSRequired, FactTLSNotOffered, FactTLSRefused, FactTLSCert, FactBlockedAttachment, FactAttachmentBudget, FactOrgText, FactRecipientFilter}
+	FactTLSRequired, FactTLSNotOffered, FactTLSRefused, FactTLSCert, FactEncryptedAttachment, FactBlockedAttachment, FactAttachmentBudget, FactOrgText, FactRecipientFilter}
 
 const numFacts = len(facts)
 
