@@ -199,4 +199,19 @@
 // concerns the sender (RFC 5321 section 3.3), so a user-unknown answer there
 // is a refusal of the sender (rejected) whatever the code; at RCPT TO a
 // user-unknown phrase is a missing address.
+//
+// An attachment refused for what it is, not for what a scanner found in it,
+// is the sender's to send another way: the blocked_attachment condition
+// (its type, or that it is encrypted, password-protected or unscannable, in
+// the wordings of Cisco Secure Email, Microsoft, Mimecast, Sophos, Trend
+// Micro, Proofpoint, Google and Barracuda that the blocked-attachment and
+// blocked-encrypted-attachment extractors cite) beats a mere malware word
+// ("could not be scanned for malware" is no malware found). A malware
+// named by the scanner (the virus condition, "infected with Troj/X") beats
+// the attachment condition: the vocabulary tries virus first, then
+// encrypted_attachment (set with blocked_attachment for an encrypted,
+// password-protected or unscannable file, whose fix is another way to send
+// it, not another file), then blocked_attachment. The name of a
+// Cisco content filter ("Inbound_Block_Encrypted_Archives") is no malware
+// name (encrypted_attachment_test.go).
 package rules

@@ -69,6 +69,23 @@ const (
 	// archive), not about malware found in it nor about the sender.
 	FactBlockedAttachment Fact = "blocked_attachment"
 
+	// FactEncryptedAttachment is the condition that an attachment was
+	// refused because it is encrypted or password-protected, so the
+	// receiving filter could not scan it (Cisco Secure Email
+	// "Inbound_Block_Encrypted_Archives", "unscannable"): the sender's to
+	// send another way, no malware found. It comes with
+	// FactBlockedAttachment and is tried before it.
+	FactEncryptedAttachment Fact = "encrypted_attachment"
+
+	// FactRecipientFilter is the condition that the recipient
+	// organisation's filter refused the message for one recipient and gave
+	// no reason: Barracuda Email Security Gateway's per-recipient outcome
+	// "550 permanent failure for one or more recipients (addr:blocked)",
+	// which stands for any verdict of its filter (policy, content, intent,
+	// reputation, a per-user block). Only the recipient's admin can read
+	// the verdict, in their Barracuda message log.
+	FactRecipientFilter Fact = "recipient_filter"
+
 	// FactAttachmentBudget is about three quarters of a size limit the
 	// server stated ("14 MB" for "19.5 MB"): what attachments may take
 	// before base64 encoding (RFC 2045 section 6.8) makes them the size of
@@ -86,7 +103,7 @@ const (
 // facts is the fact vocabulary, in the order JSON and --why list them.
 var facts = [...]Fact{FactList, FactURL, FactLimit, FactHost, FactIP, FactFile, FactVirus, FactAddress, FactRetriedFor,
 	FactLastError, FactLoop, FactDNSTempFail, FactNoMX, FactNoDomain, FactConnRefused, FactConnTimeout, FactTooManyRecipients,
-	FactTLSRequired, FactTLSNotOffered, FactTLSRefused, FactTLSCert, FactBlockedAttachment, FactAttachmentBudget, FactOrgText}
+	FactTLSRequired, FactTLSNotOffered, FactTLSRefused, FactTLSCert, FactEncryptedAttachment, FactBlockedAttachment, FactAttachmentBudget, FactOrgText, FactRecipientFilter}
 
 const numFacts = len(facts)
 
