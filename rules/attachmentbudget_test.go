@@ -1,11 +1,8 @@
 package rules
 
 import (
-	"os"
 	"strings"
 	"testing"
-
-	"github.com/ndrmilter/ndrmilter/dsn"
 )
 
 func TestTheAttachmentBudgetIsThreeQuartersOfASizeLimit(t *testing.T) {
@@ -51,17 +48,9 @@ func TestTheSizeLimitFixOfARealNoticeCountsTheEncoding(t *testing.T) {
 		"size-limit-fix-01.eml": "keep the attached files to about 14 MB in total",
 		"size-limit-fix-02.eml": "well under the limit, at about three quarters of it",
 	} {
-		b, err := os.ReadFile("../internal/testdata/bounces/eml/" + file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := dsn.Parse(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rds := e.Explain(r)
-		if len(rds) != 1 || rds[0].Reason != ReasonMesgTooBig || !strings.Contains(rds[0].Fix, want) {
-			t.Errorf("%s: %d readings %+v, want one mesgtoobig whose fix says %q", file, len(rds), rds, want)
+		rd := explainFixture(t, e, file)
+		if rd.Reason != ReasonMesgTooBig || !strings.Contains(rd.Fix, want) {
+			t.Errorf("%s: reason %s, fix %q; want mesgtoobig whose fix says %q", file, rd.Reason, rd.Fix, want)
 		}
 	}
 }

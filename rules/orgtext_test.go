@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"os"
 	"strings"
 	"testing"
 
@@ -82,21 +81,10 @@ func TestTheOrganisationsTextIsReadFromExchangeNDRsInTextAndHTML(t *testing.T) {
 		"transport-rule-text-04.eml": "Les fichiers ZIP protégés par mot de passe sont refusés",
 		"transport-rule-text-03.eml": "", // Exchange's own sentence only
 	} {
-		b, err := os.ReadFile("../internal/testdata/bounces/eml/" + file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := dsn.Parse(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rds := e.Explain(r)
-		if len(rds) != 1 {
-			t.Fatalf("%s: %d readings, want 1", file, len(rds))
-		}
-		got := rds[0].Facts.Get(FactOrgText)
-		if want == "" && got != "" || !strings.HasPrefix(got, want) || want != "" && !strings.Contains(rds[0].Explanation, want) {
-			t.Errorf("%s: org_text %q, explanation %q, want %q quoted", file, got, rds[0].Explanation, want)
+		rd := explainFixture(t, e, file)
+		got := rd.Facts.Get(FactOrgText)
+		if want == "" && got != "" || !strings.HasPrefix(got, want) || want != "" && !strings.Contains(rd.Explanation, want) {
+			t.Errorf("%s: org_text %q, explanation %q, want %q quoted", file, got, rd.Explanation, want)
 		}
 	}
 }
