@@ -96,8 +96,10 @@ func (g *Gate) Accept(ln net.Listener, refuse func(net.Conn)) (net.Conn, error) 
 		switch {
 		case tcp && !g.allows(peer):
 			g.mu.Unlock()
-			nc.Close()
+			// Counted before the close: a client that sees its connection
+			// closed finds the refusal counted.
 			g.m.ConnectionsRefused.WithLabelValues(RefusedNotAllowed).Inc()
+			nc.Close()
 			g.quiet.do(RefusedNotAllowed, func(n int) {
 				g.log.Warn("connection refused: the client is not in listen_allow", zap.String("client", peer.String()),
 					zap.String("listen", ln.Addr().String()), zap.Int("not_logged_since", n))
@@ -105,12 +107,12 @@ func (g *Gate) Accept(ln net.Listener, refuse func(net.Conn)) (net.Conn, error) 
 		case g.max > 0 && g.open >= g.max:
 			open := g.open
 			g.mu.Unlock()
+			g.m.ConnectionsRefused.WithLabelValues(RefusedMaxConnections).Inc()
 			if refuse == nil {
 				nc.Close()
 			} else {
 				refuse(nc)
 			}
-			g.m.ConnectionsRefused.WithLabelValues(RefusedMaxConnections).Inc()
 			g.quiet.do(RefusedMaxConnections, func(n int) {
 				g.log.Warn("connection refused: max_connections are open", zap.Int("open", open),
 					zap.String("listen", ln.Addr().String()), zap.Int("not_logged_since", n))
