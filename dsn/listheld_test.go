@@ -1,6 +1,7 @@
 package dsn
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -86,5 +87,29 @@ func TestListRobotAddressTellsRobotsFromLists(t *testing.T) {
 		if got := listRobotAddress(a); got != robot {
 			t.Errorf("listRobotAddress(%s) = %v, want %v", a, got, robot)
 		}
+	}
+}
+
+// A Mailman 3 rejection announces its reasons with a colon and gives them
+// in the next paragraph: the diagnostic holds both, and the failed
+// recipient is the list, not the notice's -owner sender.
+func TestMailman3RejectionReadsTheReasonsAfterTheColon(t *testing.T) {
+	b, err := os.ReadFile("../internal/testdata/bounces/eml/list-rejected-03.eml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Parse(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Kind != KindBounce || r.Format != FormatListRejected || len(r.Recipients) != 1 {
+		t.Fatalf("kind %s, format %s, %d recipients; want one list-rejected bounce", r.Kind, r.Format, len(r.Recipients))
+	}
+	rc := r.Recipients[0]
+	if rc.Address != "dev@lists.forge.example" {
+		t.Errorf("recipient %q, want the list dev@lists.forge.example", rc.Address)
+	}
+	if !strings.Contains(rc.Diagnostic, "not from a list member") {
+		t.Errorf("diagnostic %q lacks the reason given after the colon", rc.Diagnostic)
 	}
 }

@@ -385,6 +385,10 @@ var listRejectPhrases = newPhraseList([]string{
 	"you are not allowed to post to this mailing list", "not allowed to post to this list",
 	"your message has been automatically rejected", "post by non-member to a members-only list",
 	"rejected by the list moderator", "you are not allowed to send to list",
+	// Mailman 3's list:user:notice:rejected template: "Your message to LIST
+	// with the subject ... was rejected for the following reasons:", the
+	// reasons in the next paragraph.
+	"was rejected for the following reason",
 	"you are not allowed to send to this list", "permission to post messages to the group",
 })
 
@@ -418,7 +422,7 @@ func (p *parser) readListRejection() bool {
 	r.Format = FormatListRejected
 	r.Recipients = append(r.Recipients, Recipient{
 		Address:    p.rejectingList(words),
-		Diagnostic: paragraphAt(string(p.text[:len(words)]), at, maxListDiagnostic),
+		Diagnostic: paragraphAndReasons(string(p.text[:len(words)]), at, maxListDiagnostic),
 		Action:     smtpcode.ActionFailed,
 	})
 	if r.Original.Sender == "" {
@@ -470,6 +474,24 @@ func (p *parser) rejectingList(words []byte) string {
 
 // paragraphAt returns the paragraph of text that holds the byte at,
 // from the start of its line to the next blank line, at most max bytes.
+// paragraphAndReasons returns the paragraph of text around at, as
+// paragraphAt, and when it ends with a colon ("was rejected for the
+// following reasons:") the paragraph after it too, which holds what the
+// colon announces; at most max bytes.
+func paragraphAndReasons(text string, at, max int) string {
+	p := paragraphAt(text, at, max)
+	if !strings.HasSuffix(strings.TrimSpace(p), ":") {
+		return p
+	}
+	end := strings.LastIndexByte(text[:at], '\n') + 1 + len(p) // paragraphAt's start, then its length
+	rest := strings.TrimLeft(text[end:], " \t\r\n")
+	if rest == "" || len(p)+1 >= max {
+		return p
+	}
+	next := paragraphAt(rest, 0, max-len(p)-1)
+	return strings.TrimSpace(p) + " " + strings.Join(strings.Fields(next), " ")
+}
+
 func paragraphAt(text string, at, max int) string {
 	start := strings.LastIndexByte(text[:at], '\n') + 1
 	end := len(text)
