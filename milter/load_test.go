@@ -47,6 +47,33 @@ func heapAfterGC() uint64 {
 	return ms.HeapAlloc
 }
 
+// sampleHeapPeak reads the heap every interval until the returned stop is
+// called, which returns the highest HeapAlloc it saw.
+func sampleHeapPeak(every time.Duration) (stop func() uint64) {
+	var peak atomic.Uint64
+	done, sampled := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(sampled)
+		var ms runtime.MemStats
+		for {
+			runtime.ReadMemStats(&ms)
+			if ms.HeapAlloc > peak.Load() {
+				peak.Store(ms.HeapAlloc)
+			}
+			select {
+			case <-done:
+				return
+			case <-time.After(every):
+			}
+		}
+	}()
+	return func() uint64 {
+		close(done)
+		<-sampled
+		return peak.Load()
+	}
+}
+
 // mixedLoad sends msgs messages over conns concurrent milter connections:
 // a third outbound (authenticated), a third bounces (for recorded and for
 // never-sent messages), a third ordinary inbound mail (some with forged
@@ -257,29 +284,11 @@ func TestHugeMessageBoundedMemory(t *testing.T) {
 	head := string(body) + "--BOUNDARY.1\r\nContent-Type: message/rfc822\r\n\r\nFrom: alice@example.org\r\nSubject: big\r\n\r\n"
 
 	base := heapAfterGC()
-	var peak atomic.Uint64
-	stop := make(chan struct{})
-	sampled := make(chan struct{})
-	go func() {
-		defer close(sampled)
-		var ms runtime.MemStats
-		for {
-			runtime.ReadMemStats(&ms)
-			if ms.HeapAlloc > peak.Load() {
-				peak.Store(ms.HeapAlloc)
-			}
-			select {
-			case <-stop:
-				return
-			case <-time.After(5 * time.Millisecond):
-			}
-		}
-	}()
+	stopSampling := sampleHeapPeak(5 * time.Millisecond)
 	start := time.Now()
 	hb := newHugeBody([]byte(head), size)
 	r, err := mx.sendStream(envelope{from: "", rcpts: []string{"alice@example.org"}, raw: raw, queueID: "4HUGE1"}, io.Reader(hb))
-	close(stop)
-	<-sampled
+	peak := stopSampling()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,9 +305,9 @@ func TestHugeMessageBoundedMemory(t *testing.T) {
 	if slices.ContainsFunc(r.mods, func(m gomilter.ModifyAction) bool { return m.Code == gomilter.ActReplBody }) {
 		t.Fatal("the body of a truncated message was replaced")
 	}
-	growth := int64(peak.Load()) - int64(base)
+	growth := int64(peak) - int64(base)
 	t.Logf("50 MiB message in %v; heap %d KiB before, peak %d KiB (growth %d KiB, cap %d KiB); parse buffer cap %d KiB",
-		time.Since(start).Round(time.Millisecond), base>>10, peak.Load()>>10, growth>>10, heapCap>>10, (Config{}).withDefaults().ParseCap>>10)
+		time.Since(start).Round(time.Millisecond), base>>10, peak>>10, growth>>10, heapCap>>10, (Config{}).withDefaults().ParseCap>>10)
 	if growth > heapCap {
 		t.Fatalf("heap grew by %d KiB while a 50 MiB message passed; cap %d KiB", growth>>10, heapCap>>10)
 	}

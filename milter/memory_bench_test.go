@@ -11,7 +11,6 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -124,23 +123,7 @@ func bouncesInFlight(b *testing.B, srv *Server, addr string, msg wireMessage) (h
 		}
 	}
 	base := heapAfterGC()
-	var top atomic.Uint64
-	stop, sampled := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(sampled)
-		var ms runtime.MemStats
-		for {
-			runtime.ReadMemStats(&ms)
-			if ms.HeapAlloc > top.Load() {
-				top.Store(ms.HeapAlloc)
-			}
-			select {
-			case <-stop:
-				return
-			case <-time.After(time.Millisecond):
-			}
-		}
-	}()
+	stopSampling := sampleHeapPeak(time.Millisecond)
 	sendAll := func(p wirePackets) {
 		var wg sync.WaitGroup
 		for _, c := range conns {
@@ -155,13 +138,12 @@ func bouncesInFlight(b *testing.B, srv *Server, addr string, msg wireMessage) (h
 	sendAll(msg.body)
 	live := heapAfterGC()
 	sendAll(msg.end)
-	close(stop)
-	<-sampled
+	top := stopSampling()
 	if b.Failed() {
 		b.FailNow()
 	}
 	n := float64(inFlight)
-	return (float64(live) - float64(base)) / n, (float64(top.Load()) - float64(base)) / n
+	return (float64(live) - float64(base)) / n, (float64(top) - float64(base)) / n
 }
 
 // sizedBounce is a Postfix report of an undeliverable message whose
