@@ -14,7 +14,9 @@
 //     all fall in F are left out (rules.LoadWithout) and F is read again; the
 //     agreement of reason and status with truth.jsonl, per family and over
 //     all records, estimates how the rules read bounces they were not
-//     written for. The whole-corpus score with every rule is printed beside.
+//     written for. The whole-corpus score with every rule is printed beside;
+//   - leave-file-out scores: each file read without the rules whose
+//     decisions all fall in that one file.
 //
 // Usage, from the project root:
 //
@@ -331,13 +333,79 @@ func run(w io.Writer, shared, rulesSrc string, all, perFamily, phrases bool, kee
 				strings.Join(own, " "))
 		}
 	}
+	oneOut, err := leaveFileOut(c, readings, keep)
+	if err != nil {
+		return err
+	}
 	fmt.Fprintf(w, "all rules:     recipient %.1f status %.1f reason %.1f hard %.1f over %d records (reason, mean of %d families: %.1f)\n",
 		pct(totalFull.recipient, totalFull.n), pct(totalFull.status, totalFull.n), pct(totalFull.reason, totalFull.n),
 		pct(totalFull.hard, totalFull.n), totalFull.n, len(fams), macroFull/float64(len(fams)))
 	fmt.Fprintf(w, "families out:  recipient %.1f status %.1f reason %.1f hard %.1f over %d records (reason, mean of %d families: %.1f)\n",
 		pct(totalOut.recipient, totalOut.n), pct(totalOut.status, totalOut.n), pct(totalOut.reason, totalOut.n),
 		pct(totalOut.hard, totalOut.n), totalOut.n, len(fams), macroOut/float64(len(fams)))
+	if perFamily {
+		fmt.Fprintln(w, "# Leave-file-out: files whose reason is lost without the rules that decide only them")
+		for _, l := range oneOut.lost {
+			fmt.Fprintln(w, l)
+		}
+	}
+	fmt.Fprintf(w, "files out:     recipient %.1f status %.1f reason %.1f hard %.1f over %d records (%d files read without the rules that decide only them)\n",
+		pct(oneOut.s.recipient, oneOut.s.n), pct(oneOut.s.status, oneOut.s.n), pct(oneOut.s.reason, oneOut.s.n),
+		pct(oneOut.s.hard, oneOut.s.n), oneOut.s.n, oneOut.files)
 	return nil
+}
+
+// fileOutScore is the leave-one-file-out score over the whole corpus.
+type fileOutScore struct {
+	s     score
+	files int      // files that had rules of their own
+	lost  []string // files whose reason is lost without their rules, and those rules
+}
+
+// leaveFileOut scores every corpus file read without the rules whose
+// decisions all fall in that file (rules kept by keep excepted): a rule
+// written from one sample helps no other bounce, so this estimates the
+// reading of unseen bounces of the same families, between the whole-corpus
+// score (every rule, including those) and leave-family-out (no rule of the
+// family's own).
+func leaveFileOut(c *corpus, readings map[string][]record, keep *regexp.Regexp) (fileOutScore, error) {
+	onlyIn := map[string]string{} // rule id -> the one file it decides in, "" when several
+	for _, name := range c.files {
+		for _, r := range readings[name] {
+			if r.rule == "" {
+				continue
+			}
+			if f, seen := onlyIn[r.rule]; !seen {
+				onlyIn[r.rule] = name
+			} else if f != name {
+				onlyIn[r.rule] = ""
+			}
+		}
+	}
+	own := map[string][]string{}
+	for id, f := range onlyIn {
+		if f != "" && (keep == nil || !keep.MatchString(id)) {
+			own[f] = append(own[f], id)
+		}
+	}
+	var out fileOutScore
+	for _, name := range c.files {
+		got := readings[name]
+		if ids := own[name]; len(ids) > 0 {
+			sort.Strings(ids)
+			e, err := rules.LoadWithout(ids)
+			if err != nil {
+				return out, err
+			}
+			got = c.read(e, []string{name})[name]
+			out.files++
+			if a, b := c.scoreFile(name, readings[name]), c.scoreFile(name, got); b.reason < a.reason {
+				out.lost = append(out.lost, fmt.Sprintf("%s without %s", name, strings.Join(ids, " ")))
+			}
+		}
+		out.s.add(c.scoreFile(name, got))
+	}
+	return out, nil
 }
 
 // rulesFile is the part of a rules file that reportUnless reads.
