@@ -9,7 +9,7 @@ import (
 )
 
 // builtinDigest is BuiltinDigest: of the rules.yaml this file was generated from.
-const builtinDigest = "1aaa663c04bc"
+const builtinDigest = "91618e268557"
 
 // builtinTrue and builtinFalse are the values of the rules' *bool fields.
 var builtinTrue, builtinFalse = true, false
@@ -20,7 +20,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "success",
 			file:   "rules.yaml (built-in)",
-			line:   978,
+			line:   999,
 			action: []smtpcode.Action{"delivered", "relayed", "expanded"},
 			then: thenDef{
 				Reason: "delivered",
@@ -30,7 +30,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "success-code",
 			file: "rules.yaml (built-in)",
-			line: 983,
+			line: 1004,
 			status: []statusPattern{
 				{class: 2, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -56,7 +56,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 998,
+			line: 1019,
 			text: phraseMask{
 				{index: 2, bits: 14680064},
 			},
@@ -70,7 +70,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1005,
+			line: 1026,
 			text: phraseMask{
 				{index: 2, bits: 16777216},
 			},
@@ -84,7 +84,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1012,
+			line: 1033,
 			text: phraseMask{
 				{index: 2, bits: 100663296},
 			},
@@ -98,7 +98,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1019,
+			line: 1040,
 			text: phraseMask{
 				{index: 2, bits: 134217728},
 			},
@@ -112,7 +112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1026,
+			line: 1047,
 			text: phraseMask{
 				{index: 2, bits: 4026531840},
 			},
@@ -126,7 +126,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1033,
+			line: 1054,
 			text: phraseMask{
 				{index: 2, bits: 12884901888},
 			},
@@ -140,7 +140,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1040,
+			line: 1061,
 			text: phraseMask{
 				{index: 2, bits: 17179869184},
 			},
@@ -154,7 +154,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 1047,
+			line: 1068,
 			text: phraseMask{
 				{index: 2, bits: 34359738368},
 			},
@@ -168,7 +168,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1054,
+			line: 1075,
 			text: phraseMask{
 				{index: 2, bits: 68719476736},
 			},
@@ -182,7 +182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1061,
+			line: 1082,
 			text: phraseMask{
 				{index: 2, bits: 412316860416},
 			},
@@ -196,7 +196,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1068,
+			line: 1089,
 			text: phraseMask{
 				{index: 2, bits: 549755813888},
 			},
@@ -210,7 +210,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1075,
+			line: 1096,
 			text: phraseMask{
 				{index: 2, bits: 3298534883328},
 			},
@@ -224,7 +224,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1082,
+			line: 1103,
 			text: phraseMask{
 				{index: 2, bits: 4398046511104},
 			},
@@ -238,7 +238,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1089,
+			line: 1110,
 			text: phraseMask{
 				{index: 2, bits: 8796093022208},
 			},
@@ -252,7 +252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1096,
+			line: 1117,
 			text: phraseMask{
 				{index: 2, bits: 17592186044416},
 			},
@@ -266,7 +266,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1103,
+			line: 1124,
 			text: phraseMask{
 				{index: 2, bits: 246290604621824},
 			},
@@ -280,7 +280,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-other-message",
 			file: "rules.yaml (built-in)",
-			line: 1111,
+			line: 1132,
 			text: phraseMask{
 				{index: 2, bits: 35747322042253312},
 			},
@@ -291,7 +291,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-block-list",
 			file: "rules.yaml (built-in)",
-			line: 1132,
+			line: 1153,
 			text: phraseMask{
 				{index: 2, bits: 108086391056891904},
 			},
@@ -360,7 +360,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "greylisting-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1149,
+			line: 1170,
 			text: phraseMask{
 				{index: 2, bits: 9079256848778919936},
 			},
@@ -412,7 +412,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "proofpoint-reputation",
 			file: "rules.yaml (built-in)",
-			line: 1167,
+			line: 1188,
 			text: phraseMask{
 				{index: 2, bits: 9223372036854775808},
 				{index: 3, bits: 3},
@@ -487,7 +487,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-verify-callout",
 			file: "rules.yaml (built-in)",
-			line: 1182,
+			line: 1203,
 			text: phraseMask{
 				{index: 3, bits: 252},
 			},
@@ -537,7 +537,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1202,
+			line: 1223,
 			text: phraseMask{
 				{index: 3, bits: 768},
 			},
@@ -589,7 +589,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate",
 			file: "rules.yaml (built-in)",
-			line: 1219,
+			line: 1240,
 			text: phraseMask{
 				{index: 3, bits: 768},
 			},
@@ -639,7 +639,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-likely-unsolicited",
 			file: "rules.yaml (built-in)",
-			line: 1229,
+			line: 1250,
 			text: phraseMask{
 				{index: 3, bits: 1024},
 			},
@@ -709,7 +709,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-user-block",
 			file: "rules.yaml (built-in)",
-			line: 1246,
+			line: 1267,
 			text: phraseMask{
 				{index: 3, bits: 30720},
 			},
@@ -759,7 +759,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policy-block",
 			file: "rules.yaml (built-in)",
-			line: 1261,
+			line: 1282,
 			text: phraseMask{
 				{index: 3, bits: 1015808},
 			},
@@ -809,7 +809,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-anti-spoofing",
 			file: "rules.yaml (built-in)",
-			line: 1277,
+			line: 1298,
 			text: phraseMask{
 				{index: 3, bits: 7340032},
 			},
@@ -859,7 +859,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1291,
+			line: 1312,
 			text: phraseMask{
 				{index: 3, bits: 58720256},
 			},
@@ -872,7 +872,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1301,
+			line: 1322,
 			text: phraseMask{
 				{index: 3, bits: 58720256},
 			},
@@ -885,7 +885,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1307,
+			line: 1328,
 			text: phraseMask{
 				{index: 3, bits: 58720256},
 			},
@@ -898,7 +898,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1313,
+			line: 1334,
 			text: phraseMask{
 				{index: 3, bits: 58720256},
 			},
@@ -911,7 +911,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1319,
+			line: 1340,
 			text: phraseMask{
 				{index: 3, bits: 58720256},
 			},
@@ -924,7 +924,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1325,
+			line: 1346,
 			text: phraseMask{
 				{index: 3, bits: 58720256},
 			},
@@ -937,7 +937,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1331,
+			line: 1352,
 			text: phraseMask{
 				{index: 3, bits: 58720256},
 			},
@@ -950,7 +950,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1337,
+			line: 1358,
 			text: phraseMask{
 				{index: 3, bits: 58720256},
 			},
@@ -963,7 +963,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1343,
+			line: 1364,
 			text: phraseMask{
 				{index: 3, bits: 58720256},
 			},
@@ -976,7 +976,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1349,
+			line: 1370,
 			text: phraseMask{
 				{index: 3, bits: 58720256},
 			},
@@ -989,7 +989,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1355,
+			line: 1376,
 			text: phraseMask{
 				{index: 3, bits: 58720256},
 			},
@@ -1002,7 +1002,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1361,
+			line: 1382,
 			text: phraseMask{
 				{index: 3, bits: 58720256},
 			},
@@ -1071,7 +1071,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1376,
+			line: 1397,
 			text: phraseMask{
 				{index: 3, bits: 1006632960},
 			},
@@ -1084,7 +1084,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1384,
+			line: 1405,
 			text: phraseMask{
 				{index: 3, bits: 1073741824},
 			},
@@ -1097,7 +1097,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1390,
+			line: 1411,
 			text: phraseMask{
 				{index: 3, bits: 2147483648},
 			},
@@ -1110,7 +1110,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1396,
+			line: 1417,
 			text: phraseMask{
 				{index: 3, bits: 4294967296},
 			},
@@ -1123,7 +1123,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1402,
+			line: 1423,
 			text: phraseMask{
 				{index: 3, bits: 25769803776},
 			},
@@ -1136,7 +1136,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1408,
+			line: 1429,
 			text: phraseMask{
 				{index: 3, bits: 103079215104},
 			},
@@ -1149,7 +1149,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1414,
+			line: 1435,
 			text: phraseMask{
 				{index: 3, bits: 137438953472},
 			},
@@ -1162,7 +1162,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1420,
+			line: 1441,
 			text: phraseMask{
 				{index: 3, bits: 274877906944},
 			},
@@ -1172,7 +1172,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1429,
+			line: 1450,
 			text: phraseMask{
 				{index: 3, bits: 69818988363776},
 			},
@@ -1182,7 +1182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1434,
+			line: 1455,
 			text: phraseMask{
 				{index: 3, bits: 70368744177664},
 			},
@@ -1192,7 +1192,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1439,
+			line: 1460,
 			text: phraseMask{
 				{index: 3, bits: 422212465065984},
 			},
@@ -1202,7 +1202,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1444,
+			line: 1465,
 			text: phraseMask{
 				{index: 3, bits: 1688849860263936},
 			},
@@ -1212,7 +1212,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1449,
+			line: 1470,
 			text: phraseMask{
 				{index: 3, bits: 2251799813685248},
 			},
@@ -1222,7 +1222,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1454,
+			line: 1475,
 			text: phraseMask{
 				{index: 3, bits: 31525197391593472},
 			},
@@ -1232,7 +1232,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1459,
+			line: 1480,
 			text: phraseMask{
 				{index: 3, bits: 108086391056891904},
 			},
@@ -1242,7 +1242,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1464,
+			line: 1485,
 			text: phraseMask{
 				{index: 3, bits: 144115188075855872},
 			},
@@ -1252,7 +1252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1469,
+			line: 1490,
 			text: phraseMask{
 				{index: 3, bits: 288230376151711744},
 			},
@@ -1262,7 +1262,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1474,
+			line: 1495,
 			text: phraseMask{
 				{index: 3, bits: 576460752303423488},
 			},
@@ -1272,7 +1272,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1479,
+			line: 1500,
 			text: phraseMask{
 				{index: 3, bits: 17293822569102704640},
 				{index: 4, bits: 1},
@@ -1283,7 +1283,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1484,
+			line: 1505,
 			text: phraseMask{
 				{index: 4, bits: 30},
 			},
@@ -1293,7 +1293,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1489,
+			line: 1510,
 			text: phraseMask{
 				{index: 4, bits: 32},
 			},
@@ -1303,7 +1303,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1494,
+			line: 1515,
 			text: phraseMask{
 				{index: 4, bits: 64},
 			},
@@ -1316,7 +1316,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1503,
+			line: 1524,
 			text: phraseMask{
 				{index: 4, bits: 64},
 			},
@@ -1329,7 +1329,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1509,
+			line: 1530,
 			text: phraseMask{
 				{index: 4, bits: 64},
 			},
@@ -1342,7 +1342,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1515,
+			line: 1536,
 			text: phraseMask{
 				{index: 4, bits: 64},
 			},
@@ -1355,7 +1355,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1521,
+			line: 1542,
 			text: phraseMask{
 				{index: 4, bits: 64},
 			},
@@ -1368,7 +1368,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1527,
+			line: 1548,
 			text: phraseMask{
 				{index: 4, bits: 64},
 			},
@@ -1381,7 +1381,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1533,
+			line: 1554,
 			text: phraseMask{
 				{index: 4, bits: 64},
 			},
@@ -1394,7 +1394,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1539,
+			line: 1560,
 			text: phraseMask{
 				{index: 4, bits: 64},
 			},
@@ -1407,7 +1407,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1545,
+			line: 1566,
 			text: phraseMask{
 				{index: 4, bits: 64},
 			},
@@ -1420,7 +1420,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1551,
+			line: 1572,
 			text: phraseMask{
 				{index: 4, bits: 128},
 			},
@@ -1433,7 +1433,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1558,
+			line: 1579,
 			text: phraseMask{
 				{index: 4, bits: 768},
 			},
@@ -1446,7 +1446,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1564,
+			line: 1585,
 			text: phraseMask{
 				{index: 4, bits: 1024},
 			},
@@ -1459,7 +1459,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1570,
+			line: 1591,
 			text: phraseMask{
 				{index: 4, bits: 2048},
 			},
@@ -1472,7 +1472,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1576,
+			line: 1597,
 			text: phraseMask{
 				{index: 4, bits: 4096},
 			},
@@ -1485,7 +1485,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1582,
+			line: 1603,
 			text: phraseMask{
 				{index: 4, bits: 8192},
 			},
@@ -1498,7 +1498,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1588,
+			line: 1609,
 			text: phraseMask{
 				{index: 4, bits: 16384},
 			},
@@ -1511,7 +1511,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1594,
+			line: 1615,
 			text: phraseMask{
 				{index: 4, bits: 98304},
 			},
@@ -1524,7 +1524,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1600,
+			line: 1621,
 			text: phraseMask{
 				{index: 4, bits: 1966080},
 			},
@@ -1537,7 +1537,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1606,
+			line: 1627,
 			text: phraseMask{
 				{index: 4, bits: 266338304},
 			},
@@ -1550,7 +1550,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1612,
+			line: 1633,
 			text: phraseMask{
 				{index: 4, bits: 268435456},
 			},
@@ -1563,7 +1563,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1618,
+			line: 1639,
 			text: phraseMask{
 				{index: 4, bits: 536870912},
 			},
@@ -1576,7 +1576,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1625,
+			line: 1646,
 			text: phraseMask{
 				{index: 4, bits: 536870912},
 			},
@@ -1589,7 +1589,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1631,
+			line: 1652,
 			text: phraseMask{
 				{index: 4, bits: 536870912},
 			},
@@ -1602,7 +1602,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1637,
+			line: 1658,
 			text: phraseMask{
 				{index: 4, bits: 536870912},
 			},
@@ -1615,7 +1615,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1643,
+			line: 1664,
 			text: phraseMask{
 				{index: 4, bits: 536870912},
 			},
@@ -1628,7 +1628,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1649,
+			line: 1670,
 			text: phraseMask{
 				{index: 4, bits: 536870912},
 			},
@@ -1641,7 +1641,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1655,
+			line: 1676,
 			text: phraseMask{
 				{index: 4, bits: 536870912},
 			},
@@ -1654,7 +1654,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1661,
+			line: 1682,
 			text: phraseMask{
 				{index: 4, bits: 536870912},
 			},
@@ -1667,7 +1667,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1667,
+			line: 1688,
 			text: phraseMask{
 				{index: 4, bits: 1073741824},
 			},
@@ -1677,7 +1677,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1674,
+			line: 1695,
 			text: phraseMask{
 				{index: 4, bits: 2147483648},
 			},
@@ -1726,7 +1726,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1683,
+			line: 1704,
 			text: phraseMask{
 				{index: 4, bits: 12884901888},
 			},
@@ -1736,7 +1736,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1688,
+			line: 1709,
 			text: phraseMask{
 				{index: 4, bits: 17179869184},
 			},
@@ -1746,7 +1746,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1693,
+			line: 1714,
 			text: phraseMask{
 				{index: 4, bits: 103079215104},
 			},
@@ -1756,7 +1756,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1698,
+			line: 1719,
 			text: phraseMask{
 				{index: 4, bits: 137438953472},
 			},
@@ -1766,7 +1766,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1703,
+			line: 1724,
 			text: phraseMask{
 				{index: 4, bits: 274877906944},
 			},
@@ -1776,7 +1776,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1715,
+			line: 1736,
 			text: phraseMask{
 				{index: 4, bits: 549755813888},
 			},
@@ -1786,7 +1786,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1720,
+			line: 1741,
 			text: phraseMask{
 				{index: 4, bits: 7696581394432},
 			},
@@ -1796,7 +1796,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1725,
+			line: 1746,
 			text: phraseMask{
 				{index: 4, bits: 8796093022208},
 			},
@@ -1806,7 +1806,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 1730,
+			line: 1751,
 			text: phraseMask{
 				{index: 4, bits: 17592186044416},
 			},
@@ -1901,7 +1901,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-expired",
 			file: "rules.yaml (built-in)",
-			line: 1747,
+			line: 1768,
 			text: phraseMask{
 				{index: 4, bits: 35184372088832},
 			},
@@ -1911,7 +1911,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1752,
+			line: 1773,
 			text: phraseMask{
 				{index: 4, bits: 492581209243648},
 			},
@@ -1921,7 +1921,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-relay",
 			file: "rules.yaml (built-in)",
-			line: 1760,
+			line: 1781,
 			text: phraseMask{
 				{index: 4, bits: 562949953421312},
 			},
@@ -1931,7 +1931,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1765,
+			line: 1786,
 			text: phraseMask{
 				{index: 4, bits: 1125899906842624},
 			},
@@ -1941,7 +1941,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1772,
+			line: 1793,
 			text: phraseMask{
 				{index: 4, bits: 2251799813685248},
 			},
@@ -1952,7 +1952,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ses-suppressed",
 			file: "rules.yaml (built-in)",
-			line: 1778,
+			line: 1799,
 			text: phraseMask{
 				{index: 4, bits: 135107988821114880},
 			},
@@ -1962,7 +1962,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-ip-policy-codes",
 			file: "rules.yaml (built-in)",
-			line: 1786,
+			line: 1807,
 			text: phraseMask{
 				{index: 4, bits: 1008806316530991104},
 			},
@@ -2031,7 +2031,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-ip-codes",
 			file: "rules.yaml (built-in)",
-			line: 1806,
+			line: 1827,
 			text: phraseMask{
 				{index: 4, bits: 17293822569102704640},
 				{index: 5, bits: 15},
@@ -2042,7 +2042,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-no-reverse-dns",
 			file: "rules.yaml (built-in)",
-			line: 1813,
+			line: 1834,
 			text: phraseMask{
 				{index: 5, bits: 48},
 			},
@@ -2052,7 +2052,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1824,
+			line: 1845,
 			text: phraseMask{
 				{index: 5, bits: 64},
 			},
@@ -2063,7 +2063,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1831,
+			line: 1852,
 			text: phraseMask{
 				{index: 5, bits: 128},
 			},
@@ -2074,7 +2074,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1837,
+			line: 1858,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, detailLo: 911, detHi: 911},
@@ -2085,7 +2085,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1846,
+			line: 1867,
 			status: []statusPattern{
 				{class: 5, subject: 2},
 			},
@@ -2095,7 +2095,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1852,
+			line: 1873,
 			text: phraseMask{
 				{index: 5, bits: 256},
 			},
@@ -2106,7 +2106,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1858,
+			line: 1879,
 			text: phraseMask{
 				{index: 5, bits: 512},
 			},
@@ -2117,7 +2117,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 1864,
+			line: 1885,
 			text: phraseMask{
 				{index: 5, bits: 3072},
 			},
@@ -2128,7 +2128,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 1870,
+			line: 1891,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2139,7 +2139,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-data",
 			file: "rules.yaml (built-in)",
-			line: 1877,
+			line: 1898,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2191,7 +2191,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1890,
+			line: 1911,
 			text: phraseMask{
 				{index: 5, bits: 4096},
 			},
@@ -2202,7 +2202,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1897,
+			line: 1918,
 			text: phraseMask{
 				{index: 5, bits: 8192},
 			},
@@ -2213,7 +2213,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1903,
+			line: 1924,
 			text: phraseMask{
 				{index: 5, bits: 49152},
 			},
@@ -2224,7 +2224,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1910,
+			line: 1931,
 			text: phraseMask{
 				{index: 5, bits: 983040},
 			},
@@ -2235,7 +2235,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-hasmoved",
 			file: "rules.yaml (built-in)",
-			line: 1917,
+			line: 1938,
 			text: phraseMask{
 				{index: 5, bits: 1048576},
 			},
@@ -2246,7 +2246,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1923,
+			line: 1944,
 			text: phraseMask{
 				{index: 2, bits: 2199023255552},
 			},
@@ -2257,7 +2257,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1929,
+			line: 1950,
 			text: phraseMask{
 				{index: 5, bits: 2097152},
 			},
@@ -2268,7 +2268,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1935,
+			line: 1956,
 			text: phraseMask{
 				{index: 5, bits: 4194304},
 			},
@@ -2279,7 +2279,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1941,
+			line: 1962,
 			text: phraseMask{
 				{index: 5, bits: 8388608},
 			},
@@ -2290,7 +2290,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1947,
+			line: 1968,
 			text: phraseMask{
 				{index: 5, bits: 16777216},
 			},
@@ -2301,7 +2301,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1953,
+			line: 1974,
 			text: phraseMask{
 				{index: 5, bits: 33554432},
 			},
@@ -2312,7 +2312,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1959,
+			line: 1980,
 			text: phraseMask{
 				{index: 5, bits: 469762048},
 			},
@@ -2323,7 +2323,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1965,
+			line: 1986,
 			text: phraseMask{
 				{index: 5, bits: 1610612736},
 			},
@@ -2334,7 +2334,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1971,
+			line: 1992,
 			text: phraseMask{
 				{index: 5, bits: 6442450944},
 			},
@@ -2345,7 +2345,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1977,
+			line: 1998,
 			text: phraseMask{
 				{index: 5, bits: 25769803776},
 			},
@@ -2356,7 +2356,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1983,
+			line: 2004,
 			text: phraseMask{
 				{index: 5, bits: 34359738368},
 			},
@@ -2367,7 +2367,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1989,
+			line: 2010,
 			text: phraseMask{
 				{index: 5, bits: 68719476736},
 			},
@@ -2378,7 +2378,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1995,
+			line: 2016,
 			text: phraseMask{
 				{index: 5, bits: 962072674304},
 			},
@@ -2389,7 +2389,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2002,
+			line: 2023,
 			text: phraseMask{
 				{index: 5, bits: 1099511627776},
 			},
@@ -2400,7 +2400,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-text-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2008,
+			line: 2029,
 			text: phraseMask{
 				{index: 5, bits: 2199023255552},
 			},
@@ -2411,7 +2411,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2014,
+			line: 2035,
 			text: phraseMask{
 				{index: 5, bits: 13194139533312},
 			},
@@ -2422,7 +2422,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-expired",
 			file: "rules.yaml (built-in)",
-			line: 2020,
+			line: 2041,
 			text: phraseMask{
 				{index: 5, bits: 52776558133248},
 			},
@@ -2433,7 +2433,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2026,
+			line: 2047,
 			text: phraseMask{
 				{index: 5, bits: 70368744177664},
 			},
@@ -2444,7 +2444,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2032,
+			line: 2053,
 			text: phraseMask{
 				{index: 5, bits: 140737488355328},
 			},
@@ -2455,7 +2455,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2038,
+			line: 2059,
 			text: phraseMask{
 				{index: 5, bits: 281474976710656},
 			},
@@ -2466,7 +2466,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2044,
+			line: 2065,
 			text: phraseMask{
 				{index: 5, bits: 562949953421312},
 			},
@@ -2477,7 +2477,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2050,
+			line: 2071,
 			text: phraseMask{
 				{index: 5, bits: 3377699720527872},
 			},
@@ -2488,7 +2488,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit-5.2.3",
 			file: "rules.yaml (built-in)",
-			line: 2056,
+			line: 2077,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -2502,7 +2502,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig-5.3.4",
 			file: "rules.yaml (built-in)",
-			line: 2068,
+			line: 2089,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -2516,7 +2516,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc-5.1.7",
 			file: "rules.yaml (built-in)",
-			line: 2075,
+			line: 2096,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -2530,7 +2530,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown-5.1.3",
 			file: "rules.yaml (built-in)",
-			line: 2082,
+			line: 2103,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -2544,7 +2544,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2089,
+			line: 2110,
 			text: phraseMask{
 				{index: 5, bits: 18428729675200069632},
 				{index: 6, bits: 1},
@@ -2556,7 +2556,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2100,
+			line: 2121,
 			text: phraseMask{
 				{index: 6, bits: 30},
 			},
@@ -2567,7 +2567,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 2114,
+			line: 2135,
 			text: phraseMask{
 				{index: 6, bits: 96},
 			},
@@ -2630,7 +2630,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate",
 			file: "rules.yaml (built-in)",
-			line: 2125,
+			line: 2146,
 			text: phraseMask{
 				{index: 6, bits: 96},
 			},
@@ -2690,7 +2690,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2135,
+			line: 2156,
 			text: phraseMask{
 				{index: 6, bits: 1920},
 			},
@@ -2701,7 +2701,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2144,
+			line: 2165,
 			text: phraseMask{
 				{index: 6, bits: 63488},
 			},
@@ -2712,7 +2712,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-expired",
 			file: "rules.yaml (built-in)",
-			line: 2152,
+			line: 2173,
 			text: phraseMask{
 				{index: 6, bits: 196608},
 			},
@@ -2723,7 +2723,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2158,
+			line: 2179,
 			text: phraseMask{
 				{index: 6, bits: 3932160},
 			},
@@ -2734,7 +2734,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2165,
+			line: 2186,
 			text: phraseMask{
 				{index: 6, bits: 62914560},
 			},
@@ -2745,7 +2745,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2172,
+			line: 2193,
 			text: phraseMask{
 				{index: 6, bits: 67108864},
 			},
@@ -2756,7 +2756,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2178,
+			line: 2199,
 			text: phraseMask{
 				{index: 6, bits: 134217728},
 			},
@@ -2767,7 +2767,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2184,
+			line: 2205,
 			text: phraseMask{
 				{index: 6, bits: 1879048192},
 			},
@@ -2778,7 +2778,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 2191,
+			line: 2212,
 			text: phraseMask{
 				{index: 6, bits: 272730423296},
 			},
@@ -2789,7 +2789,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2200,
+			line: 2221,
 			text: phraseMask{
 				{index: 6, bits: 4123168604160},
 			},
@@ -2800,7 +2800,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2209,
+			line: 2230,
 			text: phraseMask{
 				{index: 6, bits: 13194139533312},
 			},
@@ -2811,7 +2811,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2215,
+			line: 2236,
 			text: phraseMask{
 				{index: 6, bits: 263882790666240},
 			},
@@ -2822,7 +2822,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2223,
+			line: 2244,
 			text: phraseMask{
 				{index: 6, bits: 71776119061217280},
 			},
@@ -2833,7 +2833,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2232,
+			line: 2253,
 			text: phraseMask{
 				{index: 6, bits: 216172782113783808},
 			},
@@ -2844,7 +2844,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2238,
+			line: 2259,
 			text: phraseMask{
 				{index: 3, bits: 512},
 				{index: 6, bits: 18158513697557839872},
@@ -2857,7 +2857,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2247,
+			line: 2268,
 			text: phraseMask{
 				{index: 7, bits: 6},
 			},
@@ -2868,7 +2868,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2253,
+			line: 2274,
 			text: phraseMask{
 				{index: 7, bits: 1016},
 			},
@@ -2879,7 +2879,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2262,
+			line: 2283,
 			text: phraseMask{
 				{index: 7, bits: 3072},
 			},
@@ -2890,7 +2890,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2268,
+			line: 2289,
 			text: phraseMask{
 				{index: 7, bits: 12288},
 			},
@@ -2901,7 +2901,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2275,
+			line: 2296,
 			text: phraseMask{
 				{index: 7, bits: 268419072},
 			},
@@ -2912,7 +2912,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2285,
+			line: 2306,
 			text: phraseMask{
 				{index: 7, bits: 268435456},
 			},
@@ -2923,7 +2923,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2293,
+			line: 2314,
 			text: phraseMask{
 				{index: 7, bits: 536870912},
 			},
@@ -2934,7 +2934,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2299,
+			line: 2320,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -2954,7 +2954,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2307,
+			line: 2328,
 			status: []statusPattern{
 				{none: true},
 				{class: 4, subject: -1, detailLo: -1, detHi: -1},
@@ -2976,7 +2976,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2315,
+			line: 2336,
 			text: phraseMask{
 				{index: 7, bits: 4294967296},
 			},
@@ -2987,7 +2987,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2323,
+			line: 2344,
 			text: phraseMask{
 				{index: 7, bits: 25769803776},
 			},
@@ -3002,7 +3002,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.650-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2330,
+			line: 2351,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 650, detHi: 650},
 			},
@@ -3064,7 +3064,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.2-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2358,
+			line: 2379,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -3078,7 +3078,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.4-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2365,
+			line: 2386,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -3092,7 +3092,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.0-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2372,
+			line: 2393,
 			status: []statusPattern{
 				{class: 5, subject: 3},
 			},
@@ -3106,7 +3106,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.11-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2379,
+			line: 2400,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 11, detHi: 11},
 			},
@@ -3120,7 +3120,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.6-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2386,
+			line: 2407,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -3134,7 +3134,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.3-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2393,
+			line: 2414,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -3148,7 +3148,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.1-expired",
 			file: "rules.yaml (built-in)",
-			line: 2400,
+			line: 2421,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -3162,7 +3162,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.300-expired",
 			file: "rules.yaml (built-in)",
-			line: 2407,
+			line: 2428,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 300, detHi: 300},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3176,7 +3176,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.8-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2413,
+			line: 2434,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 8, detHi: 8},
 				{class: 5, subject: 4, detailLo: 8, detHi: 8},
@@ -3191,7 +3191,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.317-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2420,
+			line: 2441,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 317, detHi: 317},
 				{class: 5, subject: 4, detailLo: 317, detHi: 317},
@@ -3205,7 +3205,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.5-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2426,
+			line: 2447,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 5, detHi: 5},
 				{class: 5, subject: 7, detailLo: 5, detHi: 5},
@@ -3220,7 +3220,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.51-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2433,
+			line: 2454,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 51, detHi: 51},
 			},
@@ -3234,7 +3234,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.321-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2440,
+			line: 2461,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 321, detHi: 321},
 				{class: 5, subject: 7, detailLo: 321, detHi: 321},
@@ -3248,7 +3248,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.322-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2446,
+			line: 2467,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 322, detHi: 322},
 			},
@@ -3261,7 +3261,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.323-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2452,
+			line: 2473,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 323, detHi: 323},
 				{class: 5, subject: 7, detailLo: 323, detHi: 323},
@@ -3275,7 +3275,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.324-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2458,
+			line: 2479,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 324, detHi: 324},
 				{class: 5, subject: 7, detailLo: 324, detHi: 324},
@@ -3289,7 +3289,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.325-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2464,
+			line: 2485,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 325, detHi: 325},
 				{class: 5, subject: 7, detailLo: 325, detHi: 325},
@@ -3303,7 +3303,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.4-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2470,
+			line: 2491,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -3317,7 +3317,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.312-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2477,
+			line: 2498,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 312, detHi: 312},
 				{class: 5, subject: 4, detailLo: 312, detHi: 312},
@@ -3331,7 +3331,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.316-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2483,
+			line: 2504,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 316, detHi: 316},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3345,7 +3345,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.4-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2489,
+			line: 2510,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3359,7 +3359,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.64-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2496,
+			line: 2517,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
@@ -3373,7 +3373,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2503,
+			line: 2524,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3387,7 +3387,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.4-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2510,
+			line: 2531,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3401,7 +3401,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2517,
+			line: 2538,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3415,7 +3415,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.350-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2524,
+			line: 2545,
 			status: []statusPattern{
 				{class: 5, detailLo: 350, detHi: 350},
 			},
@@ -3428,7 +3428,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.900-999-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2530,
+			line: 2551,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 900, detHi: 999},
 			},
@@ -3441,7 +3441,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.7-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2536,
+			line: 2557,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -3455,7 +3455,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.750-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2543,
+			line: 2564,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 750, detHi: 750},
 			},
@@ -3468,7 +3468,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.3-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2549,
+			line: 2570,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -3482,7 +3482,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2556,
+			line: 2577,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3496,7 +3496,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2563,
+			line: 2584,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3510,7 +3510,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2570,
+			line: 2591,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3524,7 +3524,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.3-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2577,
+			line: 2598,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -3538,7 +3538,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.2-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2584,
+			line: 2605,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -3552,7 +3552,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2591,
+			line: 2612,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3566,7 +3566,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.5-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2598,
+			line: 2619,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -3580,7 +3580,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2605,
+			line: 2626,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -3594,7 +3594,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2612,
+			line: 2633,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -3608,7 +3608,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2619,
+			line: 2640,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -3622,7 +3622,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.14-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2626,
+			line: 2647,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 14, detHi: 14},
 			},
@@ -3636,7 +3636,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.3-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2633,
+			line: 2654,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -3650,7 +3650,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2640,
+			line: 2661,
 			status: []statusPattern{
 				{class: 4, subject: 7},
 			},
@@ -3664,7 +3664,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.24-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2647,
+			line: 2668,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 24, detHi: 24},
 			},
@@ -3678,7 +3678,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.25-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2654,
+			line: 2675,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 25, detHi: 25},
 			},
@@ -3692,7 +3692,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.28-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2661,
+			line: 2682,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 28, detHi: 28},
 			},
@@ -3706,7 +3706,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.318-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2668,
+			line: 2689,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 318, detHi: 318},
 				{class: 5, subject: 4, detailLo: 318, detHi: 318},
@@ -3720,7 +3720,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.500-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2674,
+			line: 2695,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 500},
 			},
@@ -3733,7 +3733,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.700-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2680,
+			line: 2701,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 700, detHi: 700},
 			},
@@ -3746,7 +3746,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.1-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 2686,
+			line: 2707,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -3760,7 +3760,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.5.3-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2693,
+			line: 2714,
 			status: []statusPattern{
 				{class: 4, subject: 5, detailLo: 3, detHi: 3},
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
@@ -3775,7 +3775,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.652-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2700,
+			line: 2721,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 652, detHi: 652},
 			},
@@ -3788,7 +3788,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.3-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2706,
+			line: 2727,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -3802,7 +3802,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-5-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2713,
+			line: 2734,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 5},
 			},
@@ -3816,7 +3816,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.6-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2720,
+			line: 2741,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -3830,7 +3830,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.0-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2727,
+			line: 2748,
 			status: []statusPattern{
 				{class: 5, subject: 5},
 			},
@@ -3844,7 +3844,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.2-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2734,
+			line: 2755,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -3858,7 +3858,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.351-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2741,
+			line: 2762,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 351, detHi: 351},
 			},
@@ -3871,7 +3871,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2747,
+			line: 2768,
 			text: phraseMask{
 				{index: 8, bits: 60129542144},
 			},
@@ -3882,7 +3882,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2757,
+			line: 2778,
 			text: phraseMask{
 				{index: 8, bits: 206158430208},
 			},
@@ -3893,7 +3893,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2763,
+			line: 2784,
 			text: phraseMask{
 				{index: 8, bits: 1924145348608},
 			},
@@ -3904,7 +3904,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-expired",
 			file: "rules.yaml (built-in)",
-			line: 2769,
+			line: 2790,
 			text: phraseMask{
 				{index: 8, bits: 2199023255552},
 			},
@@ -3915,7 +3915,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2775,
+			line: 2796,
 			text: phraseMask{
 				{index: 8, bits: 65970697666560},
 			},
@@ -3926,7 +3926,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2782,
+			line: 2803,
 			text: phraseMask{
 				{index: 8, bits: 70368744177664},
 			},
@@ -3937,7 +3937,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2788,
+			line: 2809,
 			text: phraseMask{
 				{index: 8, bits: 422212465065984},
 			},
@@ -3948,7 +3948,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2794,
+			line: 2815,
 			text: phraseMask{
 				{index: 8, bits: 1688849860263936},
 			},
@@ -3959,7 +3959,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2800,
+			line: 2821,
 			text: phraseMask{
 				{index: 8, bits: 2251799813685248},
 			},
@@ -3970,7 +3970,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2806,
+			line: 2827,
 			text: phraseMask{
 				{index: 3, bits: 3145728},
 				{index: 8, bits: 31525197391593472},
@@ -3982,7 +3982,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2814,
+			line: 2835,
 			text: phraseMask{
 				{index: 3, bits: 595968},
 				{index: 8, bits: 108086391056891904},
@@ -3994,7 +3994,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2824,
+			line: 2845,
 			text: phraseMask{
 				{index: 8, bits: 1008806316530991104},
 			},
@@ -4005,7 +4005,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2831,
+			line: 2852,
 			text: phraseMask{
 				{index: 8, bits: 17293822569102704640},
 			},
@@ -4016,7 +4016,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2838,
+			line: 2859,
 			text: phraseMask{
 				{index: 9, bits: 3},
 				{bits: 140737488355328},
@@ -4028,7 +4028,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2845,
+			line: 2866,
 			text: phraseMask{
 				{index: 8, bits: 2},
 				{index: 9, bits: 12},
@@ -4040,7 +4040,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 2851,
+			line: 2872,
 			text: phraseMask{
 				{index: 9, bits: 16},
 			},
@@ -4051,7 +4051,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2857,
+			line: 2878,
 			text: phraseMask{
 				{index: 9, bits: 32},
 			},
@@ -4062,7 +4062,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2863,
+			line: 2884,
 			text: phraseMask{
 				{index: 8, bits: 1073741824},
 			},
@@ -4073,7 +4073,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2869,
+			line: 2890,
 			text: phraseMask{
 				{index: 9, bits: 192},
 			},
@@ -4084,7 +4084,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2879,
+			line: 2900,
 			text: phraseMask{
 				{index: 9, bits: 1792},
 			},
@@ -4095,7 +4095,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2885,
+			line: 2906,
 			text: phraseMask{
 				{index: 9, bits: 2048},
 			},
@@ -4106,7 +4106,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2891,
+			line: 2912,
 			text: phraseMask{
 				{index: 9, bits: 12288},
 			},
@@ -4117,7 +4117,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2897,
+			line: 2918,
 			text: phraseMask{
 				{index: 9, bits: 49152},
 			},
@@ -4128,7 +4128,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2903,
+			line: 2924,
 			text: phraseMask{
 				{index: 9, bits: 196608},
 			},
@@ -4139,7 +4139,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2909,
+			line: 2930,
 			text: phraseMask{
 				{index: 9, bits: 262144},
 			},
@@ -4150,7 +4150,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2915,
+			line: 2936,
 			text: phraseMask{
 				{index: 9, bits: 524288},
 			},
@@ -4161,7 +4161,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2921,
+			line: 2942,
 			text: phraseMask{
 				{index: 9, bits: 15728640},
 			},
@@ -4172,7 +4172,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2928,
+			line: 2949,
 			text: phraseMask{
 				{index: 9, bits: 16777216},
 			},
@@ -4183,7 +4183,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2934,
+			line: 2955,
 			text: phraseMask{
 				{index: 9, bits: 33554432},
 			},
@@ -4194,7 +4194,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2945,
+			line: 2966,
 			text: phraseMask{
 				{index: 9, bits: 201326592},
 			},
@@ -4239,7 +4239,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2956,
+			line: 2977,
 			text: phraseMask{
 				{index: 9, bits: 268435456},
 			},
@@ -4250,7 +4250,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 2962,
+			line: 2983,
 			text: phraseMask{
 				{index: 9, bits: 536870912},
 			},
@@ -4261,7 +4261,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2968,
+			line: 2989,
 			text: phraseMask{
 				{index: 9, bits: 1073741824},
 			},
@@ -4272,7 +4272,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints-expired",
 			file: "rules.yaml (built-in)",
-			line: 2981,
+			line: 3002,
 			text: phraseMask{
 				{index: 9, bits: 2147483648},
 			},
@@ -4341,7 +4341,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints",
 			file: "rules.yaml (built-in)",
-			line: 2994,
+			line: 3015,
 			text: phraseMask{
 				{index: 9, bits: 2147483648},
 			},
@@ -4407,7 +4407,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3004,
+			line: 3025,
 			text: phraseMask{
 				{index: 9, bits: 12884901888},
 			},
@@ -4418,7 +4418,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-speeding",
 			file: "rules.yaml (built-in)",
-			line: 3012,
+			line: 3033,
 			text: phraseMask{
 				{index: 9, bits: 17179869184},
 			},
@@ -4429,7 +4429,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3018,
+			line: 3039,
 			text: phraseMask{
 				{index: 9, bits: 103079215104},
 			},
@@ -4440,7 +4440,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3024,
+			line: 3045,
 			text: phraseMask{
 				{index: 9, bits: 137438953472},
 			},
@@ -4451,7 +4451,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3030,
+			line: 3051,
 			text: phraseMask{
 				{index: 9, bits: 274877906944},
 			},
@@ -4462,7 +4462,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3036,
+			line: 3057,
 			text: phraseMask{
 				{index: 9, bits: 549772591104},
 			},
@@ -4473,7 +4473,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-submission-quota",
 			file: "rules.yaml (built-in)",
-			line: 3048,
+			line: 3069,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 2, detHi: 2},
 				{class: 4, subject: 2, detailLo: 2, detHi: 2},
@@ -4523,7 +4523,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-recipient-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 3061,
+			line: 3082,
 			text: phraseMask{
 				{index: 9, bits: 527765581332480},
 			},
@@ -4567,7 +4567,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-sending-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 3073,
+			line: 3094,
 			text: phraseMask{
 				{index: 9, bits: 8444249301319680},
 				{index: 6, bits: 2305843009213693952},
@@ -4611,7 +4611,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "relay-denied-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 3087,
+			line: 3108,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4686,7 +4686,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-authrequired-recipient",
 			file: "rules.yaml (built-in)",
-			line: 3112,
+			line: 3133,
 			text: phraseMask{
 				{index: 10, bits: 16},
 			},
@@ -4736,7 +4736,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "not-authenticated-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 3121,
+			line: 3142,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4794,7 +4794,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.1-delivery-not-authorized",
 			file: "rules.yaml (built-in)",
-			line: 3136,
+			line: 3157,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4851,7 +4851,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.1.10-null-mx",
 			file: "rules.yaml (built-in)",
-			line: 3155,
+			line: 3176,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 				{class: 4, subject: 1, detailLo: 10, detHi: 10},
@@ -4906,7 +4906,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.7.13-account-disabled",
 			file: "rules.yaml (built-in)",
-			line: 3167,
+			line: 3188,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 				{class: 4, subject: 7, detailLo: 13, detHi: 13},
@@ -4947,7 +4947,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.26-ipv6-unauthenticated",
 			file: "rules.yaml (built-in)",
-			line: 3181,
+			line: 3202,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 26, detHi: 26},
 			},
@@ -4996,7 +4996,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.500-699",
 			file: "rules.yaml (built-in)",
-			line: 3190,
+			line: 3211,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -5045,7 +5045,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.850-899",
 			file: "rules.yaml (built-in)",
-			line: 3199,
+			line: 3220,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 850, detHi: 899},
 			},
@@ -5094,7 +5094,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.10",
 			file: "rules.yaml (built-in)",
-			line: 3208,
+			line: 3229,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -5143,7 +5143,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.90",
 			file: "rules.yaml (built-in)",
-			line: 3218,
+			line: 3239,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 90, detHi: 90},
 			},
@@ -5185,7 +5185,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.121",
 			file: "rules.yaml (built-in)",
-			line: 3227,
+			line: 3248,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 121, detHi: 121},
 			},
@@ -5234,7 +5234,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.122",
 			file: "rules.yaml (built-in)",
-			line: 3236,
+			line: 3257,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 122, detHi: 122},
 			},
@@ -5283,7 +5283,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.3.190",
 			file: "rules.yaml (built-in)",
-			line: 3245,
+			line: 3266,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 190, detHi: 190},
 			},
@@ -5332,7 +5332,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.12",
 			file: "rules.yaml (built-in)",
-			line: 3254,
+			line: 3275,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -5381,7 +5381,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.124",
 			file: "rules.yaml (built-in)",
-			line: 3263,
+			line: 3284,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 124, detHi: 124},
 			},
@@ -5430,7 +5430,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.133",
 			file: "rules.yaml (built-in)",
-			line: 3272,
+			line: 3293,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 133, detHi: 133},
 			},
@@ -5479,7 +5479,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.134",
 			file: "rules.yaml (built-in)",
-			line: 3281,
+			line: 3302,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 134, detHi: 134},
 			},
@@ -5528,7 +5528,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.13",
 			file: "rules.yaml (built-in)",
-			line: 3290,
+			line: 3311,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -5577,7 +5577,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.135",
 			file: "rules.yaml (built-in)",
-			line: 3299,
+			line: 3320,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 135, detHi: 135},
 			},
@@ -5626,7 +5626,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.136",
 			file: "rules.yaml (built-in)",
-			line: 3308,
+			line: 3329,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 136, detHi: 136},
 			},
@@ -5675,7 +5675,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.23-spf",
 			file: "rules.yaml (built-in)",
-			line: 3317,
+			line: 3338,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 23, detHi: 23},
 			},
@@ -5731,7 +5731,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.25",
 			file: "rules.yaml (built-in)",
-			line: 3326,
+			line: 3347,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -5788,7 +5788,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.57",
 			file: "rules.yaml (built-in)",
-			line: 3335,
+			line: 3356,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 57, detHi: 57},
 			},
@@ -5837,7 +5837,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.501",
 			file: "rules.yaml (built-in)",
-			line: 3344,
+			line: 3365,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 501, detHi: 501},
 			},
@@ -5886,7 +5886,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.502",
 			file: "rules.yaml (built-in)",
-			line: 3355,
+			line: 3376,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 502, detHi: 502},
 			},
@@ -5935,7 +5935,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.503",
 			file: "rules.yaml (built-in)",
-			line: 3364,
+			line: 3385,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 503, detHi: 503},
 			},
@@ -5984,7 +5984,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.504",
 			file: "rules.yaml (built-in)",
-			line: 3373,
+			line: 3394,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 504, detHi: 504},
 			},
@@ -6033,7 +6033,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.505",
 			file: "rules.yaml (built-in)",
-			line: 3384,
+			line: 3405,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 505, detHi: 505},
 			},
@@ -6082,7 +6082,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.506",
 			file: "rules.yaml (built-in)",
-			line: 3396,
+			line: 3417,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 506, detHi: 506},
 			},
@@ -6131,7 +6131,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.507",
 			file: "rules.yaml (built-in)",
-			line: 3405,
+			line: 3426,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 507, detHi: 507},
 			},
@@ -6180,7 +6180,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.508",
 			file: "rules.yaml (built-in)",
-			line: 3414,
+			line: 3435,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 508, detHi: 508},
 			},
@@ -6229,7 +6229,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.509",
 			file: "rules.yaml (built-in)",
-			line: 3423,
+			line: 3444,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 509, detHi: 509},
 			},
@@ -6285,7 +6285,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.510",
 			file: "rules.yaml (built-in)",
-			line: 3432,
+			line: 3453,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 510, detHi: 510},
 			},
@@ -6334,7 +6334,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.511",
 			file: "rules.yaml (built-in)",
-			line: 3442,
+			line: 3463,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 511, detHi: 511},
 			},
@@ -6383,7 +6383,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.512",
 			file: "rules.yaml (built-in)",
-			line: 3451,
+			line: 3472,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 512, detHi: 512},
 			},
@@ -6432,7 +6432,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.513",
 			file: "rules.yaml (built-in)",
-			line: 3460,
+			line: 3481,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 513, detHi: 513},
 			},
@@ -6489,7 +6489,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.515",
 			file: "rules.yaml (built-in)",
-			line: 3469,
+			line: 3490,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 515, detHi: 515},
 			},
@@ -6545,7 +6545,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.520",
 			file: "rules.yaml (built-in)",
-			line: 3481,
+			line: 3502,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 520, detHi: 520},
 			},
@@ -6587,7 +6587,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.233",
 			file: "rules.yaml (built-in)",
-			line: 3490,
+			line: 3511,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 233, detHi: 233},
 			},
@@ -6629,7 +6629,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.606-649",
 			file: "rules.yaml (built-in)",
-			line: 3499,
+			line: 3520,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 606, detHi: 649},
 			},
@@ -6695,7 +6695,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.703",
 			file: "rules.yaml (built-in)",
-			line: 3508,
+			line: 3529,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 703, detHi: 703},
 			},
@@ -6737,7 +6737,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.700-749",
 			file: "rules.yaml (built-in)",
-			line: 3517,
+			line: 3538,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 700, detHi: 749},
 			},
@@ -6786,7 +6786,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.310-no-domain",
 			file: "rules.yaml (built-in)",
-			line: 3528,
+			line: 3549,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 310, detHi: 310},
 			},
@@ -6822,7 +6822,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-helo-refused",
 			file: "rules.yaml (built-in)",
-			line: 3544,
+			line: 3565,
 			text: phraseMask{
 				{index: 10, bits: 4294967296},
 			},
@@ -6832,7 +6832,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-courier-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3551,
+			line: 3572,
 			text: phraseMask{
 				{index: 10, bits: 8589934592},
 			},
@@ -6842,7 +6842,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-filtered",
 			file: "rules.yaml (built-in)",
-			line: 3556,
+			line: 3577,
 			text: phraseMask{
 				{index: 10, bits: 17179869184},
 			},
@@ -6852,7 +6852,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3561,
+			line: 3582,
 			text: phraseMask{
 				{index: 10, bits: 34359738368},
 			},
@@ -6862,7 +6862,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3566,
+			line: 3587,
 			text: phraseMask{
 				{index: 10, bits: 2130303778816},
 			},
@@ -6872,7 +6872,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown-pairs",
 			file: "rules.yaml (built-in)",
-			line: 3573,
+			line: 3594,
 			text: phraseMask{
 				{index: 10, bits: 2199023255552},
 			},
@@ -6885,7 +6885,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-expired",
 			file: "rules.yaml (built-in)",
-			line: 3579,
+			line: 3600,
 			text: phraseMask{
 				{index: 10, bits: 4398046511104},
 			},
@@ -6895,7 +6895,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3584,
+			line: 3605,
 			text: phraseMask{
 				{index: 10, bits: 8796093022208},
 			},
@@ -6905,7 +6905,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-einsundeins-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3589,
+			line: 3610,
 			text: phraseMask{
 				{index: 10, bits: 17592186044416},
 			},
@@ -6915,7 +6915,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exim-mx-hosts-without-address",
 			file: "rules.yaml (built-in)",
-			line: 3602,
+			line: 3623,
 			text: phraseMask{
 				{index: 10, bits: 105553116266496},
 			},
@@ -6966,7 +6966,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3612,
+			line: 3633,
 			text: phraseMask{
 				{index: 10, bits: 140737488355328},
 			},
@@ -6976,7 +6976,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3620,
+			line: 3641,
 			text: phraseMask{
 				{index: 10, bits: 281474976710656},
 			},
@@ -6986,7 +6986,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3625,
+			line: 3646,
 			text: phraseMask{
 				{index: 10, bits: 1688849860263936},
 			},
@@ -6996,7 +6996,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3630,
+			line: 3651,
 			text: phraseMask{
 				{index: 10, bits: 33776997205278720},
 			},
@@ -7006,7 +7006,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3636,
+			line: 3657,
 			text: phraseMask{
 				{index: 10, bits: 540431955284459520},
 			},
@@ -7016,7 +7016,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lines-too-long",
 			file: "rules.yaml (built-in)",
-			line: 3648,
+			line: 3669,
 			text: phraseMask{
 				{index: 10, bits: 4035225266123964416},
 			},
@@ -7066,7 +7066,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 3657,
+			line: 3678,
 			text: phraseMask{
 				{index: 10, bits: 4611686018427387904},
 			},
@@ -7076,7 +7076,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-expired",
 			file: "rules.yaml (built-in)",
-			line: 3662,
+			line: 3683,
 			text: phraseMask{
 				{index: 10, bits: 9223372036854775808},
 			},
@@ -7086,7 +7086,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3667,
+			line: 3688,
 			text: phraseMask{
 				{index: 11, bits: 1},
 			},
@@ -7096,7 +7096,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3672,
+			line: 3693,
 			text: phraseMask{
 				{index: 11, bits: 6},
 			},
@@ -7106,7 +7106,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3677,
+			line: 3698,
 			text: phraseMask{
 				{index: 11, bits: 1016},
 			},
@@ -7116,7 +7116,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3684,
+			line: 3705,
 			text: phraseMask{
 				{index: 11, bits: 64512},
 			},
@@ -7126,7 +7126,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3690,
+			line: 3711,
 			text: phraseMask{
 				{index: 11, bits: 65536},
 			},
@@ -7136,7 +7136,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-expired",
 			file: "rules.yaml (built-in)",
-			line: 3695,
+			line: 3716,
 			text: phraseMask{
 				{index: 11, bits: 917504},
 			},
@@ -7146,7 +7146,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3702,
+			line: 3723,
 			text: phraseMask{
 				{index: 11, bits: 3145728},
 			},
@@ -7156,7 +7156,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmx-expired",
 			file: "rules.yaml (built-in)",
-			line: 3707,
+			line: 3728,
 			text: phraseMask{
 				{index: 11, bits: 4194304},
 			},
@@ -7166,7 +7166,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3712,
+			line: 3733,
 			text: phraseMask{
 				{index: 7, bits: 3221225472},
 			},
@@ -7176,7 +7176,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3717,
+			line: 3738,
 			text: phraseMask{
 				{index: 7, bits: 268435456},
 			},
@@ -7186,7 +7186,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3722,
+			line: 3743,
 			text: phraseMask{
 				{index: 7, bits: 536870912},
 			},
@@ -7196,7 +7196,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3727,
+			line: 3748,
 			text: phraseMask{
 				{index: 11, bits: 8388608},
 			},
@@ -7206,7 +7206,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3732,
+			line: 3753,
 			text: phraseMask{
 				{index: 11, bits: 16777216},
 			},
@@ -7216,7 +7216,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 3737,
+			line: 3758,
 			text: phraseMask{
 				{index: 11, bits: 33554432},
 			},
@@ -7226,7 +7226,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 3742,
+			line: 3763,
 			text: phraseMask{
 				{index: 11, bits: 67108864},
 			},
@@ -7236,7 +7236,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3747,
+			line: 3768,
 			text: phraseMask{
 				{index: 11, bits: 134217728},
 			},
@@ -7246,7 +7246,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3752,
+			line: 3773,
 			text: phraseMask{
 				{index: 11, bits: 268435456},
 			},
@@ -7256,7 +7256,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3757,
+			line: 3778,
 			text: phraseMask{
 				{index: 11, bits: 536870912},
 			},
@@ -7266,7 +7266,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-messagingserver-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3762,
+			line: 3783,
 			text: phraseMask{
 				{index: 11, bits: 1073741824},
 			},
@@ -7276,7 +7276,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3767,
+			line: 3788,
 			text: phraseMask{
 				{index: 11, bits: 2147483648},
 			},
@@ -7286,7 +7286,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3772,
+			line: 3793,
 			text: phraseMask{
 				{index: 11, bits: 12884901888},
 			},
@@ -7296,7 +7296,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-expired",
 			file: "rules.yaml (built-in)",
-			line: 3778,
+			line: 3799,
 			text: phraseMask{
 				{index: 11, bits: 17179869184},
 			},
@@ -7306,7 +7306,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3783,
+			line: 3804,
 			text: phraseMask{
 				{index: 11, bits: 34359738368},
 			},
@@ -7316,7 +7316,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3788,
+			line: 3809,
 			text: phraseMask{
 				{index: 11, bits: 17523466567680},
 			},
@@ -7326,7 +7326,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3795,
+			line: 3816,
 			text: phraseMask{
 				{index: 11, bits: 123145302310912},
 			},
@@ -7336,7 +7336,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 3800,
+			line: 3821,
 			text: phraseMask{
 				{index: 11, bits: 140737488355328},
 			},
@@ -7346,7 +7346,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3805,
+			line: 3826,
 			text: phraseMask{
 				{index: 11, bits: 4222124650659840},
 			},
@@ -7356,7 +7356,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3811,
+			line: 3832,
 			text: phraseMask{
 				{index: 11, bits: 18442240474082181120},
 			},
@@ -7366,7 +7366,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3821,
+			line: 3842,
 			text: phraseMask{
 				{index: 12, bits: 3},
 			},
@@ -7376,7 +7376,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3826,
+			line: 3847,
 			text: phraseMask{
 				{index: 12, bits: 4},
 			},
@@ -7386,7 +7386,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3831,
+			line: 3852,
 			text: phraseMask{
 				{index: 12, bits: 8},
 			},
@@ -7396,7 +7396,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3836,
+			line: 3857,
 			text: phraseMask{
 				{index: 12, bits: 16},
 			},
@@ -7406,7 +7406,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3841,
+			line: 3862,
 			text: phraseMask{
 				{index: 12, bits: 96},
 			},
@@ -7416,7 +7416,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3847,
+			line: 3868,
 			text: phraseMask{
 				{index: 12, bits: 128},
 			},
@@ -7426,7 +7426,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 3852,
+			line: 3873,
 			text: phraseMask{
 				{index: 12, bits: 256},
 			},
@@ -7436,7 +7436,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-verizon-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3857,
+			line: 3878,
 			text: phraseMask{
 				{index: 12, bits: 1536},
 			},
@@ -7446,7 +7446,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-zoho-expired",
 			file: "rules.yaml (built-in)",
-			line: 3862,
+			line: 3883,
 			text: phraseMask{
 				{index: 12, bits: 2048},
 			},
@@ -7456,7 +7456,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-filtered",
 			file: "rules.yaml (built-in)",
-			line: 3867,
+			line: 3888,
 			text: phraseMask{
 				{index: 12, bits: 4096},
 			},
@@ -7466,7 +7466,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3872,
+			line: 3893,
 			text: phraseMask{
 				{index: 12, bits: 8192},
 			},
@@ -7476,7 +7476,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-groups-refused",
 			file: "rules.yaml (built-in)",
-			line: 3877,
+			line: 3898,
 			text: phraseMask{
 				{index: 12, bits: 49152},
 			},
@@ -7526,7 +7526,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-posting-restricted",
 			file: "rules.yaml (built-in)",
-			line: 3894,
+			line: 3915,
 			text: phraseMask{
 				{index: 12, bits: 34359672832},
 			},
@@ -7576,7 +7576,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6-5.4.14-loop",
 			file: "rules.yaml (built-in)",
-			line: 3926,
+			line: 3947,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
@@ -7632,7 +7632,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-no-answer",
 			file: "rules.yaml (built-in)",
-			line: 3936,
+			line: 3957,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -7693,7 +7693,7 @@ var builtinSet = &ruleSet{
 						tr:   &builtinSlots2[144],
 					},
 				},
-				byFact: [26]words{
+				byFact: [27]words{
 					14: {
 						explanation: alts{
 							list: []text{
@@ -7749,7 +7749,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1-access-denied",
 			file: "rules.yaml (built-in)",
-			line: 3953,
+			line: 3974,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -7802,7 +7802,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-status",
 			file: "rules.yaml (built-in)",
-			line: 3979,
+			line: 4000,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 2, detHi: 2},
 			},
@@ -7811,7 +7811,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-specific",
 			file: "rules.yaml (built-in)",
-			line: 3984,
+			line: 4005,
 			text: phraseMask{
 				{index: 12, bits: 274877906944},
 			},
@@ -7821,7 +7821,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-specific",
 			file: "rules.yaml (built-in)",
-			line: 3990,
+			line: 4011,
 			text: phraseMask{
 				{index: 12, bits: 17042430230528},
 			},
@@ -7831,7 +7831,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-languages",
 			file: "rules.yaml (built-in)",
-			line: 4004,
+			line: 4025,
 			text: phraseMask{
 				{index: 12, bits: 18446726481523507200},
 				{index: 13, bits: 131071},
@@ -7845,7 +7845,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-text",
 			file: "rules.yaml (built-in)",
-			line: 4016,
+			line: 4037,
 			text: phraseMask{
 				{index: 13, bits: 18446744073709420544},
 				{index: 2, bits: 2207653036032},
@@ -7864,7 +7864,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-status",
 			file: "rules.yaml (built-in)",
-			line: 4056,
+			line: 4077,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 4, detHi: 4},
 				{class: -1, subject: 7, detailLo: 16, detHi: 16},
@@ -7874,7 +7874,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-status",
 			file: "rules.yaml (built-in)",
-			line: 4061,
+			line: 4082,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -7883,7 +7883,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-text",
 			file: "rules.yaml (built-in)",
-			line: 4066,
+			line: 4087,
 			text: phraseMask{
 				{index: 14, bits: 9223371968135299072},
 				{index: 7, bits: 9007199254740992},
@@ -7897,7 +7897,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-text",
 			file: "rules.yaml (built-in)",
-			line: 4080,
+			line: 4101,
 			text: phraseMask{
 				{index: 14, bits: 9223372036854775808},
 				{index: 9, bits: 2048},
@@ -7909,7 +7909,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-reply-525",
 			file: "rules.yaml (built-in)",
-			line: 4092,
+			line: 4113,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 5},
@@ -7920,7 +7920,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-text",
 			file: "rules.yaml (built-in)",
-			line: 4097,
+			line: 4118,
 			text: phraseMask{
 				{index: 15, bits: 144115188075855870},
 				{index: 9, bits: 68719869952},
@@ -7936,7 +7936,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hasmoved-text",
 			file: "rules.yaml (built-in)",
-			line: 4130,
+			line: 4151,
 			text: phraseMask{
 				{index: 15, bits: 18302628885633695744},
 				{index: 16, bits: 1},
@@ -7947,7 +7947,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "norelaying-text",
 			file: "rules.yaml (built-in)",
-			line: 4142,
+			line: 4163,
 			text: phraseMask{
 				{index: 16, bits: 1048574},
 				{index: 9, bits: 18437736874454810624},
@@ -7964,7 +7964,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-dmarc",
 			file: "rules.yaml (built-in)",
-			line: 4163,
+			line: 4184,
 			text: phraseMask{
 				{index: 16, bits: 1072693248},
 			},
@@ -8005,7 +8005,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-status",
 			file: "rules.yaml (built-in)",
-			line: 4172,
+			line: 4193,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 20, detHi: 20},
 				{class: -1, subject: 7, detailLo: 21, detHi: 21},
@@ -8020,7 +8020,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-text",
 			file: "rules.yaml (built-in)",
-			line: 4177,
+			line: 4198,
 			text: phraseMask{
 				{index: 16, bits: 1152921503533105152},
 				{index: 5, bits: 576460752303423488},
@@ -8034,7 +8034,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4190,
+			line: 4211,
 			text: phraseMask{
 				{index: 16, bits: 3458764513820540928},
 			},
@@ -8048,7 +8048,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-blocked",
 			file: "rules.yaml (built-in)",
-			line: 4209,
+			line: 4230,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -8077,7 +8077,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-rejected",
 			file: "rules.yaml (built-in)",
-			line: 4249,
+			line: 4270,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -8106,7 +8106,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4290,
+			line: 4311,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -8124,7 +8124,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unknown-at-mail-from",
 			file: "rules.yaml (built-in)",
-			line: 4302,
+			line: 4323,
 			text: phraseMask{
 				{index: 20, bits: 18446744073709551615},
 				{index: 8, bits: 1073741826},
@@ -8197,7 +8197,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.1",
 			file: "rules.yaml (built-in)",
-			line: 4363,
+			line: 4384,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -8246,7 +8246,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.0",
 			file: "rules.yaml (built-in)",
-			line: 4375,
+			line: 4396,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 			},
@@ -8295,7 +8295,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-x.1.3",
 			file: "rules.yaml (built-in)",
-			line: 4386,
+			line: 4407,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -8343,7 +8343,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific",
 			file: "rules.yaml (built-in)",
-			line: 4395,
+			line: 4416,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -8364,7 +8364,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-specific",
 			file: "rules.yaml (built-in)",
-			line: 4405,
+			line: 4426,
 			text: phraseMask{
 				{index: 18, bits: 137438953472},
 				{index: 19, bits: 32},
@@ -8375,7 +8375,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific-553",
 			file: "rules.yaml (built-in)",
-			line: 4412,
+			line: 4433,
 			text: phraseMask{
 				{index: 21, bits: 4096},
 			},
@@ -8389,7 +8389,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-specific",
 			file: "rules.yaml (built-in)",
-			line: 4421,
+			line: 4442,
 			text: phraseMask{
 				{index: 17, bits: 131073},
 			},
@@ -8399,7 +8399,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 4428,
+			line: 4449,
 			text: phraseMask{
 				{index: 20, bits: 18446744073709551615},
 				{index: 8, bits: 1073741826},
@@ -8427,7 +8427,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4434,
+			line: 4455,
 			text: phraseMask{
 				{index: 21, bits: 9223372036854775808},
 				{index: 22, bits: 262143},
@@ -8464,7 +8464,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-any-stage",
 			file: "rules.yaml (built-in)",
-			line: 4453,
+			line: 4474,
 			text: phraseMask{
 				{index: 8, bits: 1073741824},
 				{index: 22, bits: 1835008},
@@ -8485,7 +8485,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-mailbox-inactive",
 			file: "rules.yaml (built-in)",
-			line: 4487,
+			line: 4508,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8561,7 +8561,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-mailbox-missing",
 			file: "rules.yaml (built-in)",
-			line: 4500,
+			line: 4521,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8642,7 +8642,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-userunknown-missing",
 			file: "rules.yaml (built-in)",
-			line: 4525,
+			line: 4546,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8739,7 +8739,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-text",
 			file: "rules.yaml (built-in)",
-			line: 4533,
+			line: 4554,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8761,7 +8761,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4552,
+			line: 4573,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8795,7 +8795,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-specific",
 			file: "rules.yaml (built-in)",
-			line: 4558,
+			line: 4579,
 			text: phraseMask{
 				{index: 22, bits: 15762598695796736},
 			},
@@ -8805,7 +8805,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-sender-named",
 			file: "rules.yaml (built-in)",
-			line: 4567,
+			line: 4588,
 			text: phraseMask{
 				{index: 22, bits: 18014810826342400},
 			},
@@ -8821,7 +8821,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-mailbox-inactive",
 			file: "rules.yaml (built-in)",
-			line: 4582,
+			line: 4603,
 			text: phraseMask{
 				{index: 22, bits: 2097152},
 			},
@@ -8891,7 +8891,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-mailbox-missing",
 			file: "rules.yaml (built-in)",
-			line: 4588,
+			line: 4609,
 			text: phraseMask{
 				{index: 21, bits: 64},
 				{index: 22, bits: 12582912},
@@ -8966,7 +8966,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-text",
 			file: "rules.yaml (built-in)",
-			line: 4596,
+			line: 4617,
 			text: phraseMask{
 				{index: 22, bits: 1688849858166784},
 				{index: 10, bits: 17179901952},
@@ -8982,7 +8982,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-status",
 			file: "rules.yaml (built-in)",
-			line: 4604,
+			line: 4625,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -8991,7 +8991,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-text",
 			file: "rules.yaml (built-in)",
-			line: 4609,
+			line: 4630,
 			text: phraseMask{
 				{index: 22, bits: 18374686479671623680},
 				{index: 23, bits: 8589934591},
@@ -9006,7 +9006,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4630,
+			line: 4651,
 			text: phraseMask{
 				{index: 23, bits: 266287972352},
 			},
@@ -9023,7 +9023,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-text",
 			file: "rules.yaml (built-in)",
-			line: 4643,
+			line: 4664,
 			text: phraseMask{
 				{index: 23, bits: 140462610448384},
 			},
@@ -9033,7 +9033,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4651,
+			line: 4672,
 			text: phraseMask{
 				{index: 23, bits: 140737488355328},
 			},
@@ -9046,7 +9046,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-text",
 			file: "rules.yaml (built-in)",
-			line: 4662,
+			line: 4683,
 			text: phraseMask{
 				{index: 23, bits: 287948901175001088},
 				{index: 7, bits: 34359738368},
@@ -9058,7 +9058,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contenterror-text",
 			file: "rules.yaml (built-in)",
-			line: 4674,
+			line: 4695,
 			text: phraseMask{
 				{index: 23, bits: 18158513972435746816},
 				{index: 24, bits: 262143},
@@ -9081,7 +9081,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.8-bad-outbound-sender",
 			file: "rules.yaml (built-in)",
-			line: 4739,
+			line: 4760,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 8, detHi: 8},
 			},
@@ -9127,7 +9127,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-status",
 			file: "rules.yaml (built-in)",
-			line: 4758,
+			line: 4779,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 7, detHi: 7},
 				{class: -1, subject: 1, detailLo: 8, detHi: 8},
@@ -9137,7 +9137,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-at-mail",
 			file: "rules.yaml (built-in)",
-			line: 4763,
+			line: 4784,
 			text: phraseMask{
 				{index: 18, bits: 18446744073692774400},
 				{index: 8, bits: 1},
@@ -9163,7 +9163,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-text",
 			file: "rules.yaml (built-in)",
-			line: 4806,
+			line: 4827,
 			text: phraseMask{
 				{index: 18, bits: 18446744073692774400},
 				{index: 8, bits: 1},
@@ -9187,7 +9187,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-status",
 			file: "rules.yaml (built-in)",
-			line: 4820,
+			line: 4841,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -9204,7 +9204,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-specific",
 			file: "rules.yaml (built-in)",
-			line: 4840,
+			line: 4861,
 			text: phraseMask{
 				{index: 19, bits: 4503599627370496},
 			},
@@ -9214,7 +9214,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-text",
 			file: "rules.yaml (built-in)",
-			line: 4847,
+			line: 4868,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -9249,7 +9249,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-status",
 			file: "rules.yaml (built-in)",
-			line: 4868,
+			line: 4889,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 28, detHi: 28},
 			},
@@ -9258,7 +9258,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-named-by-scanner",
 			file: "rules.yaml (built-in)",
-			line: 4878,
+			line: 4899,
 			text: phraseMask{
 				{index: 26, bits: 16888498602639360},
 			},
@@ -9268,7 +9268,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-text",
 			file: "rules.yaml (built-in)",
-			line: 4882,
+			line: 4903,
 			text: phraseMask{
 				{index: 24, bits: 18446744073709289472},
 				{index: 11, bits: 67108864},
@@ -9290,7 +9290,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4887,
+			line: 4908,
 			text: phraseMask{
 				{index: 2, bits: 144115188075855872},
 				{index: 26, bits: 4593671619917905920},
@@ -9313,7 +9313,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "speeding-text",
 			file: "rules.yaml (built-in)",
-			line: 4901,
+			line: 4922,
 			text: phraseMask{
 				{index: 26, bits: 13835058055282163712},
 				{index: 27, bits: 262143},
@@ -9324,7 +9324,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-status",
 			file: "rules.yaml (built-in)",
-			line: 4911,
+			line: 4932,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -9333,7 +9333,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-text",
 			file: "rules.yaml (built-in)",
-			line: 4916,
+			line: 4937,
 			text: phraseMask{
 				{index: 27, bits: 274877644800},
 				{index: 12, bits: 17042430230528},
@@ -9349,7 +9349,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-text",
 			file: "rules.yaml (built-in)",
-			line: 4934,
+			line: 4955,
 			text: phraseMask{
 				{index: 16, bits: 13835058055282163712},
 				{index: 17, bits: 18446744073709551615},
@@ -9373,7 +9373,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4939,
+			line: 4960,
 			text: phraseMask{
 				{index: 1, bits: 512},
 				{index: 18, bits: 16384},
@@ -9414,7 +9414,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-text",
 			file: "rules.yaml (built-in)",
-			line: 4965,
+			line: 4986,
 			text: phraseMask{
 				{index: 27, bits: 18302628885633695744},
 				{bits: 207165582859042816},
@@ -9426,7 +9426,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-transport-rule-reject",
 			file: "rules.yaml (built-in)",
-			line: 4975,
+			line: 4996,
 			text: phraseMask{
 				{index: 28, bits: 32},
 			},
@@ -9522,7 +9522,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-text",
 			file: "rules.yaml (built-in)",
-			line: 4997,
+			line: 5018,
 			text: phraseMask{
 				{index: 28, bits: 36028797018963904},
 				{index: 9, bits: 16},
@@ -9537,7 +9537,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5027,
+			line: 5048,
 			text: phraseMask{
 				{index: 28, bits: 36028797018963968},
 			},
@@ -9550,7 +9550,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-type",
 			file: "rules.yaml (built-in)",
-			line: 5033,
+			line: 5054,
 			text: phraseMask{
 				{index: 28, bits: 18374686479671623680},
 				{index: 29, bits: 131071},
@@ -9564,7 +9564,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-encrypted",
 			file: "rules.yaml (built-in)",
-			line: 5052,
+			line: 5073,
 			text: phraseMask{
 				{index: 29, bits: 134086656},
 				{bits: 1152921504606846976},
@@ -9576,7 +9576,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-name",
 			file: "rules.yaml (built-in)",
-			line: 5064,
+			line: 5085,
 			text: phraseMask{
 				{index: 29, bits: 134217728},
 			},
@@ -9589,7 +9589,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-text",
 			file: "rules.yaml (built-in)",
-			line: 5072,
+			line: 5093,
 			text: phraseMask{
 				{index: 29, bits: 36028796750528512},
 			},
@@ -9602,7 +9602,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5088,
+			line: 5109,
 			text: phraseMask{
 				{index: 29, bits: 36028797018963968},
 			},
@@ -9615,7 +9615,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-text",
 			file: "rules.yaml (built-in)",
-			line: 5094,
+			line: 5115,
 			text: phraseMask{
 				{index: 25, bits: 18302628885633695744},
 				{index: 1, bits: 88235808129024},
@@ -9634,7 +9634,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-dns-text",
 			file: "rules.yaml (built-in)",
-			line: 5099,
+			line: 5120,
 			text: phraseMask{
 				{index: 26, bits: 34359738368},
 				{index: 2, bits: 12},
@@ -9645,7 +9645,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-text",
 			file: "rules.yaml (built-in)",
-			line: 5105,
+			line: 5126,
 			text: phraseMask{
 				{index: 29, bits: 18374686479671623680},
 				{index: 12, bits: 274877906944},
@@ -9657,7 +9657,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-text",
 			file: "rules.yaml (built-in)",
-			line: 5112,
+			line: 5133,
 			text: phraseMask{
 				{index: 19, bits: 18446181123756130304},
 				{index: 5, bits: 4194304},
@@ -9670,7 +9670,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-delayed",
 			file: "rules.yaml (built-in)",
-			line: 5117,
+			line: 5138,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -9714,7 +9714,7 @@ var builtinSet = &ruleSet{
 						tr:   &builtinSlots2[171],
 					},
 				},
-				byFact: [26]words{
+				byFact: [27]words{
 					14: {
 						explanation: alts{
 							list: []text{
@@ -9759,7 +9759,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-text",
 			file: "rules.yaml (built-in)",
-			line: 5134,
+			line: 5155,
 			text: phraseMask{
 				{index: 7, bits: 13194139533312},
 				{index: 30, bits: 34359738366},
@@ -9778,7 +9778,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5154,
+			line: 5175,
 			text: phraseMask{
 				{bits: 4294967296},
 			},
@@ -9791,7 +9791,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-attempts",
 			file: "rules.yaml (built-in)",
-			line: 5160,
+			line: 5181,
 			text: phraseMask{
 				{index: 30, bits: 34359738368},
 			},
@@ -9804,7 +9804,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-text",
 			file: "rules.yaml (built-in)",
-			line: 5167,
+			line: 5188,
 			text: phraseMask{
 				{index: 7, bits: 35184372088832},
 				{index: 30, bits: 576460683583946752},
@@ -9819,7 +9819,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-reply",
 			file: "rules.yaml (built-in)",
-			line: 5182,
+			line: 5203,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 3},
@@ -9836,14 +9836,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "tls-command",
 			file:    "rules.yaml (built-in)",
-			line:    5189,
+			line:    5210,
 			command: []string{"STARTTLS"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "security-text",
 			file: "rules.yaml (built-in)",
-			line: 5194,
+			line: 5215,
 			text: phraseMask{
 				{index: 30, bits: 17870283321406128128},
 				{index: 10, bits: 192},
@@ -9862,7 +9862,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "security-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5209,
+			line: 5230,
 			text: phraseMask{
 				{index: 31, bits: 57344},
 				{index: 23, bits: 8589934592},
@@ -9881,7 +9881,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-text",
 			file: "rules.yaml (built-in)",
-			line: 5218,
+			line: 5239,
 			text: phraseMask{
 				{index: 31, bits: 8589869056},
 				{index: 2, bits: 562949953421312},
@@ -9892,7 +9892,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "syntax-text",
 			file: "rules.yaml (built-in)",
-			line: 5227,
+			line: 5248,
 			text: phraseMask{
 				{index: 7, bits: 589824},
 				{index: 31, bits: 4389456576512},
@@ -9903,7 +9903,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.1",
 			file: "rules.yaml (built-in)",
-			line: 5244,
+			line: 5265,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -9912,7 +9912,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.4",
 			file: "rules.yaml (built-in)",
-			line: 5250,
+			line: 5271,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -9961,7 +9961,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.5",
 			file: "rules.yaml (built-in)",
-			line: 5260,
+			line: 5281,
 			status: []statusPattern{
 				{class: 4, subject: 1, detailLo: 5, detHi: 5},
 				{class: 5, subject: 1, detailLo: 5, detHi: 5},
@@ -10016,7 +10016,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.6",
 			file: "rules.yaml (built-in)",
-			line: 5273,
+			line: 5294,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -10025,7 +10025,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.9",
 			file: "rules.yaml (built-in)",
-			line: 5279,
+			line: 5300,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 9, detHi: 9},
 			},
@@ -10066,7 +10066,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.10",
 			file: "rules.yaml (built-in)",
-			line: 5288,
+			line: 5309,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -10102,7 +10102,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.1",
 			file: "rules.yaml (built-in)",
-			line: 5295,
+			line: 5316,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -10111,7 +10111,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.4",
 			file: "rules.yaml (built-in)",
-			line: 5303,
+			line: 5324,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -10153,7 +10153,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.1",
 			file: "rules.yaml (built-in)",
-			line: 5313,
+			line: 5334,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -10162,7 +10162,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.2",
 			file: "rules.yaml (built-in)",
-			line: 5319,
+			line: 5340,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -10211,7 +10211,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.3",
 			file: "rules.yaml (built-in)",
-			line: 5329,
+			line: 5350,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -10260,7 +10260,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.5",
 			file: "rules.yaml (built-in)",
-			line: 5339,
+			line: 5360,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -10296,7 +10296,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.6",
 			file: "rules.yaml (built-in)",
-			line: 5346,
+			line: 5367,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 6, detHi: 6},
 				{class: 5, subject: 3, detailLo: 6, detHi: 6},
@@ -10339,7 +10339,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.1",
 			file: "rules.yaml (built-in)",
-			line: 5356,
+			line: 5377,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 1, detHi: 1},
 			},
@@ -10375,7 +10375,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.2",
 			file: "rules.yaml (built-in)",
-			line: 5363,
+			line: 5384,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -10384,7 +10384,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.3",
 			file: "rules.yaml (built-in)",
-			line: 5369,
+			line: 5390,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -10458,7 +10458,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.4",
 			file: "rules.yaml (built-in)",
-			line: 5384,
+			line: 5405,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -10494,7 +10494,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.5",
 			file: "rules.yaml (built-in)",
-			line: 5392,
+			line: 5413,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 5, detHi: 5},
 			},
@@ -10530,7 +10530,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.6",
 			file: "rules.yaml (built-in)",
-			line: 5399,
+			line: 5420,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -10566,7 +10566,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.2",
 			file: "rules.yaml (built-in)",
-			line: 5406,
+			line: 5427,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 2, detHi: 2},
 			},
@@ -10615,7 +10615,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.3",
 			file: "rules.yaml (built-in)",
-			line: 5419,
+			line: 5440,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -10664,7 +10664,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.4",
 			file: "rules.yaml (built-in)",
-			line: 5429,
+			line: 5450,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 4, detHi: 4},
 			},
@@ -10713,7 +10713,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.5",
 			file: "rules.yaml (built-in)",
-			line: 5439,
+			line: 5460,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 5, detHi: 5},
 			},
@@ -10762,7 +10762,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.6",
 			file: "rules.yaml (built-in)",
-			line: 5449,
+			line: 5470,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 6, detHi: 6},
 			},
@@ -10811,7 +10811,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.7",
 			file: "rules.yaml (built-in)",
-			line: 5459,
+			line: 5480,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 7, detHi: 7},
 			},
@@ -10860,7 +10860,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.8",
 			file: "rules.yaml (built-in)",
-			line: 5469,
+			line: 5490,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 8, detHi: 8},
 			},
@@ -10909,7 +10909,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.9",
 			file: "rules.yaml (built-in)",
-			line: 5479,
+			line: 5500,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 9, detHi: 9},
 			},
@@ -10958,7 +10958,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.10",
 			file: "rules.yaml (built-in)",
-			line: 5489,
+			line: 5510,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 10, detHi: 10},
 			},
@@ -11007,7 +11007,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.11",
 			file: "rules.yaml (built-in)",
-			line: 5499,
+			line: 5520,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 11, detHi: 11},
 			},
@@ -11056,7 +11056,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.12",
 			file: "rules.yaml (built-in)",
-			line: 5509,
+			line: 5530,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -11105,7 +11105,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.14",
 			file: "rules.yaml (built-in)",
-			line: 5519,
+			line: 5540,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 14, detHi: 14},
 			},
@@ -11154,7 +11154,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.15",
 			file: "rules.yaml (built-in)",
-			line: 5529,
+			line: 5550,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 15, detHi: 15},
 			},
@@ -11203,7 +11203,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.19",
 			file: "rules.yaml (built-in)",
-			line: 5539,
+			line: 5560,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 19, detHi: 19},
 			},
@@ -11252,7 +11252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.13",
 			file: "rules.yaml (built-in)",
-			line: 5549,
+			line: 5570,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -11288,7 +11288,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.17-18",
 			file: "rules.yaml (built-in)",
-			line: 5556,
+			line: 5577,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 17, detHi: 17},
 				{class: -1, subject: 7, detailLo: 18, detHi: 18},
@@ -11325,7 +11325,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.27",
 			file: "rules.yaml (built-in)",
-			line: 5563,
+			line: 5584,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 27, detHi: 27},
 			},
@@ -11374,7 +11374,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.30",
 			file: "rules.yaml (built-in)",
-			line: 5575,
+			line: 5596,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 30, detHi: 30},
 			},
@@ -11403,14 +11403,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "blocked-at-connection",
 			file:    "rules.yaml (built-in)",
-			line:    5585,
+			line:    5606,
 			command: []string{"CONN", "HELO", "EHLO"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "user-unknown-after-data",
 			file: "rules.yaml (built-in)",
-			line: 5592,
+			line: 5613,
 			text: phraseMask{
 				{index: 20, bits: 18446744073709551615},
 				{index: 8, bits: 1073741826},
@@ -11537,7 +11537,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5616,
+			line: 5637,
 			text: phraseMask{
 				{index: 31, bits: 65970697666560},
 				{index: 10, bits: 1073741824},
@@ -11548,7 +11548,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5621,
+			line: 5642,
 			text: phraseMask{
 				{index: 31, bits: 70368744177664},
 			},
@@ -11558,7 +11558,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5626,
+			line: 5647,
 			text: phraseMask{
 				{index: 31, bits: 4611545280939032576},
 			},
@@ -11568,7 +11568,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5633,
+			line: 5654,
 			text: phraseMask{
 				{index: 31, bits: 13835058055282163712},
 				{index: 32, bits: 1},
@@ -11579,7 +11579,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5638,
+			line: 5659,
 			text: phraseMask{
 				{index: 32, bits: 6},
 			},
@@ -11589,7 +11589,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5643,
+			line: 5664,
 			text: phraseMask{
 				{index: 32, bits: 24},
 				{index: 26, bits: 1152921504606846976},
@@ -11600,7 +11600,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5654,
+			line: 5675,
 			text: phraseMask{
 				{index: 32, bits: 4194272},
 				{index: 1, bits: 8},
@@ -11619,7 +11619,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5669,
+			line: 5690,
 			text: phraseMask{
 				{index: 32, bits: 4286578688},
 			},
@@ -11629,7 +11629,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5675,
+			line: 5696,
 			text: phraseMask{
 				{index: 32, bits: 1095216660480},
 				{index: 2, bits: 17179869184},
@@ -11641,7 +11641,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-connection-text",
 			file: "rules.yaml (built-in)",
-			line: 5681,
+			line: 5702,
 			text: phraseMask{
 				{index: 2, bits: 512},
 				{index: 12, bits: 103079217152},
@@ -11654,7 +11654,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5689,
+			line: 5710,
 			text: phraseMask{
 				{index: 1, bits: 324259173170675712},
 			},
@@ -11664,7 +11664,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5694,
+			line: 5715,
 			text: phraseMask{
 				{index: 32, bits: 8796093022208},
 			},
@@ -11674,7 +11674,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "onhold-text",
 			file: "rules.yaml (built-in)",
-			line: 5699,
+			line: 5720,
 			text: phraseMask{
 				{index: 32, bits: 123145302310912},
 			},
@@ -11684,7 +11684,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.4.7",
 			file: "rules.yaml (built-in)",
-			line: 5710,
+			line: 5731,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 7, detHi: 7},
 				{class: 5, subject: 4, detailLo: 7, detHi: 7},
@@ -11743,7 +11743,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1",
 			file: "rules.yaml (built-in)",
-			line: 5723,
+			line: 5744,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -11799,7 +11799,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.14",
 			file: "rules.yaml (built-in)",
-			line: 5735,
+			line: 5756,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
 			},
@@ -11848,7 +11848,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6",
 			file: "rules.yaml (built-in)",
-			line: 5744,
+			line: 5765,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -11897,7 +11897,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.6.11",
 			file: "rules.yaml (built-in)",
-			line: 5753,
+			line: 5774,
 			status: []statusPattern{
 				{class: 5, subject: 6, detailLo: 11, detHi: 11},
 			},
@@ -11946,7 +11946,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1",
 			file: "rules.yaml (built-in)",
-			line: 5762,
+			line: 5783,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -12001,7 +12001,7 @@ var builtinSet = &ruleSet{
 						tr:   &builtinSlots2[241],
 					},
 				},
-				byFact: [26]words{
+				byFact: [27]words{
 					14: {
 						explanation: alts{
 							list: []text{
@@ -12057,7 +12057,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.2",
 			file: "rules.yaml (built-in)",
-			line: 5776,
+			line: 5797,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -12093,7 +12093,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.3",
 			file: "rules.yaml (built-in)",
-			line: 5783,
+			line: 5804,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -12117,7 +12117,7 @@ var builtinSet = &ruleSet{
 						tr:   &builtinSlots2[244],
 					},
 				},
-				byFact: [26]words{
+				byFact: [27]words{
 					11: {
 						owner: "recipient-admin",
 						summary: phrase{
@@ -12182,7 +12182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4",
 			file: "rules.yaml (built-in)",
-			line: 5794,
+			line: 5815,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -12218,7 +12218,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4-temporary",
 			file: "rules.yaml (built-in)",
-			line: 5801,
+			line: 5822,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -12254,7 +12254,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.5",
 			file: "rules.yaml (built-in)",
-			line: 5808,
+			line: 5829,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 5, detHi: 5},
 			},
@@ -12283,7 +12283,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.6",
 			file: "rules.yaml (built-in)",
-			line: 5815,
+			line: 5836,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -12327,7 +12327,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.0",
 			file: "rules.yaml (built-in)",
-			line: 5823,
+			line: 5844,
 			status: []statusPattern{
 				{class: 5, subject: 4},
 			},
@@ -12336,7 +12336,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.6",
 			file: "rules.yaml (built-in)",
-			line: 5829,
+			line: 5850,
 			status: []statusPattern{
 				{class: -1, subject: 6, detailLo: -1, detHi: -1},
 			},
@@ -12372,7 +12372,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sisimai-4.2.1-4.7.1-4.7.2",
 			file: "rules.yaml (built-in)",
-			line: 5837,
+			line: 5858,
 			status: []statusPattern{
 				{class: 4, subject: 2, detailLo: 1, detHi: 1},
 				{class: 4, subject: 7, detailLo: 1, detHi: 1},
@@ -12386,7 +12386,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.1",
 			file: "rules.yaml (built-in)",
-			line: 5844,
+			line: 5865,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 1, detHi: 1},
 			},
@@ -12588,7 +12588,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.other",
 			file: "rules.yaml (built-in)",
-			line: 5868,
+			line: 5889,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: -1, detHi: -1},
 			},
@@ -12817,7 +12817,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "delayed-unknown",
 			file:   "rules.yaml (built-in)",
-			line:   5898,
+			line:   5919,
 			action: []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "expired",
@@ -12876,7 +12876,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.other",
 			file: "rules.yaml (built-in)",
-			line: 5908,
+			line: 5929,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: -1, detHi: -1},
 			},
@@ -12885,7 +12885,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.0",
 			file: "rules.yaml (built-in)",
-			line: 5913,
+			line: 5934,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: -1, detHi: -1},
 			},
@@ -12894,7 +12894,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.0",
 			file: "rules.yaml (built-in)",
-			line: 5918,
+			line: 5939,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: -1, detHi: -1},
 			},
@@ -12949,7 +12949,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.0",
 			file: "rules.yaml (built-in)",
-			line: 5927,
+			line: 5948,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: -1, detHi: -1},
 				{class: 4, subject: 3, detailLo: 3, detHi: 3},
@@ -12960,7 +12960,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.0",
 			file: "rules.yaml (built-in)",
-			line: 5935,
+			line: 5956,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: -1, detHi: -1},
 			},
@@ -12969,14 +12969,14 @@ var builtinSet = &ruleSet{
 		{
 			id:       "diagnostic-type-x-unix",
 			file:     "rules.yaml (built-in)",
-			line:     5940,
+			line:     5961,
 			diagType: []string{"x-unix"},
 			then:     thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "rfc3463-x.3.other",
 			file: "rules.yaml (built-in)",
-			line: 5950,
+			line: 5971,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: -1, detHi: -1},
 			},
@@ -12985,7 +12985,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5960,
+			line: 5981,
 			text: phraseMask{
 				{index: 32, bits: 140737488355328},
 			},
@@ -12995,7 +12995,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5965,
+			line: 5986,
 			text: phraseMask{
 				{index: 32, bits: 1970324836974592},
 			},
@@ -13005,7 +13005,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5971,
+			line: 5992,
 			text: phraseMask{
 				{index: 32, bits: 15762598695796736},
 			},
@@ -13016,7 +13016,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-521-556",
 			file: "rules.yaml (built-in)",
-			line: 5980,
+			line: 6001,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 1},
@@ -13030,7 +13030,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-552",
 			file: "rules.yaml (built-in)",
-			line: 5984,
+			line: 6005,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 2},
@@ -13046,7 +13046,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-452",
 			file: "rules.yaml (built-in)",
-			line: 5988,
+			line: 6009,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 2},
@@ -13057,7 +13057,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-421",
 			file: "rules.yaml (built-in)",
-			line: 5992,
+			line: 6013,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 2, 2: 1},
@@ -13071,7 +13071,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-553",
 			file: "rules.yaml (built-in)",
-			line: 5996,
+			line: 6017,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 3},
@@ -13082,7 +13082,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-syntax",
 			file: "rules.yaml (built-in)",
-			line: 6000,
+			line: 6021,
 			status: []statusPattern{
 				{none: true},
 				{class: 5, subject: 5, detailLo: -1, detHi: -1},
@@ -13142,7 +13142,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-451",
 			file: "rules.yaml (built-in)",
-			line: 6008,
+			line: 6029,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 1},
@@ -13199,7 +13199,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "vacation-text",
 			file: "rules.yaml (built-in)",
-			line: 6016,
+			line: 6037,
 			text: phraseMask{
 				{index: 32, bits: 1080863910568919040},
 			},
@@ -13212,7 +13212,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unreadable-text",
 			file: "rules.yaml (built-in)",
-			line: 6023,
+			line: 6044,
 			regexps: []*pattern{
 				{src: "^[^a-z]+$", captures: false},
 			},
@@ -13251,7 +13251,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-550-554-alone",
 			file: "rules.yaml (built-in)",
-			line: 6032,
+			line: 6053,
 			status: []statusPattern{
 				{none: true},
 			},
@@ -13322,7 +13322,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.0.0",
 			file: "rules.yaml (built-in)",
-			line: 6041,
+			line: 6062,
 			status: []statusPattern{
 				{class: -1, detailLo: -1, detHi: -1},
 			},
@@ -13410,7 +13410,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-used",
 			file: "rules.yaml (built-in)",
-			line: 656,
+			line: 677,
 			text: phraseMask{
 				{bits: 4095},
 			},
@@ -13425,7 +13425,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-name",
 			file: "rules.yaml (built-in)",
-			line: 667,
+			line: 688,
 			text: phraseMask{
 				{bits: 4190208},
 			},
@@ -13436,7 +13436,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-named",
 			file: "rules.yaml (built-in)",
-			line: 673,
+			line: 694,
 			text: phraseMask{
 				{bits: 536607744},
 			},
@@ -13447,7 +13447,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sending-ip",
 			file: "rules.yaml (built-in)",
-			line: 682,
+			line: 703,
 			regexps: []*pattern{
 				{src: "client(?: host)? \\[(?P<ip>[0-9a-f:.]{7,45})\\]", captures: true},
 				{src: "(?:your|sending|sender|sender's|client|the|source) ip(?:v[46])?(?: address)?(?: is| of)?:? \\[?\\(?(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})", captures: true},
@@ -13460,7 +13460,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "url",
 			file: "rules.yaml (built-in)",
-			line: 692,
+			line: 713,
 			text: phraseMask{
 				{bits: 3758096384},
 			},
@@ -13472,7 +13472,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "retried-for",
 			file: "rules.yaml (built-in)",
-			line: 698,
+			line: 719,
 			text: phraseMask{
 				{bits: 1095216660480},
 			},
@@ -13484,7 +13484,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "size-limit",
 			file: "rules.yaml (built-in)",
-			line: 722,
+			line: 743,
 			text: phraseMask{
 				{bits: 139637976727552},
 			},
@@ -13501,7 +13501,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "recipient-limit",
 			file: "rules.yaml (built-in)",
-			line: 733,
+			line: 754,
 			text: phraseMask{
 				{bits: 8866461766385664},
 			},
@@ -13516,7 +13516,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus",
 			file: "rules.yaml (built-in)",
-			line: 742,
+			line: 763,
 			text: phraseMask{
 				{bits: 1143914305352105984},
 			},
@@ -13532,7 +13532,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-attachment",
 			file: "rules.yaml (built-in)",
-			line: 760,
+			line: 781,
 			text: phraseMask{
 				{bits: 11529215046068469760},
 				{index: 1, bits: 31},
@@ -13544,7 +13544,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-encrypted-attachment",
 			file: "rules.yaml (built-in)",
-			line: 784,
+			line: 805,
 			text: phraseMask{
 				{index: 1, bits: 480},
 			},
@@ -13555,7 +13555,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "barracuda-recipient-outcome",
 			file: "rules.yaml (built-in)",
-			line: 806,
+			line: 827,
 			text: phraseMask{
 				{index: 1, bits: 512},
 			},
@@ -13566,7 +13566,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "attachment-file",
 			file: "rules.yaml (built-in)",
-			line: 819,
+			line: 840,
 			text: phraseMask{
 				{index: 1, bits: 8387592},
 			},
@@ -13582,7 +13582,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contact-address",
 			file: "rules.yaml (built-in)",
-			line: 832,
+			line: 853,
 			text: phraseMask{
 				{index: 1, bits: 137430564864},
 			},
@@ -13594,7 +13594,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "loop",
 			file: "rules.yaml (built-in)",
-			line: 839,
+			line: 860,
 			text: phraseMask{
 				{index: 1, bits: 2061584302080},
 			},
@@ -13605,7 +13605,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "dns-temporary",
 			file: "rules.yaml (built-in)",
-			line: 846,
+			line: 867,
 			text: phraseMask{
 				{index: 1, bits: 4501400604114944},
 			},
@@ -13618,7 +13618,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "last-error",
 			file: "rules.yaml (built-in)",
-			line: 865,
+			line: 886,
 			text: phraseMask{
 				{index: 1, bits: 31525197391593472},
 			},
@@ -13632,7 +13632,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls",
 			file: "rules.yaml (built-in)",
-			line: 882,
+			line: 903,
 			text: phraseMask{
 				{index: 1, bits: 9187343239835811840},
 			},
@@ -13647,7 +13647,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-mx",
 			file: "rules.yaml (built-in)",
-			line: 909,
+			line: 930,
 			text: phraseMask{
 				{index: 1, bits: 9223372036854775808},
 				{index: 2, bits: 1},
@@ -13664,7 +13664,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-domain",
 			file: "rules.yaml (built-in)",
-			line: 919,
+			line: 940,
 			text: phraseMask{
 				{index: 2, bits: 124},
 			},
@@ -13679,7 +13679,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "connection",
 			file: "rules.yaml (built-in)",
-			line: 927,
+			line: 948,
 			text: phraseMask{
 				{index: 2, bits: 2097024},
 			},
@@ -13694,7 +13694,7 @@ var builtinSet = &ruleSet{
 			},
 		},
 	},
-	texts: [42]text{
+	texts: [47]text{
 		0: {
 			{literal: "the receiving side gave no reason that could be understood"},
 		},
@@ -13980,11 +13980,82 @@ var builtinSet = &ruleSet{
 		41: {
 			{literal: "The failure was temporary, but it happened again on every attempt, until the sending server gave up, so the message was not delivered."},
 		},
+		42: {
+			{literal: "recipient's internal mail server unreachable"},
+		},
+		43: {
+			{literal: "Your message reached the recipient's organization: its mail gateway"},
+			{
+				group: []textPart{
+					{literal: " "},
+					{slot: 2, isSlot: true},
+				},
+			},
+			{literal: " accepted it, but could not pass it on to the organization's own internal mail server"},
+			{
+				group: []textPart{
+					{literal: " "},
+					{slot: 38, isSlot: true},
+				},
+			},
+			{literal: ", and gave up"},
+			{
+				group: []textPart{
+					{literal: " after trying for "},
+					{slot: 20, isSlot: true},
+				},
+			},
+			{literal: ". The recipient's mail system failed inside their organization, between their two servers; nothing was wrong with your message or your side."},
+			{
+				group: []textPart{
+					{literal: " The last error was: \""},
+					{slot: 21, isSlot: true},
+					{literal: "\""},
+				},
+			},
+		},
+		44: {
+			{literal: "Delivery"},
+			{
+				group: []textPart{
+					{literal: " to "},
+					{isSlot: true},
+				},
+			},
+			{literal: " is delayed inside the recipient's organization: its mail gateway"},
+			{
+				group: []textPart{
+					{literal: " "},
+					{slot: 2, isSlot: true},
+				},
+			},
+			{literal: " accepted your message but cannot pass it on to the organization's own internal mail server"},
+			{
+				group: []textPart{
+					{literal: " "},
+					{slot: 38, isSlot: true},
+				},
+			},
+			{literal: " at the moment, and keeps trying. This is a fault of the recipient's mail system, not of your side."},
+		},
+		45: {
+			{literal: "Nothing on your side needs to change, and sending again before it is fixed will fail the same way. Tell the recipient by other means (phone, another address) that their organization's mail gateway cannot reach their internal mail server"},
+			{
+				group: []textPart{
+					{literal: " "},
+					{slot: 38, isSlot: true},
+				},
+			},
+			{literal: ", so that their email admin fixes it; send the message again once they confirm that mail reaches them."},
+		},
+		46: {
+			{literal: "Nothing to do yet: the recipient's mail gateway keeps trying, and sends a final report if it gives up. If the message is urgent, tell the recipient by other means that their mail is held at their gateway."},
+		},
 	},
-	textsFrom: [42]string{
+	textsFrom: [47]string{
 		0: "rules.yaml (built-in)", 1: "rules.yaml (built-in)", 2: "rules.yaml (built-in)", 3: "rules.yaml (built-in)", 4: "rules.yaml (built-in)", 5: "rules.yaml (built-in)", 6: "rules.yaml (built-in)", 7: "rules.yaml (built-in)", 8: "rules.yaml (built-in)", 9: "rules.yaml (built-in)", 10: "rules.yaml (built-in)", 11: "rules.yaml (built-in)", 12: "rules.yaml (built-in)", 13: "rules.yaml (built-in)", 14: "rules.yaml (built-in)", 15: "rules.yaml (built-in)", 16: "rules.yaml (built-in)", 17: "rules.yaml (built-in)", 18: "rules.yaml (built-in)", 19: "rules.yaml (built-in)",
 		20: "rules.yaml (built-in)", 21: "rules.yaml (built-in)", 22: "rules.yaml (built-in)", 23: "rules.yaml (built-in)", 24: "rules.yaml (built-in)", 25: "rules.yaml (built-in)", 26: "rules.yaml (built-in)", 27: "rules.yaml (built-in)", 28: "rules.yaml (built-in)", 29: "rules.yaml (built-in)", 30: "rules.yaml (built-in)", 31: "rules.yaml (built-in)", 32: "rules.yaml (built-in)", 33: "rules.yaml (built-in)", 34: "rules.yaml (built-in)", 35: "rules.yaml (built-in)", 36: "rules.yaml (built-in)", 37: "rules.yaml (built-in)", 38: "rules.yaml (built-in)", 39: "rules.yaml (built-in)",
-		40: "rules.yaml (built-in)", 41: "rules.yaml (built-in)",
+		40: "rules.yaml (built-in)", 41: "rules.yaml (built-in)", 42: "rules.yaml (built-in)", 43: "rules.yaml (built-in)", 44: "rules.yaml (built-in)", 45: "rules.yaml (built-in)", 46: "rules.yaml (built-in)",
 	},
 	phrases: []string{
 		"blocked using", "black list at", "blacklist at", "block list at", "blocklist at", "listed at", "listed in", "listed on", "listed by", "found on", "rbl", "dnsbl", "spamhaus", "sorbs", "barracuda", "spamcop", "uceprotect", "spamrats", "cbl", "psbl",
@@ -14346,7 +14417,7 @@ var builtinData1 = [...]reasonDef{
 				tr:   &builtinSlots2[280],
 			},
 		},
-		byFact: [26]words{
+		byFact: [27]words{
 			25: {
 				owner: "recipient-admin",
 				summary: phrase{
@@ -14427,7 +14498,7 @@ var builtinData1 = [...]reasonDef{
 				tr: &builtinSlots2[284],
 			},
 		},
-		byFact: [26]words{
+		byFact: [27]words{
 			10: {
 				owner: "recipient-admin",
 				summary: phrase{
@@ -14743,7 +14814,7 @@ var builtinData1 = [...]reasonDef{
 				tr:   &builtinSlots2[291],
 			},
 		},
-		byFact: [26]words{
+		byFact: [27]words{
 			11: {
 				summary: phrase{
 					en: "delivery timed out (DNS not answering)",
@@ -14930,7 +15001,7 @@ var builtinData1 = [...]reasonDef{
 				tr: &builtinSlots2[299],
 			},
 		},
-		byFact: [26]words{
+		byFact: [27]words{
 			17: {
 				owner: "sender-admin",
 				summary: phrase{
@@ -15193,7 +15264,7 @@ var builtinData1 = [...]reasonDef{
 				tr: &builtinSlots2[311],
 			},
 		},
-		byFact: [26]words{
+		byFact: [27]words{
 			21: {
 				owner: "sender",
 				summary: phrase{
@@ -15397,7 +15468,7 @@ var builtinData1 = [...]reasonDef{
 				tr:   &builtinSlots2[319],
 			},
 		},
-		byFact: [26]words{
+		byFact: [27]words{
 			12: {
 				summary: phrase{
 					en: "domain has no mail server",
@@ -15671,7 +15742,7 @@ var builtinData1 = [...]reasonDef{
 				tr: &builtinSlots2[329],
 			},
 		},
-		byFact: [26]words{
+		byFact: [27]words{
 			10: {
 				summary: phrase{
 					en: "mail loop",
@@ -16070,7 +16141,7 @@ var builtinData1 = [...]reasonDef{
 				tr:   &builtinSlots2[345],
 			},
 		},
-		byFact: [26]words{
+		byFact: [27]words{
 			12: {
 				summary: phrase{
 					en: "domain has no mail server",
@@ -16512,7 +16583,7 @@ var builtinData1 = [...]reasonDef{
 				},
 			},
 		},
-		byFact: [26]words{
+		byFact: [27]words{
 			21: {
 				owner: "sender",
 				summary: phrase{
@@ -16692,7 +16763,7 @@ var builtinData1 = [...]reasonDef{
 				tr:   &builtinSlots2[365],
 			},
 		},
-		byFact: [26]words{
+		byFact: [27]words{
 			13: {
 				summary: phrase{
 					en: "sender domain not found",
@@ -16848,7 +16919,7 @@ var builtinData1 = [...]reasonDef{
 				tr: &builtinSlots2[371],
 			},
 		},
-		byFact: [26]words{
+		byFact: [27]words{
 			21: {
 				owner: "sender",
 				summary: phrase{
@@ -17200,7 +17271,7 @@ var builtinData1 = [...]reasonDef{
 				},
 			},
 		},
-		byFact: [26]words{
+		byFact: [27]words{
 			6: {
 				owner: "sender",
 				summary: phrase{
@@ -17495,7 +17566,7 @@ var builtinData1 = [...]reasonDef{
 				tr: &builtinSlots2[395],
 			},
 		},
-		byFact: [26]words{
+		byFact: [27]words{
 			10: {
 				summary: phrase{
 					en: "mail loop",
@@ -17616,7 +17687,7 @@ var builtinData1 = [...]reasonDef{
 				tr: &builtinSlots2[401],
 			},
 		},
-		byFact: [26]words{
+		byFact: [27]words{
 			16: {
 				owner: "sender",
 				summary: phrase{
@@ -17911,7 +17982,7 @@ var builtinData1 = [...]reasonDef{
 				tr:   &builtinSlots2[410],
 			},
 		},
-		byFact: [26]words{
+		byFact: [27]words{
 			6: {
 				owner: "sender",
 				summary: phrase{
