@@ -210,9 +210,20 @@ func (e *Engine) internalHopReading(v *Classification, rec *record, lang int) {
 	v.Fix = t[textInternalHopFix].render(&vals)
 }
 
+// otherCauses are the conditions that name a cause other than an internal
+// server that could not be reached: a mail loop (which a gateway's
+// Remote-MTA names too), DNS failures, TLS failures, too many recipients.
+var otherCauses = [...]Fact{FactLoop, FactDNSTempFail, FactNoMX, FactNoDomain, FactTLSRequired, FactTLSNotOffered,
+	FactTLSRefused, FactTLSCert, FactTooManyRecipients}
+
 // internalHopReason says whether v is a failed connection or a delivery
-// given up on, which an internal hop explains.
+// given up on, which an internal hop explains, and names no other cause.
 func internalHopReason(v *Classification) bool {
+	for _, f := range otherCauses {
+		if v.Facts.Get(f) != "" {
+			return false
+		}
+	}
 	for _, r := range internalHopReasons {
 		if v.Reason == r {
 			return true

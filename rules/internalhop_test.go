@@ -91,3 +91,11 @@ func TestAnInternalServersOwnRefusalRelayedByTheGatewayKeepsItsReason(t *testing
 		t.Errorf("reason %s, explanation %q: want the unknown user, which the internal server said", v.Reason, v.Explanation)
 	}
 }
+
+func TestAMailLoopBetweenTheRecipientsServersStaysALoop(t *testing.T) {
+	v := builtin(t).Classify(Input{Action: "failed", Status: "5.4.6", Diagnostic: "554 5.4.6 Hop count exceeded - possible mail loop",
+		Recipient: "a@corp.example", ReportingMTA: "relay2.corp.example", RemoteMTA: "mbx2.corp.example"})
+	if v.Facts.Get(FactLoop) == "" || v.Facts.Get(FactInternalHop) != "" || !strings.Contains(v.Explanation, "loop") {
+		t.Errorf("loop %q, internal_hop %q, explanation %q: want the loop's reading", v.Facts.Get(FactLoop), v.Facts.Get(FactInternalHop), v.Explanation)
+	}
+}
