@@ -105,10 +105,11 @@ func TestACustomRuleCodeOrARepeated571IsTheOrganisationsOwnText(t *testing.T) {
 		"a 5.7.1 that the NDR repeats":             {"550 5.7.1 " + fr, layout(fr), fr},
 		"a 5.7.1 under exchange's own sentence": {"550 5.7.1 Message rejected as spam by Content Filtering.",
 			layout("Your message wasn't delivered due to a permission or security issue."), ""},
-		"a 5.7.1 the paragraph does not repeat": {"550 5.7.1 Client host rejected: cannot find your hostname", layout(fr), ""},
-		"a 5.7.1 without an exchange NDR":       {"550 5.7.1 " + fr, "", ""},
-		"a code below the range":                {"550 5.7.899 " + fr, "", ""},
-		"a code of another class":               {"550 5.2.901 " + fr, "", ""},
+		"a 5.7.1 the paragraph does not repeat":   {"550 5.7.1 Client host rejected: cannot find your hostname", layout(fr), ""},
+		"a 5.7.1 without an exchange NDR":         {"550 5.7.1 " + fr, "", ""},
+		"a code below the range":                  {"550 5.7.899 " + fr, "", ""},
+		"a code of another class":                 {"550 5.2.901 " + fr, "", ""},
+		"control characters of a 5.7.9xx text go": {"550 5.7.920 No\x1b[31m macros\x00 please.", "", "No [31m macros please."},
 	} {
 		if got := organisationText(tc.diag, tc.notice, "o.hale@corp.example"); got != tc.want {
 			t.Errorf("%s: %q, want %q", name, got, tc.want)
