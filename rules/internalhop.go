@@ -232,6 +232,9 @@ func internalHopReason(v *Classification) bool {
 	return v.Facts.Get(FactConnRefused) != "" || v.Facts.Get(FactConnTimeout) != ""
 }
 
+// internalHopSource says where FactInternalHop comes from, for --why.
+const internalHopSource = "the gateway of the recipient's domain (Reporting-MTA) and the internal host it tried (Remote-MTA or the reply): internalHop, RFC 3464"
+
 // internalHopSlots are the placeholders the texts of an internal hop may
 // use.
 var internalHopSlots = setOf(slotRecipient, slotReporting, slotFact0+slot(slotIndexOf(FactInternalHop)),

@@ -105,3 +105,17 @@ func TestAMailLoopBetweenTheRecipientsServersStaysALoop(t *testing.T) {
 		t.Errorf("loop %q, internal_hop %q, explanation %q: want the loop's reading", v.Facts.Get(FactLoop), v.Facts.Get(FactInternalHop), v.Explanation)
 	}
 }
+
+func TestWhyNamesWhereTheInternalHopWasRead(t *testing.T) {
+	tr := builtin(t).Trace(Input{Action: "failed", Status: "4.4.1", Diagnostic: "connect to exch01.corp.local[10.0.0.5]:25: Connection timed out",
+		Recipient: "a@corp.example", ReportingMTA: "mx1.corp.example", RemoteMTA: "exch01.corp.local"})
+	for _, f := range tr.Facts {
+		if f.Fact == FactInternalHop {
+			if f.Value != "exch01.corp.local" || !strings.Contains(f.From, "Reporting-MTA") {
+				t.Errorf("internal_hop %q from %q, want exch01.corp.local from the Reporting-MTA and Remote-MTA", f.Value, f.From)
+			}
+			return
+		}
+	}
+	t.Errorf("facts %+v: no internal_hop", tr.Facts)
+}
