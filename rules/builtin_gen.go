@@ -9,7 +9,7 @@ import (
 )
 
 // builtinDigest is BuiltinDigest: of the rules.yaml this file was generated from.
-const builtinDigest = "1aaa663c04bc"
+const builtinDigest = "38d65028ca81"
 
 // builtinTrue and builtinFalse are the values of the rules' *bool fields.
 var builtinTrue, builtinFalse = true, false
@@ -20,7 +20,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "success",
 			file:   "rules.yaml (built-in)",
-			line:   978,
+			line:   1013,
 			action: []smtpcode.Action{"delivered", "relayed", "expanded"},
 			then: thenDef{
 				Reason: "delivered",
@@ -30,7 +30,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "success-code",
 			file: "rules.yaml (built-in)",
-			line: 983,
+			line: 1018,
 			status: []statusPattern{
 				{class: 2, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -56,7 +56,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 998,
+			line: 1033,
 			text: phraseMask{
 				{index: 2, bits: 14680064},
 			},
@@ -70,7 +70,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1005,
+			line: 1040,
 			text: phraseMask{
 				{index: 2, bits: 16777216},
 			},
@@ -84,7 +84,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1012,
+			line: 1047,
 			text: phraseMask{
 				{index: 2, bits: 100663296},
 			},
@@ -98,7 +98,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1019,
+			line: 1054,
 			text: phraseMask{
 				{index: 2, bits: 134217728},
 			},
@@ -112,7 +112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1026,
+			line: 1061,
 			text: phraseMask{
 				{index: 2, bits: 4026531840},
 			},
@@ -126,7 +126,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1033,
+			line: 1068,
 			text: phraseMask{
 				{index: 2, bits: 12884901888},
 			},
@@ -140,7 +140,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1040,
+			line: 1075,
 			text: phraseMask{
 				{index: 2, bits: 17179869184},
 			},
@@ -154,7 +154,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 1047,
+			line: 1082,
 			text: phraseMask{
 				{index: 2, bits: 34359738368},
 			},
@@ -168,7 +168,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1054,
+			line: 1089,
 			text: phraseMask{
 				{index: 2, bits: 68719476736},
 			},
@@ -182,7 +182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1061,
+			line: 1096,
 			text: phraseMask{
 				{index: 2, bits: 412316860416},
 			},
@@ -196,7 +196,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1068,
+			line: 1103,
 			text: phraseMask{
 				{index: 2, bits: 549755813888},
 			},
@@ -210,7 +210,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1075,
+			line: 1110,
 			text: phraseMask{
 				{index: 2, bits: 3298534883328},
 			},
@@ -224,7 +224,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1082,
+			line: 1117,
 			text: phraseMask{
 				{index: 2, bits: 4398046511104},
 			},
@@ -238,7 +238,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1089,
+			line: 1124,
 			text: phraseMask{
 				{index: 2, bits: 8796093022208},
 			},
@@ -252,7 +252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1096,
+			line: 1131,
 			text: phraseMask{
 				{index: 2, bits: 17592186044416},
 			},
@@ -266,7 +266,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1103,
+			line: 1138,
 			text: phraseMask{
 				{index: 2, bits: 246290604621824},
 			},
@@ -280,7 +280,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-other-message",
 			file: "rules.yaml (built-in)",
-			line: 1111,
+			line: 1146,
 			text: phraseMask{
 				{index: 2, bits: 35747322042253312},
 			},
@@ -291,7 +291,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-block-list",
 			file: "rules.yaml (built-in)",
-			line: 1132,
+			line: 1167,
 			text: phraseMask{
 				{index: 2, bits: 108086391056891904},
 			},
@@ -360,7 +360,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "greylisting-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1149,
+			line: 1184,
 			text: phraseMask{
 				{index: 2, bits: 9079256848778919936},
 			},
@@ -412,7 +412,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "proofpoint-reputation",
 			file: "rules.yaml (built-in)",
-			line: 1167,
+			line: 1202,
 			text: phraseMask{
 				{index: 2, bits: 9223372036854775808},
 				{index: 3, bits: 3},
@@ -487,7 +487,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-verify-callout",
 			file: "rules.yaml (built-in)",
-			line: 1182,
+			line: 1217,
 			text: phraseMask{
 				{index: 3, bits: 252},
 			},
@@ -537,7 +537,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1202,
+			line: 1237,
 			text: phraseMask{
 				{index: 3, bits: 768},
 			},
@@ -589,7 +589,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate",
 			file: "rules.yaml (built-in)",
-			line: 1219,
+			line: 1254,
 			text: phraseMask{
 				{index: 3, bits: 768},
 			},
@@ -639,7 +639,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-likely-unsolicited",
 			file: "rules.yaml (built-in)",
-			line: 1229,
+			line: 1264,
 			text: phraseMask{
 				{index: 3, bits: 1024},
 			},
@@ -709,7 +709,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-user-block",
 			file: "rules.yaml (built-in)",
-			line: 1246,
+			line: 1281,
 			text: phraseMask{
 				{index: 3, bits: 30720},
 			},
@@ -759,7 +759,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policy-block",
 			file: "rules.yaml (built-in)",
-			line: 1261,
+			line: 1296,
 			text: phraseMask{
 				{index: 3, bits: 1015808},
 			},
@@ -809,7 +809,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-anti-spoofing",
 			file: "rules.yaml (built-in)",
-			line: 1277,
+			line: 1312,
 			text: phraseMask{
 				{index: 3, bits: 7340032},
 			},
@@ -859,7 +859,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1291,
+			line: 1326,
 			text: phraseMask{
 				{index: 3, bits: 58720256},
 			},
@@ -872,7 +872,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1301,
+			line: 1336,
 			text: phraseMask{
 				{index: 3, bits: 58720256},
 			},
@@ -885,7 +885,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1307,
+			line: 1342,
 			text: phraseMask{
 				{index: 3, bits: 58720256},
 			},
@@ -898,7 +898,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1313,
+			line: 1348,
 			text: phraseMask{
 				{index: 3, bits: 58720256},
 			},
@@ -911,7 +911,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1319,
+			line: 1354,
 			text: phraseMask{
 				{index: 3, bits: 58720256},
 			},
@@ -924,7 +924,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1325,
+			line: 1360,
 			text: phraseMask{
 				{index: 3, bits: 58720256},
 			},
@@ -937,7 +937,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1331,
+			line: 1366,
 			text: phraseMask{
 				{index: 3, bits: 58720256},
 			},
@@ -950,7 +950,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1337,
+			line: 1372,
 			text: phraseMask{
 				{index: 3, bits: 58720256},
 			},
@@ -963,7 +963,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1343,
+			line: 1378,
 			text: phraseMask{
 				{index: 3, bits: 58720256},
 			},
@@ -976,7 +976,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1349,
+			line: 1384,
 			text: phraseMask{
 				{index: 3, bits: 58720256},
 			},
@@ -989,7 +989,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1355,
+			line: 1390,
 			text: phraseMask{
 				{index: 3, bits: 58720256},
 			},
@@ -1002,7 +1002,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1361,
+			line: 1396,
 			text: phraseMask{
 				{index: 3, bits: 58720256},
 			},
@@ -1071,7 +1071,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1376,
+			line: 1411,
 			text: phraseMask{
 				{index: 3, bits: 1006632960},
 			},
@@ -1084,7 +1084,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1384,
+			line: 1419,
 			text: phraseMask{
 				{index: 3, bits: 1073741824},
 			},
@@ -1097,7 +1097,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1390,
+			line: 1425,
 			text: phraseMask{
 				{index: 3, bits: 2147483648},
 			},
@@ -1110,7 +1110,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1396,
+			line: 1431,
 			text: phraseMask{
 				{index: 3, bits: 4294967296},
 			},
@@ -1123,7 +1123,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1402,
+			line: 1437,
 			text: phraseMask{
 				{index: 3, bits: 25769803776},
 			},
@@ -1136,7 +1136,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1408,
+			line: 1443,
 			text: phraseMask{
 				{index: 3, bits: 103079215104},
 			},
@@ -1149,7 +1149,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1414,
+			line: 1449,
 			text: phraseMask{
 				{index: 3, bits: 137438953472},
 			},
@@ -1162,7 +1162,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1420,
+			line: 1455,
 			text: phraseMask{
 				{index: 3, bits: 274877906944},
 			},
@@ -1172,7 +1172,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1429,
+			line: 1464,
 			text: phraseMask{
 				{index: 3, bits: 69818988363776},
 			},
@@ -1182,7 +1182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1434,
+			line: 1469,
 			text: phraseMask{
 				{index: 3, bits: 70368744177664},
 			},
@@ -1192,7 +1192,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1439,
+			line: 1474,
 			text: phraseMask{
 				{index: 3, bits: 422212465065984},
 			},
@@ -1202,7 +1202,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1444,
+			line: 1479,
 			text: phraseMask{
 				{index: 3, bits: 1688849860263936},
 			},
@@ -1212,7 +1212,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1449,
+			line: 1484,
 			text: phraseMask{
 				{index: 3, bits: 2251799813685248},
 			},
@@ -1222,7 +1222,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1454,
+			line: 1489,
 			text: phraseMask{
 				{index: 3, bits: 31525197391593472},
 			},
@@ -1232,7 +1232,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1459,
+			line: 1494,
 			text: phraseMask{
 				{index: 3, bits: 108086391056891904},
 			},
@@ -1242,7 +1242,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1464,
+			line: 1499,
 			text: phraseMask{
 				{index: 3, bits: 144115188075855872},
 			},
@@ -1252,7 +1252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1469,
+			line: 1504,
 			text: phraseMask{
 				{index: 3, bits: 288230376151711744},
 			},
@@ -1262,7 +1262,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1474,
+			line: 1509,
 			text: phraseMask{
 				{index: 3, bits: 576460752303423488},
 			},
@@ -1272,7 +1272,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1479,
+			line: 1514,
 			text: phraseMask{
 				{index: 3, bits: 17293822569102704640},
 				{index: 4, bits: 1},
@@ -1283,7 +1283,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1484,
+			line: 1519,
 			text: phraseMask{
 				{index: 4, bits: 30},
 			},
@@ -1293,7 +1293,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1489,
+			line: 1524,
 			text: phraseMask{
 				{index: 4, bits: 32},
 			},
@@ -1303,7 +1303,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1494,
+			line: 1529,
 			text: phraseMask{
 				{index: 4, bits: 64},
 			},
@@ -1316,7 +1316,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1503,
+			line: 1538,
 			text: phraseMask{
 				{index: 4, bits: 64},
 			},
@@ -1329,7 +1329,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1509,
+			line: 1544,
 			text: phraseMask{
 				{index: 4, bits: 64},
 			},
@@ -1342,7 +1342,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1515,
+			line: 1550,
 			text: phraseMask{
 				{index: 4, bits: 64},
 			},
@@ -1355,7 +1355,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1521,
+			line: 1556,
 			text: phraseMask{
 				{index: 4, bits: 64},
 			},
@@ -1368,7 +1368,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1527,
+			line: 1562,
 			text: phraseMask{
 				{index: 4, bits: 64},
 			},
@@ -1381,7 +1381,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1533,
+			line: 1568,
 			text: phraseMask{
 				{index: 4, bits: 64},
 			},
@@ -1394,7 +1394,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1539,
+			line: 1574,
 			text: phraseMask{
 				{index: 4, bits: 64},
 			},
@@ -1407,7 +1407,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1545,
+			line: 1580,
 			text: phraseMask{
 				{index: 4, bits: 64},
 			},
@@ -1420,7 +1420,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1551,
+			line: 1586,
 			text: phraseMask{
 				{index: 4, bits: 128},
 			},
@@ -1433,7 +1433,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1558,
+			line: 1593,
 			text: phraseMask{
 				{index: 4, bits: 768},
 			},
@@ -1446,7 +1446,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1564,
+			line: 1599,
 			text: phraseMask{
 				{index: 4, bits: 1024},
 			},
@@ -1459,7 +1459,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1570,
+			line: 1605,
 			text: phraseMask{
 				{index: 4, bits: 2048},
 			},
@@ -1472,7 +1472,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1576,
+			line: 1611,
 			text: phraseMask{
 				{index: 4, bits: 4096},
 			},
@@ -1485,7 +1485,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1582,
+			line: 1617,
 			text: phraseMask{
 				{index: 4, bits: 8192},
 			},
@@ -1498,7 +1498,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1588,
+			line: 1623,
 			text: phraseMask{
 				{index: 4, bits: 16384},
 			},
@@ -1511,7 +1511,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1594,
+			line: 1629,
 			text: phraseMask{
 				{index: 4, bits: 98304},
 			},
@@ -1524,7 +1524,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1600,
+			line: 1635,
 			text: phraseMask{
 				{index: 4, bits: 1966080},
 			},
@@ -1537,7 +1537,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1606,
+			line: 1641,
 			text: phraseMask{
 				{index: 4, bits: 266338304},
 			},
@@ -1550,7 +1550,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1612,
+			line: 1647,
 			text: phraseMask{
 				{index: 4, bits: 268435456},
 			},
@@ -1563,7 +1563,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1618,
+			line: 1653,
 			text: phraseMask{
 				{index: 4, bits: 536870912},
 			},
@@ -1576,7 +1576,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1625,
+			line: 1660,
 			text: phraseMask{
 				{index: 4, bits: 536870912},
 			},
@@ -1589,7 +1589,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1631,
+			line: 1666,
 			text: phraseMask{
 				{index: 4, bits: 536870912},
 			},
@@ -1602,7 +1602,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1637,
+			line: 1672,
 			text: phraseMask{
 				{index: 4, bits: 536870912},
 			},
@@ -1615,7 +1615,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1643,
+			line: 1678,
 			text: phraseMask{
 				{index: 4, bits: 536870912},
 			},
@@ -1628,7 +1628,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1649,
+			line: 1684,
 			text: phraseMask{
 				{index: 4, bits: 536870912},
 			},
@@ -1641,7 +1641,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1655,
+			line: 1690,
 			text: phraseMask{
 				{index: 4, bits: 536870912},
 			},
@@ -1654,7 +1654,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1661,
+			line: 1696,
 			text: phraseMask{
 				{index: 4, bits: 536870912},
 			},
@@ -1667,7 +1667,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1667,
+			line: 1702,
 			text: phraseMask{
 				{index: 4, bits: 1073741824},
 			},
@@ -1677,7 +1677,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1674,
+			line: 1709,
 			text: phraseMask{
 				{index: 4, bits: 2147483648},
 			},
@@ -1726,7 +1726,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1683,
+			line: 1718,
 			text: phraseMask{
 				{index: 4, bits: 12884901888},
 			},
@@ -1736,7 +1736,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1688,
+			line: 1723,
 			text: phraseMask{
 				{index: 4, bits: 17179869184},
 			},
@@ -1746,7 +1746,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1693,
+			line: 1728,
 			text: phraseMask{
 				{index: 4, bits: 103079215104},
 			},
@@ -1756,7 +1756,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1698,
+			line: 1733,
 			text: phraseMask{
 				{index: 4, bits: 137438953472},
 			},
@@ -1766,7 +1766,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1703,
+			line: 1738,
 			text: phraseMask{
 				{index: 4, bits: 274877906944},
 			},
@@ -1776,7 +1776,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1715,
+			line: 1750,
 			text: phraseMask{
 				{index: 4, bits: 549755813888},
 			},
@@ -1786,7 +1786,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1720,
+			line: 1755,
 			text: phraseMask{
 				{index: 4, bits: 7696581394432},
 			},
@@ -1796,7 +1796,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1725,
+			line: 1760,
 			text: phraseMask{
 				{index: 4, bits: 8796093022208},
 			},
@@ -1806,7 +1806,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 1730,
+			line: 1765,
 			text: phraseMask{
 				{index: 4, bits: 17592186044416},
 			},
@@ -1901,7 +1901,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-expired",
 			file: "rules.yaml (built-in)",
-			line: 1747,
+			line: 1782,
 			text: phraseMask{
 				{index: 4, bits: 35184372088832},
 			},
@@ -1911,7 +1911,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1752,
+			line: 1787,
 			text: phraseMask{
 				{index: 4, bits: 492581209243648},
 			},
@@ -1921,7 +1921,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-relay",
 			file: "rules.yaml (built-in)",
-			line: 1760,
+			line: 1795,
 			text: phraseMask{
 				{index: 4, bits: 562949953421312},
 			},
@@ -1931,7 +1931,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1765,
+			line: 1800,
 			text: phraseMask{
 				{index: 4, bits: 1125899906842624},
 			},
@@ -1941,7 +1941,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1772,
+			line: 1807,
 			text: phraseMask{
 				{index: 4, bits: 2251799813685248},
 			},
@@ -1952,7 +1952,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ses-suppressed",
 			file: "rules.yaml (built-in)",
-			line: 1778,
+			line: 1813,
 			text: phraseMask{
 				{index: 4, bits: 135107988821114880},
 			},
@@ -1962,7 +1962,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-ip-policy-codes",
 			file: "rules.yaml (built-in)",
-			line: 1786,
+			line: 1821,
 			text: phraseMask{
 				{index: 4, bits: 1008806316530991104},
 			},
@@ -2031,7 +2031,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-ip-codes",
 			file: "rules.yaml (built-in)",
-			line: 1806,
+			line: 1841,
 			text: phraseMask{
 				{index: 4, bits: 17293822569102704640},
 				{index: 5, bits: 15},
@@ -2042,7 +2042,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-no-reverse-dns",
 			file: "rules.yaml (built-in)",
-			line: 1813,
+			line: 1848,
 			text: phraseMask{
 				{index: 5, bits: 48},
 			},
@@ -2052,7 +2052,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1824,
+			line: 1859,
 			text: phraseMask{
 				{index: 5, bits: 64},
 			},
@@ -2063,7 +2063,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1831,
+			line: 1866,
 			text: phraseMask{
 				{index: 5, bits: 128},
 			},
@@ -2074,7 +2074,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1837,
+			line: 1872,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, detailLo: 911, detHi: 911},
@@ -2085,7 +2085,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1846,
+			line: 1881,
 			status: []statusPattern{
 				{class: 5, subject: 2},
 			},
@@ -2095,7 +2095,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1852,
+			line: 1887,
 			text: phraseMask{
 				{index: 5, bits: 256},
 			},
@@ -2106,7 +2106,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1858,
+			line: 1893,
 			text: phraseMask{
 				{index: 5, bits: 512},
 			},
@@ -2117,7 +2117,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 1864,
+			line: 1899,
 			text: phraseMask{
 				{index: 5, bits: 3072},
 			},
@@ -2128,7 +2128,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 1870,
+			line: 1905,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2139,7 +2139,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-data",
 			file: "rules.yaml (built-in)",
-			line: 1877,
+			line: 1912,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2191,7 +2191,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1890,
+			line: 1925,
 			text: phraseMask{
 				{index: 5, bits: 4096},
 			},
@@ -2202,7 +2202,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1897,
+			line: 1932,
 			text: phraseMask{
 				{index: 5, bits: 8192},
 			},
@@ -2213,7 +2213,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1903,
+			line: 1938,
 			text: phraseMask{
 				{index: 5, bits: 49152},
 			},
@@ -2224,7 +2224,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1910,
+			line: 1945,
 			text: phraseMask{
 				{index: 5, bits: 983040},
 			},
@@ -2235,7 +2235,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-hasmoved",
 			file: "rules.yaml (built-in)",
-			line: 1917,
+			line: 1952,
 			text: phraseMask{
 				{index: 5, bits: 1048576},
 			},
@@ -2246,7 +2246,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1923,
+			line: 1958,
 			text: phraseMask{
 				{index: 2, bits: 2199023255552},
 			},
@@ -2257,7 +2257,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1929,
+			line: 1964,
 			text: phraseMask{
 				{index: 5, bits: 2097152},
 			},
@@ -2268,7 +2268,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1935,
+			line: 1970,
 			text: phraseMask{
 				{index: 5, bits: 4194304},
 			},
@@ -2279,7 +2279,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1941,
+			line: 1976,
 			text: phraseMask{
 				{index: 5, bits: 8388608},
 			},
@@ -2290,7 +2290,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1947,
+			line: 1982,
 			text: phraseMask{
 				{index: 5, bits: 16777216},
 			},
@@ -2301,7 +2301,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1953,
+			line: 1988,
 			text: phraseMask{
 				{index: 5, bits: 33554432},
 			},
@@ -2312,7 +2312,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1959,
+			line: 1994,
 			text: phraseMask{
 				{index: 5, bits: 469762048},
 			},
@@ -2323,7 +2323,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1965,
+			line: 2000,
 			text: phraseMask{
 				{index: 5, bits: 1610612736},
 			},
@@ -2334,7 +2334,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1971,
+			line: 2006,
 			text: phraseMask{
 				{index: 5, bits: 6442450944},
 			},
@@ -2345,7 +2345,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1977,
+			line: 2012,
 			text: phraseMask{
 				{index: 5, bits: 25769803776},
 			},
@@ -2356,7 +2356,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1983,
+			line: 2018,
 			text: phraseMask{
 				{index: 5, bits: 34359738368},
 			},
@@ -2367,7 +2367,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1989,
+			line: 2024,
 			text: phraseMask{
 				{index: 5, bits: 68719476736},
 			},
@@ -2378,7 +2378,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1995,
+			line: 2030,
 			text: phraseMask{
 				{index: 5, bits: 962072674304},
 			},
@@ -2389,7 +2389,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2002,
+			line: 2037,
 			text: phraseMask{
 				{index: 5, bits: 1099511627776},
 			},
@@ -2400,7 +2400,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-text-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2008,
+			line: 2043,
 			text: phraseMask{
 				{index: 5, bits: 2199023255552},
 			},
@@ -2411,7 +2411,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2014,
+			line: 2049,
 			text: phraseMask{
 				{index: 5, bits: 13194139533312},
 			},
@@ -2422,7 +2422,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-expired",
 			file: "rules.yaml (built-in)",
-			line: 2020,
+			line: 2055,
 			text: phraseMask{
 				{index: 5, bits: 52776558133248},
 			},
@@ -2433,7 +2433,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2026,
+			line: 2061,
 			text: phraseMask{
 				{index: 5, bits: 70368744177664},
 			},
@@ -2444,7 +2444,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2032,
+			line: 2067,
 			text: phraseMask{
 				{index: 5, bits: 140737488355328},
 			},
@@ -2455,7 +2455,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2038,
+			line: 2073,
 			text: phraseMask{
 				{index: 5, bits: 281474976710656},
 			},
@@ -2466,7 +2466,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2044,
+			line: 2079,
 			text: phraseMask{
 				{index: 5, bits: 562949953421312},
 			},
@@ -2477,7 +2477,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2050,
+			line: 2085,
 			text: phraseMask{
 				{index: 5, bits: 3377699720527872},
 			},
@@ -2488,7 +2488,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit-5.2.3",
 			file: "rules.yaml (built-in)",
-			line: 2056,
+			line: 2091,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -2502,7 +2502,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig-5.3.4",
 			file: "rules.yaml (built-in)",
-			line: 2068,
+			line: 2103,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -2516,7 +2516,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc-5.1.7",
 			file: "rules.yaml (built-in)",
-			line: 2075,
+			line: 2110,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -2530,7 +2530,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown-5.1.3",
 			file: "rules.yaml (built-in)",
-			line: 2082,
+			line: 2117,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -2544,7 +2544,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2089,
+			line: 2124,
 			text: phraseMask{
 				{index: 5, bits: 18428729675200069632},
 				{index: 6, bits: 1},
@@ -2556,7 +2556,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2100,
+			line: 2135,
 			text: phraseMask{
 				{index: 6, bits: 30},
 			},
@@ -2567,7 +2567,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 2114,
+			line: 2149,
 			text: phraseMask{
 				{index: 6, bits: 96},
 			},
@@ -2630,7 +2630,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate",
 			file: "rules.yaml (built-in)",
-			line: 2125,
+			line: 2160,
 			text: phraseMask{
 				{index: 6, bits: 96},
 			},
@@ -2690,7 +2690,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2135,
+			line: 2170,
 			text: phraseMask{
 				{index: 6, bits: 1920},
 			},
@@ -2701,7 +2701,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2144,
+			line: 2179,
 			text: phraseMask{
 				{index: 6, bits: 63488},
 			},
@@ -2712,7 +2712,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-expired",
 			file: "rules.yaml (built-in)",
-			line: 2152,
+			line: 2187,
 			text: phraseMask{
 				{index: 6, bits: 196608},
 			},
@@ -2723,7 +2723,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2158,
+			line: 2193,
 			text: phraseMask{
 				{index: 6, bits: 3932160},
 			},
@@ -2734,7 +2734,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2165,
+			line: 2200,
 			text: phraseMask{
 				{index: 6, bits: 62914560},
 			},
@@ -2745,7 +2745,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2172,
+			line: 2207,
 			text: phraseMask{
 				{index: 6, bits: 67108864},
 			},
@@ -2756,7 +2756,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2178,
+			line: 2213,
 			text: phraseMask{
 				{index: 6, bits: 134217728},
 			},
@@ -2767,7 +2767,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2184,
+			line: 2219,
 			text: phraseMask{
 				{index: 6, bits: 1879048192},
 			},
@@ -2778,7 +2778,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 2191,
+			line: 2226,
 			text: phraseMask{
 				{index: 6, bits: 272730423296},
 			},
@@ -2789,7 +2789,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2200,
+			line: 2235,
 			text: phraseMask{
 				{index: 6, bits: 4123168604160},
 			},
@@ -2800,7 +2800,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2209,
+			line: 2244,
 			text: phraseMask{
 				{index: 6, bits: 13194139533312},
 			},
@@ -2811,7 +2811,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2215,
+			line: 2250,
 			text: phraseMask{
 				{index: 6, bits: 263882790666240},
 			},
@@ -2822,7 +2822,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2223,
+			line: 2258,
 			text: phraseMask{
 				{index: 6, bits: 71776119061217280},
 			},
@@ -2833,7 +2833,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2232,
+			line: 2267,
 			text: phraseMask{
 				{index: 6, bits: 216172782113783808},
 			},
@@ -2844,7 +2844,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2238,
+			line: 2273,
 			text: phraseMask{
 				{index: 3, bits: 512},
 				{index: 6, bits: 18158513697557839872},
@@ -2857,7 +2857,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2247,
+			line: 2282,
 			text: phraseMask{
 				{index: 7, bits: 6},
 			},
@@ -2868,7 +2868,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2253,
+			line: 2288,
 			text: phraseMask{
 				{index: 7, bits: 1016},
 			},
@@ -2879,7 +2879,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2262,
+			line: 2297,
 			text: phraseMask{
 				{index: 7, bits: 3072},
 			},
@@ -2890,7 +2890,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2268,
+			line: 2303,
 			text: phraseMask{
 				{index: 7, bits: 12288},
 			},
@@ -2901,7 +2901,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2275,
+			line: 2310,
 			text: phraseMask{
 				{index: 7, bits: 268419072},
 			},
@@ -2912,7 +2912,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2285,
+			line: 2320,
 			text: phraseMask{
 				{index: 7, bits: 268435456},
 			},
@@ -2923,7 +2923,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2293,
+			line: 2328,
 			text: phraseMask{
 				{index: 7, bits: 536870912},
 			},
@@ -2934,7 +2934,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2299,
+			line: 2334,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -2954,7 +2954,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2307,
+			line: 2342,
 			status: []statusPattern{
 				{none: true},
 				{class: 4, subject: -1, detailLo: -1, detHi: -1},
@@ -2976,7 +2976,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2315,
+			line: 2350,
 			text: phraseMask{
 				{index: 7, bits: 4294967296},
 			},
@@ -2987,7 +2987,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2323,
+			line: 2358,
 			text: phraseMask{
 				{index: 7, bits: 25769803776},
 			},
@@ -3002,7 +3002,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.650-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2330,
+			line: 2365,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 650, detHi: 650},
 			},
@@ -3064,7 +3064,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.2-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2358,
+			line: 2393,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -3078,7 +3078,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.4-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2365,
+			line: 2400,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -3092,7 +3092,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.0-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2372,
+			line: 2407,
 			status: []statusPattern{
 				{class: 5, subject: 3},
 			},
@@ -3106,7 +3106,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.11-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2379,
+			line: 2414,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 11, detHi: 11},
 			},
@@ -3120,7 +3120,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.6-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2386,
+			line: 2421,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -3134,7 +3134,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.3-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2393,
+			line: 2428,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -3148,7 +3148,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.1-expired",
 			file: "rules.yaml (built-in)",
-			line: 2400,
+			line: 2435,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -3162,7 +3162,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.300-expired",
 			file: "rules.yaml (built-in)",
-			line: 2407,
+			line: 2442,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 300, detHi: 300},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3176,7 +3176,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.8-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2413,
+			line: 2448,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 8, detHi: 8},
 				{class: 5, subject: 4, detailLo: 8, detHi: 8},
@@ -3191,7 +3191,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.317-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2420,
+			line: 2455,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 317, detHi: 317},
 				{class: 5, subject: 4, detailLo: 317, detHi: 317},
@@ -3205,7 +3205,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.5-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2426,
+			line: 2461,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 5, detHi: 5},
 				{class: 5, subject: 7, detailLo: 5, detHi: 5},
@@ -3220,7 +3220,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.51-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2433,
+			line: 2468,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 51, detHi: 51},
 			},
@@ -3234,7 +3234,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.321-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2440,
+			line: 2475,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 321, detHi: 321},
 				{class: 5, subject: 7, detailLo: 321, detHi: 321},
@@ -3248,7 +3248,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.322-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2446,
+			line: 2481,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 322, detHi: 322},
 			},
@@ -3261,7 +3261,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.323-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2452,
+			line: 2487,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 323, detHi: 323},
 				{class: 5, subject: 7, detailLo: 323, detHi: 323},
@@ -3275,7 +3275,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.324-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2458,
+			line: 2493,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 324, detHi: 324},
 				{class: 5, subject: 7, detailLo: 324, detHi: 324},
@@ -3289,7 +3289,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.325-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2464,
+			line: 2499,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 325, detHi: 325},
 				{class: 5, subject: 7, detailLo: 325, detHi: 325},
@@ -3303,7 +3303,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.4-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2470,
+			line: 2505,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -3317,7 +3317,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.312-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2477,
+			line: 2512,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 312, detHi: 312},
 				{class: 5, subject: 4, detailLo: 312, detHi: 312},
@@ -3331,7 +3331,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.316-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2483,
+			line: 2518,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 316, detHi: 316},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3345,7 +3345,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.4-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2489,
+			line: 2524,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3359,7 +3359,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.64-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2496,
+			line: 2531,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
@@ -3373,7 +3373,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2503,
+			line: 2538,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3387,7 +3387,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.4-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2510,
+			line: 2545,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3401,7 +3401,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2517,
+			line: 2552,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3415,7 +3415,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.350-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2524,
+			line: 2559,
 			status: []statusPattern{
 				{class: 5, detailLo: 350, detHi: 350},
 			},
@@ -3426,105 +3426,165 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
-			id:   "microsoft-5.7.900-999-policyviolation",
+			id:   "exchange-transport-rule-code",
 			file: "rules.yaml (built-in)",
-			line: 2530,
+			line: 2565,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 900, detHi: 999},
 			},
-			text: phraseMask{
-				{index: 8, bits: 1},
+			then: thenDef{
+				Reason: "policyviolation",
+				words: words{
+					owner: "sender",
+					summary: phrase{
+						en: "refused by the recipient organization's own rule",
+						tr: &builtinSlots1[18],
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " by a mail rule that the recipient's organization set up itself, which explains: \""},
+								{slot: 36, isSlot: true},
+								{literal: "\""},
+							},
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " by a mail rule that the recipient's organization set up itself; the rule gave no explanation of its own."},
+							},
+						},
+						uses: 68719476739,
+						tr:   &builtinSlots2[37],
+					},
+					fix: alts{
+						list: []text{
+							{
+								{slot: 36, isSlot: true, test: true},
+								{literal: "Follow the organization's instruction quoted above (for example another file format, or the way it asks you to send files), then send the message again. If it is unclear or you cannot do what it asks, ask the recipient by other means: their email admin set the rule and can tell you what it accepts."},
+							},
+							{
+								{literal: "Ask the recipient by other means which of their organization's mail rules refused your message and what it accepts (their email admin set the rule and can look it up); then send the message again in a way that fits."},
+							},
+						},
+						uses: 68719476736,
+						tr:   &builtinSlots2[38],
+					},
+				},
 			},
-			textIDs: []int32{512},
-			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "microsoft-5.1.7-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2536,
+			line: 2590,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
 			text: phraseMask{
-				{index: 8, bits: 6},
+				{index: 8, bits: 3},
 			},
-			textIDs: []int32{513, 514},
+			textIDs: []int32{512, 513},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "microsoft-5.7.750-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2543,
+			line: 2597,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 750, detHi: 750},
 			},
 			text: phraseMask{
-				{index: 8, bits: 8},
+				{index: 8, bits: 4},
 			},
-			textIDs: []int32{515},
+			textIDs: []int32{514},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "microsoft-5.7.3-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2549,
+			line: 2603,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 8, bits: 48},
+				{index: 8, bits: 24},
 			},
-			textIDs: []int32{516, 517},
+			textIDs: []int32{515, 516},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "microsoft-5.2.1-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2556,
+			line: 2610,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
 			text: phraseMask{
-				{index: 8, bits: 64},
+				{index: 8, bits: 32},
 			},
-			textIDs: []int32{518},
+			textIDs: []int32{517},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "microsoft-4.3.2-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2563,
+			line: 2617,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
 			text: phraseMask{
-				{index: 8, bits: 128},
+				{index: 8, bits: 64},
 			},
-			textIDs: []int32{519},
+			textIDs: []int32{518},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "speeding"},
 		},
 		{
 			id:   "microsoft-5.2.1-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2570,
+			line: 2624,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
 			text: phraseMask{
-				{index: 8, bits: 256},
+				{index: 8, bits: 128},
 			},
-			textIDs: []int32{520},
+			textIDs: []int32{519},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "microsoft-5.3.3-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2577,
+			line: 2631,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -3538,37 +3598,51 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.2-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2584,
+			line: 2638,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 2, detHi: 2},
 			},
 			text: phraseMask{
-				{index: 8, bits: 512},
+				{index: 8, bits: 256},
 			},
-			textIDs: []int32{521},
+			textIDs: []int32{520},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
 			id:   "microsoft-4.3.2-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2591,
+			line: 2645,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
 			text: phraseMask{
-				{index: 8, bits: 3072},
+				{index: 8, bits: 1536},
 			},
-			textIDs: []int32{522, 523},
+			textIDs: []int32{521, 522},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "microsoft-5.3.5-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2598,
+			line: 2652,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 5, detHi: 5},
+			},
+			text: phraseMask{
+				{index: 8, bits: 2048},
+			},
+			textIDs: []int32{523},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "systemerror"},
+		},
+		{
+			id:   "microsoft-5.0.0-systemerror",
+			file: "rules.yaml (built-in)",
+			line: 2659,
+			status: []statusPattern{
+				{class: 5},
 			},
 			text: phraseMask{
 				{index: 8, bits: 4096},
@@ -3578,11 +3652,11 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-5.0.0-systemerror",
+			id:   "microsoft-5.1.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2605,
+			line: 2666,
 			status: []statusPattern{
-				{class: 5},
+				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
 				{index: 8, bits: 8192},
@@ -3592,11 +3666,11 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-5.1.4-systemerror",
+			id:   "microsoft-5.2.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2612,
+			line: 2673,
 			status: []statusPattern{
-				{class: 5, subject: 1, detailLo: 4, detHi: 4},
+				{class: 5, subject: 2, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
 				{index: 8, bits: 16384},
@@ -3606,11 +3680,11 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-5.2.4-systemerror",
+			id:   "microsoft-5.2.14-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2619,
+			line: 2680,
 			status: []statusPattern{
-				{class: 5, subject: 2, detailLo: 4, detHi: 4},
+				{class: 5, subject: 2, detailLo: 14, detHi: 14},
 			},
 			text: phraseMask{
 				{index: 8, bits: 32768},
@@ -3620,11 +3694,11 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-5.2.14-systemerror",
+			id:   "microsoft-4.4.3-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2626,
+			line: 2687,
 			status: []statusPattern{
-				{class: 5, subject: 2, detailLo: 14, detHi: 14},
+				{class: 4, subject: 4, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
 				{index: 8, bits: 65536},
@@ -3634,11 +3708,11 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-4.4.3-systemerror",
+			id:   "microsoft-4.7.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2633,
+			line: 2694,
 			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 3, detHi: 3},
+				{class: 4, subject: 7},
 			},
 			text: phraseMask{
 				{index: 8, bits: 131072},
@@ -3648,11 +3722,11 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-4.7.0-systemerror",
+			id:   "microsoft-4.4.24-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2640,
+			line: 2701,
 			status: []statusPattern{
-				{class: 4, subject: 7},
+				{class: 4, subject: 4, detailLo: 24, detHi: 24},
 			},
 			text: phraseMask{
 				{index: 8, bits: 262144},
@@ -3662,11 +3736,11 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-4.4.24-systemerror",
+			id:   "microsoft-4.4.25-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2647,
+			line: 2708,
 			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 24, detHi: 24},
+				{class: 4, subject: 4, detailLo: 25, detHi: 25},
 			},
 			text: phraseMask{
 				{index: 8, bits: 524288},
@@ -3676,11 +3750,11 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-4.4.25-systemerror",
+			id:   "microsoft-4.4.28-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2654,
+			line: 2715,
 			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 25, detHi: 25},
+				{class: 4, subject: 4, detailLo: 28, detHi: 28},
 			},
 			text: phraseMask{
 				{index: 8, bits: 1048576},
@@ -3690,26 +3764,25 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-4.4.28-systemerror",
+			id:   "microsoft-4.4.318-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2661,
+			line: 2722,
 			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 28, detHi: 28},
+				{class: 4, subject: 4, detailLo: 318, detHi: 318},
+				{class: 5, subject: 4, detailLo: 318, detHi: 318},
 			},
 			text: phraseMask{
 				{index: 8, bits: 2097152},
 			},
 			textIDs: []int32{533},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-4.4.318-systemerror",
+			id:   "microsoft-4.7.500-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2668,
+			line: 2728,
 			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 318, detHi: 318},
-				{class: 5, subject: 4, detailLo: 318, detHi: 318},
+				{class: 4, subject: 7, detailLo: 500, detHi: 500},
 			},
 			text: phraseMask{
 				{index: 8, bits: 4194304},
@@ -3718,11 +3791,11 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-4.7.500-systemerror",
+			id:   "microsoft-4.7.700-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2674,
+			line: 2734,
 			status: []statusPattern{
-				{class: 4, subject: 7, detailLo: 500, detHi: 500},
+				{class: 4, subject: 7, detailLo: 700, detHi: 700},
 			},
 			text: phraseMask{
 				{index: 8, bits: 8388608},
@@ -3731,36 +3804,23 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-4.7.700-systemerror",
+			id:   "microsoft-4.3.1-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 2680,
+			line: 2740,
 			status: []statusPattern{
-				{class: 4, subject: 7, detailLo: 700, detHi: 700},
+				{class: 4, subject: 3, detailLo: 1, detHi: 1},
 			},
 			text: phraseMask{
 				{index: 8, bits: 16777216},
 			},
 			textIDs: []int32{536},
-			then:    thenDef{Reason: "systemerror"},
-		},
-		{
-			id:   "microsoft-4.3.1-systemfull",
-			file: "rules.yaml (built-in)",
-			line: 2686,
-			status: []statusPattern{
-				{class: 4, subject: 3, detailLo: 1, detHi: 1},
-			},
-			text: phraseMask{
-				{index: 8, bits: 33554432},
-			},
-			textIDs: []int32{537},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "systemfull"},
 		},
 		{
 			id:   "microsoft-4.5.3-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2693,
+			line: 2747,
 			status: []statusPattern{
 				{class: 4, subject: 5, detailLo: 3, detHi: 3},
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
@@ -3775,22 +3835,36 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.652-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2700,
+			line: 2754,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 652, detHi: 652},
 			},
 			text: phraseMask{
-				{index: 8, bits: 67108864},
+				{index: 8, bits: 33554432},
 			},
-			textIDs: []int32{538},
+			textIDs: []int32{537},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "microsoft-5.1.3-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2706,
+			line: 2760,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
+			},
+			text: phraseMask{
+				{index: 8, bits: 67108864},
+			},
+			textIDs: []int32{538},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "userunknown"},
+		},
+		{
+			id:   "microsoft-5.1.4-5-userunknown",
+			file: "rules.yaml (built-in)",
+			line: 2767,
+			status: []statusPattern{
+				{class: 5, subject: 1, detailLo: 4, detHi: 5},
 			},
 			text: phraseMask{
 				{index: 8, bits: 134217728},
@@ -3800,11 +3874,11 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
-			id:   "microsoft-5.1.4-5-userunknown",
+			id:   "microsoft-5.1.6-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2713,
+			line: 2774,
 			status: []statusPattern{
-				{class: 5, subject: 1, detailLo: 4, detHi: 5},
+				{class: 5, subject: 1, detailLo: 6, detHi: 6},
 			},
 			text: phraseMask{
 				{index: 8, bits: 268435456},
@@ -3814,11 +3888,11 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
-			id:   "microsoft-5.1.6-userunknown",
+			id:   "microsoft-5.5.0-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2720,
+			line: 2781,
 			status: []statusPattern{
-				{class: 5, subject: 1, detailLo: 6, detHi: 6},
+				{class: 5, subject: 5},
 			},
 			text: phraseMask{
 				{index: 8, bits: 536870912},
@@ -3828,377 +3902,364 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
-			id:   "microsoft-5.5.0-userunknown",
+			id:   "microsoft-5.1.2-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2727,
+			line: 2788,
 			status: []statusPattern{
-				{class: 5, subject: 5},
+				{class: 5, subject: 1, detailLo: 2, detHi: 2},
 			},
 			text: phraseMask{
 				{index: 8, bits: 1073741824},
 			},
 			textIDs: []int32{542},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "userunknown"},
-		},
-		{
-			id:   "microsoft-5.1.2-userunknown",
-			file: "rules.yaml (built-in)",
-			line: 2734,
-			status: []statusPattern{
-				{class: 5, subject: 1, detailLo: 2, detHi: 2},
-			},
-			text: phraseMask{
-				{index: 8, bits: 2147483648},
-			},
-			textIDs: []int32{543},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "microsoft-5.1.351-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2741,
+			line: 2795,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 351, detHi: 351},
 			},
 			text: phraseMask{
-				{index: 8, bits: 4294967296},
+				{index: 8, bits: 2147483648},
 			},
-			textIDs: []int32{544},
+			textIDs: []int32{543},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "mimecast-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2747,
+			line: 2801,
 			text: phraseMask{
-				{index: 8, bits: 60129542144},
+				{index: 8, bits: 30064771072},
 			},
-			textIDs: []int32{545, 546, 547},
+			textIDs: []int32{544, 545, 546},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "mimecast-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2757,
+			line: 2811,
 			text: phraseMask{
-				{index: 8, bits: 206158430208},
+				{index: 8, bits: 103079215104},
 			},
-			textIDs: []int32{548, 549},
+			textIDs: []int32{547, 548},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "badreputation"},
 		},
 		{
 			id:   "mimecast-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2763,
+			line: 2817,
 			text: phraseMask{
-				{index: 8, bits: 1924145348608},
+				{index: 8, bits: 962072674304},
 			},
-			textIDs: []int32{550, 551, 552},
+			textIDs: []int32{549, 550, 551},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "mimecast-expired",
 			file: "rules.yaml (built-in)",
-			line: 2769,
+			line: 2823,
 			text: phraseMask{
-				{index: 8, bits: 2199023255552},
+				{index: 8, bits: 1099511627776},
 			},
-			textIDs: []int32{553},
+			textIDs: []int32{552},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "mimecast-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2775,
+			line: 2829,
 			text: phraseMask{
-				{index: 8, bits: 65970697666560},
+				{index: 8, bits: 32985348833280},
 			},
-			textIDs: []int32{554, 555, 556, 557},
+			textIDs: []int32{553, 554, 555, 556},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "mimecast-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2782,
+			line: 2836,
 			text: phraseMask{
-				{index: 8, bits: 70368744177664},
+				{index: 8, bits: 35184372088832},
 			},
-			textIDs: []int32{558},
+			textIDs: []int32{557},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "mimecast-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2788,
+			line: 2842,
 			text: phraseMask{
-				{index: 8, bits: 422212465065984},
+				{index: 8, bits: 211106232532992},
 			},
-			textIDs: []int32{559, 560},
+			textIDs: []int32{558, 559},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "mimecast-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2794,
+			line: 2848,
 			text: phraseMask{
-				{index: 8, bits: 1688849860263936},
+				{index: 8, bits: 844424930131968},
 			},
-			textIDs: []int32{561, 562},
+			textIDs: []int32{560, 561},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "mimecast-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2800,
+			line: 2854,
 			text: phraseMask{
-				{index: 8, bits: 2251799813685248},
+				{index: 8, bits: 1125899906842624},
 			},
-			textIDs: []int32{563},
+			textIDs: []int32{562},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "mimecast-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2806,
+			line: 2860,
 			text: phraseMask{
 				{index: 3, bits: 3145728},
-				{index: 8, bits: 31525197391593472},
+				{index: 8, bits: 15762598695796736},
 			},
-			textIDs: []int32{212, 213, 564, 565, 566},
+			textIDs: []int32{212, 213, 563, 564, 565},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "mimecast-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2814,
+			line: 2868,
 			text: phraseMask{
 				{index: 3, bits: 595968},
-				{index: 8, bits: 108086391056891904},
+				{index: 8, bits: 54043195528445952},
 			},
-			textIDs: []int32{208, 203, 204, 567, 568, 211},
+			textIDs: []int32{208, 203, 204, 566, 567, 211},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "mimecast-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2824,
+			line: 2878,
 			text: phraseMask{
-				{index: 8, bits: 1008806316530991104},
+				{index: 8, bits: 504403158265495552},
 			},
-			textIDs: []int32{569, 570, 571},
+			textIDs: []int32{568, 569, 570},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "mimecast-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2831,
+			line: 2885,
 			text: phraseMask{
-				{index: 8, bits: 17293822569102704640},
+				{index: 8, bits: 8646911284551352320},
 			},
-			textIDs: []int32{572, 573, 574, 575},
+			textIDs: []int32{571, 572, 573, 574},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "mimecast-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2838,
+			line: 2892,
 			text: phraseMask{
-				{index: 9, bits: 3},
+				{index: 8, bits: 9223372036854775808},
 				{bits: 140737488355328},
+				{index: 9, bits: 1},
 			},
-			textIDs: []int32{576, 47, 577},
+			textIDs: []int32{575, 47, 576},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "mimecast-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2845,
+			line: 2899,
 			text: phraseMask{
-				{index: 8, bits: 2},
-				{index: 9, bits: 12},
+				{index: 8, bits: 1},
+				{index: 9, bits: 6},
 			},
-			textIDs: []int32{513, 578, 579},
+			textIDs: []int32{512, 577, 578},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "mimecast-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 2851,
+			line: 2905,
 			text: phraseMask{
-				{index: 9, bits: 16},
+				{index: 9, bits: 8},
 			},
-			textIDs: []int32{580},
+			textIDs: []int32{579},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "virusdetected"},
 		},
 		{
 			id:   "outlook-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2857,
+			line: 2911,
 			text: phraseMask{
-				{index: 9, bits: 32},
+				{index: 9, bits: 16},
 			},
-			textIDs: []int32{581},
+			textIDs: []int32{580},
 			mta:     []string{".hotmail.com"},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "outlook-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2863,
+			line: 2917,
 			text: phraseMask{
-				{index: 8, bits: 1073741824},
+				{index: 8, bits: 536870912},
 			},
-			textIDs: []int32{542},
+			textIDs: []int32{541},
 			mta:     []string{".hotmail.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "tencent-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2869,
+			line: 2923,
 			text: phraseMask{
-				{index: 9, bits: 192},
+				{index: 9, bits: 96},
 			},
-			textIDs: []int32{582, 583},
+			textIDs: []int32{581, 582},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "tencent-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2879,
+			line: 2933,
 			text: phraseMask{
-				{index: 9, bits: 1792},
+				{index: 9, bits: 896},
 			},
-			textIDs: []int32{584, 585, 586},
+			textIDs: []int32{583, 584, 585},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "tencent-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2885,
+			line: 2939,
 			text: phraseMask{
-				{index: 9, bits: 2048},
+				{index: 9, bits: 1024},
 			},
-			textIDs: []int32{587},
+			textIDs: []int32{586},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "tencent-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2891,
+			line: 2945,
 			text: phraseMask{
-				{index: 9, bits: 12288},
+				{index: 9, bits: 6144},
 			},
-			textIDs: []int32{588, 589},
+			textIDs: []int32{587, 588},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "tencent-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2897,
+			line: 2951,
 			text: phraseMask{
-				{index: 9, bits: 49152},
+				{index: 9, bits: 24576},
 			},
-			textIDs: []int32{590, 591},
+			textIDs: []int32{589, 590},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "tencent-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2903,
+			line: 2957,
 			text: phraseMask{
-				{index: 9, bits: 196608},
+				{index: 9, bits: 98304},
 			},
-			textIDs: []int32{592, 593},
+			textIDs: []int32{591, 592},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "speeding"},
 		},
 		{
 			id:   "tencent-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2909,
+			line: 2963,
 			text: phraseMask{
-				{index: 9, bits: 262144},
+				{index: 9, bits: 131072},
 			},
-			textIDs: []int32{594},
+			textIDs: []int32{593},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "tencent-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2915,
+			line: 2969,
 			text: phraseMask{
-				{index: 9, bits: 524288},
+				{index: 9, bits: 262144},
 			},
-			textIDs: []int32{595},
+			textIDs: []int32{594},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
 			id:   "tencent-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2921,
+			line: 2975,
 			text: phraseMask{
-				{index: 9, bits: 15728640},
+				{index: 9, bits: 7864320},
 			},
-			textIDs: []int32{596, 597, 598, 599},
+			textIDs: []int32{595, 596, 597, 598},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "tencent-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2928,
+			line: 2982,
 			text: phraseMask{
-				{index: 9, bits: 16777216},
+				{index: 9, bits: 8388608},
 			},
-			textIDs: []int32{600},
+			textIDs: []int32{599},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "yahoo-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2934,
+			line: 2988,
 			text: phraseMask{
-				{index: 9, bits: 33554432},
+				{index: 9, bits: 16777216},
 			},
-			textIDs: []int32{601},
+			textIDs: []int32{600},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "yahoo-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2945,
+			line: 2999,
 			text: phraseMask{
-				{index: 9, bits: 201326592},
+				{index: 9, bits: 100663296},
 			},
-			textIDs: []int32{602, 603},
+			textIDs: []int32{601, 602},
 			mta:     []string{".yahoodns.net"},
 			then: thenDef{
 				Reason: "blocked",
@@ -4231,7 +4292,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 74752,
-						tr:   &builtinSlots2[37],
+						tr:   &builtinSlots2[39],
 					},
 				},
 			},
@@ -4239,44 +4300,44 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2956,
+			line: 3010,
 			text: phraseMask{
-				{index: 9, bits: 268435456},
+				{index: 9, bits: 134217728},
 			},
-			textIDs: []int32{604},
+			textIDs: []int32{603},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "yahoo-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 2962,
+			line: 3016,
 			text: phraseMask{
-				{index: 9, bits: 536870912},
+				{index: 9, bits: 268435456},
 			},
-			textIDs: []int32{605},
+			textIDs: []int32{604},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "notcompliantrfc"},
 		},
 		{
 			id:   "yahoo-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2968,
+			line: 3022,
 			text: phraseMask{
-				{index: 9, bits: 1073741824},
+				{index: 9, bits: 536870912},
 			},
-			textIDs: []int32{606},
+			textIDs: []int32{605},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "yahoo-deferred-volume-complaints-expired",
 			file: "rules.yaml (built-in)",
-			line: 2981,
+			line: 3035,
 			text: phraseMask{
-				{index: 9, bits: 2147483648},
+				{index: 9, bits: 1073741824},
 			},
-			textIDs: []int32{607},
+			textIDs: []int32{606},
 			mta:     []string{".yahoodns.net"},
 			action:  []smtpcode.Action{"failed"},
 			then: thenDef{
@@ -4285,7 +4346,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "deferred by Yahoo for volume or complaints, then given up",
-						tr: &builtinSlots1[18],
+						tr: &builtinSlots1[19],
 					},
 					explanation: alts{
 						list: []text{
@@ -4317,7 +4378,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 65539,
-						tr:   &builtinSlots2[38],
+						tr:   &builtinSlots2[40],
 					},
 					fix: alts{
 						list: []text{
@@ -4332,7 +4393,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 8192,
-						tr:   &builtinSlots2[39],
+						tr:   &builtinSlots2[41],
 					},
 				},
 				finals: true,
@@ -4341,11 +4402,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints",
 			file: "rules.yaml (built-in)",
-			line: 2994,
+			line: 3048,
 			text: phraseMask{
-				{index: 9, bits: 2147483648},
+				{index: 9, bits: 1073741824},
 			},
-			textIDs: []int32{607},
+			textIDs: []int32{606},
 			mta:     []string{".yahoodns.net"},
 			then: thenDef{
 				Reason: "rejected",
@@ -4353,7 +4414,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "deferred by Yahoo for volume or complaints",
-						tr: &builtinSlots1[19],
+						tr: &builtinSlots1[20],
 					},
 					explanation: alts{
 						list: []text{
@@ -4384,7 +4445,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 65539,
-						tr:   &builtinSlots2[40],
+						tr:   &builtinSlots2[42],
 					},
 					fix: alts{
 						list: []text{
@@ -4399,7 +4460,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 8192,
-						tr:   &builtinSlots2[41],
+						tr:   &builtinSlots2[43],
 					},
 				},
 			},
@@ -4407,73 +4468,73 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3004,
+			line: 3058,
 			text: phraseMask{
-				{index: 9, bits: 12884901888},
+				{index: 9, bits: 6442450944},
 			},
-			textIDs: []int32{608, 609},
+			textIDs: []int32{607, 608},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "yahoo-speeding",
 			file: "rules.yaml (built-in)",
-			line: 3012,
+			line: 3066,
 			text: phraseMask{
-				{index: 9, bits: 17179869184},
+				{index: 9, bits: 8589934592},
 			},
-			textIDs: []int32{610},
+			textIDs: []int32{609},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "speeding"},
 		},
 		{
 			id:   "yahoo-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3018,
+			line: 3072,
 			text: phraseMask{
-				{index: 9, bits: 103079215104},
+				{index: 9, bits: 51539607552},
 			},
-			textIDs: []int32{611, 612},
+			textIDs: []int32{610, 611},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "yahoo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3024,
+			line: 3078,
 			text: phraseMask{
-				{index: 9, bits: 137438953472},
+				{index: 9, bits: 68719476736},
 			},
-			textIDs: []int32{613},
+			textIDs: []int32{612},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
 			id:   "yahoo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3030,
+			line: 3084,
 			text: phraseMask{
-				{index: 9, bits: 274877906944},
+				{index: 9, bits: 137438953472},
 			},
-			textIDs: []int32{614},
+			textIDs: []int32{613},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "yahoo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3036,
+			line: 3090,
 			text: phraseMask{
-				{index: 9, bits: 549772591104},
+				{index: 9, bits: 274886295552},
 			},
-			textIDs: []int32{615, 600},
+			textIDs: []int32{614, 599},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "ms-submission-quota",
 			file: "rules.yaml (built-in)",
-			line: 3048,
+			line: 3102,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 2, detHi: 2},
 				{class: 4, subject: 2, detailLo: 2, detHi: 2},
@@ -4481,16 +4542,16 @@ var builtinSet = &ruleSet{
 				{none: true},
 			},
 			text: phraseMask{
-				{index: 9, bits: 34084860461056},
+				{index: 9, bits: 17042430230528},
 			},
-			textIDs: []int32{616, 617, 618, 619, 620},
+			textIDs: []int32{615, 616, 617, 618, 619},
 			then: thenDef{
 				Reason: "speeding",
 				words: words{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "your sending quota is exceeded",
-						tr: &builtinSlots1[20],
+						tr: &builtinSlots1[21],
 					},
 					explanation: alts{
 						list: []text{
@@ -4506,7 +4567,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[42],
+						tr:   &builtinSlots2[44],
 					},
 					fix: alts{
 						list: []text{
@@ -4514,7 +4575,7 @@ var builtinSet = &ruleSet{
 								{literal: "Wait before sending more. Your email admin should check the account for a break-in (a sudden burst of mail often means a stolen password) and review its sending limits."},
 							},
 						},
-						tr: &builtinSlots2[43],
+						tr: &builtinSlots2[45],
 					},
 				},
 			},
@@ -4523,18 +4584,18 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-recipient-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 3061,
+			line: 3115,
 			text: phraseMask{
-				{index: 9, bits: 527765581332480},
+				{index: 9, bits: 263882790666240},
 			},
-			textIDs: []int32{621, 622, 623, 624},
+			textIDs: []int32{620, 621, 622, 623},
 			then: thenDef{
 				Reason: "speeding",
 				words: words{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "daily recipient limit reached",
-						tr: &builtinSlots1[21],
+						tr: &builtinSlots1[22],
 					},
 					explanation: alts{
 						list: []text{
@@ -4550,7 +4611,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[44],
+						tr:   &builtinSlots2[46],
 					},
 					fix: alts{
 						list: []text{
@@ -4558,7 +4619,7 @@ var builtinSet = &ruleSet{
 								{literal: "Wait until the limit resets, usually within a day. Your email admin should check the account for a break-in before lifting the restriction."},
 							},
 						},
-						tr: &builtinSlots2[45],
+						tr: &builtinSlots2[47],
 					},
 				},
 			},
@@ -4567,19 +4628,19 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-sending-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 3073,
+			line: 3127,
 			text: phraseMask{
-				{index: 9, bits: 8444249301319680},
+				{index: 9, bits: 4222124650659840},
 				{index: 6, bits: 2305843009213693952},
 			},
-			textIDs: []int32{625, 626, 445, 627, 628},
+			textIDs: []int32{624, 625, 445, 626, 627},
 			then: thenDef{
 				Reason: "speeding",
 				words: words{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "your sending limit is exceeded",
-						tr: &builtinSlots1[22],
+						tr: &builtinSlots1[23],
 					},
 					explanation: alts{
 						list: []text{
@@ -4595,7 +4656,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[46],
+						tr:   &builtinSlots2[48],
 					},
 					fix: alts{
 						list: []text{
@@ -4603,7 +4664,7 @@ var builtinSet = &ruleSet{
 								{literal: "Wait until the limit resets, usually within a day. Your email admin should check the account for a break-in and review its sending limits."},
 							},
 						},
-						tr: &builtinSlots2[47],
+						tr: &builtinSlots2[49],
 					},
 				},
 			},
@@ -4611,7 +4672,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "relay-denied-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 3087,
+			line: 3141,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4621,18 +4682,18 @@ var builtinSet = &ruleSet{
 				{class: 5},
 			},
 			text: phraseMask{
-				{index: 9, bits: 18437736874454810624},
+				{index: 9, bits: 18442240474082181120},
 				{index: 5, bits: 2097152},
-				{index: 10, bits: 15},
+				{index: 10, bits: 7},
 			},
-			textIDs: []int32{629, 341, 630, 631, 632, 633, 634, 635, 636, 637, 638, 639, 640, 641, 642, 643},
+			textIDs: []int32{628, 341, 629, 630, 631, 632, 633, 634, 635, 636, 637, 638, 639, 640, 641, 642},
 			then: thenDef{
 				Reason: "norelaying",
 				words: words{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "relaying denied",
-						tr: &builtinSlots1[23],
+						tr: &builtinSlots1[24],
 					},
 					explanation: alts{
 						list: []text{
@@ -4662,7 +4723,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 19,
-						tr:   &builtinSlots2[48],
+						tr:   &builtinSlots2[50],
 					},
 					fix: alts{
 						list: []text{
@@ -4678,7 +4739,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 2048,
-						tr:   &builtinSlots2[49],
+						tr:   &builtinSlots2[51],
 					},
 				},
 			},
@@ -4686,18 +4747,18 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-authrequired-recipient",
 			file: "rules.yaml (built-in)",
-			line: 3112,
+			line: 3166,
 			text: phraseMask{
-				{index: 10, bits: 16},
+				{index: 10, bits: 8},
 			},
-			textIDs: []int32{644},
+			textIDs: []int32{643},
 			then: thenDef{
 				Reason: "securityerror",
 				words: words{
 					owner: "group-owner",
 					summary: phrase{
 						en: "accepts only internal senders",
-						tr: &builtinSlots1[24],
+						tr: &builtinSlots1[25],
 					},
 					explanation: alts{
 						list: []text{
@@ -4720,7 +4781,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[50],
+						tr:   &builtinSlots2[52],
 					},
 					fix: alts{
 						list: []text{
@@ -4728,7 +4789,7 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. Ask the group's owner or the recipient's email admin, by other means, to accept mail from outside senders or to add your address to the allowed senders; meanwhile, write to a person there directly."},
 							},
 						},
-						tr: &builtinSlots2[51],
+						tr: &builtinSlots2[53],
 					},
 				},
 			},
@@ -4736,7 +4797,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "not-authenticated-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 3121,
+			line: 3175,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4746,16 +4807,16 @@ var builtinSet = &ruleSet{
 				{none: true},
 			},
 			text: phraseMask{
-				{index: 10, bits: 16352},
+				{index: 10, bits: 8176},
 			},
-			textIDs: []int32{645, 646, 647, 648, 649, 650, 651, 652, 653},
+			textIDs: []int32{644, 645, 646, 647, 648, 649, 650, 651, 652},
 			then: thenDef{
 				Reason: "securityerror",
 				words: words{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "login required",
-						tr: &builtinSlots1[25],
+						tr: &builtinSlots1[26],
 					},
 					explanation: alts{
 						list: []text{
@@ -4778,7 +4839,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[52],
+						tr:   &builtinSlots2[54],
 					},
 					fix: alts{
 						list: []text{
@@ -4786,7 +4847,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing in your message needs to change. Your email admin must configure the sending system (server, device or application) to log in to the receiving server."},
 							},
 						},
-						tr: &builtinSlots2[53],
+						tr: &builtinSlots2[55],
 					},
 				},
 			},
@@ -4794,7 +4855,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.1-delivery-not-authorized",
 			file: "rules.yaml (built-in)",
-			line: 3136,
+			line: 3190,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4802,16 +4863,16 @@ var builtinSet = &ruleSet{
 				{class: 5},
 			},
 			text: phraseMask{
-				{index: 10, bits: 16760832},
+				{index: 10, bits: 8380416},
 			},
-			textIDs: []int32{654, 655, 656, 657, 658, 659, 660, 661, 662, 663},
+			textIDs: []int32{653, 654, 655, 656, 657, 658, 659, 660, 661, 662},
 			then: thenDef{
 				Reason: "filtered",
 				words: words{
 					owner: "group-owner",
 					summary: phrase{
 						en: "not allowed to send to this recipient",
-						tr: &builtinSlots1[26],
+						tr: &builtinSlots1[27],
 					},
 					explanation: alts{
 						list: []text{
@@ -4834,7 +4895,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[54],
+						tr:   &builtinSlots2[56],
 					},
 					fix: alts{
 						list: []text{
@@ -4842,7 +4903,7 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. Ask the owner of the group or mailbox, by other means, to allow your address, or send it through someone who is allowed."},
 							},
 						},
-						tr: &builtinSlots2[55],
+						tr: &builtinSlots2[57],
 					},
 				},
 			},
@@ -4851,23 +4912,23 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.1.10-null-mx",
 			file: "rules.yaml (built-in)",
-			line: 3155,
+			line: 3209,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 				{class: 4, subject: 1, detailLo: 10, detHi: 10},
 			},
 			text: phraseMask{
 				{index: 7, bits: 268435456},
-				{index: 10, bits: 117440512},
+				{index: 10, bits: 58720256},
 			},
-			textIDs: []int32{476, 664, 665, 666},
+			textIDs: []int32{476, 663, 664, 665},
 			then: thenDef{
 				Reason: "notaccept",
 				words: words{
 					owner: "sender",
 					summary: phrase{
 						en: "domain accepts no mail",
-						tr: &builtinSlots1[27],
+						tr: &builtinSlots1[28],
 					},
 					explanation: alts{
 						list: []text{
@@ -4890,7 +4951,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 17,
-						tr:   &builtinSlots2[56],
+						tr:   &builtinSlots2[58],
 					},
 					fix: alts{
 						list: []text{
@@ -4898,7 +4959,7 @@ var builtinSet = &ruleSet{
 								{literal: "This address cannot receive email. Check it for typos; if it is right, reach the recipient by other means and ask for an address that works."},
 							},
 						},
-						tr: &builtinSlots2[57],
+						tr: &builtinSlots2[59],
 					},
 				},
 			},
@@ -4906,15 +4967,15 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.7.13-account-disabled",
 			file: "rules.yaml (built-in)",
-			line: 3167,
+			line: 3221,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 				{class: 4, subject: 7, detailLo: 13, detHi: 13},
 			},
 			text: phraseMask{
-				{index: 10, bits: 4160749568},
+				{index: 10, bits: 2080374784},
 			},
-			textIDs: []int32{667, 668, 669, 670, 671},
+			textIDs: []int32{666, 667, 668, 669, 670},
 			then: thenDef{
 				Reason: "suspend",
 				words: words{
@@ -4939,7 +5000,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[58],
+						tr:   &builtinSlots2[60],
 					},
 				},
 			},
@@ -4947,7 +5008,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.26-ipv6-unauthenticated",
 			file: "rules.yaml (built-in)",
-			line: 3181,
+			line: 3235,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 26, detHi: 26},
 			},
@@ -4957,7 +5018,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "IPv6 mail must pass SPF or DKIM",
-						tr: &builtinSlots1[28],
+						tr: &builtinSlots1[29],
 					},
 					explanation: alts{
 						list: []text{
@@ -4980,61 +5041,12 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[59],
-					},
-					fix: alts{
-						list: []text{
-							{
-								{literal: "Your email admin should add the sending server's IPv6 address to the domain's SPF record, or sign outgoing mail with DKIM."},
-							},
-						},
-						tr: &builtinSlots2[60],
-					},
-				},
-			},
-		},
-		{
-			id:   "ms-4.7.500-699",
-			file: "rules.yaml (built-in)",
-			line: 3190,
-			status: []statusPattern{
-				{class: 4, subject: 7, detailLo: 500, detHi: 699},
-			},
-			then: thenDef{
-				Reason: "blocked",
-				words: words{
-					owner: "none",
-					summary: phrase{
-						en: "sending server temporarily restricted",
-						tr: &builtinSlots1[29],
-					},
-					explanation: alts{
-						list: []text{
-							{
-								{literal: "The message"},
-								{
-									group: []textPart{
-										{literal: " to "},
-										{isSlot: true},
-									},
-								},
-								{literal: " was put off"},
-								{
-									group: []textPart{
-										{literal: " by "},
-										{slot: 1, isSlot: true},
-									},
-								},
-								{literal: " because the receiver saw suspicious activity from the sending server's address and restricts it for now, while it checks."},
-							},
-						},
-						uses: 3,
 						tr:   &builtinSlots2[61],
 					},
 					fix: alts{
 						list: []text{
 							{
-								{literal: "Nothing to do for now: if the traffic is legitimate, the restriction is lifted shortly and the sending server tries again. If it happens again, your email admin should check for hacked accounts."},
+								{literal: "Your email admin should add the sending server's IPv6 address to the domain's SPF record, or sign outgoing mail with DKIM."},
 							},
 						},
 						tr: &builtinSlots2[62],
@@ -5043,11 +5055,11 @@ var builtinSet = &ruleSet{
 			},
 		},
 		{
-			id:   "ms-4.7.850-899",
+			id:   "ms-4.7.500-699",
 			file: "rules.yaml (built-in)",
-			line: 3199,
+			line: 3244,
 			status: []statusPattern{
-				{class: 4, subject: 7, detailLo: 850, detHi: 899},
+				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
 			then: thenDef{
 				Reason: "blocked",
@@ -5092,9 +5104,58 @@ var builtinSet = &ruleSet{
 			},
 		},
 		{
+			id:   "ms-4.7.850-899",
+			file: "rules.yaml (built-in)",
+			line: 3253,
+			status: []statusPattern{
+				{class: 4, subject: 7, detailLo: 850, detHi: 899},
+			},
+			then: thenDef{
+				Reason: "blocked",
+				words: words{
+					owner: "none",
+					summary: phrase{
+						en: "sending server temporarily restricted",
+						tr: &builtinSlots1[31],
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was put off"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the receiver saw suspicious activity from the sending server's address and restricts it for now, while it checks."},
+							},
+						},
+						uses: 3,
+						tr:   &builtinSlots2[65],
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Nothing to do for now: if the traffic is legitimate, the restriction is lifted shortly and the sending server tries again. If it happens again, your email admin should check for hacked accounts."},
+							},
+						},
+						tr: &builtinSlots2[66],
+					},
+				},
+			},
+		},
+		{
 			id:   "ms-5.1.10",
 			file: "rules.yaml (built-in)",
-			line: 3208,
+			line: 3262,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -5104,7 +5165,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "recipient not found",
-						tr: &builtinSlots1[31],
+						tr: &builtinSlots1[32],
 					},
 					explanation: alts{
 						list: []text{
@@ -5127,7 +5188,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[65],
+						tr:   &builtinSlots2[67],
 					},
 					fix: alts{
 						list: []text{
@@ -5135,7 +5196,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the address for typos and send the message again. If it is right, the recipient's admin should check that the address exists (for example after a move to another mail system)."},
 							},
 						},
-						tr: &builtinSlots2[66],
+						tr: &builtinSlots2[68],
 					},
 				},
 			},
@@ -5143,7 +5204,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.90",
 			file: "rules.yaml (built-in)",
-			line: 3218,
+			line: 3272,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 90, detHi: 90},
 			},
@@ -5153,7 +5214,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "daily recipient limit reached",
-						tr: &builtinSlots1[32],
+						tr: &builtinSlots1[33],
 					},
 					explanation: alts{
 						list: []text{
@@ -5169,7 +5230,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[67],
+						tr:   &builtinSlots2[69],
 					},
 					fix: alts{
 						list: []text{
@@ -5177,7 +5238,7 @@ var builtinSet = &ruleSet{
 								{literal: "Wait until the limit resets, usually within a day. Your email admin should check the account for a break-in before lifting the restriction."},
 							},
 						},
-						tr: &builtinSlots2[68],
+						tr: &builtinSlots2[70],
 					},
 				},
 			},
@@ -5185,7 +5246,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.121",
 			file: "rules.yaml (built-in)",
-			line: 3227,
+			line: 3281,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 121, detHi: 121},
 			},
@@ -5195,7 +5256,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "too many messages to this recipient",
-						tr: &builtinSlots1[33],
+						tr: &builtinSlots1[34],
 					},
 					explanation: alts{
 						list: []text{
@@ -5218,7 +5279,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[69],
+						tr:   &builtinSlots2[71],
 					},
 					fix: alts{
 						list: []text{
@@ -5226,7 +5287,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send it again later, and send fewer messages per hour to this recipient (for example, group automatic notifications)."},
 							},
 						},
-						tr: &builtinSlots2[70],
+						tr: &builtinSlots2[72],
 					},
 				},
 			},
@@ -5234,7 +5295,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.122",
 			file: "rules.yaml (built-in)",
-			line: 3236,
+			line: 3290,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 122, detHi: 122},
 			},
@@ -5244,7 +5305,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "recipient receives too much mail",
-						tr: &builtinSlots1[34],
+						tr: &builtinSlots1[35],
 					},
 					explanation: alts{
 						list: []text{
@@ -5267,7 +5328,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[71],
+						tr:   &builtinSlots2[73],
 					},
 					fix: alts{
 						list: []text{
@@ -5275,7 +5336,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing in your message needs to change: send it again later. Automatic senders should send fewer messages per hour to this recipient."},
 							},
 						},
-						tr: &builtinSlots2[72],
+						tr: &builtinSlots2[74],
 					},
 				},
 			},
@@ -5283,7 +5344,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.3.190",
 			file: "rules.yaml (built-in)",
-			line: 3245,
+			line: 3299,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 190, detHi: 190},
 			},
@@ -5293,7 +5354,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "journaling not supported",
-						tr: &builtinSlots1[35],
+						tr: &builtinSlots1[36],
 					},
 					explanation: alts{
 						list: []text{
@@ -5316,7 +5377,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[73],
+						tr:   &builtinSlots2[75],
 					},
 					fix: alts{
 						list: []text{
@@ -5324,7 +5385,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should turn on Journaling Archive in Office 365, or point the journaling rule to another place."},
 							},
 						},
-						tr: &builtinSlots2[74],
+						tr: &builtinSlots2[76],
 					},
 				},
 			},
@@ -5332,7 +5393,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.12",
 			file: "rules.yaml (built-in)",
-			line: 3254,
+			line: 3308,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -5342,7 +5403,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "recipient accepts only internal mail",
-						tr: &builtinSlots1[36],
+						tr: &builtinSlots1[37],
 					},
 					explanation: alts{
 						list: []text{
@@ -5365,7 +5426,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[75],
+						tr:   &builtinSlots2[77],
 					},
 					fix: alts{
 						list: []text{
@@ -5373,7 +5434,7 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. Only the recipient's email admin can allow outside senders; reach the recipient by other means."},
 							},
 						},
-						tr: &builtinSlots2[76],
+						tr: &builtinSlots2[78],
 					},
 				},
 			},
@@ -5381,7 +5442,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.124",
 			file: "rules.yaml (built-in)",
-			line: 3263,
+			line: 3317,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 124, detHi: 124},
 			},
@@ -5391,7 +5452,7 @@ var builtinSet = &ruleSet{
 					owner: "group-owner",
 					summary: phrase{
 						en: "not in the group's allowed senders",
-						tr: &builtinSlots1[37],
+						tr: &builtinSlots1[38],
 					},
 					explanation: alts{
 						list: []text{
@@ -5414,7 +5475,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[77],
+						tr:   &builtinSlots2[79],
 					},
 					fix: alts{
 						list: []text{
@@ -5422,7 +5483,7 @@ var builtinSet = &ruleSet{
 								{literal: "Ask the group's owner, by other means, to add your address to the allowed senders."},
 							},
 						},
-						tr: &builtinSlots2[78],
+						tr: &builtinSlots2[80],
 					},
 				},
 			},
@@ -5430,7 +5491,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.133",
 			file: "rules.yaml (built-in)",
-			line: 3272,
+			line: 3326,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 133, detHi: 133},
 			},
@@ -5440,7 +5501,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "group accepts only internal mail",
-						tr: &builtinSlots1[38],
+						tr: &builtinSlots1[39],
 					},
 					explanation: alts{
 						list: []text{
@@ -5463,7 +5524,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[79],
+						tr:   &builtinSlots2[81],
 					},
 					fix: alts{
 						list: []text{
@@ -5471,7 +5532,7 @@ var builtinSet = &ruleSet{
 								{literal: "Ask the group's owner or the recipient's email admin, by other means, to let outside senders write to the group."},
 							},
 						},
-						tr: &builtinSlots2[80],
+						tr: &builtinSlots2[82],
 					},
 				},
 			},
@@ -5479,7 +5540,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.134",
 			file: "rules.yaml (built-in)",
-			line: 3281,
+			line: 3335,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 134, detHi: 134},
 			},
@@ -5489,7 +5550,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "mailbox accepts only internal mail",
-						tr: &builtinSlots1[39],
+						tr: &builtinSlots1[40],
 					},
 					explanation: alts{
 						list: []text{
@@ -5512,61 +5573,12 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[81],
-					},
-					fix: alts{
-						list: []text{
-							{
-								{literal: "Changing the message will not help. Only the recipient's email admin can allow outside senders; reach the recipient by other means."},
-							},
-						},
-						tr: &builtinSlots2[82],
-					},
-				},
-			},
-		},
-		{
-			id:   "ms-5.7.13",
-			file: "rules.yaml (built-in)",
-			line: 3290,
-			status: []statusPattern{
-				{class: 5, subject: 7, detailLo: 13, detHi: 13},
-			},
-			then: thenDef{
-				Reason: "filtered",
-				words: words{
-					owner: "recipient-admin",
-					summary: phrase{
-						en: "public folder accepts only internal mail",
-						tr: &builtinSlots1[40],
-					},
-					explanation: alts{
-						list: []text{
-							{
-								{literal: "The message"},
-								{
-									group: []textPart{
-										{literal: " to "},
-										{isSlot: true},
-									},
-								},
-								{literal: " was refused"},
-								{
-									group: []textPart{
-										{literal: " by "},
-										{slot: 1, isSlot: true},
-									},
-								},
-								{literal: " because the public folder accepts mail only from inside its own organization."},
-							},
-						},
-						uses: 3,
 						tr:   &builtinSlots2[83],
 					},
 					fix: alts{
 						list: []text{
 							{
-								{literal: "Only the recipient organization's email admin can allow outside senders to write to the folder; ask them by other means."},
+								{literal: "Changing the message will not help. Only the recipient's email admin can allow outside senders; reach the recipient by other means."},
 							},
 						},
 						tr: &builtinSlots2[84],
@@ -5575,11 +5587,11 @@ var builtinSet = &ruleSet{
 			},
 		},
 		{
-			id:   "ms-5.7.135",
+			id:   "ms-5.7.13",
 			file: "rules.yaml (built-in)",
-			line: 3299,
+			line: 3344,
 			status: []statusPattern{
-				{class: 5, subject: 7, detailLo: 135, detHi: 135},
+				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 			},
 			then: thenDef{
 				Reason: "filtered",
@@ -5624,9 +5636,58 @@ var builtinSet = &ruleSet{
 			},
 		},
 		{
+			id:   "ms-5.7.135",
+			file: "rules.yaml (built-in)",
+			line: 3353,
+			status: []statusPattern{
+				{class: 5, subject: 7, detailLo: 135, detHi: 135},
+			},
+			then: thenDef{
+				Reason: "filtered",
+				words: words{
+					owner: "recipient-admin",
+					summary: phrase{
+						en: "public folder accepts only internal mail",
+						tr: &builtinSlots1[42],
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the public folder accepts mail only from inside its own organization."},
+							},
+						},
+						uses: 3,
+						tr:   &builtinSlots2[87],
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Only the recipient organization's email admin can allow outside senders to write to the folder; ask them by other means."},
+							},
+						},
+						tr: &builtinSlots2[88],
+					},
+				},
+			},
+		},
+		{
 			id:   "ms-5.7.136",
 			file: "rules.yaml (built-in)",
-			line: 3308,
+			line: 3362,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 136, detHi: 136},
 			},
@@ -5636,7 +5697,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "mail user accepts only internal mail",
-						tr: &builtinSlots1[42],
+						tr: &builtinSlots1[43],
 					},
 					explanation: alts{
 						list: []text{
@@ -5659,7 +5720,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[87],
+						tr:   &builtinSlots2[89],
 					},
 					fix: alts{
 						list: []text{
@@ -5667,7 +5728,7 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. Only the recipient's email admin can allow outside senders; reach the recipient by other means."},
 							},
 						},
-						tr: &builtinSlots2[88],
+						tr: &builtinSlots2[90],
 					},
 				},
 			},
@@ -5675,7 +5736,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.23-spf",
 			file: "rules.yaml (built-in)",
-			line: 3317,
+			line: 3371,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 23, detHi: 23},
 			},
@@ -5685,7 +5746,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "SPF failure",
-						tr: &builtinSlots1[43],
+						tr: &builtinSlots1[44],
 					},
 					explanation: alts{
 						list: []text{
@@ -5708,7 +5769,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[89],
+						tr:   &builtinSlots2[91],
 					},
 					fix: alts{
 						list: []text{
@@ -5723,7 +5784,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1024,
-						tr:   &builtinSlots2[90],
+						tr:   &builtinSlots2[92],
 					},
 				},
 			},
@@ -5731,7 +5792,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.25",
 			file: "rules.yaml (built-in)",
-			line: 3326,
+			line: 3380,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -5741,7 +5802,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "no reverse DNS",
-						tr: &builtinSlots1[44],
+						tr: &builtinSlots1[45],
 					},
 					explanation: alts{
 						list: []text{
@@ -5772,7 +5833,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 65539,
-						tr:   &builtinSlots2[91],
+						tr:   &builtinSlots2[93],
 					},
 					fix: alts{
 						list: []text{
@@ -5780,7 +5841,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing in your message needs to change. Your email admin should give the sending server's address (IPv6 included) a reverse DNS name that matches the server's own name."},
 							},
 						},
-						tr: &builtinSlots2[92],
+						tr: &builtinSlots2[94],
 					},
 				},
 			},
@@ -5788,7 +5849,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.57",
 			file: "rules.yaml (built-in)",
-			line: 3335,
+			line: 3389,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 57, detHi: 57},
 			},
@@ -5798,7 +5859,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "device or application did not log in",
-						tr: &builtinSlots1[45],
+						tr: &builtinSlots1[46],
 					},
 					explanation: alts{
 						list: []text{
@@ -5821,7 +5882,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[93],
+						tr:   &builtinSlots2[95],
 					},
 					fix: alts{
 						list: []text{
@@ -5829,7 +5890,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should configure the device or application to log in (with encryption), or to send through a connector or direct send instead."},
 							},
 						},
-						tr: &builtinSlots2[94],
+						tr: &builtinSlots2[96],
 					},
 				},
 			},
@@ -5837,7 +5898,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.501",
 			file: "rules.yaml (built-in)",
-			line: 3344,
+			line: 3398,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 501, detHi: 501},
 			},
@@ -5847,7 +5908,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "account banned for spam",
-						tr: &builtinSlots1[46],
+						tr: &builtinSlots1[47],
 					},
 					explanation: alts{
 						list: []text{
@@ -5870,55 +5931,6 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[95],
-					},
-					fix: alts{
-						list: []text{
-							{
-								{literal: "Your email admin should check the account for a break-in, reset its password, and ask the provider's support to restore sending."},
-							},
-						},
-						tr: &builtinSlots2[96],
-					},
-				},
-			},
-		},
-		{
-			id:   "ms-5.7.502",
-			file: "rules.yaml (built-in)",
-			line: 3355,
-			status: []statusPattern{
-				{class: 5, subject: 7, detailLo: 502, detHi: 502},
-			},
-			then: thenDef{
-				Reason: "rejected",
-				words: words{
-					owner: "sender-admin",
-					summary: phrase{
-						en: "sender banned",
-						tr: &builtinSlots1[47],
-					},
-					explanation: alts{
-						list: []text{
-							{
-								{literal: "The message"},
-								{
-									group: []textPart{
-										{literal: " to "},
-										{isSlot: true},
-									},
-								},
-								{literal: " was refused"},
-								{
-									group: []textPart{
-										{literal: " by "},
-										{slot: 1, isSlot: true},
-									},
-								},
-								{literal: " because the sending account was banned after spam activity was detected from it."},
-							},
-						},
-						uses: 3,
 						tr:   &builtinSlots2[97],
 					},
 					fix: alts{
@@ -5933,11 +5945,11 @@ var builtinSet = &ruleSet{
 			},
 		},
 		{
-			id:   "ms-5.7.503",
+			id:   "ms-5.7.502",
 			file: "rules.yaml (built-in)",
-			line: 3364,
+			line: 3409,
 			status: []statusPattern{
-				{class: 5, subject: 7, detailLo: 503, detHi: 503},
+				{class: 5, subject: 7, detailLo: 502, detHi: 502},
 			},
 			then: thenDef{
 				Reason: "rejected",
@@ -5982,9 +5994,58 @@ var builtinSet = &ruleSet{
 			},
 		},
 		{
+			id:   "ms-5.7.503",
+			file: "rules.yaml (built-in)",
+			line: 3418,
+			status: []statusPattern{
+				{class: 5, subject: 7, detailLo: 503, detHi: 503},
+			},
+			then: thenDef{
+				Reason: "rejected",
+				words: words{
+					owner: "sender-admin",
+					summary: phrase{
+						en: "sender banned",
+						tr: &builtinSlots1[49],
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the sending account was banned after spam activity was detected from it."},
+							},
+						},
+						uses: 3,
+						tr:   &builtinSlots2[101],
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Your email admin should check the account for a break-in, reset its password, and ask the provider's support to restore sending."},
+							},
+						},
+						tr: &builtinSlots2[102],
+					},
+				},
+			},
+		},
+		{
 			id:   "ms-5.7.504",
 			file: "rules.yaml (built-in)",
-			line: 3373,
+			line: 3427,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 504, detHi: 504},
 			},
@@ -5994,7 +6055,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "recipient address not valid",
-						tr: &builtinSlots1[49],
+						tr: &builtinSlots1[50],
 					},
 					explanation: alts{
 						list: []text{
@@ -6017,7 +6078,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[101],
+						tr:   &builtinSlots2[103],
 					},
 					fix: alts{
 						list: []text{
@@ -6025,7 +6086,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the recipient's address for typos and send the message again."},
 							},
 						},
-						tr: &builtinSlots2[102],
+						tr: &builtinSlots2[104],
 					},
 				},
 			},
@@ -6033,7 +6094,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.505",
 			file: "rules.yaml (built-in)",
-			line: 3384,
+			line: 3438,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 505, detHi: 505},
 			},
@@ -6043,7 +6104,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient",
 					summary: phrase{
 						en: "recipient banned",
-						tr: &builtinSlots1[50],
+						tr: &builtinSlots1[51],
 					},
 					explanation: alts{
 						list: []text{
@@ -6066,7 +6127,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[103],
+						tr:   &builtinSlots2[105],
 					},
 					fix: alts{
 						list: []text{
@@ -6074,7 +6135,7 @@ var builtinSet = &ruleSet{
 								{literal: "Reach the recipient by other means. If this is wrong, the recipient or their admin should contact the service's support."},
 							},
 						},
-						tr: &builtinSlots2[104],
+						tr: &builtinSlots2[106],
 					},
 				},
 			},
@@ -6082,7 +6143,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.506",
 			file: "rules.yaml (built-in)",
-			line: 3396,
+			line: 3450,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 506, detHi: 506},
 			},
@@ -6092,7 +6153,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "sending server's greeting refused",
-						tr: &builtinSlots1[51],
+						tr: &builtinSlots1[52],
 					},
 					explanation: alts{
 						list: []text{
@@ -6115,7 +6176,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[105],
+						tr:   &builtinSlots2[107],
 					},
 					fix: alts{
 						list: []text{
@@ -6123,7 +6184,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing in your message needs to change. Your email admin should make the sending server introduce itself with its own full host name."},
 							},
 						},
-						tr: &builtinSlots2[106],
+						tr: &builtinSlots2[108],
 					},
 				},
 			},
@@ -6131,7 +6192,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.507",
 			file: "rules.yaml (built-in)",
-			line: 3405,
+			line: 3459,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 507, detHi: 507},
 			},
@@ -6141,7 +6202,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "blocked by the recipient's organization",
-						tr: &builtinSlots1[52],
+						tr: &builtinSlots1[53],
 					},
 					explanation: alts{
 						list: []text{
@@ -6164,7 +6225,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[107],
+						tr:   &builtinSlots2[109],
 					},
 					fix: alts{
 						list: []text{
@@ -6172,7 +6233,7 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. Contact the recipient by other means and ask their email admin to unblock your sending server."},
 							},
 						},
-						tr: &builtinSlots2[108],
+						tr: &builtinSlots2[110],
 					},
 				},
 			},
@@ -6180,7 +6241,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.508",
 			file: "rules.yaml (built-in)",
-			line: 3414,
+			line: 3468,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 508, detHi: 508},
 			},
@@ -6190,7 +6251,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "IPv6 range over its limits",
-						tr: &builtinSlots1[53],
+						tr: &builtinSlots1[54],
 					},
 					explanation: alts{
 						list: []text{
@@ -6213,7 +6274,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[109],
+						tr:   &builtinSlots2[111],
 					},
 					fix: alts{
 						list: []text{
@@ -6221,7 +6282,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing in your message needs to change. Your email admin should slow down sending from that address range."},
 							},
 						},
-						tr: &builtinSlots2[110],
+						tr: &builtinSlots2[112],
 					},
 				},
 			},
@@ -6229,7 +6290,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.509",
 			file: "rules.yaml (built-in)",
-			line: 3423,
+			line: 3477,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 509, detHi: 509},
 			},
@@ -6239,7 +6300,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "DMARC failure (p=reject)",
-						tr: &builtinSlots1[54],
+						tr: &builtinSlots1[55],
 					},
 					explanation: alts{
 						list: []text{
@@ -6262,7 +6323,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[111],
+						tr:   &builtinSlots2[113],
 					},
 					fix: alts{
 						list: []text{
@@ -6277,7 +6338,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1024,
-						tr:   &builtinSlots2[112],
+						tr:   &builtinSlots2[114],
 					},
 				},
 			},
@@ -6285,7 +6346,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.510",
 			file: "rules.yaml (built-in)",
-			line: 3432,
+			line: 3486,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 510, detHi: 510},
 			},
@@ -6295,7 +6356,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "no mail over IPv6",
-						tr: &builtinSlots1[55],
+						tr: &builtinSlots1[56],
 					},
 					explanation: alts{
 						list: []text{
@@ -6318,7 +6379,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[113],
+						tr:   &builtinSlots2[115],
 					},
 					fix: alts{
 						list: []text{
@@ -6326,7 +6387,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing in your message needs to change. Your email admin should deliver to that domain over IPv4."},
 							},
 						},
-						tr: &builtinSlots2[114],
+						tr: &builtinSlots2[116],
 					},
 				},
 			},
@@ -6334,7 +6395,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.511",
 			file: "rules.yaml (built-in)",
-			line: 3442,
+			line: 3496,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 511, detHi: 511},
 			},
@@ -6344,7 +6405,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "sender banned",
-						tr: &builtinSlots1[56],
+						tr: &builtinSlots1[57],
 					},
 					explanation: alts{
 						list: []text{
@@ -6367,7 +6428,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[115],
+						tr:   &builtinSlots2[117],
 					},
 					fix: alts{
 						list: []text{
@@ -6375,7 +6436,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should check the account for a break-in, clean it up and request removal from the provider's block list."},
 							},
 						},
-						tr: &builtinSlots2[116],
+						tr: &builtinSlots2[118],
 					},
 				},
 			},
@@ -6383,7 +6444,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.512",
 			file: "rules.yaml (built-in)",
-			line: 3451,
+			line: 3505,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 512, detHi: 512},
 			},
@@ -6393,7 +6454,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "invalid From address",
-						tr: &builtinSlots1[57],
+						tr: &builtinSlots1[58],
 					},
 					explanation: alts{
 						list: []text{
@@ -6416,7 +6477,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[117],
+						tr:   &builtinSlots2[119],
 					},
 					fix: alts{
 						list: []text{
@@ -6424,7 +6485,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should make the sending program put a valid address, in angle brackets, in the message's From line."},
 							},
 						},
-						tr: &builtinSlots2[118],
+						tr: &builtinSlots2[120],
 					},
 				},
 			},
@@ -6432,7 +6493,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.513",
 			file: "rules.yaml (built-in)",
-			line: 3460,
+			line: 3514,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 513, detHi: 513},
 			},
@@ -6442,7 +6503,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "blocked by the recipient's own block list",
-						tr: &builtinSlots1[58],
+						tr: &builtinSlots1[59],
 					},
 					explanation: alts{
 						list: []text{
@@ -6473,7 +6534,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 65539,
-						tr:   &builtinSlots2[119],
+						tr:   &builtinSlots2[121],
 					},
 					fix: alts{
 						list: []text{
@@ -6481,7 +6542,7 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. Contact the recipient's organization directly and ask them to remove the sending server from their block list."},
 							},
 						},
-						tr: &builtinSlots2[120],
+						tr: &builtinSlots2[122],
 					},
 				},
 			},
@@ -6489,7 +6550,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.515",
 			file: "rules.yaml (built-in)",
-			line: 3469,
+			line: 3523,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 515, detHi: 515},
 			},
@@ -6499,7 +6560,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "sender authentication requirements not met",
-						tr: &builtinSlots1[59],
+						tr: &builtinSlots1[60],
 					},
 					explanation: alts{
 						list: []text{
@@ -6522,7 +6583,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[121],
+						tr:   &builtinSlots2[123],
 					},
 					fix: alts{
 						list: []text{
@@ -6537,7 +6598,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1024,
-						tr:   &builtinSlots2[122],
+						tr:   &builtinSlots2[124],
 					},
 				},
 			},
@@ -6545,7 +6606,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.520",
 			file: "rules.yaml (built-in)",
-			line: 3481,
+			line: 3535,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 520, detHi: 520},
 			},
@@ -6555,7 +6616,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "forwarding outside not allowed",
-						tr: &builtinSlots1[60],
+						tr: &builtinSlots1[61],
 					},
 					explanation: alts{
 						list: []text{
@@ -6571,7 +6632,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[123],
+						tr:   &builtinSlots2[125],
 					},
 					fix: alts{
 						list: []text{
@@ -6579,7 +6640,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin must allow outside forwarding for this mailbox in the outbound spam policy, or the forwarding rule must be removed."},
 							},
 						},
-						tr: &builtinSlots2[124],
+						tr: &builtinSlots2[126],
 					},
 				},
 			},
@@ -6587,7 +6648,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.233",
 			file: "rules.yaml (built-in)",
-			line: 3490,
+			line: 3544,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 233, detHi: 233},
 			},
@@ -6597,7 +6658,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "organization's outside recipient limit",
-						tr: &builtinSlots1[61],
+						tr: &builtinSlots1[62],
 					},
 					explanation: alts{
 						list: []text{
@@ -6613,7 +6674,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[125],
+						tr:   &builtinSlots2[127],
 					},
 					fix: alts{
 						list: []text{
@@ -6621,7 +6682,7 @@ var builtinSet = &ruleSet{
 								{literal: "Wait until the limit resets. Your email admin should check for hacked accounts and review bulk sending."},
 							},
 						},
-						tr: &builtinSlots2[126],
+						tr: &builtinSlots2[128],
 					},
 				},
 			},
@@ -6629,7 +6690,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.606-649",
 			file: "rules.yaml (built-in)",
-			line: 3499,
+			line: 3553,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 606, detHi: 649},
 			},
@@ -6639,7 +6700,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "sending server banned",
-						tr: &builtinSlots1[62],
+						tr: &builtinSlots1[63],
 					},
 					explanation: alts{
 						list: []text{
@@ -6670,7 +6731,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 65539,
-						tr:   &builtinSlots2[127],
+						tr:   &builtinSlots2[129],
 					},
 					fix: alts{
 						list: []text{
@@ -6687,7 +6748,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 8192,
-						tr:   &builtinSlots2[128],
+						tr:   &builtinSlots2[130],
 					},
 				},
 			},
@@ -6695,7 +6756,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.703",
 			file: "rules.yaml (built-in)",
-			line: 3508,
+			line: 3562,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 703, detHi: 703},
 			},
@@ -6705,7 +6766,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "blocked by your own organization",
-						tr: &builtinSlots1[63],
+						tr: &builtinSlots1[64],
 					},
 					explanation: alts{
 						list: []text{
@@ -6721,7 +6782,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[129],
+						tr:   &builtinSlots2[131],
 					},
 					fix: alts{
 						list: []text{
@@ -6729,7 +6790,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should review the block entries in the Tenant Allow/Block List."},
 							},
 						},
-						tr: &builtinSlots2[130],
+						tr: &builtinSlots2[132],
 					},
 				},
 			},
@@ -6737,7 +6798,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.700-749",
 			file: "rules.yaml (built-in)",
-			line: 3517,
+			line: 3571,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 700, detHi: 749},
 			},
@@ -6747,7 +6808,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "organization banned from sending",
-						tr: &builtinSlots1[64],
+						tr: &builtinSlots1[65],
 					},
 					explanation: alts{
 						list: []text{
@@ -6770,7 +6831,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[131],
+						tr:   &builtinSlots2[133],
 					},
 					fix: alts{
 						list: []text{
@@ -6778,7 +6839,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin must deal with hacked accounts or open relays first, then contact Microsoft support."},
 							},
 						},
-						tr: &builtinSlots2[132],
+						tr: &builtinSlots2[134],
 					},
 				},
 			},
@@ -6786,7 +6847,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.310-no-domain",
 			file: "rules.yaml (built-in)",
-			line: 3528,
+			line: 3582,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 310, detHi: 310},
 			},
@@ -6814,7 +6875,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 17,
-						tr:   &builtinSlots2[133],
+						tr:   &builtinSlots2[135],
 					},
 				},
 			},
@@ -6822,61 +6883,61 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-helo-refused",
 			file: "rules.yaml (built-in)",
-			line: 3544,
+			line: 3598,
 			text: phraseMask{
-				{index: 10, bits: 4294967296},
+				{index: 10, bits: 2147483648},
 			},
-			textIDs: []int32{672},
+			textIDs: []int32{671},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "lhost-courier-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3551,
+			line: 3605,
 			text: phraseMask{
-				{index: 10, bits: 8589934592},
+				{index: 10, bits: 4294967296},
 			},
-			textIDs: []int32{673},
+			textIDs: []int32{672},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "lhost-domino-filtered",
 			file: "rules.yaml (built-in)",
-			line: 3556,
+			line: 3610,
 			text: phraseMask{
-				{index: 10, bits: 17179869184},
+				{index: 10, bits: 8589934592},
 			},
-			textIDs: []int32{674},
+			textIDs: []int32{673},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "lhost-domino-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3561,
+			line: 3615,
 			text: phraseMask{
-				{index: 10, bits: 34359738368},
+				{index: 10, bits: 17179869184},
 			},
-			textIDs: []int32{675},
+			textIDs: []int32{674},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "lhost-domino-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3566,
+			line: 3620,
 			text: phraseMask{
-				{index: 10, bits: 2130303778816},
+				{index: 10, bits: 1065151889408},
 			},
-			textIDs: []int32{676, 677, 678, 679, 680},
+			textIDs: []int32{675, 676, 677, 678, 679},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "lhost-domino-userunknown-pairs",
 			file: "rules.yaml (built-in)",
-			line: 3573,
+			line: 3627,
 			text: phraseMask{
-				{index: 10, bits: 2199023255552},
+				{index: 10, bits: 1099511627776},
 			},
-			textIDs: []int32{681},
+			textIDs: []int32{680},
 			regexps: []*pattern{
 				{src: "non r.*pertori.*dans l'annuaire domino", captures: false},
 			},
@@ -6885,41 +6946,41 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-expired",
 			file: "rules.yaml (built-in)",
-			line: 3579,
+			line: 3633,
 			text: phraseMask{
-				{index: 10, bits: 4398046511104},
+				{index: 10, bits: 2199023255552},
 			},
-			textIDs: []int32{682},
+			textIDs: []int32{681},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "lhost-dragonfly-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3584,
+			line: 3638,
 			text: phraseMask{
-				{index: 10, bits: 8796093022208},
+				{index: 10, bits: 4398046511104},
 			},
-			textIDs: []int32{683},
+			textIDs: []int32{682},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "lhost-einsundeins-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3589,
+			line: 3643,
 			text: phraseMask{
-				{index: 10, bits: 17592186044416},
+				{index: 10, bits: 8796093022208},
 			},
-			textIDs: []int32{684},
+			textIDs: []int32{683},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "exim-mx-hosts-without-address",
 			file: "rules.yaml (built-in)",
-			line: 3602,
+			line: 3656,
 			text: phraseMask{
-				{index: 10, bits: 105553116266496},
+				{index: 10, bits: 52776558133248},
 			},
-			textIDs: []int32{685, 686},
+			textIDs: []int32{684, 685},
 			then: thenDef{
 				Reason:     "hostunknown",
 				HardBounce: &builtinFalse,
@@ -6927,7 +6988,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "the domain's mail servers cannot be found",
-						tr: &builtinSlots1[65],
+						tr: &builtinSlots1[66],
 					},
 					explanation: alts{
 						list: []text{
@@ -6950,7 +7011,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 17,
-						tr:   &builtinSlots2[134],
+						tr:   &builtinSlots2[136],
 					},
 					fix: alts{
 						list: []text{
@@ -6958,7 +7019,7 @@ var builtinSet = &ruleSet{
 								{literal: "Tell the recipient by other means: their email admin must fix the domain's mail server settings (the names of its mail servers). Send the message again once that is done; the address itself may well be right."},
 							},
 						},
-						tr: &builtinSlots2[135],
+						tr: &builtinSlots2[137],
 					},
 				},
 			},
@@ -6966,68 +7027,68 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3612,
+			line: 3666,
 			text: phraseMask{
-				{index: 10, bits: 140737488355328},
+				{index: 10, bits: 70368744177664},
 			},
-			textIDs: []int32{687},
+			textIDs: []int32{686},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "lhost-exim-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3620,
+			line: 3674,
 			text: phraseMask{
-				{index: 10, bits: 281474976710656},
+				{index: 10, bits: 140737488355328},
 			},
-			textIDs: []int32{688},
+			textIDs: []int32{687},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "lhost-exim-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3625,
+			line: 3679,
 			text: phraseMask{
-				{index: 10, bits: 1688849860263936},
+				{index: 10, bits: 844424930131968},
 			},
-			textIDs: []int32{689, 690},
+			textIDs: []int32{688, 689},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "lhost-exim-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3630,
+			line: 3684,
 			text: phraseMask{
-				{index: 10, bits: 33776997205278720},
+				{index: 10, bits: 16888498602639360},
 			},
-			textIDs: []int32{691, 692, 693, 694},
+			textIDs: []int32{690, 691, 692, 693},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
 			id:   "lhost-exim-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3636,
+			line: 3690,
 			text: phraseMask{
-				{index: 10, bits: 540431955284459520},
+				{index: 10, bits: 270215977642229760},
 			},
-			textIDs: []int32{695, 696, 697, 698},
+			textIDs: []int32{694, 695, 696, 697},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "lines-too-long",
 			file: "rules.yaml (built-in)",
-			line: 3648,
+			line: 3702,
 			text: phraseMask{
-				{index: 10, bits: 4035225266123964416},
+				{index: 10, bits: 2017612633061982208},
 			},
-			textIDs: []int32{699, 700, 701},
+			textIDs: []int32{698, 699, 700},
 			then: thenDef{
 				Reason: "contenterror",
 				words: words{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "lines too long",
-						tr: &builtinSlots1[66],
+						tr: &builtinSlots1[67],
 					},
 					explanation: alts{
 						list: []text{
@@ -7050,7 +7111,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 5,
-						tr:   &builtinSlots2[136],
+						tr:   &builtinSlots2[138],
 					},
 					fix: alts{
 						list: []text{
@@ -7058,7 +7119,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin, or whoever runs the program that wrote the message, should make it encode the message (quoted-printable or base64) instead of sending long lines as they are. Meanwhile, send the text as plain text, or the HTML as an attachment."},
 							},
 						},
-						tr: &builtinSlots2[137],
+						tr: &builtinSlots2[139],
 					},
 				},
 			},
@@ -7066,107 +7127,107 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 3657,
+			line: 3711,
 			text: phraseMask{
-				{index: 10, bits: 4611686018427387904},
+				{index: 10, bits: 2305843009213693952},
 			},
-			textIDs: []int32{702},
+			textIDs: []int32{701},
 			then:    thenDef{Reason: "contenterror"},
 		},
 		{
 			id:   "lhost-ezweb-expired",
 			file: "rules.yaml (built-in)",
-			line: 3662,
+			line: 3716,
 			text: phraseMask{
-				{index: 10, bits: 9223372036854775808},
+				{index: 10, bits: 4611686018427387904},
 			},
-			textIDs: []int32{703},
+			textIDs: []int32{702},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "lhost-ezweb-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3667,
+			line: 3721,
 			text: phraseMask{
-				{index: 11, bits: 1},
+				{index: 10, bits: 9223372036854775808},
 			},
-			textIDs: []int32{704},
+			textIDs: []int32{703},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "lhost-ezweb-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3672,
+			line: 3726,
 			text: phraseMask{
-				{index: 11, bits: 6},
+				{index: 11, bits: 3},
 			},
-			textIDs: []int32{705, 706},
+			textIDs: []int32{704, 705},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "lhost-fml-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3677,
+			line: 3731,
 			text: phraseMask{
-				{index: 11, bits: 1016},
+				{index: 11, bits: 508},
 			},
-			textIDs: []int32{707, 708, 709, 710, 711, 712, 713},
+			textIDs: []int32{706, 707, 708, 709, 710, 711, 712},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "lhost-fml-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3684,
+			line: 3738,
 			text: phraseMask{
-				{index: 11, bits: 64512},
+				{index: 11, bits: 32256},
 			},
-			textIDs: []int32{714, 715, 716, 717, 718, 719},
+			textIDs: []int32{713, 714, 715, 716, 717, 718},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "lhost-fml-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3690,
+			line: 3744,
 			text: phraseMask{
-				{index: 11, bits: 65536},
+				{index: 11, bits: 32768},
 			},
-			textIDs: []int32{720},
+			textIDs: []int32{719},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "lhost-gmail-expired",
 			file: "rules.yaml (built-in)",
-			line: 3695,
+			line: 3749,
 			text: phraseMask{
-				{index: 11, bits: 917504},
+				{index: 11, bits: 458752},
 			},
-			textIDs: []int32{721, 722, 723},
+			textIDs: []int32{720, 721, 722},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "lhost-gmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3702,
+			line: 3756,
 			text: phraseMask{
-				{index: 11, bits: 3145728},
+				{index: 11, bits: 1572864},
 			},
-			textIDs: []int32{724, 725},
+			textIDs: []int32{723, 724},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "lhost-gmx-expired",
 			file: "rules.yaml (built-in)",
-			line: 3707,
+			line: 3761,
 			text: phraseMask{
-				{index: 11, bits: 4194304},
+				{index: 11, bits: 2097152},
 			},
-			textIDs: []int32{726},
+			textIDs: []int32{725},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "lhost-googleworkspace-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3712,
+			line: 3766,
 			text: phraseMask{
 				{index: 7, bits: 3221225472},
 			},
@@ -7176,7 +7237,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3717,
+			line: 3771,
 			text: phraseMask{
 				{index: 7, bits: 268435456},
 			},
@@ -7186,7 +7247,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3722,
+			line: 3776,
 			text: phraseMask{
 				{index: 7, bits: 536870912},
 			},
@@ -7196,67 +7257,77 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3727,
+			line: 3781,
 			text: phraseMask{
-				{index: 11, bits: 8388608},
+				{index: 11, bits: 4194304},
 			},
-			textIDs: []int32{727},
+			textIDs: []int32{726},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "lhost-imailserver-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3732,
+			line: 3786,
 			text: phraseMask{
-				{index: 11, bits: 16777216},
+				{index: 11, bits: 8388608},
 			},
-			textIDs: []int32{728},
+			textIDs: []int32{727},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "lhost-imailserver-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 3737,
+			line: 3791,
 			text: phraseMask{
-				{index: 11, bits: 33554432},
+				{index: 11, bits: 16777216},
 			},
-			textIDs: []int32{729},
+			textIDs: []int32{728},
 			then:    thenDef{Reason: "virusdetected"},
 		},
 		{
 			id:   "lhost-imailserver-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 3742,
+			line: 3796,
 			text: phraseMask{
-				{index: 11, bits: 67108864},
+				{index: 11, bits: 33554432},
 			},
-			textIDs: []int32{730},
+			textIDs: []int32{729},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "lhost-kddi-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3747,
+			line: 3801,
 			text: phraseMask{
-				{index: 11, bits: 134217728},
+				{index: 11, bits: 67108864},
 			},
-			textIDs: []int32{731},
+			textIDs: []int32{730},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "lhost-kddi-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3752,
+			line: 3806,
 			text: phraseMask{
-				{index: 11, bits: 268435456},
+				{index: 11, bits: 134217728},
 			},
-			textIDs: []int32{732},
+			textIDs: []int32{731},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "lhost-kddi-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3757,
+			line: 3811,
+			text: phraseMask{
+				{index: 11, bits: 268435456},
+			},
+			textIDs: []int32{732},
+			then:    thenDef{Reason: "hostunknown"},
+		},
+		{
+			id:   "lhost-messagingserver-hostunknown",
+			file: "rules.yaml (built-in)",
+			line: 3816,
 			text: phraseMask{
 				{index: 11, bits: 536870912},
 			},
@@ -7264,230 +7335,221 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
-			id:   "lhost-messagingserver-hostunknown",
+			id:   "lhost-notes-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3762,
+			line: 3821,
 			text: phraseMask{
 				{index: 11, bits: 1073741824},
 			},
 			textIDs: []int32{734},
-			then:    thenDef{Reason: "hostunknown"},
-		},
-		{
-			id:   "lhost-notes-networkerror",
-			file: "rules.yaml (built-in)",
-			line: 3767,
-			text: phraseMask{
-				{index: 11, bits: 2147483648},
-			},
-			textIDs: []int32{735},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "lhost-notes-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3772,
+			line: 3826,
 			text: phraseMask{
-				{index: 11, bits: 12884901888},
+				{index: 11, bits: 6442450944},
 			},
-			textIDs: []int32{736, 737},
+			textIDs: []int32{735, 736},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "lhost-opensmtpd-expired",
 			file: "rules.yaml (built-in)",
-			line: 3778,
+			line: 3832,
 			text: phraseMask{
-				{index: 11, bits: 17179869184},
+				{index: 11, bits: 8589934592},
 			},
-			textIDs: []int32{738},
+			textIDs: []int32{737},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "lhost-opensmtpd-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3783,
+			line: 3837,
 			text: phraseMask{
-				{index: 11, bits: 34359738368},
+				{index: 11, bits: 17179869184},
 			},
-			textIDs: []int32{739},
+			textIDs: []int32{738},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "lhost-opensmtpd-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3788,
+			line: 3842,
 			text: phraseMask{
-				{index: 11, bits: 17523466567680},
+				{index: 11, bits: 8761733283840},
 			},
-			textIDs: []int32{740, 741, 742, 743, 744, 745, 746, 747},
+			textIDs: []int32{739, 740, 741, 742, 743, 744, 745, 746},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "lhost-opensmtpd-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3795,
+			line: 3849,
 			text: phraseMask{
-				{index: 11, bits: 123145302310912},
+				{index: 11, bits: 61572651155456},
 			},
-			textIDs: []int32{748, 749, 750},
+			textIDs: []int32{747, 748, 749},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "lhost-qmail-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 3800,
+			line: 3854,
 			text: phraseMask{
-				{index: 11, bits: 140737488355328},
+				{index: 11, bits: 70368744177664},
 			},
-			textIDs: []int32{751},
+			textIDs: []int32{750},
 			then:    thenDef{Reason: "exceedlimit"},
 		},
 		{
 			id:   "lhost-qmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3805,
+			line: 3859,
 			text: phraseMask{
-				{index: 11, bits: 4222124650659840},
+				{index: 11, bits: 2111062325329920},
 			},
-			textIDs: []int32{752, 753, 754, 755},
+			textIDs: []int32{751, 752, 753, 754},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "lhost-qmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3811,
+			line: 3865,
 			text: phraseMask{
-				{index: 11, bits: 18442240474082181120},
+				{index: 11, bits: 9221120237041090560},
 			},
-			textIDs: []int32{756, 757, 758, 759, 760, 761, 762, 763, 764, 765, 766, 767},
+			textIDs: []int32{755, 756, 757, 758, 759, 760, 761, 762, 763, 764, 765, 766},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "lhost-qmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3821,
+			line: 3875,
 			text: phraseMask{
-				{index: 12, bits: 3},
+				{index: 11, bits: 9223372036854775808},
+				{index: 12, bits: 1},
 			},
-			textIDs: []int32{768, 769},
+			textIDs: []int32{767, 768},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "lhost-qmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3826,
+			line: 3880,
 			text: phraseMask{
-				{index: 12, bits: 4},
+				{index: 12, bits: 2},
 			},
-			textIDs: []int32{770},
+			textIDs: []int32{769},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "lhost-qmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3831,
+			line: 3885,
 			text: phraseMask{
-				{index: 12, bits: 8},
+				{index: 12, bits: 4},
 			},
-			textIDs: []int32{771},
+			textIDs: []int32{770},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "lhost-qmail-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3836,
+			line: 3890,
 			text: phraseMask{
-				{index: 12, bits: 16},
+				{index: 12, bits: 8},
 			},
-			textIDs: []int32{772},
+			textIDs: []int32{771},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "lhost-qmail-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3841,
+			line: 3895,
 			text: phraseMask{
-				{index: 12, bits: 96},
+				{index: 12, bits: 48},
 			},
-			textIDs: []int32{773, 774},
+			textIDs: []int32{772, 773},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "lhost-qmail-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3847,
+			line: 3901,
 			text: phraseMask{
-				{index: 12, bits: 128},
+				{index: 12, bits: 64},
 			},
-			textIDs: []int32{775},
+			textIDs: []int32{774},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "lhost-qmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 3852,
+			line: 3906,
 			text: phraseMask{
-				{index: 12, bits: 256},
+				{index: 12, bits: 128},
 			},
-			textIDs: []int32{776},
+			textIDs: []int32{775},
 			then:    thenDef{Reason: "systemfull"},
 		},
 		{
 			id:   "lhost-verizon-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3857,
+			line: 3911,
 			text: phraseMask{
-				{index: 12, bits: 1536},
+				{index: 12, bits: 768},
 			},
-			textIDs: []int32{777, 778},
+			textIDs: []int32{776, 777},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "lhost-zoho-expired",
 			file: "rules.yaml (built-in)",
-			line: 3862,
+			line: 3916,
 			text: phraseMask{
-				{index: 12, bits: 2048},
+				{index: 12, bits: 1024},
 			},
-			textIDs: []int32{779},
+			textIDs: []int32{778},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "lhost-biglobe-filtered",
 			file: "rules.yaml (built-in)",
-			line: 3867,
+			line: 3921,
 			text: phraseMask{
-				{index: 12, bits: 4096},
+				{index: 12, bits: 2048},
 			},
-			textIDs: []int32{780},
+			textIDs: []int32{779},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "lhost-biglobe-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3872,
+			line: 3926,
 			text: phraseMask{
-				{index: 12, bits: 8192},
+				{index: 12, bits: 4096},
 			},
-			textIDs: []int32{781},
+			textIDs: []int32{780},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "google-groups-refused",
 			file: "rules.yaml (built-in)",
-			line: 3877,
+			line: 3931,
 			text: phraseMask{
-				{index: 12, bits: 49152},
+				{index: 12, bits: 24576},
 			},
-			textIDs: []int32{782, 783},
+			textIDs: []int32{781, 782},
 			then: thenDef{
 				Reason: "rejected",
 				words: words{
 					owner: "group-owner",
 					summary: phrase{
 						en: "not allowed to post to the group",
-						tr: &builtinSlots1[67],
+						tr: &builtinSlots1[68],
 					},
 					explanation: alts{
 						list: []text{
@@ -7510,7 +7572,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[138],
+						tr:   &builtinSlots2[140],
 					},
 					fix: alts{
 						list: []text{
@@ -7518,7 +7580,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the group's address. If it is right, ask the group's owner or the organization, by other means, to let you post, or ask the person you meant to reach for a direct address."},
 							},
 						},
-						tr: &builtinSlots2[139],
+						tr: &builtinSlots2[141],
 					},
 				},
 			},
@@ -7526,18 +7588,18 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-posting-restricted",
 			file: "rules.yaml (built-in)",
-			line: 3894,
+			line: 3948,
 			text: phraseMask{
-				{index: 12, bits: 34359672832},
+				{index: 12, bits: 17179836416},
 			},
-			textIDs: []int32{784, 785, 786, 787, 788, 789, 790, 791, 792, 793, 794, 795, 796, 797, 798, 799, 800, 801, 802},
+			textIDs: []int32{783, 784, 785, 786, 787, 788, 789, 790, 791, 792, 793, 794, 795, 796, 797, 798, 799, 800, 801},
 			then: thenDef{
 				Reason: "filtered",
 				words: words{
 					owner: "group-owner",
 					summary: phrase{
 						en: "not allowed to post to the list or group",
-						tr: &builtinSlots1[68],
+						tr: &builtinSlots1[69],
 					},
 					explanation: alts{
 						list: []text{
@@ -7560,7 +7622,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[140],
+						tr:   &builtinSlots2[142],
 					},
 					fix: alts{
 						list: []text{
@@ -7568,7 +7630,7 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. Join the list or group, or ask its owner, by other means, to allow your address."},
 							},
 						},
-						tr: &builtinSlots2[141],
+						tr: &builtinSlots2[143],
 					},
 				},
 			},
@@ -7576,7 +7638,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6-5.4.14-loop",
 			file: "rules.yaml (built-in)",
-			line: 3926,
+			line: 3980,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
@@ -7593,7 +7655,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "mail loop",
-						tr: &builtinSlots1[69],
+						tr: &builtinSlots1[70],
 					},
 					explanation: alts{
 						list: []text{
@@ -7616,7 +7678,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[142],
+						tr:   &builtinSlots2[144],
 					},
 					fix: alts{
 						list: []text{
@@ -7624,7 +7686,7 @@ var builtinSet = &ruleSet{
 								{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 							},
 						},
-						tr: &builtinSlots2[143],
+						tr: &builtinSlots2[145],
 					},
 				},
 			},
@@ -7632,16 +7694,16 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-no-answer",
 			file: "rules.yaml (built-in)",
-			line: 3936,
+			line: 3990,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
 			text: phraseMask{
 				{index: 2, bits: 320000},
-				{index: 12, bits: 103079215104},
+				{index: 12, bits: 51539607552},
 				{index: 7, bits: 72057594037927936},
 			},
-			textIDs: []int32{137, 146, 803, 504, 141, 804, 142, 143},
+			textIDs: []int32{137, 146, 802, 504, 141, 803, 142, 143},
 			then: thenDef{
 				Reason: "expired",
 				words: words{
@@ -7690,10 +7752,10 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1081347,
-						tr:   &builtinSlots2[144],
+						tr:   &builtinSlots2[146],
 					},
 				},
-				byFact: [26]words{
+				byFact: [27]words{
 					14: {
 						explanation: alts{
 							list: []text{
@@ -7740,7 +7802,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 1081347,
-							tr:   &builtinSlots2[145],
+							tr:   &builtinSlots2[147],
 						},
 					},
 				},
@@ -7749,21 +7811,21 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1-access-denied",
 			file: "rules.yaml (built-in)",
-			line: 3953,
+			line: 4007,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
 			text: phraseMask{
-				{index: 12, bits: 137438953472},
+				{index: 12, bits: 68719476736},
 			},
-			textIDs: []int32{805},
+			textIDs: []int32{804},
 			then: thenDef{
 				Reason: "userunknown",
 				words: words{
 					owner: "sender",
 					summary: phrase{
 						en: "recipient refused (access denied)",
-						tr: &builtinSlots1[70],
+						tr: &builtinSlots1[71],
 					},
 					explanation: alts{
 						list: []text{
@@ -7786,7 +7848,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[146],
+						tr:   &builtinSlots2[148],
 					},
 					fix: alts{
 						list: []text{
@@ -7794,7 +7856,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the address for typos. If it is right, the recipient's admin should check that the address exists in their organization."},
 							},
 						},
-						tr: &builtinSlots2[147],
+						tr: &builtinSlots2[149],
 					},
 				},
 			},
@@ -7802,7 +7864,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-status",
 			file: "rules.yaml (built-in)",
-			line: 3979,
+			line: 4033,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 2, detHi: 2},
 			},
@@ -7811,60 +7873,60 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-specific",
 			file: "rules.yaml (built-in)",
-			line: 3984,
+			line: 4038,
 			text: phraseMask{
-				{index: 12, bits: 274877906944},
+				{index: 12, bits: 137438953472},
 			},
-			textIDs: []int32{806},
+			textIDs: []int32{805},
 			then:    thenDef{Reason: "systemfull"},
 		},
 		{
 			id:   "toomanyconn-specific",
 			file: "rules.yaml (built-in)",
-			line: 3990,
+			line: 4044,
 			text: phraseMask{
-				{index: 12, bits: 17042430230528},
+				{index: 12, bits: 8521215115264},
 			},
-			textIDs: []int32{807, 808, 809, 810, 811},
+			textIDs: []int32{806, 807, 808, 809, 810},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "mailbox-full-languages",
 			file: "rules.yaml (built-in)",
-			line: 4004,
+			line: 4058,
 			text: phraseMask{
-				{index: 12, bits: 18446726481523507200},
-				{index: 13, bits: 131071},
+				{index: 12, bits: 18446735277616529408},
+				{index: 13, bits: 65535},
 			},
 			textIDs: []int32{
-				812, 813, 814, 815, 816, 817, 818, 819, 820, 821, 822, 823, 824, 825, 826, 827, 828, 829, 830, 831,
-				832, 833, 834, 835, 836, 837, 838, 839, 840, 841, 842, 843, 844, 845, 846, 847, 848,
+				811, 812, 813, 814, 815, 816, 817, 818, 819, 820, 821, 822, 823, 824, 825, 826, 827, 828, 829, 830,
+				831, 832, 833, 834, 835, 836, 837, 838, 839, 840, 841, 842, 843, 844, 845, 846, 847,
 			},
 			then: thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "mailbox-full-text",
 			file: "rules.yaml (built-in)",
-			line: 4016,
+			line: 4070,
 			text: phraseMask{
-				{index: 13, bits: 18446744073709420544},
+				{index: 13, bits: 18446744073709486080},
 				{index: 2, bits: 2207653036032},
-				{index: 14, bits: 68719476735},
-				{index: 11, bits: 16777216},
+				{index: 14, bits: 34359738367},
+				{index: 11, bits: 8388608},
 			},
 			textIDs: []int32{
-				849, 850, 851, 852, 853, 854, 855, 153, 856, 857, 858, 859, 860, 861, 862, 863, 864, 865, 866, 867,
-				868, 869, 870, 871, 872, 873, 874, 875, 876, 149, 877, 878, 879, 150, 880, 881, 882, 883, 884, 885,
-				886, 887, 888, 169, 889, 161, 890, 891, 892, 893, 894, 895, 896, 897, 898, 899, 900, 901, 902, 903,
-				904, 905, 906, 907, 908, 909, 910, 911, 912, 913, 914, 915, 916, 917, 918, 919, 920, 921, 922, 923,
-				924, 925, 926, 927, 928, 929, 930, 728, 931,
+				848, 849, 850, 851, 852, 853, 854, 153, 855, 856, 857, 858, 859, 860, 861, 862, 863, 864, 865, 866,
+				867, 868, 869, 870, 871, 872, 873, 874, 875, 149, 876, 877, 878, 150, 879, 880, 881, 882, 883, 884,
+				885, 886, 887, 169, 888, 161, 889, 890, 891, 892, 893, 894, 895, 896, 897, 898, 899, 900, 901, 902,
+				903, 904, 905, 906, 907, 908, 909, 910, 911, 912, 913, 914, 915, 916, 917, 918, 919, 920, 921, 922,
+				923, 924, 925, 926, 927, 928, 929, 727, 930,
 			},
 			then: thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "mesg-too-big-status",
 			file: "rules.yaml (built-in)",
-			line: 4056,
+			line: 4110,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 4, detHi: 4},
 				{class: -1, subject: 7, detailLo: 16, detHi: 16},
@@ -7874,7 +7936,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-status",
 			file: "rules.yaml (built-in)",
-			line: 4061,
+			line: 4115,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -7883,33 +7945,32 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-text",
 			file: "rules.yaml (built-in)",
-			line: 4066,
+			line: 4120,
 			text: phraseMask{
-				{index: 14, bits: 9223371968135299072},
+				{index: 14, bits: 4611685984067649536},
 				{index: 7, bits: 9007199254740992},
 			},
 			textIDs: []int32{
-				932, 933, 934, 935, 936, 937, 938, 501, 939, 940, 941, 942, 943, 944, 945, 946, 947, 948, 949, 950,
-				951, 952, 953, 954, 955, 956, 957, 958,
+				931, 932, 933, 934, 935, 936, 937, 501, 938, 939, 940, 941, 942, 943, 944, 945, 946, 947, 948, 949,
+				950, 951, 952, 953, 954, 955, 956, 957,
 			},
 			then: thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "exceedlimit-text",
 			file: "rules.yaml (built-in)",
-			line: 4080,
+			line: 4134,
 			text: phraseMask{
-				{index: 14, bits: 9223372036854775808},
-				{index: 9, bits: 2048},
-				{index: 15, bits: 1},
+				{index: 14, bits: 13835058055282163712},
+				{index: 9, bits: 1024},
 			},
-			textIDs: []int32{959, 587, 960},
+			textIDs: []int32{958, 586, 959},
 			then:    thenDef{Reason: "exceedlimit"},
 		},
 		{
 			id:   "suspend-reply-525",
 			file: "rules.yaml (built-in)",
-			line: 4092,
+			line: 4146,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 5},
@@ -7920,43 +7981,42 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-text",
 			file: "rules.yaml (built-in)",
-			line: 4097,
+			line: 4151,
 			text: phraseMask{
-				{index: 15, bits: 144115188075855870},
-				{index: 9, bits: 68719869952},
+				{index: 15, bits: 72057594037927935},
+				{index: 9, bits: 34359934976},
 				{index: 5, bits: 281474976710656},
 			},
 			textIDs: []int32{
-				961, 962, 963, 964, 965, 966, 967, 968, 594, 969, 970, 971, 972, 593, 973, 974, 975, 976, 977, 612,
-				978, 979, 980, 981, 982, 368, 983, 984, 985, 986, 987, 988, 989, 990, 991, 992, 993, 994, 995, 996,
-				997, 998, 999, 1000, 1001, 1002, 1003, 1004, 1005, 1006, 1007, 1008, 1009, 1010, 1011, 1012, 1013, 1014, 1015, 1016,
+				960, 961, 962, 963, 964, 965, 966, 967, 593, 968, 969, 970, 971, 592, 972, 973, 974, 975, 976, 611,
+				977, 978, 979, 980, 981, 368, 982, 983, 984, 985, 986, 987, 988, 989, 990, 991, 992, 993, 994, 995,
+				996, 997, 998, 999, 1000, 1001, 1002, 1003, 1004, 1005, 1006, 1007, 1008, 1009, 1010, 1011, 1012, 1013, 1014, 1015,
 			},
 			then: thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "hasmoved-text",
 			file: "rules.yaml (built-in)",
-			line: 4130,
+			line: 4184,
 			text: phraseMask{
-				{index: 15, bits: 18302628885633695744},
-				{index: 16, bits: 1},
+				{index: 15, bits: 18374686479671623680},
 			},
-			textIDs: []int32{1017, 1018, 1019, 1020, 1021, 1022, 1023, 1024},
+			textIDs: []int32{1016, 1017, 1018, 1019, 1020, 1021, 1022, 1023},
 			then:    thenDef{Reason: "hasmoved"},
 		},
 		{
 			id:   "norelaying-text",
 			file: "rules.yaml (built-in)",
-			line: 4142,
+			line: 4196,
 			text: phraseMask{
-				{index: 16, bits: 1048574},
-				{index: 9, bits: 18437736874454810624},
-				{index: 10, bits: 15},
+				{index: 16, bits: 524287},
+				{index: 9, bits: 18442240474082181120},
 				{index: 5, bits: 2097152},
+				{index: 10, bits: 7},
 			},
 			textIDs: []int32{
-				1025, 1026, 1027, 1028, 1029, 637, 640, 1030, 1031, 1032, 341, 631, 641, 632, 630, 1033, 1034, 1035, 1036, 1037,
-				633, 634, 635, 636, 629, 642, 643, 639, 1038, 638, 1039, 1040, 1041, 1042, 1043,
+				1024, 1025, 1026, 1027, 1028, 636, 639, 1029, 1030, 1031, 341, 630, 640, 631, 629, 1032, 1033, 1034, 1035, 1036,
+				632, 633, 634, 635, 628, 641, 642, 638, 1037, 637, 1038, 1039, 1040, 1041, 1042,
 			},
 			command: []string{"MAIL", "RCPT", "DATA", ""},
 			then:    thenDef{Reason: "norelaying"},
@@ -7964,17 +8024,17 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-dmarc",
 			file: "rules.yaml (built-in)",
-			line: 4163,
+			line: 4217,
 			text: phraseMask{
-				{index: 16, bits: 1072693248},
+				{index: 16, bits: 536346624},
 			},
-			textIDs: []int32{1044, 1045, 1046, 1047, 1048, 1049, 1050, 1051, 1052, 1053},
+			textIDs: []int32{1043, 1044, 1045, 1046, 1047, 1048, 1049, 1050, 1051, 1052},
 			then: thenDef{
 				Reason: "authfailure",
 				words: words{
 					summary: phrase{
 						en: "DMARC failure",
-						tr: &builtinSlots1[71],
+						tr: &builtinSlots1[72],
 					},
 					explanation: alts{
 						list: []text{
@@ -7997,7 +8057,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[148],
+						tr:   &builtinSlots2[150],
 					},
 				},
 			},
@@ -8005,7 +8065,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-status",
 			file: "rules.yaml (built-in)",
-			line: 4172,
+			line: 4226,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 20, detHi: 20},
 				{class: -1, subject: 7, detailLo: 21, detHi: 21},
@@ -8020,25 +8080,25 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-text",
 			file: "rules.yaml (built-in)",
-			line: 4177,
+			line: 4231,
 			text: phraseMask{
-				{index: 16, bits: 1152921503533105152},
+				{index: 16, bits: 576460751766552576},
 				{index: 5, bits: 576460752303423488},
 			},
 			textIDs: []int32{
-				1054, 1055, 1056, 1057, 1058, 1059, 1060, 1061, 1062, 1063, 1064, 1065, 1066, 1067, 1068, 1069, 1070, 1071, 1072, 1073,
-				1074, 1075, 1076, 1077, 1078, 1079, 1080, 1081, 1082, 1083, 379,
+				1053, 1054, 1055, 1056, 1057, 1058, 1059, 1060, 1061, 1062, 1063, 1064, 1065, 1066, 1067, 1068, 1069, 1070, 1071, 1072,
+				1073, 1074, 1075, 1076, 1077, 1078, 1079, 1080, 1081, 1082, 379,
 			},
 			then: thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "authfailure-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4190,
+			line: 4244,
 			text: phraseMask{
-				{index: 16, bits: 3458764513820540928},
+				{index: 16, bits: 1729382256910270464},
 			},
-			textIDs: []int32{1084, 1085},
+			textIDs: []int32{1083, 1084},
 			regexps: []*pattern{
 				{src: "is not allowed to send mail\\..*_401", captures: false},
 				{src: "is not allowed to send from <.*per it's spf record", captures: false},
@@ -8048,50 +8108,49 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-blocked",
 			file: "rules.yaml (built-in)",
-			line: 4209,
+			line: 4263,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 16, bits: 13835058055282163712},
+				{index: 16, bits: 16140901064495857664},
 				{index: 17, bits: 18446744073709551615},
 				{bits: 64513},
 				{index: 7, bits: 68719476736},
-				{index: 8, bits: 9007199254740992},
-				{index: 9, bits: 2147483648},
-				{index: 18, bits: 16777215},
+				{index: 8, bits: 4503599627370496},
+				{index: 9, bits: 1073741824},
+				{index: 18, bits: 8388607},
 				{index: 6, bits: 128},
 			},
 			textIDs: []int32{
-				1086, 1087, 1088, 1089, 1090, 0, 1091, 1092, 1093, 1094, 1095, 1096, 1097, 484, 1098, 1099, 1100, 1101, 1102, 1103,
-				1104, 1105, 1106, 1107, 1108, 1109, 565, 1110, 1111, 1112, 1113, 1114, 1115, 1116, 1117, 1118, 1119, 1120, 1121, 1122,
-				1123, 1124, 1125, 1126, 1127, 1128, 607, 1129, 1130, 1131, 1132, 1133, 1134, 1135, 1136, 1137, 1138, 1139, 1140, 1141,
-				1142, 1143, 11, 10, 12, 15, 1144, 1145, 1146, 13, 14, 1147, 1148, 1149, 1150, 1151, 1152, 1153, 1154, 1155,
-				1156, 1157, 1158, 1159, 1160, 1161, 1162, 1163, 1164, 1165, 1166, 1167, 1168, 1169, 1170, 1171, 1172, 1173, 1174, 391,
-				1175,
+				1085, 1086, 1087, 1088, 1089, 0, 1090, 1091, 1092, 1093, 1094, 1095, 1096, 484, 1097, 1098, 1099, 1100, 1101, 1102,
+				1103, 1104, 1105, 1106, 1107, 1108, 564, 1109, 1110, 1111, 1112, 1113, 1114, 1115, 1116, 1117, 1118, 1119, 1120, 1121,
+				1122, 1123, 1124, 1125, 1126, 1127, 606, 1128, 1129, 1130, 1131, 1132, 1133, 1134, 1135, 1136, 1137, 1138, 1139, 1140,
+				1141, 1142, 11, 10, 12, 15, 1143, 1144, 1145, 13, 14, 1146, 1147, 1148, 1149, 1150, 1151, 1152, 1153, 1154,
+				1155, 1156, 1157, 1158, 1159, 1160, 1161, 1162, 1163, 1164, 1165, 1166, 1167, 1168, 1169, 1170, 1171, 1172, 1173, 391,
+				1174,
 			},
 			then: thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "userunknown-code-yields-rejected",
 			file: "rules.yaml (built-in)",
-			line: 4249,
+			line: 4303,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 18, bits: 18446744073692774400},
-				{index: 8, bits: 1},
+				{index: 18, bits: 18446744073701163008},
 				{index: 5, bits: 34359738368},
 				{index: 19, bits: 140737488355327},
 				{index: 3, bits: 36},
 			},
 			textIDs: []int32{
-				1176, 1177, 1178, 1179, 1180, 1181, 1182, 1183, 1184, 1185, 1186, 1187, 1188, 512, 1189, 1190, 1191, 1192, 1193, 1194,
+				1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182, 1183, 1184, 1185, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 1194,
 				1195, 1196, 1197, 1198, 1199, 1200, 1201, 1202, 1203, 1204, 1205, 1206, 1207, 1208, 1209, 1210, 1211, 1212, 1213, 1214,
 				1215, 355, 1216, 194, 1217, 1218, 1219, 1220, 1221, 1222, 1223, 1224, 1225, 1226, 1227, 1228, 1229, 1230, 197, 1231,
 				1232, 1233, 1234, 1235, 1236, 1237, 1238, 1239, 1240, 1241, 1242, 1243, 1244, 1245, 1246, 1247, 1248, 1249, 1250, 1251,
@@ -8099,14 +8158,14 @@ var builtinSet = &ruleSet{
 			},
 			unless: phraseMask{
 				{index: 19, bits: 422212465065984},
-				{index: 17, bits: 34359738368},
+				{index: 17, bits: 17179869184},
 			},
 			then: thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "userunknown-code-yields-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4290,
+			line: 4344,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -8116,44 +8175,45 @@ var builtinSet = &ruleSet{
 				{index: 19, bits: 18446181123756130304},
 				{index: 5, bits: 4194304},
 				{index: 7, bits: 268435456},
-				{index: 10, bits: 50331648},
+				{index: 10, bits: 25165824},
 			},
-			textIDs: []int32{1265, 342, 1266, 1267, 1268, 1269, 1270, 1271, 476, 664, 665, 1272, 1273, 1274, 1275, 1276, 1277, 1278, 1279},
+			textIDs: []int32{1265, 342, 1266, 1267, 1268, 1269, 1270, 1271, 476, 663, 664, 1272, 1273, 1274, 1275, 1276, 1277, 1278, 1279},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "unknown-at-mail-from",
 			file: "rules.yaml (built-in)",
-			line: 4302,
+			line: 4356,
 			text: phraseMask{
 				{index: 20, bits: 18446744073709551615},
-				{index: 8, bits: 1073741826},
-				{index: 9, bits: 16777228},
+				{index: 8, bits: 536870913},
+				{index: 9, bits: 8388614},
 				{index: 7, bits: 17179873280},
-				{index: 12, bits: 137438954499},
+				{index: 12, bits: 68719477249},
 				{index: 5, bits: 3377699921854464},
-				{index: 15, bits: 131072},
+				{index: 11, bits: 9223372036854775808},
+				{index: 15, bits: 65536},
 				{index: 21, bits: 1152921504606846975},
 				{index: 2, bits: 70368744177664},
 			},
 			textIDs: []int32{
-				1280, 1281, 1282, 1283, 1284, 1285, 1286, 1287, 1288, 1289, 1290, 1291, 513, 1292, 1293, 579, 1294, 1295, 1296, 1297,
-				1298, 1299, 1300, 1301, 600, 1302, 1303, 1304, 1305, 1306, 1307, 1308, 1309, 1310, 1311, 1312, 1313, 482, 1314, 1315,
-				1316, 1317, 1318, 1319, 1320, 805, 1321, 1322, 1323, 1324, 1325, 1326, 1327, 1328, 370, 1329, 1330, 1331, 542, 1332,
-				1333, 1334, 768, 1335, 1336, 460, 1337, 1338, 1339, 977, 1340, 1341, 1342, 1343, 1344, 1345, 1346, 347, 1347, 1348,
-				1349, 1350, 1351, 578, 1352, 1353, 1354, 1355, 1356, 1357, 1358, 1359, 1360, 1361, 1362, 1363, 1364, 778, 1365, 1366,
+				1280, 1281, 1282, 1283, 1284, 1285, 1286, 1287, 1288, 1289, 1290, 1291, 512, 1292, 1293, 578, 1294, 1295, 1296, 1297,
+				1298, 1299, 1300, 1301, 599, 1302, 1303, 1304, 1305, 1306, 1307, 1308, 1309, 1310, 1311, 1312, 1313, 482, 1314, 1315,
+				1316, 1317, 1318, 1319, 1320, 804, 1321, 1322, 1323, 1324, 1325, 1326, 1327, 1328, 370, 1329, 1330, 1331, 541, 1332,
+				1333, 1334, 767, 1335, 1336, 460, 1337, 1338, 1339, 976, 1340, 1341, 1342, 1343, 1344, 1345, 1346, 347, 1347, 1348,
+				1349, 1350, 1351, 577, 1352, 1353, 1354, 1355, 1356, 1357, 1358, 1359, 1360, 1361, 1362, 1363, 1364, 777, 1365, 1366,
 				1367, 1368, 1369, 1370, 1371, 1372, 346, 1373, 1374, 1375, 1376, 371, 1377, 1378, 1379, 1380, 1381, 1382, 1383, 1384,
-				1385, 1386, 1387, 1388, 769, 1389, 1390, 1391, 1392, 1393, 1394, 174, 1395, 1396, 1397, 1398, 1399, 1400, 1401, 1402,
+				1385, 1386, 1387, 1388, 768, 1389, 1390, 1391, 1392, 1393, 1394, 174, 1395, 1396, 1397, 1398, 1399, 1400, 1401, 1402,
 				1403,
 			},
 			unless: phraseMask{
-				{index: 16, bits: 13835058055282163712},
+				{index: 16, bits: 16140901064495857664},
 				{index: 17, bits: 18446744073709551615},
 				{bits: 64513},
 				{index: 7, bits: 68719476736},
-				{index: 8, bits: 9007199254740992},
-				{index: 9, bits: 2147483648},
-				{index: 18, bits: 16777215},
+				{index: 8, bits: 4503599627370496},
+				{index: 9, bits: 1073741824},
+				{index: 18, bits: 8388607},
 				{index: 6, bits: 128},
 			},
 			command: []string{"MAIL"},
@@ -8181,7 +8241,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[149],
+						tr:   &builtinSlots2[151],
 					},
 					fix: alts{
 						list: []text{
@@ -8189,7 +8249,7 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. Check that your address is set correctly in your mail program; if it is, your email admin should check that your domain exists and can receive replies."},
 							},
 						},
-						tr: &builtinSlots2[150],
+						tr: &builtinSlots2[152],
 					},
 				},
 			},
@@ -8197,7 +8257,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.1",
 			file: "rules.yaml (built-in)",
-			line: 4363,
+			line: 4417,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -8207,7 +8267,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "address does not exist",
-						tr: &builtinSlots1[72],
+						tr: &builtinSlots1[73],
 					},
 					explanation: alts{
 						list: []text{
@@ -8230,7 +8290,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[151],
+						tr:   &builtinSlots2[153],
 					},
 					fix: alts{
 						list: []text{
@@ -8238,7 +8298,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the address for typos, and confirm it with the recipient by other means (phone, their website, an earlier message from them). Then write a new message with the right address: sending the old message again fails the same way, and your mail program's autocomplete may still offer the wrong address, so remove that entry."},
 							},
 						},
-						tr: &builtinSlots2[152],
+						tr: &builtinSlots2[154],
 					},
 				},
 			},
@@ -8246,7 +8306,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.0",
 			file: "rules.yaml (built-in)",
-			line: 4375,
+			line: 4429,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 			},
@@ -8256,7 +8316,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "recipient could not be resolved",
-						tr: &builtinSlots1[73],
+						tr: &builtinSlots1[74],
 					},
 					explanation: alts{
 						list: []text{
@@ -8279,7 +8339,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[153],
+						tr:   &builtinSlots2[155],
 					},
 					fix: alts{
 						list: []text{
@@ -8287,7 +8347,7 @@ var builtinSet = &ruleSet{
 								{literal: "Write a new message to the recipient, with the address typed or picked again, instead of replying to the saved one."},
 							},
 						},
-						tr: &builtinSlots2[154],
+						tr: &builtinSlots2[156],
 					},
 				},
 			},
@@ -8295,7 +8355,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-x.1.3",
 			file: "rules.yaml (built-in)",
-			line: 4386,
+			line: 4440,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -8304,7 +8364,7 @@ var builtinSet = &ruleSet{
 				words: words{
 					summary: phrase{
 						en: "address not valid",
-						tr: &builtinSlots1[74],
+						tr: &builtinSlots1[75],
 					},
 					explanation: alts{
 						list: []text{
@@ -8327,7 +8387,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[155],
+						tr:   &builtinSlots2[157],
 					},
 					fix: alts{
 						list: []text{
@@ -8335,7 +8395,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the address for typos, spaces or missing parts, and send the message again."},
 							},
 						},
-						tr: &builtinSlots2[156],
+						tr: &builtinSlots2[158],
 					},
 				},
 			},
@@ -8343,7 +8403,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific",
 			file: "rules.yaml (built-in)",
-			line: 4395,
+			line: 4449,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -8364,7 +8424,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-specific",
 			file: "rules.yaml (built-in)",
-			line: 4405,
+			line: 4459,
 			text: phraseMask{
 				{index: 18, bits: 137438953472},
 				{index: 19, bits: 32},
@@ -8375,7 +8435,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific-553",
 			file: "rules.yaml (built-in)",
-			line: 4412,
+			line: 4466,
 			text: phraseMask{
 				{index: 21, bits: 4096},
 			},
@@ -8389,36 +8449,38 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-specific",
 			file: "rules.yaml (built-in)",
-			line: 4421,
+			line: 4475,
 			text: phraseMask{
-				{index: 17, bits: 131073},
+				{index: 17, bits: 65536},
+				{index: 16, bits: 9223372036854775808},
 			},
-			textIDs: []int32{1105, 1088},
+			textIDs: []int32{1104, 1087},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "user-unknown-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 4428,
+			line: 4482,
 			text: phraseMask{
 				{index: 20, bits: 18446744073709551615},
-				{index: 8, bits: 1073741826},
-				{index: 9, bits: 16777228},
+				{index: 8, bits: 536870913},
+				{index: 9, bits: 8388614},
 				{index: 7, bits: 17179873280},
-				{index: 12, bits: 137438954499},
+				{index: 12, bits: 68719477249},
 				{index: 5, bits: 3377699921854464},
-				{index: 15, bits: 131072},
+				{index: 11, bits: 9223372036854775808},
+				{index: 15, bits: 65536},
 				{index: 21, bits: 1152921504606846975},
 				{index: 2, bits: 70368744177664},
 			},
 			textIDs: []int32{
-				1280, 1281, 1282, 1283, 1284, 1285, 1286, 1287, 1288, 1289, 1290, 1291, 513, 1292, 1293, 579, 1294, 1295, 1296, 1297,
-				1298, 1299, 1300, 1301, 600, 1302, 1303, 1304, 1305, 1306, 1307, 1308, 1309, 1310, 1311, 1312, 1313, 482, 1314, 1315,
-				1316, 1317, 1318, 1319, 1320, 805, 1321, 1322, 1323, 1324, 1325, 1326, 1327, 1328, 370, 1329, 1330, 1331, 542, 1332,
-				1333, 1334, 768, 1335, 1336, 460, 1337, 1338, 1339, 977, 1340, 1341, 1342, 1343, 1344, 1345, 1346, 347, 1347, 1348,
-				1349, 1350, 1351, 578, 1352, 1353, 1354, 1355, 1356, 1357, 1358, 1359, 1360, 1361, 1362, 1363, 1364, 778, 1365, 1366,
+				1280, 1281, 1282, 1283, 1284, 1285, 1286, 1287, 1288, 1289, 1290, 1291, 512, 1292, 1293, 578, 1294, 1295, 1296, 1297,
+				1298, 1299, 1300, 1301, 599, 1302, 1303, 1304, 1305, 1306, 1307, 1308, 1309, 1310, 1311, 1312, 1313, 482, 1314, 1315,
+				1316, 1317, 1318, 1319, 1320, 804, 1321, 1322, 1323, 1324, 1325, 1326, 1327, 1328, 370, 1329, 1330, 1331, 541, 1332,
+				1333, 1334, 767, 1335, 1336, 460, 1337, 1338, 1339, 976, 1340, 1341, 1342, 1343, 1344, 1345, 1346, 347, 1347, 1348,
+				1349, 1350, 1351, 577, 1352, 1353, 1354, 1355, 1356, 1357, 1358, 1359, 1360, 1361, 1362, 1363, 1364, 777, 1365, 1366,
 				1367, 1368, 1369, 1370, 1371, 1372, 346, 1373, 1374, 1375, 1376, 371, 1377, 1378, 1379, 1380, 1381, 1382, 1383, 1384,
-				1385, 1386, 1387, 1388, 769, 1389, 1390, 1391, 1392, 1393, 1394, 174, 1395, 1396, 1397, 1398, 1399, 1400, 1401, 1402,
+				1385, 1386, 1387, 1388, 768, 1389, 1390, 1391, 1392, 1393, 1394, 174, 1395, 1396, 1397, 1398, 1399, 1400, 1401, 1402,
 				1403,
 			},
 			command: []string{"RCPT"},
@@ -8427,7 +8489,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4434,
+			line: 4488,
 			text: phraseMask{
 				{index: 21, bits: 9223372036854775808},
 				{index: 22, bits: 262143},
@@ -8464,20 +8526,20 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-any-stage",
 			file: "rules.yaml (built-in)",
-			line: 4453,
+			line: 4507,
 			text: phraseMask{
-				{index: 8, bits: 1073741824},
+				{index: 8, bits: 536870912},
 				{index: 22, bits: 1835008},
 			},
-			textIDs: []int32{542, 1426, 1427, 1428},
+			textIDs: []int32{541, 1426, 1427, 1428},
 			unless: phraseMask{
-				{index: 16, bits: 13835058055282163712},
+				{index: 16, bits: 16140901064495857664},
 				{index: 17, bits: 18446744073709551615},
 				{bits: 64513},
 				{index: 7, bits: 68719476736},
-				{index: 8, bits: 9007199254740992},
-				{index: 9, bits: 2147483648},
-				{index: 18, bits: 16777215},
+				{index: 8, bits: 4503599627370496},
+				{index: 9, bits: 1073741824},
+				{index: 18, bits: 8388607},
 				{index: 6, bits: 128},
 			},
 			then: thenDef{Reason: "userunknown"},
@@ -8485,7 +8547,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-mailbox-inactive",
 			file: "rules.yaml (built-in)",
-			line: 4487,
+			line: 4541,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8503,7 +8565,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient",
 					summary: phrase{
 						en: "mailbox closed for inactivity",
-						tr: &builtinSlots1[75],
+						tr: &builtinSlots1[76],
 					},
 					explanation: alts{
 						list: []text{
@@ -8545,7 +8607,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[157],
+						tr:   &builtinSlots2[159],
 					},
 					fix: alts{
 						list: []text{
@@ -8553,7 +8615,7 @@ var builtinSet = &ruleSet{
 								{literal: "Reach the recipient by other means: they must sign in to reopen the mailbox, or give you another address. Sending again before that will fail the same way."},
 							},
 						},
-						tr: &builtinSlots2[158],
+						tr: &builtinSlots2[160],
 					},
 				},
 			},
@@ -8561,7 +8623,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-mailbox-missing",
 			file: "rules.yaml (built-in)",
-			line: 4500,
+			line: 4554,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8576,104 +8638,7 @@ var builtinSet = &ruleSet{
 			textIDs: []int32{1350, 1430, 1431},
 			unless: phraseMask{
 				{index: 22, bits: 1125899890065408},
-				{index: 10, bits: 17179901952},
-			},
-			then: thenDef{
-				Reason: "filtered",
-				words: words{
-					owner: "sender",
-					summary: phrase{
-						en: "mailbox does not exist",
-						tr: &builtinSlots1[76],
-					},
-					explanation: alts{
-						list: []text{
-							{
-								{literal: "The message"},
-								{
-									group: []textPart{
-										{literal: " to "},
-										{isSlot: true},
-									},
-								},
-								{literal: " was refused"},
-								{
-									group: []textPart{
-										{literal: " by "},
-										{slot: 1, isSlot: true},
-									},
-								},
-								{literal: " because the receiving server says this mailbox does not exist (some servers check the address only after the message is sent). This usually means a mistyped or closed address. It said: \""},
-								{slot: 5, isSlot: true},
-								{literal: "\""},
-							},
-							{
-								{literal: "The message"},
-								{
-									group: []textPart{
-										{literal: " to "},
-										{isSlot: true},
-									},
-								},
-								{literal: " was refused"},
-								{
-									group: []textPart{
-										{literal: " by "},
-										{slot: 1, isSlot: true},
-									},
-								},
-								{literal: " because the receiving server says this mailbox does not exist (some servers check the address only after the message is sent). This usually means a mistyped or closed address."},
-							},
-						},
-						uses: 35,
-						tr:   &builtinSlots2[159],
-					},
-					fix: alts{
-						list: []text{
-							{
-								{literal: "Check the address with the recipient by other means (by phone, or at another address they use) before sending again. If it is closed, remove it from your address book and lists. Changing the message will not help."},
-							},
-						},
-						tr: &builtinSlots2[160],
-					},
-				},
-			},
-		},
-		{
-			id:   "filtered-status-userunknown-missing",
-			file: "rules.yaml (built-in)",
-			line: 4525,
-			status: []statusPattern{
-				{class: 5, subject: 1, detailLo: 4, detHi: 4},
-				{class: 5, subject: 2},
-				{class: 5, subject: 2, detailLo: 1, detHi: 1},
-				{class: 5, subject: 2, detailLo: 4, detHi: 4},
-				{class: 4, subject: 2, detailLo: 4, detHi: 4},
-			},
-			text: phraseMask{
-				{index: 20, bits: 18446744073709551615},
-				{index: 8, bits: 1073741826},
-				{index: 9, bits: 16777228},
-				{index: 7, bits: 17179873280},
-				{index: 12, bits: 137438954499},
-				{index: 5, bits: 3377699921854464},
-				{index: 15, bits: 131072},
-				{index: 21, bits: 1152921504606846975},
-				{index: 2, bits: 70368744177664},
-			},
-			textIDs: []int32{
-				1280, 1281, 1282, 1283, 1284, 1285, 1286, 1287, 1288, 1289, 1290, 1291, 513, 1292, 1293, 579, 1294, 1295, 1296, 1297,
-				1298, 1299, 1300, 1301, 600, 1302, 1303, 1304, 1305, 1306, 1307, 1308, 1309, 1310, 1311, 1312, 1313, 482, 1314, 1315,
-				1316, 1317, 1318, 1319, 1320, 805, 1321, 1322, 1323, 1324, 1325, 1326, 1327, 1328, 370, 1329, 1330, 1331, 542, 1332,
-				1333, 1334, 768, 1335, 1336, 460, 1337, 1338, 1339, 977, 1340, 1341, 1342, 1343, 1344, 1345, 1346, 347, 1347, 1348,
-				1349, 1350, 1351, 578, 1352, 1353, 1354, 1355, 1356, 1357, 1358, 1359, 1360, 1361, 1362, 1363, 1364, 778, 1365, 1366,
-				1367, 1368, 1369, 1370, 1371, 1372, 346, 1373, 1374, 1375, 1376, 371, 1377, 1378, 1379, 1380, 1381, 1382, 1383, 1384,
-				1385, 1386, 1387, 1388, 769, 1389, 1390, 1391, 1392, 1393, 1394, 174, 1395, 1396, 1397, 1398, 1399, 1400, 1401, 1402,
-				1403,
-			},
-			unless: phraseMask{
-				{index: 22, bits: 1125899890065408},
-				{index: 10, bits: 17179901952},
+				{index: 10, bits: 8589950976},
 			},
 			then: thenDef{
 				Reason: "filtered",
@@ -8737,31 +8702,9 @@ var builtinSet = &ruleSet{
 			},
 		},
 		{
-			id:   "filtered-status-text",
+			id:   "filtered-status-userunknown-missing",
 			file: "rules.yaml (built-in)",
-			line: 4533,
-			status: []statusPattern{
-				{class: 5, subject: 1, detailLo: 4, detHi: 4},
-				{class: 5, subject: 2},
-				{class: 5, subject: 2, detailLo: 1, detHi: 1},
-				{class: 5, subject: 2, detailLo: 4, detHi: 4},
-				{class: 4, subject: 2, detailLo: 4, detHi: 4},
-			},
-			text: phraseMask{
-				{index: 22, bits: 1688849858166784},
-				{index: 10, bits: 17179901952},
-				{index: 21, bits: 64},
-			},
-			textIDs: []int32{
-				1432, 1431, 1458, 1433, 1434, 1435, 1436, 1430, 1437, 655, 1438, 1350, 1439, 1440, 1441, 1442, 1443, 1444, 1445, 1446,
-				1447, 1448, 1449, 1450, 1451, 1452, 1453, 1454, 1455, 1456, 1429, 674,
-			},
-			then: thenDef{Reason: "filtered"},
-		},
-		{
-			id:   "filtered-status-userunknown",
-			file: "rules.yaml (built-in)",
-			line: 4552,
+			line: 4579,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8771,144 +8714,37 @@ var builtinSet = &ruleSet{
 			},
 			text: phraseMask{
 				{index: 20, bits: 18446744073709551615},
-				{index: 8, bits: 1073741826},
-				{index: 9, bits: 16777228},
+				{index: 8, bits: 536870913},
+				{index: 9, bits: 8388614},
 				{index: 7, bits: 17179873280},
-				{index: 12, bits: 137438954499},
+				{index: 12, bits: 68719477249},
 				{index: 5, bits: 3377699921854464},
-				{index: 15, bits: 131072},
+				{index: 11, bits: 9223372036854775808},
+				{index: 15, bits: 65536},
 				{index: 21, bits: 1152921504606846975},
 				{index: 2, bits: 70368744177664},
 			},
 			textIDs: []int32{
-				1280, 1281, 1282, 1283, 1284, 1285, 1286, 1287, 1288, 1289, 1290, 1291, 513, 1292, 1293, 579, 1294, 1295, 1296, 1297,
-				1298, 1299, 1300, 1301, 600, 1302, 1303, 1304, 1305, 1306, 1307, 1308, 1309, 1310, 1311, 1312, 1313, 482, 1314, 1315,
-				1316, 1317, 1318, 1319, 1320, 805, 1321, 1322, 1323, 1324, 1325, 1326, 1327, 1328, 370, 1329, 1330, 1331, 542, 1332,
-				1333, 1334, 768, 1335, 1336, 460, 1337, 1338, 1339, 977, 1340, 1341, 1342, 1343, 1344, 1345, 1346, 347, 1347, 1348,
-				1349, 1350, 1351, 578, 1352, 1353, 1354, 1355, 1356, 1357, 1358, 1359, 1360, 1361, 1362, 1363, 1364, 778, 1365, 1366,
+				1280, 1281, 1282, 1283, 1284, 1285, 1286, 1287, 1288, 1289, 1290, 1291, 512, 1292, 1293, 578, 1294, 1295, 1296, 1297,
+				1298, 1299, 1300, 1301, 599, 1302, 1303, 1304, 1305, 1306, 1307, 1308, 1309, 1310, 1311, 1312, 1313, 482, 1314, 1315,
+				1316, 1317, 1318, 1319, 1320, 804, 1321, 1322, 1323, 1324, 1325, 1326, 1327, 1328, 370, 1329, 1330, 1331, 541, 1332,
+				1333, 1334, 767, 1335, 1336, 460, 1337, 1338, 1339, 976, 1340, 1341, 1342, 1343, 1344, 1345, 1346, 347, 1347, 1348,
+				1349, 1350, 1351, 577, 1352, 1353, 1354, 1355, 1356, 1357, 1358, 1359, 1360, 1361, 1362, 1363, 1364, 777, 1365, 1366,
 				1367, 1368, 1369, 1370, 1371, 1372, 346, 1373, 1374, 1375, 1376, 371, 1377, 1378, 1379, 1380, 1381, 1382, 1383, 1384,
-				1385, 1386, 1387, 1388, 769, 1389, 1390, 1391, 1392, 1393, 1394, 174, 1395, 1396, 1397, 1398, 1399, 1400, 1401, 1402,
+				1385, 1386, 1387, 1388, 768, 1389, 1390, 1391, 1392, 1393, 1394, 174, 1395, 1396, 1397, 1398, 1399, 1400, 1401, 1402,
 				1403,
 			},
-			then: thenDef{Reason: "filtered"},
-		},
-		{
-			id:   "spamdetected-specific",
-			file: "rules.yaml (built-in)",
-			line: 4558,
-			text: phraseMask{
-				{index: 22, bits: 15762598695796736},
-			},
-			textIDs: []int32{1459, 1460, 1461},
-			then:    thenDef{Reason: "spamdetected"},
-		},
-		{
-			id:   "rejected-sender-named",
-			file: "rules.yaml (built-in)",
-			line: 4567,
-			text: phraseMask{
-				{index: 22, bits: 18014810826342400},
-			},
-			textIDs: []int32{1445, 1446, 1462},
-			unless: phraseMask{
-				{index: 22, bits: 36028797018963976},
-			},
-			regexps: []*pattern{
-				{src: "(?:not accepting|does not accept|not accept) mail from:? ?<?[^ <>@]+@[a-z0-9.-]+", captures: false},
-			},
-			then: thenDef{Reason: "rejected"},
-		},
-		{
-			id:   "filtered-mailbox-inactive",
-			file: "rules.yaml (built-in)",
-			line: 4582,
-			text: phraseMask{
-				{index: 22, bits: 2097152},
-			},
-			textIDs: []int32{1429},
-			command: []string{"RCPT", "DATA", ""},
-			then: thenDef{
-				Reason: "filtered",
-				words: words{
-					owner: "recipient",
-					summary: phrase{
-						en: "mailbox closed for inactivity",
-						tr: &builtinSlots1[78],
-					},
-					explanation: alts{
-						list: []text{
-							{
-								{literal: "The message"},
-								{
-									group: []textPart{
-										{literal: " to "},
-										{isSlot: true},
-									},
-								},
-								{literal: " was refused"},
-								{
-									group: []textPart{
-										{literal: " by "},
-										{slot: 1, isSlot: true},
-									},
-								},
-								{literal: " because the mailbox has been closed or suspended after a long time without use: it does not accept new mail now. It said: \""},
-								{slot: 5, isSlot: true},
-								{literal: "\""},
-							},
-							{
-								{literal: "The message"},
-								{
-									group: []textPart{
-										{literal: " to "},
-										{isSlot: true},
-									},
-								},
-								{literal: " was refused"},
-								{
-									group: []textPart{
-										{literal: " by "},
-										{slot: 1, isSlot: true},
-									},
-								},
-								{literal: " because the mailbox has been closed or suspended after a long time without use: it does not accept new mail now."},
-							},
-						},
-						uses: 35,
-						tr:   &builtinSlots2[163],
-					},
-					fix: alts{
-						list: []text{
-							{
-								{literal: "Reach the recipient by other means: they must sign in to reopen the mailbox, or give you another address. Sending again before that will fail the same way."},
-							},
-						},
-						tr: &builtinSlots2[164],
-					},
-				},
-			},
-		},
-		{
-			id:   "filtered-mailbox-missing",
-			file: "rules.yaml (built-in)",
-			line: 4588,
-			text: phraseMask{
-				{index: 21, bits: 64},
-				{index: 22, bits: 12582912},
-			},
-			textIDs: []int32{1350, 1430, 1431},
 			unless: phraseMask{
 				{index: 22, bits: 1125899890065408},
-				{index: 10, bits: 17179901952},
+				{index: 10, bits: 8589950976},
 			},
-			command: []string{"RCPT", "DATA", ""},
 			then: thenDef{
 				Reason: "filtered",
 				words: words{
 					owner: "sender",
 					summary: phrase{
 						en: "mailbox does not exist",
-						tr: &builtinSlots1[79],
+						tr: &builtinSlots1[78],
 					},
 					explanation: alts{
 						list: []text{
@@ -8950,12 +8786,165 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[165],
+						tr:   &builtinSlots2[163],
 					},
 					fix: alts{
 						list: []text{
 							{
 								{literal: "Check the address with the recipient by other means (by phone, or at another address they use) before sending again. If it is closed, remove it from your address book and lists. Changing the message will not help."},
+							},
+						},
+						tr: &builtinSlots2[164],
+					},
+				},
+			},
+		},
+		{
+			id:   "filtered-status-text",
+			file: "rules.yaml (built-in)",
+			line: 4587,
+			status: []statusPattern{
+				{class: 5, subject: 1, detailLo: 4, detHi: 4},
+				{class: 5, subject: 2},
+				{class: 5, subject: 2, detailLo: 1, detHi: 1},
+				{class: 5, subject: 2, detailLo: 4, detHi: 4},
+				{class: 4, subject: 2, detailLo: 4, detHi: 4},
+			},
+			text: phraseMask{
+				{index: 22, bits: 1688849858166784},
+				{index: 10, bits: 8589950976},
+				{index: 21, bits: 64},
+			},
+			textIDs: []int32{
+				1432, 1431, 1458, 1433, 1434, 1435, 1436, 1430, 1437, 654, 1438, 1350, 1439, 1440, 1441, 1442, 1443, 1444, 1445, 1446,
+				1447, 1448, 1449, 1450, 1451, 1452, 1453, 1454, 1455, 1456, 1429, 673,
+			},
+			then: thenDef{Reason: "filtered"},
+		},
+		{
+			id:   "filtered-status-userunknown",
+			file: "rules.yaml (built-in)",
+			line: 4606,
+			status: []statusPattern{
+				{class: 5, subject: 1, detailLo: 4, detHi: 4},
+				{class: 5, subject: 2},
+				{class: 5, subject: 2, detailLo: 1, detHi: 1},
+				{class: 5, subject: 2, detailLo: 4, detHi: 4},
+				{class: 4, subject: 2, detailLo: 4, detHi: 4},
+			},
+			text: phraseMask{
+				{index: 20, bits: 18446744073709551615},
+				{index: 8, bits: 536870913},
+				{index: 9, bits: 8388614},
+				{index: 7, bits: 17179873280},
+				{index: 12, bits: 68719477249},
+				{index: 5, bits: 3377699921854464},
+				{index: 11, bits: 9223372036854775808},
+				{index: 15, bits: 65536},
+				{index: 21, bits: 1152921504606846975},
+				{index: 2, bits: 70368744177664},
+			},
+			textIDs: []int32{
+				1280, 1281, 1282, 1283, 1284, 1285, 1286, 1287, 1288, 1289, 1290, 1291, 512, 1292, 1293, 578, 1294, 1295, 1296, 1297,
+				1298, 1299, 1300, 1301, 599, 1302, 1303, 1304, 1305, 1306, 1307, 1308, 1309, 1310, 1311, 1312, 1313, 482, 1314, 1315,
+				1316, 1317, 1318, 1319, 1320, 804, 1321, 1322, 1323, 1324, 1325, 1326, 1327, 1328, 370, 1329, 1330, 1331, 541, 1332,
+				1333, 1334, 767, 1335, 1336, 460, 1337, 1338, 1339, 976, 1340, 1341, 1342, 1343, 1344, 1345, 1346, 347, 1347, 1348,
+				1349, 1350, 1351, 577, 1352, 1353, 1354, 1355, 1356, 1357, 1358, 1359, 1360, 1361, 1362, 1363, 1364, 777, 1365, 1366,
+				1367, 1368, 1369, 1370, 1371, 1372, 346, 1373, 1374, 1375, 1376, 371, 1377, 1378, 1379, 1380, 1381, 1382, 1383, 1384,
+				1385, 1386, 1387, 1388, 768, 1389, 1390, 1391, 1392, 1393, 1394, 174, 1395, 1396, 1397, 1398, 1399, 1400, 1401, 1402,
+				1403,
+			},
+			then: thenDef{Reason: "filtered"},
+		},
+		{
+			id:   "spamdetected-specific",
+			file: "rules.yaml (built-in)",
+			line: 4612,
+			text: phraseMask{
+				{index: 22, bits: 15762598695796736},
+			},
+			textIDs: []int32{1459, 1460, 1461},
+			then:    thenDef{Reason: "spamdetected"},
+		},
+		{
+			id:   "rejected-sender-named",
+			file: "rules.yaml (built-in)",
+			line: 4621,
+			text: phraseMask{
+				{index: 22, bits: 18014810826342400},
+			},
+			textIDs: []int32{1445, 1446, 1462},
+			unless: phraseMask{
+				{index: 22, bits: 36028797018963976},
+			},
+			regexps: []*pattern{
+				{src: "(?:not accepting|does not accept|not accept) mail from:? ?<?[^ <>@]+@[a-z0-9.-]+", captures: false},
+			},
+			then: thenDef{Reason: "rejected"},
+		},
+		{
+			id:   "filtered-mailbox-inactive",
+			file: "rules.yaml (built-in)",
+			line: 4636,
+			text: phraseMask{
+				{index: 22, bits: 2097152},
+			},
+			textIDs: []int32{1429},
+			command: []string{"RCPT", "DATA", ""},
+			then: thenDef{
+				Reason: "filtered",
+				words: words{
+					owner: "recipient",
+					summary: phrase{
+						en: "mailbox closed for inactivity",
+						tr: &builtinSlots1[79],
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the mailbox has been closed or suspended after a long time without use: it does not accept new mail now. It said: \""},
+								{slot: 5, isSlot: true},
+								{literal: "\""},
+							},
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the mailbox has been closed or suspended after a long time without use: it does not accept new mail now."},
+							},
+						},
+						uses: 35,
+						tr:   &builtinSlots2[165],
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Reach the recipient by other means: they must sign in to reopen the mailbox, or give you another address. Sending again before that will fail the same way."},
 							},
 						},
 						tr: &builtinSlots2[166],
@@ -8964,17 +8953,92 @@ var builtinSet = &ruleSet{
 			},
 		},
 		{
+			id:   "filtered-mailbox-missing",
+			file: "rules.yaml (built-in)",
+			line: 4642,
+			text: phraseMask{
+				{index: 21, bits: 64},
+				{index: 22, bits: 12582912},
+			},
+			textIDs: []int32{1350, 1430, 1431},
+			unless: phraseMask{
+				{index: 22, bits: 1125899890065408},
+				{index: 10, bits: 8589950976},
+			},
+			command: []string{"RCPT", "DATA", ""},
+			then: thenDef{
+				Reason: "filtered",
+				words: words{
+					owner: "sender",
+					summary: phrase{
+						en: "mailbox does not exist",
+						tr: &builtinSlots1[80],
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the receiving server says this mailbox does not exist (some servers check the address only after the message is sent). This usually means a mistyped or closed address. It said: \""},
+								{slot: 5, isSlot: true},
+								{literal: "\""},
+							},
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the receiving server says this mailbox does not exist (some servers check the address only after the message is sent). This usually means a mistyped or closed address."},
+							},
+						},
+						uses: 35,
+						tr:   &builtinSlots2[167],
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Check the address with the recipient by other means (by phone, or at another address they use) before sending again. If it is closed, remove it from your address book and lists. Changing the message will not help."},
+							},
+						},
+						tr: &builtinSlots2[168],
+					},
+				},
+			},
+		},
+		{
 			id:   "filtered-text",
 			file: "rules.yaml (built-in)",
-			line: 4596,
+			line: 4650,
 			text: phraseMask{
 				{index: 22, bits: 1688849858166784},
-				{index: 10, bits: 17179901952},
+				{index: 10, bits: 8589950976},
 				{index: 21, bits: 64},
 			},
 			textIDs: []int32{
-				1432, 1431, 1458, 1433, 1434, 1435, 1436, 1430, 1437, 655, 1438, 1350, 1439, 1440, 1441, 1442, 1443, 1444, 1445, 1446,
-				1447, 1448, 1449, 1450, 1451, 1452, 1453, 1454, 1455, 1456, 1429, 674,
+				1432, 1431, 1458, 1433, 1434, 1435, 1436, 1430, 1437, 654, 1438, 1350, 1439, 1440, 1441, 1442, 1443, 1444, 1445, 1446,
+				1447, 1448, 1449, 1450, 1451, 1452, 1453, 1454, 1455, 1456, 1429, 673,
 			},
 			command: []string{"RCPT", "DATA", ""},
 			then:    thenDef{Reason: "filtered"},
@@ -8982,7 +9046,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-status",
 			file: "rules.yaml (built-in)",
-			line: 4604,
+			line: 4658,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -8991,7 +9055,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-text",
 			file: "rules.yaml (built-in)",
-			line: 4609,
+			line: 4663,
 			text: phraseMask{
 				{index: 22, bits: 18374686479671623680},
 				{index: 23, bits: 8589934591},
@@ -9006,7 +9070,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4630,
+			line: 4684,
 			text: phraseMask{
 				{index: 23, bits: 266287972352},
 			},
@@ -9023,7 +9087,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-text",
 			file: "rules.yaml (built-in)",
-			line: 4643,
+			line: 4697,
 			text: phraseMask{
 				{index: 23, bits: 140462610448384},
 			},
@@ -9033,7 +9097,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4651,
+			line: 4705,
 			text: phraseMask{
 				{index: 23, bits: 140737488355328},
 			},
@@ -9046,32 +9110,32 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-text",
 			file: "rules.yaml (built-in)",
-			line: 4662,
+			line: 4716,
 			text: phraseMask{
 				{index: 23, bits: 287948901175001088},
 				{index: 7, bits: 34359738368},
-				{index: 9, bits: 2147483648},
+				{index: 9, bits: 1073741824},
 			},
-			textIDs: []int32{1520, 483, 1521, 1522, 1523, 607, 1524, 1525, 1526, 1527, 1528, 1529},
+			textIDs: []int32{1520, 483, 1521, 1522, 1523, 606, 1524, 1525, 1526, 1527, 1528, 1529},
 			then:    thenDef{Reason: "badreputation"},
 		},
 		{
 			id:   "contenterror-text",
 			file: "rules.yaml (built-in)",
-			line: 4674,
+			line: 4728,
 			text: phraseMask{
 				{index: 23, bits: 18158513972435746816},
 				{index: 24, bits: 262143},
-				{index: 10, bits: 4611686018427387904},
+				{index: 10, bits: 2305843009213693952},
 			},
 			textIDs: []int32{
 				1510, 1530, 1531, 1532, 1533, 1534, 1535, 1536, 1537, 1538, 1539, 1540, 1541, 1542, 1543, 1544, 1545, 1546, 1547, 1548,
-				1549, 1550, 1551, 1552, 702, 1553,
+				1549, 1550, 1551, 1552, 701, 1553,
 			},
 			unless: phraseMask{
 				{index: 24, bits: 18446744073709289472},
-				{index: 11, bits: 67108864},
-				{index: 9, bits: 32768},
+				{index: 11, bits: 33554432},
+				{index: 9, bits: 16384},
 				{index: 22, bits: 15762598830014464},
 				{index: 25, bits: 36028797018963967},
 				{bits: 16777216},
@@ -9081,7 +9145,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.8-bad-outbound-sender",
 			file: "rules.yaml (built-in)",
-			line: 4739,
+			line: 4793,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 8, detHi: 8},
 			},
@@ -9095,7 +9159,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "your account is blocked from sending",
-						tr: &builtinSlots1[80],
+						tr: &builtinSlots1[81],
 					},
 					explanation: alts{
 						list: []text{
@@ -9111,7 +9175,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[167],
+						tr:   &builtinSlots2[169],
 					},
 					fix: alts{
 						list: []text{
@@ -9119,7 +9183,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should check the account for a break-in, reset its password (and remove anything the intruder set up, such as forwarding rules), then remove the account from Restricted entities in the Microsoft 365 Defender portal, or ask the provider's support to lift the block."},
 							},
 						},
-						tr: &builtinSlots2[168],
+						tr: &builtinSlots2[170],
 					},
 				},
 			},
@@ -9127,7 +9191,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-status",
 			file: "rules.yaml (built-in)",
-			line: 4758,
+			line: 4812,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 7, detHi: 7},
 				{class: -1, subject: 1, detailLo: 8, detHi: 8},
@@ -9137,17 +9201,16 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-at-mail",
 			file: "rules.yaml (built-in)",
-			line: 4763,
+			line: 4817,
 			text: phraseMask{
-				{index: 18, bits: 18446744073692774400},
-				{index: 8, bits: 1},
+				{index: 18, bits: 18446744073701163008},
 				{index: 5, bits: 34359738368},
 				{index: 19, bits: 140737488355327},
 				{index: 3, bits: 36},
 				{index: 25, bits: 72057594037927936},
 			},
 			textIDs: []int32{
-				1176, 1177, 1178, 1179, 1180, 1181, 1182, 1183, 1184, 1185, 1186, 1187, 1188, 512, 1189, 1190, 1191, 1192, 1193, 1194,
+				1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182, 1183, 1184, 1185, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 1194,
 				1195, 1196, 1197, 1198, 1199, 1200, 1201, 1202, 1203, 1204, 1205, 1206, 1207, 1208, 1209, 1210, 1211, 1212, 1213, 1214,
 				1215, 355, 1216, 194, 1217, 1218, 1219, 1220, 1221, 1222, 1223, 1224, 1225, 1226, 1227, 1228, 1229, 1230, 197, 1231,
 				1232, 1233, 1234, 1235, 1236, 1237, 1238, 1239, 1240, 1241, 1242, 1243, 1244, 1245, 1246, 1247, 1248, 1249, 1250, 1251,
@@ -9155,7 +9218,7 @@ var builtinSet = &ruleSet{
 			},
 			unless: phraseMask{
 				{index: 19, bits: 422212465065984},
-				{index: 17, bits: 34359738368},
+				{index: 17, bits: 17179869184},
 			},
 			command: []string{"MAIL"},
 			then:    thenDef{Reason: "rejected"},
@@ -9163,16 +9226,15 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-text",
 			file: "rules.yaml (built-in)",
-			line: 4806,
+			line: 4860,
 			text: phraseMask{
-				{index: 18, bits: 18446744073692774400},
-				{index: 8, bits: 1},
+				{index: 18, bits: 18446744073701163008},
 				{index: 5, bits: 34359738368},
 				{index: 19, bits: 140737488355327},
 				{index: 3, bits: 36},
 			},
 			textIDs: []int32{
-				1176, 1177, 1178, 1179, 1180, 1181, 1182, 1183, 1184, 1185, 1186, 1187, 1188, 512, 1189, 1190, 1191, 1192, 1193, 1194,
+				1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182, 1183, 1184, 1185, 1186, 1187, 1188, 1189, 1190, 1191, 1192, 1193, 1194,
 				1195, 1196, 1197, 1198, 1199, 1200, 1201, 1202, 1203, 1204, 1205, 1206, 1207, 1208, 1209, 1210, 1211, 1212, 1213, 1214,
 				1215, 355, 1216, 194, 1217, 1218, 1219, 1220, 1221, 1222, 1223, 1224, 1225, 1226, 1227, 1228, 1229, 1230, 197, 1231,
 				1232, 1233, 1234, 1235, 1236, 1237, 1238, 1239, 1240, 1241, 1242, 1243, 1244, 1245, 1246, 1247, 1248, 1249, 1250, 1251,
@@ -9180,14 +9242,14 @@ var builtinSet = &ruleSet{
 			},
 			unless: phraseMask{
 				{index: 19, bits: 422212465065984},
-				{index: 17, bits: 34359738368},
+				{index: 17, bits: 17179869184},
 			},
 			then: thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "hostunknown-status",
 			file: "rules.yaml (built-in)",
-			line: 4820,
+			line: 4874,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -9197,14 +9259,14 @@ var builtinSet = &ruleSet{
 				{index: 2, bits: 2},
 				{index: 26, bits: 16777215},
 				{index: 7, bits: 36028797018963968},
-				{index: 11, bits: 123076582834176},
+				{index: 11, bits: 61538291417088},
 			},
 			then: thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "notaccept-specific",
 			file: "rules.yaml (built-in)",
-			line: 4840,
+			line: 4894,
 			text: phraseMask{
 				{index: 19, bits: 4503599627370496},
 			},
@@ -9214,7 +9276,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-text",
 			file: "rules.yaml (built-in)",
-			line: 4847,
+			line: 4901,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -9230,11 +9292,11 @@ var builtinSet = &ruleSet{
 				{index: 26, bits: 1125899890065408},
 				{index: 5, bits: 8192},
 				{index: 21, bits: 2305843009213693952},
-				{index: 10, bits: 246290604621824},
+				{index: 10, bits: 123145302310912},
 			},
 			textIDs: []int32{
-				134, 1688, 1689, 333, 1690, 1691, 1692, 1693, 133, 1405, 1694, 1695, 1696, 1697, 687, 1698, 132, 1699, 1700, 1701,
-				1702, 131, 130, 1703, 1704, 1705, 1706, 1707, 1708, 1709, 1710, 1711, 685, 686, 1712, 1713,
+				134, 1688, 1689, 333, 1690, 1691, 1692, 1693, 133, 1405, 1694, 1695, 1696, 1697, 686, 1698, 132, 1699, 1700, 1701,
+				1702, 131, 130, 1703, 1704, 1705, 1706, 1707, 1708, 1709, 1710, 1711, 684, 685, 1712, 1713,
 			},
 			unless: phraseMask{
 				{index: 25, bits: 18302628885633695744},
@@ -9242,14 +9304,14 @@ var builtinSet = &ruleSet{
 				{index: 2, bits: 2},
 				{index: 26, bits: 16777215},
 				{index: 7, bits: 36028797018963968},
-				{index: 11, bits: 123076582834176},
+				{index: 11, bits: 61538291417088},
 			},
 			then: thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "spamdetected-status",
 			file: "rules.yaml (built-in)",
-			line: 4868,
+			line: 4922,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 28, detHi: 28},
 			},
@@ -9258,7 +9320,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-named-by-scanner",
 			file: "rules.yaml (built-in)",
-			line: 4878,
+			line: 4932,
 			text: phraseMask{
 				{index: 26, bits: 16888498602639360},
 			},
@@ -9268,18 +9330,18 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-text",
 			file: "rules.yaml (built-in)",
-			line: 4882,
+			line: 4936,
 			text: phraseMask{
 				{index: 24, bits: 18446744073709289472},
-				{index: 11, bits: 67108864},
-				{index: 9, bits: 32768},
+				{index: 11, bits: 33554432},
+				{index: 9, bits: 16384},
 				{index: 22, bits: 15762598830014464},
 				{index: 25, bits: 36028797018963967},
 				{bits: 16777216},
 			},
 			textIDs: []int32{
-				1554, 1555, 1556, 1557, 1558, 1559, 730, 1560, 1561, 1562, 1563, 1564, 1565, 1566, 1567, 1568, 1569, 1570, 1571, 1572,
-				1573, 591, 1574, 1575, 1576, 1577, 1578, 1435, 1459, 1460, 1579, 1580, 1581, 1582, 1583, 1584, 1585, 1586, 1587, 1588,
+				1554, 1555, 1556, 1557, 1558, 1559, 729, 1560, 1561, 1562, 1563, 1564, 1565, 1566, 1567, 1568, 1569, 1570, 1571, 1572,
+				1573, 590, 1574, 1575, 1576, 1577, 1578, 1435, 1459, 1460, 1579, 1580, 1581, 1582, 1583, 1584, 1585, 1586, 1587, 1588,
 				1589, 1590, 1591, 1592, 1593, 1594, 1595, 1596, 1461, 1597, 1598, 1599, 1600, 1601, 1602, 1603, 1604, 1605, 1606, 1607,
 				1608, 1609, 1610, 1611, 1612, 1613, 1614, 1615, 1616, 1617, 1618, 1619, 1620, 1621, 1622, 1623, 1624, 1625, 1626, 1627,
 				1628, 1629, 1630, 1631, 1632, 1633, 1634, 1635, 1636, 1637, 1638, 1639, 1640, 1641, 1642, 1643, 1644, 1645, 1646, 1647,
@@ -9290,7 +9352,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4887,
+			line: 4941,
 			text: phraseMask{
 				{index: 2, bits: 144115188075855872},
 				{index: 26, bits: 4593671619917905920},
@@ -9313,7 +9375,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "speeding-text",
 			file: "rules.yaml (built-in)",
-			line: 4901,
+			line: 4955,
 			text: phraseMask{
 				{index: 26, bits: 13835058055282163712},
 				{index: 27, bits: 262143},
@@ -9324,7 +9386,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-status",
 			file: "rules.yaml (built-in)",
-			line: 4911,
+			line: 4965,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -9333,15 +9395,15 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-text",
 			file: "rules.yaml (built-in)",
-			line: 4916,
+			line: 4970,
 			text: phraseMask{
 				{index: 27, bits: 274877644800},
-				{index: 12, bits: 17042430230528},
+				{index: 12, bits: 8521215115264},
 				{bits: 140737488355328},
-				{index: 9, bits: 8388608},
+				{index: 9, bits: 4194304},
 			},
 			textIDs: []int32{
-				1746, 809, 1747, 811, 807, 808, 1748, 1749, 1750, 1751, 47, 1752, 1753, 1754, 599, 1755, 1756, 1757, 810, 1758,
+				1746, 808, 1747, 810, 806, 807, 1748, 1749, 1750, 1751, 47, 1752, 1753, 1754, 598, 1755, 1756, 1757, 809, 1758,
 				1759, 1760, 1761, 1762, 1763, 1764, 1765,
 			},
 			then: thenDef{Reason: "toomanyconn"},
@@ -9349,38 +9411,38 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-text",
 			file: "rules.yaml (built-in)",
-			line: 4934,
+			line: 4988,
 			text: phraseMask{
-				{index: 16, bits: 13835058055282163712},
+				{index: 16, bits: 16140901064495857664},
 				{index: 17, bits: 18446744073709551615},
 				{bits: 64513},
 				{index: 7, bits: 68719476736},
-				{index: 8, bits: 9007199254740992},
-				{index: 9, bits: 2147483648},
-				{index: 18, bits: 16777215},
+				{index: 8, bits: 4503599627370496},
+				{index: 9, bits: 1073741824},
+				{index: 18, bits: 8388607},
 				{index: 6, bits: 128},
 			},
 			textIDs: []int32{
-				1086, 1087, 1088, 1089, 1090, 0, 1091, 1092, 1093, 1094, 1095, 1096, 1097, 484, 1098, 1099, 1100, 1101, 1102, 1103,
-				1104, 1105, 1106, 1107, 1108, 1109, 565, 1110, 1111, 1112, 1113, 1114, 1115, 1116, 1117, 1118, 1119, 1120, 1121, 1122,
-				1123, 1124, 1125, 1126, 1127, 1128, 607, 1129, 1130, 1131, 1132, 1133, 1134, 1135, 1136, 1137, 1138, 1139, 1140, 1141,
-				1142, 1143, 11, 10, 12, 15, 1144, 1145, 1146, 13, 14, 1147, 1148, 1149, 1150, 1151, 1152, 1153, 1154, 1155,
-				1156, 1157, 1158, 1159, 1160, 1161, 1162, 1163, 1164, 1165, 1166, 1167, 1168, 1169, 1170, 1171, 1172, 1173, 1174, 391,
-				1175,
+				1085, 1086, 1087, 1088, 1089, 0, 1090, 1091, 1092, 1093, 1094, 1095, 1096, 484, 1097, 1098, 1099, 1100, 1101, 1102,
+				1103, 1104, 1105, 1106, 1107, 1108, 564, 1109, 1110, 1111, 1112, 1113, 1114, 1115, 1116, 1117, 1118, 1119, 1120, 1121,
+				1122, 1123, 1124, 1125, 1126, 1127, 606, 1128, 1129, 1130, 1131, 1132, 1133, 1134, 1135, 1136, 1137, 1138, 1139, 1140,
+				1141, 1142, 11, 10, 12, 15, 1143, 1144, 1145, 13, 14, 1146, 1147, 1148, 1149, 1150, 1151, 1152, 1153, 1154,
+				1155, 1156, 1157, 1158, 1159, 1160, 1161, 1162, 1163, 1164, 1165, 1166, 1167, 1168, 1169, 1170, 1171, 1172, 1173, 391,
+				1174,
 			},
 			then: thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "blocked-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4939,
+			line: 4993,
 			text: phraseMask{
 				{index: 1, bits: 512},
-				{index: 18, bits: 16384},
+				{index: 18, bits: 8192},
 				{index: 27, bits: 144114913197948928},
 			},
 			textIDs: []int32{
-				73, 1166, 1766, 1767, 1768, 1769, 1770, 1771, 1772, 1773, 1774, 1775, 1776, 1777, 1778, 1779, 1780, 1781, 1782, 1783,
+				73, 1165, 1766, 1767, 1768, 1769, 1770, 1771, 1772, 1773, 1774, 1775, 1776, 1777, 1778, 1779, 1780, 1781, 1782, 1783,
 				1784,
 			},
 			regexps: []*pattern{
@@ -9414,7 +9476,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-text",
 			file: "rules.yaml (built-in)",
-			line: 4965,
+			line: 5019,
 			text: phraseMask{
 				{index: 27, bits: 18302628885633695744},
 				{bits: 207165582859042816},
@@ -9426,7 +9488,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-transport-rule-reject",
 			file: "rules.yaml (built-in)",
-			line: 4975,
+			line: 5029,
 			text: phraseMask{
 				{index: 28, bits: 32},
 			},
@@ -9493,7 +9555,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 68719476771,
-						tr:   &builtinSlots2[169],
+						tr:   &builtinSlots2[171],
 					},
 					fix: alts{
 						list: []text{
@@ -9514,7 +9576,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 68720001024,
-						tr:   &builtinSlots2[170],
+						tr:   &builtinSlots2[172],
 					},
 				},
 			},
@@ -9522,13 +9584,13 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-text",
 			file: "rules.yaml (built-in)",
-			line: 4997,
+			line: 5051,
 			text: phraseMask{
 				{index: 28, bits: 36028797018963904},
-				{index: 9, bits: 16},
+				{index: 9, bits: 8},
 			},
 			textIDs: []int32{
-				1798, 1799, 1800, 1801, 1802, 1803, 580, 1804, 1805, 1806, 1807, 1808, 1809, 1810, 1811, 1812, 1813, 1814, 1815, 1816,
+				1798, 1799, 1800, 1801, 1802, 1803, 579, 1804, 1805, 1806, 1807, 1808, 1809, 1810, 1811, 1812, 1813, 1814, 1815, 1816,
 				1817, 1818, 1819, 1820, 1821, 1822, 1823, 1824, 1825, 1826, 1827, 1828, 1829, 1830, 1831, 1832, 1833, 1834, 1835, 1836,
 				1837, 1838, 1839, 1840, 1841, 1842, 1843, 1844, 1845, 1846,
 			},
@@ -9537,7 +9599,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5027,
+			line: 5081,
 			text: phraseMask{
 				{index: 28, bits: 36028797018963968},
 			},
@@ -9550,7 +9612,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-type",
 			file: "rules.yaml (built-in)",
-			line: 5033,
+			line: 5087,
 			text: phraseMask{
 				{index: 28, bits: 18374686479671623680},
 				{index: 29, bits: 131071},
@@ -9564,7 +9626,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-encrypted",
 			file: "rules.yaml (built-in)",
-			line: 5052,
+			line: 5106,
 			text: phraseMask{
 				{index: 29, bits: 134086656},
 				{bits: 1152921504606846976},
@@ -9576,7 +9638,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-name",
 			file: "rules.yaml (built-in)",
-			line: 5064,
+			line: 5118,
 			text: phraseMask{
 				{index: 29, bits: 134217728},
 			},
@@ -9589,7 +9651,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-text",
 			file: "rules.yaml (built-in)",
-			line: 5072,
+			line: 5126,
 			text: phraseMask{
 				{index: 29, bits: 36028796750528512},
 			},
@@ -9602,7 +9664,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5088,
+			line: 5142,
 			text: phraseMask{
 				{index: 29, bits: 36028797018963968},
 			},
@@ -9615,18 +9677,18 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-text",
 			file: "rules.yaml (built-in)",
-			line: 5094,
+			line: 5148,
 			text: phraseMask{
 				{index: 25, bits: 18302628885633695744},
 				{index: 1, bits: 88235808129024},
 				{index: 2, bits: 2},
 				{index: 26, bits: 16777215},
 				{index: 7, bits: 36028797018963968},
-				{index: 11, bits: 123076582834176},
+				{index: 11, bits: 61538291417088},
 			},
 			textIDs: []int32{
 				1657, 1658, 1659, 1660, 108, 129, 1661, 1662, 1663, 1664, 1665, 1666, 1667, 102, 1668, 1669, 1670, 1671, 503, 1672,
-				1673, 110, 1674, 1675, 1676, 1677, 1678, 740, 741, 742, 743, 744, 749, 750, 745, 746, 747, 1679, 1680, 1681,
+				1673, 110, 1674, 1675, 1676, 1677, 1678, 739, 740, 741, 742, 743, 748, 749, 744, 745, 746, 1679, 1680, 1681,
 				1682, 1683, 1684, 1685, 1686, 1687,
 			},
 			then: thenDef{Reason: "networkerror"},
@@ -9634,7 +9696,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-dns-text",
 			file: "rules.yaml (built-in)",
-			line: 5099,
+			line: 5153,
 			text: phraseMask{
 				{index: 26, bits: 34359738368},
 				{index: 2, bits: 12},
@@ -9645,32 +9707,32 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-text",
 			file: "rules.yaml (built-in)",
-			line: 5105,
+			line: 5159,
 			text: phraseMask{
 				{index: 29, bits: 18374686479671623680},
-				{index: 12, bits: 274877906944},
+				{index: 12, bits: 137438953472},
 				{index: 30, bits: 1},
 			},
-			textIDs: []int32{1912, 806, 1913, 1914, 1915, 1916, 1917, 1918, 1919, 1920},
+			textIDs: []int32{1912, 805, 1913, 1914, 1915, 1916, 1917, 1918, 1919, 1920},
 			then:    thenDef{Reason: "systemfull"},
 		},
 		{
 			id:   "notaccept-text",
 			file: "rules.yaml (built-in)",
-			line: 5112,
+			line: 5166,
 			text: phraseMask{
 				{index: 19, bits: 18446181123756130304},
 				{index: 5, bits: 4194304},
 				{index: 7, bits: 268435456},
-				{index: 10, bits: 50331648},
+				{index: 10, bits: 25165824},
 			},
-			textIDs: []int32{1265, 342, 1266, 1267, 1268, 1269, 1270, 1271, 476, 664, 665, 1272, 1273, 1274, 1275, 1276, 1277, 1278, 1279},
+			textIDs: []int32{1265, 342, 1266, 1267, 1268, 1269, 1270, 1271, 476, 663, 664, 1272, 1273, 1274, 1275, 1276, 1277, 1278, 1279},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "rfc3463-x.4.1-delayed",
 			file: "rules.yaml (built-in)",
-			line: 5117,
+			line: 5171,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -9711,10 +9773,10 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 32771,
-						tr:   &builtinSlots2[171],
+						tr:   &builtinSlots2[173],
 					},
 				},
-				byFact: [26]words{
+				byFact: [27]words{
 					14: {
 						explanation: alts{
 							list: []text{
@@ -9749,7 +9811,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 32771,
-							tr:   &builtinSlots2[172],
+							tr:   &builtinSlots2[174],
 						},
 					},
 				},
@@ -9759,18 +9821,18 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-text",
 			file: "rules.yaml (built-in)",
-			line: 5134,
+			line: 5188,
 			text: phraseMask{
 				{index: 7, bits: 13194139533312},
 				{index: 30, bits: 34359738366},
 				{index: 4, bits: 35184372088832},
-				{index: 11, bits: 17179869184},
+				{index: 11, bits: 8589934592},
 				{index: 1, bits: 22517998136852480},
 				{bits: 4294967296},
 			},
 			textIDs: []int32{
 				490, 1921, 1922, 1923, 1924, 1925, 1926, 1927, 1928, 1929, 1930, 1931, 1932, 1933, 1934, 1935, 1936, 1937, 1938, 1939,
-				491, 301, 738, 116, 118, 32, 1940, 1941, 1942, 1943, 1944, 1945, 1946, 1947, 1948, 1949, 1950, 1951, 1952, 1953,
+				491, 301, 737, 116, 118, 32, 1940, 1941, 1942, 1943, 1944, 1945, 1946, 1947, 1948, 1949, 1950, 1951, 1952, 1953,
 				1954,
 			},
 			then: thenDef{Reason: "expired"},
@@ -9778,7 +9840,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5154,
+			line: 5208,
 			text: phraseMask{
 				{bits: 4294967296},
 			},
@@ -9791,7 +9853,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-attempts",
 			file: "rules.yaml (built-in)",
-			line: 5160,
+			line: 5214,
 			text: phraseMask{
 				{index: 30, bits: 34359738368},
 			},
@@ -9804,7 +9866,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-text",
 			file: "rules.yaml (built-in)",
-			line: 5167,
+			line: 5221,
 			text: phraseMask{
 				{index: 7, bits: 35184372088832},
 				{index: 30, bits: 576460683583946752},
@@ -9819,7 +9881,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-reply",
 			file: "rules.yaml (built-in)",
-			line: 5182,
+			line: 5236,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 3},
@@ -9836,33 +9898,33 @@ var builtinSet = &ruleSet{
 		{
 			id:      "tls-command",
 			file:    "rules.yaml (built-in)",
-			line:    5189,
+			line:    5243,
 			command: []string{"STARTTLS"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "security-text",
 			file: "rules.yaml (built-in)",
-			line: 5194,
+			line: 5248,
 			text: phraseMask{
 				{index: 30, bits: 17870283321406128128},
-				{index: 10, bits: 192},
-				{index: 16, bits: 8},
-				{index: 12, bits: 137438953472},
+				{index: 10, bits: 96},
+				{index: 16, bits: 4},
+				{index: 12, bits: 68719476736},
 				{index: 31, bits: 8191},
 				{index: 6, bits: 40813871623045120},
-				{index: 11, bits: 34359738368},
+				{index: 11, bits: 17179869184},
 			},
 			textIDs: []int32{
-				1979, 1980, 1981, 646, 1982, 1983, 1027, 805, 1984, 1985, 1986, 1987, 1988, 1989, 647, 1990, 1991, 1992, 1993, 1994,
-				439, 739, 432, 436, 1995, 1996,
+				1979, 1980, 1981, 645, 1982, 1983, 1026, 804, 1984, 1985, 1986, 1987, 1988, 1989, 646, 1990, 1991, 1992, 1993, 1994,
+				439, 738, 432, 436, 1995, 1996,
 			},
 			then: thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "security-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5209,
+			line: 5263,
 			text: phraseMask{
 				{index: 31, bits: 57344},
 				{index: 23, bits: 8589934592},
@@ -9881,7 +9943,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-text",
 			file: "rules.yaml (built-in)",
-			line: 5218,
+			line: 5272,
 			text: phraseMask{
 				{index: 31, bits: 8589869056},
 				{index: 2, bits: 562949953421312},
@@ -9892,7 +9954,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "syntax-text",
 			file: "rules.yaml (built-in)",
-			line: 5227,
+			line: 5281,
 			text: phraseMask{
 				{index: 7, bits: 589824},
 				{index: 31, bits: 4389456576512},
@@ -9903,7 +9965,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.1",
 			file: "rules.yaml (built-in)",
-			line: 5244,
+			line: 5298,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -9912,7 +9974,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.4",
 			file: "rules.yaml (built-in)",
-			line: 5250,
+			line: 5304,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -9922,7 +9984,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "recipient address ambiguous",
-						tr: &builtinSlots1[81],
+						tr: &builtinSlots1[82],
 					},
 					explanation: alts{
 						list: []text{
@@ -9945,7 +10007,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[173],
+						tr:   &builtinSlots2[175],
 					},
 					fix: alts{
 						list: []text{
@@ -9953,7 +10015,7 @@ var builtinSet = &ruleSet{
 								{literal: "Use the recipient's full, exact address. If that fails too, tell the recipient by other means so that their admin makes the address unique."},
 							},
 						},
-						tr: &builtinSlots2[174],
+						tr: &builtinSlots2[176],
 					},
 				},
 			},
@@ -9961,7 +10023,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.5",
 			file: "rules.yaml (built-in)",
-			line: 5260,
+			line: 5314,
 			status: []statusPattern{
 				{class: 4, subject: 1, detailLo: 5, detHi: 5},
 				{class: 5, subject: 1, detailLo: 5, detHi: 5},
@@ -9972,7 +10034,7 @@ var builtinSet = &ruleSet{
 					owner: "unknown",
 					summary: phrase{
 						en: "address reported valid",
-						tr: &builtinSlots1[82],
+						tr: &builtinSlots1[83],
 					},
 					explanation: alts{
 						list: []text{
@@ -10000,7 +10062,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 33,
-						tr:   &builtinSlots2[175],
+						tr:   &builtinSlots2[177],
 					},
 					fix: alts{
 						list: []text{
@@ -10008,7 +10070,7 @@ var builtinSet = &ruleSet{
 								{literal: "Forward this report to your email admin, who can read its technical details."},
 							},
 						},
-						tr: &builtinSlots2[176],
+						tr: &builtinSlots2[178],
 					},
 				},
 			},
@@ -10016,7 +10078,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.6",
 			file: "rules.yaml (built-in)",
-			line: 5273,
+			line: 5327,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -10025,7 +10087,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.9",
 			file: "rules.yaml (built-in)",
-			line: 5279,
+			line: 5333,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 9, detHi: 9},
 			},
@@ -10034,7 +10096,7 @@ var builtinSet = &ruleSet{
 				words: words{
 					summary: phrase{
 						en: "passed on without further reports",
-						tr: &builtinSlots1[83],
+						tr: &builtinSlots1[84],
 					},
 					explanation: alts{
 						list: []text{
@@ -10050,7 +10112,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[177],
+						tr:   &builtinSlots2[179],
 					},
 					fix: alts{
 						list: []text{
@@ -10058,7 +10120,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing to do unless the recipient says the message never arrived; then ask them by other means."},
 							},
 						},
-						tr: &builtinSlots2[178],
+						tr: &builtinSlots2[180],
 					},
 				},
 			},
@@ -10066,7 +10128,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.10",
 			file: "rules.yaml (built-in)",
-			line: 5288,
+			line: 5342,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -10094,7 +10156,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 17,
-						tr:   &builtinSlots2[179],
+						tr:   &builtinSlots2[181],
 					},
 				},
 			},
@@ -10102,7 +10164,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.1",
 			file: "rules.yaml (built-in)",
-			line: 5295,
+			line: 5349,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -10111,7 +10173,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.4",
 			file: "rules.yaml (built-in)",
-			line: 5303,
+			line: 5357,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -10121,7 +10183,7 @@ var builtinSet = &ruleSet{
 					owner: "group-owner",
 					summary: phrase{
 						en: "mailing list problem",
-						tr: &builtinSlots1[84],
+						tr: &builtinSlots1[85],
 					},
 					explanation: alts{
 						list: []text{
@@ -10137,7 +10199,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[180],
+						tr:   &builtinSlots2[182],
 					},
 					fix: alts{
 						list: []text{
@@ -10145,7 +10207,7 @@ var builtinSet = &ruleSet{
 								{literal: "Tell the list's owner by other means; they must fix the list."},
 							},
 						},
-						tr: &builtinSlots2[181],
+						tr: &builtinSlots2[183],
 					},
 				},
 			},
@@ -10153,7 +10215,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.1",
 			file: "rules.yaml (built-in)",
-			line: 5313,
+			line: 5367,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -10162,7 +10224,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.2",
 			file: "rules.yaml (built-in)",
-			line: 5319,
+			line: 5373,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -10172,7 +10234,7 @@ var builtinSet = &ruleSet{
 				words: words{
 					summary: phrase{
 						en: "receiving system not accepting mail",
-						tr: &builtinSlots1[85],
+						tr: &builtinSlots1[86],
 					},
 					explanation: alts{
 						list: []text{
@@ -10195,7 +10257,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[182],
+						tr:   &builtinSlots2[184],
 					},
 					fix: alts{
 						list: []text{
@@ -10203,7 +10265,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing in your message needs to change. Send it again later; if it keeps failing, tell the recipient by other means."},
 							},
 						},
-						tr: &builtinSlots2[183],
+						tr: &builtinSlots2[185],
 					},
 				},
 			},
@@ -10211,7 +10273,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.3",
 			file: "rules.yaml (built-in)",
-			line: 5329,
+			line: 5383,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -10221,7 +10283,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "feature not supported",
-						tr: &builtinSlots1[86],
+						tr: &builtinSlots1[87],
 					},
 					explanation: alts{
 						list: []text{
@@ -10244,7 +10306,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[184],
+						tr:   &builtinSlots2[186],
 					},
 					fix: alts{
 						list: []text{
@@ -10252,7 +10314,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should check which feature the receiving server refused (see the technical details) and send without it."},
 							},
 						},
-						tr: &builtinSlots2[185],
+						tr: &builtinSlots2[187],
 					},
 				},
 			},
@@ -10260,7 +10322,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.5",
 			file: "rules.yaml (built-in)",
-			line: 5339,
+			line: 5393,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -10288,7 +10350,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[186],
+						tr:   &builtinSlots2[188],
 					},
 				},
 			},
@@ -10296,7 +10358,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.6",
 			file: "rules.yaml (built-in)",
-			line: 5346,
+			line: 5400,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 6, detHi: 6},
 				{class: 5, subject: 3, detailLo: 6, detHi: 6},
@@ -10331,7 +10393,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 33,
-						tr:   &builtinSlots2[187],
+						tr:   &builtinSlots2[189],
 					},
 				},
 			},
@@ -10339,7 +10401,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.1",
 			file: "rules.yaml (built-in)",
-			line: 5356,
+			line: 5410,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 1, detHi: 1},
 			},
@@ -10367,7 +10429,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[188],
+						tr:   &builtinSlots2[190],
 					},
 				},
 			},
@@ -10375,7 +10437,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.2",
 			file: "rules.yaml (built-in)",
-			line: 5363,
+			line: 5417,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -10384,7 +10446,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.3",
 			file: "rules.yaml (built-in)",
-			line: 5369,
+			line: 5423,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -10394,7 +10456,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "too many recipients",
-						tr: &builtinSlots1[87],
+						tr: &builtinSlots1[88],
 					},
 					explanation: alts{
 						list: []text{
@@ -10436,7 +10498,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 16387,
-						tr:   &builtinSlots2[189],
+						tr:   &builtinSlots2[191],
 					},
 					fix: alts{
 						list: []text{
@@ -10450,7 +10512,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 16384,
-						tr:   &builtinSlots2[190],
+						tr:   &builtinSlots2[192],
 					},
 				},
 			},
@@ -10458,7 +10520,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.4",
 			file: "rules.yaml (built-in)",
-			line: 5384,
+			line: 5438,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -10486,7 +10548,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[191],
+						tr:   &builtinSlots2[193],
 					},
 				},
 			},
@@ -10494,7 +10556,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.5",
 			file: "rules.yaml (built-in)",
-			line: 5392,
+			line: 5446,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 5, detHi: 5},
 			},
@@ -10522,7 +10584,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[192],
+						tr:   &builtinSlots2[194],
 					},
 				},
 			},
@@ -10530,7 +10592,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.6",
 			file: "rules.yaml (built-in)",
-			line: 5399,
+			line: 5453,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -10558,7 +10620,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[193],
+						tr:   &builtinSlots2[195],
 					},
 				},
 			},
@@ -10566,7 +10628,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.2",
 			file: "rules.yaml (built-in)",
-			line: 5406,
+			line: 5460,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 2, detHi: 2},
 			},
@@ -10576,7 +10638,7 @@ var builtinSet = &ruleSet{
 					owner: "group-owner",
 					summary: phrase{
 						en: "not allowed to send to the list",
-						tr: &builtinSlots1[88],
+						tr: &builtinSlots1[89],
 					},
 					explanation: alts{
 						list: []text{
@@ -10599,7 +10661,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[194],
+						tr:   &builtinSlots2[196],
 					},
 					fix: alts{
 						list: []text{
@@ -10607,7 +10669,7 @@ var builtinSet = &ruleSet{
 								{literal: "Ask the list's owner or the organization, by other means, to let you post, or ask the person you meant to reach for a direct address."},
 							},
 						},
-						tr: &builtinSlots2[195],
+						tr: &builtinSlots2[197],
 					},
 				},
 			},
@@ -10615,7 +10677,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.3",
 			file: "rules.yaml (built-in)",
-			line: 5419,
+			line: 5473,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -10625,7 +10687,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "security conversion not possible",
-						tr: &builtinSlots1[89],
+						tr: &builtinSlots1[90],
 					},
 					explanation: alts{
 						list: []text{
@@ -10648,7 +10710,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[196],
+						tr:   &builtinSlots2[198],
 					},
 					fix: alts{
 						list: []text{
@@ -10656,7 +10718,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should check the technical details; sending the message without signing or encrypting it may work."},
 							},
 						},
-						tr: &builtinSlots2[197],
+						tr: &builtinSlots2[199],
 					},
 				},
 			},
@@ -10664,7 +10726,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.4",
 			file: "rules.yaml (built-in)",
-			line: 5429,
+			line: 5483,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 4, detHi: 4},
 			},
@@ -10674,7 +10736,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "security features not supported",
-						tr: &builtinSlots1[90],
+						tr: &builtinSlots1[91],
 					},
 					explanation: alts{
 						list: []text{
@@ -10697,7 +10759,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[198],
+						tr:   &builtinSlots2[200],
 					},
 					fix: alts{
 						list: []text{
@@ -10705,7 +10767,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should check the technical details; sending the message without those features may work."},
 							},
 						},
-						tr: &builtinSlots2[199],
+						tr: &builtinSlots2[201],
 					},
 				},
 			},
@@ -10713,7 +10775,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.5",
 			file: "rules.yaml (built-in)",
-			line: 5439,
+			line: 5493,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 5, detHi: 5},
 			},
@@ -10723,7 +10785,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "cryptographic failure",
-						tr: &builtinSlots1[91],
+						tr: &builtinSlots1[92],
 					},
 					explanation: alts{
 						list: []text{
@@ -10746,7 +10808,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[200],
+						tr:   &builtinSlots2[202],
 					},
 					fix: alts{
 						list: []text{
@@ -10754,7 +10816,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send the message again without signing or encrypting it, or ask your email admin to check the certificates."},
 							},
 						},
-						tr: &builtinSlots2[201],
+						tr: &builtinSlots2[203],
 					},
 				},
 			},
@@ -10762,7 +10824,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.6",
 			file: "rules.yaml (built-in)",
-			line: 5449,
+			line: 5503,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 6, detHi: 6},
 			},
@@ -10772,7 +10834,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "cryptographic algorithm not supported",
-						tr: &builtinSlots1[92],
+						tr: &builtinSlots1[93],
 					},
 					explanation: alts{
 						list: []text{
@@ -10795,7 +10857,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[202],
+						tr:   &builtinSlots2[204],
 					},
 					fix: alts{
 						list: []text{
@@ -10803,7 +10865,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send the message again without signing or encrypting it, or ask your email admin to use another method."},
 							},
 						},
-						tr: &builtinSlots2[203],
+						tr: &builtinSlots2[205],
 					},
 				},
 			},
@@ -10811,7 +10873,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.7",
 			file: "rules.yaml (built-in)",
-			line: 5459,
+			line: 5513,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 7, detHi: 7},
 			},
@@ -10821,7 +10883,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "message integrity failure",
-						tr: &builtinSlots1[93],
+						tr: &builtinSlots1[94],
 					},
 					explanation: alts{
 						list: []text{
@@ -10844,7 +10906,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[204],
+						tr:   &builtinSlots2[206],
 					},
 					fix: alts{
 						list: []text{
@@ -10852,7 +10914,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send the message again; if it keeps failing, your email admin should check the servers between you and the recipient."},
 							},
 						},
-						tr: &builtinSlots2[205],
+						tr: &builtinSlots2[207],
 					},
 				},
 			},
@@ -10860,7 +10922,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.8",
 			file: "rules.yaml (built-in)",
-			line: 5469,
+			line: 5523,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 8, detHi: 8},
 			},
@@ -10870,7 +10932,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "login details not valid",
-						tr: &builtinSlots1[94],
+						tr: &builtinSlots1[95],
 					},
 					explanation: alts{
 						list: []text{
@@ -10893,7 +10955,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[206],
+						tr:   &builtinSlots2[208],
 					},
 					fix: alts{
 						list: []text{
@@ -10901,7 +10963,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the user name and password configured in your mail program or device; your email admin can help."},
 							},
 						},
-						tr: &builtinSlots2[207],
+						tr: &builtinSlots2[209],
 					},
 				},
 			},
@@ -10909,7 +10971,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.9",
 			file: "rules.yaml (built-in)",
-			line: 5479,
+			line: 5533,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 9, detHi: 9},
 			},
@@ -10919,7 +10981,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "login method too weak",
-						tr: &builtinSlots1[95],
+						tr: &builtinSlots1[96],
 					},
 					explanation: alts{
 						list: []text{
@@ -10942,7 +11004,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[208],
+						tr:   &builtinSlots2[210],
 					},
 					fix: alts{
 						list: []text{
@@ -10950,7 +11012,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should configure a stronger login method on the sending system."},
 							},
 						},
-						tr: &builtinSlots2[209],
+						tr: &builtinSlots2[211],
 					},
 				},
 			},
@@ -10958,7 +11020,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.10",
 			file: "rules.yaml (built-in)",
-			line: 5489,
+			line: 5543,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 10, detHi: 10},
 			},
@@ -10968,7 +11030,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "encryption needed",
-						tr: &builtinSlots1[96],
+						tr: &builtinSlots1[97],
 					},
 					explanation: alts{
 						list: []text{
@@ -10991,7 +11053,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[210],
+						tr:   &builtinSlots2[212],
 					},
 					fix: alts{
 						list: []text{
@@ -10999,7 +11061,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should turn on encryption (TLS) for the sending system."},
 							},
 						},
-						tr: &builtinSlots2[211],
+						tr: &builtinSlots2[213],
 					},
 				},
 			},
@@ -11007,7 +11069,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.11",
 			file: "rules.yaml (built-in)",
-			line: 5499,
+			line: 5553,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 11, detHi: 11},
 			},
@@ -11017,7 +11079,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "encryption required to log in",
-						tr: &builtinSlots1[97],
+						tr: &builtinSlots1[98],
 					},
 					explanation: alts{
 						list: []text{
@@ -11040,7 +11102,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[212],
+						tr:   &builtinSlots2[214],
 					},
 					fix: alts{
 						list: []text{
@@ -11048,7 +11110,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should turn on encryption (TLS) before the sending system logs in."},
 							},
 						},
-						tr: &builtinSlots2[213],
+						tr: &builtinSlots2[215],
 					},
 				},
 			},
@@ -11056,7 +11118,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.12",
 			file: "rules.yaml (built-in)",
-			line: 5509,
+			line: 5563,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -11066,7 +11128,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "password change needed",
-						tr: &builtinSlots1[98],
+						tr: &builtinSlots1[99],
 					},
 					explanation: alts{
 						list: []text{
@@ -11089,7 +11151,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[214],
+						tr:   &builtinSlots2[216],
 					},
 					fix: alts{
 						list: []text{
@@ -11097,7 +11159,7 @@ var builtinSet = &ruleSet{
 								{literal: "Change the account's password (your email admin can help), then send again."},
 							},
 						},
-						tr: &builtinSlots2[215],
+						tr: &builtinSlots2[217],
 					},
 				},
 			},
@@ -11105,7 +11167,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.14",
 			file: "rules.yaml (built-in)",
-			line: 5519,
+			line: 5573,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 14, detHi: 14},
 			},
@@ -11115,7 +11177,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "trust relationship required",
-						tr: &builtinSlots1[99],
+						tr: &builtinSlots1[100],
 					},
 					explanation: alts{
 						list: []text{
@@ -11138,7 +11200,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[216],
+						tr:   &builtinSlots2[218],
 					},
 					fix: alts{
 						list: []text{
@@ -11146,7 +11208,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should ask the receiving organization what arrangement it requires."},
 							},
 						},
-						tr: &builtinSlots2[217],
+						tr: &builtinSlots2[219],
 					},
 				},
 			},
@@ -11154,7 +11216,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.15",
 			file: "rules.yaml (built-in)",
-			line: 5529,
+			line: 5583,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 15, detHi: 15},
 			},
@@ -11164,7 +11226,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "priority too low",
-						tr: &builtinSlots1[100],
+						tr: &builtinSlots1[101],
 					},
 					explanation: alts{
 						list: []text{
@@ -11187,7 +11249,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[218],
+						tr:   &builtinSlots2[220],
 					},
 					fix: alts{
 						list: []text{
@@ -11195,7 +11257,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send the message again without a low priority setting, or later."},
 							},
 						},
-						tr: &builtinSlots2[219],
+						tr: &builtinSlots2[221],
 					},
 				},
 			},
@@ -11203,7 +11265,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.19",
 			file: "rules.yaml (built-in)",
-			line: 5539,
+			line: 5593,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 19, detHi: 19},
 			},
@@ -11213,7 +11275,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "address age check not possible",
-						tr: &builtinSlots1[101],
+						tr: &builtinSlots1[102],
 					},
 					explanation: alts{
 						list: []text{
@@ -11236,7 +11298,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[220],
+						tr:   &builtinSlots2[222],
 					},
 					fix: alts{
 						list: []text{
@@ -11244,7 +11306,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send the message again without that check, or ask your email admin."},
 							},
 						},
-						tr: &builtinSlots2[221],
+						tr: &builtinSlots2[223],
 					},
 				},
 			},
@@ -11252,7 +11314,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.13",
 			file: "rules.yaml (built-in)",
-			line: 5549,
+			line: 5603,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -11280,7 +11342,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[222],
+						tr:   &builtinSlots2[224],
 					},
 				},
 			},
@@ -11288,7 +11350,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.17-18",
 			file: "rules.yaml (built-in)",
-			line: 5556,
+			line: 5610,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 17, detHi: 17},
 				{class: -1, subject: 7, detailLo: 18, detHi: 18},
@@ -11317,7 +11379,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[223],
+						tr:   &builtinSlots2[225],
 					},
 				},
 			},
@@ -11325,7 +11387,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.27",
 			file: "rules.yaml (built-in)",
-			line: 5563,
+			line: 5617,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 27, detHi: 27},
 			},
@@ -11335,7 +11397,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "your domain accepts no mail",
-						tr: &builtinSlots1[102],
+						tr: &builtinSlots1[103],
 					},
 					explanation: alts{
 						list: []text{
@@ -11358,7 +11420,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[224],
+						tr:   &builtinSlots2[226],
 					},
 					fix: alts{
 						list: []text{
@@ -11366,7 +11428,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should give your domain a mail server (or use a sender address whose domain receives mail)."},
 							},
 						},
-						tr: &builtinSlots2[225],
+						tr: &builtinSlots2[227],
 					},
 				},
 			},
@@ -11374,7 +11436,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.30",
 			file: "rules.yaml (built-in)",
-			line: 5575,
+			line: 5629,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 30, detHi: 30},
 			},
@@ -11395,7 +11457,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[226],
+						tr:   &builtinSlots2[228],
 					},
 				},
 			},
@@ -11403,33 +11465,34 @@ var builtinSet = &ruleSet{
 		{
 			id:      "blocked-at-connection",
 			file:    "rules.yaml (built-in)",
-			line:    5585,
+			line:    5639,
 			command: []string{"CONN", "HELO", "EHLO"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "user-unknown-after-data",
 			file: "rules.yaml (built-in)",
-			line: 5592,
+			line: 5646,
 			text: phraseMask{
 				{index: 20, bits: 18446744073709551615},
-				{index: 8, bits: 1073741826},
-				{index: 9, bits: 16777228},
+				{index: 8, bits: 536870913},
+				{index: 9, bits: 8388614},
 				{index: 7, bits: 17179873280},
-				{index: 12, bits: 137438954499},
+				{index: 12, bits: 68719477249},
 				{index: 5, bits: 3377699921854464},
-				{index: 15, bits: 131072},
+				{index: 11, bits: 9223372036854775808},
+				{index: 15, bits: 65536},
 				{index: 21, bits: 1152921504606846975},
 				{index: 2, bits: 70368744177664},
 			},
 			textIDs: []int32{
-				1280, 1281, 1282, 1283, 1284, 1285, 1286, 1287, 1288, 1289, 1290, 1291, 513, 1292, 1293, 579, 1294, 1295, 1296, 1297,
-				1298, 1299, 1300, 1301, 600, 1302, 1303, 1304, 1305, 1306, 1307, 1308, 1309, 1310, 1311, 1312, 1313, 482, 1314, 1315,
-				1316, 1317, 1318, 1319, 1320, 805, 1321, 1322, 1323, 1324, 1325, 1326, 1327, 1328, 370, 1329, 1330, 1331, 542, 1332,
-				1333, 1334, 768, 1335, 1336, 460, 1337, 1338, 1339, 977, 1340, 1341, 1342, 1343, 1344, 1345, 1346, 347, 1347, 1348,
-				1349, 1350, 1351, 578, 1352, 1353, 1354, 1355, 1356, 1357, 1358, 1359, 1360, 1361, 1362, 1363, 1364, 778, 1365, 1366,
+				1280, 1281, 1282, 1283, 1284, 1285, 1286, 1287, 1288, 1289, 1290, 1291, 512, 1292, 1293, 578, 1294, 1295, 1296, 1297,
+				1298, 1299, 1300, 1301, 599, 1302, 1303, 1304, 1305, 1306, 1307, 1308, 1309, 1310, 1311, 1312, 1313, 482, 1314, 1315,
+				1316, 1317, 1318, 1319, 1320, 804, 1321, 1322, 1323, 1324, 1325, 1326, 1327, 1328, 370, 1329, 1330, 1331, 541, 1332,
+				1333, 1334, 767, 1335, 1336, 460, 1337, 1338, 1339, 976, 1340, 1341, 1342, 1343, 1344, 1345, 1346, 347, 1347, 1348,
+				1349, 1350, 1351, 577, 1352, 1353, 1354, 1355, 1356, 1357, 1358, 1359, 1360, 1361, 1362, 1363, 1364, 777, 1365, 1366,
 				1367, 1368, 1369, 1370, 1371, 1372, 346, 1373, 1374, 1375, 1376, 371, 1377, 1378, 1379, 1380, 1381, 1382, 1383, 1384,
-				1385, 1386, 1387, 1388, 769, 1389, 1390, 1391, 1392, 1393, 1394, 174, 1395, 1396, 1397, 1398, 1399, 1400, 1401, 1402,
+				1385, 1386, 1387, 1388, 768, 1389, 1390, 1391, 1392, 1393, 1394, 174, 1395, 1396, 1397, 1398, 1399, 1400, 1401, 1402,
 				1403,
 			},
 			command: []string{"DATA", ""},
@@ -11439,7 +11502,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "mailbox does not exist (after sending)",
-						tr: &builtinSlots1[103],
+						tr: &builtinSlots1[104],
 					},
 					explanation: alts{
 						list: []text{
@@ -11481,7 +11544,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[227],
+						tr:   &builtinSlots2[229],
 					},
 					fix: alts{
 						list: []text{
@@ -11489,7 +11552,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the address with the recipient by other means (by phone, or at another address they use) before sending again. If it is closed, remove it from your address book and lists. Changing the message will not help."},
 							},
 						},
-						tr: &builtinSlots2[228],
+						tr: &builtinSlots2[230],
 					},
 				},
 				stages: [5]words{
@@ -11497,7 +11560,7 @@ var builtinSet = &ruleSet{
 						owner: "sender",
 						summary: phrase{
 							en: "address does not exist",
-							tr: &builtinSlots1[104],
+							tr: &builtinSlots1[105],
 						},
 						explanation: alts{
 							list: []text{
@@ -11520,7 +11583,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 3,
-							tr:   &builtinSlots2[229],
+							tr:   &builtinSlots2[231],
 						},
 						fix: alts{
 							list: []text{
@@ -11528,7 +11591,7 @@ var builtinSet = &ruleSet{
 									{literal: "Check the address for typos. If it is right, the person may have left or changed address: ask them for a current one by other means, and remove this address from your address book and lists."},
 								},
 							},
-							tr: &builtinSlots2[230],
+							tr: &builtinSlots2[232],
 						},
 					},
 				},
@@ -11537,18 +11600,18 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5616,
+			line: 5670,
 			text: phraseMask{
 				{index: 31, bits: 65970697666560},
-				{index: 10, bits: 1073741824},
+				{index: 10, bits: 536870912},
 			},
-			textIDs: []int32{2026, 2027, 2028, 670, 2029},
+			textIDs: []int32{2026, 2027, 2028, 669, 2029},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "filtered-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5621,
+			line: 5675,
 			text: phraseMask{
 				{index: 31, bits: 70368744177664},
 			},
@@ -11558,7 +11621,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5626,
+			line: 5680,
 			text: phraseMask{
 				{index: 31, bits: 4611545280939032576},
 			},
@@ -11568,7 +11631,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5633,
+			line: 5687,
 			text: phraseMask{
 				{index: 31, bits: 13835058055282163712},
 				{index: 32, bits: 1},
@@ -11579,7 +11642,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5638,
+			line: 5692,
 			text: phraseMask{
 				{index: 32, bits: 6},
 			},
@@ -11589,7 +11652,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5643,
+			line: 5697,
 			text: phraseMask{
 				{index: 32, bits: 24},
 				{index: 26, bits: 1152921504606846976},
@@ -11600,7 +11663,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5654,
+			line: 5708,
 			text: phraseMask{
 				{index: 32, bits: 4194272},
 				{index: 1, bits: 8},
@@ -11619,7 +11682,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5669,
+			line: 5723,
 			text: phraseMask{
 				{index: 32, bits: 4286578688},
 			},
@@ -11629,32 +11692,32 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5675,
+			line: 5729,
 			text: phraseMask{
 				{index: 32, bits: 1095216660480},
 				{index: 2, bits: 17179869184},
-				{index: 8, bits: 1024},
+				{index: 8, bits: 512},
 			},
-			textIDs: []int32{2080, 2081, 162, 522, 2082, 2083, 2084, 2085, 2086, 2087},
+			textIDs: []int32{2080, 2081, 162, 521, 2082, 2083, 2084, 2085, 2086, 2087},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "expired-connection-text",
 			file: "rules.yaml (built-in)",
-			line: 5681,
+			line: 5735,
 			text: phraseMask{
 				{index: 2, bits: 512},
-				{index: 12, bits: 103079217152},
+				{index: 12, bits: 51539608576},
 				{index: 32, bits: 7696581394432},
 				{index: 7, bits: 72057594037927936},
 			},
-			textIDs: []int32{137, 804, 2088, 2089, 504, 779, 803, 2090},
+			textIDs: []int32{137, 803, 2088, 2089, 504, 778, 802, 2090},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "tls-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5689,
+			line: 5743,
 			text: phraseMask{
 				{index: 1, bits: 324259173170675712},
 			},
@@ -11664,7 +11727,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5694,
+			line: 5748,
 			text: phraseMask{
 				{index: 32, bits: 8796093022208},
 			},
@@ -11674,7 +11737,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "onhold-text",
 			file: "rules.yaml (built-in)",
-			line: 5699,
+			line: 5753,
 			text: phraseMask{
 				{index: 32, bits: 123145302310912},
 			},
@@ -11684,7 +11747,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.4.7",
 			file: "rules.yaml (built-in)",
-			line: 5710,
+			line: 5764,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 7, detHi: 7},
 				{class: 5, subject: 4, detailLo: 7, detHi: 7},
@@ -11695,7 +11758,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "message expired",
-						tr: &builtinSlots1[105],
+						tr: &builtinSlots1[106],
 					},
 					explanation: alts{
 						list: []text{
@@ -11726,7 +11789,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1048579,
-						tr:   &builtinSlots2[231],
+						tr:   &builtinSlots2[233],
 					},
 					fix: alts{
 						list: []text{
@@ -11734,7 +11797,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the address. If it is right, the receiving server was unavailable or kept putting the message off: send it again later (to fewer recipients at a time can help), and tell the recipient by other means so that their email admin checks their mail server."},
 							},
 						},
-						tr: &builtinSlots2[232],
+						tr: &builtinSlots2[234],
 					},
 				},
 			},
@@ -11743,7 +11806,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1",
 			file: "rules.yaml (built-in)",
-			line: 5723,
+			line: 5777,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -11753,7 +11816,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "relay access denied",
-						tr: &builtinSlots1[106],
+						tr: &builtinSlots1[107],
 					},
 					explanation: alts{
 						list: []text{
@@ -11783,7 +11846,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 19,
-						tr:   &builtinSlots2[233],
+						tr:   &builtinSlots2[235],
 					},
 					fix: alts{
 						list: []text{
@@ -11791,7 +11854,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the part of the address after the @ for typos. If it is right, the recipient's admin must fix their domain's mail server settings or accepted domains; tell the recipient by other means."},
 							},
 						},
-						tr: &builtinSlots2[234],
+						tr: &builtinSlots2[236],
 					},
 				},
 			},
@@ -11799,7 +11862,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.14",
 			file: "rules.yaml (built-in)",
-			line: 5735,
+			line: 5789,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
 			},
@@ -11809,7 +11872,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "mail loop (too many hops)",
-						tr: &builtinSlots1[107],
+						tr: &builtinSlots1[108],
 					},
 					explanation: alts{
 						list: []text{
@@ -11832,7 +11895,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[235],
+						tr:   &builtinSlots2[237],
 					},
 					fix: alts{
 						list: []text{
@@ -11840,7 +11903,7 @@ var builtinSet = &ruleSet{
 								{literal: "Sending it again will loop again. Check the forwarding rules of your mailbox and ask the recipient to check theirs; whoever owns the looping forwarding or connector must fix it."},
 							},
 						},
-						tr: &builtinSlots2[236],
+						tr: &builtinSlots2[238],
 					},
 				},
 			},
@@ -11848,7 +11911,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6",
 			file: "rules.yaml (built-in)",
-			line: 5744,
+			line: 5798,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -11858,7 +11921,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "mail loop",
-						tr: &builtinSlots1[108],
+						tr: &builtinSlots1[109],
 					},
 					explanation: alts{
 						list: []text{
@@ -11881,7 +11944,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[237],
+						tr:   &builtinSlots2[239],
 					},
 					fix: alts{
 						list: []text{
@@ -11889,7 +11952,7 @@ var builtinSet = &ruleSet{
 								{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 							},
 						},
-						tr: &builtinSlots2[238],
+						tr: &builtinSlots2[240],
 					},
 				},
 			},
@@ -11897,7 +11960,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.6.11",
 			file: "rules.yaml (built-in)",
-			line: 5753,
+			line: 5807,
 			status: []statusPattern{
 				{class: 5, subject: 6, detailLo: 11, detHi: 11},
 			},
@@ -11907,7 +11970,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "invalid characters",
-						tr: &builtinSlots1[109],
+						tr: &builtinSlots1[110],
 					},
 					explanation: alts{
 						list: []text{
@@ -11930,7 +11993,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[239],
+						tr:   &builtinSlots2[241],
 					},
 					fix: alts{
 						list: []text{
@@ -11938,7 +12001,7 @@ var builtinSet = &ruleSet{
 								{literal: "Update your email program or send the message from another one."},
 							},
 						},
-						tr: &builtinSlots2[240],
+						tr: &builtinSlots2[242],
 					},
 				},
 			},
@@ -11946,7 +12009,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1",
 			file: "rules.yaml (built-in)",
-			line: 5762,
+			line: 5816,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -11998,10 +12061,10 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1081347,
-						tr:   &builtinSlots2[241],
+						tr:   &builtinSlots2[243],
 					},
 				},
-				byFact: [26]words{
+				byFact: [27]words{
 					14: {
 						explanation: alts{
 							list: []text{
@@ -12048,7 +12111,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 1081347,
-							tr:   &builtinSlots2[242],
+							tr:   &builtinSlots2[244],
 						},
 					},
 				},
@@ -12057,7 +12120,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.2",
 			file: "rules.yaml (built-in)",
-			line: 5776,
+			line: 5830,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -12085,7 +12148,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[243],
+						tr:   &builtinSlots2[245],
 					},
 				},
 			},
@@ -12093,7 +12156,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.3",
 			file: "rules.yaml (built-in)",
-			line: 5783,
+			line: 5837,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -12114,15 +12177,15 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[244],
+						tr:   &builtinSlots2[246],
 					},
 				},
-				byFact: [26]words{
+				byFact: [27]words{
 					11: {
 						owner: "recipient-admin",
 						summary: phrase{
 							en: "temporary DNS failure",
-							tr: &builtinSlots1[110],
+							tr: &builtinSlots1[111],
 						},
 						explanation: alts{
 							list: []text{
@@ -12157,7 +12220,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 32785,
-							tr:   &builtinSlots2[245],
+							tr:   &builtinSlots2[247],
 						},
 						fix: alts{
 							list: []text{
@@ -12173,7 +12236,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 16,
-							tr:   &builtinSlots2[246],
+							tr:   &builtinSlots2[248],
 						},
 					},
 				},
@@ -12182,7 +12245,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4",
 			file: "rules.yaml (built-in)",
-			line: 5794,
+			line: 5848,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -12210,7 +12273,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 17,
-						tr:   &builtinSlots2[247],
+						tr:   &builtinSlots2[249],
 					},
 				},
 			},
@@ -12218,7 +12281,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4-temporary",
 			file: "rules.yaml (built-in)",
-			line: 5801,
+			line: 5855,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -12246,7 +12309,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 17,
-						tr:   &builtinSlots2[248],
+						tr:   &builtinSlots2[250],
 					},
 				},
 			},
@@ -12254,7 +12317,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.5",
 			file: "rules.yaml (built-in)",
-			line: 5808,
+			line: 5862,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 5, detHi: 5},
 			},
@@ -12275,7 +12338,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[249],
+						tr:   &builtinSlots2[251],
 					},
 				},
 			},
@@ -12283,7 +12346,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.6",
 			file: "rules.yaml (built-in)",
-			line: 5815,
+			line: 5869,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -12311,7 +12374,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[250],
+						tr:   &builtinSlots2[252],
 					},
 					fix: alts{
 						list: []text{
@@ -12319,7 +12382,7 @@ var builtinSet = &ruleSet{
 								{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 							},
 						},
-						tr: &builtinSlots2[251],
+						tr: &builtinSlots2[253],
 					},
 				},
 			},
@@ -12327,7 +12390,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.0",
 			file: "rules.yaml (built-in)",
-			line: 5823,
+			line: 5877,
 			status: []statusPattern{
 				{class: 5, subject: 4},
 			},
@@ -12336,7 +12399,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.6",
 			file: "rules.yaml (built-in)",
-			line: 5829,
+			line: 5883,
 			status: []statusPattern{
 				{class: -1, subject: 6, detailLo: -1, detHi: -1},
 			},
@@ -12364,7 +12427,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[252],
+						tr:   &builtinSlots2[254],
 					},
 				},
 			},
@@ -12372,7 +12435,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sisimai-4.2.1-4.7.1-4.7.2",
 			file: "rules.yaml (built-in)",
-			line: 5837,
+			line: 5891,
 			status: []statusPattern{
 				{class: 4, subject: 2, detailLo: 1, detHi: 1},
 				{class: 4, subject: 7, detailLo: 1, detHi: 1},
@@ -12386,7 +12449,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.1",
 			file: "rules.yaml (built-in)",
-			line: 5844,
+			line: 5898,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 1, detHi: 1},
 			},
@@ -12396,7 +12459,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "delivery not authorized",
-						tr: &builtinSlots1[111],
+						tr: &builtinSlots1[112],
 					},
 					explanation: alts{
 						list: []text{
@@ -12438,7 +12501,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[253],
+						tr:   &builtinSlots2[255],
 					},
 					fix: alts{
 						list: []text{
@@ -12446,77 +12509,11 @@ var builtinSet = &ruleSet{
 								{literal: "Ask the recipient, by other means, whether they accept mail from you; their email admin (or the group's owner) can see which restriction refused it. If the server's words name a block list or a failed check of your domain, your own email admin must act instead."},
 							},
 						},
-						tr: &builtinSlots2[254],
+						tr: &builtinSlots2[256],
 					},
 				},
 				stages: [5]words{
 					0: {
-						owner: "sender-admin",
-						summary: phrase{
-							en: "sending server or sender refused",
-							tr: &builtinSlots1[112],
-						},
-						explanation: alts{
-							list: []text{
-								{
-									{literal: "The message"},
-									{
-										group: []textPart{
-											{literal: " to "},
-											{isSlot: true},
-										},
-									},
-									{literal: " was refused"},
-									{
-										group: []textPart{
-											{literal: " by "},
-											{slot: 1, isSlot: true},
-										},
-									},
-									{literal: " before the recipient was named, so the refusal is about the sending server or your address. It said: \""},
-									{slot: 5, isSlot: true},
-									{literal: "\""},
-								},
-								{
-									{literal: "The message"},
-									{
-										group: []textPart{
-											{literal: " to "},
-											{isSlot: true},
-										},
-									},
-									{literal: " was refused"},
-									{
-										group: []textPart{
-											{literal: " by "},
-											{slot: 1, isSlot: true},
-										},
-									},
-									{literal: " before the recipient was named, so the refusal is about the sending server or your address."},
-								},
-							},
-							uses: 35,
-							tr:   &builtinSlots2[255],
-						},
-						fix: alts{
-							list: []text{
-								{
-									{literal: "Changing the message will not help. Your email admin should find out from the receiving organization why it refuses the sending server or your address"},
-									{
-										group: []textPart{
-											{literal: " ("},
-											{slot: 13, isSlot: true},
-											{literal: ")"},
-										},
-									},
-									{literal: ", and fix the cause."},
-								},
-							},
-							uses: 8192,
-							tr:   &builtinSlots2[256],
-						},
-					},
-					1: {
 						owner: "sender-admin",
 						summary: phrase{
 							en: "sending server or sender refused",
@@ -12582,13 +12579,121 @@ var builtinSet = &ruleSet{
 							tr:   &builtinSlots2[258],
 						},
 					},
+					1: {
+						owner: "sender-admin",
+						summary: phrase{
+							en: "sending server or sender refused",
+							tr: &builtinSlots1[114],
+						},
+						explanation: alts{
+							list: []text{
+								{
+									{literal: "The message"},
+									{
+										group: []textPart{
+											{literal: " to "},
+											{isSlot: true},
+										},
+									},
+									{literal: " was refused"},
+									{
+										group: []textPart{
+											{literal: " by "},
+											{slot: 1, isSlot: true},
+										},
+									},
+									{literal: " before the recipient was named, so the refusal is about the sending server or your address. It said: \""},
+									{slot: 5, isSlot: true},
+									{literal: "\""},
+								},
+								{
+									{literal: "The message"},
+									{
+										group: []textPart{
+											{literal: " to "},
+											{isSlot: true},
+										},
+									},
+									{literal: " was refused"},
+									{
+										group: []textPart{
+											{literal: " by "},
+											{slot: 1, isSlot: true},
+										},
+									},
+									{literal: " before the recipient was named, so the refusal is about the sending server or your address."},
+								},
+							},
+							uses: 35,
+							tr:   &builtinSlots2[259],
+						},
+						fix: alts{
+							list: []text{
+								{
+									{literal: "Changing the message will not help. Your email admin should find out from the receiving organization why it refuses the sending server or your address"},
+									{
+										group: []textPart{
+											{literal: " ("},
+											{slot: 13, isSlot: true},
+											{literal: ")"},
+										},
+									},
+									{literal: ", and fix the cause."},
+								},
+							},
+							uses: 8192,
+							tr:   &builtinSlots2[260],
+						},
+					},
+				},
+				byFact: [27]words{
+					24: {
+						owner: "sender",
+						summary: phrase{
+							en: "refused by the recipient organization's own rule",
+							tr: &builtinSlots1[115],
+						},
+						explanation: alts{
+							list: []text{
+								{
+									{literal: "The message"},
+									{
+										group: []textPart{
+											{literal: " to "},
+											{isSlot: true},
+										},
+									},
+									{literal: " was refused"},
+									{
+										group: []textPart{
+											{literal: " by "},
+											{slot: 1, isSlot: true},
+										},
+									},
+									{literal: " by a mail rule that the recipient's organization set up itself, which explains: \""},
+									{slot: 36, isSlot: true},
+									{literal: "\""},
+								},
+							},
+							uses: 68719476739,
+							tr:   &builtinSlots2[261],
+						},
+						fix: alts{
+							list: []text{
+								{
+									{literal: "Follow the organization's instruction quoted above (for example another file format, or the way it asks you to send files), then send the message again. If it is unclear or you cannot do what it asks, ask the recipient by other means: their email admin set the rule and can tell you what it accepts."},
+								},
+							},
+							tr: &builtinSlots2[262],
+						},
+					},
 				},
 			},
 		},
 		{
 			id:   "rfc3463-x.7.other",
 			file: "rules.yaml (built-in)",
-			line: 5868,
+			line: 5927,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: -1, detHi: -1},
 			},
@@ -12598,7 +12703,7 @@ var builtinSet = &ruleSet{
 					owner: "unknown",
 					summary: phrase{
 						en: "refused for a security or policy reason",
-						tr: &builtinSlots1[114],
+						tr: &builtinSlots1[116],
 					},
 					explanation: alts{
 						list: []text{
@@ -12640,7 +12745,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[259],
+						tr:   &builtinSlots2[263],
 					},
 					fix: alts{
 						list: []text{
@@ -12648,7 +12753,7 @@ var builtinSet = &ruleSet{
 								{literal: "Read what the server said. If it names a block list or a check of your domain, your email admin must act; otherwise ask the recipient, by other means, what their organization refused."},
 							},
 						},
-						tr: &builtinSlots2[260],
+						tr: &builtinSlots2[264],
 					},
 				},
 				stages: [5]words{
@@ -12694,7 +12799,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 35,
-							tr:   &builtinSlots2[261],
+							tr:   &builtinSlots2[265],
 						},
 						fix: alts{
 							list: []text{
@@ -12702,7 +12807,7 @@ var builtinSet = &ruleSet{
 									{literal: "Changing the message will not help. Your email admin should find out from the receiving organization why it refuses the sending server or your address, and fix the cause."},
 								},
 							},
-							tr: &builtinSlots2[262],
+							tr: &builtinSlots2[266],
 						},
 					},
 					1: {
@@ -12747,7 +12852,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 35,
-							tr:   &builtinSlots2[263],
+							tr:   &builtinSlots2[267],
 						},
 						fix: alts{
 							list: []text{
@@ -12755,7 +12860,7 @@ var builtinSet = &ruleSet{
 									{literal: "Changing the message will not help. Your email admin should find out from the receiving organization why it refuses the sending server or your address, and fix the cause."},
 								},
 							},
-							tr: &builtinSlots2[264],
+							tr: &builtinSlots2[268],
 						},
 					},
 					2: {
@@ -12800,7 +12905,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 35,
-							tr:   &builtinSlots2[265],
+							tr:   &builtinSlots2[269],
 						},
 						fix: alts{
 							list: []text{
@@ -12808,7 +12913,7 @@ var builtinSet = &ruleSet{
 									{literal: "Changing the message will not help. Ask the recipient, by other means, whether they can receive mail from you; their email admin can see which rule refused it."},
 								},
 							},
-							tr: &builtinSlots2[266],
+							tr: &builtinSlots2[270],
 						},
 					},
 				},
@@ -12817,7 +12922,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "delayed-unknown",
 			file:   "rules.yaml (built-in)",
-			line:   5898,
+			line:   5957,
 			action: []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "expired",
@@ -12825,7 +12930,7 @@ var builtinSet = &ruleSet{
 					owner: "none",
 					summary: phrase{
 						en: "delivery delayed",
-						tr: &builtinSlots1[115],
+						tr: &builtinSlots1[117],
 					},
 					explanation: alts{
 						list: []text{
@@ -12867,7 +12972,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[267],
+						tr:   &builtinSlots2[271],
 					},
 				},
 				delays: true,
@@ -12876,7 +12981,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.other",
 			file: "rules.yaml (built-in)",
-			line: 5908,
+			line: 5967,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: -1, detHi: -1},
 			},
@@ -12885,7 +12990,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.0",
 			file: "rules.yaml (built-in)",
-			line: 5913,
+			line: 5972,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: -1, detHi: -1},
 			},
@@ -12894,7 +12999,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.0",
 			file: "rules.yaml (built-in)",
-			line: 5918,
+			line: 5977,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: -1, detHi: -1},
 			},
@@ -12941,7 +13046,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[268],
+						tr:   &builtinSlots2[272],
 					},
 				},
 			},
@@ -12949,7 +13054,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.0",
 			file: "rules.yaml (built-in)",
-			line: 5927,
+			line: 5986,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: -1, detHi: -1},
 				{class: 4, subject: 3, detailLo: 3, detHi: 3},
@@ -12960,7 +13065,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.0",
 			file: "rules.yaml (built-in)",
-			line: 5935,
+			line: 5994,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: -1, detHi: -1},
 			},
@@ -12969,14 +13074,14 @@ var builtinSet = &ruleSet{
 		{
 			id:       "diagnostic-type-x-unix",
 			file:     "rules.yaml (built-in)",
-			line:     5940,
+			line:     5999,
 			diagType: []string{"x-unix"},
 			then:     thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "rfc3463-x.3.other",
 			file: "rules.yaml (built-in)",
-			line: 5950,
+			line: 6009,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: -1, detHi: -1},
 			},
@@ -12985,7 +13090,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5960,
+			line: 6019,
 			text: phraseMask{
 				{index: 32, bits: 140737488355328},
 			},
@@ -12995,7 +13100,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5965,
+			line: 6024,
 			text: phraseMask{
 				{index: 32, bits: 1970324836974592},
 			},
@@ -13005,7 +13110,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-onhold",
 			file: "rules.yaml (built-in)",
-			line: 5971,
+			line: 6030,
 			text: phraseMask{
 				{index: 32, bits: 15762598695796736},
 			},
@@ -13016,7 +13121,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-521-556",
 			file: "rules.yaml (built-in)",
-			line: 5980,
+			line: 6039,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 1},
@@ -13030,7 +13135,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-552",
 			file: "rules.yaml (built-in)",
-			line: 5984,
+			line: 6043,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 2},
@@ -13046,7 +13151,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-452",
 			file: "rules.yaml (built-in)",
-			line: 5988,
+			line: 6047,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 2},
@@ -13057,7 +13162,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-421",
 			file: "rules.yaml (built-in)",
-			line: 5992,
+			line: 6051,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 2, 2: 1},
@@ -13071,7 +13176,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-553",
 			file: "rules.yaml (built-in)",
-			line: 5996,
+			line: 6055,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 3},
@@ -13082,7 +13187,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-syntax",
 			file: "rules.yaml (built-in)",
-			line: 6000,
+			line: 6059,
 			status: []statusPattern{
 				{none: true},
 				{class: 5, subject: 5, detailLo: -1, detHi: -1},
@@ -13142,7 +13247,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-451",
 			file: "rules.yaml (built-in)",
-			line: 6008,
+			line: 6067,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 1},
@@ -13191,7 +13296,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[269],
+						tr:   &builtinSlots2[273],
 					},
 				},
 			},
@@ -13199,7 +13304,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "vacation-text",
 			file: "rules.yaml (built-in)",
-			line: 6016,
+			line: 6075,
 			text: phraseMask{
 				{index: 32, bits: 1080863910568919040},
 			},
@@ -13212,7 +13317,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unreadable-text",
 			file: "rules.yaml (built-in)",
-			line: 6023,
+			line: 6082,
 			regexps: []*pattern{
 				{src: "^[^a-z]+$", captures: false},
 			},
@@ -13234,7 +13339,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[270],
+						tr:   &builtinSlots2[274],
 					},
 					fix: alts{
 						list: []text{
@@ -13242,7 +13347,7 @@ var builtinSet = &ruleSet{
 								{literal: "Have someone who reads the report's language look at the server's reply in it, or forward the report to your email admin."},
 							},
 						},
-						tr: &builtinSlots2[271],
+						tr: &builtinSlots2[275],
 					},
 				},
 				delays: true,
@@ -13251,7 +13356,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-550-554-alone",
 			file: "rules.yaml (built-in)",
-			line: 6032,
+			line: 6091,
 			status: []statusPattern{
 				{none: true},
 			},
@@ -13306,7 +13411,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[272],
+						tr:   &builtinSlots2[276],
 					},
 					fix: alts{
 						list: []text{
@@ -13314,7 +13419,7 @@ var builtinSet = &ruleSet{
 								{literal: "Read what the server said, if anything. If it is unclear, ask the recipient or their email admin, by other means, why mail from you is refused."},
 							},
 						},
-						tr: &builtinSlots2[273],
+						tr: &builtinSlots2[277],
 					},
 				},
 			},
@@ -13322,7 +13427,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.0.0",
 			file: "rules.yaml (built-in)",
-			line: 6041,
+			line: 6100,
 			status: []statusPattern{
 				{class: -1, detailLo: -1, detHi: -1},
 			},
@@ -13362,7 +13467,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[274],
+						tr:   &builtinSlots2[278],
 					},
 				},
 			},
@@ -13410,7 +13515,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-used",
 			file: "rules.yaml (built-in)",
-			line: 656,
+			line: 691,
 			text: phraseMask{
 				{bits: 4095},
 			},
@@ -13425,7 +13530,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-name",
 			file: "rules.yaml (built-in)",
-			line: 667,
+			line: 702,
 			text: phraseMask{
 				{bits: 4190208},
 			},
@@ -13436,7 +13541,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-named",
 			file: "rules.yaml (built-in)",
-			line: 673,
+			line: 708,
 			text: phraseMask{
 				{bits: 536607744},
 			},
@@ -13447,7 +13552,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sending-ip",
 			file: "rules.yaml (built-in)",
-			line: 682,
+			line: 717,
 			regexps: []*pattern{
 				{src: "client(?: host)? \\[(?P<ip>[0-9a-f:.]{7,45})\\]", captures: true},
 				{src: "(?:your|sending|sender|sender's|client|the|source) ip(?:v[46])?(?: address)?(?: is| of)?:? \\[?\\(?(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})", captures: true},
@@ -13460,7 +13565,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "url",
 			file: "rules.yaml (built-in)",
-			line: 692,
+			line: 727,
 			text: phraseMask{
 				{bits: 3758096384},
 			},
@@ -13472,7 +13577,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "retried-for",
 			file: "rules.yaml (built-in)",
-			line: 698,
+			line: 733,
 			text: phraseMask{
 				{bits: 1095216660480},
 			},
@@ -13484,7 +13589,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "size-limit",
 			file: "rules.yaml (built-in)",
-			line: 722,
+			line: 757,
 			text: phraseMask{
 				{bits: 139637976727552},
 			},
@@ -13501,7 +13606,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "recipient-limit",
 			file: "rules.yaml (built-in)",
-			line: 733,
+			line: 768,
 			text: phraseMask{
 				{bits: 8866461766385664},
 			},
@@ -13516,7 +13621,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus",
 			file: "rules.yaml (built-in)",
-			line: 742,
+			line: 777,
 			text: phraseMask{
 				{bits: 1143914305352105984},
 			},
@@ -13532,7 +13637,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-attachment",
 			file: "rules.yaml (built-in)",
-			line: 760,
+			line: 795,
 			text: phraseMask{
 				{bits: 11529215046068469760},
 				{index: 1, bits: 31},
@@ -13544,7 +13649,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-encrypted-attachment",
 			file: "rules.yaml (built-in)",
-			line: 784,
+			line: 819,
 			text: phraseMask{
 				{index: 1, bits: 480},
 			},
@@ -13555,7 +13660,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "barracuda-recipient-outcome",
 			file: "rules.yaml (built-in)",
-			line: 806,
+			line: 841,
 			text: phraseMask{
 				{index: 1, bits: 512},
 			},
@@ -13566,7 +13671,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "attachment-file",
 			file: "rules.yaml (built-in)",
-			line: 819,
+			line: 854,
 			text: phraseMask{
 				{index: 1, bits: 8387592},
 			},
@@ -13582,7 +13687,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contact-address",
 			file: "rules.yaml (built-in)",
-			line: 832,
+			line: 867,
 			text: phraseMask{
 				{index: 1, bits: 137430564864},
 			},
@@ -13594,7 +13699,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "loop",
 			file: "rules.yaml (built-in)",
-			line: 839,
+			line: 874,
 			text: phraseMask{
 				{index: 1, bits: 2061584302080},
 			},
@@ -13605,7 +13710,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "dns-temporary",
 			file: "rules.yaml (built-in)",
-			line: 846,
+			line: 881,
 			text: phraseMask{
 				{index: 1, bits: 4501400604114944},
 			},
@@ -13618,7 +13723,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "last-error",
 			file: "rules.yaml (built-in)",
-			line: 865,
+			line: 900,
 			text: phraseMask{
 				{index: 1, bits: 31525197391593472},
 			},
@@ -13632,7 +13737,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls",
 			file: "rules.yaml (built-in)",
-			line: 882,
+			line: 917,
 			text: phraseMask{
 				{index: 1, bits: 9187343239835811840},
 			},
@@ -13647,7 +13752,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-mx",
 			file: "rules.yaml (built-in)",
-			line: 909,
+			line: 944,
 			text: phraseMask{
 				{index: 1, bits: 9223372036854775808},
 				{index: 2, bits: 1},
@@ -13664,7 +13769,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-domain",
 			file: "rules.yaml (built-in)",
-			line: 919,
+			line: 954,
 			text: phraseMask{
 				{index: 2, bits: 124},
 			},
@@ -13679,7 +13784,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "connection",
 			file: "rules.yaml (built-in)",
-			line: 927,
+			line: 962,
 			text: phraseMask{
 				{index: 2, bits: 2097024},
 			},
@@ -13694,7 +13799,7 @@ var builtinSet = &ruleSet{
 			},
 		},
 	},
-	texts: [42]text{
+	texts: [47]text{
 		0: {
 			{literal: "the receiving side gave no reason that could be understood"},
 		},
@@ -13980,11 +14085,82 @@ var builtinSet = &ruleSet{
 		41: {
 			{literal: "The failure was temporary, but it happened again on every attempt, until the sending server gave up, so the message was not delivered."},
 		},
+		42: {
+			{literal: "recipient's internal mail server unreachable"},
+		},
+		43: {
+			{literal: "Your message reached the recipient's organization: its mail gateway"},
+			{
+				group: []textPart{
+					{literal: " "},
+					{slot: 2, isSlot: true},
+				},
+			},
+			{literal: " accepted it, but could not pass it on to the organization's own internal mail server"},
+			{
+				group: []textPart{
+					{literal: " "},
+					{slot: 38, isSlot: true},
+				},
+			},
+			{literal: ", and gave up"},
+			{
+				group: []textPart{
+					{literal: " after trying for "},
+					{slot: 20, isSlot: true},
+				},
+			},
+			{literal: ". The recipient's mail system failed inside their organization, between their two servers; nothing was wrong with your message or your side."},
+			{
+				group: []textPart{
+					{literal: " The last error was: \""},
+					{slot: 21, isSlot: true},
+					{literal: "\""},
+				},
+			},
+		},
+		44: {
+			{literal: "Delivery"},
+			{
+				group: []textPart{
+					{literal: " to "},
+					{isSlot: true},
+				},
+			},
+			{literal: " is delayed inside the recipient's organization: its mail gateway"},
+			{
+				group: []textPart{
+					{literal: " "},
+					{slot: 2, isSlot: true},
+				},
+			},
+			{literal: " accepted your message but cannot pass it on to the organization's own internal mail server"},
+			{
+				group: []textPart{
+					{literal: " "},
+					{slot: 38, isSlot: true},
+				},
+			},
+			{literal: " at the moment, and keeps trying. This is a fault of the recipient's mail system, not of your side."},
+		},
+		45: {
+			{literal: "Nothing on your side needs to change, and sending again before it is fixed will fail the same way. Tell the recipient by other means (phone, another address) that their organization's mail gateway cannot reach their internal mail server"},
+			{
+				group: []textPart{
+					{literal: " "},
+					{slot: 38, isSlot: true},
+				},
+			},
+			{literal: ", so that their email admin fixes it; send the message again once they confirm that mail reaches them."},
+		},
+		46: {
+			{literal: "Nothing to do yet: the recipient's mail gateway keeps trying, and sends a final report if it gives up. If the message is urgent, tell the recipient by other means that their mail is held at their gateway."},
+		},
 	},
-	textsFrom: [42]string{
+	textsFrom: [47]string{
 		0: "rules.yaml (built-in)", 1: "rules.yaml (built-in)", 2: "rules.yaml (built-in)", 3: "rules.yaml (built-in)", 4: "rules.yaml (built-in)", 5: "rules.yaml (built-in)", 6: "rules.yaml (built-in)", 7: "rules.yaml (built-in)", 8: "rules.yaml (built-in)", 9: "rules.yaml (built-in)", 10: "rules.yaml (built-in)", 11: "rules.yaml (built-in)", 12: "rules.yaml (built-in)", 13: "rules.yaml (built-in)", 14: "rules.yaml (built-in)", 15: "rules.yaml (built-in)", 16: "rules.yaml (built-in)", 17: "rules.yaml (built-in)", 18: "rules.yaml (built-in)", 19: "rules.yaml (built-in)",
 		20: "rules.yaml (built-in)", 21: "rules.yaml (built-in)", 22: "rules.yaml (built-in)", 23: "rules.yaml (built-in)", 24: "rules.yaml (built-in)", 25: "rules.yaml (built-in)", 26: "rules.yaml (built-in)", 27: "rules.yaml (built-in)", 28: "rules.yaml (built-in)", 29: "rules.yaml (built-in)", 30: "rules.yaml (built-in)", 31: "rules.yaml (built-in)", 32: "rules.yaml (built-in)", 33: "rules.yaml (built-in)", 34: "rules.yaml (built-in)", 35: "rules.yaml (built-in)", 36: "rules.yaml (built-in)", 37: "rules.yaml (built-in)", 38: "rules.yaml (built-in)", 39: "rules.yaml (built-in)",
-		40: "rules.yaml (built-in)", 41: "rules.yaml (built-in)",
+		40: "rules.yaml (built-in)", 41: "rules.yaml (built-in)", 42: "rules.yaml (built-in)", 43: "rules.yaml (built-in)", 44: "rules.yaml (built-in)", 45: "rules.yaml (built-in)", 46: "rules.yaml (built-in)",
 	},
 	phrases: []string{
 		"blocked using", "black list at", "blacklist at", "block list at", "blocklist at", "listed at", "listed in", "listed on", "listed by", "found on", "rbl", "dnsbl", "spamhaus", "sorbs", "barracuda", "spamcop", "uceprotect", "spamrats", "cbl", "psbl",
@@ -14012,41 +14188,41 @@ var builtinSet = &ruleSet{
 		"due to the nature of the content or the links within", "likely unsolicited mail", "peak smtp relay limit exceeded for customer", "rate that prevents additional messages from being delivered", "daily sending quota exceeded", "daily user sending limit exceeded", "daily smtp relay limit exceeded for", "daily smtp relay sending limit exceeded for", "this mail has been rate limited", "account that you tried to reach is disabled", "account that you tried to reach is inactive", "temporary system problem", "server busy", "multiple destination domains per transaction is unsupported", "mail server has temporarily rejected this message", "mail server temporarily rejected message", "domain policy size per transaction exceeded", "cannot authenticate due to temporary system problem", "your message has too many recipients", "too many recipients for this sender",
 		"the email account that you tried to reach does not exist", "we weren't able to find the recipient domain", "smtp protocol violation", "optional argument not permitted", "syntax error", "too many unrecognized commands, goodbye", "unimplemented command", "unrecognized command", "bad sequence of commands", "ehlo/helo first", "mail first", "rcpt first", "no data after bdat", "unrecognized authentication type", "xoauth is no longer supported", "too many unauthenticated commands", "null mx", "because the address couldn't be found. check for typos or unnecessary spaces and try again.", "responded with code nxdomain", "had no relevant answers.",
 		"please turn on smtp authentication in your mail client", "542", "no such user", "has been temporarily rate limited due to ip reputation", "connection dropped", "invalid domain name", "too many related errors", "agent generated message depth exceeded", "invalid message content", "resolver.rst.recipsizelimit; message too large for this recipient", "connection timed out", "message expired", "failed mta-sts validation", "starttls is required to send mail", "remote certificate failed mta-sts validation", "restrictdomainstoipaddresses or restrictdomainstocertificate", "starttls-not-supported: destination mail server must support tls to receive mail", "certificate-expired: destination mail server's certificate is expired", "tlsa-invalid: the domain failed dane validation", "dnssec-invalid: destination domain returned invalid dnssec records",
-		"certificate-host-mismatch: remote certificate must have a common name or subject alternative name matching the hostname (dane)", "message size exceeds fixed maximum message size", "message too big for system", "dns query failed", "connection refused", "invalid arguments", "tenantattribution; relay access denied", "system not accepting network messages", "hosted tenant which has no mail-enabled subscriptions", "storedrv.deliver: missing or bad storedriver mdb properties", "x-dg-ref header is too long", "requested action not taken: policy violation detected (as345)", "delivery not authorized, message refused", "invalid address", "unknown sender address", "service unavailable. client blocked from sending from unregistered domains", "cannot achieve exchange server authentication", "not authorized", "content filter agent quarantined this message", "storedrv.deliver; recipient thread limit exceeded",
-		"mailbox cannot be accessed", "send hello first", "service not available", "service not active", "system incorrectly configured", "helo / ehlo requires domain address", "destination mailbox address ambiguous", "mailing list expansion problem", "misconfigured forwarding address", "temporary server error. please try again later attr18", "temporary server error. please try again later. prx4 nexthop:", "message failed to be replicated: insufficient system resource:", "message failed to be replicated: no healthy secondary server available to accept replica at this time.", "message failed to be replicated: the operation was canceled", "(suspiciousremoteservererror)", "server busy. please try again later from", "pfa agent busy, please try again.", "insufficient system resources", "has exceeded the maximum number of connections", "storedrv.submit; invalid recipient address",
-		"recipient address reserved by rfc 2606", "recipient addresses in single label domains not accepted", "requested action not taken: mailbox unavailable", "invalid x.400 address", "remote server returned unknown recipient or mailbox unavailable", "spf sender invalid - envelope rejected", "dkim sender invalid - envelope rejected", "dmarc sender invalid - envelope rejected", "internal resources are temporarily unavailable", "local ct ip reputation - (reject)", "sender address blocked", "recipient temporarily unavailable", "ip temporarily blacklisted", "journal messages past the expiration", "this route requires encryption (tls)", "this route requires tls version 1.2 or greater", "this route requires high-strength ciphers", "configuration is invalid for this certificate", "maximum email size exceeded", "the incorrect hostname used for inbounds",
-		"mail loop detected", "open relay not allowed", "open relay is not allowed", "account inbounds disabled", "message bounced due to content examination policy", "host network not allowed", "host network, not allowed", "rejected by header-based manually blocked senders - block for manual block", "rejected by header-based blocked senders - block policy for header from", "incorrect authentication data", "submitter failed to disabled", "submitter failed to authenticate", "unable to process connection at this time", "message ended early", "unable to process command", "unable to process an email at this time", "account service is temporarily unavailable", "exceeding outbound thread limit", "user unknown", "invalid recipient",
-		"email rejected due to security policies", "the mail could not be delivered to the recipient because the domain is not reachable", "spf check failed", "dmarc check failed", "suspected bounce attacks", "suspected spam ip", "connection denied", "message too large", "suspected spam", "mail is rejected by recipients", "spam is embedded in the email", "mail content denied", "mailbox unavailable or access denined", "mailbox unavailable or access denied", "is a deactivated mailbox", "bad address syntax", "ip frequency limited", "domain frequency limited", "sender frequency limited", "connection frequency limited",
-		"mailbox not found", "yahoo requires all senders to authenticate with either spf or dkim", "because the ip is in spamhaus's list;", "not accepted from ip addresses on spamhaus xbl", "relaying denied for", "headers are not rfc compliant", "not accepted for policy reasons", "temporarily deferred due to unexpected volume or user complaints", "due to unresolvable rfc.5321 domain", "will be permanently deferred", "user is receiving mail too quickly", "is no longer valid.", "this mailbox is disabled", "syntax error in parameters or arguments", "max message per connection reached", "dd this user doesn't have a", "submission quota exceeded", "sending quota exceeded", "sending limits exceeded", "exceeded the message sending limit",
-		"sender's quota", "daily limit for message recipients", "reached its daily limit", "daily recipient limit", "daily sending quota", "daily smtp relay limit exceeded", "daily smtp relay sending limit exceeded", "daily sending limit exceeded", "peak smtp relay limit exceeded", "unable to relay", "relaying denied", "relay denied", "relay not permitted", "not permitted to relay", "not configured to relay", "relaying not allowed", "relay not allowed", "no relaying", "we do not relay", "relay prohibited",
-		"not a gateway", "relaying mail to", "relay access is denied", "is not allowed to relay", "resolver.rst.authrequired", "client was not authenticated", "authentication required", "authentication is required", "not authenticated to send anonymous mail", "turn on smtp authentication", "smtp auth required", "must authenticate", "please authenticate", "authorization required", "delivery not authorized", "resolver.rst.notauthorized", "not authorized to send to this", "not allowed to send to", "does not have permission to send", "restricted to specific senders",
-		"accepts messages only from", "only accepts mail from", "moderator", "rejected by a moderator", "does not accept mail", "does not accept email", "no mail service", "disabled", "suspended", "inactive", "deactivated", "locked", "but my name was rejected", "this domain's dns violates rfc 1035.", "cannot route mail to user", "several matches found in domino directory", "not listed in domino directory", "not listed in public name & address book", "no se encuentra en el directorio de domino", "non répertorié dans l'annuaire domino",
-		"domino ディレクトリには見つかりません", "pertori", "could not deliver for the last", "dns lookup failure: host", "mail size limit exceeded", "all relevant mx records point to non-existent hosts", "all host address lookups failed permanently", "unrouteable address", "error: quota exceed", "an mx or srv record indicated no smtp service", "no host found for existing smtp connection", "angle-brackets nested too deep", "expected word or \"<\"", "domain missing in source-routed address", "malformed address:", "delivery to file forbidden", "delivery to pipe forbidden", "local delivery failed", "lmtp error after", "message has lines too long for transport",
-		"lines longer than 998", "longer than 998 characters", "too many \"received\" headers", "your message was not delivered within", "the user(s) account is temporarily over quota", "the user(s) account is disabled.", "the user(s) account is temporarily limited.", "are not member", "not member article from", "spam mail from a spammer is rejected", "header may cause mail loop", "reject mail from", "reject spammers:", "you are not a member of this mailing list", "fml system error message", "loop alert:", "loop back warning:", "warning: unix from loop", "has detected a loop condition so that", "duplicated message-id",
-		"security alert:", "dns error: could not contact dns servers", "delivery to the following recipient has been delayed", "the recipient server did not accept our requests to connect", "dns error: domain name not found", "dns error: dns server returned answer with no data", "delivery retry timeout exceeded", "invalid final delivery userid", "user mailbox exceeds allowed size", "requested action not taken: virus detected", "blacklisted url in message", "as their mailbox is full", "due to the following smtp relay error", "as the remote domain doesnt exist", "illegal host/domain name found", "message has exceeded maximum hop count", "user not listed in public name & address book", "ディレクトリのリストにありません", "envelope expired", "could not retrieve credentials",
-		"address family mismatch on destination mxs", "all routes to destination blocked", "bad dns lookup error code", "could not retrieve source address", "network error on destination mxs", "no valid route to remote mx", "no valid route to destination", "temporary failure in mx lookup", "destination seem to reject all mails", "no mx found for domain", "no mx found for destination", "the message exeeded the maximum size the user accepts", "mailaddress is administrativly disabled", "mailaddress is administrativley disabled", "mailaddress is administratively disabled", "mailaddress is administrativeley disabled", "automatic homedir creator crashed", "illegal value in ldap attribute", "ldap attribute is not given but mandatory", "timeout while performing search on ldap server",
-		"too many results returned but needs to be unique", "permanent error while executing qmail-forward", "temporary error in automatic homedir creation", "temporary error while executing qmail-forward", "temporary failure in ldap lookup", "unable to contact ldap server", "unable to login into ldap server, bad credentials", "bad interpreter: no such file or directory", "sorry, no mailbox here by that name", "no mailbox here by that name", "sorry, i couldn't find any host", "disk quota exceeded", "message size exceeds fixed maximum message size:", "sorry, i wasn't able to establish an smtp connection", "sorry. although i'm listed as a best-preference mx or a for that host", "sorry, i couldn't find a mail exchanger or ip address", "requested action not taken: mailbox unavailable (not enough free space)", "550 - requested action not taken: no such user here", "no valid recipients", "host not reachable",
-		"mail delivery failed... user unknown", "the number of messages in recipient's mailbox exceeded the local limit.", "groups.google.com", "permission to post messages to the group", "not permitted to post", "not allowed to post", "permission to post", "not authorized to post", "not authorised to post", "may not post to", "cannot post to", "can't post to", "only members can post", "only members may post", "posting restricted", "posting is restricted", "posts from non-members", "non-member posting", "not a member of this list", "not a member of the list",
-		"not a member of this group", "not a member of the group", "not from a list member", "not reachable", "could not connect", "recipient address rejected: access denied", "requested mail action aborted: exceeded storage allocation", "throttling failure: daily message quota exceeded", "throttling failure: maximum sending rate exceeded", "connection rate limit exceeded", "connection rate limit", "has exceeded the max emails per hour", "quota überschritten", "quota ueberschritten", "quote überschritten", "quote ueberschritten", "kontingent überschritten", "kontingent ueberschritten", "postfach voll", "postfach ist voll",
-		"postfach des empfängers ist voll", "postfach des empfaengers ist voll", "mailbox ist voll", "boite pleine", "boîte pleine", "boite aux lettres pleine", "boîte aux lettres pleine", "boite de reception pleine", "boîte de réception pleine", "quota depasse", "quota dépassé", "depassement de quota", "dépassement de quota", "buzón lleno", "buzon lleno", "buzón está lleno", "buzon esta lleno", "cuota excedida", "ha excedido su cuota", "casella piena",
-		"casella di posta piena", "quota superata", "caixa postal cheia", "caixa de correio cheia", "cota excedida", "quota excedida", "mailbox is vol", "postvak vol", "quotum overschreden", "452 insufficient disk space", "account disabled temporarly for exceeding receiving limits", "account is exceeding their quota", "account is over quota", "account is temporarily over quota", "boite du destinataire pleine", "delivery failed: over quota", "diskspace quota", "does not have enough space", "exceeded storage allocation", "exceeding its mailbox quota",
-		"full mailbox", "is over disk quota", "is over quota temporarily", "mail file size exceeds the maximum size allowed for mail delivery", "mail quota exceeded", "mailbox exceeded the local limit", "mailbox full", "mailbox has exceeded its disk space limit", "mailbox is full", "mailbox over quota", "mailbox quota usage exceeded", "mailbox size limit exceeded", "maildir over quota", "maildir delivery failed: userdisk quota", "maildir delivery failed: domaindisk quota", "mailfolder is full", "no space left on device", "not enough storage space in", "not sufficient disk space", "over the allowed quota",
-		"quota violation for", "recipient reached disk quota", "recipient rejected: mailbox would exceed maximum allowed storage", "the recipient mailbox has exceeded its disk space limit", "the user's space has been used up", "the user you are trying to reach is over quota", "too much mail data", "user has exceeded quota, bouncing mail", "user has too many messages on the server", "user is over the quota", "user over quota. (#5.1.1)", "was automatically rejected: quota exceeded", "would be over the allowed quota", "mailbox is over quota", "over quota", "exceeded storage", "exceeds quota", "insufficient quota", "mailbox size limit", "mailbox has exceeded",
-		"inbox is out of storage", "out of storage space", "storage quota", "account is full", "mailbox exceeded", "box is full", "disk quota", "not enough space", "would exceed quota", "exceed mailbox quota", "exceeded the quota", "quota violation", "mailbox quota", "has exceeded its quota", "their mailbox is full", "exceeded his/her quota", "mailbox is overfull", "overquota", "over-quota", "exceeds the mailbox size",
-		"recipient's mailbox is full", "exceeding their quota", "not enough storage space", "reached disk quota", "would exceed maximum allowed storage", "space has been used up", "too many messages on the server", "mailbox would exceed", "mail file size exceeds", "exceeded its disk space limit", "exceeded the local limit", "exceeded quota", "exceeded maximum inbound message size", "exceeded the maximum incoming message size", "line limit exceeded", "max message size exceeded", "message file too big", "message length exceeds administrative limit", "message size exceeds fixed limit", "message size exceeds maximum value",
-		"message too big", "message too large for this", "size limit", "taille limite du message atteinte", "message is too large", "message size exceeds", "exceeds size limit", "size limit exceeded", "exceeds the maximum size", "message size too large", "message exceeds maximum", "maximum message size", "message is larger than", "exceeded the size limit", "exceeds fixed maximum message size", "message length exceeds", "max message size", "taille limite du message", "message size limits", "message header size exceeds limit",
-		"exceeded the maximum size the user accepts", "is currently suspended", "temporary locked", "archived recipient", "boite du destinataire archivee", "email account that you tried to reach is disabled", "has been suspended", "inactive account", "invalid/inactive user", "is unavailable: user is terminated", "mailbox currently suspended", "mailbox disabled", "mailbox is frozen", "recipient rejected: temporarily inactive", "recipient suspend the service", "this account has been disabled or discontinued", "this account has been temporarily suspended", "this address no longer accepts mail", "user or domain is disabled", "user suspended",
-		"vdelivermail: account is locked email bounced", "account is disabled", "account has been disabled", "mailbox is disabled", "account is inactive", "account has been suspended", "account suspended", "mailbox suspended", "account is suspended", "mailbox not active", "mailbox inactive", "account is locked", "account has been locked", "temporarily locked", "disabled or discontinued", "expired account", "account expired", "invalid/inactive", "recipient disabled", "mailbox has been blocked",
-		"mailbox is unavailable due to", "account has been frozen", "temporarily inactive", "account is not active", "currently suspended", "user is terminated", "account temporarily suspended", "mailbox temporarily suspended", "user temporarily suspended", "address temporarily suspended", "account is temporarily suspended", "mailbox is temporarily suspended", "account has been temporarily suspended", "mailbox has been temporarily suspended", "administrativly disabled", "administratively disabled", "account is temporarily limited", "has been replaced by", "has moved", "mailbox has moved",
-		"no longer on server", "user has moved", "address has changed", "no forwarding address", "moved permanently", "as a relay", "email address is not verified.", "insecure mail relay", "is not permitted to relay through this server without authentication", "mail server requires authentication when attempting to send to a non-local e-mail address", "not allowed to relay through this machine", "not an open relay, so get lost", "not local host", "specified domain is not allowed", "that domain isn't in my list of allowed rcpthost", "this system is not configured to relay mail", "unable to relay for", "we don't handle mail for", "relay refused", "relaying disallowed",
-		"that domain isn't in my list of allowed rcpthosts", "not an open relay", "is not permitted to relay through this server", "when attempting to send to a non-local e-mail address", "dmarc policy", "dmarc verification", "dmarc check", "failed dmarc", "dmarc reject", "domain's dmarc", "per dmarc", "dmarc failure", "does not pass dmarc", "dmarc authentication", "//spf.pobox.com", "bad spf records for", "please inspect your spf settings", "sender policy framework (spf) fail", "sender policy framework violation", "spf (sender policy framework) domain authentication fail",
-		"spf check: fail", "spf check", "fails to pass spf", "spf validation", "spf failure", "not allowed to send from", "per it's spf", "spf hard fail", "spf fail", "dkim validation", "dkim check", "unauthenticated email", "multiple authentication checks failed", "sender is unauthenticated", "authenticate with either spf or dkim", "does not pass authentication", "spf=fail", "dkim=fail", "spf: fail", "sender authentication failed",
-		"inspect your spf settings", "bad spf records", "failing both spf and dkim", "per spf policy", "is not allowed to send mail.", "is not allowed to send from <", "said: 550 blocked", "//www.spamcop.net/bl.", "bad sender ip address", "banned sending ip", "blacklisted by", "blocked - see http", "dnsbl:attrbl", "client host rejected: abus detecte gu_eib_02", "client host rejected: abus detecte gu_eib_04", "client host rejected: may not be mail exchanger", "client host rejected: was not authenticated", "confirm this mail server", "connection refused by", "connection reset by peer",
-		"connection was dropped by remote host", "connections not accepted from ip addresses on spamhaus xbl", "currently sending spam see:", "domain does not exist:", "dynamic/zombied/spam ips blocked", "error: no valid recipients from", "esmtp not accepting connections", "extreme bad ip profile", "go away", "helo command rejected:", "hosts with dynamic ip", "invalid ip for sending mail of domain", "is in a black list", "is not allowed to send mail from", "no access from mail server", "no matches to nameserver query", "not currently accepting mail from your ip", "part of their network is on our block list", "please use the smtp server of your isp", "refused - see http",
-		"rejected - multi-blacklist", "rejected because the sending mta or the sender has not passed validation", "rejecting open proxy", "sender ip address rejected", "server access forbidden by your ip", "service not available, closing transmission channel", "smtp error from remote mail server after initial connection:", "sorry, that domain isn't in my list of allowed rcpthosts", "sorry, your remotehost looks suspiciously like spammer", "to submit messages to this e-mail system has been rejected", "too many spams from your ip", "too many unwanted messages have been sent from the following ip address above", "was blocked by", "we do not accept mail from dynamic ips", "you are not allowed to connect", "you are sending spam", "your ip address is listed in the rbl", "your network is temporary blacklisted", "your server requires confirmation", "blacklisted",
-		"blocklisted", "blocklist", "blacklist", "block list", "client host rejected", "refused to talk", "not allowed to connect", "bad helo", "helo command", "helo name", "helo/ehlo", "invalid helo", "helo rejected", "ehlo rejected", "your helo", "refused your connection", "mail server has been blocked", "may not be mail exchanger", "smtp server of your isp", "dynamic ip",
-		"dynamic address", "dialup", "dial-up", "residential", "looks suspiciously like spammer", "open proxy", "access from ip address", "on our blacklist", "network is temporary blacklisted", "has not passed validation", "not authorized to send email directly", "is not allowed to send email directly", "use the smtp relay at your service provider", "unusual rate of unsolicited mail", "listed as abusive", "unusual rate of mail originating from your ip", "access denied (in reply to mail from command)", "access denied (sender blacklisted)", "address rejected", "administrative prohibition",
-		"batv failed to verify", "batv validation failure", "backscatter protection detected an invalid or expired email address", "because the sender isn't on the recipient's list of senders to accept mail from", "bogus mail from", "can't determine purported responsible address", "connections not accepted from servers without a valid sender domain", "denied [bouncedeny]", "denied by secumail valid-address-filter", "does not exist e2110", "domain of sender address", "email address is on senderfilterconfig list", "emetteur invalide", "empty envelope senders not allowed", "envelope blocked -", "error: no third-party dsns", "from: domain is invalid. please provide a valid from:", "fully qualified email address required", "invalid domain, see <url:", "invalid sender",
+		"certificate-host-mismatch: remote certificate must have a common name or subject alternative name matching the hostname (dane)", "message size exceeds fixed maximum message size", "message too big for system", "dns query failed", "connection refused", "invalid arguments", "tenantattribution; relay access denied", "system not accepting network messages", "hosted tenant which has no mail-enabled subscriptions", "storedrv.deliver: missing or bad storedriver mdb properties", "x-dg-ref header is too long", "requested action not taken: policy violation detected (as345)", "invalid address", "unknown sender address", "service unavailable. client blocked from sending from unregistered domains", "cannot achieve exchange server authentication", "not authorized", "content filter agent quarantined this message", "storedrv.deliver; recipient thread limit exceeded", "mailbox cannot be accessed",
+		"send hello first", "service not available", "service not active", "system incorrectly configured", "helo / ehlo requires domain address", "destination mailbox address ambiguous", "mailing list expansion problem", "misconfigured forwarding address", "temporary server error. please try again later attr18", "temporary server error. please try again later. prx4 nexthop:", "message failed to be replicated: insufficient system resource:", "message failed to be replicated: no healthy secondary server available to accept replica at this time.", "message failed to be replicated: the operation was canceled", "(suspiciousremoteservererror)", "server busy. please try again later from", "pfa agent busy, please try again.", "insufficient system resources", "has exceeded the maximum number of connections", "storedrv.submit; invalid recipient address", "recipient address reserved by rfc 2606",
+		"recipient addresses in single label domains not accepted", "requested action not taken: mailbox unavailable", "invalid x.400 address", "remote server returned unknown recipient or mailbox unavailable", "spf sender invalid - envelope rejected", "dkim sender invalid - envelope rejected", "dmarc sender invalid - envelope rejected", "internal resources are temporarily unavailable", "local ct ip reputation - (reject)", "sender address blocked", "recipient temporarily unavailable", "ip temporarily blacklisted", "journal messages past the expiration", "this route requires encryption (tls)", "this route requires tls version 1.2 or greater", "this route requires high-strength ciphers", "configuration is invalid for this certificate", "maximum email size exceeded", "the incorrect hostname used for inbounds", "mail loop detected",
+		"open relay not allowed", "open relay is not allowed", "account inbounds disabled", "message bounced due to content examination policy", "host network not allowed", "host network, not allowed", "rejected by header-based manually blocked senders - block for manual block", "rejected by header-based blocked senders - block policy for header from", "incorrect authentication data", "submitter failed to disabled", "submitter failed to authenticate", "unable to process connection at this time", "message ended early", "unable to process command", "unable to process an email at this time", "account service is temporarily unavailable", "exceeding outbound thread limit", "user unknown", "invalid recipient", "email rejected due to security policies",
+		"the mail could not be delivered to the recipient because the domain is not reachable", "spf check failed", "dmarc check failed", "suspected bounce attacks", "suspected spam ip", "connection denied", "message too large", "suspected spam", "mail is rejected by recipients", "spam is embedded in the email", "mail content denied", "mailbox unavailable or access denined", "mailbox unavailable or access denied", "is a deactivated mailbox", "bad address syntax", "ip frequency limited", "domain frequency limited", "sender frequency limited", "connection frequency limited", "mailbox not found",
+		"yahoo requires all senders to authenticate with either spf or dkim", "because the ip is in spamhaus's list;", "not accepted from ip addresses on spamhaus xbl", "relaying denied for", "headers are not rfc compliant", "not accepted for policy reasons", "temporarily deferred due to unexpected volume or user complaints", "due to unresolvable rfc.5321 domain", "will be permanently deferred", "user is receiving mail too quickly", "is no longer valid.", "this mailbox is disabled", "syntax error in parameters or arguments", "max message per connection reached", "dd this user doesn't have a", "submission quota exceeded", "sending quota exceeded", "sending limits exceeded", "exceeded the message sending limit", "sender's quota",
+		"daily limit for message recipients", "reached its daily limit", "daily recipient limit", "daily sending quota", "daily smtp relay limit exceeded", "daily smtp relay sending limit exceeded", "daily sending limit exceeded", "peak smtp relay limit exceeded", "unable to relay", "relaying denied", "relay denied", "relay not permitted", "not permitted to relay", "not configured to relay", "relaying not allowed", "relay not allowed", "no relaying", "we do not relay", "relay prohibited", "not a gateway",
+		"relaying mail to", "relay access is denied", "is not allowed to relay", "resolver.rst.authrequired", "client was not authenticated", "authentication required", "authentication is required", "not authenticated to send anonymous mail", "turn on smtp authentication", "smtp auth required", "must authenticate", "please authenticate", "authorization required", "delivery not authorized", "resolver.rst.notauthorized", "not authorized to send to this", "not allowed to send to", "does not have permission to send", "restricted to specific senders", "accepts messages only from",
+		"only accepts mail from", "moderator", "rejected by a moderator", "does not accept mail", "does not accept email", "no mail service", "disabled", "suspended", "inactive", "deactivated", "locked", "but my name was rejected", "this domain's dns violates rfc 1035.", "cannot route mail to user", "several matches found in domino directory", "not listed in domino directory", "not listed in public name & address book", "no se encuentra en el directorio de domino", "non répertorié dans l'annuaire domino", "domino ディレクトリには見つかりません",
+		"pertori", "could not deliver for the last", "dns lookup failure: host", "mail size limit exceeded", "all relevant mx records point to non-existent hosts", "all host address lookups failed permanently", "unrouteable address", "error: quota exceed", "an mx or srv record indicated no smtp service", "no host found for existing smtp connection", "angle-brackets nested too deep", "expected word or \"<\"", "domain missing in source-routed address", "malformed address:", "delivery to file forbidden", "delivery to pipe forbidden", "local delivery failed", "lmtp error after", "message has lines too long for transport", "lines longer than 998",
+		"longer than 998 characters", "too many \"received\" headers", "your message was not delivered within", "the user(s) account is temporarily over quota", "the user(s) account is disabled.", "the user(s) account is temporarily limited.", "are not member", "not member article from", "spam mail from a spammer is rejected", "header may cause mail loop", "reject mail from", "reject spammers:", "you are not a member of this mailing list", "fml system error message", "loop alert:", "loop back warning:", "warning: unix from loop", "has detected a loop condition so that", "duplicated message-id", "security alert:",
+		"dns error: could not contact dns servers", "delivery to the following recipient has been delayed", "the recipient server did not accept our requests to connect", "dns error: domain name not found", "dns error: dns server returned answer with no data", "delivery retry timeout exceeded", "invalid final delivery userid", "user mailbox exceeds allowed size", "requested action not taken: virus detected", "blacklisted url in message", "as their mailbox is full", "due to the following smtp relay error", "as the remote domain doesnt exist", "illegal host/domain name found", "message has exceeded maximum hop count", "user not listed in public name & address book", "ディレクトリのリストにありません", "envelope expired", "could not retrieve credentials", "address family mismatch on destination mxs",
+		"all routes to destination blocked", "bad dns lookup error code", "could not retrieve source address", "network error on destination mxs", "no valid route to remote mx", "no valid route to destination", "temporary failure in mx lookup", "destination seem to reject all mails", "no mx found for domain", "no mx found for destination", "the message exeeded the maximum size the user accepts", "mailaddress is administrativly disabled", "mailaddress is administrativley disabled", "mailaddress is administratively disabled", "mailaddress is administrativeley disabled", "automatic homedir creator crashed", "illegal value in ldap attribute", "ldap attribute is not given but mandatory", "timeout while performing search on ldap server", "too many results returned but needs to be unique",
+		"permanent error while executing qmail-forward", "temporary error in automatic homedir creation", "temporary error while executing qmail-forward", "temporary failure in ldap lookup", "unable to contact ldap server", "unable to login into ldap server, bad credentials", "bad interpreter: no such file or directory", "sorry, no mailbox here by that name", "no mailbox here by that name", "sorry, i couldn't find any host", "disk quota exceeded", "message size exceeds fixed maximum message size:", "sorry, i wasn't able to establish an smtp connection", "sorry. although i'm listed as a best-preference mx or a for that host", "sorry, i couldn't find a mail exchanger or ip address", "requested action not taken: mailbox unavailable (not enough free space)", "550 - requested action not taken: no such user here", "no valid recipients", "host not reachable", "mail delivery failed... user unknown",
+		"the number of messages in recipient's mailbox exceeded the local limit.", "groups.google.com", "permission to post messages to the group", "not permitted to post", "not allowed to post", "permission to post", "not authorized to post", "not authorised to post", "may not post to", "cannot post to", "can't post to", "only members can post", "only members may post", "posting restricted", "posting is restricted", "posts from non-members", "non-member posting", "not a member of this list", "not a member of the list", "not a member of this group",
+		"not a member of the group", "not from a list member", "not reachable", "could not connect", "recipient address rejected: access denied", "requested mail action aborted: exceeded storage allocation", "throttling failure: daily message quota exceeded", "throttling failure: maximum sending rate exceeded", "connection rate limit exceeded", "connection rate limit", "has exceeded the max emails per hour", "quota überschritten", "quota ueberschritten", "quote überschritten", "quote ueberschritten", "kontingent überschritten", "kontingent ueberschritten", "postfach voll", "postfach ist voll", "postfach des empfängers ist voll",
+		"postfach des empfaengers ist voll", "mailbox ist voll", "boite pleine", "boîte pleine", "boite aux lettres pleine", "boîte aux lettres pleine", "boite de reception pleine", "boîte de réception pleine", "quota depasse", "quota dépassé", "depassement de quota", "dépassement de quota", "buzón lleno", "buzon lleno", "buzón está lleno", "buzon esta lleno", "cuota excedida", "ha excedido su cuota", "casella piena", "casella di posta piena",
+		"quota superata", "caixa postal cheia", "caixa de correio cheia", "cota excedida", "quota excedida", "mailbox is vol", "postvak vol", "quotum overschreden", "452 insufficient disk space", "account disabled temporarly for exceeding receiving limits", "account is exceeding their quota", "account is over quota", "account is temporarily over quota", "boite du destinataire pleine", "delivery failed: over quota", "diskspace quota", "does not have enough space", "exceeded storage allocation", "exceeding its mailbox quota", "full mailbox",
+		"is over disk quota", "is over quota temporarily", "mail file size exceeds the maximum size allowed for mail delivery", "mail quota exceeded", "mailbox exceeded the local limit", "mailbox full", "mailbox has exceeded its disk space limit", "mailbox is full", "mailbox over quota", "mailbox quota usage exceeded", "mailbox size limit exceeded", "maildir over quota", "maildir delivery failed: userdisk quota", "maildir delivery failed: domaindisk quota", "mailfolder is full", "no space left on device", "not enough storage space in", "not sufficient disk space", "over the allowed quota", "quota violation for",
+		"recipient reached disk quota", "recipient rejected: mailbox would exceed maximum allowed storage", "the recipient mailbox has exceeded its disk space limit", "the user's space has been used up", "the user you are trying to reach is over quota", "too much mail data", "user has exceeded quota, bouncing mail", "user has too many messages on the server", "user is over the quota", "user over quota. (#5.1.1)", "was automatically rejected: quota exceeded", "would be over the allowed quota", "mailbox is over quota", "over quota", "exceeded storage", "exceeds quota", "insufficient quota", "mailbox size limit", "mailbox has exceeded", "inbox is out of storage",
+		"out of storage space", "storage quota", "account is full", "mailbox exceeded", "box is full", "disk quota", "not enough space", "would exceed quota", "exceed mailbox quota", "exceeded the quota", "quota violation", "mailbox quota", "has exceeded its quota", "their mailbox is full", "exceeded his/her quota", "mailbox is overfull", "overquota", "over-quota", "exceeds the mailbox size", "recipient's mailbox is full",
+		"exceeding their quota", "not enough storage space", "reached disk quota", "would exceed maximum allowed storage", "space has been used up", "too many messages on the server", "mailbox would exceed", "mail file size exceeds", "exceeded its disk space limit", "exceeded the local limit", "exceeded quota", "exceeded maximum inbound message size", "exceeded the maximum incoming message size", "line limit exceeded", "max message size exceeded", "message file too big", "message length exceeds administrative limit", "message size exceeds fixed limit", "message size exceeds maximum value", "message too big",
+		"message too large for this", "size limit", "taille limite du message atteinte", "message is too large", "message size exceeds", "exceeds size limit", "size limit exceeded", "exceeds the maximum size", "message size too large", "message exceeds maximum", "maximum message size", "message is larger than", "exceeded the size limit", "exceeds fixed maximum message size", "message length exceeds", "max message size", "taille limite du message", "message size limits", "message header size exceeds limit", "exceeded the maximum size the user accepts",
+		"is currently suspended", "temporary locked", "archived recipient", "boite du destinataire archivee", "email account that you tried to reach is disabled", "has been suspended", "inactive account", "invalid/inactive user", "is unavailable: user is terminated", "mailbox currently suspended", "mailbox disabled", "mailbox is frozen", "recipient rejected: temporarily inactive", "recipient suspend the service", "this account has been disabled or discontinued", "this account has been temporarily suspended", "this address no longer accepts mail", "user or domain is disabled", "user suspended", "vdelivermail: account is locked email bounced",
+		"account is disabled", "account has been disabled", "mailbox is disabled", "account is inactive", "account has been suspended", "account suspended", "mailbox suspended", "account is suspended", "mailbox not active", "mailbox inactive", "account is locked", "account has been locked", "temporarily locked", "disabled or discontinued", "expired account", "account expired", "invalid/inactive", "recipient disabled", "mailbox has been blocked", "mailbox is unavailable due to",
+		"account has been frozen", "temporarily inactive", "account is not active", "currently suspended", "user is terminated", "account temporarily suspended", "mailbox temporarily suspended", "user temporarily suspended", "address temporarily suspended", "account is temporarily suspended", "mailbox is temporarily suspended", "account has been temporarily suspended", "mailbox has been temporarily suspended", "administrativly disabled", "administratively disabled", "account is temporarily limited", "has been replaced by", "has moved", "mailbox has moved", "no longer on server",
+		"user has moved", "address has changed", "no forwarding address", "moved permanently", "as a relay", "email address is not verified.", "insecure mail relay", "is not permitted to relay through this server without authentication", "mail server requires authentication when attempting to send to a non-local e-mail address", "not allowed to relay through this machine", "not an open relay, so get lost", "not local host", "specified domain is not allowed", "that domain isn't in my list of allowed rcpthost", "this system is not configured to relay mail", "unable to relay for", "we don't handle mail for", "relay refused", "relaying disallowed", "that domain isn't in my list of allowed rcpthosts",
+		"not an open relay", "is not permitted to relay through this server", "when attempting to send to a non-local e-mail address", "dmarc policy", "dmarc verification", "dmarc check", "failed dmarc", "dmarc reject", "domain's dmarc", "per dmarc", "dmarc failure", "does not pass dmarc", "dmarc authentication", "//spf.pobox.com", "bad spf records for", "please inspect your spf settings", "sender policy framework (spf) fail", "sender policy framework violation", "spf (sender policy framework) domain authentication fail", "spf check: fail",
+		"spf check", "fails to pass spf", "spf validation", "spf failure", "not allowed to send from", "per it's spf", "spf hard fail", "spf fail", "dkim validation", "dkim check", "unauthenticated email", "multiple authentication checks failed", "sender is unauthenticated", "authenticate with either spf or dkim", "does not pass authentication", "spf=fail", "dkim=fail", "spf: fail", "sender authentication failed", "inspect your spf settings",
+		"bad spf records", "failing both spf and dkim", "per spf policy", "is not allowed to send mail.", "is not allowed to send from <", "said: 550 blocked", "//www.spamcop.net/bl.", "bad sender ip address", "banned sending ip", "blacklisted by", "blocked - see http", "dnsbl:attrbl", "client host rejected: abus detecte gu_eib_02", "client host rejected: abus detecte gu_eib_04", "client host rejected: may not be mail exchanger", "client host rejected: was not authenticated", "confirm this mail server", "connection refused by", "connection reset by peer", "connection was dropped by remote host",
+		"connections not accepted from ip addresses on spamhaus xbl", "currently sending spam see:", "domain does not exist:", "dynamic/zombied/spam ips blocked", "error: no valid recipients from", "esmtp not accepting connections", "extreme bad ip profile", "go away", "helo command rejected:", "hosts with dynamic ip", "invalid ip for sending mail of domain", "is in a black list", "is not allowed to send mail from", "no access from mail server", "no matches to nameserver query", "not currently accepting mail from your ip", "part of their network is on our block list", "please use the smtp server of your isp", "refused - see http", "rejected - multi-blacklist",
+		"rejected because the sending mta or the sender has not passed validation", "rejecting open proxy", "sender ip address rejected", "server access forbidden by your ip", "service not available, closing transmission channel", "smtp error from remote mail server after initial connection:", "sorry, that domain isn't in my list of allowed rcpthosts", "sorry, your remotehost looks suspiciously like spammer", "to submit messages to this e-mail system has been rejected", "too many spams from your ip", "too many unwanted messages have been sent from the following ip address above", "was blocked by", "we do not accept mail from dynamic ips", "you are not allowed to connect", "you are sending spam", "your ip address is listed in the rbl", "your network is temporary blacklisted", "your server requires confirmation", "blacklisted", "blocklisted",
+		"blocklist", "blacklist", "block list", "client host rejected", "refused to talk", "not allowed to connect", "bad helo", "helo command", "helo name", "helo/ehlo", "invalid helo", "helo rejected", "ehlo rejected", "your helo", "refused your connection", "mail server has been blocked", "may not be mail exchanger", "smtp server of your isp", "dynamic ip", "dynamic address",
+		"dialup", "dial-up", "residential", "looks suspiciously like spammer", "open proxy", "access from ip address", "on our blacklist", "network is temporary blacklisted", "has not passed validation", "not authorized to send email directly", "is not allowed to send email directly", "use the smtp relay at your service provider", "unusual rate of unsolicited mail", "listed as abusive", "unusual rate of mail originating from your ip", "access denied (in reply to mail from command)", "access denied (sender blacklisted)", "address rejected", "administrative prohibition", "batv failed to verify",
+		"batv validation failure", "backscatter protection detected an invalid or expired email address", "because the sender isn't on the recipient's list of senders to accept mail from", "bogus mail from", "can't determine purported responsible address", "connections not accepted from servers without a valid sender domain", "denied [bouncedeny]", "denied by secumail valid-address-filter", "delivery not authorized, message refused", "does not exist e2110", "domain of sender address", "email address is on senderfilterconfig list", "emetteur invalide", "empty envelope senders not allowed", "envelope blocked -", "error: no third-party dsns", "from: domain is invalid. please provide a valid from:", "fully qualified email address required", "invalid domain, see <url:", "invalid sender",
 		"is not a registered gateway user", "mail from not owned by user", "message rejected: email address is not verified", "mx records for", "null sender is not allowed", "recipient addresses rejected : access denied", "recipient not accepted. (batv: no tag", "returned mail not accepted here", "rfc 1035 violation: recursive cname records for", "rule imposed mailbox access for", "sending this from a different address or alias using the", "sender address has been blacklisted", "sender email address rejected", "sender is in my black list", "sender is spammer", "sender not pre-approved", "sender domain is empty", "sender was rejected", "spam reporting address", "syntax error: empty email address",
 		"the message has been rejected by batv defense", "this server does not accept mail from", "transaction failed unsigned dsn for", "unroutable sender address", "you are not allowed to post to this mailing list", "you are sending to/from an address that has been blacklisted", "your access to submit messages to this e-mail system has been rejected", "your email address has been blacklisted", "sender domain", "sender unknown", "unknown sender", "sender denied", "sender not allowed", "mail from rejected", "bad sender", "sender is not allowed", "return path", "purported responsible address", "envelope sender", "from address rejected",
 		"sender address is not valid", "envelope from", "sender is blacklisted", "domain must resolve", "reject the sender", "sender blocked", "address that has been blacklisted", "sender address invalid", "sender address has null mx", "you are not allowed to send", "sender's domain", "from: domain is invalid", "batv", "badmailfrom", "envelope blocked", "not owned by user", "invalid or expired email address", "without a valid sender domain", "no third-party dsns", "valid-address-filter",
@@ -14110,13 +14286,13 @@ var builtinSet = &ruleSet{
 			567,
 		},
 		3: {
-			0, 112, 113, 117, 118, 292, 293, 294, 295, 296, 297, 298, 299, 300, 301, 302, 303, 304, 305, 306,
-			307, 308, 309, 310, 311, 312, 313, 314, 315, 316, 317, 318, 319, 320, 321, 322, 323, 324, 325, 326,
-			389, 394, 395, 398, 403, 410, 411, 412, 430, 438, 441, 444, 449, 466, 471, 472, 477, 478, 479, 480,
-			481, 482, 483, 484, 485, 486, 487, 488, 489, 490, 491, 492, 493, 494, 495, 496, 497, 498, 499, 500,
-			501, 502, 503, 504, 505, 506, 507, 508, 509, 510, 511, 512, 513, 514, 529, 530, 531, 532, 533, 534,
-			535, 536, 537, 539, 540, 541, 542, 544, 545, 546, 547, 548, 549, 550, 551, 552, 553, 557, 559, 560,
-			561, 562, 563, 565, 567,
+			0, 112, 113, 117, 118, 207, 292, 293, 294, 295, 296, 297, 298, 299, 300, 301, 302, 303, 304, 305,
+			306, 307, 308, 309, 310, 311, 312, 313, 314, 315, 316, 317, 318, 319, 320, 321, 322, 323, 324, 325,
+			326, 389, 394, 395, 398, 403, 410, 411, 412, 430, 438, 441, 444, 449, 466, 471, 472, 477, 478, 479,
+			480, 481, 482, 483, 484, 485, 486, 487, 488, 489, 490, 491, 492, 493, 494, 495, 496, 497, 498, 499,
+			500, 501, 502, 503, 504, 505, 506, 507, 508, 509, 510, 511, 512, 513, 514, 529, 530, 531, 532, 533,
+			534, 535, 536, 537, 539, 540, 541, 542, 544, 545, 546, 547, 548, 549, 550, 551, 552, 553, 557, 559,
+			560, 561, 562, 563, 565, 567,
 		},
 	},
 }
@@ -14128,7 +14304,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "SPF/DKIM/DMARC failure",
-				tr: &builtinSlots1[116],
+				tr: &builtinSlots1[118],
 			},
 			explanation: alts{
 				list: []text{
@@ -14151,7 +14327,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[275],
+				tr:   &builtinSlots2[279],
 			},
 			fix: alts{
 				list: []text{
@@ -14174,7 +14350,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 9216,
-				tr:   &builtinSlots2[276],
+				tr:   &builtinSlots2[280],
 			},
 		},
 	},
@@ -14184,7 +14360,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "poor sender reputation",
-				tr: &builtinSlots1[117],
+				tr: &builtinSlots1[119],
 			},
 			explanation: alts{
 				list: []text{
@@ -14207,7 +14383,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[277],
+				tr:   &builtinSlots2[281],
 			},
 			fix: alts{
 				list: []text{
@@ -14224,7 +14400,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 8192,
-				tr:   &builtinSlots2[278],
+				tr:   &builtinSlots2[282],
 			},
 		},
 	},
@@ -14234,7 +14410,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "sending server blocked",
-				tr: &builtinSlots1[118],
+				tr: &builtinSlots1[120],
 			},
 			explanation: alts{
 				list: []text{
@@ -14292,7 +14468,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 69635,
-				tr:   &builtinSlots2[279],
+				tr:   &builtinSlots2[283],
 			},
 			fix: alts{
 				list: []text{
@@ -14343,15 +14519,15 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 537600,
-				tr:   &builtinSlots2[280],
+				tr:   &builtinSlots2[284],
 			},
 		},
-		byFact: [26]words{
+		byFact: [27]words{
 			25: {
 				owner: "recipient-admin",
 				summary: phrase{
 					en: "blocked by the recipient's filter",
-					tr: &builtinSlots1[119],
+					tr: &builtinSlots1[121],
 				},
 				explanation: alts{
 					list: []text{
@@ -14374,7 +14550,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 3,
-					tr:   &builtinSlots2[281],
+					tr:   &builtinSlots2[285],
 				},
 				fix: alts{
 					list: []text{
@@ -14382,7 +14558,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Ask the recipient by other means to have their email admin look the message up in their Barracuda message log: it shows why it was blocked, and the admin can allow your address or the message. Sending it again unchanged will most likely be blocked again."},
 						},
 					},
-					tr: &builtinSlots2[282],
+					tr: &builtinSlots2[286],
 				},
 			},
 		},
@@ -14393,7 +14569,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "invalid message format",
-				tr: &builtinSlots1[120],
+				tr: &builtinSlots1[122],
 			},
 			explanation: alts{
 				list: []text{
@@ -14416,7 +14592,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[283],
+				tr:   &builtinSlots2[287],
 			},
 			fix: alts{
 				list: []text{
@@ -14424,15 +14600,15 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Send the message again from another mail program, or without the unusual attachment or formatting. If it keeps failing, your email admin should check the program that produced it."},
 					},
 				},
-				tr: &builtinSlots2[284],
+				tr: &builtinSlots2[288],
 			},
 		},
-		byFact: [26]words{
+		byFact: [27]words{
 			10: {
 				owner: "recipient-admin",
 				summary: phrase{
 					en: "mail loop",
-					tr: &builtinSlots1[121],
+					tr: &builtinSlots1[123],
 				},
 				explanation: alts{
 					list: []text{
@@ -14455,7 +14631,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 3,
-					tr:   &builtinSlots2[285],
+					tr:   &builtinSlots2[289],
 				},
 				fix: alts{
 					list: []text{
@@ -14463,7 +14639,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 						},
 					},
-					tr: &builtinSlots2[286],
+					tr: &builtinSlots2[290],
 				},
 			},
 		},
@@ -14473,7 +14649,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "none",
 			summary: phrase{
 				en: "delivered",
-				tr: &builtinSlots1[122],
+				tr: &builtinSlots1[124],
 			},
 			explanation: alts{
 				list: []text{
@@ -14496,7 +14672,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[287],
+				tr:   &builtinSlots2[291],
 			},
 		},
 	},
@@ -14506,7 +14682,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "message too large for the recipient",
-				tr: &builtinSlots1[123],
+				tr: &builtinSlots1[125],
 			},
 			explanation: alts{
 				list: []text{
@@ -14548,7 +14724,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 16387,
-				tr:   &builtinSlots2[288],
+				tr:   &builtinSlots2[292],
 			},
 			fix: alts{
 				list: []text{
@@ -14587,7 +14763,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 34359762944,
-				tr:   &builtinSlots2[289],
+				tr:   &builtinSlots2[293],
 			},
 		},
 	},
@@ -14597,7 +14773,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "delivery timed out",
-				tr: &builtinSlots1[124],
+				tr: &builtinSlots1[126],
 			},
 			explanation: alts{
 				list: []text{
@@ -14724,7 +14900,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3178531,
-				tr:   &builtinSlots2[290],
+				tr:   &builtinSlots2[294],
 			},
 			fix: alts{
 				list: []text{
@@ -14740,14 +14916,14 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 32768,
-				tr:   &builtinSlots2[291],
+				tr:   &builtinSlots2[295],
 			},
 		},
-		byFact: [26]words{
+		byFact: [27]words{
 			11: {
 				summary: phrase{
 					en: "delivery timed out (DNS not answering)",
-					tr: &builtinSlots1[125],
+					tr: &builtinSlots1[127],
 				},
 				explanation: alts{
 					list: []text{
@@ -14778,7 +14954,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 1048593,
-					tr:   &builtinSlots2[292],
+					tr:   &builtinSlots2[296],
 				},
 				fix: alts{
 					list: []text{
@@ -14794,7 +14970,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   &builtinSlots2[293],
+					tr:   &builtinSlots2[297],
 				},
 			},
 			14: {
@@ -14827,7 +15003,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 1081345,
-					tr:   &builtinSlots2[294],
+					tr:   &builtinSlots2[298],
 				},
 				fix: alts{
 					list: []text{
@@ -14843,7 +15019,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32768,
-					tr:   &builtinSlots2[295],
+					tr:   &builtinSlots2[299],
 				},
 			},
 			15: {
@@ -14876,7 +15052,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 1081345,
-					tr:   &builtinSlots2[296],
+					tr:   &builtinSlots2[300],
 				},
 				fix: alts{
 					list: []text{
@@ -14892,7 +15068,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32768,
-					tr:   &builtinSlots2[297],
+					tr:   &builtinSlots2[301],
 				},
 			},
 		},
@@ -14903,7 +15079,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "encryption (TLS) failed",
-				tr: &builtinSlots1[126],
+				tr: &builtinSlots1[128],
 			},
 			explanation: alts{
 				list: []text{
@@ -14919,7 +15095,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 1,
-				tr:   &builtinSlots2[298],
+				tr:   &builtinSlots2[302],
 			},
 			fix: alts{
 				list: []text{
@@ -14927,15 +15103,15 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. The admins of both servers should check their encryption settings (certificates, protocol versions, security policies)."},
 					},
 				},
-				tr: &builtinSlots2[299],
+				tr: &builtinSlots2[303],
 			},
 		},
-		byFact: [26]words{
+		byFact: [27]words{
 			17: {
 				owner: "sender-admin",
 				summary: phrase{
 					en: "receiving server requires encryption",
-					tr: &builtinSlots1[127],
+					tr: &builtinSlots1[129],
 				},
 				explanation: alts{
 					list: []text{
@@ -14958,7 +15134,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 3,
-					tr:   &builtinSlots2[300],
+					tr:   &builtinSlots2[304],
 				},
 				fix: alts{
 					list: []text{
@@ -14966,14 +15142,14 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Nothing in your message needs to change. Your email admin must enable encryption (TLS) for outgoing mail on the sending server (or the device or application that sent it), then send the message again."},
 						},
 					},
-					tr: &builtinSlots2[301],
+					tr: &builtinSlots2[305],
 				},
 			},
 			18: {
 				owner: "recipient-admin",
 				summary: phrase{
 					en: "receiving server offers no encryption",
-					tr: &builtinSlots1[128],
+					tr: &builtinSlots1[130],
 				},
 				explanation: alts{
 					list: []text{
@@ -14996,7 +15172,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32769,
-					tr:   &builtinSlots2[302],
+					tr:   &builtinSlots2[306],
 				},
 				fix: alts{
 					list: []text{
@@ -15020,14 +15196,14 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32784,
-					tr:   &builtinSlots2[303],
+					tr:   &builtinSlots2[307],
 				},
 			},
 			19: {
 				owner: "recipient-admin",
 				summary: phrase{
 					en: "receiving server could not start encryption",
-					tr: &builtinSlots1[129],
+					tr: &builtinSlots1[131],
 				},
 				explanation: alts{
 					list: []text{
@@ -15050,7 +15226,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32769,
-					tr:   &builtinSlots2[304],
+					tr:   &builtinSlots2[308],
 				},
 				fix: alts{
 					list: []text{
@@ -15066,14 +15242,14 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32768,
-					tr:   &builtinSlots2[305],
+					tr:   &builtinSlots2[309],
 				},
 			},
 			20: {
 				owner: "recipient-admin",
 				summary: phrase{
 					en: "receiving server's certificate not accepted",
-					tr: &builtinSlots1[130],
+					tr: &builtinSlots1[132],
 				},
 				explanation: alts{
 					list: []text{
@@ -15096,15 +15272,15 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32769,
-					tr:   &builtinSlots2[306],
+					tr:   &builtinSlots2[310],
 				},
 				fix: alts{
 					list: []text{
 						{
-							{literal: "Nothing in your message needs to change. Tell the recipient by other means: their email admin must fix their mail server's certificate (valid, from a trusted issuer, for the server's name) or the security policy their domain publishes for its mail servers. Your email admin should relax the verification for that domain only if it is known to be safe."},
+							{literal: "Nothing in your message needs to change, and nothing on your side should: the check protects your message. Tell the recipient by other means: their email admin must fix their mail server's certificate (valid, from a trusted issuer, for the server's name) or the security policy their domain publishes for its mail servers. Send the message again once they confirm it is fixed."},
 						},
 					},
-					tr: &builtinSlots2[307],
+					tr: &builtinSlots2[311],
 				},
 			},
 		},
@@ -15114,7 +15290,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "complaint report",
-				tr: &builtinSlots1[131],
+				tr: &builtinSlots1[133],
 			},
 			explanation: alts{
 				list: []text{
@@ -15122,7 +15298,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "A recipient or their provider flagged the message."},
 					},
 				},
-				tr: &builtinSlots2[308],
+				tr: &builtinSlots2[312],
 			},
 			fix: alts{
 				list: []text{
@@ -15130,7 +15306,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Stop mailing the recipient who complained."},
 					},
 				},
-				tr: &builtinSlots2[309],
+				tr: &builtinSlots2[313],
 			},
 		},
 	},
@@ -15140,7 +15316,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "refused by recipient-side filter",
-				tr: &builtinSlots1[132],
+				tr: &builtinSlots1[134],
 			},
 			explanation: alts{
 				list: []text{
@@ -15182,7 +15358,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[310],
+				tr:   &builtinSlots2[314],
 			},
 			fix: alts{
 				list: []text{
@@ -15190,15 +15366,15 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Ask the recipient, by other means, to allow your address, or their email admin to relax the restriction. Changing the message is unlikely to help."},
 					},
 				},
-				tr: &builtinSlots2[311],
+				tr: &builtinSlots2[315],
 			},
 		},
-		byFact: [26]words{
+		byFact: [27]words{
 			21: {
 				owner: "sender",
 				summary: phrase{
 					en: "encrypted attachment not accepted",
-					tr: &builtinSlots1[133],
+					tr: &builtinSlots1[135],
 				},
 				explanation: alts{
 					list: []text{
@@ -15229,7 +15405,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131075,
-					tr:   &builtinSlots2[312],
+					tr:   &builtinSlots2[316],
 				},
 				fix: alts{
 					list: []text{
@@ -15237,14 +15413,14 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Send the file in a way the recipient's organization accepts: ask the recipient which (their organization's secure file exchange, the file without encryption or password, or a link to a shared folder you agree on). If it must stay protected, send the password separately, never in the same message."},
 						},
 					},
-					tr: &builtinSlots2[313],
+					tr: &builtinSlots2[317],
 				},
 			},
 			22: {
 				owner: "sender",
 				summary: phrase{
 					en: "attachment type not accepted",
-					tr: &builtinSlots1[134],
+					tr: &builtinSlots1[136],
 				},
 				explanation: alts{
 					list: []text{
@@ -15286,7 +15462,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131075,
-					tr:   &builtinSlots2[314],
+					tr:   &builtinSlots2[318],
 				},
 				fix: alts{
 					list: []text{
@@ -15300,7 +15476,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131072,
-					tr:   &builtinSlots2[315],
+					tr:   &builtinSlots2[319],
 				},
 			},
 		},
@@ -15312,7 +15488,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "address has moved",
-				tr: &builtinSlots1[135],
+				tr: &builtinSlots1[137],
 			},
 			explanation: alts{
 				list: []text{
@@ -15335,7 +15511,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[316],
+				tr:   &builtinSlots2[320],
 			},
 			fix: alts{
 				list: []text{
@@ -15343,7 +15519,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Ask the recipient, by other means, for their new address, and update your address book and mailing lists."},
 					},
 				},
-				tr: &builtinSlots2[317],
+				tr: &builtinSlots2[321],
 			},
 		},
 	},
@@ -15354,7 +15530,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "domain does not exist",
-				tr: &builtinSlots1[136],
+				tr: &builtinSlots1[138],
 			},
 			explanation: alts{
 				list: []text{
@@ -15377,7 +15553,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 17,
-				tr:   &builtinSlots2[318],
+				tr:   &builtinSlots2[322],
 			},
 			fix: alts{
 				list: []text{
@@ -15394,14 +15570,14 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 16,
-				tr:   &builtinSlots2[319],
+				tr:   &builtinSlots2[323],
 			},
 		},
-		byFact: [26]words{
+		byFact: [27]words{
 			12: {
 				summary: phrase{
 					en: "domain has no mail server",
-					tr: &builtinSlots1[137],
+					tr: &builtinSlots1[139],
 				},
 				explanation: alts{
 					list: []text{
@@ -15436,7 +15612,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32785,
-					tr:   &builtinSlots2[320],
+					tr:   &builtinSlots2[324],
 				},
 				fix: alts{
 					list: []text{
@@ -15453,7 +15629,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   &builtinSlots2[321],
+					tr:   &builtinSlots2[325],
 				},
 			},
 		},
@@ -15464,7 +15640,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient",
 			summary: phrase{
 				en: "mailbox full",
-				tr: &builtinSlots1[138],
+				tr: &builtinSlots1[140],
 			},
 			explanation: alts{
 				list: []text{
@@ -15487,7 +15663,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[322],
+				tr:   &builtinSlots2[326],
 			},
 			fix: alts{
 				list: []text{
@@ -15495,7 +15671,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Send it again in a few days, or tell the recipient by other means so that they can make room in their mailbox (or ask their email admin for more space)."},
 					},
 				},
-				tr: &builtinSlots2[323],
+				tr: &builtinSlots2[327],
 			},
 		},
 	},
@@ -15505,7 +15681,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "delivery program failed",
-				tr: &builtinSlots1[139],
+				tr: &builtinSlots1[141],
 			},
 			explanation: alts{
 				list: []text{
@@ -15528,7 +15704,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[324],
+				tr:   &builtinSlots2[328],
 			},
 			fix: alts{
 				list: []text{
@@ -15536,7 +15712,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Tell the recipient by other means: their email admin must fix the delivery program."},
 					},
 				},
-				tr: &builtinSlots2[325],
+				tr: &builtinSlots2[329],
 			},
 		},
 	},
@@ -15546,7 +15722,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "message too large",
-				tr: &builtinSlots1[140],
+				tr: &builtinSlots1[142],
 			},
 			explanation: alts{
 				list: []text{
@@ -15588,7 +15764,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 16387,
-				tr:   &builtinSlots2[326],
+				tr:   &builtinSlots2[330],
 			},
 			fix: alts{
 				list: []text{
@@ -15627,7 +15803,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 34359762944,
-				tr:   &builtinSlots2[327],
+				tr:   &builtinSlots2[331],
 			},
 		},
 	},
@@ -15637,7 +15813,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "network or DNS problem",
-				tr: &builtinSlots1[141],
+				tr: &builtinSlots1[143],
 			},
 			explanation: alts{
 				list: []text{
@@ -15660,7 +15836,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 32769,
-				tr:   &builtinSlots2[328],
+				tr:   &builtinSlots2[332],
 			},
 			fix: alts{
 				list: []text{
@@ -15668,14 +15844,14 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Usually temporary: the sending server retries on its own. If the message failed for good, send it again later; if it keeps failing, tell the recipient by other means so that their admin checks their domain's settings and mail servers."},
 					},
 				},
-				tr: &builtinSlots2[329],
+				tr: &builtinSlots2[333],
 			},
 		},
-		byFact: [26]words{
+		byFact: [27]words{
 			10: {
 				summary: phrase{
 					en: "mail loop",
-					tr: &builtinSlots1[142],
+					tr: &builtinSlots1[144],
 				},
 				explanation: alts{
 					list: []text{
@@ -15698,7 +15874,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 3,
-					tr:   &builtinSlots2[330],
+					tr:   &builtinSlots2[334],
 				},
 				fix: alts{
 					list: []text{
@@ -15706,14 +15882,14 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 						},
 					},
-					tr: &builtinSlots2[331],
+					tr: &builtinSlots2[335],
 				},
 			},
 			11: {
 				owner: "recipient-admin",
 				summary: phrase{
 					en: "temporary DNS failure",
-					tr: &builtinSlots1[143],
+					tr: &builtinSlots1[145],
 				},
 				explanation: alts{
 					list: []text{
@@ -15748,7 +15924,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32785,
-					tr:   &builtinSlots2[332],
+					tr:   &builtinSlots2[336],
 				},
 				fix: alts{
 					list: []text{
@@ -15764,13 +15940,13 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   &builtinSlots2[333],
+					tr:   &builtinSlots2[337],
 				},
 			},
 			12: {
 				summary: phrase{
 					en: "domain has no mail server",
-					tr: &builtinSlots1[144],
+					tr: &builtinSlots1[146],
 				},
 				explanation: alts{
 					list: []text{
@@ -15805,7 +15981,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32785,
-					tr:   &builtinSlots2[334],
+					tr:   &builtinSlots2[338],
 				},
 				fix: alts{
 					list: []text{
@@ -15822,14 +15998,14 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   &builtinSlots2[335],
+					tr:   &builtinSlots2[339],
 				},
 			},
 			13: {
 				owner: "sender",
 				summary: phrase{
 					en: "domain not found",
-					tr: &builtinSlots1[145],
+					tr: &builtinSlots1[147],
 				},
 				explanation: alts{
 					list: []text{
@@ -15852,7 +16028,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 17,
-					tr:   &builtinSlots2[336],
+					tr:   &builtinSlots2[340],
 				},
 				fix: alts{
 					list: []text{
@@ -15869,13 +16045,13 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   &builtinSlots2[337],
+					tr:   &builtinSlots2[341],
 				},
 			},
 			14: {
 				summary: phrase{
 					en: "receiving server refused the connection",
-					tr: &builtinSlots1[146],
+					tr: &builtinSlots1[148],
 				},
 				explanation: alts{
 					list: []text{
@@ -15898,7 +16074,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32769,
-					tr:   &builtinSlots2[338],
+					tr:   &builtinSlots2[342],
 				},
 				fix: alts{
 					list: []text{
@@ -15914,13 +16090,13 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32768,
-					tr:   &builtinSlots2[339],
+					tr:   &builtinSlots2[343],
 				},
 			},
 			15: {
 				summary: phrase{
 					en: "receiving server did not answer",
-					tr: &builtinSlots1[147],
+					tr: &builtinSlots1[149],
 				},
 				explanation: alts{
 					list: []text{
@@ -15943,7 +16119,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32769,
-					tr:   &builtinSlots2[340],
+					tr:   &builtinSlots2[344],
 				},
 				fix: alts{
 					list: []text{
@@ -15959,7 +16135,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32768,
-					tr:   &builtinSlots2[341],
+					tr:   &builtinSlots2[345],
 				},
 			},
 		},
@@ -15970,7 +16146,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "relaying denied",
-				tr: &builtinSlots1[148],
+				tr: &builtinSlots1[150],
 			},
 			explanation: alts{
 				list: []text{
@@ -16000,7 +16176,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 19,
-				tr:   &builtinSlots2[342],
+				tr:   &builtinSlots2[346],
 			},
 			fix: alts{
 				list: []text{
@@ -16016,7 +16192,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 2048,
-				tr:   &builtinSlots2[343],
+				tr:   &builtinSlots2[347],
 			},
 		},
 	},
@@ -16027,7 +16203,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "domain accepts no mail",
-				tr: &builtinSlots1[149],
+				tr: &builtinSlots1[151],
 			},
 			explanation: alts{
 				list: []text{
@@ -16050,7 +16226,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 17,
-				tr:   &builtinSlots2[344],
+				tr:   &builtinSlots2[348],
 			},
 			fix: alts{
 				list: []text{
@@ -16067,14 +16243,14 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 16,
-				tr:   &builtinSlots2[345],
+				tr:   &builtinSlots2[349],
 			},
 		},
-		byFact: [26]words{
+		byFact: [27]words{
 			12: {
 				summary: phrase{
 					en: "domain has no mail server",
-					tr: &builtinSlots1[150],
+					tr: &builtinSlots1[152],
 				},
 				explanation: alts{
 					list: []text{
@@ -16109,7 +16285,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32785,
-					tr:   &builtinSlots2[346],
+					tr:   &builtinSlots2[350],
 				},
 				fix: alts{
 					list: []text{
@@ -16126,7 +16302,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   &builtinSlots2[347],
+					tr:   &builtinSlots2[351],
 				},
 			},
 		},
@@ -16137,7 +16313,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "message not standard",
-				tr: &builtinSlots1[151],
+				tr: &builtinSlots1[153],
 			},
 			explanation: alts{
 				list: []text{
@@ -16160,7 +16336,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[348],
+				tr:   &builtinSlots2[352],
 			},
 			fix: alts{
 				list: []text{
@@ -16175,7 +16351,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 1024,
-				tr:   &builtinSlots2[349],
+				tr:   &builtinSlots2[353],
 			},
 		},
 	},
@@ -16185,7 +16361,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "unknown",
 			summary: phrase{
 				en: "delivery on hold",
-				tr: &builtinSlots1[152],
+				tr: &builtinSlots1[154],
 			},
 			explanation: alts{
 				list: []text{
@@ -16227,7 +16403,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[350],
+				tr:   &builtinSlots2[354],
 			},
 			fix: alts{
 				list: []text{
@@ -16235,7 +16411,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Wait for a final report, or ask your email admin to look at the technical details of this report."},
 					},
 				},
-				tr: &builtinSlots2[351],
+				tr: &builtinSlots2[355],
 			},
 		},
 	},
@@ -16245,7 +16421,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "refused by policy",
-				tr: &builtinSlots1[153],
+				tr: &builtinSlots1[155],
 			},
 			explanation: alts{
 				list: []text{
@@ -16287,7 +16463,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[352],
+				tr:   &builtinSlots2[356],
 			},
 			fix: alts{
 				list: []text{
@@ -16309,7 +16485,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 655360,
-				tr:   &builtinSlots2[353],
+				tr:   &builtinSlots2[357],
 			},
 		},
 		stages: [5]words{
@@ -16317,7 +16493,7 @@ var builtinData1 = [...]reasonDef{
 				owner: "sender-admin",
 				summary: phrase{
 					en: "sending server refused by policy",
-					tr: &builtinSlots1[154],
+					tr: &builtinSlots1[156],
 				},
 				explanation: alts{
 					list: []text{
@@ -16359,7 +16535,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 35,
-					tr:   &builtinSlots2[354],
+					tr:   &builtinSlots2[358],
 				},
 				fix: alts{
 					list: []text{
@@ -16376,14 +16552,14 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 524288,
-					tr:   &builtinSlots2[355],
+					tr:   &builtinSlots2[359],
 				},
 			},
 			1: {
 				owner: "sender-admin",
 				summary: phrase{
 					en: "sending server refused by policy",
-					tr: &builtinSlots1[155],
+					tr: &builtinSlots1[157],
 				},
 				explanation: alts{
 					list: []text{
@@ -16425,7 +16601,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 35,
-					tr:   &builtinSlots2[356],
+					tr:   &builtinSlots2[360],
 				},
 				fix: alts{
 					list: []text{
@@ -16442,14 +16618,14 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 524288,
-					tr:   &builtinSlots2[357],
+					tr:   &builtinSlots2[361],
 				},
 			},
 			2: {
 				owner: "recipient-admin",
 				summary: phrase{
 					en: "recipient refused by policy",
-					tr: &builtinSlots1[156],
+					tr: &builtinSlots1[158],
 				},
 				explanation: alts{
 					list: []text{
@@ -16491,7 +16667,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 35,
-					tr:   &builtinSlots2[358],
+					tr:   &builtinSlots2[362],
 				},
 				fix: alts{
 					list: []text{
@@ -16508,16 +16684,16 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 524288,
-					tr:   &builtinSlots2[359],
+					tr:   &builtinSlots2[363],
 				},
 			},
 		},
-		byFact: [26]words{
+		byFact: [27]words{
 			21: {
 				owner: "sender",
 				summary: phrase{
 					en: "encrypted attachment not accepted",
-					tr: &builtinSlots1[157],
+					tr: &builtinSlots1[159],
 				},
 				explanation: alts{
 					list: []text{
@@ -16548,7 +16724,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131075,
-					tr:   &builtinSlots2[360],
+					tr:   &builtinSlots2[364],
 				},
 				fix: alts{
 					list: []text{
@@ -16556,14 +16732,14 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Send the file in a way the recipient's organization accepts: ask the recipient which (their organization's secure file exchange, the file without encryption or password, or a link to a shared folder you agree on). If it must stay protected, send the password separately, never in the same message."},
 						},
 					},
-					tr: &builtinSlots2[361],
+					tr: &builtinSlots2[365],
 				},
 			},
 			22: {
 				owner: "sender",
 				summary: phrase{
 					en: "attachment type not accepted",
-					tr: &builtinSlots1[158],
+					tr: &builtinSlots1[160],
 				},
 				explanation: alts{
 					list: []text{
@@ -16605,7 +16781,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131075,
-					tr:   &builtinSlots2[362],
+					tr:   &builtinSlots2[366],
 				},
 				fix: alts{
 					list: []text{
@@ -16619,7 +16795,47 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131072,
-					tr:   &builtinSlots2[363],
+					tr:   &builtinSlots2[367],
+				},
+			},
+			24: {
+				owner: "sender",
+				summary: phrase{
+					en: "refused by the recipient organization's own rule",
+					tr: &builtinSlots1[161],
+				},
+				explanation: alts{
+					list: []text{
+						{
+							{literal: "The message"},
+							{
+								group: []textPart{
+									{literal: " to "},
+									{isSlot: true},
+								},
+							},
+							{literal: " was refused"},
+							{
+								group: []textPart{
+									{literal: " by "},
+									{slot: 1, isSlot: true},
+								},
+							},
+							{literal: " by a mail rule that the recipient's organization set up itself, which explains: \""},
+							{slot: 36, isSlot: true},
+							{literal: "\""},
+						},
+					},
+					uses: 68719476739,
+					tr:   &builtinSlots2[368],
+				},
+				fix: alts{
+					list: []text{
+						{
+							{literal: "Follow the organization's instruction quoted above (for example another file format, or the way it asks you to send files), then send the message again. If it is unclear or you cannot do what it asks, ask the recipient by other means: their email admin set the rule and can tell you what it accepts."},
+						},
+					},
+					tr: &builtinSlots2[369],
 				},
 			},
 		},
@@ -16630,7 +16846,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "sender address refused",
-				tr: &builtinSlots1[159],
+				tr: &builtinSlots1[162],
 			},
 			explanation: alts{
 				list: []text{
@@ -16672,7 +16888,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[364],
+				tr:   &builtinSlots2[370],
 			},
 			fix: alts{
 				list: []text{
@@ -16689,14 +16905,14 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 524288,
-				tr:   &builtinSlots2[365],
+				tr:   &builtinSlots2[371],
 			},
 		},
-		byFact: [26]words{
+		byFact: [27]words{
 			13: {
 				summary: phrase{
 					en: "sender domain not found",
-					tr: &builtinSlots1[160],
+					tr: &builtinSlots1[163],
 				},
 				explanation: alts{
 					list: []text{
@@ -16719,7 +16935,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 3,
-					tr:   &builtinSlots2[366],
+					tr:   &builtinSlots2[372],
 				},
 				fix: alts{
 					list: []text{
@@ -16727,7 +16943,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Changing the message will not help. Your email admin should check that your domain exists in DNS and receives mail (a name server or registration problem, or a typo in the sender address the sending program uses)."},
 						},
 					},
-					tr: &builtinSlots2[367],
+					tr: &builtinSlots2[373],
 				},
 			},
 		},
@@ -16738,7 +16954,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "no reverse DNS",
-				tr: &builtinSlots1[161],
+				tr: &builtinSlots1[164],
 			},
 			explanation: alts{
 				list: []text{
@@ -16769,7 +16985,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 65539,
-				tr:   &builtinSlots2[368],
+				tr:   &builtinSlots2[374],
 			},
 			fix: alts{
 				list: []text{
@@ -16785,7 +17001,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 65536,
-				tr:   &builtinSlots2[369],
+				tr:   &builtinSlots2[375],
 			},
 		},
 	},
@@ -16795,7 +17011,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "security requirement not met",
-				tr: &builtinSlots1[162],
+				tr: &builtinSlots1[165],
 			},
 			explanation: alts{
 				list: []text{
@@ -16837,7 +17053,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[370],
+				tr:   &builtinSlots2[376],
 			},
 			fix: alts{
 				list: []text{
@@ -16845,15 +17061,15 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Your email admin should configure the sending system (server, device or application) to log in and use encryption as the receiving server requires."},
 					},
 				},
-				tr: &builtinSlots2[371],
+				tr: &builtinSlots2[377],
 			},
 		},
-		byFact: [26]words{
+		byFact: [27]words{
 			21: {
 				owner: "sender",
 				summary: phrase{
 					en: "encrypted attachment not accepted",
-					tr: &builtinSlots1[163],
+					tr: &builtinSlots1[166],
 				},
 				explanation: alts{
 					list: []text{
@@ -16884,7 +17100,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131075,
-					tr:   &builtinSlots2[372],
+					tr:   &builtinSlots2[378],
 				},
 				fix: alts{
 					list: []text{
@@ -16892,14 +17108,14 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Send the file in a way the recipient's organization accepts: ask the recipient which (their organization's secure file exchange, the file without encryption or password, or a link to a shared folder you agree on). If it must stay protected, send the password separately, never in the same message."},
 						},
 					},
-					tr: &builtinSlots2[373],
+					tr: &builtinSlots2[379],
 				},
 			},
 			22: {
 				owner: "sender",
 				summary: phrase{
 					en: "attachment type not accepted",
-					tr: &builtinSlots1[164],
+					tr: &builtinSlots1[167],
 				},
 				explanation: alts{
 					list: []text{
@@ -16941,7 +17157,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131075,
-					tr:   &builtinSlots2[374],
+					tr:   &builtinSlots2[380],
 				},
 				fix: alts{
 					list: []text{
@@ -16955,7 +17171,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131072,
-					tr:   &builtinSlots2[375],
+					tr:   &builtinSlots2[381],
 				},
 			},
 		},
@@ -16966,7 +17182,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "judged as spam",
-				tr: &builtinSlots1[165],
+				tr: &builtinSlots1[168],
 			},
 			explanation: alts{
 				list: []text{
@@ -16989,7 +17205,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[376],
+				tr:   &builtinSlots2[382],
 			},
 			fix: alts{
 				list: []text{
@@ -16997,7 +17213,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Look at what may look like spam in the message (many links or link shorteners, an image with little text, a misleading subject, unexpected attachments) and send a plainer version. If it is ordinary mail, ask the recipient by other means to add your address to their safe senders."},
 					},
 				},
-				tr: &builtinSlots2[377],
+				tr: &builtinSlots2[383],
 			},
 		},
 		stages: [5]words{
@@ -17005,7 +17221,7 @@ var builtinData1 = [...]reasonDef{
 				owner: "sender-admin",
 				summary: phrase{
 					en: "sending server refused as a spam source",
-					tr: &builtinSlots1[166],
+					tr: &builtinSlots1[169],
 				},
 				explanation: alts{
 					list: []text{
@@ -17047,7 +17263,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 4099,
-					tr:   &builtinSlots2[378],
+					tr:   &builtinSlots2[384],
 				},
 				fix: alts{
 					list: []text{
@@ -17064,14 +17280,14 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 8192,
-					tr:   &builtinSlots2[379],
+					tr:   &builtinSlots2[385],
 				},
 			},
 			1: {
 				owner: "sender-admin",
 				summary: phrase{
 					en: "sending server refused as a spam source",
-					tr: &builtinSlots1[167],
+					tr: &builtinSlots1[170],
 				},
 				explanation: alts{
 					list: []text{
@@ -17113,7 +17329,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 4099,
-					tr:   &builtinSlots2[380],
+					tr:   &builtinSlots2[386],
 				},
 				fix: alts{
 					list: []text{
@@ -17130,14 +17346,14 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 8192,
-					tr:   &builtinSlots2[381],
+					tr:   &builtinSlots2[387],
 				},
 			},
 			2: {
 				owner: "sender-admin",
 				summary: phrase{
 					en: "sending server refused as a spam source",
-					tr: &builtinSlots1[168],
+					tr: &builtinSlots1[171],
 				},
 				explanation: alts{
 					list: []text{
@@ -17179,7 +17395,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 4099,
-					tr:   &builtinSlots2[382],
+					tr:   &builtinSlots2[388],
 				},
 				fix: alts{
 					list: []text{
@@ -17196,16 +17412,16 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 8192,
-					tr:   &builtinSlots2[383],
+					tr:   &builtinSlots2[389],
 				},
 			},
 		},
-		byFact: [26]words{
+		byFact: [27]words{
 			6: {
 				owner: "sender",
 				summary: phrase{
 					en: "malware detected",
-					tr: &builtinSlots1[169],
+					tr: &builtinSlots1[172],
 				},
 				explanation: alts{
 					list: []text{
@@ -17251,7 +17467,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 393219,
-					tr:   &builtinSlots2[384],
+					tr:   &builtinSlots2[390],
 				},
 				fix: alts{
 					list: []text{
@@ -17265,7 +17481,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131072,
-					tr:   &builtinSlots2[385],
+					tr:   &builtinSlots2[391],
 				},
 			},
 		},
@@ -17276,7 +17492,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "sending rate limit",
-				tr: &builtinSlots1[170],
+				tr: &builtinSlots1[173],
 			},
 			explanation: alts{
 				list: []text{
@@ -17299,7 +17515,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[386],
+				tr:   &builtinSlots2[392],
 			},
 			fix: alts{
 				list: []text{
@@ -17316,7 +17532,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 8192,
-				tr:   &builtinSlots2[387],
+				tr:   &builtinSlots2[393],
 			},
 		},
 	},
@@ -17326,7 +17542,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "suppressed address",
-				tr: &builtinSlots1[171],
+				tr: &builtinSlots1[174],
 			},
 			explanation: alts{
 				list: []text{
@@ -17342,7 +17558,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 1,
-				tr:   &builtinSlots2[388],
+				tr:   &builtinSlots2[394],
 			},
 			fix: alts{
 				list: []text{
@@ -17350,7 +17566,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Check the address. If you know that it works again, ask whoever runs your sending service account (for example Amazon SES, SendGrid, Mailgun or Postmark) to take it off the account's suppression list; otherwise remove it from your lists."},
 					},
 				},
-				tr: &builtinSlots2[389],
+				tr: &builtinSlots2[395],
 			},
 		},
 	},
@@ -17360,7 +17576,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient",
 			summary: phrase{
 				en: "mailbox disabled",
-				tr: &builtinSlots1[172],
+				tr: &builtinSlots1[175],
 			},
 			explanation: alts{
 				list: []text{
@@ -17383,7 +17599,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[390],
+				tr:   &builtinSlots2[396],
 			},
 			fix: alts{
 				list: []text{
@@ -17391,7 +17607,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Reach the recipient by other means: only they or their email admin can reactivate the mailbox. If it stays disabled, stop writing to this address."},
 					},
 				},
-				tr: &builtinSlots2[391],
+				tr: &builtinSlots2[397],
 			},
 		},
 	},
@@ -17401,7 +17617,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "mail protocol error",
-				tr: &builtinSlots1[173],
+				tr: &builtinSlots1[176],
 			},
 			explanation: alts{
 				list: []text{
@@ -17424,7 +17640,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[392],
+				tr:   &builtinSlots2[398],
 			},
 			fix: alts{
 				list: []text{
@@ -17432,7 +17648,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Your email admin should check the sending server's software and settings."},
 					},
 				},
-				tr: &builtinSlots2[393],
+				tr: &builtinSlots2[399],
 			},
 		},
 	},
@@ -17442,7 +17658,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "error at the receiving system",
-				tr: &builtinSlots1[174],
+				tr: &builtinSlots1[177],
 			},
 			explanation: alts{
 				list: []text{
@@ -17484,7 +17700,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[394],
+				tr:   &builtinSlots2[400],
 			},
 			fix: alts{
 				list: []text{
@@ -17492,14 +17708,14 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Send it again later; if it keeps failing, tell the recipient by other means so that their email admin can look at the error."},
 					},
 				},
-				tr: &builtinSlots2[395],
+				tr: &builtinSlots2[401],
 			},
 		},
-		byFact: [26]words{
+		byFact: [27]words{
 			10: {
 				summary: phrase{
 					en: "mail loop",
-					tr: &builtinSlots1[175],
+					tr: &builtinSlots1[178],
 				},
 				explanation: alts{
 					list: []text{
@@ -17522,7 +17738,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 3,
-					tr:   &builtinSlots2[396],
+					tr:   &builtinSlots2[402],
 				},
 				fix: alts{
 					list: []text{
@@ -17530,7 +17746,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 						},
 					},
-					tr: &builtinSlots2[397],
+					tr: &builtinSlots2[403],
 				},
 			},
 		},
@@ -17541,7 +17757,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "receiving system out of storage",
-				tr: &builtinSlots1[176],
+				tr: &builtinSlots1[179],
 			},
 			explanation: alts{
 				list: []text{
@@ -17564,7 +17780,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[398],
+				tr:   &builtinSlots2[404],
 			},
 			fix: alts{
 				list: []text{
@@ -17572,7 +17788,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Send it again later; if it keeps failing, tell the recipient by other means so that their email admin frees space."},
 					},
 				},
-				tr: &builtinSlots2[399],
+				tr: &builtinSlots2[405],
 			},
 		},
 	},
@@ -17582,7 +17798,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "too many connections",
-				tr: &builtinSlots1[177],
+				tr: &builtinSlots1[180],
 			},
 			explanation: alts{
 				list: []text{
@@ -17605,7 +17821,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[400],
+				tr:   &builtinSlots2[406],
 			},
 			fix: alts{
 				list: []text{
@@ -17613,15 +17829,15 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change; the message can be sent again later. If it keeps happening, your email admin should lower the number of simultaneous connections from the sending server to that destination."},
 					},
 				},
-				tr: &builtinSlots2[401],
+				tr: &builtinSlots2[407],
 			},
 		},
-		byFact: [26]words{
+		byFact: [27]words{
 			16: {
 				owner: "sender",
 				summary: phrase{
 					en: "too many recipients",
-					tr: &builtinSlots1[178],
+					tr: &builtinSlots1[181],
 				},
 				explanation: alts{
 					list: []text{
@@ -17663,7 +17879,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16387,
-					tr:   &builtinSlots2[402],
+					tr:   &builtinSlots2[408],
 				},
 				fix: alts{
 					list: []text{
@@ -17677,7 +17893,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16384,
-					tr:   &builtinSlots2[403],
+					tr:   &builtinSlots2[409],
 				},
 			},
 		},
@@ -17688,7 +17904,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "unknown",
 			summary: phrase{
 				en: "undetermined failure",
-				tr: &builtinSlots1[179],
+				tr: &builtinSlots1[182],
 			},
 			explanation: alts{
 				list: []text{
@@ -17723,7 +17939,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[404],
+				tr:   &builtinSlots2[410],
 			},
 			fix: alts{
 				list: []text{
@@ -17743,7 +17959,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 8192,
-				tr:   &builtinSlots2[405],
+				tr:   &builtinSlots2[411],
 			},
 		},
 	},
@@ -17754,7 +17970,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "address does not exist",
-				tr: &builtinSlots1[180],
+				tr: &builtinSlots1[183],
 			},
 			explanation: alts{
 				list: []text{
@@ -17777,7 +17993,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[406],
+				tr:   &builtinSlots2[412],
 			},
 			fix: alts{
 				list: []text{
@@ -17785,7 +18001,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Check the address for typos. If it is right, the person may have left or changed address: ask them for a current one by other means, and remove this address from your address book, your mail program's autocomplete and your mailing lists."},
 					},
 				},
-				tr: &builtinSlots2[407],
+				tr: &builtinSlots2[413],
 			},
 		},
 	},
@@ -17794,7 +18010,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "none",
 			summary: phrase{
 				en: "auto-reply",
-				tr: &builtinSlots1[181],
+				tr: &builtinSlots1[184],
 			},
 			explanation: alts{
 				list: []text{
@@ -17802,7 +18018,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "This is an automatic reply, not a bounce."},
 					},
 				},
-				tr: &builtinSlots2[408],
+				tr: &builtinSlots2[414],
 			},
 		},
 	},
@@ -17812,7 +18028,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "malware detected",
-				tr: &builtinSlots1[182],
+				tr: &builtinSlots1[185],
 			},
 			explanation: alts{
 				list: []text{
@@ -17894,7 +18110,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 393219,
-				tr:   &builtinSlots2[409],
+				tr:   &builtinSlots2[415],
 			},
 			fix: alts{
 				list: []text{
@@ -17908,15 +18124,15 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 131072,
-				tr:   &builtinSlots2[410],
+				tr:   &builtinSlots2[416],
 			},
 		},
-		byFact: [26]words{
+		byFact: [27]words{
 			6: {
 				owner: "sender",
 				summary: phrase{
 					en: "malware detected",
-					tr: &builtinSlots1[183],
+					tr: &builtinSlots1[186],
 				},
 				explanation: alts{
 					list: []text{
@@ -17962,7 +18178,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 393219,
-					tr:   &builtinSlots2[411],
+					tr:   &builtinSlots2[417],
 				},
 				fix: alts{
 					list: []text{
@@ -17976,14 +18192,14 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131072,
-					tr:   &builtinSlots2[412],
+					tr:   &builtinSlots2[418],
 				},
 			},
 			21: {
 				owner: "sender",
 				summary: phrase{
 					en: "encrypted attachment not accepted",
-					tr: &builtinSlots1[184],
+					tr: &builtinSlots1[187],
 				},
 				explanation: alts{
 					list: []text{
@@ -18014,7 +18230,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131075,
-					tr:   &builtinSlots2[413],
+					tr:   &builtinSlots2[419],
 				},
 				fix: alts{
 					list: []text{
@@ -18022,14 +18238,14 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Send the file in a way the recipient's organization accepts: ask the recipient which (their organization's secure file exchange, the file without encryption or password, or a link to a shared folder you agree on). If it must stay protected, send the password separately, never in the same message."},
 						},
 					},
-					tr: &builtinSlots2[414],
+					tr: &builtinSlots2[420],
 				},
 			},
 			22: {
 				owner: "sender",
 				summary: phrase{
 					en: "attachment type not accepted",
-					tr: &builtinSlots1[185],
+					tr: &builtinSlots1[188],
 				},
 				explanation: alts{
 					list: []text{
@@ -18071,7 +18287,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131075,
-					tr:   &builtinSlots2[415],
+					tr:   &builtinSlots2[421],
 				},
 				fix: alts{
 					list: []text{
@@ -18085,7 +18301,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131072,
-					tr:   &builtinSlots2[416],
+					tr:   &builtinSlots2[422],
 				},
 			},
 		},
@@ -18094,11 +18310,11 @@ var builtinData1 = [...]reasonDef{
 
 // builtinSlots1 are the translations of the []string slots, filled when first needed:
 // zero data, so that starting writes none of the rules' pages.
-var builtinSlots1 [186][]string
+var builtinSlots1 [189][]string
 
 // builtinSlots2 are the translations of the [][]text slots, filled when first needed:
 // zero data, so that starting writes none of the rules' pages.
-var builtinSlots2 [417][][]text
+var builtinSlots2 [423][][]text
 
 // builtinTrie is the trie of the phrase automaton of builtinSet, as newTrie
 // builds it from builtinSet.phrases.
@@ -26603,190 +26819,190 @@ var builtinTrie = &trie{
 	},
 	outIDs: []int32{
 		1280, 288, 292, 291, 293, 2096, 2097, 2098, 287, 286, 289, 290, 323, 324, 316, 322, 317, 318, 319, 320,
-		321, 305, 302, 303, 304, 534, 55, 1714, 1554, 1724, 84, 81, 77, 83, 86, 79, 78, 85, 82, 80,
-		1724, 1556, 1724, 1557, 1054, 31, 1724, 15, 1087, 12, 1724, 1555, 178, 27, 1724, 849, 1913, 1263, 1178, 1282,
-		2020, 330, 468, 331, 2019, 481, 482, 1424, 777, 1424, 326, 159, 578, 1281, 1411, 329, 47, 51, 328, 886,
-		1406, 1558, 1538, 1539, 1292, 1412, 156, 1293, 1346, 1424, 157, 1424, 158, 1347, 159, 578, 671, 73, 1407, 182,
-		671, 1408, 2059, 1424, 327, 159, 578, 90, 2049, 1520, 96, 22, 660, 1273, 1656, 1774, 1176, 93, 1142, 1139,
-		1177, 1464, 1487, 1166, 2054, 1409, 368, 667, 44, 850, 371, 1356, 996, 982, 2027, 667, 1001, 1953, 992, 671,
-		985, 966, 668, 1012, 668, 563, 667, 981, 2026, 667, 851, 921, 903, 984, 669, 991, 2028, 671, 90, 170,
-		1003, 852, 408, 894, 988, 668, 44, 1016, 853, 894, 1010, 668, 1979, 1505, 1709, 2099, 667, 576, 366, 44,
-		986, 668, 1006, 668, 94, 449, 2026, 667, 450, 669, 311, 1283, 1356, 127, 740, 1022, 1381, 1284, 1178, 1009,
-		668, 1142, 1246, 1139, 1285, 1363, 1514, 2043, 1179, 208, 1254, 671, 1015, 667, 1014, 667, 1375, 579, 1411, 1410,
-		36, 2078, 487, 1687, 101, 1884, 384, 46, 45, 135, 1746, 1764, 1757, 44, 1770, 686, 1483, 1484, 1465, 127,
-		1770, 685, 741, 671, 1677, 127, 120, 1973, 74, 1826, 63, 1798, 422, 127, 689, 1276, 1275, 390, 2052, 389,
-		1173, 691, 212, 1559, 2052, 70, 436, 963, 1411, 707, 1025, 1505, 733, 1412, 731, 914, 868, 905, 74, 63,
-		1862, 671, 354, 2079, 1872, 1864, 2057, 2058, 671, 1845, 1836, 1844, 1835, 1863, 671, 1837, 1865, 2058, 671, 1866,
-		671, 262, 1989, 1074, 1993, 1980, 1988, 1997, 1981, 647, 646, 435, 90, 1982, 1998, 1999, 653, 756, 90, 1182,
-		1256, 25, 595, 1544, 2021, 1361, 1412, 742, 1491, 1466, 1147, 75, 767, 93, 1655, 1527, 2049, 93, 1234, 1088,
-		2054, 2020, 468, 2046, 1081, 1055, 1253, 52, 1389, 1411, 1398, 67, 74, 1793, 63, 75, 1853, 64, 93, 1089,
-		2055, 1516, 1517, 14, 1252, 1180, 1181, 105, 477, 1781, 1724, 12, 602, 1411, 1272, 1799, 1832, 1830, 1774, 1453,
-		90, 1432, 93, 1411, 93, 1183, 1774, 2058, 671, 1945, 2103, 2002, 2001, 178, 1, 1142, 2, 1139, 1090, 8,
-		1647, 1639, 730, 66, 75, 1871, 1560, 1724, 1143, 3, 60, 69, 671, 1091, 30, 11, 338, 192, 74, 1843,
-		63, 1849, 1823, 1822, 423, 2059, 1724, 1561, 1724, 1562, 1444, 1411, 75, 1850, 64, 29, 1563, 1082, 335, 93,
-		2068, 1640, 0, 1141, 4, 1140, 1184, 1774, 825, 827, 964, 854, 823, 1431, 905, 826, 828, 824, 94, 1649,
-		1637, 672, 836, 834, 835, 833, 1800, 397, 40, 843, 842, 1882, 72, 1286, 1424, 1424, 1885, 75, 1185, 1237,
-		791, 516, 457, 451, 2083, 1564, 1724, 1881, 72, 2089, 135, 433, 165, 1424, 2063, 1770, 1467, 1501, 790, 1490,
-		1468, 91, 674, 1424, 93, 34, 1978, 120, 840, 839, 18, 218, 10, 122, 1970, 1969, 122, 497, 1770, 122,
-		1770, 126, 500, 2069, 671, 1766, 1770, 1502, 1144, 2064, 1093, 1094, 2063, 1770, 1469, 1467, 1095, 1157, 128, 1096,
-		1991, 645, 1991, 1801, 2010, 2004, 2003, 2022, 2018, 2015, 2005, 2019, 2017, 252, 253, 254, 255, 1908, 557, 122,
-		1097, 135, 586, 484, 400, 44, 599, 1757, 44, 810, 1729, 44, 809, 504, 136, 1098, 2066, 1676, 1099, 490,
-		137, 1100, 1770, 2054, 1724, 12, 1101, 603, 93, 1186, 1257, 1228, 1505, 1767, 2052, 89, 1724, 1565, 87, 419,
-		1717, 53, 1547, 1643, 2094, 518, 1566, 1822, 1638, 1834, 1644, 844, 32, 1952, 1880, 72, 93, 195, 804, 135,
-		93, 1657, 91, 682, 1921, 1277, 128, 2084, 1886, 1505, 739, 743, 93, 33, 35, 2021, 349, 837, 93, 1724,
-		1102, 1004, 668, 219, 225, 222, 227, 127, 226, 224, 223, 228, 1724, 90, 1567, 90, 1911, 44, 1411, 621,
-		51, 1411, 623, 48, 44, 93, 44, 627, 624, 444, 617, 150, 44, 625, 446, 93, 44, 626, 447, 1424,
-		93, 44, 445, 126, 1976, 74, 1792, 63, 2042, 1424, 1371, 615, 1421, 670, 1743, 345, 97, 1949, 1922, 307,
-		1424, 1371, 306, 615, 1421, 1923, 1955, 172, 911, 2074, 855, 894, 654, 517, 512, 136, 2013, 139, 726, 116,
-		117, 668, 1924, 365, 139, 75, 695, 2079, 696, 2079, 1411, 722, 1928, 1187, 2061, 1802, 1188, 1259, 1724, 1568,
-		831, 1375, 1288, 1412, 2103, 526, 748, 1411, 1289, 51, 1162, 1161, 1946, 135, 147, 1974, 120, 143, 144, 667,
-		994, 74, 1867, 63, 75, 1854, 64, 153, 150, 1916, 906, 771, 150, 856, 1070, 93, 546, 2047, 1069, 1077,
-		1053, 1046, 583, 1051, 1044, 1048, 93, 547, 1045, 105, 351, 1672, 87, 721, 725, 1505, 724, 131, 1678, 1506,
-		683, 1770, 111, 137, 503, 1658, 114, 112, 139, 244, 245, 247, 246, 248, 325, 11, 1092, 10, 1768, 10,
-		1505, 499, 665, 90, 664, 127, 1265, 1446, 1462, 1774, 1356, 1189, 1287, 1497, 428, 1483, 1372, 1409, 857, 658,
-		93, 1781, 2054, 1770, 431, 93, 1483, 430, 1075, 1052, 1274, 1493, 1447, 1357, 1505, 134, 1356, 1103, 44, 597,
-		94, 1688, 803, 1708, 168, 408, 894, 90, 1712, 693, 1689, 1243, 131, 1705, 132, 93, 1190, 40, 456, 1703,
-		1049, 680, 1652, 345, 1457, 1429, 1458, 1412, 343, 2071, 732, 440, 1525, 2049, 93, 388, 386, 1505, 2055, 387,
-		385, 2054, 608, 1505, 1510, 719, 314, 1160, 1159, 1724, 1104, 671, 832, 89, 1411, 51, 1721, 2095, 1153, 469,
-		59, 90, 1409, 94, 965, 449, 2026, 667, 1291, 1290, 1283, 1356, 1026, 93, 1191, 1260, 671, 1769, 2059, 1396,
-		1825, 1803, 606, 1819, 2077, 409, 864, 150, 580, 1192, 93, 1238, 1193, 1150, 393, 420, 1546, 1910, 69, 1874,
-		74, 1873, 63, 1877, 1875, 75, 1876, 121, 1254, 671, 1194, 207, 1424, 1505, 204, 203, 738, 1241, 1241, 211,
-		93, 1238, 1195, 1258, 1411, 778, 51, 1105, 688, 353, 135, 1106, 339, 356, 1412, 909, 912, 40, 942, 44,
-		372, 958, 915, 929, 44, 46, 45, 932, 40, 44, 1739, 931, 895, 858, 930, 44, 46, 45, 933, 40,
-		40, 1424, 960, 93, 619, 44, 910, 1736, 40, 953, 942, 44, 1412, 859, 912, 577, 44, 921, 43, 46,
-		45, 954, 951, 40, 44, 398, 44, 44, 74, 63, 395, 40, 399, 942, 44, 40, 942, 44, 410, 1505,
-		135, 1765, 1757, 44, 1747, 896, 40, 946, 942, 44, 1412, 919, 40, 46, 45, 948, 40, 66, 74, 1870,
-		63, 75, 75, 1983, 1414, 1424, 2014, 692, 995, 1409, 1107, 75, 1047, 124, 492, 1925, 1505, 1082, 379, 1062,
-		1061, 2046, 376, 75, 65, 1861, 2056, 671, 1860, 1840, 1919, 64, 1856, 671, 1855, 2056, 671, 1839, 1858, 1857,
-		2075, 1838, 1859, 68, 2030, 1503, 1484, 1470, 2080, 714, 2079, 74, 1842, 63, 75, 1852, 64, 1687, 101, 9,
-		1239, 1178, 1505, 1251, 1196, 2043, 860, 1412, 90, 1197, 1504, 1926, 1108, 190, 187, 188, 189, 185, 186, 782,
-		838, 479, 1791, 2046, 377, 2057, 2058, 671, 1928, 2027, 667, 1953, 364, 1942, 1017, 966, 668, 1729, 44, 1745,
-		483, 2049, 2029, 101, 718, 913, 46, 90, 811, 1741, 45, 135, 538, 1018, 1950, 1940, 1169, 1433, 1456, 89,
-		93, 309, 1483, 429, 1483, 1927, 1945, 1804, 1805, 2044, 710, 1680, 101, 40, 43, 46, 45, 1530, 2037, 1541,
-		42, 2102, 2045, 2036, 605, 2093, 1505, 525, 1148, 1109, 1149, 1152, 1150, 394, 100, 69, 62, 61, 1569, 1724,
-		103, 1683, 1659, 1680, 101, 1770, 1266, 664, 1404, 1356, 94, 1660, 141, 107, 108, 565, 2076, 566, 1698, 129,
-		105, 94, 779, 803, 1505, 333, 131, 2064, 1690, 94, 1691, 141, 1505, 342, 664, 508, 2100, 517, 1110, 1159,
+		321, 305, 302, 303, 304, 533, 55, 1714, 1554, 1724, 84, 81, 77, 83, 86, 79, 78, 85, 82, 80,
+		1724, 1556, 1724, 1557, 1053, 31, 1724, 15, 1086, 12, 1724, 1555, 178, 27, 1724, 848, 1913, 1263, 1177, 1282,
+		2020, 330, 468, 331, 2019, 481, 482, 1424, 776, 1424, 326, 159, 577, 1281, 1411, 329, 47, 51, 328, 885,
+		1406, 1558, 1538, 1539, 1292, 1412, 156, 1293, 1346, 1424, 157, 1424, 158, 1347, 159, 577, 670, 73, 1407, 182,
+		670, 1408, 2059, 1424, 327, 159, 577, 90, 2049, 1520, 96, 22, 659, 1273, 1656, 1774, 1175, 93, 1141, 1138,
+		1176, 1464, 1487, 1165, 2054, 1409, 368, 666, 44, 849, 371, 1356, 995, 981, 2027, 666, 1000, 1953, 991, 670,
+		984, 965, 667, 1011, 667, 562, 666, 980, 2026, 666, 850, 920, 902, 983, 668, 990, 2028, 670, 90, 170,
+		1002, 851, 408, 893, 987, 667, 44, 1015, 852, 893, 1009, 667, 1979, 1505, 1709, 2099, 666, 575, 366, 44,
+		985, 667, 1005, 667, 94, 449, 2026, 666, 450, 668, 311, 1283, 1356, 127, 739, 1021, 1381, 1284, 1177, 1008,
+		667, 1141, 1246, 1138, 1285, 1363, 1514, 2043, 1178, 208, 1254, 670, 1014, 666, 1013, 666, 1375, 578, 1411, 1410,
+		36, 2078, 487, 1687, 101, 1884, 384, 46, 45, 135, 1746, 1764, 1757, 44, 1770, 685, 1483, 1484, 1465, 127,
+		1770, 684, 740, 670, 1677, 127, 120, 1973, 74, 1826, 63, 1798, 422, 127, 688, 1276, 1275, 390, 2052, 389,
+		1172, 690, 212, 1559, 2052, 70, 436, 962, 1411, 706, 1024, 1505, 732, 1412, 730, 913, 867, 904, 74, 63,
+		1862, 670, 354, 2079, 1872, 1864, 2057, 2058, 670, 1845, 1836, 1844, 1835, 1863, 670, 1837, 1865, 2058, 670, 1866,
+		670, 262, 1989, 1073, 1993, 1980, 1988, 1997, 1981, 646, 645, 435, 90, 1982, 1998, 1999, 652, 755, 90, 1181,
+		1256, 25, 594, 1544, 2021, 1361, 1412, 741, 1491, 1466, 1146, 75, 766, 93, 1655, 1527, 2049, 93, 1234, 1087,
+		2054, 2020, 468, 2046, 1080, 1054, 1253, 52, 1389, 1411, 1398, 67, 74, 1793, 63, 75, 1853, 64, 93, 1088,
+		2055, 1516, 1517, 14, 1252, 1179, 1180, 105, 477, 1781, 1724, 12, 601, 1411, 1272, 1799, 1832, 1830, 1774, 1453,
+		90, 1432, 93, 1411, 93, 1182, 1774, 2058, 670, 1945, 2103, 2002, 2001, 178, 1, 1141, 2, 1138, 1089, 8,
+		1647, 1639, 729, 66, 75, 1871, 1560, 1724, 1142, 3, 60, 69, 670, 1090, 30, 11, 338, 192, 74, 1843,
+		63, 1849, 1823, 1822, 423, 2059, 1724, 1561, 1724, 1562, 1444, 1411, 75, 1850, 64, 29, 1563, 1081, 335, 93,
+		2068, 1640, 0, 1140, 4, 1139, 1183, 1774, 824, 826, 963, 853, 822, 1431, 904, 825, 827, 823, 94, 1649,
+		1637, 671, 835, 833, 834, 832, 1800, 397, 40, 842, 841, 1882, 72, 1286, 1424, 1424, 1885, 75, 1184, 1237,
+		790, 515, 457, 451, 2083, 1564, 1724, 1881, 72, 2089, 135, 433, 165, 1424, 2063, 1770, 1467, 1501, 789, 1490,
+		1468, 91, 673, 1424, 93, 34, 1978, 120, 839, 838, 18, 218, 10, 122, 1970, 1969, 122, 497, 1770, 122,
+		1770, 126, 500, 2069, 670, 1766, 1770, 1502, 1143, 2064, 1092, 1093, 2063, 1770, 1469, 1467, 1094, 1156, 128, 1095,
+		1991, 644, 1991, 1801, 2010, 2004, 2003, 2022, 2018, 2015, 2005, 2019, 2017, 252, 253, 254, 255, 1908, 556, 122,
+		1096, 135, 585, 484, 400, 44, 598, 1757, 44, 809, 1729, 44, 808, 504, 136, 1097, 2066, 1676, 1098, 490,
+		137, 1099, 1770, 2054, 1724, 12, 1100, 602, 93, 1185, 1257, 1228, 1505, 1767, 2052, 89, 1724, 1565, 87, 419,
+		1717, 53, 1547, 1643, 2094, 517, 1566, 1822, 1638, 1834, 1644, 843, 32, 1952, 1880, 72, 93, 195, 803, 135,
+		93, 1657, 91, 681, 1921, 1277, 128, 2084, 1886, 1505, 738, 742, 93, 33, 35, 2021, 349, 836, 93, 1724,
+		1101, 1003, 667, 219, 225, 222, 227, 127, 226, 224, 223, 228, 1724, 90, 1567, 90, 1911, 44, 1411, 620,
+		51, 1411, 622, 48, 44, 93, 44, 626, 623, 444, 616, 150, 44, 624, 446, 93, 44, 625, 447, 1424,
+		93, 44, 445, 126, 1976, 74, 1792, 63, 2042, 1424, 1371, 614, 1421, 669, 1743, 345, 97, 1949, 1922, 307,
+		1424, 1371, 306, 614, 1421, 1923, 1955, 172, 910, 2074, 854, 893, 653, 516, 1188, 136, 2013, 139, 725, 116,
+		117, 667, 1924, 365, 139, 75, 694, 2079, 695, 2079, 1411, 721, 1928, 1186, 2061, 1802, 1187, 1259, 1724, 1568,
+		830, 1375, 1288, 1412, 2103, 525, 747, 1411, 1289, 51, 1161, 1160, 1946, 135, 147, 1974, 120, 143, 144, 666,
+		993, 74, 1867, 63, 75, 1854, 64, 153, 150, 1916, 905, 770, 150, 855, 1069, 93, 545, 2047, 1068, 1076,
+		1052, 1045, 582, 1050, 1043, 1047, 93, 546, 1044, 105, 351, 1672, 87, 720, 724, 1505, 723, 131, 1678, 1506,
+		682, 1770, 111, 137, 503, 1658, 114, 112, 139, 244, 245, 247, 246, 248, 325, 11, 1091, 10, 1768, 10,
+		1505, 499, 664, 90, 663, 127, 1265, 1446, 1462, 1774, 1356, 1189, 1287, 1497, 428, 1483, 1372, 1409, 856, 657,
+		93, 1781, 2054, 1770, 431, 93, 1483, 430, 1074, 1051, 1274, 1493, 1447, 1357, 1505, 134, 1356, 1102, 44, 596,
+		94, 1688, 802, 1708, 168, 408, 893, 90, 1712, 692, 1689, 1243, 131, 1705, 132, 93, 1190, 40, 456, 1703,
+		1048, 679, 1652, 345, 1457, 1429, 1458, 1412, 343, 2071, 731, 440, 1525, 2049, 93, 388, 386, 1505, 2055, 387,
+		385, 2054, 607, 1505, 1510, 718, 314, 1159, 1158, 1724, 1103, 670, 831, 89, 1411, 51, 1721, 2095, 1152, 469,
+		59, 90, 1409, 94, 964, 449, 2026, 666, 1291, 1290, 1283, 1356, 1025, 93, 1191, 1260, 670, 1769, 2059, 1396,
+		1825, 1803, 605, 1819, 2077, 409, 863, 150, 579, 1192, 93, 1238, 1193, 1149, 393, 420, 1546, 1910, 69, 1874,
+		74, 1873, 63, 1877, 1875, 75, 1876, 121, 1254, 670, 1194, 207, 1424, 1505, 204, 203, 737, 1241, 1241, 211,
+		93, 1238, 1195, 1258, 1411, 777, 51, 1104, 687, 353, 135, 1105, 339, 356, 1412, 908, 911, 40, 941, 44,
+		372, 957, 914, 928, 44, 46, 45, 931, 40, 44, 1739, 930, 894, 857, 929, 44, 46, 45, 932, 40,
+		40, 1424, 959, 93, 618, 44, 909, 1736, 40, 952, 941, 44, 1412, 858, 911, 576, 44, 920, 43, 46,
+		45, 953, 950, 40, 44, 398, 44, 44, 74, 63, 395, 40, 399, 941, 44, 40, 941, 44, 410, 1505,
+		135, 1765, 1757, 44, 1747, 895, 40, 945, 941, 44, 1412, 918, 40, 46, 45, 947, 40, 66, 74, 1870,
+		63, 75, 75, 1983, 1414, 1424, 2014, 691, 994, 1409, 1106, 75, 1046, 124, 492, 1925, 1505, 1081, 379, 1061,
+		1060, 2046, 376, 75, 65, 1861, 2056, 670, 1860, 1840, 1919, 64, 1856, 670, 1855, 2056, 670, 1839, 1858, 1857,
+		2075, 1838, 1859, 68, 2030, 1503, 1484, 1470, 2080, 713, 2079, 74, 1842, 63, 75, 1852, 64, 1687, 101, 9,
+		1239, 1177, 1505, 1251, 1196, 2043, 859, 1412, 90, 1197, 1504, 1926, 1107, 190, 187, 188, 189, 185, 186, 781,
+		837, 479, 1791, 2046, 377, 2057, 2058, 670, 1928, 2027, 666, 1953, 364, 1942, 1016, 965, 667, 1729, 44, 1745,
+		483, 2049, 2029, 101, 717, 912, 46, 90, 810, 1741, 45, 135, 537, 1017, 1950, 1940, 1168, 1433, 1456, 89,
+		93, 309, 1483, 429, 1483, 1927, 1945, 1804, 1805, 2044, 709, 1680, 101, 40, 43, 46, 45, 1530, 2037, 1541,
+		42, 2102, 2045, 2036, 604, 2093, 1505, 524, 1147, 1108, 1148, 1151, 1149, 394, 100, 69, 62, 61, 1569, 1724,
+		103, 1683, 1659, 1680, 101, 1770, 1266, 663, 1404, 1356, 94, 1660, 141, 107, 108, 564, 2076, 565, 1698, 129,
+		105, 94, 778, 802, 1505, 333, 131, 2064, 1690, 94, 1691, 141, 1505, 342, 663, 508, 2100, 516, 1109, 1158,
 		29, 30, 1512, 2104, 2105, 2106, 2107, 285, 272, 273, 284, 281, 282, 283, 268, 277, 278, 279, 280, 269,
-		263, 264, 265, 274, 266, 267, 275, 271, 276, 270, 74, 1826, 63, 422, 1770, 1700, 1505, 734, 1360, 1424,
-		757, 1540, 1538, 1531, 1551, 1413, 1942, 669, 967, 1409, 90, 346, 900, 406, 901, 407, 669, 569, 1276, 1275,
-		55, 1716, 53, 56, 1027, 1080, 1913, 897, 1920, 537, 1914, 1915, 258, 242, 259, 260, 1906, 1887, 548, 2081,
-		1888, 1907, 2080, 1889, 513, 505, 1543, 2023, 413, 1701, 1505, 485, 1198, 1424, 727, 2038, 1151, 93, 1111, 1505,
-		1292, 1412, 1293, 488, 1548, 1550, 90, 1256, 1424, 173, 1505, 174, 1424, 579, 1411, 93, 1199, 1365, 1424, 166,
-		543, 1379, 1411, 997, 669, 968, 1424, 21, 2054, 2060, 671, 44, 596, 1487, 52, 391, 1505, 1142, 552, 1139,
-		1505, 2049, 1521, 220, 221, 191, 1483, 1471, 670, 594, 1412, 2056, 671, 2059, 1771, 1724, 1570, 961, 1004, 668,
-		2026, 667, 1112, 1772, 2028, 671, 308, 611, 1294, 1424, 1200, 1424, 1388, 1295, 1368, 1412, 373, 1505, 1049, 378,
-		334, 1044, 1434, 643, 93, 90, 1171, 1065, 1085, 1113, 1774, 1084, 1296, 1402, 1770, 517, 93, 90, 1170, 414,
-		633, 1042, 1028, 2036, 2031, 417, 861, 906, 408, 894, 862, 1740, 200, 91, 201, 1744, 1424, 969, 1005, 1890,
-		1910, 66, 74, 1785, 1795, 1870, 63, 1929, 1950, 1891, 1680, 101, 2101, 553, 1636, 817, 816, 2102, 148, 758,
-		1522, 1525, 2049, 2052, 441, 44, 44, 934, 700, 1174, 5, 8, 6, 10, 1571, 7, 698, 1892, 1908, 2049,
-		549, 697, 1955, 2082, 1893, 2071, 1806, 2072, 2074, 671, 1995, 1996, 701, 1645, 1724, 1724, 1164, 101, 715, 716,
-		1681, 1894, 128, 1682, 1895, 135, 1675, 1525, 2049, 215, 1573, 1559, 2052, 591, 1955, 1424, 780, 578, 1505, 90,
-		1692, 1712, 128, 75, 40, 928, 43, 46, 45, 948, 40, 863, 470, 1684, 1687, 101, 1661, 1774, 1201, 1255,
-		1424, 1233, 1721, 1448, 1411, 589, 51, 1680, 101, 560, 1681, 421, 864, 150, 1267, 667, 2062, 136, 1719, 412,
-		631, 1718, 93, 426, 2053, 2054, 1729, 44, 1726, 1745, 1773, 1156, 2057, 2058, 671, 454, 93, 89, 1029, 1043,
-		455, 40, 942, 44, 684, 947, 1896, 1908, 1912, 2086, 2083, 91, 176, 755, 667, 754, 1015, 667, 753, 667,
-		752, 1014, 667, 1412, 520, 970, 1004, 668, 971, 667, 1297, 1356, 1357, 152, 904, 865, 930, 44, 866, 154,
-		150, 999, 2057, 2058, 671, 1013, 668, 899, 867, 929, 44, 1019, 1018, 990, 669, 1298, 983, 2026, 667, 972,
-		868, 905, 1299, 669, 893, 408, 894, 916, 1011, 668, 1300, 1000, 846, 822, 1385, 989, 600, 1301, 869, 894,
-		1463, 912, 870, 40, 898, 942, 44, 871, 947, 987, 668, 1007, 668, 1302, 1355, 593, 1656, 592, 1369, 927,
-		1955, 1505, 874, 906, 1424, 873, 906, 872, 894, 164, 179, 2006, 875, 1505, 6, 1724, 1261, 12, 527, 20,
-		92, 694, 2039, 1662, 1663, 54, 135, 1761, 2053, 1829, 46, 90, 1741, 135, 94, 614, 956, 40, 935, 45,
-		135, 1764, 1757, 44, 90, 40, 558, 1687, 101, 1686, 1664, 951, 40, 93, 1733, 1742, 1574, 1724, 1157, 128,
-		1883, 789, 564, 1807, 1827, 1724, 1575, 53, 1724, 1576, 53, 1577, 1638, 1578, 1724, 573, 411, 43, 46, 950,
-		45, 491, 1951, 1930, 38, 2089, 135, 1931, 135, 1932, 531, 532, 533, 75, 936, 41, 2103, 1435, 2030, 1459,
-		1724, 1460, 1775, 1808, 46, 45, 735, 103, 699, 40, 43, 959, 44, 1411, 43, 1532, 44, 1580, 1724, 2102,
-		952, 101, 369, 1682, 944, 42, 2102, 955, 43, 937, 44, 1579, 1645, 1724, 101, 1665, 1682, 1549, 43, 46,
-		1533, 45, 1825, 1809, 606, 1819, 1824, 1666, 1685, 1679, 101, 1735, 136, 1646, 1724, 75, 1581, 1724, 75, 1582,
-		1583, 1724, 1584, 1810, 343, 2071, 588, 1724, 1585, 1424, 1436, 1455, 1820, 1586, 1812, 1819, 1724, 53, 367, 90,
-		1202, 40, 945, 43, 938, 44, 46, 45, 501, 954, 951, 40, 772, 46, 45, 939, 942, 44, 958, 949,
-		42, 2102, 359, 1933, 137, 940, 41, 2103, 502, 587, 42, 2102, 941, 1724, 53, 1587, 2041, 1776, 1519, 1811,
-		1549, 43, 1545, 528, 1492, 415, 2043, 418, 1518, 1515, 662, 1024, 241, 238, 243, 256, 124, 1975, 1519, 1513,
-		1514, 2043, 416, 1804, 1072, 1505, 453, 651, 1992, 1959, 119, 120, 402, 127, 1203, 76, 1693, 109, 139, 1770,
-		1268, 1698, 1699, 1303, 1671, 127, 744, 1142, 1168, 1139, 94, 1670, 141, 2076, 1114, 1409, 1370, 1304, 146, 472,
-		1393, 1305, 1306, 1023, 1770, 135, 690, 434, 1020, 1307, 1424, 1711, 1770, 666, 1358, 1412, 1401, 1308, 1309, 769,
-		1115, 127, 750, 749, 1505, 1279, 1505, 1269, 76, 1278, 1505, 1394, 1495, 1483, 1472, 637, 145, 2090, 1488, 142,
-		1270, 1707, 1505, 1667, 1770, 678, 1275, 1918, 876, 163, 1374, 1310, 133, 1505, 90, 1400, 1710, 1770, 1383, 1424,
-		1391, 1311, 1412, 1378, 1312, 1313, 1411, 482, 1424, 1409, 1314, 1258, 1411, 778, 51, 1315, 746, 745, 127, 681,
-		679, 797, 1523, 1527, 2049, 28, 1724, 640, 1704, 1505, 1318, 801, 799, 800, 798, 1368, 1412, 1316, 1411, 1364,
-		1424, 1317, 1462, 1774, 1825, 606, 1819, 2054, 1724, 12, 603, 135, 339, 1272, 1445, 1774, 1830, 1146, 135, 785,
-		1030, 93, 1065, 657, 1402, 1770, 1041, 1031, 1991, 93, 648, 788, 517, 787, 93, 90, 1170, 656, 2040, 634,
-		1774, 1116, 2053, 39, 90, 1319, 149, 907, 922, 877, 1411, 1430, 1409, 802, 1497, 52, 1390, 1382, 6, 676,
-		677, 1032, 1770, 708, 1386, 1505, 1255, 1424, 784, 633, 94, 803, 144, 2036, 1833, 878, 476, 127, 93, 1204,
-		1235, 1411, 50, 51, 130, 1505, 216, 2092, 1167, 1142, 310, 1409, 312, 1774, 1453, 661, 1774, 792, 793, 1165,
-		562, 561, 636, 463, 1828, 1827, 315, 217, 90, 90, 1588, 1724, 1720, 1589, 1917, 901, 894, 879, 918, 917,
-		2024, 1117, 1143, 70, 1878, 1879, 44, 628, 442, 1050, 1066, 1083, 1505, 135, 1765, 1757, 44, 761, 2091, 786,
-		783, 681, 105, 536, 1794, 2009, 2016, 2007, 652, 1484, 1473, 2063, 1770, 1056, 1080, 438, 437, 1996, 105, 1727,
-		1990, 649, 480, 1118, 1158, 231, 232, 233, 234, 261, 249, 230, 235, 236, 237, 1819, 1821, 2072, 2074, 1526,
-		2049, 821, 820, 819, 818, 795, 794, 95, 796, 847, 66, 74, 1795, 1870, 63, 2054, 2070, 1590, 1724, 1685,
+		263, 264, 265, 274, 266, 267, 275, 271, 276, 270, 74, 1826, 63, 422, 1770, 1700, 1505, 733, 1360, 1424,
+		756, 1540, 1538, 1531, 1551, 1413, 1942, 668, 966, 1409, 90, 346, 899, 406, 900, 407, 668, 568, 1276, 1275,
+		55, 1716, 53, 56, 1026, 1079, 1913, 896, 1920, 536, 1914, 1915, 258, 242, 259, 260, 1906, 1887, 547, 2081,
+		1888, 1907, 2080, 1889, 512, 505, 1543, 2023, 413, 1701, 1505, 485, 1198, 1424, 726, 2038, 1150, 93, 1110, 1505,
+		1292, 1412, 1293, 488, 1548, 1550, 90, 1256, 1424, 173, 1505, 174, 1424, 578, 1411, 93, 1199, 1365, 1424, 166,
+		542, 1379, 1411, 996, 668, 967, 1424, 21, 2054, 2060, 670, 44, 595, 1487, 52, 391, 1505, 1141, 551, 1138,
+		1505, 2049, 1521, 220, 221, 191, 1483, 1471, 669, 593, 1412, 2056, 670, 2059, 1771, 1724, 1570, 960, 1003, 667,
+		2026, 666, 1111, 1772, 2028, 670, 308, 610, 1294, 1424, 1200, 1424, 1388, 1295, 1368, 1412, 373, 1505, 1048, 378,
+		334, 1043, 1434, 642, 93, 90, 1170, 1064, 1084, 1112, 1774, 1083, 1296, 1402, 1770, 516, 93, 90, 1169, 414,
+		632, 1041, 1027, 2036, 2031, 417, 860, 905, 408, 893, 861, 1740, 200, 91, 201, 1744, 1424, 968, 1004, 1890,
+		1910, 66, 74, 1785, 1795, 1870, 63, 1929, 1950, 1891, 1680, 101, 2101, 552, 1636, 816, 815, 2102, 148, 757,
+		1522, 1525, 2049, 2052, 441, 44, 44, 933, 699, 1173, 5, 8, 6, 10, 1571, 7, 697, 1892, 1908, 2049,
+		548, 696, 1955, 2082, 1893, 2071, 1806, 2072, 2074, 670, 1995, 1996, 700, 1645, 1724, 1724, 1163, 101, 714, 715,
+		1681, 1894, 128, 1682, 1895, 135, 1675, 1525, 2049, 215, 1573, 1559, 2052, 590, 1955, 1424, 779, 577, 1505, 90,
+		1692, 1712, 128, 75, 40, 927, 43, 46, 45, 947, 40, 862, 470, 1684, 1687, 101, 1661, 1774, 1201, 1255,
+		1424, 1233, 1721, 1448, 1411, 588, 51, 1680, 101, 559, 1681, 421, 863, 150, 1267, 666, 2062, 136, 1719, 412,
+		630, 1718, 93, 426, 2053, 2054, 1729, 44, 1726, 1745, 1773, 1155, 2057, 2058, 670, 454, 93, 89, 1028, 1042,
+		455, 40, 941, 44, 683, 946, 1896, 1908, 1912, 2086, 2083, 91, 176, 754, 666, 753, 1014, 666, 752, 666,
+		751, 1013, 666, 1412, 519, 969, 1003, 667, 970, 666, 1297, 1356, 1357, 152, 903, 864, 929, 44, 865, 154,
+		150, 998, 2057, 2058, 670, 1012, 667, 898, 866, 928, 44, 1018, 1017, 989, 668, 1298, 982, 2026, 666, 971,
+		867, 904, 1299, 668, 892, 408, 893, 915, 1010, 667, 1300, 999, 845, 821, 1385, 988, 599, 1301, 868, 893,
+		1463, 911, 869, 40, 897, 941, 44, 870, 946, 986, 667, 1006, 667, 1302, 1355, 592, 1656, 591, 1369, 926,
+		1955, 1505, 873, 905, 1424, 872, 905, 871, 893, 164, 179, 2006, 874, 1505, 6, 1724, 1261, 12, 526, 20,
+		92, 693, 2039, 1662, 1663, 54, 135, 1761, 2053, 1829, 46, 90, 1741, 135, 94, 613, 955, 40, 934, 45,
+		135, 1764, 1757, 44, 90, 40, 557, 1687, 101, 1686, 1664, 950, 40, 93, 1733, 1742, 1574, 1724, 1156, 128,
+		1883, 788, 563, 1807, 1827, 1724, 1575, 53, 1724, 1576, 53, 1577, 1638, 1578, 1724, 572, 411, 43, 46, 949,
+		45, 491, 1951, 1930, 38, 2089, 135, 1931, 135, 1932, 530, 531, 532, 75, 935, 41, 2103, 1435, 2030, 1459,
+		1724, 1460, 1775, 1808, 46, 45, 734, 103, 698, 40, 43, 958, 44, 1411, 43, 1532, 44, 1580, 1724, 2102,
+		951, 101, 369, 1682, 943, 42, 2102, 954, 43, 936, 44, 1579, 1645, 1724, 101, 1665, 1682, 1549, 43, 46,
+		1533, 45, 1825, 1809, 605, 1819, 1824, 1666, 1685, 1679, 101, 1735, 136, 1646, 1724, 75, 1581, 1724, 75, 1582,
+		1583, 1724, 1584, 1810, 343, 2071, 587, 1724, 1585, 1424, 1436, 1455, 1820, 1586, 1812, 1819, 1724, 53, 367, 90,
+		1202, 40, 944, 43, 937, 44, 46, 45, 501, 953, 950, 40, 771, 46, 45, 938, 941, 44, 957, 948,
+		42, 2102, 359, 1933, 137, 939, 41, 2103, 502, 586, 42, 2102, 940, 1724, 53, 1587, 2041, 1776, 1519, 1811,
+		1549, 43, 1545, 527, 1492, 415, 2043, 418, 1518, 1515, 661, 1023, 241, 238, 243, 256, 124, 1975, 1519, 1513,
+		1514, 2043, 416, 1804, 1071, 1505, 453, 650, 1992, 1959, 119, 120, 402, 127, 1203, 76, 1693, 109, 139, 1770,
+		1268, 1698, 1699, 1303, 1671, 127, 743, 1141, 1167, 1138, 94, 1670, 141, 2076, 1113, 1409, 1370, 1304, 146, 472,
+		1393, 1305, 1306, 1022, 1770, 135, 689, 434, 1019, 1307, 1424, 1711, 1770, 665, 1358, 1412, 1401, 1308, 1309, 768,
+		1114, 127, 749, 748, 1505, 1279, 1505, 1269, 76, 1278, 1505, 1394, 1495, 1483, 1472, 636, 145, 2090, 1488, 142,
+		1270, 1707, 1505, 1667, 1770, 677, 1275, 1918, 875, 163, 1374, 1310, 133, 1505, 90, 1400, 1710, 1770, 1383, 1424,
+		1391, 1311, 1412, 1378, 1312, 1313, 1411, 482, 1424, 1409, 1314, 1258, 1411, 777, 51, 1315, 745, 744, 127, 680,
+		678, 796, 1523, 1527, 2049, 28, 1724, 639, 1704, 1505, 1318, 800, 798, 799, 797, 1368, 1412, 1316, 1411, 1364,
+		1424, 1317, 1462, 1774, 1825, 605, 1819, 2054, 1724, 12, 602, 135, 339, 1272, 1445, 1774, 1830, 1145, 135, 784,
+		1029, 93, 1064, 656, 1402, 1770, 1040, 1030, 1991, 93, 647, 787, 516, 786, 93, 90, 1169, 655, 2040, 633,
+		1774, 1115, 2053, 39, 90, 1319, 149, 906, 921, 876, 1411, 1430, 1409, 801, 1497, 52, 1390, 1382, 6, 675,
+		676, 1031, 1770, 707, 1386, 1505, 1255, 1424, 783, 632, 94, 802, 144, 2036, 1833, 877, 476, 127, 93, 1204,
+		1235, 1411, 50, 51, 130, 1505, 216, 2092, 1166, 1141, 310, 1409, 312, 1774, 1453, 660, 1774, 791, 792, 1164,
+		561, 560, 635, 463, 1828, 1827, 315, 217, 90, 90, 1588, 1724, 1720, 1589, 1917, 900, 893, 878, 917, 916,
+		2024, 1116, 1142, 70, 1878, 1879, 44, 627, 442, 1049, 1065, 1082, 1505, 135, 1765, 1757, 44, 760, 2091, 785,
+		782, 680, 105, 535, 1794, 2009, 2016, 2007, 651, 1484, 1473, 2063, 1770, 1055, 1079, 438, 437, 1996, 105, 1727,
+		1990, 648, 480, 1117, 1157, 231, 232, 233, 234, 261, 249, 230, 235, 236, 237, 1819, 1821, 2072, 2074, 1526,
+		2049, 820, 819, 818, 817, 794, 793, 95, 795, 846, 66, 74, 1795, 1870, 63, 2054, 2070, 1590, 1724, 1685,
 		1679, 101, 1909, 177, 2011, 2075, 74, 1841, 63, 1848, 75, 1851, 64, 193, 2049, 11, 192, 2025, 1813, 2074,
-		19, 1496, 1483, 1474, 1237, 2094, 75, 1897, 301, 829, 830, 845, 150, 1412, 1424, 151, 160, 841, 813, 911,
-		2074, 880, 812, 815, 814, 848, 1729, 44, 1776, 443, 1730, 44, 1731, 44, 10, 362, 257, 239, 240, 251,
-		250, 52, 1416, 1415, 471, 1486, 94, 923, 906, 622, 44, 1740, 1776, 1728, 443, 91, 1744, 1411, 1264, 1178,
-		52, 1320, 805, 1656, 1321, 1365, 1424, 1322, 1379, 1411, 1702, 1505, 1405, 1713, 1323, 1346, 1424, 1417, 1424, 159,
-		578, 1418, 1324, 540, 1505, 541, 1205, 1656, 1898, 998, 667, 1325, 1356, 1505, 1694, 1689, 1443, 671, 1326, 1272,
-		1832, 1830, 1387, 1327, 48, 44, 340, 1020, 1252, 1206, 1328, 370, 1329, 1403, 1450, 94, 881, 923, 906, 1449,
-		1330, 360, 1412, 927, 46, 45, 882, 924, 973, 1002, 669, 974, 551, 1331, 1412, 920, 868, 905, 51, 49,
-		44, 1362, 1648, 1262, 1451, 136, 1119, 135, 2065, 1411, 1437, 1450, 1972, 120, 1145, 135, 1155, 1591, 711, 1774,
-		1724, 712, 93, 1244, 1593, 90, 1120, 1142, 352, 1486, 1651, 93, 93, 1121, 1169, 1721, 663, 662, 214, 671,
-		93, 210, 671, 93, 206, 213, 671, 93, 209, 568, 671, 93, 205, 567, 1448, 1411, 1505, 1724, 336, 12,
+		19, 1496, 1483, 1474, 1237, 2094, 75, 1897, 301, 828, 829, 844, 150, 1412, 1424, 151, 160, 840, 812, 910,
+		2074, 879, 811, 814, 813, 847, 1729, 44, 1776, 443, 1730, 44, 1731, 44, 10, 362, 257, 239, 240, 251,
+		250, 52, 1416, 1415, 471, 1486, 94, 922, 905, 621, 44, 1740, 1776, 1728, 443, 91, 1744, 1411, 1264, 1177,
+		52, 1320, 804, 1656, 1321, 1365, 1424, 1322, 1379, 1411, 1702, 1505, 1405, 1713, 1323, 1346, 1424, 1417, 1424, 159,
+		577, 1418, 1324, 539, 1505, 540, 1205, 1656, 1898, 997, 666, 1325, 1356, 1505, 1694, 1689, 1443, 670, 1326, 1272,
+		1832, 1830, 1387, 1327, 48, 44, 340, 1019, 1252, 1206, 1328, 370, 1329, 1403, 1450, 94, 880, 922, 905, 1449,
+		1330, 360, 1412, 926, 46, 45, 881, 923, 972, 1001, 668, 973, 550, 1331, 1412, 919, 867, 904, 51, 49,
+		44, 1362, 1648, 1262, 1451, 136, 1118, 135, 2065, 1411, 1437, 1450, 1972, 120, 1144, 135, 1154, 1591, 710, 1774,
+		1724, 711, 93, 1244, 1593, 90, 1119, 1141, 352, 1486, 1651, 93, 93, 1120, 1168, 1721, 662, 661, 214, 670,
+		93, 210, 670, 93, 206, 213, 670, 93, 209, 567, 670, 93, 205, 566, 1448, 1411, 1505, 1724, 336, 12,
 		1724, 337, 12, 1722, 1724, 1454, 1411, 74, 1869, 63, 1846, 1424, 1455, 1820, 1812, 1819, 1724, 1592, 67, 1594,
-		1595, 1122, 1165, 1724, 1596, 341, 1656, 642, 631, 636, 632, 639, 2075, 1038, 136, 630, 604, 1039, 641, 91,
-		635, 122, 124, 494, 492, 1899, 1345, 1411, 1412, 544, 1355, 2049, 105, 358, 1412, 542, 1355, 776, 2072, 2074,
-		511, 53, 729, 1788, 895, 806, 858, 1958, 120, 1163, 2103, 298, 296, 1428, 1362, 297, 1411, 1332, 1403, 1427,
-		299, 49, 44, 1426, 1362, 644, 655, 40, 300, 44, 587, 42, 2102, 941, 489, 1411, 478, 130, 1505, 1505,
-		1505, 495, 122, 74, 1868, 63, 1456, 89, 93, 659, 94, 118, 1770, 1934, 139, 116, 1236, 1207, 1498, 1484,
+		1595, 1121, 1164, 1724, 1596, 341, 1656, 641, 630, 635, 631, 638, 2075, 1037, 136, 629, 603, 1038, 640, 91,
+		634, 122, 124, 494, 492, 1899, 1345, 1411, 1412, 543, 1355, 2049, 105, 358, 1412, 541, 1355, 775, 2072, 2074,
+		511, 53, 728, 1788, 894, 805, 857, 1958, 120, 1162, 2103, 298, 296, 1428, 1362, 297, 1411, 1332, 1403, 1427,
+		299, 49, 44, 1426, 1362, 643, 654, 40, 300, 44, 586, 42, 2102, 940, 489, 1411, 478, 130, 1505, 1505,
+		1505, 495, 122, 74, 1868, 63, 1456, 89, 93, 658, 94, 118, 1770, 1934, 139, 116, 1236, 1207, 1498, 1484,
 		1475, 1507, 1770, 1476, 1770, 1489, 1485, 1494, 2074, 1208, 1262, 2033, 2031, 2035, 2034, 2032, 1679, 101, 1681, 104,
-		1534, 1553, 1723, 1412, 1209, 334, 1044, 183, 184, 26, 1420, 1086, 671, 1419, 313, 72, 2051, 720, 93, 521,
-		550, 671, 1142, 1211, 1139, 1248, 476, 127, 1247, 1240, 344, 1178, 199, 196, 1079, 1988, 1245, 671, 1231, 1228,
-		1505, 1216, 1461, 5, 90, 1212, 1178, 44, 598, 2054, 1123, 1178, 1485, 1477, 1142, 1242, 1139, 1213, 1235, 1724,
-		1214, 1073, 1232, 1215, 2048, 1057, 1058, 2074, 355, 1528, 1229, 197, 194, 1217, 1250, 1505, 620, 1260, 90, 382,
-		381, 383, 375, 1074, 380, 120, 405, 1529, 1724, 1597, 2055, 44, 618, 425, 617, 150, 1733, 1210, 1508, 2079,
-		1124, 2053, 452, 105, 535, 122, 1968, 1967, 1900, 1908, 1935, 143, 144, 2081, 1777, 110, 1901, 523, 522, 1125,
-		1509, 2067, 2087, 136, 162, 2069, 671, 93, 2068, 1505, 515, 675, 38, 40, 942, 44, 947, 1452, 1990, 650,
-		135, 1126, 1271, 462, 1813, 2074, 1158, 93, 127, 101, 295, 294, 1505, 13, 2053, 1778, 2054, 52, 1334, 1389,
-		128, 775, 2054, 770, 1770, 135, 773, 1358, 1412, 768, 769, 171, 1505, 52, 1034, 1770, 1127, 1040, 1424, 1333,
-		578, 1994, 1779, 1505, 52, 1770, 1984, 1411, 1335, 1397, 1770, 1724, 1128, 1164, 1677, 127, 774, 1770, 925, 1724,
-		1598, 671, 1599, 1600, 1601, 1602, 90, 1603, 590, 1780, 90, 1774, 1724, 709, 1604, 1605, 1606, 136, 1607, 1218,
-		1608, 1609, 1724, 15, 12, 1610, 17, 1505, 1033, 93, 2048, 1505, 1059, 1061, 582, 1060, 1068, 1064, 1067, 2046,
-		93, 545, 1063, 1505, 361, 1078, 1076, 1962, 119, 120, 1963, 93, 493, 403, 1964, 120, 496, 1947, 37, 902,
-		509, 1411, 44, 519, 579, 1411, 539, 616, 150, 571, 570, 667, 1965, 119, 120, 1964, 120, 99, 23, 10,
-		584, 588, 1724, 585, 668, 1642, 1653, 464, 613, 90, 1219, 1902, 2080, 524, 507, 2083, 1915, 44, 957, 943,
-		671, 2059, 1654, 1424, 607, 2050, 1002, 669, 993, 671, 115, 1672, 113, 2085, 762, 763, 764, 127, 747, 106,
-		75, 155, 1903, 962, 671, 1673, 2081, 105, 529, 530, 451, 2083, 506, 341, 1656, 1505, 52, 1034, 1770, 1040,
+		1534, 1553, 1723, 1412, 1209, 334, 1043, 183, 184, 26, 1420, 1085, 670, 1419, 313, 72, 2051, 719, 93, 520,
+		549, 670, 1141, 1211, 1138, 1248, 476, 127, 1247, 1240, 344, 1177, 199, 196, 1078, 1988, 1245, 670, 1231, 1228,
+		1505, 1216, 1461, 5, 90, 1212, 1177, 44, 597, 2054, 1122, 1177, 1485, 1477, 1141, 1242, 1138, 1213, 1235, 1724,
+		1214, 1072, 1232, 1215, 2048, 1056, 1057, 2074, 355, 1528, 1229, 197, 194, 1217, 1250, 1505, 619, 1260, 90, 382,
+		381, 383, 375, 1073, 380, 120, 405, 1529, 1724, 1597, 2055, 44, 617, 425, 616, 150, 1733, 1210, 1508, 2079,
+		1123, 2053, 452, 105, 534, 122, 1968, 1967, 1900, 1908, 1935, 143, 144, 2081, 1777, 110, 1901, 522, 521, 1124,
+		1509, 2067, 2087, 136, 162, 2069, 670, 93, 2068, 1505, 514, 674, 38, 40, 941, 44, 946, 1452, 1990, 649,
+		135, 1125, 1271, 462, 1813, 2074, 1157, 93, 127, 101, 295, 294, 1505, 13, 2053, 1778, 2054, 52, 1334, 1389,
+		128, 774, 2054, 769, 1770, 135, 772, 1358, 1412, 767, 768, 171, 1505, 52, 1033, 1770, 1126, 1039, 1424, 1333,
+		577, 1994, 1779, 1505, 52, 1770, 1984, 1411, 1335, 1397, 1770, 1724, 1127, 1163, 1677, 127, 773, 1770, 924, 1724,
+		1598, 670, 1599, 1600, 1601, 1602, 90, 1603, 589, 1780, 90, 1774, 1724, 708, 1604, 1605, 1606, 136, 1607, 1218,
+		1608, 1609, 1724, 15, 12, 1610, 17, 1505, 1032, 93, 2048, 1505, 1058, 1060, 581, 1059, 1067, 1063, 1066, 2046,
+		93, 544, 1062, 1505, 361, 1077, 1075, 1962, 119, 120, 1963, 93, 493, 403, 1964, 120, 496, 1947, 37, 901,
+		509, 1411, 44, 518, 578, 1411, 538, 615, 150, 570, 569, 666, 1965, 119, 120, 1964, 120, 99, 23, 10,
+		583, 587, 1724, 584, 667, 1642, 1653, 464, 612, 90, 1219, 1902, 2080, 523, 507, 2083, 1915, 44, 956, 942,
+		670, 2059, 1654, 1424, 606, 2050, 1001, 668, 992, 670, 115, 1672, 113, 2085, 761, 762, 763, 127, 746, 106,
+		75, 155, 1903, 961, 670, 1673, 2081, 105, 528, 529, 451, 2083, 506, 341, 1656, 1505, 52, 1033, 1770, 1039,
 		1424, 52, 1770, 1336, 1409, 1505, 1695, 1709, 1616, 1724, 93, 1479, 2055, 1779, 1505, 1780, 90, 1409, 94, 460,
-		1356, 93, 1814, 1833, 1613, 1724, 1411, 51, 1337, 1770, 559, 1781, 2054, 93, 1497, 428, 1483, 1478, 1474, 1411,
-		1779, 1505, 94, 581, 1688, 803, 1724, 1630, 1572, 46, 45, 40, 1424, 751, 1721, 1252, 1220, 1724, 1614, 2075,
-		53, 1724, 1786, 1721, 1815, 1828, 1615, 1637, 1411, 1412, 904, 865, 930, 44, 781, 1411, 1412, 899, 883, 867,
-		929, 44, 723, 1946, 135, 93, 1524, 1526, 2049, 2046, 93, 374, 1505, 1424, 94, 885, 408, 894, 90, 1338,
-		1396, 884, 925, 1409, 981, 2026, 667, 705, 44, 1016, 706, 704, 853, 894, 1412, 914, 868, 905, 1339, 1394,
-		1409, 982, 2027, 667, 975, 994, 976, 1012, 668, 1438, 977, 1505, 2073, 673, 90, 1340, 1399, 74, 63, 53,
-		1796, 1787, 54, 1729, 44, 448, 1412, 612, 983, 2026, 667, 1617, 1724, 1536, 1551, 1548, 1535, 1550, 1537, 1552,
-		1618, 1724, 1936, 364, 1942, 2051, 1724, 1619, 2052, 202, 441, 2036, 2031, 1511, 417, 1725, 671, 1823, 1822, 1816,
-		1620, 1724, 1721, 1648, 1621, 1411, 1411, 1398, 1341, 52, 1390, 1342, 120, 554, 556, 1958, 120, 555, 664, 1221,
-		1446, 1462, 1774, 1343, 1356, 634, 1035, 1776, 1488, 1480, 1484, 1424, 1371, 1421, 1737, 1738, 807, 150, 46, 45,
-		93, 1733, 808, 1742, 138, 140, 137, 139, 135, 401, 1904, 759, 120, 1961, 1963, 1960, 1966, 1957, 1956, 52,
-		404, 1505, 125, 1977, 1779, 1505, 126, 498, 1976, 89, 1129, 41, 2103, 1732, 42, 2102, 1943, 702, 1755, 135,
-		1750, 135, 1748, 2063, 1770, 1749, 1762, 1751, 2053, 1542, 102, 1770, 1760, 579, 1411, 350, 51, 432, 1734, 926,
-		104, 1553, 1411, 47, 51, 93, 459, 486, 760, 1758, 357, 1756, 1759, 1752, 1770, 1724, 1611, 1130, 2053, 475,
-		467, 465, 2054, 1131, 886, 1724, 1612, 1905, 1724, 1622, 1222, 1797, 1724, 1650, 57, 1763, 1753, 105, 135, 392,
-		1990, 649, 127, 332, 1663, 16, 2088, 135, 87, 765, 1519, 1937, 1941, 1971, 122, 766, 90, 575, 574, 135,
-		572, 629, 1036, 1674, 1668, 74, 1869, 63, 1071, 90, 427, 93, 1985, 98, 1377, 466, 1367, 1702, 1505, 1713,
+		1356, 93, 1814, 1833, 1613, 1724, 1411, 51, 1337, 1770, 558, 1781, 2054, 93, 1497, 428, 1483, 1478, 1474, 1411,
+		1779, 1505, 94, 580, 1688, 802, 1724, 1630, 1572, 46, 45, 40, 1424, 750, 1721, 1252, 1220, 1724, 1614, 2075,
+		53, 1724, 1786, 1721, 1815, 1828, 1615, 1637, 1411, 1412, 903, 864, 929, 44, 780, 1411, 1412, 898, 882, 866,
+		928, 44, 722, 1946, 135, 93, 1524, 1526, 2049, 2046, 93, 374, 1505, 1424, 94, 884, 408, 893, 90, 1338,
+		1396, 883, 924, 1409, 980, 2026, 666, 704, 44, 1015, 705, 703, 852, 893, 1412, 913, 867, 904, 1339, 1394,
+		1409, 981, 2027, 666, 974, 993, 975, 1011, 667, 1438, 976, 1505, 2073, 672, 90, 1340, 1399, 74, 63, 53,
+		1796, 1787, 54, 1729, 44, 448, 1412, 611, 982, 2026, 666, 1617, 1724, 1536, 1551, 1548, 1535, 1550, 1537, 1552,
+		1618, 1724, 1936, 364, 1942, 2051, 1724, 1619, 2052, 202, 441, 2036, 2031, 1511, 417, 1725, 670, 1823, 1822, 1816,
+		1620, 1724, 1721, 1648, 1621, 1411, 1411, 1398, 1341, 52, 1390, 1342, 120, 553, 555, 1958, 120, 554, 663, 1221,
+		1446, 1462, 1774, 1343, 1356, 633, 1034, 1776, 1488, 1480, 1484, 1424, 1371, 1421, 1737, 1738, 806, 150, 46, 45,
+		93, 1733, 807, 1742, 138, 140, 137, 139, 135, 401, 1904, 758, 120, 1961, 1963, 1960, 1966, 1957, 1956, 52,
+		404, 1505, 125, 1977, 1779, 1505, 126, 498, 1976, 89, 1128, 41, 2103, 1732, 42, 2102, 1943, 701, 1755, 135,
+		1750, 135, 1748, 2063, 1770, 1749, 1762, 1751, 2053, 1542, 102, 1770, 1760, 578, 1411, 350, 51, 432, 1734, 925,
+		104, 1553, 1411, 47, 51, 93, 459, 486, 759, 1758, 357, 1756, 1759, 1752, 1770, 1724, 1611, 1129, 2053, 475,
+		467, 465, 2054, 1130, 885, 1724, 1612, 1905, 1724, 1622, 1222, 1797, 1724, 1650, 57, 1763, 1753, 105, 135, 392,
+		1990, 648, 127, 332, 1663, 16, 2088, 135, 87, 764, 1519, 1937, 1941, 1971, 122, 765, 90, 574, 573, 135,
+		571, 628, 1035, 1674, 1668, 74, 1869, 63, 1070, 90, 427, 93, 1985, 98, 1377, 466, 1367, 1702, 1505, 1713,
 		1422, 89, 1373, 1696, 1770, 1423, 1366, 1384, 1424, 1706, 1505, 1344, 1412, 2012, 1359, 348, 1345, 1411, 93, 1230,
-		514, 1346, 1424, 1552, 94, 141, 473, 467, 1770, 1481, 1697, 93, 1223, 687, 1669, 1505, 71, 2052, 123, 1175,
-		2053, 2052, 1173, 93, 198, 1500, 2055, 93, 1499, 2055, 1641, 1141, 24, 229, 1172, 53, 1796, 1424, 1425, 2050,
-		347, 1356, 167, 1376, 1357, 931, 887, 1021, 1018, 1734, 888, 926, 1380, 169, 408, 894, 889, 91, 610, 201,
-		1744, 1005, 1395, 1412, 43, 728, 40, 1347, 175, 1424, 1348, 1349, 1350, 1351, 1382, 6, 736, 677, 1505, 978,
-		2026, 667, 161, 894, 890, 1439, 1440, 979, 668, 1008, 668, 578, 70, 439, 1392, 1352, 1259, 181, 1353, 174,
-		1424, 180, 1409, 991, 2028, 671, 90, 980, 170, 1986, 1525, 2049, 93, 386, 1505, 2055, 385, 2054, 2067, 2087,
-		136, 1782, 2073, 2074, 53, 1788, 1715, 1794, 1789, 717, 101, 891, 150, 671, 1132, 2059, 1954, 1944, 39, 94,
-		803, 1938, 1462, 1774, 1159, 1133, 1770, 1110, 1159, 1504, 1482, 74, 63, 1817, 638, 1037, 1623, 1724, 1411, 1441,
-		1451, 1754, 1411, 461, 1505, 93, 89, 1043, 609, 1948, 93, 1257, 1228, 1505, 1831, 58, 892, 879, 46, 45,
-		924, 908, 88, 1399, 31, 1724, 12, 363, 510, 2008, 474, 93, 601, 375, 1074, 713, 1134, 1146, 135, 785,
-		1224, 1249, 93, 517, 93, 1987, 647, 93, 1135, 1724, 424, 2075, 1142, 1225, 1246, 1139, 1994, 2058, 671, 2059,
-		1442, 1444, 1411, 1847, 1818, 1829, 1783, 89, 1226, 1129, 90, 1142, 1227, 1139, 1724, 1624, 94, 1649, 24, 1625,
-		1724, 1626, 1627, 1724, 1628, 1724, 1629, 1724, 1411, 1397, 52, 1389, 1354, 1154, 2063, 1770, 2053, 2054, 6, 1136,
-		10, 1724, 1630, 32, 1939, 1952, 40, 942, 44, 396, 1724, 1599, 1635, 1632, 1724, 671, 2059, 1631, 1654, 1411,
-		458, 47, 51, 1724, 1633, 1650, 1724, 1634, 55, 1790, 53, 703, 1944, 39, 1142, 1137, 1168, 1139, 93, 2054,
-		1784, 5, 1138, 2000, 737,
+		513, 1346, 1424, 1552, 94, 141, 473, 467, 1770, 1481, 1697, 93, 1223, 686, 1669, 1505, 71, 2052, 123, 1174,
+		2053, 2052, 1172, 93, 198, 1500, 2055, 93, 1499, 2055, 1641, 1140, 24, 229, 1171, 53, 1796, 1424, 1425, 2050,
+		347, 1356, 167, 1376, 1357, 930, 886, 1020, 1017, 1734, 887, 925, 1380, 169, 408, 893, 888, 91, 609, 201,
+		1744, 1004, 1395, 1412, 43, 727, 40, 1347, 175, 1424, 1348, 1349, 1350, 1351, 1382, 6, 735, 676, 1505, 977,
+		2026, 666, 161, 893, 889, 1439, 1440, 978, 667, 1007, 667, 577, 70, 439, 1392, 1352, 1259, 181, 1353, 174,
+		1424, 180, 1409, 990, 2028, 670, 90, 979, 170, 1986, 1525, 2049, 93, 386, 1505, 2055, 385, 2054, 2067, 2087,
+		136, 1782, 2073, 2074, 53, 1788, 1715, 1794, 1789, 716, 101, 890, 150, 670, 1131, 2059, 1954, 1944, 39, 94,
+		802, 1938, 1462, 1774, 1158, 1132, 1770, 1109, 1158, 1504, 1482, 74, 63, 1817, 637, 1036, 1623, 1724, 1411, 1441,
+		1451, 1754, 1411, 461, 1505, 93, 89, 1042, 608, 1948, 93, 1257, 1228, 1505, 1831, 58, 891, 878, 46, 45,
+		923, 907, 88, 1399, 31, 1724, 12, 363, 510, 2008, 474, 93, 600, 375, 1073, 712, 1133, 1145, 135, 784,
+		1224, 1249, 93, 516, 93, 1987, 646, 93, 1134, 1724, 424, 2075, 1141, 1225, 1246, 1138, 1994, 2058, 670, 2059,
+		1442, 1444, 1411, 1847, 1818, 1829, 1783, 89, 1226, 1128, 90, 1141, 1227, 1138, 1724, 1624, 94, 1649, 24, 1625,
+		1724, 1626, 1627, 1724, 1628, 1724, 1629, 1724, 1411, 1397, 52, 1389, 1354, 1153, 2063, 1770, 2053, 2054, 6, 1135,
+		10, 1724, 1630, 32, 1939, 1952, 40, 941, 44, 396, 1724, 1599, 1635, 1632, 1724, 670, 2059, 1631, 1654, 1411,
+		458, 47, 51, 1724, 1633, 1650, 1724, 1634, 55, 1790, 53, 702, 1944, 39, 1141, 1136, 1167, 1138, 93, 2054,
+		1784, 5, 1137, 2000, 736,
 	},
 }

@@ -136,7 +136,9 @@
 //     connection is RFC 3463's "no answer from host", not Microsoft's relay
 //     refusal; 5.1.10 with "null MX" is RFC 7505's.
 //  4. A precise code with one meaning (Microsoft's seed tables: 5.7.509,
-//     5.7.606-649...) beats the phrases of the reason families.
+//     5.7.606-649...) beats the phrases of the reason families; so does
+//     5.7.900-999, the range of an organisation's own Exchange transport
+//     rules, whatever words the organisation's text holds.
 //  5. A specific phrase beats a weak code, and reasons are tried in Sisimai's
 //     order. The reasons that a phrase or a precise code decides come first,
 //     in the order Sisimai's first pass tries them (mailboxfull, mesgtoobig,
@@ -214,4 +216,11 @@
 // it, not another file), then blocked_attachment. The name of a
 // Cisco content filter ("Inbound_Block_Encrypted_Archives") is no malware
 // name (encrypted_attachment_test.go).
+//
+// A connection failure or an expiry reported by a gateway of the
+// recipient's own domain, about an internal host of it (a private
+// address, a private top-level domain, another host of the domain), is
+// read after the rules as the recipient organisation's failure between its
+// gateway and its internal server, whatever rule decided (internalhop.go);
+// a reading that names another cause (a loop, DNS, TLS) keeps its words.
 package rules

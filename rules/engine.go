@@ -239,6 +239,7 @@ func (e *Engine) classify(in Input, lang int) Classification {
 	v.Summary = w.summary.in(lang)
 
 	v.Explanation, v.Fix = e.sentences(&rec, &v, t, rd, ruleWords, w, lasting, lang)
+	e.internalHopReading(&v, &rec, lang) // the recipient's gateway and its internal server (internalhop.go)
 	return v
 }
 

@@ -98,12 +98,20 @@ const (
 	// explanation"), as the NDR or the reply carries it: derived by
 	// organisationText, never captured.
 	FactOrgText Fact = "org_text"
+
+	// FactInternalHop is the internal host of the recipient's
+	// organisation that its own gateway could not reach (a private
+	// address, a name under a private top-level domain, or a host of the
+	// recipient's domain reached from a gateway of that domain): derived
+	// by internalHop from the report's Reporting-MTA and Remote-MTA (RFC
+	// 3464 sections 2.2.2 and 2.3.5), never captured.
+	FactInternalHop Fact = "internal_hop"
 )
 
 // facts is the fact vocabulary, in the order JSON and --why list them.
 var facts = [...]Fact{FactList, FactURL, FactLimit, FactHost, FactIP, FactFile, FactVirus, FactAddress, FactRetriedFor,
 	FactLastError, FactLoop, FactDNSTempFail, FactNoMX, FactNoDomain, FactConnRefused, FactConnTimeout, FactTooManyRecipients,
-	FactTLSRequired, FactTLSNotOffered, FactTLSRefused, FactTLSCert, FactEncryptedAttachment, FactBlockedAttachment, FactAttachmentBudget, FactOrgText, FactRecipientFilter}
+	FactTLSRequired, FactTLSNotOffered, FactTLSRefused, FactTLSCert, FactEncryptedAttachment, FactBlockedAttachment, FactAttachmentBudget, FactOrgText, FactRecipientFilter, FactInternalHop}
 
 const numFacts = len(facts)
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/ndrmilter/ndrmilter/internal/ascii"
 	"github.com/ndrmilter/ndrmilter/internal/textclean"
+	"github.com/ndrmilter/ndrmilter/smtpcode"
 )
 
 // The organisation's own words in a transport-rule rejection. An Exchange
@@ -16,6 +17,18 @@ import (
 // text of its own, the reply "550 5.7.1 TRANSPORT.RULES.RejectMessage; the
 // message was rejected by organization policy". The explanation quotes that
 // text (in whatever language it is written) and the fix says to follow it.
+//
+// The same action may set the enhanced status code
+// (RejectMessageEnhancedStatusCode): 5.7.1, or any of 5.7.900 to 5.7.999,
+// which Microsoft reserves for the rules an organisation writes (Microsoft
+// Learn, "Mail flow rule actions in Exchange Online" and
+// New-TransportRule -RejectMessageEnhancedStatusCode; not IANA codes: the
+// registry, RFC 3463 and RFC 5248, assigns no X.7.9xx). The reply is then
+// "550 5.7.9xx TEXT", TEXT the rule's own or, when it gives none, the
+// default "Delivery not authorized, message refused". With 5.7.1 and no
+// marker, the reply's text is the organisation's only when the NDR also
+// shows it as its paragraph for the sender: Exchange writes its own
+// template sentence there for any other 5.7.1.
 
 // transportRuleMarker is the lower-case mark of an Exchange transport
 // rule's rejection in its reply.
@@ -52,21 +65,45 @@ var exchangeDefaults = [...]string{
 	"sie haben keine berechtigung", "su mensaje no se entregó", "no tiene permiso",
 }
 
+// customRuleDefault is the lower-case default text of a rejection with a
+// custom enhanced status code and no RejectMessageReasonText.
+const customRuleDefault = "delivery not authorized, message refused"
+
 // organisationText returns the text an organisation's transport rule gave
 // for refusing a message, cleaned and bounded, "" when there is none: the
 // rule's own text in the reply diag, else the paragraph of the notice
 // under the recipient's line in the part for the sender. It reads only a
-// reply that marks a transport rule's rejection.
+// reply that marks a transport rule's rejection (the marker, or a code of
+// 5.7.900-5.7.999), or a 5.7.1 whose text the NDR repeats as its paragraph
+// for the sender.
 func organisationText(diag, notice, recipient string) string {
-	k := indexFoldASCII(diag, transportRuleMarker)
-	if k < 0 {
-		return ""
+	if k := indexFoldASCII(diag, transportRuleMarker); k >= 0 {
+		own := strings.TrimLeft(diag[k+len(transportRuleMarker):], " ;:")
+		own = strings.TrimRight(strings.TrimSpace(withoutServerStamp(own)), "'\"")
+		if own != "" && !strings.HasPrefix(ascii.LowerString(own), transportRuleDefault) {
+			return cleanOrgText(own)
+		}
+		return noticeOrgText(notice, recipient)
 	}
-	own := strings.TrimLeft(diag[k+len(transportRuleMarker):], " ;:")
-	own = strings.TrimRight(strings.TrimSpace(own), "'\"")
-	if own != "" && !strings.HasPrefix(ascii.LowerString(own), transportRuleDefault) {
-		return cleanOrgText(own)
+	code, own := replyText(diag)
+	switch {
+	case customRuleCode(code):
+		if own != "" && !strings.HasPrefix(ascii.LowerString(own), customRuleDefault) {
+			return cleanOrgText(own)
+		}
+		return noticeOrgText(notice, recipient)
+	case code == "5.7.1" && own != "":
+		if para := noticeOrgText(notice, recipient); para != "" && repeats(para, own) {
+			return para
+		}
 	}
+	return ""
+}
+
+// noticeOrgText returns the paragraph of an Exchange NDR's part for the
+// sender under the recipient's line, cleaned, "" when the notice has not
+// that layout or the paragraph is Exchange's own sentence.
+func noticeOrgText(notice, recipient string) string {
 	if notice == "" || recipient == "" {
 		return ""
 	}
@@ -107,6 +144,62 @@ func organisationText(diag, notice, recipient string) string {
 		return "" // the reply repeated, not a text of the organisation
 	}
 	return text
+}
+
+// replyText returns the enhanced status code of a reply and the text
+// after it, without the quote that closes Exchange's "Remote Server
+// returned '...'" and without Exchange Online's server stamp; "" and ""
+// when the reply has no code.
+func replyText(diag string) (code, text string) {
+	code = smtpcode.FindStatus(diag)
+	if code == "" {
+		return "", ""
+	}
+	i := strings.Index(diag, code)
+	if i < 0 {
+		return code, ""
+	}
+	text = strings.TrimLeft(diag[i+len(code):], " ;:-")
+	text = strings.TrimRight(strings.TrimSpace(withoutServerStamp(text)), "'\"")
+	return code, strings.TrimSpace(text)
+}
+
+// customRuleCode says whether code is one of 5.7.900 to 5.7.999, the
+// enhanced status codes of an organisation's own transport rules.
+func customRuleCode(code string) bool {
+	d, ok := strings.CutPrefix(code, "5.7.")
+	return ok && len(d) == 3 && d[0] == '9' && isDigits(d)
+}
+
+// withoutServerStamp returns s without the "[HOST.prod.outlook.com DATE
+// ID]" that Exchange Online puts at the end of its replies: the server's
+// stamp, no word of the organisation.
+func withoutServerStamp(s string) string {
+	s = strings.TrimSpace(s)
+	s = strings.TrimRight(s, "'\"")
+	if !strings.HasSuffix(s, "]") {
+		return s
+	}
+	i := strings.LastIndexByte(s, '[')
+	if i < 0 || !strings.Contains(ascii.LowerString(s[i:]), ".outlook.com") {
+		return s
+	}
+	return strings.TrimSpace(s[:i])
+}
+
+// repeats says whether the paragraph para and the reply's text own say the
+// same, apart from spacing, case and a cut: own's opening (up to 60 bytes,
+// at least 12) is in para.
+func repeats(para, own string) bool {
+	p := strings.ToLower(strings.Join(strings.Fields(para), " "))
+	o := strings.ToLower(strings.Join(strings.Fields(own), " "))
+	if len(o) < 12 {
+		return false
+	}
+	if len(o) > 60 {
+		o = o[:60]
+	}
+	return strings.Contains(p, o)
 }
 
 // cleanOrgText makes a text of the organisation one line without control

@@ -88,3 +88,70 @@ func TestTheOrganisationsTextIsReadFromExchangeNDRsInTextAndHTML(t *testing.T) {
 		}
 	}
 }
+
+func TestACustomRuleCodeOrARepeated571IsTheOrganisationsOwnText(t *testing.T) {
+	layout := func(para string) string {
+		return "Delivery has failed to these recipients or groups:\n\nOwen Hale (o.hale@corp.example)\n" + para +
+			"\n\n\n\nDiagnostic information for administrators:\n\nGenerating server: EX01.corp.example\n"
+	}
+	const fr = "Les pièces jointes compressées ne sont pas acceptées. Utilisez notre portail https://depot.corp.example."
+	for name, tc := range map[string]struct {
+		diag, notice, want string
+	}{
+		"a 5.7.9xx code's own text":                {"550 5.7.901 " + fr, "", fr},
+		"exchange online's server stamp goes":      {"550 5.7.950 Send PDF files only. [AM4PEPF00027A6C.eurprd04.prod.outlook.com 2025-03-24T10:00:02.871Z 08DD6A1B]", "", "Send PDF files only."},
+		"the default text: the notice's paragraph": {"550 5.7.999 Delivery not authorized, message refused", layout(fr), fr},
+		"the default text and no layout":           {"550 5.7.999 Delivery not authorized, message refused", "", ""},
+		"a 5.7.1 that the NDR repeats":             {"550 5.7.1 " + fr, layout(fr), fr},
+		"a 5.7.1 under exchange's own sentence": {"550 5.7.1 Message rejected as spam by Content Filtering.",
+			layout("Your message wasn't delivered due to a permission or security issue."), ""},
+		"a 5.7.1 the paragraph does not repeat":   {"550 5.7.1 Client host rejected: cannot find your hostname", layout(fr), ""},
+		"a 5.7.1 without an exchange NDR":         {"550 5.7.1 " + fr, "", ""},
+		"a code below the range":                  {"550 5.7.899 " + fr, "", ""},
+		"a code of another class":                 {"550 5.2.901 " + fr, "", ""},
+		"control characters of a 5.7.9xx text go": {"550 5.7.920 No\x1b[31m macros\x00 please.", "", "No [31m macros please."},
+	} {
+		if got := organisationText(tc.diag, tc.notice, "o.hale@corp.example"); got != tc.want {
+			t.Errorf("%s: %q, want %q", name, got, tc.want)
+		}
+	}
+}
+
+func TestTheRecipientOrganisationsOwnRuleIsQuotedForTheSenderToFollow(t *testing.T) {
+	e := builtin(t)
+	for file, want := range map[string]string{
+		"transport-rule-code-01.eml": "Les pièces jointes compressées (ZIP, RAR, 7z) ne sont pas acceptées",
+		"transport-rule-code-02.eml": "Macro-enabled Office documents are not accepted by Tailwind Traders",
+		"transport-rule-code-03.eml": "Komprimierte Anhänge nehmen wir nicht an",
+		"transport-rule-code-05.eml": "Compressed attachments (ZIP, RAR) are not accepted by Fabrikam Legal",
+	} {
+		rd := explainFixture(t, e, file)
+		if !strings.HasPrefix(rd.Facts.Get(FactOrgText), want) || !strings.Contains(rd.Explanation, "set up itself, which explains: \""+want) {
+			t.Errorf("%s: org_text %q, explanation %q: want %q quoted as the organisation's own rule", file, rd.Facts.Get(FactOrgText), rd.Explanation, want)
+		}
+		if strings.Contains(rd.Explanation, "outlook.com 20") {
+			t.Errorf("%s: explanation %q quotes Exchange Online's server stamp", file, rd.Explanation)
+		}
+		if rd.Owner != OwnerSender || !strings.HasPrefix(rd.Fix, "Follow the organization's instruction") || !strings.Contains(rd.Fix, "ask the recipient") {
+			t.Errorf("%s: owner %s, fix %q: want the sender to follow the instruction, or ask the recipient", file, rd.Owner, rd.Fix)
+		}
+	}
+	rd := explainFixture(t, e, "transport-rule-code-04.eml") // a custom code, Exchange's default text
+	if rd.Reason != ReasonPolicyViolation || rd.Facts.Get(FactOrgText) != "" || !strings.Contains(rd.Explanation, "set up itself; the rule gave no explanation") {
+		t.Errorf("default text: reason %s, org_text %q, explanation %q: want the organisation's rule, nothing quoted", rd.Reason, rd.Facts.Get(FactOrgText), rd.Explanation)
+	}
+	rd = explainFixture(t, e, "transport-rule-code-06.eml") // a 5.7.1 under Exchange's own sentence
+	if rd.Facts.Get(FactOrgText) != "" || strings.Contains(rd.Explanation, "set up itself") {
+		t.Errorf("exchange's own sentence: org_text %q, explanation %q: want no text of the organisation", rd.Facts.Get(FactOrgText), rd.Explanation)
+	}
+}
+
+// TestPrecedenceCustomRuleCodeBeforePhrases: doc.go, a specific code
+// before phrases: 5.7.900-5.7.999 is an organisation's own transport rule
+// whatever words its text holds ("virus" would read as malware).
+func TestPrecedenceCustomRuleCodeBeforePhrases(t *testing.T) {
+	checkConflicts(t, []conflict{{name: "a custom rule code beats the virus phrase of its own text",
+		in:     Input{Status: "5.7.905", Diagnostic: "550 5.7.905 Archives may hide a virus: please send PDF files only", Command: "DATA"},
+		winner: "exchange-transport-rule-code", reason: ReasonPolicyViolation,
+		loser: "virus-text", lost: ReasonVirusDetected}})
+}

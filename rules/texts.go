@@ -70,6 +70,11 @@ const (
 	textDelayedLastingFix
 	textGaveUpRefused
 	textGaveUpFailed
+	textInternalHopSummary
+	textInternalHopExplanation
+	textInternalHopDelayedExplanation
+	textInternalHopFix
+	textInternalHopDelayedFix
 	numTexts
 )
 
@@ -210,6 +215,13 @@ var textDefs = [numTexts]struct {
 	textDelayedLastingFix:          {"delayed_lasting_fix", setOf(slotRecipient)},
 	textGaveUpRefused:              {"gave_up_refused", setOf(slotRemote)},
 	textGaveUpFailed:               {"gave_up_failed", 0},
+	// The recipient organisation's gateway could not pass the message on
+	// to its internal server (internalhop.go).
+	textInternalHopSummary:            {"internal_hop_summary", 0},
+	textInternalHopExplanation:        {"internal_hop_explanation", internalHopSlots},
+	textInternalHopDelayedExplanation: {"internal_hop_delayed_explanation", internalHopSlots},
+	textInternalHopFix:                {"internal_hop_fix", internalHopSlots},
+	textInternalHopDelayedFix:         {"internal_hop_delayed_fix", internalHopSlots},
 }
 
 // textNames lists the names of the texts, sorted, for error messages.

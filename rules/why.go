@@ -67,6 +67,11 @@ func (e *Engine) Trace(in Input) Trace {
 			tr.Facts = append(tr.Facts, FactFrom{Fact: facts[i], Value: v, From: src[i].from, File: src[i].file, Line: src[i].line})
 		}
 	}
+	if v := (Classification{Reason: t.Reason, Facts: fs}); internalHopReason(&v) {
+		if h := internalHop(&rec.in, rec.diag, fs.Get(FactHost)); h != "" {
+			tr.Facts = append(tr.Facts, FactFrom{Fact: FactInternalHop, Value: sanitize(h), From: internalHopSource})
+		}
+	}
 	return tr
 }
 
