@@ -1,0 +1,106 @@
+package dsn
+
+import (
+	"strings"
+	"testing"
+)
+
+// sampleBounce is a bounce that a list's probe attaches as its sample.
+const sampleBounce = "--B\r\nContent-Type: message/rfc822\r\n\r\n" +
+	"Return-Path: <>\r\nFrom: MAILER-DAEMON@mx.example.com (Mail Delivery System)\r\n" +
+	"To: quilters-bounces+j.walker=example.com@lists.example.net\r\nSubject: Undelivered Mail Returned to Sender\r\n\r\n" +
+	"<j.walker@example.com>: host mail.example.com[192.0.2.55] said: 550 5.1.1\r\n    User unknown (in reply to RCPT TO command)\r\n" +
+	"--B--\r\n"
+
+// A mailing list's bounce probe is sent to the member; the sample bounce it
+// carries must not make it a bounce of its own (Mailman 2.1 and 3 write the
+// same subject and opening).
+func TestListProbeWithASampleBounceIsNoBounce(t *testing.T) {
+	for _, from := range []string{
+		"quilters-bounces+probe+9c2e4f1a6b8d0c3e5f7a@lists.example.net", // Mailman 2.1
+		"quilters-bounces@lists.example.net",                            // Mailman 3
+	} {
+		raw := "From: " + from + "\r\nTo: j.walker@example.com\r\n" +
+			"Subject: quilters mailing list probe message\r\nPrecedence: bulk\r\nX-List-Administrivia: yes\r\n" +
+			"MIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=\"B\"\r\n\r\n" +
+			"--B\r\nContent-Type: text/plain\r\n\r\nThis is a probe message.  You can ignore this message.\r\n\r\n" +
+			"The quilters mailing list has received a number of bounces from you,\r\nindicating that there may be a problem delivering messages to\r\n" +
+			"j.walker@example.com.  A sample is attached below.\r\n" + sampleBounce
+		rep, err := Parse([]byte(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Kind != KindNone || rep.Format != FormatListProbe || len(rep.Recipients) != 0 {
+			t.Errorf("probe from %s: kind %s format %q, %d recipients; want not-bounce, %q, none",
+				from, rep.Kind, rep.Format, len(rep.Recipients), FormatListProbe)
+		}
+	}
+}
+
+// A bounce of a probe repeats the probe's subject after its own bounce
+// words: it stays a bounce of the member's address.
+func TestBounceOfAListProbeStaysABounce(t *testing.T) {
+	raw := "From: postmaster@mail.example.com\r\nTo: quilters-bounces+probe+9c2e@lists.example.net\r\n" +
+		"Subject: Undeliverable: quilters mailing list probe message\r\nMIME-Version: 1.0\r\nContent-Type: text/plain\r\n\r\n" +
+		"Your message did not reach some or all of the intended recipients.\r\n\r\n" +
+		"The following recipient(s) could not be reached:\r\n\r\n" +
+		"      j.walker@example.com on 4/17/2024 4:00 AM\r\n" +
+		"            The e-mail account does not exist at the organization this message was sent to.\r\n" +
+		"            <mail.example.com #5.1.1>\r\n"
+	rep, err := Parse([]byte(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Kind != KindBounce || len(rep.Recipients) != 1 || rep.Recipients[0].Address != "j.walker@example.com" {
+		t.Fatalf("kind %s, recipients %+v; want a bounce of j.walker@example.com", rep.Kind, rep.Recipients)
+	}
+}
+
+// A spam filter's quarantine digest lists held messages, their senders and
+// "blocked" or "not delivered": it reports no failure of a message its
+// reader sent.
+func TestQuarantineDigestIsNoBounce(t *testing.T) {
+	for _, subject := range []string{
+		"Spam Quarantine Summary - 3 new messages",         // Cisco Secure Email
+		"End User Digest: 2 New Messages",                  // Proofpoint
+		"You have messages in quarantine",                  // Microsoft 365
+		"Quarantine Report for l.berg@example.com (2 new)", // SpamTitan
+	} {
+		raw := "From: Spam Quarantine <quarantine@gw.example.com>\r\nTo: l.berg@example.com\r\n" +
+			"Subject: " + subject + "\r\nAuto-Submitted: auto-generated\r\nContent-Type: text/plain\r\n\r\n" +
+			"The messages below were held in quarantine because they were classified\r\nas spam or were blocked by policy. They were not delivered to your inbox.\r\n\r\n" +
+			"promo@deals.example.net       You have won a voucher\r\n" +
+			"no-reply@invoices.example     Invoice overdue - action required\r\n"
+		rep, err := Parse([]byte(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Kind != KindNone || rep.Format != FormatQuarantineDigest || len(rep.Recipients) != 0 {
+			t.Errorf("%q: kind %s format %q, %d recipients; want not-bounce, %q, none",
+				subject, rep.Kind, rep.Format, len(rep.Recipients), FormatQuarantineDigest)
+		}
+	}
+}
+
+// A label that states the cause ("Unknown user: addr", IMail's whole
+// diagnostic) is the recipient's text, so that the rules can read it.
+func TestCauseLabelIsTheRecipientsDiagnostic(t *testing.T) {
+	tests := []struct{ line, addr, want string }{
+		{"Unknown user: k.nowak@example.org", "k.nowak@example.org", "unknown user"},
+		{"No such user: b.ortiz@example.net", "b.ortiz@example.net", "no such user"},
+	}
+	for _, tt := range tests {
+		raw := "From: postmaster@mail.example.org\r\nTo: m.jansen@example.com\r\nSubject: Undeliverable Mail\r\n\r\n" +
+			tt.line + "\r\n\r\nOriginal message follows.\r\n\r\nFrom: m.jansen@example.com\r\nTo: " + tt.addr + "\r\nSubject: x\r\n\r\nhello\r\n"
+		rep, err := Parse([]byte(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Recipients) != 1 || rep.Recipients[0].Address != tt.addr {
+			t.Fatalf("%q: recipients %+v, want %s", tt.line, rep.Recipients, tt.addr)
+		}
+		if d := strings.ToLower(rep.Recipients[0].Diagnostic); !strings.Contains(d, tt.want) {
+			t.Errorf("%q: diagnostic %q, want it to hold %q", tt.line, rep.Recipients[0].Diagnostic, tt.want)
+		}
+	}
+}
