@@ -36,3 +36,12 @@ func TestDestinationComputerNotFoundIsAnUnknownHost(t *testing.T) {
 		{diag: "Your message was not delivered because the destination computer was not reachable within the allowed queue period.", reason: "expired"},
 	})
 }
+
+// CompuServe's notices name an unknown member ID with their own labels, at
+// no SMTP stage: an unknown user.
+func TestCompuServeReceiverNotFoundIsAnUnknownUser(t *testing.T) {
+	checkFamilies(t, []family{
+		{diag: "Receiver not found: 71234.567 Your message could not be delivered as addressed.", reason: "userunknown"},
+		{diag: "Invalid receiver address: 76543.210", reason: "userunknown"},
+	})
+}
