@@ -1,10 +1,12 @@
 package dsn
 
 // Notices about delivery that report no failure of a message of their
-// reader: a mailing list's bounce probe and a spam filter's quarantine
-// digest. Both name addresses and talk of bounces, blocks or messages "not
-// delivered", and the probe carries a sample bounce, so the free-text and
-// embedded readers would take them for bounces of their own.
+// reader: a mailing list's bounce probe, a spam filter's quarantine digest
+// and a ticket system's notice of a ticket about a bounce. All name
+// addresses and talk of bounces, blocks or messages "not delivered", the
+// probe carries a sample bounce, and the ticket notice is auto-generated
+// under the bounce's subject, so the free-text and embedded readers would
+// take them for bounces of their own.
 
 // FormatListProbe is the Format of a KindNone report that is a mailing
 // list's bounce probe: Mailman sends it to a member whose address bounced,
@@ -20,6 +22,18 @@ const FormatListProbe = "list-probe"
 // held for them, with links to release them. It reports no failure of a
 // message its reader sent.
 const FormatQuarantineDigest = "quarantine-digest"
+
+// FormatTicketNotice is the Format of a KindNone report that is a ticket
+// system's notice (a ticket created or updated): its subject and text are a
+// person's, who may be asking about a bounce, and it fails nothing.
+const FormatTicketNotice = "ticket-notice"
+
+// ticketHeaders are header fields that ticket systems put on the notices
+// they send: Request Tracker (RT-Ticket, X-RT-Loop-Prevention, RT's
+// documented outgoing headers), OTRS and Znuny (X-OTRS-Loop), Jira
+// (X-JIRA-FingerPrint). A bounce of such a notice carries them only in the
+// returned message, not in its own header.
+var ticketHeaders = [...]string{"RT-Ticket", "X-RT-Loop-Prevention", "X-OTRS-Loop", "X-JIRA-FingerPrint"}
 
 // listProbeSubjects are the lower-case subject words of Mailman's probe
 // (both versions write the same English subject).
@@ -37,12 +51,19 @@ var quarantineDigestSubjects = []string{
 	"messages in quarantine", "spam digest",
 }
 
-// readAdminNotice says whether the message is a list's bounce probe or a
-// quarantine digest, and then marks the report (KindNone, with its Format).
-// Only the subject decides, and only when it reads like no bounce: a
-// bounce of a probe or of a digest repeats the subject after
-// "Undeliverable:" and stays a bounce.
+// readAdminNotice says whether the message is a list's bounce probe, a
+// quarantine digest or a ticket system's notice, and then marks the report
+// (KindNone, with its Format). A ticket system's header field decides the
+// last; for the others only the subject decides, and only when it reads
+// like no bounce: a bounce of a probe or of a digest repeats the subject
+// after "Undeliverable:" and stays a bounce.
 func (p *parser) readAdminNotice() bool {
+	for _, name := range ticketHeaders {
+		if p.hdr.Has(name) {
+			p.rep.Format = FormatTicketNotice
+			return true
+		}
+	}
 	format := ""
 	switch {
 	case headerContainsAny(p.hdr, "Subject", listProbeSubjects):

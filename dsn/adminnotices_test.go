@@ -159,3 +159,34 @@ func TestReasonSectionAboveTheRecipientListIsTheirDiagnostic(t *testing.T) {
 		}
 	}
 }
+
+// A ticket system's notice of a ticket about a bounce is auto-generated and
+// has the bounce's subject and words, but fails nothing; a bounce of such a
+// notice has the ticket headers only in the returned message.
+func TestTicketSystemNoticeAboutABounceIsNoBounce(t *testing.T) {
+	const body = "A new ticket has been created in queue \"Mail\".\r\n\r\n" +
+		"every message I send to our supplier comes back with\r\n\"Mail delivery failed: returning message to sender\". The address is\r\norders@supplier.example.\r\n"
+	for _, field := range []string{"RT-Ticket: helpdesk.example.com #44117", "X-RT-Loop-Prevention: helpdesk.example.com", "X-OTRS-Loop: yes", "X-JIRA-FingerPrint: 0a1b2c3d"} {
+		raw := "From: IT Helpdesk <helpdesk@example.com>\r\nTo: it-team@example.com\r\n" +
+			"Subject: [helpdesk.example.com #44117] Mail delivery failed: returning message to sender\r\n" +
+			"Auto-Submitted: auto-generated\r\n" + field + "\r\n\r\n" + body
+		rep, err := Parse([]byte(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Kind != KindNone || rep.Format != FormatTicketNotice || len(rep.Recipients) != 0 {
+			t.Errorf("%s: kind %s format %q, %d recipients; want not-bounce, %q, none", field, rep.Kind, rep.Format, len(rep.Recipients), FormatTicketNotice)
+		}
+	}
+	bounce := "From: Mail Delivery System <MAILER-DAEMON@mx.example.com>\r\nTo: helpdesk@example.com\r\nSubject: Undelivered Mail Returned to Sender\r\n" +
+		"MIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=\"B\"\r\n\r\n--B\r\nContent-Type: text/plain\r\n\r\n" +
+		"<b.kraus@example.org>: host mx.example.org[192.0.2.9] said: 550 5.1.1 User unknown (in reply to RCPT TO command)\r\n" +
+		"--B\r\nContent-Type: message/rfc822\r\n\r\nFrom: helpdesk@example.com\r\nTo: b.kraus@example.org\r\nRT-Ticket: helpdesk.example.com #44117\r\nSubject: [helpdesk.example.com #44117] Resolved\r\n\r\nDone.\r\n--B--\r\n"
+	rep, err := Parse([]byte(bounce))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Kind != KindBounce || len(rep.Recipients) != 1 || rep.Recipients[0].Address != "b.kraus@example.org" {
+		t.Errorf("bounce of a ticket notice: kind %s, recipients %+v; want a bounce of b.kraus@example.org", rep.Kind, rep.Recipients)
+	}
+}
