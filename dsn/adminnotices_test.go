@@ -1,9 +1,6 @@
 package dsn
 
-import (
-	"strings"
-	"testing"
-)
+import "testing"
 
 // sampleBounce is a bounce that a list's probe attaches as its sample.
 const sampleBounce = "--B\r\nContent-Type: message/rfc822\r\n\r\n" +
@@ -78,84 +75,6 @@ func TestQuarantineDigestIsNoBounce(t *testing.T) {
 		if rep.Kind != KindNone || rep.Format != FormatQuarantineDigest || len(rep.Recipients) != 0 {
 			t.Errorf("%q: kind %s format %q, %d recipients; want not-bounce, %q, none",
 				subject, rep.Kind, rep.Format, len(rep.Recipients), FormatQuarantineDigest)
-		}
-	}
-}
-
-// A label that states the cause ("Unknown user: addr", IMail's whole
-// diagnostic) is the recipient's text, so that the rules can read it.
-func TestCauseLabelIsTheRecipientsDiagnostic(t *testing.T) {
-	tests := []struct{ line, addr, want string }{
-		{"Unknown user: k.nowak@example.org", "k.nowak@example.org", "unknown user"},
-		{"No such user: b.ortiz@example.net", "b.ortiz@example.net", "no such user"},
-	}
-	for _, tt := range tests {
-		raw := "From: postmaster@mail.example.org\r\nTo: m.jansen@example.com\r\nSubject: Undeliverable Mail\r\n\r\n" +
-			tt.line + "\r\n\r\nOriginal message follows.\r\n\r\nFrom: m.jansen@example.com\r\nTo: " + tt.addr + "\r\nSubject: x\r\n\r\nhello\r\n"
-		rep, err := Parse([]byte(raw))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(rep.Recipients) != 1 || rep.Recipients[0].Address != tt.addr {
-			t.Fatalf("%q: recipients %+v, want %s", tt.line, rep.Recipients, tt.addr)
-		}
-		if d := strings.ToLower(rep.Recipients[0].Diagnostic); !strings.Contains(d, tt.want) {
-			t.Errorf("%q: diagnostic %q, want it to hold %q", tt.line, rep.Recipients[0].Diagnostic, tt.want)
-		}
-	}
-}
-
-// CommuniGate Pro opens each recipient's text with "Failed to deliver to
-// '<addr>'" and then the module that failed and its words: they are the
-// recipient's diagnostic, in a DSN without a Diagnostic-Code as in the text
-// alone.
-func TestCommuniGateFailedToDeliverLineCarriesTheModulesWords(t *testing.T) {
-	text := "Failed to deliver to '<l.moser@example.net>'\r\nLOCAL module(account l.moser) reports:\r\n account is full (disk quota exceeded)\r\n"
-	raw := "From: MAILER-DAEMON@mail.example.net\r\nTo: u.klein@example.com\r\nSubject: Undeliverable mail: Re: Termin\r\n" +
-		"MIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=\"B\"\r\n\r\n" +
-		"--B\r\nContent-Type: text/plain\r\n\r\n" + text +
-		"--B\r\nContent-Type: message/delivery-status\r\n\r\nReporting-MTA: dns; mail.example.net\r\n\r\n" +
-		"Original-Recipient: rfc822;l.moser@example.net\r\nFinal-Recipient: rfc822;l.moser@example.net\r\nAction: failed\r\nStatus: 5.0.0\r\n" +
-		"--B--\r\n"
-	for name, msg := range map[string]string{
-		"with a DSN": raw,
-		"text alone": "From: MAILER-DAEMON@mail.example.net\r\nTo: u.klein@example.com\r\nSubject: Undeliverable mail: Re: Termin\r\n\r\n" + text,
-	} {
-		rep, err := Parse([]byte(msg))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(rep.Recipients) != 1 || rep.Recipients[0].Address != "l.moser@example.net" {
-			t.Fatalf("%s: recipients %+v, want l.moser@example.net", name, rep.Recipients)
-		}
-		if d := rep.Recipients[0].Diagnostic; !strings.Contains(d, "account is full") {
-			t.Errorf("%s: diagnostic %q, want the LOCAL module's words", name, d)
-		}
-	}
-}
-
-// Post.Office and the Netscape Messaging Server state the reason above the
-// list of recipients and put only help text under it: the reason section
-// is every listed recipient's diagnostic.
-func TestReasonSectionAboveTheRecipientListIsTheirDiagnostic(t *testing.T) {
-	raw := "From: Mail Administrator <Postmaster@po.example.net>\r\nTo: m.vidal@example.com\r\n" +
-		"Subject: Mail System Error - Returned Mail\r\n\r\n" +
-		"This Message was undeliverable due to the following reason:\r\n\r\n" +
-		"Your message was not delivered because the destination computer was\r\nnot found.\r\n\r\n" +
-		"     Host example-gone.org not found\r\n\r\n" +
-		"The following recipients did not receive this message:\r\n\r\n" +
-		"     <g.mari@example-gone.org>\r\n     <h.roux@example-gone.org>\r\n\r\n" +
-		"Please reply to Postmaster@po.example.net\r\nif you feel this message to be in error.\r\n"
-	rep, err := Parse([]byte(raw))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rep.Recipients) != 2 {
-		t.Fatalf("recipients %+v, want g.mari and h.roux", rep.Recipients)
-	}
-	for _, rc := range rep.Recipients {
-		if !strings.Contains(rc.Diagnostic, "destination computer was not found") || strings.Contains(rc.Diagnostic, "Please reply") {
-			t.Errorf("%s: diagnostic %q, want the reason section and not the help text", rc.Address, rc.Diagnostic)
 		}
 	}
 }
