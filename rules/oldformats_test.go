@@ -45,3 +45,18 @@ func TestCompuServeReceiverNotFoundIsAnUnknownUser(t *testing.T) {
 		{diag: "Invalid receiver address: 76543.210", reason: "userunknown"},
 	})
 }
+
+// IronPort's default answer to a recipient its LDAP Accept query does not
+// find is an unknown address, worded as such, not Microsoft's 5.1.0 reading
+// (an address that could not be resolved in a reply to a saved message).
+func TestIronPortAddressRejectedIsAnUnknownAddressNotMicrosofts510(t *testing.T) {
+	e := builtin(t)
+	v := e.Classify(Input{Action: "failed", Status: "5.1.0", Diagnostic: "550 #5.1.0 Address rejected.", Command: "RCPT"})
+	if v.Reason != "userunknown" || v.Rule != "ironport-ldap-accept-rejected" {
+		t.Errorf("reason %s (rule %s), want userunknown from ironport-ldap-accept-rejected", v.Reason, v.Rule)
+	}
+	ms := e.Classify(Input{Action: "failed", Status: "5.1.0", Diagnostic: "550 5.1.0 Sender denied", Command: "RCPT"})
+	if ms.Rule == "ironport-ldap-accept-rejected" {
+		t.Errorf("a plain 5.1.0 without IronPort's words was read by the IronPort rule")
+	}
+}
