@@ -93,6 +93,7 @@ func (p *parser) readFreeText() bool {
 		}
 		r.Recipients = append(r.Recipients, Recipient{Address: a, Diagnostic: noticeSummary(section)})
 	}
+	p.applyReasonSection(section, lowerSection)
 	r.Format = textFamily(lowerSection)
 	p.finish(p.fallbackAction)
 	return true

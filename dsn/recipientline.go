@@ -243,6 +243,9 @@ var sentenceMarkers = []string{
 	"failed recipient ", "unknown user ", "user unknown ", "no such user ", "invalid recipient ",
 	"recipient address rejected", "delivery to ", "delivery failed", "userid: ", "unable to deliver to ",
 	"could not deliver to ", "undeliverable: ", "rejected: ", "not delivered: ",
+	// CommuniGate Pro: "Failed to deliver to '<user@example.com>'", then
+	// the module that failed and its words.
+	"failed to deliver to ",
 	"user mailbox", "mailbox is full", "mailbox full", "over quota", "quota exceeded", "addressed to ",
 	"nicht zugestellt werden", "pas pu être remis", "no se pudo entregar", "non è stato possibile consegnare",
 	"não foi possível entregar", "niet worden afgeleverd",

@@ -122,7 +122,7 @@ func scoreFile(file string, truth []truthRecord, printed []explainRecord, into [
 		var kinds []string
 		for _, p := range printed {
 			kinds = append(kinds, string(p.Kind))
-			if bounceLikeKind(p.Kind) {
+			if calledBounce(truth[0].Kind, p.Kind) {
 				called = true
 			}
 		}

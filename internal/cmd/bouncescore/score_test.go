@@ -92,6 +92,23 @@ func TestNonBounceCalledBounceIsAMiss(t *testing.T) {
 	}
 }
 
+func TestSuccessReportPrintedAsDeliveredIsNotCalledABounce(t *testing.T) {
+	truth := mustTruth(t,
+		`{"file":"ok.eml","index":0,"not_a_bounce":true,"kind":"delivered"}`,
+		`{"file":"okfail.eml","index":0,"not_a_bounce":true,"kind":"delivered"}`,
+		`{"file":"vac.eml","index":0,"not_a_bounce":true,"kind":"autoreply"}`,
+	)
+	got := mustExplain(t,
+		`{"file":"ok.eml","kind":"delivered","recipient":"r@example.net"}`,
+		`{"file":"okfail.eml","kind":"bounce","recipient":"r@example.net"}`,
+		`{"file":"vac.eml","kind":"delivered","recipient":"me@example.org"}`,
+	)
+	res := score(truth, got)
+	if res.All.NotCalledBounce != (tally{1, 3}) {
+		t.Errorf("not called a bounce %v, want 1/3 (only ok.eml)", res.All.NotCalledBounce)
+	}
+}
+
 func TestAddressTheNoticeDoesNotNameCountsAsWrong(t *testing.T) {
 	truth := mustTruth(t, `{"file":"a.eml","index":1,"recipient":"","status":"","reason":"mailboxfull","hard_bounce":false,"kind":"bounce","permanent":true,"status_inferred_ok":true}`)
 	got := mustExplain(t, `{"file":"a.eml","kind":"bounce","recipient":"first-to@example.org","status":"5.0.922","reason":"mailboxfull","permanent":true}`)

@@ -30,6 +30,17 @@ func failureKind(k kind) bool { return k == kindBounce || k == kindDelay }
 // ../shared/tools/corpus-score).
 func bounceLikeKind(k kind) bool { return failureKind(k) || k == kindDelivered }
 
+// calledBounce reports whether printing kind got for a non-bounce whose truth
+// kind is want calls it a bounce. A success report (truth "delivered") printed
+// as delivered is right, not a bounce: only a failure kind calls it one; for
+// every other non-bounce any delivery report kind does.
+func calledBounce(want, got kind) bool {
+	if want == kindDelivered {
+		return failureKind(got)
+	}
+	return bounceLikeKind(got)
+}
+
 // truthRecord is one line of a truth file: the format of
 // ../shared/corpus/sisimai/truth.jsonl ({"file", "index", "recipient",
 // "status", "reply_code", "reason", "hard_bounce"} or {"file", "index": 0,

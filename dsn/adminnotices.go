@@ -1,0 +1,81 @@
+package dsn
+
+// Notices about delivery that report no failure of a message of their
+// reader: a mailing list's bounce probe, a spam filter's quarantine digest
+// and a ticket system's notice of a ticket about a bounce. All name
+// addresses and talk of bounces, blocks or messages "not delivered", the
+// probe carries a sample bounce, and the ticket notice is auto-generated
+// under the bounce's subject, so the free-text and embedded readers would
+// take them for bounces of their own.
+
+// FormatListProbe is the Format of a KindNone report that is a mailing
+// list's bounce probe: Mailman sends it to a member whose address bounced,
+// with a sample of the bounce attached, to see whether the address still
+// fails (Mailman 2.1 Bouncer.sendProbe and templates/probe.txt, Mailman 3
+// list:user:notice:probe: subject "LIST mailing list probe message", text
+// "This is a probe message. You can ignore this message."). The probe
+// itself reports nothing; a bounce of it is read as any bounce.
+const FormatListProbe = "list-probe"
+
+// FormatQuarantineDigest is the Format of a KindNone report that is a spam
+// filter's quarantine digest: a list, sent to a recipient, of the messages
+// held for them, with links to release them. It reports no failure of a
+// message its reader sent.
+const FormatQuarantineDigest = "quarantine-digest"
+
+// FormatTicketNotice is the Format of a KindNone report that is a ticket
+// system's notice (a ticket created or updated): its subject and text are a
+// person's, who may be asking about a bounce, and it fails nothing.
+const FormatTicketNotice = "ticket-notice"
+
+// ticketHeaders are header fields that ticket systems put on the notices
+// they send: Request Tracker (RT-Ticket, X-RT-Loop-Prevention, RT's
+// documented outgoing headers), OTRS and Znuny (X-OTRS-Loop), Jira
+// (X-JIRA-FingerPrint). A bounce of such a notice carries them only in the
+// returned message, not in its own header.
+var ticketHeaders = [...]string{"RT-Ticket", "X-RT-Loop-Prevention", "X-OTRS-Loop", "X-JIRA-FingerPrint"}
+
+// listProbeSubjects are the lower-case subject words of Mailman's probe
+// (both versions write the same English subject).
+var listProbeSubjects = []string{"mailing list probe message"}
+
+// quarantineDigestSubjects are lower-case subject words of the quarantine
+// digests and notifications that spam filters send to recipients, as the
+// vendors document them: Cisco Secure Email "Spam Quarantine Notification"
+// and "Spam Quarantine Summary", Proofpoint "End User Digest", Barracuda
+// and Sophos "Quarantine Summary", SpamTitan "Quarantine Report", Microsoft
+// 365 quarantine notifications ("You have messages in quarantine"),
+// "Quarantine Digest" of several gateways.
+var quarantineDigestSubjects = []string{
+	"spam quarantine", "quarantine summary", "quarantine digest", "quarantine report", "end user digest",
+	"messages in quarantine", "spam digest",
+}
+
+// readAdminNotice says whether the message is a list's bounce probe, a
+// quarantine digest or a ticket system's notice, and then marks the report
+// (KindNone, with its Format). A ticket system's header field decides the
+// last; for the others only the subject decides, and only when it reads
+// like no bounce: a bounce of a probe or of a digest repeats the subject
+// after "Undeliverable:" and stays a bounce.
+func (p *parser) readAdminNotice() bool {
+	for _, name := range ticketHeaders {
+		if p.hdr.Has(name) {
+			p.rep.Format = FormatTicketNotice
+			return true
+		}
+	}
+	format := ""
+	switch {
+	case headerContainsAny(p.hdr, "Subject", listProbeSubjects):
+		format = FormatListProbe
+	case headerContainsAny(p.hdr, "Subject", quarantineDigestSubjects):
+		format = FormatQuarantineDigest
+	default:
+		return false
+	}
+	if _, bounceSubject := p.headerEvidence(); bounceSubject {
+		return false
+	}
+	p.rep.Format = format
+	return true
+}
