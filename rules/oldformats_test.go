@@ -60,3 +60,20 @@ func TestIronPortAddressRejectedIsAnUnknownAddressNotMicrosofts510(t *testing.T)
 		t.Errorf("a plain 5.1.0 without IronPort's words was read by the IronPort rule")
 	}
 }
+
+// The Domino router's errors about the recipient's own Directory entry (no
+// usable mail file, several entries for one name) are the receiving
+// organisation's to fix, not an unknown address or an undetermined failure.
+func TestDominoDirectoryEntryErrorsAreTheRecipientAdmins(t *testing.T) {
+	e := builtin(t)
+	for _, diag := range []string{
+		"550 5.0.0 Recipient's Domino Directory entry does not specify a valid Notes mail file",
+		"Recipient's Domino Directory entry does not specify a valid Notes mail file",
+		"Several matches found in Domino Directory",
+	} {
+		v := e.Classify(Input{Action: "failed", Diagnostic: diag})
+		if v.Reason != "systemerror" || v.Owner != OwnerRecipientAdmin {
+			t.Errorf("%q: reason %q owner %q (rule %s), want systemerror, recipient-admin", diag, v.Reason, v.Owner, v.Rule)
+		}
+	}
+}
