@@ -9,7 +9,7 @@ import (
 )
 
 // builtinDigest is BuiltinDigest: of the rules.yaml this file was generated from.
-const builtinDigest = "a7e10644ed0a"
+const builtinDigest = "3bbb140be2e7"
 
 // builtinTrue and builtinFalse are the values of the rules' *bool fields.
 var builtinTrue, builtinFalse = true, false
@@ -6353,9 +6353,77 @@ var builtinSet = &ruleSet{
 			},
 		},
 		{
-			id:   "ms-5.7.510",
+			id:   "ms-5.7.64-tenantattribution",
 			file: "rules.yaml (built-in)",
 			line: 3497,
+			status: []statusPattern{
+				{class: 5, subject: 7, detailLo: 64, detHi: 64},
+			},
+			then: thenDef{
+				Reason: "norelaying",
+				words: words{
+					owner: "unknown",
+					summary: phrase{
+						en: "Microsoft 365 connector did not match",
+						tr: &builtinSlots1[56],
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because Microsoft 365 could not match the server that passed it on to a connector of the organization (its address or certificate is not the one the connector expects). This is a setting of whoever relays mail into Microsoft 365, not a problem with the address or the message. It said: \""},
+								{slot: 5, isSlot: true},
+								{literal: "\""},
+							},
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because Microsoft 365 could not match the server that passed it on to a connector of the organization (its address or certificate is not the one the connector expects). This is a setting of whoever relays mail into Microsoft 365, not a problem with the address or the message."},
+							},
+						},
+						uses: 35,
+						tr:   &builtinSlots2[115],
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "If your organization sends its mail through Microsoft 365 or a gateway into it, ask your email admin to check that connector's IP addresses or certificate. Otherwise the recipient's own gateway passes mail on to their Microsoft 365: tell the recipient by other means, so that their email admin fixes their inbound connector. Send the message again once it is fixed."},
+							},
+						},
+						tr: &builtinSlots2[116],
+					},
+				},
+			},
+		},
+		{
+			id:   "ms-5.7.510",
+			file: "rules.yaml (built-in)",
+			line: 3516,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 510, detHi: 510},
 			},
@@ -6365,7 +6433,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "no mail over IPv6",
-						tr: &builtinSlots1[56],
+						tr: &builtinSlots1[57],
 					},
 					explanation: alts{
 						list: []text{
@@ -6388,7 +6456,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[115],
+						tr:   &builtinSlots2[117],
 					},
 					fix: alts{
 						list: []text{
@@ -6396,7 +6464,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing in your message needs to change. Your email admin should deliver to that domain over IPv4."},
 							},
 						},
-						tr: &builtinSlots2[116],
+						tr: &builtinSlots2[118],
 					},
 				},
 			},
@@ -6404,7 +6472,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.511",
 			file: "rules.yaml (built-in)",
-			line: 3507,
+			line: 3526,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 511, detHi: 511},
 			},
@@ -6414,7 +6482,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "sender banned",
-						tr: &builtinSlots1[57],
+						tr: &builtinSlots1[58],
 					},
 					explanation: alts{
 						list: []text{
@@ -6437,7 +6505,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[117],
+						tr:   &builtinSlots2[119],
 					},
 					fix: alts{
 						list: []text{
@@ -6445,7 +6513,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should check the account for a break-in, clean it up and request removal from the provider's block list."},
 							},
 						},
-						tr: &builtinSlots2[118],
+						tr: &builtinSlots2[120],
 					},
 				},
 			},
@@ -6453,7 +6521,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.512",
 			file: "rules.yaml (built-in)",
-			line: 3516,
+			line: 3535,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 512, detHi: 512},
 			},
@@ -6463,7 +6531,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "invalid From address",
-						tr: &builtinSlots1[58],
+						tr: &builtinSlots1[59],
 					},
 					explanation: alts{
 						list: []text{
@@ -6486,7 +6554,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[119],
+						tr:   &builtinSlots2[121],
 					},
 					fix: alts{
 						list: []text{
@@ -6494,7 +6562,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should make the sending program put a valid address, in angle brackets, in the message's From line."},
 							},
 						},
-						tr: &builtinSlots2[120],
+						tr: &builtinSlots2[122],
 					},
 				},
 			},
@@ -6502,7 +6570,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.513",
 			file: "rules.yaml (built-in)",
-			line: 3525,
+			line: 3544,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 513, detHi: 513},
 			},
@@ -6512,7 +6580,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "blocked by the recipient's own block list",
-						tr: &builtinSlots1[59],
+						tr: &builtinSlots1[60],
 					},
 					explanation: alts{
 						list: []text{
@@ -6543,7 +6611,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 65539,
-						tr:   &builtinSlots2[121],
+						tr:   &builtinSlots2[123],
 					},
 					fix: alts{
 						list: []text{
@@ -6551,7 +6619,7 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. Contact the recipient's organization directly and ask them to remove the sending server from their block list."},
 							},
 						},
-						tr: &builtinSlots2[122],
+						tr: &builtinSlots2[124],
 					},
 				},
 			},
@@ -6559,7 +6627,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.515",
 			file: "rules.yaml (built-in)",
-			line: 3534,
+			line: 3553,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 515, detHi: 515},
 			},
@@ -6569,7 +6637,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "sender authentication requirements not met",
-						tr: &builtinSlots1[60],
+						tr: &builtinSlots1[61],
 					},
 					explanation: alts{
 						list: []text{
@@ -6592,7 +6660,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[123],
+						tr:   &builtinSlots2[125],
 					},
 					fix: alts{
 						list: []text{
@@ -6607,7 +6675,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1024,
-						tr:   &builtinSlots2[124],
+						tr:   &builtinSlots2[126],
 					},
 				},
 			},
@@ -6615,7 +6683,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.520",
 			file: "rules.yaml (built-in)",
-			line: 3546,
+			line: 3565,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 520, detHi: 520},
 			},
@@ -6625,7 +6693,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "forwarding outside not allowed",
-						tr: &builtinSlots1[61],
+						tr: &builtinSlots1[62],
 					},
 					explanation: alts{
 						list: []text{
@@ -6641,7 +6709,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[125],
+						tr:   &builtinSlots2[127],
 					},
 					fix: alts{
 						list: []text{
@@ -6649,7 +6717,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin must allow outside forwarding for this mailbox in the outbound spam policy, or the forwarding rule must be removed."},
 							},
 						},
-						tr: &builtinSlots2[126],
+						tr: &builtinSlots2[128],
 					},
 				},
 			},
@@ -6657,7 +6725,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.233",
 			file: "rules.yaml (built-in)",
-			line: 3555,
+			line: 3574,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 233, detHi: 233},
 			},
@@ -6667,7 +6735,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "organization's outside recipient limit",
-						tr: &builtinSlots1[62],
+						tr: &builtinSlots1[63],
 					},
 					explanation: alts{
 						list: []text{
@@ -6683,7 +6751,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[127],
+						tr:   &builtinSlots2[129],
 					},
 					fix: alts{
 						list: []text{
@@ -6691,7 +6759,7 @@ var builtinSet = &ruleSet{
 								{literal: "Wait until the limit resets. Your email admin should check for hacked accounts and review bulk sending."},
 							},
 						},
-						tr: &builtinSlots2[128],
+						tr: &builtinSlots2[130],
 					},
 				},
 			},
@@ -6699,7 +6767,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.606-649",
 			file: "rules.yaml (built-in)",
-			line: 3564,
+			line: 3583,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 606, detHi: 649},
 			},
@@ -6709,7 +6777,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "sending server banned",
-						tr: &builtinSlots1[63],
+						tr: &builtinSlots1[64],
 					},
 					explanation: alts{
 						list: []text{
@@ -6740,7 +6808,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 65539,
-						tr:   &builtinSlots2[129],
+						tr:   &builtinSlots2[131],
 					},
 					fix: alts{
 						list: []text{
@@ -6757,7 +6825,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 8192,
-						tr:   &builtinSlots2[130],
+						tr:   &builtinSlots2[132],
 					},
 				},
 			},
@@ -6765,7 +6833,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.703",
 			file: "rules.yaml (built-in)",
-			line: 3573,
+			line: 3592,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 703, detHi: 703},
 			},
@@ -6775,7 +6843,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "blocked by your own organization",
-						tr: &builtinSlots1[64],
+						tr: &builtinSlots1[65],
 					},
 					explanation: alts{
 						list: []text{
@@ -6791,7 +6859,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[131],
+						tr:   &builtinSlots2[133],
 					},
 					fix: alts{
 						list: []text{
@@ -6799,7 +6867,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should review the block entries in the Tenant Allow/Block List."},
 							},
 						},
-						tr: &builtinSlots2[132],
+						tr: &builtinSlots2[134],
 					},
 				},
 			},
@@ -6807,7 +6875,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.700-749",
 			file: "rules.yaml (built-in)",
-			line: 3582,
+			line: 3601,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 700, detHi: 749},
 			},
@@ -6817,7 +6885,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "organization banned from sending",
-						tr: &builtinSlots1[65],
+						tr: &builtinSlots1[66],
 					},
 					explanation: alts{
 						list: []text{
@@ -6840,7 +6908,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[133],
+						tr:   &builtinSlots2[135],
 					},
 					fix: alts{
 						list: []text{
@@ -6848,7 +6916,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin must deal with hacked accounts or open relays first, then contact Microsoft support."},
 							},
 						},
-						tr: &builtinSlots2[134],
+						tr: &builtinSlots2[136],
 					},
 				},
 			},
@@ -6856,7 +6924,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.310-no-domain",
 			file: "rules.yaml (built-in)",
-			line: 3593,
+			line: 3612,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 310, detHi: 310},
 			},
@@ -6884,7 +6952,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 17,
-						tr:   &builtinSlots2[135],
+						tr:   &builtinSlots2[137],
 					},
 				},
 			},
@@ -6892,7 +6960,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-helo-refused",
 			file: "rules.yaml (built-in)",
-			line: 3609,
+			line: 3628,
 			text: phraseMask{
 				{index: 10, bits: 4294967296},
 			},
@@ -6902,7 +6970,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-courier-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3616,
+			line: 3635,
 			text: phraseMask{
 				{index: 10, bits: 8589934592},
 			},
@@ -6912,7 +6980,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-filtered",
 			file: "rules.yaml (built-in)",
-			line: 3621,
+			line: 3640,
 			text: phraseMask{
 				{index: 10, bits: 17179869184},
 			},
@@ -6922,7 +6990,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3626,
+			line: 3645,
 			text: phraseMask{
 				{index: 10, bits: 103079215104},
 			},
@@ -6932,7 +7000,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3635,
+			line: 3654,
 			text: phraseMask{
 				{index: 10, bits: 4260607557632},
 			},
@@ -6942,7 +7010,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown-pairs",
 			file: "rules.yaml (built-in)",
-			line: 3642,
+			line: 3661,
 			text: phraseMask{
 				{index: 10, bits: 4398046511104},
 			},
@@ -6955,7 +7023,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-expired",
 			file: "rules.yaml (built-in)",
-			line: 3648,
+			line: 3667,
 			text: phraseMask{
 				{index: 10, bits: 8796093022208},
 			},
@@ -6965,7 +7033,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3653,
+			line: 3672,
 			text: phraseMask{
 				{index: 10, bits: 17592186044416},
 			},
@@ -6975,7 +7043,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-einsundeins-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3658,
+			line: 3677,
 			text: phraseMask{
 				{index: 10, bits: 35184372088832},
 			},
@@ -6985,7 +7053,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exim-mx-hosts-without-address",
 			file: "rules.yaml (built-in)",
-			line: 3671,
+			line: 3690,
 			text: phraseMask{
 				{index: 10, bits: 211106232532992},
 			},
@@ -6997,7 +7065,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "the domain's mail servers cannot be found",
-						tr: &builtinSlots1[66],
+						tr: &builtinSlots1[67],
 					},
 					explanation: alts{
 						list: []text{
@@ -7020,7 +7088,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 17,
-						tr:   &builtinSlots2[136],
+						tr:   &builtinSlots2[138],
 					},
 					fix: alts{
 						list: []text{
@@ -7028,7 +7096,7 @@ var builtinSet = &ruleSet{
 								{literal: "Tell the recipient by other means: their email admin must fix the domain's mail server settings (the names of its mail servers). Send the message again once that is done; the address itself may well be right."},
 							},
 						},
-						tr: &builtinSlots2[137],
+						tr: &builtinSlots2[139],
 					},
 				},
 			},
@@ -7036,7 +7104,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3681,
+			line: 3700,
 			text: phraseMask{
 				{index: 10, bits: 281474976710656},
 			},
@@ -7046,7 +7114,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3689,
+			line: 3708,
 			text: phraseMask{
 				{index: 10, bits: 562949953421312},
 			},
@@ -7056,7 +7124,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3694,
+			line: 3713,
 			text: phraseMask{
 				{index: 10, bits: 3377699720527872},
 			},
@@ -7066,7 +7134,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3699,
+			line: 3718,
 			text: phraseMask{
 				{index: 10, bits: 67553994410557440},
 			},
@@ -7076,7 +7144,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3705,
+			line: 3724,
 			text: phraseMask{
 				{index: 10, bits: 1080863910568919040},
 			},
@@ -7086,7 +7154,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lines-too-long",
 			file: "rules.yaml (built-in)",
-			line: 3717,
+			line: 3736,
 			text: phraseMask{
 				{index: 10, bits: 8070450532247928832},
 			},
@@ -7097,7 +7165,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "lines too long",
-						tr: &builtinSlots1[67],
+						tr: &builtinSlots1[68],
 					},
 					explanation: alts{
 						list: []text{
@@ -7120,7 +7188,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 5,
-						tr:   &builtinSlots2[138],
+						tr:   &builtinSlots2[140],
 					},
 					fix: alts{
 						list: []text{
@@ -7128,7 +7196,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin, or whoever runs the program that wrote the message, should make it encode the message (quoted-printable or base64) instead of sending long lines as they are. Meanwhile, send the text as plain text, or the HTML as an attachment."},
 							},
 						},
-						tr: &builtinSlots2[139],
+						tr: &builtinSlots2[141],
 					},
 				},
 			},
@@ -7136,7 +7204,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 3726,
+			line: 3745,
 			text: phraseMask{
 				{index: 10, bits: 9223372036854775808},
 			},
@@ -7146,7 +7214,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-expired",
 			file: "rules.yaml (built-in)",
-			line: 3731,
+			line: 3750,
 			text: phraseMask{
 				{index: 11, bits: 1},
 			},
@@ -7156,7 +7224,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3736,
+			line: 3755,
 			text: phraseMask{
 				{index: 11, bits: 2},
 			},
@@ -7166,7 +7234,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3741,
+			line: 3760,
 			text: phraseMask{
 				{index: 11, bits: 12},
 			},
@@ -7176,7 +7244,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3746,
+			line: 3765,
 			text: phraseMask{
 				{index: 11, bits: 2032},
 			},
@@ -7186,7 +7254,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3753,
+			line: 3772,
 			text: phraseMask{
 				{index: 11, bits: 129024},
 			},
@@ -7196,7 +7264,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3759,
+			line: 3778,
 			text: phraseMask{
 				{index: 11, bits: 131072},
 			},
@@ -7206,7 +7274,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-expired",
 			file: "rules.yaml (built-in)",
-			line: 3764,
+			line: 3783,
 			text: phraseMask{
 				{index: 11, bits: 1835008},
 			},
@@ -7216,7 +7284,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3771,
+			line: 3790,
 			text: phraseMask{
 				{index: 11, bits: 6291456},
 			},
@@ -7226,7 +7294,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmx-expired",
 			file: "rules.yaml (built-in)",
-			line: 3776,
+			line: 3795,
 			text: phraseMask{
 				{index: 11, bits: 8388608},
 			},
@@ -7236,7 +7304,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3781,
+			line: 3800,
 			text: phraseMask{
 				{index: 7, bits: 6442450944},
 			},
@@ -7246,7 +7314,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3786,
+			line: 3805,
 			text: phraseMask{
 				{index: 7, bits: 536870912},
 			},
@@ -7256,7 +7324,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3791,
+			line: 3810,
 			text: phraseMask{
 				{index: 7, bits: 1073741824},
 			},
@@ -7266,7 +7334,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3796,
+			line: 3815,
 			text: phraseMask{
 				{index: 11, bits: 16777216},
 			},
@@ -7276,7 +7344,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3801,
+			line: 3820,
 			text: phraseMask{
 				{index: 11, bits: 33554432},
 			},
@@ -7286,7 +7354,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 3806,
+			line: 3825,
 			text: phraseMask{
 				{index: 11, bits: 67108864},
 			},
@@ -7296,7 +7364,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 3811,
+			line: 3830,
 			text: phraseMask{
 				{index: 11, bits: 134217728},
 			},
@@ -7306,7 +7374,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-compuserve-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3816,
+			line: 3835,
 			text: phraseMask{
 				{index: 11, bits: 805306368},
 			},
@@ -7316,7 +7384,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3825,
+			line: 3844,
 			text: phraseMask{
 				{index: 11, bits: 1073741824},
 			},
@@ -7326,7 +7394,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3830,
+			line: 3849,
 			text: phraseMask{
 				{index: 11, bits: 2147483648},
 			},
@@ -7336,7 +7404,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3835,
+			line: 3854,
 			text: phraseMask{
 				{index: 11, bits: 4294967296},
 			},
@@ -7346,7 +7414,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-messagingserver-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3840,
+			line: 3859,
 			text: phraseMask{
 				{index: 11, bits: 8589934592},
 			},
@@ -7356,7 +7424,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3845,
+			line: 3864,
 			text: phraseMask{
 				{index: 11, bits: 17179869184},
 			},
@@ -7366,7 +7434,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3850,
+			line: 3869,
 			text: phraseMask{
 				{index: 11, bits: 103079215104},
 			},
@@ -7376,7 +7444,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-expired",
 			file: "rules.yaml (built-in)",
-			line: 3856,
+			line: 3875,
 			text: phraseMask{
 				{index: 11, bits: 137438953472},
 			},
@@ -7386,7 +7454,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3861,
+			line: 3880,
 			text: phraseMask{
 				{index: 11, bits: 274877906944},
 			},
@@ -7396,7 +7464,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3866,
+			line: 3885,
 			text: phraseMask{
 				{index: 11, bits: 140187732541440},
 			},
@@ -7406,7 +7474,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3873,
+			line: 3892,
 			text: phraseMask{
 				{index: 11, bits: 985162418487296},
 			},
@@ -7416,7 +7484,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 3878,
+			line: 3897,
 			text: phraseMask{
 				{index: 11, bits: 1125899906842624},
 			},
@@ -7426,7 +7494,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3883,
+			line: 3902,
 			text: phraseMask{
 				{index: 11, bits: 33776997205278720},
 			},
@@ -7436,7 +7504,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3889,
+			line: 3908,
 			text: phraseMask{
 				{index: 11, bits: 18410715276690587648},
 				{index: 12, bits: 7},
@@ -7447,7 +7515,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3899,
+			line: 3918,
 			text: phraseMask{
 				{index: 12, bits: 24},
 			},
@@ -7457,7 +7525,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3904,
+			line: 3923,
 			text: phraseMask{
 				{index: 12, bits: 32},
 			},
@@ -7467,7 +7535,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3909,
+			line: 3928,
 			text: phraseMask{
 				{index: 12, bits: 64},
 			},
@@ -7477,7 +7545,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3914,
+			line: 3933,
 			text: phraseMask{
 				{index: 12, bits: 128},
 			},
@@ -7487,7 +7555,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3919,
+			line: 3938,
 			text: phraseMask{
 				{index: 12, bits: 768},
 			},
@@ -7497,7 +7565,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3925,
+			line: 3944,
 			text: phraseMask{
 				{index: 12, bits: 1024},
 			},
@@ -7507,7 +7575,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 3930,
+			line: 3949,
 			text: phraseMask{
 				{index: 12, bits: 2048},
 			},
@@ -7517,7 +7585,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-verizon-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3935,
+			line: 3954,
 			text: phraseMask{
 				{index: 12, bits: 12288},
 			},
@@ -7527,7 +7595,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-zoho-expired",
 			file: "rules.yaml (built-in)",
-			line: 3940,
+			line: 3959,
 			text: phraseMask{
 				{index: 12, bits: 16384},
 			},
@@ -7537,7 +7605,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-filtered",
 			file: "rules.yaml (built-in)",
-			line: 3945,
+			line: 3964,
 			text: phraseMask{
 				{index: 12, bits: 32768},
 			},
@@ -7547,7 +7615,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3950,
+			line: 3969,
 			text: phraseMask{
 				{index: 12, bits: 65536},
 			},
@@ -7557,7 +7625,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-groups-refused",
 			file: "rules.yaml (built-in)",
-			line: 3955,
+			line: 3974,
 			text: phraseMask{
 				{index: 12, bits: 393216},
 			},
@@ -7568,7 +7636,7 @@ var builtinSet = &ruleSet{
 					owner: "group-owner",
 					summary: phrase{
 						en: "not allowed to post to the group",
-						tr: &builtinSlots1[68],
+						tr: &builtinSlots1[69],
 					},
 					explanation: alts{
 						list: []text{
@@ -7591,7 +7659,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[140],
+						tr:   &builtinSlots2[142],
 					},
 					fix: alts{
 						list: []text{
@@ -7599,7 +7667,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the group's address. If it is right, ask the group's owner or the organization, by other means, to let you post, or ask the person you meant to reach for a direct address."},
 							},
 						},
-						tr: &builtinSlots2[141],
+						tr: &builtinSlots2[143],
 					},
 				},
 			},
@@ -7607,7 +7675,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-posting-restricted",
 			file: "rules.yaml (built-in)",
-			line: 3972,
+			line: 3991,
 			text: phraseMask{
 				{index: 12, bits: 274877382656},
 			},
@@ -7618,7 +7686,7 @@ var builtinSet = &ruleSet{
 					owner: "group-owner",
 					summary: phrase{
 						en: "not allowed to post to the list or group",
-						tr: &builtinSlots1[69],
+						tr: &builtinSlots1[70],
 					},
 					explanation: alts{
 						list: []text{
@@ -7641,7 +7709,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[142],
+						tr:   &builtinSlots2[144],
 					},
 					fix: alts{
 						list: []text{
@@ -7649,7 +7717,7 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. Join the list or group, or ask its owner, by other means, to allow your address."},
 							},
 						},
-						tr: &builtinSlots2[143],
+						tr: &builtinSlots2[145],
 					},
 				},
 			},
@@ -7657,7 +7725,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6-5.4.14-loop",
 			file: "rules.yaml (built-in)",
-			line: 4004,
+			line: 4023,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
@@ -7674,7 +7742,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "mail loop",
-						tr: &builtinSlots1[70],
+						tr: &builtinSlots1[71],
 					},
 					explanation: alts{
 						list: []text{
@@ -7697,7 +7765,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[144],
+						tr:   &builtinSlots2[146],
 					},
 					fix: alts{
 						list: []text{
@@ -7705,7 +7773,7 @@ var builtinSet = &ruleSet{
 								{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 							},
 						},
-						tr: &builtinSlots2[145],
+						tr: &builtinSlots2[147],
 					},
 				},
 			},
@@ -7713,7 +7781,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-no-answer",
 			file: "rules.yaml (built-in)",
-			line: 4014,
+			line: 4033,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -7771,7 +7839,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1081347,
-						tr:   &builtinSlots2[146],
+						tr:   &builtinSlots2[148],
 					},
 				},
 				byFact: [27]words{
@@ -7821,7 +7889,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 1081347,
-							tr:   &builtinSlots2[147],
+							tr:   &builtinSlots2[149],
 						},
 					},
 				},
@@ -7830,7 +7898,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1-access-denied",
 			file: "rules.yaml (built-in)",
-			line: 4031,
+			line: 4050,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -7844,7 +7912,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "recipient refused (access denied)",
-						tr: &builtinSlots1[71],
+						tr: &builtinSlots1[72],
 					},
 					explanation: alts{
 						list: []text{
@@ -7867,7 +7935,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[148],
+						tr:   &builtinSlots2[150],
 					},
 					fix: alts{
 						list: []text{
@@ -7875,7 +7943,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the address for typos. If it is right, the recipient's admin should check that the address exists in their organization."},
 							},
 						},
-						tr: &builtinSlots2[149],
+						tr: &builtinSlots2[151],
 					},
 				},
 			},
@@ -7883,7 +7951,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-unrecognised-or-name",
 			file: "rules.yaml (built-in)",
-			line: 4052,
+			line: 4071,
 			text: phraseMask{
 				{index: 12, bits: 560750930165760},
 			},
@@ -7893,7 +7961,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-maximum-time-expired",
 			file: "rules.yaml (built-in)",
-			line: 4057,
+			line: 4076,
 			text: phraseMask{
 				{index: 12, bits: 1688849860263936},
 			},
@@ -7903,7 +7971,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-loop-detected",
 			file: "rules.yaml (built-in)",
-			line: 4061,
+			line: 4080,
 			text: phraseMask{
 				{index: 12, bits: 2251799813685248},
 			},
@@ -7913,7 +7981,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-content-too-long",
 			file: "rules.yaml (built-in)",
-			line: 4065,
+			line: 4084,
 			text: phraseMask{
 				{index: 12, bits: 31525197391593472},
 			},
@@ -7923,7 +7991,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-conversion",
 			file: "rules.yaml (built-in)",
-			line: 4069,
+			line: 4088,
 			text: phraseMask{
 				{index: 12, bits: 1116892707587883008},
 			},
@@ -7933,7 +8001,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-status",
 			file: "rules.yaml (built-in)",
-			line: 4089,
+			line: 4108,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 2, detHi: 2},
 			},
@@ -7942,7 +8010,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-specific",
 			file: "rules.yaml (built-in)",
-			line: 4094,
+			line: 4113,
 			text: phraseMask{
 				{index: 12, bits: 1152921504606846976},
 			},
@@ -7952,7 +8020,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-specific",
 			file: "rules.yaml (built-in)",
-			line: 4100,
+			line: 4119,
 			text: phraseMask{
 				{index: 12, bits: 16140901064495857664},
 				{index: 13, bits: 3},
@@ -7963,7 +8031,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-languages",
 			file: "rules.yaml (built-in)",
-			line: 4114,
+			line: 4133,
 			text: phraseMask{
 				{index: 13, bits: 549755813884},
 			},
@@ -7976,7 +8044,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-text",
 			file: "rules.yaml (built-in)",
-			line: 4126,
+			line: 4145,
 			text: phraseMask{
 				{index: 13, bits: 18446743523953737728},
 				{index: 2, bits: 2207653036032},
@@ -7995,7 +8063,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-status",
 			file: "rules.yaml (built-in)",
-			line: 4166,
+			line: 4185,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 4, detHi: 4},
 				{class: -1, subject: 7, detailLo: 16, detHi: 16},
@@ -8005,7 +8073,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-status",
 			file: "rules.yaml (built-in)",
-			line: 4171,
+			line: 4190,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -8014,7 +8082,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-text",
 			file: "rules.yaml (built-in)",
-			line: 4176,
+			line: 4195,
 			text: phraseMask{
 				{index: 14, bits: 18158513697557839872},
 				{index: 15, bits: 2097151},
@@ -8029,7 +8097,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-text",
 			file: "rules.yaml (built-in)",
-			line: 4190,
+			line: 4209,
 			text: phraseMask{
 				{index: 15, bits: 6291456},
 				{index: 9, bits: 2048},
@@ -8040,7 +8108,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-reply-525",
 			file: "rules.yaml (built-in)",
-			line: 4202,
+			line: 4221,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 5},
@@ -8051,7 +8119,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-text",
 			file: "rules.yaml (built-in)",
-			line: 4207,
+			line: 4226,
 			text: phraseMask{
 				{index: 15, bits: 18446744073701163008},
 				{index: 9, bits: 68719869952},
@@ -8068,7 +8136,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hasmoved-text",
 			file: "rules.yaml (built-in)",
-			line: 4240,
+			line: 4259,
 			text: phraseMask{
 				{index: 16, bits: 8355840},
 			},
@@ -8078,7 +8146,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "norelaying-text",
 			file: "rules.yaml (built-in)",
-			line: 4252,
+			line: 4271,
 			text: phraseMask{
 				{index: 16, bits: 4398038122496},
 				{index: 9, bits: 18437736874454810624},
@@ -8095,7 +8163,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-dmarc",
 			file: "rules.yaml (built-in)",
-			line: 4273,
+			line: 4292,
 			text: phraseMask{
 				{index: 16, bits: 4499201580859392},
 			},
@@ -8105,7 +8173,7 @@ var builtinSet = &ruleSet{
 				words: words{
 					summary: phrase{
 						en: "DMARC failure",
-						tr: &builtinSlots1[72],
+						tr: &builtinSlots1[73],
 					},
 					explanation: alts{
 						list: []text{
@@ -8128,7 +8196,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[150],
+						tr:   &builtinSlots2[152],
 					},
 				},
 			},
@@ -8136,7 +8204,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-status",
 			file: "rules.yaml (built-in)",
-			line: 4282,
+			line: 4301,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 20, detHi: 20},
 				{class: -1, subject: 7, detailLo: 21, detHi: 21},
@@ -8151,7 +8219,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-text",
 			file: "rules.yaml (built-in)",
-			line: 4287,
+			line: 4306,
 			text: phraseMask{
 				{index: 16, bits: 18442240474082181120},
 				{index: 17, bits: 262143},
@@ -8166,7 +8234,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4300,
+			line: 4319,
 			text: phraseMask{
 				{index: 17, bits: 786432},
 			},
@@ -8180,7 +8248,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-blocked",
 			file: "rules.yaml (built-in)",
-			line: 4319,
+			line: 4338,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -8208,7 +8276,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-rejected",
 			file: "rules.yaml (built-in)",
-			line: 4359,
+			line: 4378,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -8237,7 +8305,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4400,
+			line: 4419,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -8255,7 +8323,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unknown-at-mail-from",
 			file: "rules.yaml (built-in)",
-			line: 4412,
+			line: 4431,
 			text: phraseMask{
 				{index: 20, bits: 18446744073701163008},
 				{index: 8, bits: 1073741826},
@@ -8312,7 +8380,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[151],
+						tr:   &builtinSlots2[153],
 					},
 					fix: alts{
 						list: []text{
@@ -8320,7 +8388,7 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. Check that your address is set correctly in your mail program; if it is, your email admin should check that your domain exists and can receive replies."},
 							},
 						},
-						tr: &builtinSlots2[152],
+						tr: &builtinSlots2[154],
 					},
 				},
 			},
@@ -8328,7 +8396,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.1",
 			file: "rules.yaml (built-in)",
-			line: 4473,
+			line: 4492,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -8338,7 +8406,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "address does not exist",
-						tr: &builtinSlots1[73],
+						tr: &builtinSlots1[74],
 					},
 					explanation: alts{
 						list: []text{
@@ -8361,7 +8429,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[153],
+						tr:   &builtinSlots2[155],
 					},
 					fix: alts{
 						list: []text{
@@ -8369,7 +8437,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the address for typos, and confirm it with the recipient by other means (phone, their website, an earlier message from them). Then write a new message with the right address: sending the old message again fails the same way, and your mail program's autocomplete may still offer the wrong address, so remove that entry."},
 							},
 						},
-						tr: &builtinSlots2[154],
+						tr: &builtinSlots2[156],
 					},
 				},
 			},
@@ -8377,7 +8445,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.0",
 			file: "rules.yaml (built-in)",
-			line: 4485,
+			line: 4504,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 			},
@@ -8387,7 +8455,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "recipient could not be resolved",
-						tr: &builtinSlots1[74],
+						tr: &builtinSlots1[75],
 					},
 					explanation: alts{
 						list: []text{
@@ -8410,7 +8478,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[155],
+						tr:   &builtinSlots2[157],
 					},
 					fix: alts{
 						list: []text{
@@ -8418,7 +8486,7 @@ var builtinSet = &ruleSet{
 								{literal: "Write a new message to the recipient, with the address typed or picked again, instead of replying to the saved one."},
 							},
 						},
-						tr: &builtinSlots2[156],
+						tr: &builtinSlots2[158],
 					},
 				},
 			},
@@ -8426,7 +8494,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-x.1.3",
 			file: "rules.yaml (built-in)",
-			line: 4496,
+			line: 4515,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -8435,7 +8503,7 @@ var builtinSet = &ruleSet{
 				words: words{
 					summary: phrase{
 						en: "address not valid",
-						tr: &builtinSlots1[75],
+						tr: &builtinSlots1[76],
 					},
 					explanation: alts{
 						list: []text{
@@ -8458,7 +8526,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[157],
+						tr:   &builtinSlots2[159],
 					},
 					fix: alts{
 						list: []text{
@@ -8466,7 +8534,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the address for typos, spaces or missing parts, and send the message again."},
 							},
 						},
-						tr: &builtinSlots2[158],
+						tr: &builtinSlots2[160],
 					},
 				},
 			},
@@ -8474,7 +8542,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific",
 			file: "rules.yaml (built-in)",
-			line: 4505,
+			line: 4524,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -8495,7 +8563,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-specific",
 			file: "rules.yaml (built-in)",
-			line: 4515,
+			line: 4534,
 			text: phraseMask{
 				{index: 18, bits: 1152921504606846976},
 				{index: 19, bits: 268435456},
@@ -8506,7 +8574,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific-553",
 			file: "rules.yaml (built-in)",
-			line: 4522,
+			line: 4541,
 			text: phraseMask{
 				{index: 21, bits: 34359738368},
 			},
@@ -8520,7 +8588,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-specific",
 			file: "rules.yaml (built-in)",
-			line: 4531,
+			line: 4550,
 			text: phraseMask{
 				{index: 17, bits: 549760008192},
 			},
@@ -8530,7 +8598,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 4538,
+			line: 4557,
 			text: phraseMask{
 				{index: 20, bits: 18446744073701163008},
 				{index: 8, bits: 1073741826},
@@ -8559,7 +8627,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4544,
+			line: 4563,
 			text: phraseMask{
 				{index: 22, bits: 2199019061248},
 			},
@@ -8595,7 +8663,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-any-stage",
 			file: "rules.yaml (built-in)",
-			line: 4563,
+			line: 4582,
 			text: phraseMask{
 				{index: 8, bits: 1073741824},
 				{index: 22, bits: 15393162788864},
@@ -8615,7 +8683,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-mailbox-inactive",
 			file: "rules.yaml (built-in)",
-			line: 4597,
+			line: 4616,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8633,7 +8701,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient",
 					summary: phrase{
 						en: "mailbox closed for inactivity",
-						tr: &builtinSlots1[76],
+						tr: &builtinSlots1[77],
 					},
 					explanation: alts{
 						list: []text{
@@ -8675,7 +8743,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[159],
+						tr:   &builtinSlots2[161],
 					},
 					fix: alts{
 						list: []text{
@@ -8683,7 +8751,7 @@ var builtinSet = &ruleSet{
 								{literal: "Reach the recipient by other means: they must sign in to reopen the mailbox, or give you another address. Sending again before that will fail the same way."},
 							},
 						},
-						tr: &builtinSlots2[160],
+						tr: &builtinSlots2[162],
 					},
 				},
 			},
@@ -8691,7 +8759,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-mailbox-missing",
 			file: "rules.yaml (built-in)",
-			line: 4610,
+			line: 4629,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8704,105 +8772,6 @@ var builtinSet = &ruleSet{
 				{index: 22, bits: 105553116266496},
 			},
 			textIDs: []int32{1373, 1453, 1454},
-			unless: phraseMask{
-				{index: 22, bits: 18446603336221196288},
-				{index: 10, bits: 17179901952},
-				{index: 23, bits: 511},
-			},
-			then: thenDef{
-				Reason: "filtered",
-				words: words{
-					owner: "sender",
-					summary: phrase{
-						en: "mailbox does not exist",
-						tr: &builtinSlots1[77],
-					},
-					explanation: alts{
-						list: []text{
-							{
-								{literal: "The message"},
-								{
-									group: []textPart{
-										{literal: " to "},
-										{isSlot: true},
-									},
-								},
-								{literal: " was refused"},
-								{
-									group: []textPart{
-										{literal: " by "},
-										{slot: 1, isSlot: true},
-									},
-								},
-								{literal: " because the receiving server says this mailbox does not exist (some servers check the address only after the message is sent). This usually means a mistyped or closed address. It said: \""},
-								{slot: 5, isSlot: true},
-								{literal: "\""},
-							},
-							{
-								{literal: "The message"},
-								{
-									group: []textPart{
-										{literal: " to "},
-										{isSlot: true},
-									},
-								},
-								{literal: " was refused"},
-								{
-									group: []textPart{
-										{literal: " by "},
-										{slot: 1, isSlot: true},
-									},
-								},
-								{literal: " because the receiving server says this mailbox does not exist (some servers check the address only after the message is sent). This usually means a mistyped or closed address."},
-							},
-						},
-						uses: 35,
-						tr:   &builtinSlots2[161],
-					},
-					fix: alts{
-						list: []text{
-							{
-								{literal: "Check the address with the recipient by other means (by phone, or at another address they use) before sending again. If it is closed, remove it from your address book and lists. Changing the message will not help."},
-							},
-						},
-						tr: &builtinSlots2[162],
-					},
-				},
-			},
-		},
-		{
-			id:   "filtered-status-userunknown-missing",
-			file: "rules.yaml (built-in)",
-			line: 4635,
-			status: []statusPattern{
-				{class: 5, subject: 1, detailLo: 4, detHi: 4},
-				{class: 5, subject: 2},
-				{class: 5, subject: 2, detailLo: 1, detHi: 1},
-				{class: 5, subject: 2, detailLo: 4, detHi: 4},
-				{class: 4, subject: 2, detailLo: 4, detHi: 4},
-			},
-			text: phraseMask{
-				{index: 20, bits: 18446744073701163008},
-				{index: 8, bits: 1073741826},
-				{index: 9, bits: 16777228},
-				{index: 7, bits: 34359746560},
-				{index: 12, bits: 1099511635992},
-				{index: 21, bits: 18446744073709551615},
-				{index: 5, bits: 6755399843708928},
-				{index: 15, bits: 549755813888},
-				{index: 22, bits: 524287},
-				{index: 2, bits: 70368744177664},
-			},
-			textIDs: []int32{
-				1303, 1304, 1305, 1306, 1307, 1308, 1309, 1310, 1311, 1312, 1313, 1314, 513, 1315, 1316, 579, 1317, 1318, 1319, 1320,
-				1321, 1322, 1323, 1324, 600, 1325, 1326, 1327, 1328, 1329, 1330, 1331, 1332, 1333, 1334, 1335, 1336, 483, 1337, 1338,
-				1339, 1340, 1341, 1342, 1343, 808, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 1351, 371, 1352, 1353, 1354, 542, 1355,
-				1356, 1357, 771, 1358, 1359, 461, 1360, 1361, 1362, 999, 1363, 1364, 1365, 1366, 1367, 1368, 1369, 348, 1370, 1371,
-				1372, 1373, 1374, 578, 1375, 1376, 1377, 1378, 1379, 1380, 1381, 1382, 1383, 1384, 1385, 1386, 1387, 781, 1388, 1389,
-				1390, 1391, 1392, 1393, 1394, 1395, 347, 1396, 1397, 1398, 1399, 372, 1400, 1401, 1402, 1403, 1404, 1405, 1406, 1407,
-				1408, 1409, 1410, 1411, 772, 1412, 1413, 1414, 1415, 1416, 1417, 174, 1418, 1419, 1420, 1421, 1422, 1423, 1424, 1425,
-				1426,
-			},
 			unless: phraseMask{
 				{index: 22, bits: 18446603336221196288},
 				{index: 10, bits: 17179901952},
@@ -8870,32 +8839,9 @@ var builtinSet = &ruleSet{
 			},
 		},
 		{
-			id:   "filtered-status-text",
+			id:   "filtered-status-userunknown-missing",
 			file: "rules.yaml (built-in)",
-			line: 4643,
-			status: []statusPattern{
-				{class: 5, subject: 1, detailLo: 4, detHi: 4},
-				{class: 5, subject: 2},
-				{class: 5, subject: 2, detailLo: 1, detHi: 1},
-				{class: 5, subject: 2, detailLo: 4, detHi: 4},
-				{class: 4, subject: 2, detailLo: 4, detHi: 4},
-			},
-			text: phraseMask{
-				{index: 22, bits: 18446726481523507200},
-				{index: 23, bits: 767},
-				{index: 10, bits: 17179901952},
-				{index: 21, bits: 536870912},
-			},
-			textIDs: []int32{
-				1455, 1454, 1481, 1456, 1457, 1458, 1459, 1453, 1460, 655, 1461, 1373, 1462, 1463, 1464, 1465, 1466, 1467, 1468, 1469,
-				1470, 1471, 1472, 1473, 1474, 1475, 1476, 1477, 1478, 1479, 1452, 674,
-			},
-			then: thenDef{Reason: "filtered"},
-		},
-		{
-			id:   "filtered-status-userunknown",
-			file: "rules.yaml (built-in)",
-			line: 4662,
+			line: 4654,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8925,128 +8871,18 @@ var builtinSet = &ruleSet{
 				1408, 1409, 1410, 1411, 772, 1412, 1413, 1414, 1415, 1416, 1417, 174, 1418, 1419, 1420, 1421, 1422, 1423, 1424, 1425,
 				1426,
 			},
-			then: thenDef{Reason: "filtered"},
-		},
-		{
-			id:   "spamdetected-specific",
-			file: "rules.yaml (built-in)",
-			line: 4668,
-			text: phraseMask{
-				{index: 23, bits: 7168},
-			},
-			textIDs: []int32{1482, 1483, 1484},
-			then:    thenDef{Reason: "spamdetected"},
-		},
-		{
-			id:   "rejected-sender-named",
-			file: "rules.yaml (built-in)",
-			line: 4677,
-			text: phraseMask{
-				{index: 22, bits: 3458764513820540928},
-				{index: 23, bits: 8192},
-			},
-			textIDs: []int32{1468, 1469, 1485},
-			unless: phraseMask{
-				{index: 22, bits: 67108864},
-				{index: 23, bits: 16384},
-			},
-			regexps: []*pattern{
-				{src: "(?:not accepting|does not accept|not accept) mail from:? ?<?[^ <>@]+@[a-z0-9.-]+", captures: false},
-			},
-			then: thenDef{Reason: "rejected"},
-		},
-		{
-			id:   "filtered-mailbox-inactive",
-			file: "rules.yaml (built-in)",
-			line: 4692,
-			text: phraseMask{
-				{index: 22, bits: 17592186044416},
-			},
-			textIDs: []int32{1452},
-			command: []string{"RCPT", "DATA", ""},
-			then: thenDef{
-				Reason: "filtered",
-				words: words{
-					owner: "recipient",
-					summary: phrase{
-						en: "mailbox closed for inactivity",
-						tr: &builtinSlots1[79],
-					},
-					explanation: alts{
-						list: []text{
-							{
-								{literal: "The message"},
-								{
-									group: []textPart{
-										{literal: " to "},
-										{isSlot: true},
-									},
-								},
-								{literal: " was refused"},
-								{
-									group: []textPart{
-										{literal: " by "},
-										{slot: 1, isSlot: true},
-									},
-								},
-								{literal: " because the mailbox has been closed or suspended after a long time without use: it does not accept new mail now. It said: \""},
-								{slot: 5, isSlot: true},
-								{literal: "\""},
-							},
-							{
-								{literal: "The message"},
-								{
-									group: []textPart{
-										{literal: " to "},
-										{isSlot: true},
-									},
-								},
-								{literal: " was refused"},
-								{
-									group: []textPart{
-										{literal: " by "},
-										{slot: 1, isSlot: true},
-									},
-								},
-								{literal: " because the mailbox has been closed or suspended after a long time without use: it does not accept new mail now."},
-							},
-						},
-						uses: 35,
-						tr:   &builtinSlots2[165],
-					},
-					fix: alts{
-						list: []text{
-							{
-								{literal: "Reach the recipient by other means: they must sign in to reopen the mailbox, or give you another address. Sending again before that will fail the same way."},
-							},
-						},
-						tr: &builtinSlots2[166],
-					},
-				},
-			},
-		},
-		{
-			id:   "filtered-mailbox-missing",
-			file: "rules.yaml (built-in)",
-			line: 4698,
-			text: phraseMask{
-				{index: 21, bits: 536870912},
-				{index: 22, bits: 105553116266496},
-			},
-			textIDs: []int32{1373, 1453, 1454},
 			unless: phraseMask{
 				{index: 22, bits: 18446603336221196288},
 				{index: 10, bits: 17179901952},
 				{index: 23, bits: 511},
 			},
-			command: []string{"RCPT", "DATA", ""},
 			then: thenDef{
 				Reason: "filtered",
 				words: words{
 					owner: "sender",
 					summary: phrase{
 						en: "mailbox does not exist",
-						tr: &builtinSlots1[80],
+						tr: &builtinSlots1[79],
 					},
 					explanation: alts{
 						list: []text{
@@ -9088,12 +8924,168 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[167],
+						tr:   &builtinSlots2[165],
 					},
 					fix: alts{
 						list: []text{
 							{
 								{literal: "Check the address with the recipient by other means (by phone, or at another address they use) before sending again. If it is closed, remove it from your address book and lists. Changing the message will not help."},
+							},
+						},
+						tr: &builtinSlots2[166],
+					},
+				},
+			},
+		},
+		{
+			id:   "filtered-status-text",
+			file: "rules.yaml (built-in)",
+			line: 4662,
+			status: []statusPattern{
+				{class: 5, subject: 1, detailLo: 4, detHi: 4},
+				{class: 5, subject: 2},
+				{class: 5, subject: 2, detailLo: 1, detHi: 1},
+				{class: 5, subject: 2, detailLo: 4, detHi: 4},
+				{class: 4, subject: 2, detailLo: 4, detHi: 4},
+			},
+			text: phraseMask{
+				{index: 22, bits: 18446726481523507200},
+				{index: 23, bits: 767},
+				{index: 10, bits: 17179901952},
+				{index: 21, bits: 536870912},
+			},
+			textIDs: []int32{
+				1455, 1454, 1481, 1456, 1457, 1458, 1459, 1453, 1460, 655, 1461, 1373, 1462, 1463, 1464, 1465, 1466, 1467, 1468, 1469,
+				1470, 1471, 1472, 1473, 1474, 1475, 1476, 1477, 1478, 1479, 1452, 674,
+			},
+			then: thenDef{Reason: "filtered"},
+		},
+		{
+			id:   "filtered-status-userunknown",
+			file: "rules.yaml (built-in)",
+			line: 4681,
+			status: []statusPattern{
+				{class: 5, subject: 1, detailLo: 4, detHi: 4},
+				{class: 5, subject: 2},
+				{class: 5, subject: 2, detailLo: 1, detHi: 1},
+				{class: 5, subject: 2, detailLo: 4, detHi: 4},
+				{class: 4, subject: 2, detailLo: 4, detHi: 4},
+			},
+			text: phraseMask{
+				{index: 20, bits: 18446744073701163008},
+				{index: 8, bits: 1073741826},
+				{index: 9, bits: 16777228},
+				{index: 7, bits: 34359746560},
+				{index: 12, bits: 1099511635992},
+				{index: 21, bits: 18446744073709551615},
+				{index: 5, bits: 6755399843708928},
+				{index: 15, bits: 549755813888},
+				{index: 22, bits: 524287},
+				{index: 2, bits: 70368744177664},
+			},
+			textIDs: []int32{
+				1303, 1304, 1305, 1306, 1307, 1308, 1309, 1310, 1311, 1312, 1313, 1314, 513, 1315, 1316, 579, 1317, 1318, 1319, 1320,
+				1321, 1322, 1323, 1324, 600, 1325, 1326, 1327, 1328, 1329, 1330, 1331, 1332, 1333, 1334, 1335, 1336, 483, 1337, 1338,
+				1339, 1340, 1341, 1342, 1343, 808, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 1351, 371, 1352, 1353, 1354, 542, 1355,
+				1356, 1357, 771, 1358, 1359, 461, 1360, 1361, 1362, 999, 1363, 1364, 1365, 1366, 1367, 1368, 1369, 348, 1370, 1371,
+				1372, 1373, 1374, 578, 1375, 1376, 1377, 1378, 1379, 1380, 1381, 1382, 1383, 1384, 1385, 1386, 1387, 781, 1388, 1389,
+				1390, 1391, 1392, 1393, 1394, 1395, 347, 1396, 1397, 1398, 1399, 372, 1400, 1401, 1402, 1403, 1404, 1405, 1406, 1407,
+				1408, 1409, 1410, 1411, 772, 1412, 1413, 1414, 1415, 1416, 1417, 174, 1418, 1419, 1420, 1421, 1422, 1423, 1424, 1425,
+				1426,
+			},
+			then: thenDef{Reason: "filtered"},
+		},
+		{
+			id:   "spamdetected-specific",
+			file: "rules.yaml (built-in)",
+			line: 4687,
+			text: phraseMask{
+				{index: 23, bits: 7168},
+			},
+			textIDs: []int32{1482, 1483, 1484},
+			then:    thenDef{Reason: "spamdetected"},
+		},
+		{
+			id:   "rejected-sender-named",
+			file: "rules.yaml (built-in)",
+			line: 4696,
+			text: phraseMask{
+				{index: 22, bits: 3458764513820540928},
+				{index: 23, bits: 8192},
+			},
+			textIDs: []int32{1468, 1469, 1485},
+			unless: phraseMask{
+				{index: 22, bits: 67108864},
+				{index: 23, bits: 16384},
+			},
+			regexps: []*pattern{
+				{src: "(?:not accepting|does not accept|not accept) mail from:? ?<?[^ <>@]+@[a-z0-9.-]+", captures: false},
+			},
+			then: thenDef{Reason: "rejected"},
+		},
+		{
+			id:   "filtered-mailbox-inactive",
+			file: "rules.yaml (built-in)",
+			line: 4711,
+			text: phraseMask{
+				{index: 22, bits: 17592186044416},
+			},
+			textIDs: []int32{1452},
+			command: []string{"RCPT", "DATA", ""},
+			then: thenDef{
+				Reason: "filtered",
+				words: words{
+					owner: "recipient",
+					summary: phrase{
+						en: "mailbox closed for inactivity",
+						tr: &builtinSlots1[80],
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the mailbox has been closed or suspended after a long time without use: it does not accept new mail now. It said: \""},
+								{slot: 5, isSlot: true},
+								{literal: "\""},
+							},
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the mailbox has been closed or suspended after a long time without use: it does not accept new mail now."},
+							},
+						},
+						uses: 35,
+						tr:   &builtinSlots2[167],
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Reach the recipient by other means: they must sign in to reopen the mailbox, or give you another address. Sending again before that will fail the same way."},
 							},
 						},
 						tr: &builtinSlots2[168],
@@ -9102,9 +9094,85 @@ var builtinSet = &ruleSet{
 			},
 		},
 		{
+			id:   "filtered-mailbox-missing",
+			file: "rules.yaml (built-in)",
+			line: 4717,
+			text: phraseMask{
+				{index: 21, bits: 536870912},
+				{index: 22, bits: 105553116266496},
+			},
+			textIDs: []int32{1373, 1453, 1454},
+			unless: phraseMask{
+				{index: 22, bits: 18446603336221196288},
+				{index: 10, bits: 17179901952},
+				{index: 23, bits: 511},
+			},
+			command: []string{"RCPT", "DATA", ""},
+			then: thenDef{
+				Reason: "filtered",
+				words: words{
+					owner: "sender",
+					summary: phrase{
+						en: "mailbox does not exist",
+						tr: &builtinSlots1[81],
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the receiving server says this mailbox does not exist (some servers check the address only after the message is sent). This usually means a mistyped or closed address. It said: \""},
+								{slot: 5, isSlot: true},
+								{literal: "\""},
+							},
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the receiving server says this mailbox does not exist (some servers check the address only after the message is sent). This usually means a mistyped or closed address."},
+							},
+						},
+						uses: 35,
+						tr:   &builtinSlots2[169],
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Check the address with the recipient by other means (by phone, or at another address they use) before sending again. If it is closed, remove it from your address book and lists. Changing the message will not help."},
+							},
+						},
+						tr: &builtinSlots2[170],
+					},
+				},
+			},
+		},
+		{
 			id:   "filtered-text",
 			file: "rules.yaml (built-in)",
-			line: 4706,
+			line: 4725,
 			text: phraseMask{
 				{index: 22, bits: 18446726481523507200},
 				{index: 23, bits: 767},
@@ -9121,7 +9189,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-status",
 			file: "rules.yaml (built-in)",
-			line: 4714,
+			line: 4733,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -9130,7 +9198,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-text",
 			file: "rules.yaml (built-in)",
-			line: 4719,
+			line: 4738,
 			text: phraseMask{
 				{index: 23, bits: 72057594037895168},
 			},
@@ -9144,7 +9212,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4740,
+			line: 4759,
 			text: phraseMask{
 				{index: 23, bits: 2233785415175766016},
 			},
@@ -9161,7 +9229,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-text",
 			file: "rules.yaml (built-in)",
-			line: 4753,
+			line: 4772,
 			text: phraseMask{
 				{index: 23, bits: 16140901064495857664},
 				{index: 24, bits: 63},
@@ -9172,7 +9240,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4761,
+			line: 4780,
 			text: phraseMask{
 				{index: 24, bits: 64},
 			},
@@ -9185,7 +9253,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-text",
 			file: "rules.yaml (built-in)",
-			line: 4772,
+			line: 4791,
 			text: phraseMask{
 				{index: 24, bits: 130944},
 				{index: 7, bits: 68719476736},
@@ -9197,7 +9265,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contenterror-text",
 			file: "rules.yaml (built-in)",
-			line: 4784,
+			line: 4803,
 			text: phraseMask{
 				{index: 23, bits: 2305843009213693952},
 				{index: 24, bits: 2199023124480},
@@ -9222,7 +9290,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.8-bad-outbound-sender",
 			file: "rules.yaml (built-in)",
-			line: 4849,
+			line: 4868,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 8, detHi: 8},
 			},
@@ -9236,7 +9304,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "your account is blocked from sending",
-						tr: &builtinSlots1[81],
+						tr: &builtinSlots1[82],
 					},
 					explanation: alts{
 						list: []text{
@@ -9252,7 +9320,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[169],
+						tr:   &builtinSlots2[171],
 					},
 					fix: alts{
 						list: []text{
@@ -9260,7 +9328,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should check the account for a break-in, reset its password (and remove anything the intruder set up, such as forwarding rules), then remove the account from Restricted entities in the Microsoft 365 Defender portal, or ask the provider's support to lift the block."},
 							},
 						},
-						tr: &builtinSlots2[170],
+						tr: &builtinSlots2[172],
 					},
 				},
 			},
@@ -9268,7 +9336,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-status",
 			file: "rules.yaml (built-in)",
-			line: 4868,
+			line: 4887,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 7, detHi: 7},
 				{class: -1, subject: 1, detailLo: 8, detHi: 8},
@@ -9278,7 +9346,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-at-mail",
 			file: "rules.yaml (built-in)",
-			line: 4873,
+			line: 4892,
 			text: phraseMask{
 				{index: 18, bits: 18446673704965373952},
 				{index: 19, bits: 18446744073709551615},
@@ -9304,7 +9372,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-text",
 			file: "rules.yaml (built-in)",
-			line: 4916,
+			line: 4935,
 			text: phraseMask{
 				{index: 18, bits: 18446673704965373952},
 				{index: 19, bits: 18446744073709551615},
@@ -9328,7 +9396,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-status",
 			file: "rules.yaml (built-in)",
-			line: 4930,
+			line: 4949,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -9344,7 +9412,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-specific",
 			file: "rules.yaml (built-in)",
-			line: 4950,
+			line: 4969,
 			text: phraseMask{
 				{index: 20, bits: 2048},
 			},
@@ -9354,7 +9422,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-text",
 			file: "rules.yaml (built-in)",
-			line: 4957,
+			line: 4976,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -9389,7 +9457,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-destination-computer",
 			file: "rules.yaml (built-in)",
-			line: 4976,
+			line: 4995,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -9416,7 +9484,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-status",
 			file: "rules.yaml (built-in)",
-			line: 4991,
+			line: 5010,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 28, detHi: 28},
 			},
@@ -9425,7 +9493,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-named-by-scanner",
 			file: "rules.yaml (built-in)",
-			line: 5001,
+			line: 5020,
 			text: phraseMask{
 				{index: 27, bits: 15360},
 			},
@@ -9435,7 +9503,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-text",
 			file: "rules.yaml (built-in)",
-			line: 5005,
+			line: 5024,
 			text: phraseMask{
 				{index: 24, bits: 18446741874686296064},
 				{index: 11, bits: 134217728},
@@ -9459,7 +9527,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5010,
+			line: 5029,
 			text: phraseMask{
 				{index: 2, bits: 288230376151711744},
 				{index: 27, bits: 4177920},
@@ -9482,7 +9550,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "speeding-text",
 			file: "rules.yaml (built-in)",
-			line: 5024,
+			line: 5043,
 			text: phraseMask{
 				{index: 27, bits: 4398042316800},
 			},
@@ -9492,7 +9560,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-status",
 			file: "rules.yaml (built-in)",
-			line: 5034,
+			line: 5053,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -9501,7 +9569,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-text",
 			file: "rules.yaml (built-in)",
-			line: 5039,
+			line: 5058,
 			text: phraseMask{
 				{index: 27, bits: 4611681620380876800},
 				{index: 12, bits: 16140901064495857664},
@@ -9518,7 +9586,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-text",
 			file: "rules.yaml (built-in)",
-			line: 5057,
+			line: 5076,
 			text: phraseMask{
 				{index: 17, bits: 18446744073708503040},
 				{bits: 64513},
@@ -9541,7 +9609,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5062,
+			line: 5081,
 			text: phraseMask{
 				{index: 1, bits: 512},
 				{index: 18, bits: 68719476736},
@@ -9583,7 +9651,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-text",
 			file: "rules.yaml (built-in)",
-			line: 5088,
+			line: 5107,
 			text: phraseMask{
 				{index: 28, bits: 536739840},
 				{bits: 207165582859042816},
@@ -9594,7 +9662,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-transport-rule-reject",
 			file: "rules.yaml (built-in)",
-			line: 5098,
+			line: 5117,
 			text: phraseMask{
 				{index: 28, bits: 536870912},
 			},
@@ -9661,7 +9729,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 68719476771,
-						tr:   &builtinSlots2[171],
+						tr:   &builtinSlots2[173],
 					},
 					fix: alts{
 						list: []text{
@@ -9682,7 +9750,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 68720001024,
-						tr:   &builtinSlots2[172],
+						tr:   &builtinSlots2[174],
 					},
 				},
 			},
@@ -9690,7 +9758,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-text",
 			file: "rules.yaml (built-in)",
-			line: 5120,
+			line: 5139,
 			text: phraseMask{
 				{index: 28, bits: 18446744072635809792},
 				{index: 9, bits: 16},
@@ -9706,7 +9774,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5150,
+			line: 5169,
 			text: phraseMask{
 				{index: 29, bits: 32768},
 			},
@@ -9719,7 +9787,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-type",
 			file: "rules.yaml (built-in)",
-			line: 5156,
+			line: 5175,
 			text: phraseMask{
 				{index: 29, bits: 2199023190016},
 			},
@@ -9732,7 +9800,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-encrypted",
 			file: "rules.yaml (built-in)",
-			line: 5175,
+			line: 5194,
 			text: phraseMask{
 				{index: 29, bits: 2249600790429696},
 				{bits: 1152921504606846976},
@@ -9744,7 +9812,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-name",
 			file: "rules.yaml (built-in)",
-			line: 5187,
+			line: 5206,
 			text: phraseMask{
 				{index: 29, bits: 2251799813685248},
 			},
@@ -9757,7 +9825,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-loop-text",
 			file: "rules.yaml (built-in)",
-			line: 5195,
+			line: 5214,
 			text: phraseMask{
 				{index: 29, bits: 4503599627370496},
 			},
@@ -9767,7 +9835,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-text",
 			file: "rules.yaml (built-in)",
-			line: 5205,
+			line: 5224,
 			text: phraseMask{
 				{index: 29, bits: 18437736874454810624},
 				{index: 30, bits: 65535},
@@ -9781,7 +9849,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5221,
+			line: 5240,
 			text: phraseMask{
 				{index: 30, bits: 65536},
 			},
@@ -9794,7 +9862,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-text",
 			file: "rules.yaml (built-in)",
-			line: 5227,
+			line: 5246,
 			text: phraseMask{
 				{index: 26, bits: 140737488289792},
 				{index: 1, bits: 88235808129024},
@@ -9812,7 +9880,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-dns-text",
 			file: "rules.yaml (built-in)",
-			line: 5232,
+			line: 5251,
 			text: phraseMask{
 				{index: 26, bits: 288230376151711744},
 				{index: 2, bits: 12},
@@ -9823,7 +9891,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-text",
 			file: "rules.yaml (built-in)",
-			line: 5238,
+			line: 5257,
 			text: phraseMask{
 				{index: 30, bits: 66977792},
 				{index: 12, bits: 1152921504606846976},
@@ -9834,7 +9902,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-text",
 			file: "rules.yaml (built-in)",
-			line: 5245,
+			line: 5264,
 			text: phraseMask{
 				{index: 20, bits: 8388352},
 				{index: 5, bits: 8388608},
@@ -9847,7 +9915,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-delayed",
 			file: "rules.yaml (built-in)",
-			line: 5250,
+			line: 5269,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -9888,7 +9956,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 32771,
-						tr:   &builtinSlots2[173],
+						tr:   &builtinSlots2[175],
 					},
 				},
 				byFact: [27]words{
@@ -9926,7 +9994,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 32771,
-							tr:   &builtinSlots2[174],
+							tr:   &builtinSlots2[176],
 						},
 					},
 				},
@@ -9936,7 +10004,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-text",
 			file: "rules.yaml (built-in)",
-			line: 5267,
+			line: 5286,
 			text: phraseMask{
 				{index: 7, bits: 26388279066624},
 				{index: 30, bits: 1152921504539738112},
@@ -9955,7 +10023,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5287,
+			line: 5306,
 			text: phraseMask{
 				{bits: 4294967296},
 			},
@@ -9968,7 +10036,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-attempts",
 			file: "rules.yaml (built-in)",
-			line: 5293,
+			line: 5312,
 			text: phraseMask{
 				{index: 30, bits: 1152921504606846976},
 			},
@@ -9981,7 +10049,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-text",
 			file: "rules.yaml (built-in)",
-			line: 5300,
+			line: 5319,
 			text: phraseMask{
 				{index: 7, bits: 70368744177664},
 				{index: 30, bits: 16140901064495857664},
@@ -9997,7 +10065,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-reply",
 			file: "rules.yaml (built-in)",
-			line: 5315,
+			line: 5334,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 3},
@@ -10014,14 +10082,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "tls-command",
 			file:    "rules.yaml (built-in)",
-			line:    5322,
+			line:    5341,
 			command: []string{"STARTTLS"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "security-text",
 			file: "rules.yaml (built-in)",
-			line: 5327,
+			line: 5346,
 			text: phraseMask{
 				{index: 31, bits: 274876858368},
 				{index: 10, bits: 192},
@@ -10039,7 +10107,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "security-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5342,
+			line: 5361,
 			text: phraseMask{
 				{index: 31, bits: 1924145348608},
 				{index: 23, bits: 72057594037927936},
@@ -10058,7 +10126,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-text",
 			file: "rules.yaml (built-in)",
-			line: 5351,
+			line: 5370,
 			text: phraseMask{
 				{index: 31, bits: 288228177128456192},
 				{index: 2, bits: 562949953421312},
@@ -10069,7 +10137,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "syntax-text",
 			file: "rules.yaml (built-in)",
-			line: 5360,
+			line: 5379,
 			text: phraseMask{
 				{index: 7, bits: 1179648},
 				{index: 31, bits: 18158513697557839872},
@@ -10081,7 +10149,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.1",
 			file: "rules.yaml (built-in)",
-			line: 5377,
+			line: 5396,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -10090,7 +10158,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.4",
 			file: "rules.yaml (built-in)",
-			line: 5383,
+			line: 5402,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -10100,7 +10168,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "recipient address ambiguous",
-						tr: &builtinSlots1[82],
+						tr: &builtinSlots1[83],
 					},
 					explanation: alts{
 						list: []text{
@@ -10123,7 +10191,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[175],
+						tr:   &builtinSlots2[177],
 					},
 					fix: alts{
 						list: []text{
@@ -10131,7 +10199,7 @@ var builtinSet = &ruleSet{
 								{literal: "Use the recipient's full, exact address. If that fails too, tell the recipient by other means so that their admin makes the address unique."},
 							},
 						},
-						tr: &builtinSlots2[176],
+						tr: &builtinSlots2[178],
 					},
 				},
 			},
@@ -10139,7 +10207,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.5",
 			file: "rules.yaml (built-in)",
-			line: 5393,
+			line: 5412,
 			status: []statusPattern{
 				{class: 4, subject: 1, detailLo: 5, detHi: 5},
 				{class: 5, subject: 1, detailLo: 5, detHi: 5},
@@ -10150,7 +10218,7 @@ var builtinSet = &ruleSet{
 					owner: "unknown",
 					summary: phrase{
 						en: "address reported valid",
-						tr: &builtinSlots1[83],
+						tr: &builtinSlots1[84],
 					},
 					explanation: alts{
 						list: []text{
@@ -10178,7 +10246,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 33,
-						tr:   &builtinSlots2[177],
+						tr:   &builtinSlots2[179],
 					},
 					fix: alts{
 						list: []text{
@@ -10186,7 +10254,7 @@ var builtinSet = &ruleSet{
 								{literal: "Forward this report to your email admin, who can read its technical details."},
 							},
 						},
-						tr: &builtinSlots2[178],
+						tr: &builtinSlots2[180],
 					},
 				},
 			},
@@ -10194,7 +10262,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.6",
 			file: "rules.yaml (built-in)",
-			line: 5406,
+			line: 5425,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -10203,7 +10271,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.9",
 			file: "rules.yaml (built-in)",
-			line: 5412,
+			line: 5431,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 9, detHi: 9},
 			},
@@ -10212,7 +10280,7 @@ var builtinSet = &ruleSet{
 				words: words{
 					summary: phrase{
 						en: "passed on without further reports",
-						tr: &builtinSlots1[84],
+						tr: &builtinSlots1[85],
 					},
 					explanation: alts{
 						list: []text{
@@ -10228,7 +10296,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[179],
+						tr:   &builtinSlots2[181],
 					},
 					fix: alts{
 						list: []text{
@@ -10236,7 +10304,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing to do unless the recipient says the message never arrived; then ask them by other means."},
 							},
 						},
-						tr: &builtinSlots2[180],
+						tr: &builtinSlots2[182],
 					},
 				},
 			},
@@ -10244,7 +10312,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.10",
 			file: "rules.yaml (built-in)",
-			line: 5421,
+			line: 5440,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -10272,7 +10340,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 17,
-						tr:   &builtinSlots2[181],
+						tr:   &builtinSlots2[183],
 					},
 				},
 			},
@@ -10280,7 +10348,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.1",
 			file: "rules.yaml (built-in)",
-			line: 5428,
+			line: 5447,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -10289,7 +10357,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.4",
 			file: "rules.yaml (built-in)",
-			line: 5436,
+			line: 5455,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -10299,7 +10367,7 @@ var builtinSet = &ruleSet{
 					owner: "group-owner",
 					summary: phrase{
 						en: "mailing list problem",
-						tr: &builtinSlots1[85],
+						tr: &builtinSlots1[86],
 					},
 					explanation: alts{
 						list: []text{
@@ -10315,7 +10383,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[182],
+						tr:   &builtinSlots2[184],
 					},
 					fix: alts{
 						list: []text{
@@ -10323,7 +10391,7 @@ var builtinSet = &ruleSet{
 								{literal: "Tell the list's owner by other means; they must fix the list."},
 							},
 						},
-						tr: &builtinSlots2[183],
+						tr: &builtinSlots2[185],
 					},
 				},
 			},
@@ -10331,7 +10399,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.1",
 			file: "rules.yaml (built-in)",
-			line: 5446,
+			line: 5465,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -10340,7 +10408,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.2",
 			file: "rules.yaml (built-in)",
-			line: 5452,
+			line: 5471,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -10350,7 +10418,7 @@ var builtinSet = &ruleSet{
 				words: words{
 					summary: phrase{
 						en: "receiving system not accepting mail",
-						tr: &builtinSlots1[86],
+						tr: &builtinSlots1[87],
 					},
 					explanation: alts{
 						list: []text{
@@ -10373,7 +10441,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[184],
+						tr:   &builtinSlots2[186],
 					},
 					fix: alts{
 						list: []text{
@@ -10381,7 +10449,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing in your message needs to change. Send it again later; if it keeps failing, tell the recipient by other means."},
 							},
 						},
-						tr: &builtinSlots2[185],
+						tr: &builtinSlots2[187],
 					},
 				},
 			},
@@ -10389,7 +10457,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.3",
 			file: "rules.yaml (built-in)",
-			line: 5462,
+			line: 5481,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -10399,7 +10467,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "feature not supported",
-						tr: &builtinSlots1[87],
+						tr: &builtinSlots1[88],
 					},
 					explanation: alts{
 						list: []text{
@@ -10422,7 +10490,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[186],
+						tr:   &builtinSlots2[188],
 					},
 					fix: alts{
 						list: []text{
@@ -10430,7 +10498,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should check which feature the receiving server refused (see the technical details) and send without it."},
 							},
 						},
-						tr: &builtinSlots2[187],
+						tr: &builtinSlots2[189],
 					},
 				},
 			},
@@ -10438,7 +10506,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.5",
 			file: "rules.yaml (built-in)",
-			line: 5472,
+			line: 5491,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -10466,7 +10534,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[188],
+						tr:   &builtinSlots2[190],
 					},
 				},
 			},
@@ -10474,7 +10542,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.6",
 			file: "rules.yaml (built-in)",
-			line: 5479,
+			line: 5498,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 6, detHi: 6},
 				{class: 5, subject: 3, detailLo: 6, detHi: 6},
@@ -10509,7 +10577,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 33,
-						tr:   &builtinSlots2[189],
+						tr:   &builtinSlots2[191],
 					},
 				},
 			},
@@ -10517,7 +10585,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.1",
 			file: "rules.yaml (built-in)",
-			line: 5489,
+			line: 5508,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 1, detHi: 1},
 			},
@@ -10545,7 +10613,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[190],
+						tr:   &builtinSlots2[192],
 					},
 				},
 			},
@@ -10553,7 +10621,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.2",
 			file: "rules.yaml (built-in)",
-			line: 5496,
+			line: 5515,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -10562,7 +10630,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.3",
 			file: "rules.yaml (built-in)",
-			line: 5502,
+			line: 5521,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -10572,7 +10640,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "too many recipients",
-						tr: &builtinSlots1[88],
+						tr: &builtinSlots1[89],
 					},
 					explanation: alts{
 						list: []text{
@@ -10614,7 +10682,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 16387,
-						tr:   &builtinSlots2[191],
+						tr:   &builtinSlots2[193],
 					},
 					fix: alts{
 						list: []text{
@@ -10628,7 +10696,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 16384,
-						tr:   &builtinSlots2[192],
+						tr:   &builtinSlots2[194],
 					},
 				},
 			},
@@ -10636,7 +10704,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.4",
 			file: "rules.yaml (built-in)",
-			line: 5517,
+			line: 5536,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -10664,7 +10732,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[193],
+						tr:   &builtinSlots2[195],
 					},
 				},
 			},
@@ -10672,7 +10740,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.5",
 			file: "rules.yaml (built-in)",
-			line: 5525,
+			line: 5544,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 5, detHi: 5},
 			},
@@ -10700,7 +10768,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[194],
+						tr:   &builtinSlots2[196],
 					},
 				},
 			},
@@ -10708,7 +10776,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.6",
 			file: "rules.yaml (built-in)",
-			line: 5532,
+			line: 5551,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -10736,7 +10804,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[195],
+						tr:   &builtinSlots2[197],
 					},
 				},
 			},
@@ -10744,7 +10812,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.2",
 			file: "rules.yaml (built-in)",
-			line: 5539,
+			line: 5558,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 2, detHi: 2},
 			},
@@ -10754,7 +10822,7 @@ var builtinSet = &ruleSet{
 					owner: "group-owner",
 					summary: phrase{
 						en: "not allowed to send to the list",
-						tr: &builtinSlots1[89],
+						tr: &builtinSlots1[90],
 					},
 					explanation: alts{
 						list: []text{
@@ -10777,7 +10845,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[196],
+						tr:   &builtinSlots2[198],
 					},
 					fix: alts{
 						list: []text{
@@ -10785,7 +10853,7 @@ var builtinSet = &ruleSet{
 								{literal: "Ask the list's owner or the organization, by other means, to let you post, or ask the person you meant to reach for a direct address."},
 							},
 						},
-						tr: &builtinSlots2[197],
+						tr: &builtinSlots2[199],
 					},
 				},
 			},
@@ -10793,7 +10861,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.3",
 			file: "rules.yaml (built-in)",
-			line: 5552,
+			line: 5571,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -10803,7 +10871,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "security conversion not possible",
-						tr: &builtinSlots1[90],
+						tr: &builtinSlots1[91],
 					},
 					explanation: alts{
 						list: []text{
@@ -10826,7 +10894,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[198],
+						tr:   &builtinSlots2[200],
 					},
 					fix: alts{
 						list: []text{
@@ -10834,7 +10902,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should check the technical details; sending the message without signing or encrypting it may work."},
 							},
 						},
-						tr: &builtinSlots2[199],
+						tr: &builtinSlots2[201],
 					},
 				},
 			},
@@ -10842,7 +10910,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.4",
 			file: "rules.yaml (built-in)",
-			line: 5562,
+			line: 5581,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 4, detHi: 4},
 			},
@@ -10852,7 +10920,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "security features not supported",
-						tr: &builtinSlots1[91],
+						tr: &builtinSlots1[92],
 					},
 					explanation: alts{
 						list: []text{
@@ -10875,7 +10943,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[200],
+						tr:   &builtinSlots2[202],
 					},
 					fix: alts{
 						list: []text{
@@ -10883,7 +10951,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should check the technical details; sending the message without those features may work."},
 							},
 						},
-						tr: &builtinSlots2[201],
+						tr: &builtinSlots2[203],
 					},
 				},
 			},
@@ -10891,7 +10959,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.5",
 			file: "rules.yaml (built-in)",
-			line: 5572,
+			line: 5591,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 5, detHi: 5},
 			},
@@ -10901,7 +10969,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "cryptographic failure",
-						tr: &builtinSlots1[92],
+						tr: &builtinSlots1[93],
 					},
 					explanation: alts{
 						list: []text{
@@ -10924,7 +10992,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[202],
+						tr:   &builtinSlots2[204],
 					},
 					fix: alts{
 						list: []text{
@@ -10932,7 +11000,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send the message again without signing or encrypting it, or ask your email admin to check the certificates."},
 							},
 						},
-						tr: &builtinSlots2[203],
+						tr: &builtinSlots2[205],
 					},
 				},
 			},
@@ -10940,7 +11008,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.6",
 			file: "rules.yaml (built-in)",
-			line: 5582,
+			line: 5601,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 6, detHi: 6},
 			},
@@ -10950,7 +11018,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "cryptographic algorithm not supported",
-						tr: &builtinSlots1[93],
+						tr: &builtinSlots1[94],
 					},
 					explanation: alts{
 						list: []text{
@@ -10973,7 +11041,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[204],
+						tr:   &builtinSlots2[206],
 					},
 					fix: alts{
 						list: []text{
@@ -10981,7 +11049,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send the message again without signing or encrypting it, or ask your email admin to use another method."},
 							},
 						},
-						tr: &builtinSlots2[205],
+						tr: &builtinSlots2[207],
 					},
 				},
 			},
@@ -10989,7 +11057,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.7",
 			file: "rules.yaml (built-in)",
-			line: 5592,
+			line: 5611,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 7, detHi: 7},
 			},
@@ -10999,7 +11067,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "message integrity failure",
-						tr: &builtinSlots1[94],
+						tr: &builtinSlots1[95],
 					},
 					explanation: alts{
 						list: []text{
@@ -11022,7 +11090,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[206],
+						tr:   &builtinSlots2[208],
 					},
 					fix: alts{
 						list: []text{
@@ -11030,7 +11098,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send the message again; if it keeps failing, your email admin should check the servers between you and the recipient."},
 							},
 						},
-						tr: &builtinSlots2[207],
+						tr: &builtinSlots2[209],
 					},
 				},
 			},
@@ -11038,7 +11106,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.8",
 			file: "rules.yaml (built-in)",
-			line: 5602,
+			line: 5621,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 8, detHi: 8},
 			},
@@ -11048,7 +11116,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "login details not valid",
-						tr: &builtinSlots1[95],
+						tr: &builtinSlots1[96],
 					},
 					explanation: alts{
 						list: []text{
@@ -11071,7 +11139,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[208],
+						tr:   &builtinSlots2[210],
 					},
 					fix: alts{
 						list: []text{
@@ -11079,7 +11147,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the user name and password configured in your mail program or device; your email admin can help."},
 							},
 						},
-						tr: &builtinSlots2[209],
+						tr: &builtinSlots2[211],
 					},
 				},
 			},
@@ -11087,7 +11155,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.9",
 			file: "rules.yaml (built-in)",
-			line: 5612,
+			line: 5631,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 9, detHi: 9},
 			},
@@ -11097,7 +11165,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "login method too weak",
-						tr: &builtinSlots1[96],
+						tr: &builtinSlots1[97],
 					},
 					explanation: alts{
 						list: []text{
@@ -11120,7 +11188,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[210],
+						tr:   &builtinSlots2[212],
 					},
 					fix: alts{
 						list: []text{
@@ -11128,7 +11196,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should configure a stronger login method on the sending system."},
 							},
 						},
-						tr: &builtinSlots2[211],
+						tr: &builtinSlots2[213],
 					},
 				},
 			},
@@ -11136,7 +11204,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.10",
 			file: "rules.yaml (built-in)",
-			line: 5622,
+			line: 5641,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 10, detHi: 10},
 			},
@@ -11146,7 +11214,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "encryption needed",
-						tr: &builtinSlots1[97],
+						tr: &builtinSlots1[98],
 					},
 					explanation: alts{
 						list: []text{
@@ -11169,7 +11237,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[212],
+						tr:   &builtinSlots2[214],
 					},
 					fix: alts{
 						list: []text{
@@ -11177,7 +11245,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should turn on encryption (TLS) for the sending system."},
 							},
 						},
-						tr: &builtinSlots2[213],
+						tr: &builtinSlots2[215],
 					},
 				},
 			},
@@ -11185,7 +11253,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.11",
 			file: "rules.yaml (built-in)",
-			line: 5632,
+			line: 5651,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 11, detHi: 11},
 			},
@@ -11195,7 +11263,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "encryption required to log in",
-						tr: &builtinSlots1[98],
+						tr: &builtinSlots1[99],
 					},
 					explanation: alts{
 						list: []text{
@@ -11218,7 +11286,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[214],
+						tr:   &builtinSlots2[216],
 					},
 					fix: alts{
 						list: []text{
@@ -11226,7 +11294,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should turn on encryption (TLS) before the sending system logs in."},
 							},
 						},
-						tr: &builtinSlots2[215],
+						tr: &builtinSlots2[217],
 					},
 				},
 			},
@@ -11234,7 +11302,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.12",
 			file: "rules.yaml (built-in)",
-			line: 5642,
+			line: 5661,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -11244,7 +11312,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "password change needed",
-						tr: &builtinSlots1[99],
+						tr: &builtinSlots1[100],
 					},
 					explanation: alts{
 						list: []text{
@@ -11267,7 +11335,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[216],
+						tr:   &builtinSlots2[218],
 					},
 					fix: alts{
 						list: []text{
@@ -11275,7 +11343,7 @@ var builtinSet = &ruleSet{
 								{literal: "Change the account's password (your email admin can help), then send again."},
 							},
 						},
-						tr: &builtinSlots2[217],
+						tr: &builtinSlots2[219],
 					},
 				},
 			},
@@ -11283,7 +11351,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.14",
 			file: "rules.yaml (built-in)",
-			line: 5652,
+			line: 5671,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 14, detHi: 14},
 			},
@@ -11293,7 +11361,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "trust relationship required",
-						tr: &builtinSlots1[100],
+						tr: &builtinSlots1[101],
 					},
 					explanation: alts{
 						list: []text{
@@ -11316,7 +11384,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[218],
+						tr:   &builtinSlots2[220],
 					},
 					fix: alts{
 						list: []text{
@@ -11324,7 +11392,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should ask the receiving organization what arrangement it requires."},
 							},
 						},
-						tr: &builtinSlots2[219],
+						tr: &builtinSlots2[221],
 					},
 				},
 			},
@@ -11332,7 +11400,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.15",
 			file: "rules.yaml (built-in)",
-			line: 5662,
+			line: 5681,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 15, detHi: 15},
 			},
@@ -11342,7 +11410,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "priority too low",
-						tr: &builtinSlots1[101],
+						tr: &builtinSlots1[102],
 					},
 					explanation: alts{
 						list: []text{
@@ -11365,7 +11433,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[220],
+						tr:   &builtinSlots2[222],
 					},
 					fix: alts{
 						list: []text{
@@ -11373,7 +11441,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send the message again without a low priority setting, or later."},
 							},
 						},
-						tr: &builtinSlots2[221],
+						tr: &builtinSlots2[223],
 					},
 				},
 			},
@@ -11381,7 +11449,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.19",
 			file: "rules.yaml (built-in)",
-			line: 5672,
+			line: 5691,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 19, detHi: 19},
 			},
@@ -11391,7 +11459,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "address age check not possible",
-						tr: &builtinSlots1[102],
+						tr: &builtinSlots1[103],
 					},
 					explanation: alts{
 						list: []text{
@@ -11414,7 +11482,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[222],
+						tr:   &builtinSlots2[224],
 					},
 					fix: alts{
 						list: []text{
@@ -11422,7 +11490,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send the message again without that check, or ask your email admin."},
 							},
 						},
-						tr: &builtinSlots2[223],
+						tr: &builtinSlots2[225],
 					},
 				},
 			},
@@ -11430,7 +11498,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.13",
 			file: "rules.yaml (built-in)",
-			line: 5682,
+			line: 5701,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -11458,7 +11526,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[224],
+						tr:   &builtinSlots2[226],
 					},
 				},
 			},
@@ -11466,7 +11534,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.17-18",
 			file: "rules.yaml (built-in)",
-			line: 5689,
+			line: 5708,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 17, detHi: 17},
 				{class: -1, subject: 7, detailLo: 18, detHi: 18},
@@ -11495,7 +11563,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[225],
+						tr:   &builtinSlots2[227],
 					},
 				},
 			},
@@ -11503,7 +11571,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.27",
 			file: "rules.yaml (built-in)",
-			line: 5696,
+			line: 5715,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 27, detHi: 27},
 			},
@@ -11513,7 +11581,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "your domain accepts no mail",
-						tr: &builtinSlots1[103],
+						tr: &builtinSlots1[104],
 					},
 					explanation: alts{
 						list: []text{
@@ -11536,7 +11604,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[226],
+						tr:   &builtinSlots2[228],
 					},
 					fix: alts{
 						list: []text{
@@ -11544,7 +11612,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should give your domain a mail server (or use a sender address whose domain receives mail)."},
 							},
 						},
-						tr: &builtinSlots2[227],
+						tr: &builtinSlots2[229],
 					},
 				},
 			},
@@ -11552,7 +11620,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.30",
 			file: "rules.yaml (built-in)",
-			line: 5708,
+			line: 5727,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 30, detHi: 30},
 			},
@@ -11573,7 +11641,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[228],
+						tr:   &builtinSlots2[230],
 					},
 				},
 			},
@@ -11581,14 +11649,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "blocked-at-connection",
 			file:    "rules.yaml (built-in)",
-			line:    5718,
+			line:    5737,
 			command: []string{"CONN", "HELO", "EHLO"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "user-unknown-after-data",
 			file: "rules.yaml (built-in)",
-			line: 5725,
+			line: 5744,
 			text: phraseMask{
 				{index: 20, bits: 18446744073701163008},
 				{index: 8, bits: 1073741826},
@@ -11618,7 +11686,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "mailbox does not exist (after sending)",
-						tr: &builtinSlots1[104],
+						tr: &builtinSlots1[105],
 					},
 					explanation: alts{
 						list: []text{
@@ -11660,7 +11728,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[229],
+						tr:   &builtinSlots2[231],
 					},
 					fix: alts{
 						list: []text{
@@ -11668,7 +11736,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the address with the recipient by other means (by phone, or at another address they use) before sending again. If it is closed, remove it from your address book and lists. Changing the message will not help."},
 							},
 						},
-						tr: &builtinSlots2[230],
+						tr: &builtinSlots2[232],
 					},
 				},
 				stages: [5]words{
@@ -11676,7 +11744,7 @@ var builtinSet = &ruleSet{
 						owner: "sender",
 						summary: phrase{
 							en: "address does not exist",
-							tr: &builtinSlots1[105],
+							tr: &builtinSlots1[106],
 						},
 						explanation: alts{
 							list: []text{
@@ -11699,7 +11767,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 3,
-							tr:   &builtinSlots2[231],
+							tr:   &builtinSlots2[233],
 						},
 						fix: alts{
 							list: []text{
@@ -11707,7 +11775,7 @@ var builtinSet = &ruleSet{
 									{literal: "Check the address for typos. If it is right, the person may have left or changed address: ask them for a current one by other means, and remove this address from your address book and lists."},
 								},
 							},
-							tr: &builtinSlots2[232],
+							tr: &builtinSlots2[234],
 						},
 					},
 				},
@@ -11716,7 +11784,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5749,
+			line: 5768,
 			text: phraseMask{
 				{index: 32, bits: 120},
 				{index: 10, bits: 1073741824},
@@ -11727,7 +11795,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5754,
+			line: 5773,
 			text: phraseMask{
 				{index: 32, bits: 128},
 			},
@@ -11737,7 +11805,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5759,
+			line: 5778,
 			text: phraseMask{
 				{index: 32, bits: 8388352},
 			},
@@ -11747,7 +11815,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5766,
+			line: 5785,
 			text: phraseMask{
 				{index: 32, bits: 58720256},
 			},
@@ -11757,7 +11825,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5771,
+			line: 5790,
 			text: phraseMask{
 				{index: 32, bits: 201326592},
 			},
@@ -11767,7 +11835,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5776,
+			line: 5795,
 			text: phraseMask{
 				{index: 32, bits: 805306368},
 				{index: 27, bits: 1048576},
@@ -11778,7 +11846,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5787,
+			line: 5806,
 			text: phraseMask{
 				{index: 32, bits: 140736414613504},
 				{index: 1, bits: 8},
@@ -11798,7 +11866,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5802,
+			line: 5821,
 			text: phraseMask{
 				{index: 32, bits: 143833713099145216},
 			},
@@ -11808,7 +11876,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5808,
+			line: 5827,
 			text: phraseMask{
 				{index: 32, bits: 18302628885633695744},
 				{index: 2, bits: 17179869184},
@@ -11821,7 +11889,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-connection-text",
 			file: "rules.yaml (built-in)",
-			line: 5814,
+			line: 5833,
 			text: phraseMask{
 				{index: 2, bits: 512},
 				{index: 12, bits: 824633737216},
@@ -11834,7 +11902,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5822,
+			line: 5841,
 			text: phraseMask{
 				{index: 1, bits: 324259173170675712},
 			},
@@ -11844,7 +11912,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5827,
+			line: 5846,
 			text: phraseMask{
 				{index: 33, bits: 16},
 			},
@@ -11854,7 +11922,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "onhold-text",
 			file: "rules.yaml (built-in)",
-			line: 5832,
+			line: 5851,
 			text: phraseMask{
 				{index: 33, bits: 224},
 			},
@@ -11864,7 +11932,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.4.7",
 			file: "rules.yaml (built-in)",
-			line: 5843,
+			line: 5862,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 7, detHi: 7},
 				{class: 5, subject: 4, detailLo: 7, detHi: 7},
@@ -11875,7 +11943,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "message expired",
-						tr: &builtinSlots1[106],
+						tr: &builtinSlots1[107],
 					},
 					explanation: alts{
 						list: []text{
@@ -11906,7 +11974,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1048579,
-						tr:   &builtinSlots2[233],
+						tr:   &builtinSlots2[235],
 					},
 					fix: alts{
 						list: []text{
@@ -11914,7 +11982,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the address. If it is right, the receiving server was unavailable or kept putting the message off: send it again later (to fewer recipients at a time can help), and tell the recipient by other means so that their email admin checks their mail server."},
 							},
 						},
-						tr: &builtinSlots2[234],
+						tr: &builtinSlots2[236],
 					},
 				},
 			},
@@ -11923,7 +11991,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1",
 			file: "rules.yaml (built-in)",
-			line: 5856,
+			line: 5875,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -11933,7 +12001,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "relay access denied",
-						tr: &builtinSlots1[107],
+						tr: &builtinSlots1[108],
 					},
 					explanation: alts{
 						list: []text{
@@ -11963,7 +12031,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 19,
-						tr:   &builtinSlots2[235],
+						tr:   &builtinSlots2[237],
 					},
 					fix: alts{
 						list: []text{
@@ -11971,7 +12039,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the part of the address after the @ for typos. If it is right, the recipient's admin must fix their domain's mail server settings or accepted domains; tell the recipient by other means."},
 							},
 						},
-						tr: &builtinSlots2[236],
+						tr: &builtinSlots2[238],
 					},
 				},
 			},
@@ -11979,7 +12047,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.14",
 			file: "rules.yaml (built-in)",
-			line: 5868,
+			line: 5887,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
 			},
@@ -11989,7 +12057,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "mail loop (too many hops)",
-						tr: &builtinSlots1[108],
+						tr: &builtinSlots1[109],
 					},
 					explanation: alts{
 						list: []text{
@@ -12012,7 +12080,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[237],
+						tr:   &builtinSlots2[239],
 					},
 					fix: alts{
 						list: []text{
@@ -12020,7 +12088,7 @@ var builtinSet = &ruleSet{
 								{literal: "Sending it again will loop again. Check the forwarding rules of your mailbox and ask the recipient to check theirs; whoever owns the looping forwarding or connector must fix it."},
 							},
 						},
-						tr: &builtinSlots2[238],
+						tr: &builtinSlots2[240],
 					},
 				},
 			},
@@ -12028,7 +12096,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6",
 			file: "rules.yaml (built-in)",
-			line: 5877,
+			line: 5896,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -12038,7 +12106,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "mail loop",
-						tr: &builtinSlots1[109],
+						tr: &builtinSlots1[110],
 					},
 					explanation: alts{
 						list: []text{
@@ -12061,7 +12129,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[239],
+						tr:   &builtinSlots2[241],
 					},
 					fix: alts{
 						list: []text{
@@ -12069,7 +12137,7 @@ var builtinSet = &ruleSet{
 								{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 							},
 						},
-						tr: &builtinSlots2[240],
+						tr: &builtinSlots2[242],
 					},
 				},
 			},
@@ -12077,7 +12145,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.6.11",
 			file: "rules.yaml (built-in)",
-			line: 5886,
+			line: 5905,
 			status: []statusPattern{
 				{class: 5, subject: 6, detailLo: 11, detHi: 11},
 			},
@@ -12087,7 +12155,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "invalid characters",
-						tr: &builtinSlots1[110],
+						tr: &builtinSlots1[111],
 					},
 					explanation: alts{
 						list: []text{
@@ -12110,7 +12178,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[241],
+						tr:   &builtinSlots2[243],
 					},
 					fix: alts{
 						list: []text{
@@ -12118,7 +12186,7 @@ var builtinSet = &ruleSet{
 								{literal: "Update your email program or send the message from another one."},
 							},
 						},
-						tr: &builtinSlots2[242],
+						tr: &builtinSlots2[244],
 					},
 				},
 			},
@@ -12126,7 +12194,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1",
 			file: "rules.yaml (built-in)",
-			line: 5895,
+			line: 5914,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -12178,7 +12246,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1081347,
-						tr:   &builtinSlots2[243],
+						tr:   &builtinSlots2[245],
 					},
 				},
 				byFact: [27]words{
@@ -12228,7 +12296,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 1081347,
-							tr:   &builtinSlots2[244],
+							tr:   &builtinSlots2[246],
 						},
 					},
 				},
@@ -12237,7 +12305,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.2",
 			file: "rules.yaml (built-in)",
-			line: 5909,
+			line: 5928,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -12265,7 +12333,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[245],
+						tr:   &builtinSlots2[247],
 					},
 				},
 			},
@@ -12273,7 +12341,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.3",
 			file: "rules.yaml (built-in)",
-			line: 5916,
+			line: 5935,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -12294,7 +12362,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[246],
+						tr:   &builtinSlots2[248],
 					},
 				},
 				byFact: [27]words{
@@ -12302,7 +12370,7 @@ var builtinSet = &ruleSet{
 						owner: "recipient-admin",
 						summary: phrase{
 							en: "temporary DNS failure",
-							tr: &builtinSlots1[111],
+							tr: &builtinSlots1[112],
 						},
 						explanation: alts{
 							list: []text{
@@ -12337,7 +12405,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 32785,
-							tr:   &builtinSlots2[247],
+							tr:   &builtinSlots2[249],
 						},
 						fix: alts{
 							list: []text{
@@ -12353,7 +12421,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 16,
-							tr:   &builtinSlots2[248],
+							tr:   &builtinSlots2[250],
 						},
 					},
 				},
@@ -12362,7 +12430,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4",
 			file: "rules.yaml (built-in)",
-			line: 5927,
+			line: 5946,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -12390,7 +12458,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 17,
-						tr:   &builtinSlots2[249],
+						tr:   &builtinSlots2[251],
 					},
 				},
 			},
@@ -12398,7 +12466,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4-temporary",
 			file: "rules.yaml (built-in)",
-			line: 5934,
+			line: 5953,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -12426,7 +12494,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 17,
-						tr:   &builtinSlots2[250],
+						tr:   &builtinSlots2[252],
 					},
 				},
 			},
@@ -12434,7 +12502,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.5",
 			file: "rules.yaml (built-in)",
-			line: 5941,
+			line: 5960,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 5, detHi: 5},
 			},
@@ -12455,7 +12523,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[251],
+						tr:   &builtinSlots2[253],
 					},
 				},
 			},
@@ -12463,7 +12531,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.6",
 			file: "rules.yaml (built-in)",
-			line: 5948,
+			line: 5967,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -12491,7 +12559,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[252],
+						tr:   &builtinSlots2[254],
 					},
 					fix: alts{
 						list: []text{
@@ -12499,7 +12567,7 @@ var builtinSet = &ruleSet{
 								{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 							},
 						},
-						tr: &builtinSlots2[253],
+						tr: &builtinSlots2[255],
 					},
 				},
 			},
@@ -12507,7 +12575,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.0",
 			file: "rules.yaml (built-in)",
-			line: 5956,
+			line: 5975,
 			status: []statusPattern{
 				{class: 5, subject: 4},
 			},
@@ -12516,7 +12584,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.6",
 			file: "rules.yaml (built-in)",
-			line: 5962,
+			line: 5981,
 			status: []statusPattern{
 				{class: -1, subject: 6, detailLo: -1, detHi: -1},
 			},
@@ -12544,7 +12612,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[254],
+						tr:   &builtinSlots2[256],
 					},
 				},
 			},
@@ -12552,7 +12620,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sisimai-4.2.1-4.7.1-4.7.2",
 			file: "rules.yaml (built-in)",
-			line: 5970,
+			line: 5989,
 			status: []statusPattern{
 				{class: 4, subject: 2, detailLo: 1, detHi: 1},
 				{class: 4, subject: 7, detailLo: 1, detHi: 1},
@@ -12566,7 +12634,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.1",
 			file: "rules.yaml (built-in)",
-			line: 5977,
+			line: 5996,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 1, detHi: 1},
 			},
@@ -12576,7 +12644,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "delivery not authorized",
-						tr: &builtinSlots1[112],
+						tr: &builtinSlots1[113],
 					},
 					explanation: alts{
 						list: []text{
@@ -12618,7 +12686,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[255],
+						tr:   &builtinSlots2[257],
 					},
 					fix: alts{
 						list: []text{
@@ -12626,77 +12694,11 @@ var builtinSet = &ruleSet{
 								{literal: "Ask the recipient, by other means, whether they accept mail from you; their email admin (or the group's owner) can see which restriction refused it. If the server's words name a block list or a failed check of your domain, your own email admin must act instead."},
 							},
 						},
-						tr: &builtinSlots2[256],
+						tr: &builtinSlots2[258],
 					},
 				},
 				stages: [5]words{
 					0: {
-						owner: "sender-admin",
-						summary: phrase{
-							en: "sending server or sender refused",
-							tr: &builtinSlots1[113],
-						},
-						explanation: alts{
-							list: []text{
-								{
-									{literal: "The message"},
-									{
-										group: []textPart{
-											{literal: " to "},
-											{isSlot: true},
-										},
-									},
-									{literal: " was refused"},
-									{
-										group: []textPart{
-											{literal: " by "},
-											{slot: 1, isSlot: true},
-										},
-									},
-									{literal: " before the recipient was named, so the refusal is about the sending server or your address. It said: \""},
-									{slot: 5, isSlot: true},
-									{literal: "\""},
-								},
-								{
-									{literal: "The message"},
-									{
-										group: []textPart{
-											{literal: " to "},
-											{isSlot: true},
-										},
-									},
-									{literal: " was refused"},
-									{
-										group: []textPart{
-											{literal: " by "},
-											{slot: 1, isSlot: true},
-										},
-									},
-									{literal: " before the recipient was named, so the refusal is about the sending server or your address."},
-								},
-							},
-							uses: 35,
-							tr:   &builtinSlots2[257],
-						},
-						fix: alts{
-							list: []text{
-								{
-									{literal: "Changing the message will not help. Your email admin should find out from the receiving organization why it refuses the sending server or your address"},
-									{
-										group: []textPart{
-											{literal: " ("},
-											{slot: 13, isSlot: true},
-											{literal: ")"},
-										},
-									},
-									{literal: ", and fix the cause."},
-								},
-							},
-							uses: 8192,
-							tr:   &builtinSlots2[258],
-						},
-					},
-					1: {
 						owner: "sender-admin",
 						summary: phrase{
 							en: "sending server or sender refused",
@@ -12762,13 +12764,79 @@ var builtinSet = &ruleSet{
 							tr:   &builtinSlots2[260],
 						},
 					},
+					1: {
+						owner: "sender-admin",
+						summary: phrase{
+							en: "sending server or sender refused",
+							tr: &builtinSlots1[115],
+						},
+						explanation: alts{
+							list: []text{
+								{
+									{literal: "The message"},
+									{
+										group: []textPart{
+											{literal: " to "},
+											{isSlot: true},
+										},
+									},
+									{literal: " was refused"},
+									{
+										group: []textPart{
+											{literal: " by "},
+											{slot: 1, isSlot: true},
+										},
+									},
+									{literal: " before the recipient was named, so the refusal is about the sending server or your address. It said: \""},
+									{slot: 5, isSlot: true},
+									{literal: "\""},
+								},
+								{
+									{literal: "The message"},
+									{
+										group: []textPart{
+											{literal: " to "},
+											{isSlot: true},
+										},
+									},
+									{literal: " was refused"},
+									{
+										group: []textPart{
+											{literal: " by "},
+											{slot: 1, isSlot: true},
+										},
+									},
+									{literal: " before the recipient was named, so the refusal is about the sending server or your address."},
+								},
+							},
+							uses: 35,
+							tr:   &builtinSlots2[261],
+						},
+						fix: alts{
+							list: []text{
+								{
+									{literal: "Changing the message will not help. Your email admin should find out from the receiving organization why it refuses the sending server or your address"},
+									{
+										group: []textPart{
+											{literal: " ("},
+											{slot: 13, isSlot: true},
+											{literal: ")"},
+										},
+									},
+									{literal: ", and fix the cause."},
+								},
+							},
+							uses: 8192,
+							tr:   &builtinSlots2[262],
+						},
+					},
 				},
 				byFact: [27]words{
 					24: {
 						owner: "sender",
 						summary: phrase{
 							en: "refused by the recipient organization's own rule",
-							tr: &builtinSlots1[115],
+							tr: &builtinSlots1[116],
 						},
 						explanation: alts{
 							list: []text{
@@ -12793,7 +12861,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 68719476739,
-							tr:   &builtinSlots2[261],
+							tr:   &builtinSlots2[263],
 						},
 						fix: alts{
 							list: []text{
@@ -12801,7 +12869,7 @@ var builtinSet = &ruleSet{
 									{literal: "Follow the organization's instruction quoted above (for example another file format, or the way it asks you to send files), then send the message again. If it is unclear or you cannot do what it asks, ask the recipient by other means: their email admin set the rule and can tell you what it accepts."},
 								},
 							},
-							tr: &builtinSlots2[262],
+							tr: &builtinSlots2[264],
 						},
 					},
 				},
@@ -12810,7 +12878,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.other",
 			file: "rules.yaml (built-in)",
-			line: 6006,
+			line: 6025,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: -1, detHi: -1},
 			},
@@ -12820,7 +12888,7 @@ var builtinSet = &ruleSet{
 					owner: "unknown",
 					summary: phrase{
 						en: "refused for a security or policy reason",
-						tr: &builtinSlots1[116],
+						tr: &builtinSlots1[117],
 					},
 					explanation: alts{
 						list: []text{
@@ -12862,7 +12930,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[263],
+						tr:   &builtinSlots2[265],
 					},
 					fix: alts{
 						list: []text{
@@ -12870,64 +12938,11 @@ var builtinSet = &ruleSet{
 								{literal: "Read what the server said. If it names a block list or a check of your domain, your email admin must act; otherwise ask the recipient, by other means, what their organization refused."},
 							},
 						},
-						tr: &builtinSlots2[264],
+						tr: &builtinSlots2[266],
 					},
 				},
 				stages: [5]words{
 					0: {
-						owner: "sender-admin",
-						explanation: alts{
-							list: []text{
-								{
-									{literal: "The message"},
-									{
-										group: []textPart{
-											{literal: " to "},
-											{isSlot: true},
-										},
-									},
-									{literal: " was refused"},
-									{
-										group: []textPart{
-											{literal: " by "},
-											{slot: 1, isSlot: true},
-										},
-									},
-									{literal: " before its content was sent, for a security or policy reason about the sending server or your address. It said: \""},
-									{slot: 5, isSlot: true},
-									{literal: "\""},
-								},
-								{
-									{literal: "The message"},
-									{
-										group: []textPart{
-											{literal: " to "},
-											{isSlot: true},
-										},
-									},
-									{literal: " was refused"},
-									{
-										group: []textPart{
-											{literal: " by "},
-											{slot: 1, isSlot: true},
-										},
-									},
-									{literal: " before its content was sent, for a security or policy reason about the sending server or your address."},
-								},
-							},
-							uses: 35,
-							tr:   &builtinSlots2[265],
-						},
-						fix: alts{
-							list: []text{
-								{
-									{literal: "Changing the message will not help. Your email admin should find out from the receiving organization why it refuses the sending server or your address, and fix the cause."},
-								},
-							},
-							tr: &builtinSlots2[266],
-						},
-					},
-					1: {
 						owner: "sender-admin",
 						explanation: alts{
 							list: []text{
@@ -12980,6 +12995,59 @@ var builtinSet = &ruleSet{
 							tr: &builtinSlots2[268],
 						},
 					},
+					1: {
+						owner: "sender-admin",
+						explanation: alts{
+							list: []text{
+								{
+									{literal: "The message"},
+									{
+										group: []textPart{
+											{literal: " to "},
+											{isSlot: true},
+										},
+									},
+									{literal: " was refused"},
+									{
+										group: []textPart{
+											{literal: " by "},
+											{slot: 1, isSlot: true},
+										},
+									},
+									{literal: " before its content was sent, for a security or policy reason about the sending server or your address. It said: \""},
+									{slot: 5, isSlot: true},
+									{literal: "\""},
+								},
+								{
+									{literal: "The message"},
+									{
+										group: []textPart{
+											{literal: " to "},
+											{isSlot: true},
+										},
+									},
+									{literal: " was refused"},
+									{
+										group: []textPart{
+											{literal: " by "},
+											{slot: 1, isSlot: true},
+										},
+									},
+									{literal: " before its content was sent, for a security or policy reason about the sending server or your address."},
+								},
+							},
+							uses: 35,
+							tr:   &builtinSlots2[269],
+						},
+						fix: alts{
+							list: []text{
+								{
+									{literal: "Changing the message will not help. Your email admin should find out from the receiving organization why it refuses the sending server or your address, and fix the cause."},
+								},
+							},
+							tr: &builtinSlots2[270],
+						},
+					},
 					2: {
 						owner: "recipient-admin",
 						explanation: alts{
@@ -13022,7 +13090,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 35,
-							tr:   &builtinSlots2[269],
+							tr:   &builtinSlots2[271],
 						},
 						fix: alts{
 							list: []text{
@@ -13030,7 +13098,7 @@ var builtinSet = &ruleSet{
 									{literal: "Changing the message will not help. Ask the recipient, by other means, whether they can receive mail from you; their email admin can see which rule refused it."},
 								},
 							},
-							tr: &builtinSlots2[270],
+							tr: &builtinSlots2[272],
 						},
 					},
 				},
@@ -13039,7 +13107,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "delayed-unknown",
 			file:   "rules.yaml (built-in)",
-			line:   6036,
+			line:   6055,
 			action: []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "expired",
@@ -13047,7 +13115,7 @@ var builtinSet = &ruleSet{
 					owner: "none",
 					summary: phrase{
 						en: "delivery delayed",
-						tr: &builtinSlots1[117],
+						tr: &builtinSlots1[118],
 					},
 					explanation: alts{
 						list: []text{
@@ -13089,7 +13157,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[271],
+						tr:   &builtinSlots2[273],
 					},
 				},
 				delays: true,
@@ -13098,7 +13166,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.other",
 			file: "rules.yaml (built-in)",
-			line: 6046,
+			line: 6065,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: -1, detHi: -1},
 			},
@@ -13107,7 +13175,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.0",
 			file: "rules.yaml (built-in)",
-			line: 6051,
+			line: 6070,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: -1, detHi: -1},
 			},
@@ -13116,7 +13184,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.0",
 			file: "rules.yaml (built-in)",
-			line: 6056,
+			line: 6075,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: -1, detHi: -1},
 			},
@@ -13163,7 +13231,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[272],
+						tr:   &builtinSlots2[274],
 					},
 				},
 			},
@@ -13171,7 +13239,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.0",
 			file: "rules.yaml (built-in)",
-			line: 6065,
+			line: 6084,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: -1, detHi: -1},
 				{class: 4, subject: 3, detailLo: 3, detHi: 3},
@@ -13182,7 +13250,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.0",
 			file: "rules.yaml (built-in)",
-			line: 6073,
+			line: 6092,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: -1, detHi: -1},
 			},
@@ -13191,14 +13259,14 @@ var builtinSet = &ruleSet{
 		{
 			id:       "diagnostic-type-x-unix",
 			file:     "rules.yaml (built-in)",
-			line:     6078,
+			line:     6097,
 			diagType: []string{"x-unix"},
 			then:     thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "rfc3463-x.3.other",
 			file: "rules.yaml (built-in)",
-			line: 6088,
+			line: 6107,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: -1, detHi: -1},
 			},
@@ -13207,7 +13275,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-onhold",
 			file: "rules.yaml (built-in)",
-			line: 6098,
+			line: 6117,
 			text: phraseMask{
 				{index: 33, bits: 256},
 			},
@@ -13217,7 +13285,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-onhold",
 			file: "rules.yaml (built-in)",
-			line: 6103,
+			line: 6122,
 			text: phraseMask{
 				{index: 33, bits: 3584},
 			},
@@ -13227,7 +13295,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-onhold",
 			file: "rules.yaml (built-in)",
-			line: 6109,
+			line: 6128,
 			text: phraseMask{
 				{index: 33, bits: 28672},
 			},
@@ -13238,7 +13306,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-521-556",
 			file: "rules.yaml (built-in)",
-			line: 6118,
+			line: 6137,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 1},
@@ -13252,7 +13320,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-552",
 			file: "rules.yaml (built-in)",
-			line: 6122,
+			line: 6141,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 2},
@@ -13268,7 +13336,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-452",
 			file: "rules.yaml (built-in)",
-			line: 6126,
+			line: 6145,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 2},
@@ -13279,7 +13347,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-421",
 			file: "rules.yaml (built-in)",
-			line: 6130,
+			line: 6149,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 2, 2: 1},
@@ -13293,7 +13361,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-553",
 			file: "rules.yaml (built-in)",
-			line: 6134,
+			line: 6153,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 3},
@@ -13304,7 +13372,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-syntax",
 			file: "rules.yaml (built-in)",
-			line: 6138,
+			line: 6157,
 			status: []statusPattern{
 				{none: true},
 				{class: 5, subject: 5, detailLo: -1, detHi: -1},
@@ -13364,7 +13432,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-451",
 			file: "rules.yaml (built-in)",
-			line: 6146,
+			line: 6165,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 1},
@@ -13413,7 +13481,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[273],
+						tr:   &builtinSlots2[275],
 					},
 				},
 			},
@@ -13421,7 +13489,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "vacation-text",
 			file: "rules.yaml (built-in)",
-			line: 6154,
+			line: 6173,
 			text: phraseMask{
 				{index: 33, bits: 1966080},
 			},
@@ -13434,7 +13502,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unreadable-text",
 			file: "rules.yaml (built-in)",
-			line: 6161,
+			line: 6180,
 			regexps: []*pattern{
 				{src: "^[^a-z]+$", captures: false},
 			},
@@ -13456,7 +13524,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[274],
+						tr:   &builtinSlots2[276],
 					},
 					fix: alts{
 						list: []text{
@@ -13464,7 +13532,7 @@ var builtinSet = &ruleSet{
 								{literal: "Have someone who reads the report's language look at the server's reply in it, or forward the report to your email admin."},
 							},
 						},
-						tr: &builtinSlots2[275],
+						tr: &builtinSlots2[277],
 					},
 				},
 				delays: true,
@@ -13473,7 +13541,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-550-554-alone",
 			file: "rules.yaml (built-in)",
-			line: 6170,
+			line: 6189,
 			status: []statusPattern{
 				{none: true},
 			},
@@ -13528,7 +13596,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[276],
+						tr:   &builtinSlots2[278],
 					},
 					fix: alts{
 						list: []text{
@@ -13536,7 +13604,7 @@ var builtinSet = &ruleSet{
 								{literal: "Read what the server said, if anything. If it is unclear, ask the recipient or their email admin, by other means, why mail from you is refused."},
 							},
 						},
-						tr: &builtinSlots2[277],
+						tr: &builtinSlots2[279],
 					},
 				},
 			},
@@ -13544,7 +13612,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.0.0",
 			file: "rules.yaml (built-in)",
-			line: 6179,
+			line: 6198,
 			status: []statusPattern{
 				{class: -1, detailLo: -1, detHi: -1},
 			},
@@ -13584,7 +13652,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[278],
+						tr:   &builtinSlots2[280],
 					},
 				},
 			},
@@ -14389,28 +14457,28 @@ var builtinSet = &ruleSet{
 		"each of the following recipients was rejected by a remote mail server", "(000b099c)", "(000b09aa)", "(000b09b6)", "account outbounds disabled", "hostname is not authorized", "journal message past expiration", "large", "big", "i am away on vacation", "i am away until", "i am out of the office", "i will be traveling for work on",
 	},
 	textFree: textFreeIndex{
-		0: {0, 405, 480, 481, 523, 555, 561, 566, 568, 569, 570, 571, 572, 574, 575},
+		0: {0, 406, 481, 482, 524, 556, 562, 567, 569, 570, 571, 572, 573, 575, 576},
 		1: {
-			0, 1, 396, 401, 402, 405, 410, 419, 437, 445, 448, 452, 475, 480, 481, 486, 487, 489, 490, 491,
-			493, 494, 495, 496, 497, 499, 500, 501, 502, 503, 504, 505, 506, 507, 508, 509, 510, 511, 512, 513,
-			514, 515, 516, 517, 518, 519, 520, 521, 522, 523, 543, 544, 545, 548, 549, 551, 553, 554, 555, 556,
-			557, 558, 560, 561, 562, 566, 568, 569, 570, 572, 574, 576,
+			0, 1, 397, 402, 403, 406, 411, 420, 438, 446, 449, 453, 476, 481, 482, 487, 488, 490, 491, 492,
+			494, 495, 496, 497, 498, 500, 501, 502, 503, 504, 505, 506, 507, 508, 509, 510, 511, 512, 513, 514,
+			515, 516, 517, 518, 519, 520, 521, 522, 523, 524, 544, 545, 546, 549, 550, 552, 554, 555, 556, 557,
+			558, 559, 561, 562, 563, 567, 569, 570, 571, 573, 575, 577,
 		},
 		2: {
-			0, 290, 291, 292, 396, 401, 402, 405, 410, 419, 437, 445, 448, 452, 475, 480, 481, 486, 487, 488,
-			489, 490, 491, 493, 494, 495, 496, 497, 498, 499, 500, 501, 502, 503, 504, 505, 506, 507, 508, 509,
-			510, 511, 512, 513, 514, 515, 516, 517, 518, 519, 520, 521, 522, 523, 538, 543, 544, 545, 547, 548,
-			549, 551, 552, 553, 554, 555, 556, 557, 558, 559, 560, 561, 562, 566, 568, 569, 570, 571, 572, 574,
-			576,
+			0, 290, 291, 292, 397, 402, 403, 406, 411, 420, 438, 446, 449, 453, 476, 481, 482, 487, 488, 489,
+			490, 491, 492, 494, 495, 496, 497, 498, 499, 500, 501, 502, 503, 504, 505, 506, 507, 508, 509, 510,
+			511, 512, 513, 514, 515, 516, 517, 518, 519, 520, 521, 522, 523, 524, 539, 544, 545, 546, 548, 549,
+			550, 552, 553, 554, 555, 556, 557, 558, 559, 560, 561, 562, 563, 567, 569, 570, 571, 572, 573, 575,
+			577,
 		},
 		3: {
 			0, 113, 114, 118, 119, 208, 293, 294, 295, 296, 297, 298, 299, 300, 301, 302, 303, 304, 305, 306,
 			307, 308, 309, 310, 311, 312, 313, 314, 315, 316, 317, 318, 319, 320, 321, 322, 323, 324, 325, 326,
-			327, 396, 401, 402, 405, 410, 417, 418, 419, 437, 445, 448, 452, 457, 475, 480, 481, 486, 487, 488,
+			327, 328, 397, 402, 403, 406, 411, 418, 419, 420, 438, 446, 449, 453, 458, 476, 481, 482, 487, 488,
 			489, 490, 491, 492, 493, 494, 495, 496, 497, 498, 499, 500, 501, 502, 503, 504, 505, 506, 507, 508,
-			509, 510, 511, 512, 513, 514, 515, 516, 517, 518, 519, 520, 521, 522, 523, 538, 539, 540, 541, 542,
-			543, 544, 545, 546, 548, 549, 550, 551, 553, 554, 555, 556, 557, 558, 559, 560, 561, 562, 566, 568,
-			569, 570, 571, 572, 574, 576,
+			509, 510, 511, 512, 513, 514, 515, 516, 517, 518, 519, 520, 521, 522, 523, 524, 539, 540, 541, 542,
+			543, 544, 545, 546, 547, 549, 550, 551, 552, 554, 555, 556, 557, 558, 559, 560, 561, 562, 563, 567,
+			569, 570, 571, 572, 573, 575, 577,
 		},
 	},
 }
@@ -14422,7 +14490,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "SPF/DKIM/DMARC failure",
-				tr: &builtinSlots1[118],
+				tr: &builtinSlots1[119],
 			},
 			explanation: alts{
 				list: []text{
@@ -14445,7 +14513,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[279],
+				tr:   &builtinSlots2[281],
 			},
 			fix: alts{
 				list: []text{
@@ -14468,7 +14536,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 9216,
-				tr:   &builtinSlots2[280],
+				tr:   &builtinSlots2[282],
 			},
 		},
 	},
@@ -14478,7 +14546,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "poor sender reputation",
-				tr: &builtinSlots1[119],
+				tr: &builtinSlots1[120],
 			},
 			explanation: alts{
 				list: []text{
@@ -14501,7 +14569,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[281],
+				tr:   &builtinSlots2[283],
 			},
 			fix: alts{
 				list: []text{
@@ -14518,7 +14586,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 8192,
-				tr:   &builtinSlots2[282],
+				tr:   &builtinSlots2[284],
 			},
 		},
 	},
@@ -14528,7 +14596,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "sending server blocked",
-				tr: &builtinSlots1[120],
+				tr: &builtinSlots1[121],
 			},
 			explanation: alts{
 				list: []text{
@@ -14586,7 +14654,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 69635,
-				tr:   &builtinSlots2[283],
+				tr:   &builtinSlots2[285],
 			},
 			fix: alts{
 				list: []text{
@@ -14637,7 +14705,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 537600,
-				tr:   &builtinSlots2[284],
+				tr:   &builtinSlots2[286],
 			},
 		},
 		byFact: [27]words{
@@ -14645,7 +14713,7 @@ var builtinData1 = [...]reasonDef{
 				owner: "recipient-admin",
 				summary: phrase{
 					en: "blocked by the recipient's filter",
-					tr: &builtinSlots1[121],
+					tr: &builtinSlots1[122],
 				},
 				explanation: alts{
 					list: []text{
@@ -14668,7 +14736,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 3,
-					tr:   &builtinSlots2[285],
+					tr:   &builtinSlots2[287],
 				},
 				fix: alts{
 					list: []text{
@@ -14676,7 +14744,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Ask the recipient by other means to have their email admin look the message up in their Barracuda message log: it shows why it was blocked, and the admin can allow your address or the message. Sending it again unchanged will most likely be blocked again."},
 						},
 					},
-					tr: &builtinSlots2[286],
+					tr: &builtinSlots2[288],
 				},
 			},
 		},
@@ -14687,7 +14755,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "invalid message format",
-				tr: &builtinSlots1[122],
+				tr: &builtinSlots1[123],
 			},
 			explanation: alts{
 				list: []text{
@@ -14710,7 +14778,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[287],
+				tr:   &builtinSlots2[289],
 			},
 			fix: alts{
 				list: []text{
@@ -14718,7 +14786,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Send the message again from another mail program, or without the unusual attachment or formatting. If it keeps failing, your email admin should check the program that produced it."},
 					},
 				},
-				tr: &builtinSlots2[288],
+				tr: &builtinSlots2[290],
 			},
 		},
 		byFact: [27]words{
@@ -14726,7 +14794,7 @@ var builtinData1 = [...]reasonDef{
 				owner: "recipient-admin",
 				summary: phrase{
 					en: "mail loop",
-					tr: &builtinSlots1[123],
+					tr: &builtinSlots1[124],
 				},
 				explanation: alts{
 					list: []text{
@@ -14749,7 +14817,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 3,
-					tr:   &builtinSlots2[289],
+					tr:   &builtinSlots2[291],
 				},
 				fix: alts{
 					list: []text{
@@ -14757,7 +14825,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 						},
 					},
-					tr: &builtinSlots2[290],
+					tr: &builtinSlots2[292],
 				},
 			},
 		},
@@ -14767,7 +14835,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "none",
 			summary: phrase{
 				en: "delivered",
-				tr: &builtinSlots1[124],
+				tr: &builtinSlots1[125],
 			},
 			explanation: alts{
 				list: []text{
@@ -14790,7 +14858,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[291],
+				tr:   &builtinSlots2[293],
 			},
 		},
 	},
@@ -14800,7 +14868,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "message too large for the recipient",
-				tr: &builtinSlots1[125],
+				tr: &builtinSlots1[126],
 			},
 			explanation: alts{
 				list: []text{
@@ -14842,7 +14910,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 16387,
-				tr:   &builtinSlots2[292],
+				tr:   &builtinSlots2[294],
 			},
 			fix: alts{
 				list: []text{
@@ -14881,7 +14949,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 34359762944,
-				tr:   &builtinSlots2[293],
+				tr:   &builtinSlots2[295],
 			},
 		},
 	},
@@ -14891,7 +14959,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "delivery timed out",
-				tr: &builtinSlots1[126],
+				tr: &builtinSlots1[127],
 			},
 			explanation: alts{
 				list: []text{
@@ -15018,7 +15086,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3178531,
-				tr:   &builtinSlots2[294],
+				tr:   &builtinSlots2[296],
 			},
 			fix: alts{
 				list: []text{
@@ -15034,14 +15102,14 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 32768,
-				tr:   &builtinSlots2[295],
+				tr:   &builtinSlots2[297],
 			},
 		},
 		byFact: [27]words{
 			11: {
 				summary: phrase{
 					en: "delivery timed out (DNS not answering)",
-					tr: &builtinSlots1[127],
+					tr: &builtinSlots1[128],
 				},
 				explanation: alts{
 					list: []text{
@@ -15072,7 +15140,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 1048593,
-					tr:   &builtinSlots2[296],
+					tr:   &builtinSlots2[298],
 				},
 				fix: alts{
 					list: []text{
@@ -15088,7 +15156,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   &builtinSlots2[297],
+					tr:   &builtinSlots2[299],
 				},
 			},
 			14: {
@@ -15121,7 +15189,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 1081345,
-					tr:   &builtinSlots2[298],
+					tr:   &builtinSlots2[300],
 				},
 				fix: alts{
 					list: []text{
@@ -15137,7 +15205,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32768,
-					tr:   &builtinSlots2[299],
+					tr:   &builtinSlots2[301],
 				},
 			},
 			15: {
@@ -15170,7 +15238,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 1081345,
-					tr:   &builtinSlots2[300],
+					tr:   &builtinSlots2[302],
 				},
 				fix: alts{
 					list: []text{
@@ -15186,7 +15254,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32768,
-					tr:   &builtinSlots2[301],
+					tr:   &builtinSlots2[303],
 				},
 			},
 		},
@@ -15197,7 +15265,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "encryption (TLS) failed",
-				tr: &builtinSlots1[128],
+				tr: &builtinSlots1[129],
 			},
 			explanation: alts{
 				list: []text{
@@ -15213,7 +15281,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 1,
-				tr:   &builtinSlots2[302],
+				tr:   &builtinSlots2[304],
 			},
 			fix: alts{
 				list: []text{
@@ -15221,7 +15289,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. The admins of both servers should check their encryption settings (certificates, protocol versions, security policies)."},
 					},
 				},
-				tr: &builtinSlots2[303],
+				tr: &builtinSlots2[305],
 			},
 		},
 		byFact: [27]words{
@@ -15229,7 +15297,7 @@ var builtinData1 = [...]reasonDef{
 				owner: "sender-admin",
 				summary: phrase{
 					en: "receiving server requires encryption",
-					tr: &builtinSlots1[129],
+					tr: &builtinSlots1[130],
 				},
 				explanation: alts{
 					list: []text{
@@ -15252,7 +15320,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 3,
-					tr:   &builtinSlots2[304],
+					tr:   &builtinSlots2[306],
 				},
 				fix: alts{
 					list: []text{
@@ -15260,14 +15328,14 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Nothing in your message needs to change. Your email admin must enable encryption (TLS) for outgoing mail on the sending server (or the device or application that sent it), then send the message again."},
 						},
 					},
-					tr: &builtinSlots2[305],
+					tr: &builtinSlots2[307],
 				},
 			},
 			18: {
 				owner: "recipient-admin",
 				summary: phrase{
 					en: "receiving server offers no encryption",
-					tr: &builtinSlots1[130],
+					tr: &builtinSlots1[131],
 				},
 				explanation: alts{
 					list: []text{
@@ -15290,7 +15358,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32769,
-					tr:   &builtinSlots2[306],
+					tr:   &builtinSlots2[308],
 				},
 				fix: alts{
 					list: []text{
@@ -15314,14 +15382,14 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32784,
-					tr:   &builtinSlots2[307],
+					tr:   &builtinSlots2[309],
 				},
 			},
 			19: {
 				owner: "recipient-admin",
 				summary: phrase{
 					en: "receiving server could not start encryption",
-					tr: &builtinSlots1[131],
+					tr: &builtinSlots1[132],
 				},
 				explanation: alts{
 					list: []text{
@@ -15344,7 +15412,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32769,
-					tr:   &builtinSlots2[308],
+					tr:   &builtinSlots2[310],
 				},
 				fix: alts{
 					list: []text{
@@ -15360,14 +15428,14 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32768,
-					tr:   &builtinSlots2[309],
+					tr:   &builtinSlots2[311],
 				},
 			},
 			20: {
 				owner: "recipient-admin",
 				summary: phrase{
 					en: "receiving server's certificate not accepted",
-					tr: &builtinSlots1[132],
+					tr: &builtinSlots1[133],
 				},
 				explanation: alts{
 					list: []text{
@@ -15390,7 +15458,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32769,
-					tr:   &builtinSlots2[310],
+					tr:   &builtinSlots2[312],
 				},
 				fix: alts{
 					list: []text{
@@ -15398,7 +15466,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Nothing in your message needs to change, and nothing on your side should: the check protects your message. Tell the recipient by other means: their email admin must fix their mail server's certificate (valid, from a trusted issuer, for the server's name) or the security policy their domain publishes for its mail servers. Send the message again once they confirm it is fixed."},
 						},
 					},
-					tr: &builtinSlots2[311],
+					tr: &builtinSlots2[313],
 				},
 			},
 		},
@@ -15408,7 +15476,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "complaint report",
-				tr: &builtinSlots1[133],
+				tr: &builtinSlots1[134],
 			},
 			explanation: alts{
 				list: []text{
@@ -15416,7 +15484,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "A recipient or their provider flagged the message."},
 					},
 				},
-				tr: &builtinSlots2[312],
+				tr: &builtinSlots2[314],
 			},
 			fix: alts{
 				list: []text{
@@ -15424,7 +15492,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Stop mailing the recipient who complained."},
 					},
 				},
-				tr: &builtinSlots2[313],
+				tr: &builtinSlots2[315],
 			},
 		},
 	},
@@ -15434,7 +15502,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "refused by recipient-side filter",
-				tr: &builtinSlots1[134],
+				tr: &builtinSlots1[135],
 			},
 			explanation: alts{
 				list: []text{
@@ -15476,7 +15544,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[314],
+				tr:   &builtinSlots2[316],
 			},
 			fix: alts{
 				list: []text{
@@ -15484,7 +15552,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Ask the recipient, by other means, to allow your address, or their email admin to relax the restriction. Changing the message is unlikely to help."},
 					},
 				},
-				tr: &builtinSlots2[315],
+				tr: &builtinSlots2[317],
 			},
 		},
 		byFact: [27]words{
@@ -15492,7 +15560,7 @@ var builtinData1 = [...]reasonDef{
 				owner: "sender",
 				summary: phrase{
 					en: "encrypted attachment not accepted",
-					tr: &builtinSlots1[135],
+					tr: &builtinSlots1[136],
 				},
 				explanation: alts{
 					list: []text{
@@ -15523,7 +15591,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131075,
-					tr:   &builtinSlots2[316],
+					tr:   &builtinSlots2[318],
 				},
 				fix: alts{
 					list: []text{
@@ -15531,14 +15599,14 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Send the file in a way the recipient's organization accepts: ask the recipient which (their organization's secure file exchange, the file without encryption or password, or a link to a shared folder you agree on). If it must stay protected, send the password separately, never in the same message."},
 						},
 					},
-					tr: &builtinSlots2[317],
+					tr: &builtinSlots2[319],
 				},
 			},
 			22: {
 				owner: "sender",
 				summary: phrase{
 					en: "attachment type not accepted",
-					tr: &builtinSlots1[136],
+					tr: &builtinSlots1[137],
 				},
 				explanation: alts{
 					list: []text{
@@ -15580,7 +15648,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131075,
-					tr:   &builtinSlots2[318],
+					tr:   &builtinSlots2[320],
 				},
 				fix: alts{
 					list: []text{
@@ -15594,7 +15662,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131072,
-					tr:   &builtinSlots2[319],
+					tr:   &builtinSlots2[321],
 				},
 			},
 		},
@@ -15606,7 +15674,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "address has moved",
-				tr: &builtinSlots1[137],
+				tr: &builtinSlots1[138],
 			},
 			explanation: alts{
 				list: []text{
@@ -15629,7 +15697,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[320],
+				tr:   &builtinSlots2[322],
 			},
 			fix: alts{
 				list: []text{
@@ -15637,7 +15705,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Ask the recipient, by other means, for their new address, and update your address book and mailing lists."},
 					},
 				},
-				tr: &builtinSlots2[321],
+				tr: &builtinSlots2[323],
 			},
 		},
 	},
@@ -15648,7 +15716,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "domain does not exist",
-				tr: &builtinSlots1[138],
+				tr: &builtinSlots1[139],
 			},
 			explanation: alts{
 				list: []text{
@@ -15671,7 +15739,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 17,
-				tr:   &builtinSlots2[322],
+				tr:   &builtinSlots2[324],
 			},
 			fix: alts{
 				list: []text{
@@ -15688,14 +15756,14 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 16,
-				tr:   &builtinSlots2[323],
+				tr:   &builtinSlots2[325],
 			},
 		},
 		byFact: [27]words{
 			12: {
 				summary: phrase{
 					en: "domain has no mail server",
-					tr: &builtinSlots1[139],
+					tr: &builtinSlots1[140],
 				},
 				explanation: alts{
 					list: []text{
@@ -15730,7 +15798,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32785,
-					tr:   &builtinSlots2[324],
+					tr:   &builtinSlots2[326],
 				},
 				fix: alts{
 					list: []text{
@@ -15747,7 +15815,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   &builtinSlots2[325],
+					tr:   &builtinSlots2[327],
 				},
 			},
 		},
@@ -15758,7 +15826,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient",
 			summary: phrase{
 				en: "mailbox full",
-				tr: &builtinSlots1[140],
+				tr: &builtinSlots1[141],
 			},
 			explanation: alts{
 				list: []text{
@@ -15781,7 +15849,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[326],
+				tr:   &builtinSlots2[328],
 			},
 			fix: alts{
 				list: []text{
@@ -15789,7 +15857,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Send it again in a few days, or tell the recipient by other means so that they can make room in their mailbox (or ask their email admin for more space)."},
 					},
 				},
-				tr: &builtinSlots2[327],
+				tr: &builtinSlots2[329],
 			},
 		},
 	},
@@ -15799,7 +15867,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "delivery program failed",
-				tr: &builtinSlots1[141],
+				tr: &builtinSlots1[142],
 			},
 			explanation: alts{
 				list: []text{
@@ -15822,7 +15890,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[328],
+				tr:   &builtinSlots2[330],
 			},
 			fix: alts{
 				list: []text{
@@ -15830,7 +15898,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Tell the recipient by other means: their email admin must fix the delivery program."},
 					},
 				},
-				tr: &builtinSlots2[329],
+				tr: &builtinSlots2[331],
 			},
 		},
 	},
@@ -15840,7 +15908,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "message too large",
-				tr: &builtinSlots1[142],
+				tr: &builtinSlots1[143],
 			},
 			explanation: alts{
 				list: []text{
@@ -15882,7 +15950,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 16387,
-				tr:   &builtinSlots2[330],
+				tr:   &builtinSlots2[332],
 			},
 			fix: alts{
 				list: []text{
@@ -15921,7 +15989,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 34359762944,
-				tr:   &builtinSlots2[331],
+				tr:   &builtinSlots2[333],
 			},
 		},
 	},
@@ -15931,7 +15999,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "network or DNS problem",
-				tr: &builtinSlots1[143],
+				tr: &builtinSlots1[144],
 			},
 			explanation: alts{
 				list: []text{
@@ -15954,7 +16022,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 32769,
-				tr:   &builtinSlots2[332],
+				tr:   &builtinSlots2[334],
 			},
 			fix: alts{
 				list: []text{
@@ -15962,14 +16030,14 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Usually temporary: the sending server retries on its own. If the message failed for good, send it again later; if it keeps failing, tell the recipient by other means so that their admin checks their domain's settings and mail servers."},
 					},
 				},
-				tr: &builtinSlots2[333],
+				tr: &builtinSlots2[335],
 			},
 		},
 		byFact: [27]words{
 			10: {
 				summary: phrase{
 					en: "mail loop",
-					tr: &builtinSlots1[144],
+					tr: &builtinSlots1[145],
 				},
 				explanation: alts{
 					list: []text{
@@ -15992,7 +16060,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 3,
-					tr:   &builtinSlots2[334],
+					tr:   &builtinSlots2[336],
 				},
 				fix: alts{
 					list: []text{
@@ -16000,14 +16068,14 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 						},
 					},
-					tr: &builtinSlots2[335],
+					tr: &builtinSlots2[337],
 				},
 			},
 			11: {
 				owner: "recipient-admin",
 				summary: phrase{
 					en: "temporary DNS failure",
-					tr: &builtinSlots1[145],
+					tr: &builtinSlots1[146],
 				},
 				explanation: alts{
 					list: []text{
@@ -16042,7 +16110,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32785,
-					tr:   &builtinSlots2[336],
+					tr:   &builtinSlots2[338],
 				},
 				fix: alts{
 					list: []text{
@@ -16058,13 +16126,13 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   &builtinSlots2[337],
+					tr:   &builtinSlots2[339],
 				},
 			},
 			12: {
 				summary: phrase{
 					en: "domain has no mail server",
-					tr: &builtinSlots1[146],
+					tr: &builtinSlots1[147],
 				},
 				explanation: alts{
 					list: []text{
@@ -16099,7 +16167,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32785,
-					tr:   &builtinSlots2[338],
+					tr:   &builtinSlots2[340],
 				},
 				fix: alts{
 					list: []text{
@@ -16116,14 +16184,14 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   &builtinSlots2[339],
+					tr:   &builtinSlots2[341],
 				},
 			},
 			13: {
 				owner: "sender",
 				summary: phrase{
 					en: "domain not found",
-					tr: &builtinSlots1[147],
+					tr: &builtinSlots1[148],
 				},
 				explanation: alts{
 					list: []text{
@@ -16146,7 +16214,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 17,
-					tr:   &builtinSlots2[340],
+					tr:   &builtinSlots2[342],
 				},
 				fix: alts{
 					list: []text{
@@ -16163,13 +16231,13 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   &builtinSlots2[341],
+					tr:   &builtinSlots2[343],
 				},
 			},
 			14: {
 				summary: phrase{
 					en: "receiving server refused the connection",
-					tr: &builtinSlots1[148],
+					tr: &builtinSlots1[149],
 				},
 				explanation: alts{
 					list: []text{
@@ -16192,7 +16260,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32769,
-					tr:   &builtinSlots2[342],
+					tr:   &builtinSlots2[344],
 				},
 				fix: alts{
 					list: []text{
@@ -16208,13 +16276,13 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32768,
-					tr:   &builtinSlots2[343],
+					tr:   &builtinSlots2[345],
 				},
 			},
 			15: {
 				summary: phrase{
 					en: "receiving server did not answer",
-					tr: &builtinSlots1[149],
+					tr: &builtinSlots1[150],
 				},
 				explanation: alts{
 					list: []text{
@@ -16237,7 +16305,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32769,
-					tr:   &builtinSlots2[344],
+					tr:   &builtinSlots2[346],
 				},
 				fix: alts{
 					list: []text{
@@ -16253,7 +16321,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32768,
-					tr:   &builtinSlots2[345],
+					tr:   &builtinSlots2[347],
 				},
 			},
 		},
@@ -16264,7 +16332,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "relaying denied",
-				tr: &builtinSlots1[150],
+				tr: &builtinSlots1[151],
 			},
 			explanation: alts{
 				list: []text{
@@ -16294,7 +16362,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 19,
-				tr:   &builtinSlots2[346],
+				tr:   &builtinSlots2[348],
 			},
 			fix: alts{
 				list: []text{
@@ -16310,7 +16378,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 2048,
-				tr:   &builtinSlots2[347],
+				tr:   &builtinSlots2[349],
 			},
 		},
 	},
@@ -16321,7 +16389,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "domain accepts no mail",
-				tr: &builtinSlots1[151],
+				tr: &builtinSlots1[152],
 			},
 			explanation: alts{
 				list: []text{
@@ -16344,7 +16412,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 17,
-				tr:   &builtinSlots2[348],
+				tr:   &builtinSlots2[350],
 			},
 			fix: alts{
 				list: []text{
@@ -16361,14 +16429,14 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 16,
-				tr:   &builtinSlots2[349],
+				tr:   &builtinSlots2[351],
 			},
 		},
 		byFact: [27]words{
 			12: {
 				summary: phrase{
 					en: "domain has no mail server",
-					tr: &builtinSlots1[152],
+					tr: &builtinSlots1[153],
 				},
 				explanation: alts{
 					list: []text{
@@ -16403,7 +16471,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32785,
-					tr:   &builtinSlots2[350],
+					tr:   &builtinSlots2[352],
 				},
 				fix: alts{
 					list: []text{
@@ -16420,7 +16488,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   &builtinSlots2[351],
+					tr:   &builtinSlots2[353],
 				},
 			},
 		},
@@ -16431,7 +16499,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "message not standard",
-				tr: &builtinSlots1[153],
+				tr: &builtinSlots1[154],
 			},
 			explanation: alts{
 				list: []text{
@@ -16454,7 +16522,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[352],
+				tr:   &builtinSlots2[354],
 			},
 			fix: alts{
 				list: []text{
@@ -16469,7 +16537,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 1024,
-				tr:   &builtinSlots2[353],
+				tr:   &builtinSlots2[355],
 			},
 		},
 	},
@@ -16479,7 +16547,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "unknown",
 			summary: phrase{
 				en: "delivery on hold",
-				tr: &builtinSlots1[154],
+				tr: &builtinSlots1[155],
 			},
 			explanation: alts{
 				list: []text{
@@ -16521,7 +16589,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[354],
+				tr:   &builtinSlots2[356],
 			},
 			fix: alts{
 				list: []text{
@@ -16529,7 +16597,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Wait for a final report, or ask your email admin to look at the technical details of this report."},
 					},
 				},
-				tr: &builtinSlots2[355],
+				tr: &builtinSlots2[357],
 			},
 		},
 	},
@@ -16539,7 +16607,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "refused by policy",
-				tr: &builtinSlots1[155],
+				tr: &builtinSlots1[156],
 			},
 			explanation: alts{
 				list: []text{
@@ -16581,7 +16649,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[356],
+				tr:   &builtinSlots2[358],
 			},
 			fix: alts{
 				list: []text{
@@ -16603,77 +16671,11 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 655360,
-				tr:   &builtinSlots2[357],
+				tr:   &builtinSlots2[359],
 			},
 		},
 		stages: [5]words{
 			0: {
-				owner: "sender-admin",
-				summary: phrase{
-					en: "sending server refused by policy",
-					tr: &builtinSlots1[156],
-				},
-				explanation: alts{
-					list: []text{
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was refused"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " before its content was sent, because a rule of the receiving organization does not accept mail from the sending server or your address. It said: \""},
-							{slot: 5, isSlot: true},
-							{literal: "\""},
-						},
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was refused"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " before its content was sent, because a rule of the receiving organization does not accept mail from the sending server or your address."},
-						},
-					},
-					uses: 35,
-					tr:   &builtinSlots2[358],
-				},
-				fix: alts{
-					list: []text{
-						{
-							{literal: "Changing the message will not help. Your email admin should find out from the receiving organization which rule refuses the sending server or your address"},
-							{
-								group: []textPart{
-									{literal: " (contact: "},
-									{slot: 19, isSlot: true},
-									{literal: ")"},
-								},
-							},
-							{literal: ", and fix the cause."},
-						},
-					},
-					uses: 524288,
-					tr:   &builtinSlots2[359],
-				},
-			},
-			1: {
 				owner: "sender-admin",
 				summary: phrase{
 					en: "sending server refused by policy",
@@ -16739,11 +16741,77 @@ var builtinData1 = [...]reasonDef{
 					tr:   &builtinSlots2[361],
 				},
 			},
+			1: {
+				owner: "sender-admin",
+				summary: phrase{
+					en: "sending server refused by policy",
+					tr: &builtinSlots1[158],
+				},
+				explanation: alts{
+					list: []text{
+						{
+							{literal: "The message"},
+							{
+								group: []textPart{
+									{literal: " to "},
+									{isSlot: true},
+								},
+							},
+							{literal: " was refused"},
+							{
+								group: []textPart{
+									{literal: " by "},
+									{slot: 1, isSlot: true},
+								},
+							},
+							{literal: " before its content was sent, because a rule of the receiving organization does not accept mail from the sending server or your address. It said: \""},
+							{slot: 5, isSlot: true},
+							{literal: "\""},
+						},
+						{
+							{literal: "The message"},
+							{
+								group: []textPart{
+									{literal: " to "},
+									{isSlot: true},
+								},
+							},
+							{literal: " was refused"},
+							{
+								group: []textPart{
+									{literal: " by "},
+									{slot: 1, isSlot: true},
+								},
+							},
+							{literal: " before its content was sent, because a rule of the receiving organization does not accept mail from the sending server or your address."},
+						},
+					},
+					uses: 35,
+					tr:   &builtinSlots2[362],
+				},
+				fix: alts{
+					list: []text{
+						{
+							{literal: "Changing the message will not help. Your email admin should find out from the receiving organization which rule refuses the sending server or your address"},
+							{
+								group: []textPart{
+									{literal: " (contact: "},
+									{slot: 19, isSlot: true},
+									{literal: ")"},
+								},
+							},
+							{literal: ", and fix the cause."},
+						},
+					},
+					uses: 524288,
+					tr:   &builtinSlots2[363],
+				},
+			},
 			2: {
 				owner: "recipient-admin",
 				summary: phrase{
 					en: "recipient refused by policy",
-					tr: &builtinSlots1[158],
+					tr: &builtinSlots1[159],
 				},
 				explanation: alts{
 					list: []text{
@@ -16785,7 +16853,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 35,
-					tr:   &builtinSlots2[362],
+					tr:   &builtinSlots2[364],
 				},
 				fix: alts{
 					list: []text{
@@ -16802,7 +16870,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 524288,
-					tr:   &builtinSlots2[363],
+					tr:   &builtinSlots2[365],
 				},
 			},
 		},
@@ -16811,7 +16879,7 @@ var builtinData1 = [...]reasonDef{
 				owner: "sender",
 				summary: phrase{
 					en: "encrypted attachment not accepted",
-					tr: &builtinSlots1[159],
+					tr: &builtinSlots1[160],
 				},
 				explanation: alts{
 					list: []text{
@@ -16842,7 +16910,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131075,
-					tr:   &builtinSlots2[364],
+					tr:   &builtinSlots2[366],
 				},
 				fix: alts{
 					list: []text{
@@ -16850,14 +16918,14 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Send the file in a way the recipient's organization accepts: ask the recipient which (their organization's secure file exchange, the file without encryption or password, or a link to a shared folder you agree on). If it must stay protected, send the password separately, never in the same message."},
 						},
 					},
-					tr: &builtinSlots2[365],
+					tr: &builtinSlots2[367],
 				},
 			},
 			22: {
 				owner: "sender",
 				summary: phrase{
 					en: "attachment type not accepted",
-					tr: &builtinSlots1[160],
+					tr: &builtinSlots1[161],
 				},
 				explanation: alts{
 					list: []text{
@@ -16899,7 +16967,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131075,
-					tr:   &builtinSlots2[366],
+					tr:   &builtinSlots2[368],
 				},
 				fix: alts{
 					list: []text{
@@ -16913,14 +16981,14 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131072,
-					tr:   &builtinSlots2[367],
+					tr:   &builtinSlots2[369],
 				},
 			},
 			24: {
 				owner: "sender",
 				summary: phrase{
 					en: "refused by the recipient organization's own rule",
-					tr: &builtinSlots1[161],
+					tr: &builtinSlots1[162],
 				},
 				explanation: alts{
 					list: []text{
@@ -16945,7 +17013,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 68719476739,
-					tr:   &builtinSlots2[368],
+					tr:   &builtinSlots2[370],
 				},
 				fix: alts{
 					list: []text{
@@ -16953,7 +17021,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Follow the organization's instruction quoted above (for example another file format, or the way it asks you to send files), then send the message again. If it is unclear or you cannot do what it asks, ask the recipient by other means: their email admin set the rule and can tell you what it accepts."},
 						},
 					},
-					tr: &builtinSlots2[369],
+					tr: &builtinSlots2[371],
 				},
 			},
 		},
@@ -16964,7 +17032,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "sender address refused",
-				tr: &builtinSlots1[162],
+				tr: &builtinSlots1[163],
 			},
 			explanation: alts{
 				list: []text{
@@ -17006,7 +17074,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[370],
+				tr:   &builtinSlots2[372],
 			},
 			fix: alts{
 				list: []text{
@@ -17023,14 +17091,14 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 524288,
-				tr:   &builtinSlots2[371],
+				tr:   &builtinSlots2[373],
 			},
 		},
 		byFact: [27]words{
 			13: {
 				summary: phrase{
 					en: "sender domain not found",
-					tr: &builtinSlots1[163],
+					tr: &builtinSlots1[164],
 				},
 				explanation: alts{
 					list: []text{
@@ -17053,7 +17121,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 3,
-					tr:   &builtinSlots2[372],
+					tr:   &builtinSlots2[374],
 				},
 				fix: alts{
 					list: []text{
@@ -17061,7 +17129,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Changing the message will not help. Your email admin should check that your domain exists in DNS and receives mail (a name server or registration problem, or a typo in the sender address the sending program uses)."},
 						},
 					},
-					tr: &builtinSlots2[373],
+					tr: &builtinSlots2[375],
 				},
 			},
 		},
@@ -17072,7 +17140,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "no reverse DNS",
-				tr: &builtinSlots1[164],
+				tr: &builtinSlots1[165],
 			},
 			explanation: alts{
 				list: []text{
@@ -17103,7 +17171,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 65539,
-				tr:   &builtinSlots2[374],
+				tr:   &builtinSlots2[376],
 			},
 			fix: alts{
 				list: []text{
@@ -17119,7 +17187,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 65536,
-				tr:   &builtinSlots2[375],
+				tr:   &builtinSlots2[377],
 			},
 		},
 	},
@@ -17129,7 +17197,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "security requirement not met",
-				tr: &builtinSlots1[165],
+				tr: &builtinSlots1[166],
 			},
 			explanation: alts{
 				list: []text{
@@ -17171,7 +17239,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[376],
+				tr:   &builtinSlots2[378],
 			},
 			fix: alts{
 				list: []text{
@@ -17179,7 +17247,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Your email admin should configure the sending system (server, device or application) to log in and use encryption as the receiving server requires."},
 					},
 				},
-				tr: &builtinSlots2[377],
+				tr: &builtinSlots2[379],
 			},
 		},
 		byFact: [27]words{
@@ -17187,7 +17255,7 @@ var builtinData1 = [...]reasonDef{
 				owner: "sender",
 				summary: phrase{
 					en: "encrypted attachment not accepted",
-					tr: &builtinSlots1[166],
+					tr: &builtinSlots1[167],
 				},
 				explanation: alts{
 					list: []text{
@@ -17218,7 +17286,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131075,
-					tr:   &builtinSlots2[378],
+					tr:   &builtinSlots2[380],
 				},
 				fix: alts{
 					list: []text{
@@ -17226,14 +17294,14 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Send the file in a way the recipient's organization accepts: ask the recipient which (their organization's secure file exchange, the file without encryption or password, or a link to a shared folder you agree on). If it must stay protected, send the password separately, never in the same message."},
 						},
 					},
-					tr: &builtinSlots2[379],
+					tr: &builtinSlots2[381],
 				},
 			},
 			22: {
 				owner: "sender",
 				summary: phrase{
 					en: "attachment type not accepted",
-					tr: &builtinSlots1[167],
+					tr: &builtinSlots1[168],
 				},
 				explanation: alts{
 					list: []text{
@@ -17275,7 +17343,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131075,
-					tr:   &builtinSlots2[380],
+					tr:   &builtinSlots2[382],
 				},
 				fix: alts{
 					list: []text{
@@ -17289,7 +17357,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131072,
-					tr:   &builtinSlots2[381],
+					tr:   &builtinSlots2[383],
 				},
 			},
 		},
@@ -17300,7 +17368,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "judged as spam",
-				tr: &builtinSlots1[168],
+				tr: &builtinSlots1[169],
 			},
 			explanation: alts{
 				list: []text{
@@ -17323,7 +17391,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[382],
+				tr:   &builtinSlots2[384],
 			},
 			fix: alts{
 				list: []text{
@@ -17331,77 +17399,11 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Look at what may look like spam in the message (many links or link shorteners, an image with little text, a misleading subject, unexpected attachments) and send a plainer version. If it is ordinary mail, ask the recipient by other means to add your address to their safe senders."},
 					},
 				},
-				tr: &builtinSlots2[383],
+				tr: &builtinSlots2[385],
 			},
 		},
 		stages: [5]words{
 			0: {
-				owner: "sender-admin",
-				summary: phrase{
-					en: "sending server refused as a spam source",
-					tr: &builtinSlots1[169],
-				},
-				explanation: alts{
-					list: []text{
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was refused"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " before its content was sent, because the receiving server considers the sending server a source of spam (it names the list "},
-							{slot: 12, isSlot: true},
-							{literal: "). This is about the sending server's reputation, not about your message."},
-						},
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was refused"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " before its content was sent, because the receiving server considers the sending server or your address a source of spam. This is about reputation, not about your message."},
-						},
-					},
-					uses: 4099,
-					tr:   &builtinSlots2[384],
-				},
-				fix: alts{
-					list: []text{
-						{
-							{literal: "Changing the message will not help. Your email admin should check the sending server's reputation and block lists"},
-							{
-								group: []textPart{
-									{literal: " ("},
-									{slot: 13, isSlot: true},
-									{literal: ")"},
-								},
-							},
-							{literal: ", stop any spam it sends (often from a hacked account), and ask the receiver to lift the block."},
-						},
-					},
-					uses: 8192,
-					tr:   &builtinSlots2[385],
-				},
-			},
-			1: {
 				owner: "sender-admin",
 				summary: phrase{
 					en: "sending server refused as a spam source",
@@ -17467,7 +17469,7 @@ var builtinData1 = [...]reasonDef{
 					tr:   &builtinSlots2[387],
 				},
 			},
-			2: {
+			1: {
 				owner: "sender-admin",
 				summary: phrase{
 					en: "sending server refused as a spam source",
@@ -17533,13 +17535,79 @@ var builtinData1 = [...]reasonDef{
 					tr:   &builtinSlots2[389],
 				},
 			},
+			2: {
+				owner: "sender-admin",
+				summary: phrase{
+					en: "sending server refused as a spam source",
+					tr: &builtinSlots1[172],
+				},
+				explanation: alts{
+					list: []text{
+						{
+							{literal: "The message"},
+							{
+								group: []textPart{
+									{literal: " to "},
+									{isSlot: true},
+								},
+							},
+							{literal: " was refused"},
+							{
+								group: []textPart{
+									{literal: " by "},
+									{slot: 1, isSlot: true},
+								},
+							},
+							{literal: " before its content was sent, because the receiving server considers the sending server a source of spam (it names the list "},
+							{slot: 12, isSlot: true},
+							{literal: "). This is about the sending server's reputation, not about your message."},
+						},
+						{
+							{literal: "The message"},
+							{
+								group: []textPart{
+									{literal: " to "},
+									{isSlot: true},
+								},
+							},
+							{literal: " was refused"},
+							{
+								group: []textPart{
+									{literal: " by "},
+									{slot: 1, isSlot: true},
+								},
+							},
+							{literal: " before its content was sent, because the receiving server considers the sending server or your address a source of spam. This is about reputation, not about your message."},
+						},
+					},
+					uses: 4099,
+					tr:   &builtinSlots2[390],
+				},
+				fix: alts{
+					list: []text{
+						{
+							{literal: "Changing the message will not help. Your email admin should check the sending server's reputation and block lists"},
+							{
+								group: []textPart{
+									{literal: " ("},
+									{slot: 13, isSlot: true},
+									{literal: ")"},
+								},
+							},
+							{literal: ", stop any spam it sends (often from a hacked account), and ask the receiver to lift the block."},
+						},
+					},
+					uses: 8192,
+					tr:   &builtinSlots2[391],
+				},
+			},
 		},
 		byFact: [27]words{
 			6: {
 				owner: "sender",
 				summary: phrase{
 					en: "malware detected",
-					tr: &builtinSlots1[172],
+					tr: &builtinSlots1[173],
 				},
 				explanation: alts{
 					list: []text{
@@ -17585,7 +17653,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 393219,
-					tr:   &builtinSlots2[390],
+					tr:   &builtinSlots2[392],
 				},
 				fix: alts{
 					list: []text{
@@ -17599,7 +17667,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131072,
-					tr:   &builtinSlots2[391],
+					tr:   &builtinSlots2[393],
 				},
 			},
 		},
@@ -17610,7 +17678,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "sending rate limit",
-				tr: &builtinSlots1[173],
+				tr: &builtinSlots1[174],
 			},
 			explanation: alts{
 				list: []text{
@@ -17633,7 +17701,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[392],
+				tr:   &builtinSlots2[394],
 			},
 			fix: alts{
 				list: []text{
@@ -17650,7 +17718,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 8192,
-				tr:   &builtinSlots2[393],
+				tr:   &builtinSlots2[395],
 			},
 		},
 	},
@@ -17660,7 +17728,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "suppressed address",
-				tr: &builtinSlots1[174],
+				tr: &builtinSlots1[175],
 			},
 			explanation: alts{
 				list: []text{
@@ -17676,7 +17744,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 1,
-				tr:   &builtinSlots2[394],
+				tr:   &builtinSlots2[396],
 			},
 			fix: alts{
 				list: []text{
@@ -17684,7 +17752,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Check the address. If you know that it works again, ask whoever runs your sending service account (for example Amazon SES, SendGrid, Mailgun or Postmark) to take it off the account's suppression list; otherwise remove it from your lists."},
 					},
 				},
-				tr: &builtinSlots2[395],
+				tr: &builtinSlots2[397],
 			},
 		},
 	},
@@ -17694,7 +17762,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient",
 			summary: phrase{
 				en: "mailbox disabled",
-				tr: &builtinSlots1[175],
+				tr: &builtinSlots1[176],
 			},
 			explanation: alts{
 				list: []text{
@@ -17717,7 +17785,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[396],
+				tr:   &builtinSlots2[398],
 			},
 			fix: alts{
 				list: []text{
@@ -17725,7 +17793,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Reach the recipient by other means: only they or their email admin can reactivate the mailbox. If it stays disabled, stop writing to this address."},
 					},
 				},
-				tr: &builtinSlots2[397],
+				tr: &builtinSlots2[399],
 			},
 		},
 	},
@@ -17735,7 +17803,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "mail protocol error",
-				tr: &builtinSlots1[176],
+				tr: &builtinSlots1[177],
 			},
 			explanation: alts{
 				list: []text{
@@ -17758,7 +17826,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[398],
+				tr:   &builtinSlots2[400],
 			},
 			fix: alts{
 				list: []text{
@@ -17766,7 +17834,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Your email admin should check the sending server's software and settings."},
 					},
 				},
-				tr: &builtinSlots2[399],
+				tr: &builtinSlots2[401],
 			},
 		},
 	},
@@ -17776,7 +17844,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "error at the receiving system",
-				tr: &builtinSlots1[177],
+				tr: &builtinSlots1[178],
 			},
 			explanation: alts{
 				list: []text{
@@ -17818,7 +17886,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[400],
+				tr:   &builtinSlots2[402],
 			},
 			fix: alts{
 				list: []text{
@@ -17826,14 +17894,14 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Send it again later; if it keeps failing, tell the recipient by other means so that their email admin can look at the error."},
 					},
 				},
-				tr: &builtinSlots2[401],
+				tr: &builtinSlots2[403],
 			},
 		},
 		byFact: [27]words{
 			10: {
 				summary: phrase{
 					en: "mail loop",
-					tr: &builtinSlots1[178],
+					tr: &builtinSlots1[179],
 				},
 				explanation: alts{
 					list: []text{
@@ -17856,7 +17924,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 3,
-					tr:   &builtinSlots2[402],
+					tr:   &builtinSlots2[404],
 				},
 				fix: alts{
 					list: []text{
@@ -17864,7 +17932,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 						},
 					},
-					tr: &builtinSlots2[403],
+					tr: &builtinSlots2[405],
 				},
 			},
 		},
@@ -17875,7 +17943,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "receiving system out of storage",
-				tr: &builtinSlots1[179],
+				tr: &builtinSlots1[180],
 			},
 			explanation: alts{
 				list: []text{
@@ -17898,7 +17966,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[404],
+				tr:   &builtinSlots2[406],
 			},
 			fix: alts{
 				list: []text{
@@ -17906,7 +17974,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Send it again later; if it keeps failing, tell the recipient by other means so that their email admin frees space."},
 					},
 				},
-				tr: &builtinSlots2[405],
+				tr: &builtinSlots2[407],
 			},
 		},
 	},
@@ -17916,7 +17984,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "too many connections",
-				tr: &builtinSlots1[180],
+				tr: &builtinSlots1[181],
 			},
 			explanation: alts{
 				list: []text{
@@ -17939,7 +18007,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[406],
+				tr:   &builtinSlots2[408],
 			},
 			fix: alts{
 				list: []text{
@@ -17947,7 +18015,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change; the message can be sent again later. If it keeps happening, your email admin should lower the number of simultaneous connections from the sending server to that destination."},
 					},
 				},
-				tr: &builtinSlots2[407],
+				tr: &builtinSlots2[409],
 			},
 		},
 		byFact: [27]words{
@@ -17955,7 +18023,7 @@ var builtinData1 = [...]reasonDef{
 				owner: "sender",
 				summary: phrase{
 					en: "too many recipients",
-					tr: &builtinSlots1[181],
+					tr: &builtinSlots1[182],
 				},
 				explanation: alts{
 					list: []text{
@@ -17997,7 +18065,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16387,
-					tr:   &builtinSlots2[408],
+					tr:   &builtinSlots2[410],
 				},
 				fix: alts{
 					list: []text{
@@ -18011,7 +18079,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16384,
-					tr:   &builtinSlots2[409],
+					tr:   &builtinSlots2[411],
 				},
 			},
 		},
@@ -18022,7 +18090,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "unknown",
 			summary: phrase{
 				en: "undetermined failure",
-				tr: &builtinSlots1[182],
+				tr: &builtinSlots1[183],
 			},
 			explanation: alts{
 				list: []text{
@@ -18057,7 +18125,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[410],
+				tr:   &builtinSlots2[412],
 			},
 			fix: alts{
 				list: []text{
@@ -18077,7 +18145,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 8192,
-				tr:   &builtinSlots2[411],
+				tr:   &builtinSlots2[413],
 			},
 		},
 	},
@@ -18088,7 +18156,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "address does not exist",
-				tr: &builtinSlots1[183],
+				tr: &builtinSlots1[184],
 			},
 			explanation: alts{
 				list: []text{
@@ -18111,7 +18179,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[412],
+				tr:   &builtinSlots2[414],
 			},
 			fix: alts{
 				list: []text{
@@ -18119,7 +18187,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Check the address for typos. If it is right, the person may have left or changed address: ask them for a current one by other means, and remove this address from your address book, your mail program's autocomplete and your mailing lists."},
 					},
 				},
-				tr: &builtinSlots2[413],
+				tr: &builtinSlots2[415],
 			},
 		},
 	},
@@ -18128,7 +18196,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "none",
 			summary: phrase{
 				en: "auto-reply",
-				tr: &builtinSlots1[184],
+				tr: &builtinSlots1[185],
 			},
 			explanation: alts{
 				list: []text{
@@ -18136,7 +18204,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "This is an automatic reply, not a bounce."},
 					},
 				},
-				tr: &builtinSlots2[414],
+				tr: &builtinSlots2[416],
 			},
 		},
 	},
@@ -18146,7 +18214,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "malware detected",
-				tr: &builtinSlots1[185],
+				tr: &builtinSlots1[186],
 			},
 			explanation: alts{
 				list: []text{
@@ -18228,7 +18296,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 393219,
-				tr:   &builtinSlots2[415],
+				tr:   &builtinSlots2[417],
 			},
 			fix: alts{
 				list: []text{
@@ -18242,7 +18310,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 131072,
-				tr:   &builtinSlots2[416],
+				tr:   &builtinSlots2[418],
 			},
 		},
 		byFact: [27]words{
@@ -18250,7 +18318,7 @@ var builtinData1 = [...]reasonDef{
 				owner: "sender",
 				summary: phrase{
 					en: "malware detected",
-					tr: &builtinSlots1[186],
+					tr: &builtinSlots1[187],
 				},
 				explanation: alts{
 					list: []text{
@@ -18296,7 +18364,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 393219,
-					tr:   &builtinSlots2[417],
+					tr:   &builtinSlots2[419],
 				},
 				fix: alts{
 					list: []text{
@@ -18310,14 +18378,14 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131072,
-					tr:   &builtinSlots2[418],
+					tr:   &builtinSlots2[420],
 				},
 			},
 			21: {
 				owner: "sender",
 				summary: phrase{
 					en: "encrypted attachment not accepted",
-					tr: &builtinSlots1[187],
+					tr: &builtinSlots1[188],
 				},
 				explanation: alts{
 					list: []text{
@@ -18348,7 +18416,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131075,
-					tr:   &builtinSlots2[419],
+					tr:   &builtinSlots2[421],
 				},
 				fix: alts{
 					list: []text{
@@ -18356,14 +18424,14 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Send the file in a way the recipient's organization accepts: ask the recipient which (their organization's secure file exchange, the file without encryption or password, or a link to a shared folder you agree on). If it must stay protected, send the password separately, never in the same message."},
 						},
 					},
-					tr: &builtinSlots2[420],
+					tr: &builtinSlots2[422],
 				},
 			},
 			22: {
 				owner: "sender",
 				summary: phrase{
 					en: "attachment type not accepted",
-					tr: &builtinSlots1[188],
+					tr: &builtinSlots1[189],
 				},
 				explanation: alts{
 					list: []text{
@@ -18405,7 +18473,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131075,
-					tr:   &builtinSlots2[421],
+					tr:   &builtinSlots2[423],
 				},
 				fix: alts{
 					list: []text{
@@ -18419,7 +18487,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131072,
-					tr:   &builtinSlots2[422],
+					tr:   &builtinSlots2[424],
 				},
 			},
 		},
@@ -18428,11 +18496,11 @@ var builtinData1 = [...]reasonDef{
 
 // builtinSlots1 are the translations of the []string slots, filled when first needed:
 // zero data, so that starting writes none of the rules' pages.
-var builtinSlots1 [189][]string
+var builtinSlots1 [190][]string
 
 // builtinSlots2 are the translations of the [][]text slots, filled when first needed:
 // zero data, so that starting writes none of the rules' pages.
-var builtinSlots2 [423][][]text
+var builtinSlots2 [425][][]text
 
 // builtinTrie is the trie of the phrase automaton of builtinSet, as newTrie
 // builds it from builtinSet.phrases.
