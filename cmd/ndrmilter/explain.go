@@ -19,6 +19,9 @@ import (
 // bounce needs, little enough to keep memory bounded on hostile input.
 const maxExplainInput = 64 << 20
 
+// explainOutputBuffer is the size of explain's output buffer.
+const explainOutputBuffer = 64 << 10
+
 // explainOptions are explain's flags.
 type explainOptions struct {
 	asJSON bool
@@ -65,7 +68,9 @@ func explainMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ndrmilter explain: %v\n", err)
 		return exitUsage
 	}
-	out := bufio.NewWriter(stdout)
+	// One buffer for the whole run, flushed at the end: hundreds of records
+	// go out in a few dozen writes.
+	out := bufio.NewWriterSize(stdout, explainOutputBuffer)
 	defer out.Flush()
 	status := exitOK
 	if !explainInputs(inputs, stdin, out, stderr, engine, o) {
