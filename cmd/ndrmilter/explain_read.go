@@ -44,12 +44,15 @@ func readExplainFile(name string, dst []byte) (fileReading, error) {
 	isMbox := bytes.HasPrefix(raw, mboxFromLine)
 	if err == nil && !eof {
 		if isMbox {
-			// An mbox larger than a worker keeps: the writer reads it,
-			// from what was read already on.
+			// An mbox larger than a worker keeps: the writer reads it
+			// from its start, again (a regular file), or from a copy of
+			// what was read and then on (a pipe).
 			f := os.NewFile(uintptr(fd), name)
-			head := bytes.Clone(raw)
-			return fileReading{raw: raw, isMbox: true, streamFile: f,
-				stream: bufio.NewReaderSize(io.MultiReader(bytes.NewReader(head), f), 64<<10)}, nil
+			var r io.Reader = f
+			if _, err := f.Seek(0, io.SeekStart); err != nil {
+				r = io.MultiReader(bytes.NewReader(bytes.Clone(raw)), f)
+			}
+			return fileReading{raw: raw, isMbox: true, streamFile: f, stream: bufio.NewReaderSize(r, 64<<10)}, nil
 		}
 		// Whatever is beyond the cap is not read: reports put what
 		// matters first.
