@@ -42,7 +42,7 @@ func TestExplainWritesInputsInOrder(t *testing.T) {
 	}
 
 	var args []string
-	for round := 0; len(args) < 4*explainFilesInFlight*runtime.GOMAXPROCS(0); round++ {
+	for round := 0; len(args) < 2*explainBatchFiles*explainFilesInFlight*runtime.GOMAXPROCS(0); round++ {
 		args = append(args, files...)
 		args = append(args, mbox, filepath.Join(dir, "missing.eml"), empty, filepath.Join("testdata", "bounces"))
 		if round == 0 {
