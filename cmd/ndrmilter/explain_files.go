@@ -21,8 +21,9 @@ import (
 const explainFilesInFlight = 2
 
 // explainBatchFiles is how many files of a directory (or of the arguments)
-// go to a worker at a time: handing hundreds of small files over one by one
-// cost more in goroutine wake-ups than reading them.
+// go to a worker at a time: handed over one by one, each small file cost
+// goroutine wake-ups (of the lister, a worker and the writer) for a few
+// tens of microseconds of work.
 const explainBatchFiles = 8
 
 // maxPooledOutput is the largest output buffer kept for the next batch,
