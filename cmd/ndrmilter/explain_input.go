@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -120,8 +121,14 @@ func regularFiles(dir string) ([]string, error) {
 	var out []string
 	for _, e := range entries {
 		p := filepath.Join(dir, e.Name())
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+		switch {
+		case e.Type().IsRegular():
+			// The directory entry says so: no stat for it.
 			out = append(out, p)
+		case e.Type()&fs.ModeSymlink != 0:
+			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+				out = append(out, p)
+			}
 		}
 	}
 	return out, nil // os.ReadDir sorts by name
