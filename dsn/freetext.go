@@ -33,7 +33,7 @@ func (p *parser) readFreeText() bool {
 		if j := fieldLineIndex(lowerSection, "reporting-mta:"); j >= 0 && j < k {
 			start = j
 		}
-		msg, rcpts, _ := parseDeliveryStatus(section[start:])
+		msg, rcpts, _ := parseDeliveryStatus(section[start:], p.sc)
 		if len(rcpts) > 0 {
 			r.Recipients = rcpts
 			r.ReportingMTA = msg.reportingMTA

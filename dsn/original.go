@@ -12,7 +12,7 @@ import (
 // readOriginal fills o from the header of the original message, as a
 // text/rfc822-headers or message/rfc822 part or an inline copy gives it.
 // Fields already known are kept: the first source wins.
-func readOriginal(o *Original, h message.Header) {
+func readOriginal(o *Original, h message.Header, sc *scratch) {
 	// The values of the fields read are first written one after the other
 	// and copied into one string: the values kept are parts of it, one
 	// allocation for all of them rather than one each (issue 14).
@@ -41,7 +41,7 @@ func readOriginal(o *Original, h message.Header) {
 	}
 	var all string
 	if n > 0 {
-		all = string(buf)
+		all = sc.add(buf)
 	}
 	k := 0
 	// value returns the value of field i (unfolded; made one line for
@@ -56,7 +56,7 @@ func readOriginal(o *Original, h message.Header) {
 		if collapsed {
 			return collapseBytes(h[i].Raw)
 		}
-		return string(h[i].Value())
+		return view(h[i].Value()) // the message or a new unfolded copy, unchanged during the Parse
 	}
 	for i := range h {
 		f := &h[i]

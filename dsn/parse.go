@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/ndrmilter/ndrmilter/internal/ascii"
 	"github.com/ndrmilter/ndrmilter/message"
@@ -28,8 +29,9 @@ func Parse(raw []byte) (rep *Report, err error) {
 			err = fmt.Errorf("%w: %v", ErrInternal, x)
 		}
 	}()
-	p := &parser{rep: &Report{Kind: KindNone}, textCut: -1, ev: -1, arena: message.NewArena()}
-	defer p.arena.Release()
+	p := parserPool.Get().(*parser)
+	*p = parser{rep: &Report{Kind: KindNone}, textCut: -1, ev: -1, arena: message.NewArena(), sc: p.sc}
+	defer p.release()
 	if len(raw) > MaxInput {
 		raw = raw[:MaxInput]
 		p.rep.Truncated = true
@@ -54,7 +56,24 @@ func Parse(raw []byte) (rep *Report, err error) {
 		p.rep.Format = FormatDMARCAggregate
 	}
 	sanitize(p.rep)
+	detach(p.rep)
 	return p.rep, err
+}
+
+// parserPool holds parsers, and their scratch memory, between Parses.
+var parserPool = sync.Pool{New: func() any { return &parser{sc: &scratch{}} }}
+
+// release gives the parser's memory back once the Parse is done: nothing
+// read through the arena or written to the scratch may be used after.
+func (p *parser) release() {
+	p.arena.Release()
+	sc := p.sc
+	if cap(sc.buf) > maxPooledScratch {
+		sc.buf = nil
+	}
+	sc.buf = sc.buf[:0]
+	*p = parser{sc: sc}
+	parserPool.Put(p)
 }
 
 // parser holds the state of one Parse.
@@ -72,6 +91,7 @@ type parser struct {
 	sepsDone  bool
 
 	arena        *message.Arena // the memory of the reading; nil (allocate) in readEmbedded's parsers
+	sc           *scratch       // memory for the strings made while reading (see scratch), shared with readEmbedded's parsers
 	embedDepth   int            // how deep this parser is in readEmbedded
 	ev           int            // bounceEvidence, -1 until known
 	originalPart bool           // the original message came in a part of its own
@@ -146,7 +166,7 @@ func (p *parser) read() {
 	}
 	for _, i := range dsnParts {
 		body, cut := p.parts[i].Decode(MaxStatusPart)
-		msg, rcpts, truncated := parseDeliveryStatus(body)
+		msg, rcpts, truncated := parseDeliveryStatus(body, p.sc)
 		if truncated || cut {
 			r.Truncated = true
 		}
@@ -298,7 +318,7 @@ func (p *parser) finish(fallback func() smtpcode.Action) {
 	}
 	if r.Original.MessageID == "" && r.Original.From == "" {
 		if h := p.originalHeader(); h != nil {
-			readOriginal(&r.Original, h)
+			readOriginal(&r.Original, h, p.sc)
 		}
 	}
 }
@@ -370,7 +390,7 @@ func (p *parser) readOriginalParts() {
 		if p.origHdr == nil && len(h) > 0 {
 			p.origHdr = h
 		}
-		readOriginal(&p.rep.Original, h)
+		readOriginal(&p.rep.Original, h, p.sc)
 		if p.rep.Original.MessageID != "" {
 			return
 		}
@@ -464,7 +484,7 @@ func (p *parser) notice() string {
 	if len(n) > MaxNotice {
 		n = n[:MaxNotice]
 	}
-	return string(bytes.TrimSpace(n))
+	return view(bytes.TrimSpace(n)) // detach copies it
 }
 
 // cut returns where the copy of the original message starts in the text

@@ -21,7 +21,7 @@ type dsnFields struct {
 // 6): the per-message fields, then groups of per-recipient fields. Writers
 // that leave out the empty lines between groups are common; a new group also
 // starts where a Final-Recipient (or Original-Recipient) field repeats.
-func parseDeliveryStatus(b []byte) (msg dsnFields, rcpts []Recipient, truncated bool) {
+func parseDeliveryStatus(b []byte, sc *scratch) (msg dsnFields, rcpts []Recipient, truncated bool) {
 	var cur Recipient
 	var original, actual string
 	// seen holds the per-recipient fields of the current record: when one
@@ -37,7 +37,6 @@ func parseDeliveryStatus(b []byte) (msg dsnFields, rcpts []Recipient, truncated 
 	)
 	var lastField *string // for continuation lines
 	var statusComment string
-	var block blockString
 	flush := func() {
 		switch {
 		case cur.Address == "":
@@ -85,7 +84,7 @@ func parseDeliveryStatus(b []byte) (msg dsnFields, rcpts []Recipient, truncated 
 		}
 		if line[0] == ' ' || line[0] == '\t' {
 			if lastField != nil {
-				*lastField = joinFolded(*lastField, string(bytes.TrimSpace(line)))
+				*lastField = joinFolded(sc, *lastField, view(bytes.TrimSpace(line)))
 			}
 			continue
 		}
@@ -96,10 +95,9 @@ func parseDeliveryStatus(b []byte) (msg dsnFields, rcpts []Recipient, truncated 
 		}
 		name := bytes.TrimSpace(line[:colon])
 		raw := bytes.TrimSpace(line[colon+1:])
-		var value string
-		if isKeptStatusField(name) {
-			value = block.cut(b, raw)
-		}
+		// A view of the body, which does not change during the Parse:
+		// detach copies what the Report keeps.
+		value := view(raw)
 		switch {
 		case ascii.EqualFold(name, "Original-Recipient"):
 			field(seenOriginal)
@@ -152,29 +150,7 @@ func parseDeliveryStatus(b []byte) (msg dsnFields, rcpts []Recipient, truncated 
 	return msg, rcpts, truncated
 }
 
-// blockString is a block of bytes copied once into a string, made when
-// the first value is cut from it: the values of a delivery-status body
-// are substrings of one copy rather than one copy each (issue 14:
-// allocations per message).
-type blockString struct {
-	s    string
-	made bool
-}
 
-// cut returns v, a slice of b (whole block), as a substring of the copy.
-func (c *blockString) cut(b, v []byte) string {
-	if len(v) == 0 {
-		return ""
-	}
-	off := cap(b) - cap(v) // v is b[off:...]: sliced from b, never copied
-	if off < 0 || off+len(v) > len(b) || &b[off] != &v[0] {
-		return string(v)
-	}
-	if !c.made {
-		c.s, c.made = string(b), true
-	}
-	return c.s[off : off+len(v)]
-}
 
 // hasDomain says whether a is written as an address at all, local part
 // "@" domain (a quoted local part too: "a..b"@example.com), as opposed to
@@ -197,14 +173,14 @@ func diagnosticType(v string) string {
 }
 
 // joinFolded joins a continuation line to a field value with one space.
-func joinFolded(v, more string) string {
+func joinFolded(sc *scratch, v, more string) string {
 	if v == "" {
 		return more
 	}
 	if more == "" {
 		return v
 	}
-	return v + " " + more
+	return sc.concat(v, " ", more)
 }
 
 // firstWord returns the first white-space separated word of s.
@@ -321,17 +297,6 @@ func genericComment(c string) bool {
 	switch ascii.LowerString(c) {
 	case "permanent failure", "temporary failure", "permanent error", "temporary error", "persistent transient failure", "other", "success":
 		return true
-	}
-	return false
-}
-
-// isKeptStatusField says whether a delivery-status field is one
-// parseDeliveryStatus keeps, so that the others cost no copy.
-func isKeptStatusField(name []byte) bool {
-	for _, f := range [...]string{"Original-Recipient", "Final-Recipient", "Action", "Status", "Remote-MTA", "Diagnostic-Code", "Reporting-MTA", "X-Postfix-Sender", "X-Original-Sender", "X-Actual-Recipient"} {
-		if ascii.EqualFold(name, f) {
-			return true
-		}
 	}
 	return false
 }

@@ -1,0 +1,136 @@
+package dsn
+
+import (
+	"strings"
+	"unsafe"
+
+	"github.com/ndrmilter/ndrmilter/smtpcode"
+)
+
+// The strings of a Report, while Parse reads, are often views of memory
+// that is not the Report's: the message itself, a decoded part, the
+// arena's lower-case text or a scanner's buffer (see view). detach copies
+// them, at the end of Parse, into one array that the Report owns: one
+// allocation per Report instead of one per string, and a Report that
+// outlives its input and the arena (TestReportOutlivesInput).
+
+// view returns b as a string without copying it. The string is valid only
+// while b's memory is not changed: for text that ends in the Report, only
+// during Parse, since detach copies it out.
+func view(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// stringStore is the array detach copies a Report's strings into.
+type stringStore []byte
+
+// keep copies s to the store and returns the copy; the store was made with
+// room for all, so that it never moves.
+func (st *stringStore) keep(s string) string {
+	if s == "" {
+		return ""
+	}
+	start := len(*st)
+	*st = append(*st, s...)
+	return unsafe.String(&(*st)[start], len(s))
+}
+
+// detach replaces every string of r by a copy in one array of r's own.
+func detach(r *Report) {
+	n := len(r.Kind) + len(r.Format) + len(r.ReportingMTA) + len(r.FeedbackType) + len(r.Notice)
+	for i := range r.Recipients {
+		rc := &r.Recipients[i]
+		n += len(rc.Address) + len(rc.OriginalRecipient) + len(rc.Action) + len(rc.Status) + len(rc.ReplyCode) +
+			len(rc.Diagnostic) + len(rc.Reply) + len(rc.DiagnosticType) + len(rc.RemoteMTA) + len(rc.Command)
+		for _, a := range rc.Aliases {
+			n += len(a)
+		}
+	}
+	o := &r.Original
+	n += len(o.MessageID) + len(o.From) + len(o.To) + len(o.Subject) + len(o.Date) + len(o.Sender)
+	for _, s := range o.Received {
+		n += len(s)
+	}
+	if n == 0 {
+		return
+	}
+	st := make(stringStore, 0, n)
+	r.Kind = Kind(st.keep(string(r.Kind)))
+	r.Format, r.ReportingMTA, r.FeedbackType, r.Notice = st.keep(r.Format), st.keep(r.ReportingMTA), st.keep(r.FeedbackType), st.keep(r.Notice)
+	for i := range r.Recipients {
+		rc := &r.Recipients[i]
+		rc.Address, rc.OriginalRecipient = st.keep(rc.Address), st.keep(rc.OriginalRecipient)
+		rc.Action = smtpcode.Action(st.keep(string(rc.Action)))
+		rc.Status, rc.ReplyCode = st.keep(rc.Status), st.keep(rc.ReplyCode)
+		rc.Diagnostic, rc.Reply, rc.DiagnosticType = st.keep(rc.Diagnostic), st.keep(rc.Reply), st.keep(rc.DiagnosticType)
+		rc.RemoteMTA, rc.Command = st.keep(rc.RemoteMTA), st.keep(rc.Command)
+		for k := range rc.Aliases {
+			rc.Aliases[k] = st.keep(rc.Aliases[k])
+		}
+	}
+	o.MessageID, o.From, o.To = st.keep(o.MessageID), st.keep(o.From), st.keep(o.To)
+	o.Subject, o.Date, o.Sender = st.keep(o.Subject), st.keep(o.Date), st.keep(o.Sender)
+	for i := range o.Received {
+		o.Received[i] = st.keep(o.Received[i])
+	}
+}
+
+// scratch is memory for the strings one Parse makes out of text that is
+// not kept as it is (a value gathered from several lines, a buffer that is
+// reused): they are appended one after the other and never overwritten
+// during the Parse, so that views of them stay valid until detach copies
+// what the Report keeps. Its array goes back to a pool after the Parse.
+type scratch struct {
+	buf []byte
+}
+
+// add returns a copy of b in the scratch memory, valid until the end of
+// the Parse. A nil scratch allocates a string.
+func (sc *scratch) add(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if sc == nil {
+		return string(b)
+	}
+	if cap(sc.buf)-len(sc.buf) < len(b) {
+		// A new array: the views of the old one keep it alive.
+		sc.buf = make([]byte, 0, max(2*cap(sc.buf), len(b), minScratch))
+	}
+	start := len(sc.buf)
+	sc.buf = append(sc.buf, b...)
+	return unsafe.String(&sc.buf[start], len(b))
+}
+
+// concat returns the concatenation of parts in the scratch memory (see
+// add), instead of a string allocated for it.
+func (sc *scratch) concat(parts ...string) string {
+	n := 0
+	for _, s := range parts {
+		n += len(s)
+	}
+	if n == 0 {
+		return ""
+	}
+	if sc == nil {
+		return strings.Join(parts, "")
+	}
+	if cap(sc.buf)-len(sc.buf) < n {
+		sc.buf = make([]byte, 0, max(2*cap(sc.buf), n, minScratch))
+	}
+	start := len(sc.buf)
+	for _, s := range parts {
+		sc.buf = append(sc.buf, s...)
+	}
+	return unsafe.String(&sc.buf[start], n)
+}
+
+// minScratch is the smallest scratch array; maxPooledScratch the largest
+// one kept in the pool for the next Parse.
+const (
+	minScratch       = 4 << 10
+	maxPooledScratch = 256 << 10
+)
