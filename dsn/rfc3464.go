@@ -150,8 +150,6 @@ func parseDeliveryStatus(b []byte, sc *scratch) (msg dsnFields, rcpts []Recipien
 	return msg, rcpts, truncated
 }
 
-
-
 // hasDomain says whether a is written as an address at all, local part
 // "@" domain (a quoted local part too: "a..b"@example.com), as opposed to
 // a local part alone, a pipe or a file.
