@@ -229,7 +229,10 @@ func findAddress(s string, from int) (addr string, end int) {
 		local := trimGluedLabel(strings.TrimLeft(s[st:at], ".'`"))
 		domain := trimGluedWord(strings.TrimRight(s[at+1:en], ".-"))
 		if len(local) > 0 && strings.IndexByte(domain, '.') > 0 && len(local) <= 256 {
-			return local + "@" + domain, at + 1 + len(domain)
+			// local ends at the "@" and domain starts after it (both are
+			// only trimmed at their far ends): the address is a substring
+			// of s, no copy.
+			return s[at-len(local) : at+1+len(domain)], at + 1 + len(domain)
 		}
 		i = at
 	}

@@ -145,7 +145,7 @@ func (s *blockScanner) line(start, end int) {
 	s.prevLine = lt
 	if bytes.Contains(lt, []byte("while talking to ")) {
 		// Sendmail: a new SMTP dialogue; the transcript before is done.
-		s.lastTalk = string(t[:min(len(t), maxBlockText)])
+		s.lastTalk = view(t[:min(len(t), maxBlockText)])
 		s.pending, s.pendingCmd, s.accepted = s.pending[:0], "", s.accepted[:0]
 		if s.cur != nil && s.transcript {
 			s.endBlock()

@@ -22,9 +22,9 @@ func receivedReporter(h message.Header) string {
 	if last < 0 {
 		return ""
 	}
-	// The field is read in place (unfolded only when folded) and only the
-	// host returned is copied: a Received field is long, and most of a
-	// report's are folded (issue 14: allocations per message).
+	// The field is read in place (unfolded only when folded) and the host
+	// returned is a view of it, which detach copies when the Report keeps
+	// it (issue 14: allocations per message).
 	b := h[last].Value()
 	if len(b) == 0 {
 		return ""
@@ -35,13 +35,13 @@ func receivedReporter(h message.Header) string {
 		from = hostToken(v[5:])
 	}
 	if from != "" && from != "localhost" && !strings.HasPrefix(from, "127.") && strings.Contains(from, ".") && !isIPv4(from) {
-		return strings.Clone(from)
+		return from // a view of the header: detach copies it
 	}
 	if k := indexFold(v, " by "); k >= 0 || ascii.HasPrefixFold(v, "by ") {
 		if k < 0 {
 			k = -1
 		}
-		return strings.Clone(hostToken(v[k+4:]))
+		return hostToken(v[k+4:])
 	}
 	return ""
 }

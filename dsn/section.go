@@ -201,7 +201,7 @@ func (p *parser) sentenceRecipient(section, lowerSection []byte) string {
 			// The address comes soon after the word: the line is read
 			// that far, not to its end (hostile text has long lines).
 			line = line[:min(len(line), maxSentenceGap+maxAddressLen)]
-			a, _ := findAddress(string(line), 0)
+			a, _ := findAddress(view(line), 0)
 			if a == "" {
 				continue
 			}
