@@ -128,6 +128,27 @@ func (sc *scratch) concat(parts ...string) string {
 	return unsafe.String(&sc.buf[start], n)
 }
 
+// start returns an empty slice with room for n bytes in the scratch
+// memory, for a string built in place by appending at most n bytes to it
+// and then given to finish. A nil scratch allocates.
+func (sc *scratch) start(n int) []byte {
+	if sc == nil {
+		return make([]byte, 0, n)
+	}
+	if cap(sc.buf)-len(sc.buf) < n {
+		sc.buf = make([]byte, 0, max(2*cap(sc.buf), n, minScratch))
+	}
+	return sc.buf[len(sc.buf):len(sc.buf)]
+}
+
+// finish returns the string built in the slice start gave, b.
+func (sc *scratch) finish(b []byte) string {
+	if sc != nil {
+		sc.buf = sc.buf[:len(sc.buf)+len(b)]
+	}
+	return view(b)
+}
+
 // minScratch is the smallest scratch array; maxPooledScratch the largest
 // one kept in the pool for the next Parse.
 const (

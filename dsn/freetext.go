@@ -38,13 +38,13 @@ func (p *parser) readFreeText() bool {
 			r.Recipients = rcpts
 			r.ReportingMTA = msg.reportingMTA
 			r.Format = "rfc3464-text"
-			p.enrichBlocks(scanRecipientBlocks(section[:start], lowerSection[:start]))
+			p.enrichBlocks(scanRecipientBlocks(p.sc, section[:start], lowerSection[:start]))
 			p.finish(p.fallbackAction)
 			return true
 		}
 	}
 
-	blocks := p.settleBlocks(scanRecipientBlocks(section, lowerSection))
+	blocks := p.settleBlocks(scanRecipientBlocks(p.sc, section, lowerSection))
 	failed := failedRecipientsHeader(p.hdr)
 	switch {
 	case len(failed) > 0:

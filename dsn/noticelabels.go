@@ -143,8 +143,8 @@ func labelledDiagnostic(buf []byte) (d string, ok bool) {
 		// the words around it name the host and the command.
 		return "", false
 	}
-	out := strings.TrimRight(collapseSpace(string(causes)), " .")
-	if r := strings.Trim(collapseSpace(string(reply)), `'"`); r != "" {
+	out := strings.TrimRight(collapseSpace(nil, string(causes)), " .")
+	if r := strings.Trim(collapseSpace(nil, string(reply)), `'"`); r != "" {
 		if out != "" {
 			out += ". "
 		}

@@ -237,7 +237,7 @@ func (p *parser) fixRecipients() {
 	}
 	p.loadText()
 	cut := p.cut()
-	blocks := scanRecipientBlocks(p.text[:cut], p.lowerText[:cut])
+	blocks := scanRecipientBlocks(p.sc, p.text[:cut], p.lowerText[:cut])
 	if len(spare) == 0 {
 		for _, b := range blocks {
 			if !known(b.address) {
@@ -281,7 +281,7 @@ func (p *parser) finish(fallback func() smtpcode.Action) {
 	}
 	for i := range r.Recipients {
 		rc := &r.Recipients[i]
-		rc.Diagnostic = cleanDiagnostic(rc.Diagnostic)
+		rc.Diagnostic = cleanDiagnostic(p.sc, rc.Diagnostic)
 		// The server's own code in its reply is more precise than the
 		// reporting MTA's summary in the Status field (Sendmail writes 4.4.7
 		// over a "450 4.7.1" refusal).
@@ -532,5 +532,5 @@ func (p *parser) enrichFromText() {
 		// When it has a part of its own, the text is the notice alone.
 		cut = p.cut()
 	}
-	p.enrichBlocks(scanRecipientBlocks(p.text[:cut], p.lowerText[:cut]))
+	p.enrichBlocks(scanRecipientBlocks(p.sc, p.text[:cut], p.lowerText[:cut]))
 }

@@ -50,8 +50,8 @@ const maxEarlier = 3
 // scanRecipientBlocks finds the recipient blocks of a free-text report
 // section: each recipient line and the lines under it, up to the next
 // recipient line, or to an empty line once the block has text.
-func scanRecipientBlocks(text, lowerText []byte) []textBlock {
-	s := blockScanner{text: text, lowerText: lowerText, paraStart: -1, paraEnd: -1, closingAt: closingStart(text, lowerText)}
+func scanRecipientBlocks(sc *scratch, text, lowerText []byte) []textBlock {
+	s := blockScanner{sc: sc, text: text, lowerText: lowerText, paraStart: -1, paraEnd: -1, closingAt: closingStart(text, lowerText)}
 	bufs := scannerBufPool.Get().(*scannerBufs)
 	s.buf, s.pending = bufs.buf[:0], bufs.pending[:0]
 	defer func() {
@@ -97,7 +97,8 @@ const maxPooledScannerBuf = 64 << 10
 // in the text (most are never used, so they are not copied): the reason is
 // often above the recipient line rather than under it.
 type blockScanner struct {
-	text, lowerText []byte // lowerText is text in ASCII lower case
+	text, lowerText []byte   // lowerText is text in ASCII lower case; neither changes during the Parse
+	sc              *scratch // where the strings it builds go
 
 	blocks []textBlock
 	seen   blockIndex // blocks by address
@@ -300,7 +301,7 @@ func hasLetter(b []byte) bool {
 func (s *blockScanner) headingText(t []byte) {
 	b := &s.blocks[len(s.blocks)-1]
 	if len(b.diagnostic) < maxBlockText {
-		b.diagnostic = collapseSpace(b.diagnostic + " " + textclean.UTF8(string(t)))
+		b.diagnostic = collapseSpace(s.sc, s.sc.concat(b.diagnostic, " ", textclean.UTF8(view(t))))
 	}
 	if b.command == "" {
 		b.command = findCommand(string(t))
@@ -598,15 +599,15 @@ func (s *blockScanner) endBlock() {
 // it has none ("Could not be delivered because of / 550 5.1.1 User unknown
 // / The following recipients were affected: / user@example.com").
 func (s *blockScanner) blockText(b *textBlock) string {
-	d := cleanDiagnostic(string(s.buf))
+	// s.buf is reused for the next block: a copy.
+	d := cleanDiagnostic(s.sc, s.sc.add(s.buf))
 	if d == "" && b.hasBefore {
-		// Copied only now: most blocks have their own text.
-		d = collapseSpace(string(s.text[b.before[0]:b.before[1]]))
+		d = collapseSpace(s.sc, view(s.text[b.before[0]:b.before[1]]))
 	}
 	if !hasCode(d) {
 		for k := b.nEarlier - 1; k >= 0; k-- {
 			if e := s.text[b.earlier[k][0]:b.earlier[k][1]]; hasCodeBytes(e) {
-				return collapseSpace(string(e) + " " + d)
+				return collapseSpace(s.sc, s.sc.concat(view(e), " ", d))
 			}
 		}
 	}
@@ -630,7 +631,7 @@ func (s *blockScanner) keep(b *textBlock) {
 	case first.diagnostic == "":
 		*first = *b
 	case b.diagnostic != "" && !hasCode(first.diagnostic) && hasCode(b.diagnostic):
-		first.diagnostic = collapseSpace(first.diagnostic + " " + b.diagnostic)
+		first.diagnostic = collapseSpace(s.sc, s.sc.concat(first.diagnostic, " ", b.diagnostic))
 	}
 	// The second block may be the transcript that shows the host and the
 	// command of the first (Sendmail's list of failed addresses, then its

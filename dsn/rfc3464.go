@@ -139,7 +139,7 @@ func parseDeliveryStatus(b []byte, sc *scratch) (msg dsnFields, rcpts []Recipien
 	flush()
 	for k := range rcpts {
 		r := &rcpts[k]
-		r.Diagnostic = cleanDiagnostic(r.Diagnostic)
+		r.Diagnostic = cleanDiagnostic(sc, r.Diagnostic)
 		r.RemoteMTA = cleanHost(r.RemoteMTA)
 		if !smtpcode.IsStatus(r.Status) {
 			// "5.1.1 (user unknown)" is read by firstWord; anything else is not a code.
@@ -192,12 +192,12 @@ func firstWord(s string) string {
 
 // cleanDiagnostic makes one line of a diagnostic: the type ("smtp;") goes,
 // white space runs become one space, and it is cut at MaxDiagnostic.
-func cleanDiagnostic(d string) string {
+func cleanDiagnostic(sc *scratch, d string) string {
 	typ, rest := stripType(d)
 	if typ != "" {
 		d = rest
 	}
-	d = collapseSpace(d)
+	d = collapseSpace(sc, d)
 	d = joinReplyLines(d)
 	if len(d) > MaxDiagnostic {
 		d = d[:MaxDiagnostic]
@@ -207,7 +207,9 @@ func cleanDiagnostic(d string) string {
 
 // collapseSpace trims s and turns each run of white space (line ends
 // included) into one space.
-func collapseSpace(s string) string {
+// The result is s itself, a substring of it, or a string in sc (a nil sc
+// allocates one).
+func collapseSpace(sc *scratch, s string) string {
 	needs := false
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -221,23 +223,22 @@ func collapseSpace(s string) string {
 		return s
 	}
 	// Copy the runs of non-space whole, with one space between them.
-	var b strings.Builder
-	b.Grow(len(s))
+	out := sc.start(len(s))
 	for i := 0; i < len(s); {
 		j := i
 		for j < len(s) && !isCollapsible(s[j]) {
 			j++
 		}
 		if i > 0 {
-			b.WriteByte(' ')
+			out = append(out, ' ')
 		}
-		b.WriteString(s[i:j])
+		out = append(out, s[i:j]...)
 		for j < len(s) && isCollapsible(s[j]) {
 			j++
 		}
 		i = j
 	}
-	return b.String()
+	return sc.finish(out)
 }
 
 // collapseBytes is collapseSpace(string(b)), always a copy. It also unfolds

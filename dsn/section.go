@@ -147,7 +147,7 @@ func sectionSummary(section []byte) string {
 		}
 		b = appendLine(b, line)
 	}
-	s := collapseSpace(string(b))
+	s := collapseSpace(nil, view(b)) // b is its own: a view of it is safe
 	if len(s) > maxBlockText {
 		s = s[:maxBlockText]
 	}
