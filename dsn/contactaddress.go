@@ -60,6 +60,7 @@ func closingStart(text, lowerText []byte) int {
 // After a bare rule it must also hold a line that is not an address alone.
 func closingTail(tail, lowerTail []byte, needWords bool) bool {
 	lines, words := 0, false
+	var lower []byte // each line in lower case, in one array
 	for i := 0; i < len(tail); {
 		line, next := ascii.NextLine(tail, i)
 		i = next
@@ -70,7 +71,8 @@ func closingTail(tail, lowerTail []byte, needWords bool) bool {
 		if lines++; lines > maxClosingLines {
 			return false
 		}
-		if a, rest, kind := recipientLine(t, ascii.ToLower(t)); hasLetter(t) && (kind == lineNone || a == "" || len(rest) > 0) {
+		lower = ascii.LowerInto(lower, t)
+		if a, rest, kind := recipientLine(t, lower); hasLetter(t) && (kind == lineNone || a == "" || len(rest) > 0) {
 			words = true // a name, a department, a telephone line: not an address alone
 		}
 	}

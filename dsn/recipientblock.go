@@ -53,10 +53,11 @@ const maxEarlier = 3
 func scanRecipientBlocks(sc *scratch, text, lowerText []byte) []textBlock {
 	s := blockScanner{sc: sc, text: text, lowerText: lowerText, paraStart: -1, paraEnd: -1, closingAt: closingStart(text, lowerText)}
 	bufs := scannerBufPool.Get().(*scannerBufs)
-	s.buf, s.pending = bufs.buf[:0], bufs.pending[:0]
+	s.buf, s.pending, s.bufs = bufs.buf[:0], bufs.pending[:0], bufs
 	defer func() {
-		// Every text taken from them was copied (string): they go back.
-		if cap(s.buf) <= maxPooledScannerBuf && cap(s.pending) <= maxPooledScannerBuf {
+		// Every text taken from them was copied (to the scratch): they go back.
+		bufs.cur = textBlock{}
+		if cap(s.buf) <= maxPooledScannerBuf && cap(s.pending) <= maxPooledScannerBuf && cap(bufs.lower) <= maxPooledScannerBuf {
 			bufs.buf, bufs.pending = s.buf[:0], s.pending[:0]
 			scannerBufPool.Put(bufs)
 		}
@@ -83,6 +84,8 @@ func scanRecipientBlocks(sc *scratch, text, lowerText []byte) []textBlock {
 // message to the next (issue 14: allocations per message).
 type scannerBufs struct {
 	buf, pending []byte
+	lower        []byte    // buf in lower case, for a search
+	cur          textBlock // the block being read (blockScanner.cur); keep copies it out
 }
 
 var scannerBufPool = sync.Pool{New: func() any {
@@ -99,6 +102,7 @@ const maxPooledScannerBuf = 64 << 10
 type blockScanner struct {
 	text, lowerText []byte   // lowerText is text in ASCII lower case; neither changes during the Parse
 	sc              *scratch // where the strings it builds go
+	bufs            *scannerBufs
 
 	blocks []textBlock
 	seen   blockIndex // blocks by address
@@ -338,7 +342,8 @@ func (s *blockScanner) recipient(t, lt []byte, addr string, rest []byte, kind in
 	}
 	s.paras = 0
 	var para []byte
-	cur := &textBlock{address: addr, kind: kind, earlier: s.earlier, nEarlier: s.nEarlier, listed: listed}
+	s.bufs.cur = textBlock{address: addr, kind: kind, earlier: s.earlier, nEarlier: s.nEarlier, listed: listed}
+	cur := &s.bufs.cur
 	if s.paraStart >= 0 {
 		para = s.text[s.paraStart:s.paraEnd]
 		cur.before, cur.hasBefore = [2]int{s.paraStart, s.paraEnd}, true
@@ -492,7 +497,8 @@ func namesRecipient(text []byte, addr string) bool {
 func (s *blockScanner) failAccepted() {
 	for _, a := range s.accepted {
 		s.endBlock()
-		s.cur = &textBlock{address: a, kind: lineTranscript, command: s.pendingCmd}
+		s.bufs.cur = textBlock{address: a, kind: lineTranscript, command: s.pendingCmd}
+		s.cur = &s.bufs.cur
 		s.buf = appendLine(s.buf[:0], s.pending)
 		s.transcript, s.curOK, s.curErr = true, false, true
 		s.endBlock()
@@ -567,7 +573,12 @@ func (s *blockScanner) endBlock() {
 		s.buf = transcriptReplies(s.buf)
 	}
 	cur.ownText = len(bytes.TrimSpace(s.buf)) > 0
-	cur.ownFailure = cur.ownText && (hasCodeBytes(s.buf) || failurePhrases.in(ascii.ToLower(s.buf)))
+	if cur.ownText && !hasCodeBytes(s.buf) {
+		s.bufs.lower = ascii.LowerInto(s.bufs.lower, s.buf)
+		cur.ownFailure = failurePhrases.in(s.bufs.lower)
+	} else {
+		cur.ownFailure = cur.ownText
+	}
 	full := s.blockText(cur) // the host and command may be named in the words around the reply
 	d := serverReply(full)
 	if !transcript {
@@ -660,15 +671,16 @@ func appendLine(buf, line []byte) []byte {
 // of the server (4xx and 5xx lines, without their marks and time stamps) and
 // the line that names the host; all of it when there are none.
 func transcriptReplies(buf []byte) []byte {
-	var out []byte
+	var out, lower []byte // lower: each line in lower case, in one array
 	for i := 0; i < len(buf); {
 		line, next := ascii.NextLine(buf, i)
 		i = next
 		t := bytes.TrimSpace(line)
-		if side, r := transcriptLine(t, ascii.ToLower(t)); side == serverSide {
+		lower = ascii.LowerInto(lower, t)
+		if side, r := transcriptLine(t, lower); side == serverSide {
 			t = r
 		}
-		if len(t) >= 3 && (t[0] == '4' || t[0] == '5') && smtpcode.IsReply(string(t[:3])) || bytes.Contains(toLowerPrefix(t, 20), []byte("while talking")) {
+		if len(t) >= 3 && (t[0] == '4' || t[0] == '5') && smtpcode.IsReply(string(t[:3])) || indexFoldBytes(t[:min(len(t), 20)], "while talking") >= 0 {
 			out = appendLine(out, t)
 		}
 	}

@@ -309,13 +309,6 @@ func senderContext(before string) bool {
 // maxSenderGap is how far before an address senderContext looks.
 const maxSenderGap = 24
 
-// toLowerPrefix returns the lower-case copy of at most n bytes of t.
-func toLowerPrefix(t []byte, n int) []byte {
-	if len(t) > n {
-		t = t[:n]
-	}
-	return ascii.ToLower(t)
-}
 
 // plausibleAddress says whether a is an address: a local part, an @ and a
 // domain with a dot.
