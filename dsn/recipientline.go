@@ -309,7 +309,6 @@ func senderContext(before string) bool {
 // maxSenderGap is how far before an address senderContext looks.
 const maxSenderGap = 24
 
-
 // plausibleAddress says whether a is an address: a local part, an @ and a
 // domain with a dot.
 func plausibleAddress(a string) bool {
