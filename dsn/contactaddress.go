@@ -210,7 +210,7 @@ func (p *parser) setAside(blocks []textBlock) []textBlock {
 	if len(blocks) < 2 {
 		return blocks
 	}
-	reporting := []string{domainOf(firstAddress(message.DecodeWords(p.hdr.GetString("From"))))}
+	reporting := []string{domainOf(firstAddress(message.DecodeWords(headerString(p.hdr, "From"))))}
 	for i := range blocks {
 		if b := &blocks[i]; b.address != "" && (b.ownFailure || b.listed) && !isRoleMailbox(b.address) && len(reporting) < 8 {
 			reporting = append(reporting, domainOf(b.address))

@@ -65,7 +65,7 @@ func bounceEvidence(h message.Header, sender, subject bool, lowerText func() []b
 	case !sender && !subject:
 		return 0 // nor here: words alone never make a bounce
 	case !sender:
-		if rp := h.GetString("Return-Path"); rp != "" && rp != "<>" {
+		if rp := headerString(h, "Return-Path"); rp != "" && rp != "<>" {
 			// An ordinary sender with a return path of its own: bounces
 			// travel with the null reverse path.
 			return 0
@@ -84,7 +84,7 @@ func bounceEvidence(h message.Header, sender, subject bool, lowerText func() []b
 		return 2
 	case sender || text:
 		return 1
-	case h.GetString("From") == "":
+	case headerString(h, "From") == "":
 		return 1
 	}
 	return 0

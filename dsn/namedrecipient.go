@@ -112,7 +112,7 @@ func reportingDomain(h message.Header) string {
 	if sender, _ := headerEvidence(h); !sender {
 		return ""
 	}
-	from := firstAddress(message.DecodeWords(h.GetString("From")))
+	from := firstAddress(message.DecodeWords(headerString(h, "From")))
 	at := strings.LastIndexByte(from, '@')
 	if at <= 0 {
 		return ""
@@ -121,7 +121,7 @@ func reportingDomain(h message.Header) string {
 	if !registeredDomain(d) {
 		return ""
 	}
-	id := ascii.LowerString(messageID(h.GetString("Message-ID")))
+	id := ascii.LowerString(messageID(headerString(h, "Message-ID")))
 	k := strings.LastIndexByte(id, '@')
 	if k < 0 || !inDomain(id[k+1:], d) {
 		return ""
@@ -179,7 +179,7 @@ func (p *parser) senderAddresses() []string {
 	add := func(h message.Header, names ...string) {
 		for _, n := range names {
 			if len(p.senders) < maxSenders {
-				p.senders = append(p.senders, addressList(message.DecodeWords(h.GetString(n)))...)
+				p.senders = append(p.senders, addressList(message.DecodeWords(headerString(h, n)))...)
 			}
 		}
 		p.senders = p.senders[:min(len(p.senders), maxSenders)]
@@ -217,7 +217,7 @@ var listAddressFields = [...]string{"List-Post", "X-BeenThere", "Mailing-List", 
 // with the reader in To (and List-Unsubscribe, Precedence: bulk), is no
 // list mail here.
 func isListAddress(h message.Header, a string) bool {
-	if ascii.LowerString(h.GetString("Precedence")) == "list" {
+	if ascii.LowerString(headerString(h, "Precedence")) == "list" {
 		return true
 	}
 	for i := range h {
@@ -246,7 +246,7 @@ func (p *parser) soleOriginalRecipient() string {
 	}
 	var all []string
 	for _, n := range [...]string{"To", "Cc"} {
-		all = append(all, addressList(message.DecodeWords(h.GetString(n)))...)
+		all = append(all, addressList(message.DecodeWords(headerString(h, n)))...)
 	}
 	if len(all) != 1 || !plausibleAddress(all[0]) || p.isSender(all[0]) || isListAddress(h, all[0]) {
 		return ""

@@ -144,7 +144,9 @@ func b2i(b bool) uint8 {
 // read decides what the message is and fills the report.
 func (p *parser) read() {
 	r := p.rep
-	var dsnParts, fbParts, mdnParts []int
+	// The report parts are few: their indexes stay on the stack.
+	var dsnRoom, fbRoom, mdnRoom [4]int
+	dsnParts, fbParts, mdnParts := dsnRoom[:0], fbRoom[:0], mdnRoom[:0]
 	for i := range p.parts {
 		switch p.parts[i].MediaType {
 		case "message/delivery-status", "message/global-delivery-status":

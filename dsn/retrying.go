@@ -104,7 +104,7 @@ func (p *parser) fallbackAction() smtpcode.Action {
 	if a := retryState(p.noticeWords()); a != "" {
 		return a
 	}
-	s := ascii.LowerString(message.DecodeWords(p.hdr.GetString("Subject")))
+	s := ascii.LowerString(message.DecodeWords(headerString(p.hdr, "Subject")))
 	for _, w := range delaySubjects {
 		if strings.Contains(s, w) {
 			return smtpcode.ActionDelayed
