@@ -24,6 +24,62 @@ func view(b []byte) string {
 	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
+// reportBlock is a Report with room for one recipient and a few strings
+// of its lists: what most reports keep, in one allocation.
+type reportBlock struct {
+	r     Report
+	rec   [1]Recipient
+	lists [4]string
+}
+
+// finalReport returns a copy of from (Parse's report, in the parser and
+// the scratch) that owns all its memory (see detach).
+func finalReport(from *Report) *Report {
+	b := new(reportBlock)
+	b.r = *from
+	r := &b.r
+	switch n := len(r.Recipients); {
+	case n == 0:
+		r.Recipients = r.Recipients[:0:0] // nil stays nil; no room in the scratch
+	case n == 1:
+		b.rec[0] = r.Recipients[0]
+		r.Recipients = b.rec[:1:1]
+	case n > 1:
+		r.Recipients = append([]Recipient(nil), r.Recipients...)
+	}
+	detachLists(r, b.lists[:])
+	detach(r)
+	return r
+}
+
+// detachLists gives the string lists of r (Aliases, Received) one array of
+// r's own, in place of the scratch's.
+func detachLists(r *Report, room []string) {
+	n := len(r.Original.Received)
+	for i := range r.Recipients {
+		n += len(r.Recipients[i].Aliases)
+	}
+	if n == 0 {
+		return
+	}
+	all := room
+	if n > len(room) {
+		all = make([]string, n)
+	}
+	move := func(l []string) []string {
+		if len(l) == 0 {
+			return l[:0:0]
+		}
+		k := copy(all, l)
+		l, all = all[:k:k], all[k:]
+		return l
+	}
+	for i := range r.Recipients {
+		r.Recipients[i].Aliases = move(r.Recipients[i].Aliases)
+	}
+	r.Original.Received = move(r.Original.Received)
+}
+
 // stringStore is the array detach copies a Report's strings into.
 type stringStore []byte
 
@@ -84,7 +140,49 @@ func detach(r *Report) {
 // during the Parse, so that views of them stay valid until detach copies
 // what the Report keeps. Its array goes back to a pool after the Parse.
 type scratch struct {
-	buf []byte
+	buf  []byte
+	strs []string    // the arrays of the Report's string lists (see strings)
+	recs []Recipient // the arrays of recipient lists (see addRecipient)
+}
+
+// addRecipient is append(list, rc), a nil list starting in the scratch
+// memory.
+func (sc *scratch) addRecipient(list []Recipient, rc Recipient) []Recipient {
+	if list == nil && sc != nil {
+		if cap(sc.recs)-len(sc.recs) < minRecipients {
+			sc.recs = make([]Recipient, 0, max(2*cap(sc.recs), minScratchRecipients))
+		}
+		start := len(sc.recs)
+		sc.recs = sc.recs[:start+minRecipients]
+		list = sc.recs[start:start:start+minRecipients]
+	}
+	return append(list, rc)
+}
+
+// strings returns an empty list with room for n strings in the scratch
+// memory (an append beyond n moves it out), valid until the end of the
+// Parse: detach copies the Report's lists into one array of its own. A
+// nil scratch allocates.
+func (sc *scratch) strings(n int) []string {
+	if sc == nil {
+		return make([]string, 0, n)
+	}
+	if cap(sc.strs)-len(sc.strs) < n {
+		sc.strs = make([]string, 0, max(2*cap(sc.strs), n, minScratchStrings))
+	}
+	start := len(sc.strs)
+	sc.strs = sc.strs[:start+n]
+	return sc.strs[start:start:start+n]
+}
+
+// reset empties sc for the next Parse, and says whether it is small
+// enough to be kept for it.
+func (sc *scratch) reset() bool {
+	// The pool must not keep a message alive.
+	clear(sc.strs[:cap(sc.strs)])
+	clear(sc.recs[:cap(sc.recs)])
+	sc.buf, sc.strs, sc.recs = sc.buf[:0], sc.strs[:0], sc.recs[:0]
+	return cap(sc.buf) <= maxPooledScratch && cap(sc.strs) <= maxPooledScratchStrings && cap(sc.recs) <= maxPooledScratchRecipients
 }
 
 // add returns a copy of b in the scratch memory, valid until the end of
@@ -154,4 +252,11 @@ func (sc *scratch) finish(b []byte) string {
 const (
 	minScratch       = 4 << 10
 	maxPooledScratch = 256 << 10
+
+	minScratchStrings       = 32
+	maxPooledScratchStrings = 4096
+
+	minRecipients              = 4 // room in a recipient list started in the scratch
+	minScratchRecipients       = 16
+	maxPooledScratchRecipients = 256
 )

@@ -5,26 +5,38 @@ import (
 	"testing"
 )
 
-// TestDetachCopiesEveryString checks that detach leaves no string of a
-// Report pointing into memory it does not own: every string field, of the
+// TestFinalReportOwnsItsMemory checks that the Report Parse returns
+// points into no memory it does not own: every string field, of the
 // Report, its recipients and its original, set to a view of one buffer,
-// keeps its value when the buffer is overwritten. A field added to Report
-// and forgotten in detach fails here.
-func TestDetachCopiesEveryString(t *testing.T) {
-	buf := []byte("abcdefghijklmnopqrstuvwxyz")
-	s := view(buf)
-	var r Report
-	r.Recipients = make([]Recipient, 2)
-	n := fillStrings(reflect.ValueOf(&r).Elem(), s)
-	if n < 20 {
-		t.Fatalf("filled %d string fields, expected every one of Report's (20 or more)", n)
-	}
-	detach(&r)
-	for i := range buf {
-		buf[i] = '#'
-	}
-	if bad := stringsNot(reflect.ValueOf(r), "abcdefghijklmnopqrstuvwxyz", ""); bad != "" {
-		t.Errorf("field %s changed with the memory it was read from: detach does not copy it", bad)
+// and its lists in arrays of the caller, keep their values when the buffer
+// and the arrays are overwritten. A field added to Report and forgotten in
+// detach fails here.
+func TestFinalReportOwnsItsMemory(t *testing.T) {
+	for _, n := range []int{1, 3} { // one recipient (in the report's block) and several
+		buf := []byte("abcdefghijklmnopqrstuvwxyz")
+		s := view(buf)
+		var from Report
+		recs := make([]Recipient, n)
+		from.Recipients = recs
+		filled := fillStrings(reflect.ValueOf(&from).Elem(), s)
+		if filled < 20 {
+			t.Fatalf("filled %d string fields, expected every one of Report's (20 or more)", filled)
+		}
+		r := finalReport(&from)
+		for i := range buf {
+			buf[i] = '#'
+		}
+		for i := range recs {
+			clear(recs[i].Aliases)
+			recs[i] = Recipient{}
+		}
+		clear(from.Original.Received)
+		if len(r.Recipients) != n {
+			t.Fatalf("%d recipients after finalReport, want %d", len(r.Recipients), n)
+		}
+		if bad := stringsNot(reflect.ValueOf(*r), "abcdefghijklmnopqrstuvwxyz", ""); bad != "" {
+			t.Errorf("%d recipients: field %s changed with the memory it was read from: finalReport does not copy it", n, bad)
+		}
 	}
 }
 

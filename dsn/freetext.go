@@ -60,7 +60,7 @@ func (p *parser) readFreeText() bool {
 			if rc.Diagnostic == "" {
 				rc.Diagnostic = noticeSummary(section)
 			}
-			r.Recipients = append(r.Recipients, rc)
+			r.Recipients = p.sc.addRecipient(r.Recipients, rc)
 		}
 	case len(blocks) > 0:
 		for _, b := range blocks {
@@ -70,7 +70,7 @@ func (p *parser) readFreeText() bool {
 			}
 			rc := Recipient{Address: b.address, Diagnostic: b.diagnostic, RemoteMTA: b.remoteMTA, Command: b.command}
 			rc.addAddress(b.alias)
-			r.Recipients = append(r.Recipients, rc)
+			r.Recipients = p.sc.addRecipient(r.Recipients, rc)
 		}
 	default:
 		if ev < 2 {
@@ -91,7 +91,7 @@ func (p *parser) readFreeText() bool {
 		if a == "" && !failureStated(p.noticeWords()) {
 			return false
 		}
-		r.Recipients = append(r.Recipients, Recipient{Address: a, Diagnostic: noticeSummary(section)})
+		r.Recipients = p.sc.addRecipient(r.Recipients, Recipient{Address: a, Diagnostic: noticeSummary(section)})
 	}
 	r.Format = textFamily(lowerSection)
 	p.finish(p.fallbackAction)

@@ -138,7 +138,7 @@ func (p *parser) readFeedback(i int) {
 			r.Truncated = true
 			break
 		}
-		r.Recipients = append(r.Recipients, Recipient{Address: a})
+		r.Recipients = p.sc.addRecipient(r.Recipients, Recipient{Address: a})
 	}
 }
 
@@ -158,7 +158,7 @@ func (p *parser) readReceipt(i int) {
 		a = headerString(h, "Original-Recipient")
 	}
 	if a != "" {
-		r.Recipients = append(r.Recipients, Recipient{Address: recipientAddress(a)})
+		r.Recipients = p.sc.addRecipient(r.Recipients, Recipient{Address: recipientAddress(a)})
 	}
 }
 
@@ -172,7 +172,7 @@ func (p *parser) readAutoReply() {
 		r.Format = FormatChallengeResponse
 	}
 	if a := firstAddress(message.DecodeWords(headerString(p.hdr, "From"))); a != "" {
-		r.Recipients = append(r.Recipients, Recipient{Address: a})
+		r.Recipients = p.sc.addRecipient(r.Recipients, Recipient{Address: a})
 	}
 	if r.Original.Sender == "" {
 		r.Original.Sender = firstAddress(message.DecodeWords(headerString(p.hdr, "To")))

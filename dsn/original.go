@@ -77,7 +77,7 @@ func readOriginal(o *Original, h message.Header, sc *scratch) {
 			if len(o.Received) < maxReceived {
 				if o.Received == nil {
 					// Room for all of them at once: the list grew by doubling.
-					o.Received = make([]string, 0, min(h.Count("Received"), maxReceived))
+					o.Received = sc.strings(min(h.Count("Received"), maxReceived))
 				}
 				o.Received = append(o.Received, textclean.UTF8(value(i, true)))
 			}

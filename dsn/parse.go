@@ -30,7 +30,9 @@ func Parse(raw []byte) (rep *Report, err error) {
 		}
 	}()
 	p := parserPool.Get().(*parser)
-	*p = parser{rep: &Report{Kind: KindNone}, textCut: -1, ev: -1, arena: message.NewArena(), sc: p.sc}
+	*p = parser{textCut: -1, ev: -1, arena: message.NewArena(), sc: p.sc}
+	p.report.Kind = KindNone
+	p.rep = &p.report
 	defer p.release()
 	if len(raw) > MaxInput {
 		raw = raw[:MaxInput]
@@ -42,7 +44,7 @@ func Parse(raw []byte) (rep *Report, err error) {
 	}
 	if len(m.Header) == 0 {
 		if len(bytes.TrimSpace(raw)) == 0 {
-			return p.rep, errors.New("dsn: empty message")
+			return finalReport(p.rep), errors.New("dsn: empty message")
 		}
 		err = errors.New("dsn: expected header fields at the start of the message, found none")
 	}
@@ -56,8 +58,7 @@ func Parse(raw []byte) (rep *Report, err error) {
 		p.rep.Format = FormatDMARCAggregate
 	}
 	sanitize(p.rep)
-	detach(p.rep)
-	return p.rep, err
+	return finalReport(p.rep), err
 }
 
 // parserPool holds parsers, and their scratch memory, between Parses.
@@ -68,18 +69,18 @@ var parserPool = sync.Pool{New: func() any { return &parser{sc: &scratch{}} }}
 func (p *parser) release() {
 	p.arena.Release()
 	sc := p.sc
-	if cap(sc.buf) > maxPooledScratch {
-		sc.buf = nil
+	if !sc.reset() {
+		sc = &scratch{}
 	}
-	sc.buf = sc.buf[:0]
 	*p = parser{sc: sc}
 	parserPool.Put(p)
 }
 
 // parser holds the state of one Parse.
 type parser struct {
-	rep   *Report
-	hdr   message.Header // the top-level header
+	rep    *Report        // the report being read: report, or a readEmbedded parser's own
+	report Report         // Parse's report until finalReport copies it out
+	hdr    message.Header // the top-level header
 	parts []message.Part
 
 	text      []byte // the human-readable text of the message, decoded, for the free-text scanners
@@ -178,7 +179,11 @@ func (p *parser) read() {
 		if r.Original.Sender == "" {
 			r.Original.Sender = msg.sender
 		}
-		r.Recipients = append(r.Recipients, rcpts...)
+		if r.Recipients == nil {
+			r.Recipients = rcpts // its own: no copy
+		} else {
+			r.Recipients = append(r.Recipients, rcpts...)
+		}
 	}
 	if len(r.Recipients) > 0 {
 		r.Format = "rfc3464"

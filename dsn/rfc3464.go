@@ -48,7 +48,7 @@ func parseDeliveryStatus(b []byte, sc *scratch) (msg dsnFields, rcpts []Recipien
 		}
 		cur.OriginalRecipient = original
 		if actual != "" && plausibleAddress(actual) && !equalFoldASCII(actual, cur.Address) && !equalFoldASCII(actual, cur.OriginalRecipient) {
-			cur.Aliases = []string{actual}
+			cur.Aliases = append(sc.strings(1), actual)
 		}
 		cur.OriginalRecipient = original
 		if cur.Diagnostic == "" && statusComment != "" && !genericComment(statusComment) {
@@ -59,7 +59,7 @@ func parseDeliveryStatus(b []byte, sc *scratch) (msg dsnFields, rcpts []Recipien
 			if len(rcpts) >= MaxRecipients {
 				truncated = true
 			} else {
-				rcpts = append(rcpts, cur)
+				rcpts = sc.addRecipient(rcpts, cur)
 			}
 		}
 		cur, original, actual, seen, lastField = Recipient{}, "", "", 0, nil

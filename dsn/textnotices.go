@@ -53,7 +53,7 @@ func (p *parser) readTextReceipt() bool {
 	r.Kind = KindReceipt
 	r.Format = "receipt-text"
 	if a := firstAddress(message.DecodeWords(headerString(p.hdr, "From"))); a != "" {
-		r.Recipients = append(r.Recipients, Recipient{Address: a})
+		r.Recipients = p.sc.addRecipient(r.Recipients, Recipient{Address: a})
 	}
 	return true
 }
@@ -126,7 +126,7 @@ func (p *parser) readModerationHold() bool {
 	// The list is the recipient that holds the post; the notice's From is
 	// the list's owner or bounce robot, never the recipient.
 	if a := p.holdingList(words); a != "" {
-		r.Recipients = append(r.Recipients, Recipient{Address: a, Diagnostic: p.holdReason(words)})
+		r.Recipients = p.sc.addRecipient(r.Recipients, Recipient{Address: a, Diagnostic: p.holdReason(words)})
 	}
 	if r.Original.Sender == "" {
 		r.Original.Sender = firstAddress(message.DecodeWords(headerString(p.hdr, "To")))
@@ -420,7 +420,7 @@ func (p *parser) readListRejection() bool {
 	r := p.rep
 	r.Kind = KindBounce
 	r.Format = FormatListRejected
-	r.Recipients = append(r.Recipients, Recipient{
+	r.Recipients = p.sc.addRecipient(r.Recipients, Recipient{
 		Address:    p.rejectingList(words),
 		Diagnostic: paragraphAndReasons(string(p.text[:len(words)]), at, maxListDiagnostic),
 		Action:     smtpcode.ActionFailed,
