@@ -154,7 +154,7 @@ func (sc *scratch) addRecipient(list []Recipient, rc Recipient) []Recipient {
 		}
 		start := len(sc.recs)
 		sc.recs = sc.recs[:start+minRecipients]
-		list = sc.recs[start:start:start+minRecipients]
+		list = sc.recs[start : start : start+minRecipients]
 	}
 	return append(list, rc)
 }
@@ -172,7 +172,7 @@ func (sc *scratch) strings(n int) []string {
 	}
 	start := len(sc.strs)
 	sc.strs = sc.strs[:start+n]
-	return sc.strs[start:start:start+n]
+	return sc.strs[start : start : start+n]
 }
 
 // reset empties sc for the next Parse, and says whether it is small

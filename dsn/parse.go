@@ -81,7 +81,7 @@ type parser struct {
 	rep    *Report        // the report being read: report, or a readEmbedded parser's own
 	report Report         // Parse's report until finalReport copies it out
 	hdr    message.Header // the top-level header
-	parts []message.Part
+	parts  []message.Part
 
 	text      []byte // the human-readable text of the message, decoded, for the free-text scanners
 	lowerText []byte // text in ASCII lower case
