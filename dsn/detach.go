@@ -140,9 +140,10 @@ func detach(r *Report) {
 // during the Parse, so that views of them stay valid until detach copies
 // what the Report keeps. Its array goes back to a pool after the Parse.
 type scratch struct {
-	buf  []byte
-	strs []string    // the arrays of the Report's string lists (see strings)
-	recs []Recipient // the arrays of recipient lists (see addRecipient)
+	buf    []byte
+	strs   []string    // the arrays of the Report's string lists (see strings)
+	recs   []Recipient // the arrays of recipient lists (see addRecipient)
+	blocks []textBlock // the arrays of the block scanner's lists
 }
 
 // addRecipient is append(list, rc), a nil list starting in the scratch
@@ -157,6 +158,20 @@ func (sc *scratch) addRecipient(list []Recipient, rc Recipient) []Recipient {
 		list = sc.recs[start : start : start+minRecipients]
 	}
 	return append(list, rc)
+}
+
+// textBlocks returns an empty list with room for n blocks in the scratch
+// memory (see strings).
+func (sc *scratch) textBlocks(n int) []textBlock {
+	if sc == nil {
+		return make([]textBlock, 0, n)
+	}
+	if cap(sc.blocks)-len(sc.blocks) < n {
+		sc.blocks = make([]textBlock, 0, max(2*cap(sc.blocks), n, minScratchBlocks))
+	}
+	start := len(sc.blocks)
+	sc.blocks = sc.blocks[:start+n]
+	return sc.blocks[start : start : start+n]
 }
 
 // strings returns an empty list with room for n strings in the scratch
@@ -181,8 +196,10 @@ func (sc *scratch) reset() bool {
 	// The pool must not keep a message alive.
 	clear(sc.strs[:cap(sc.strs)])
 	clear(sc.recs[:cap(sc.recs)])
-	sc.buf, sc.strs, sc.recs = sc.buf[:0], sc.strs[:0], sc.recs[:0]
-	return cap(sc.buf) <= maxPooledScratch && cap(sc.strs) <= maxPooledScratchStrings && cap(sc.recs) <= maxPooledScratchRecipients
+	clear(sc.blocks[:cap(sc.blocks)])
+	sc.buf, sc.strs, sc.recs, sc.blocks = sc.buf[:0], sc.strs[:0], sc.recs[:0], sc.blocks[:0]
+	return cap(sc.buf) <= maxPooledScratch && cap(sc.strs) <= maxPooledScratchStrings &&
+		cap(sc.recs) <= maxPooledScratchRecipients && cap(sc.blocks) <= maxPooledScratchRecipients
 }
 
 // add returns a copy of b in the scratch memory, valid until the end of
@@ -258,5 +275,7 @@ const (
 
 	minRecipients              = 4 // room in a recipient list started in the scratch
 	minScratchRecipients       = 16
+	minBlocks                  = 4 // room in a block list started in the scratch
+	minScratchBlocks           = 16
 	maxPooledScratchRecipients = 256
 )

@@ -632,6 +632,9 @@ func (s *blockScanner) keep(b *textBlock) {
 	i := s.seen.find(s.blocks, b.address)
 	if i < 0 {
 		if len(s.blocks) < MaxRecipients {
+			if s.blocks == nil {
+				s.blocks = s.sc.textBlocks(minBlocks)
+			}
 			s.blocks = append(s.blocks, *b)
 			s.seen.update(s.blocks)
 		}
