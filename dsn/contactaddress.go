@@ -60,7 +60,8 @@ func closingStart(text, lowerText []byte) int {
 // After a bare rule it must also hold a line that is not an address alone.
 func closingTail(tail, lowerTail []byte, needWords bool) bool {
 	lines, words := 0, false
-	var lower []byte // each line in lower case, in one array
+	var room [256]byte
+	lower := room[:0] // each line in lower case, in one array
 	for i := 0; i < len(tail); {
 		line, next := ascii.NextLine(tail, i)
 		i = next

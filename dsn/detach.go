@@ -256,10 +256,14 @@ func (sc *scratch) start(n int) []byte {
 	return sc.buf[len(sc.buf):len(sc.buf)]
 }
 
-// finish returns the string built in the slice start gave, b.
+// finish returns the string built in the slice start gave, b. A b that
+// outgrew its room was moved by append: it is its own, and the scratch
+// stays as it was.
 func (sc *scratch) finish(b []byte) string {
-	if sc != nil {
-		sc.buf = sc.buf[:len(sc.buf)+len(b)]
+	if sc != nil && len(b) > 0 {
+		if spare := sc.buf[len(sc.buf):cap(sc.buf)]; len(b) <= len(spare) && &spare[0] == &b[0] {
+			sc.buf = sc.buf[:len(sc.buf)+len(b)]
+		}
 	}
 	return view(b)
 }

@@ -23,7 +23,7 @@ func (p *parser) originalHeader() message.Header {
 		p.origDone = true
 		if p.origHdr == nil {
 			p.loadText()
-			p.origHdr = inlineOriginal(p.text, p.separators())
+			p.origHdr = inlineOriginal(p.arena, p.text, p.separators())
 		}
 	}
 	return p.origHdr

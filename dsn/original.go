@@ -162,10 +162,10 @@ func addressList(v string) []string {
 // text, after a separator such as "----- Original message -----" or
 // "------ This is a copy of the message, including all the headers. ------",
 // and returns it; nil when there is none.
-func inlineOriginal(text []byte, seps []int) message.Header {
+func inlineOriginal(a *message.Arena, text []byte, seps []int) message.Header {
 	for _, k := range seps {
 		_, next := ascii.NextLine(text, k)
-		if h := headerAfter(text, next); len(h) > 0 {
+		if h := headerAfter(a, text, next); len(h) > 0 {
 			return h
 		}
 	}
@@ -221,7 +221,8 @@ func insertSorted(s []int, v int) []int {
 
 // headerAfter reads a header block that starts at text[i], after any empty
 // or indented-empty lines.
-func headerAfter(text []byte, i int) message.Header {
+// Its fields are in the arena a (nil allocates).
+func headerAfter(a *message.Arena, text []byte, i int) message.Header {
 	for n := 0; i < len(text) && n < 5; n++ {
 		line, next := ascii.NextLine(text, i)
 		if len(bytes.TrimSpace(line)) != 0 {
@@ -234,7 +235,7 @@ func headerAfter(text []byte, i int) message.Header {
 	}
 	rest := text[i:]
 	// Some writers indent the copied header.
-	h, _, _ := message.ReadHeader(rest)
+	h, _, _ := a.ReadHeader(rest)
 	if len(h) < 2 {
 		return nil
 	}

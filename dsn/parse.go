@@ -321,7 +321,7 @@ func (p *parser) finish(fallback func() smtpcode.Action) {
 		r.ReportingMTA = generatingServer(p.text, p.lowerText)
 	}
 	if r.ReportingMTA == "" {
-		r.ReportingMTA = receivedReporter(p.hdr)
+		r.ReportingMTA = receivedReporter(p.hdr, p.sc)
 	}
 	if r.Original.MessageID == "" && r.Original.From == "" {
 		if h := p.originalHeader(); h != nil {

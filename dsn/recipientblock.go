@@ -674,7 +674,9 @@ func appendLine(buf, line []byte) []byte {
 // of the server (4xx and 5xx lines, without their marks and time stamps) and
 // the line that names the host; all of it when there are none.
 func transcriptReplies(buf []byte) []byte {
-	var out, lower []byte // lower: each line in lower case, in one array
+	var out []byte
+	var room [256]byte
+	lower := room[:0] // each line in lower case, in one array
 	for i := 0; i < len(buf); {
 		line, next := ascii.NextLine(buf, i)
 		i = next

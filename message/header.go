@@ -25,11 +25,12 @@ func (f *Field) Value() []byte {
 	if !f.folded {
 		return f.Raw
 	}
-	return f.appendValue(make([]byte, 0, len(f.Raw)))
+	return f.AppendValue(make([]byte, 0, len(f.Raw)))
 }
 
-// appendValue appends the field's value unfolded (see Value) to out.
-func (f *Field) appendValue(out []byte) []byte {
+// AppendValue appends the field's value unfolded (see Value) to out, for a
+// reader that has memory of its own for it.
+func (f *Field) AppendValue(out []byte) []byte {
 	if !f.folded {
 		return append(out, f.Raw...)
 	}
@@ -74,7 +75,7 @@ func (h Header) getInto(room []byte, name string) []byte {
 			if !h[i].folded {
 				return h[i].Raw
 			}
-			return h[i].appendValue(room)
+			return h[i].AppendValue(room)
 		}
 	}
 	return nil
