@@ -43,7 +43,7 @@ func failedRecipientsHeader(h message.Header) []string {
 	var out []string
 	for i := range h {
 		if ascii.EqualFold(h[i].Name, "X-Failed-Recipients") {
-			out = append(out, addressList(string(h[i].Value()))...)
+			out = appendAddressList(out, view(h[i].Value()))
 		}
 	}
 	return out

@@ -41,7 +41,7 @@ func originalRecipients(h message.Header) []string {
 		switch {
 		case ascii.EqualFold(f.Name, "To"), ascii.EqualFold(f.Name, "Cc"), ascii.EqualFold(f.Name, "Delivered-To"),
 			ascii.EqualFold(f.Name, "X-Original-To"), ascii.EqualFold(f.Name, "Envelope-To"):
-			out = append(out, addressList(string(f.Value()))...)
+			out = appendAddressList(out, view(f.Value()))
 		case ascii.EqualFold(f.Name, "Received"):
 			if a := receivedFor(string(f.Value())); a != "" {
 				out = append(out, a)
@@ -179,7 +179,7 @@ func (p *parser) senderAddresses() []string {
 	add := func(h message.Header, names ...string) {
 		for _, n := range names {
 			if len(p.senders) < maxSenders {
-				p.senders = append(p.senders, addressList(message.DecodeWords(headerString(h, n)))...)
+				p.senders = appendAddressList(p.senders, message.DecodeWords(headerString(h, n)))
 			}
 		}
 		p.senders = p.senders[:min(len(p.senders), maxSenders)]
@@ -225,7 +225,7 @@ func isListAddress(h message.Header, a string) bool {
 			if !ascii.EqualFold(h[i].Name, n) {
 				continue
 			}
-			for _, l := range addressList(string(h[i].Value())) {
+			for _, l := range addressList(view(h[i].Value())) {
 				if equalFoldASCII(l, a) {
 					return true
 				}
@@ -244,9 +244,10 @@ func (p *parser) soleOriginalRecipient() string {
 	if len(h) == 0 {
 		return ""
 	}
-	var all []string
+	var room [4]string
+	all := room[:0]
 	for _, n := range [...]string{"To", "Cc"} {
-		all = append(all, addressList(message.DecodeWords(headerString(h, n)))...)
+		all = appendAddressList(all, message.DecodeWords(headerString(h, n)))
 	}
 	if len(all) != 1 || !plausibleAddress(all[0]) || p.isSender(all[0]) || isListAddress(h, all[0]) {
 		return ""

@@ -146,8 +146,15 @@ func firstAddress(v string) string {
 
 // addressList returns the addresses of an address list value (To, Cc).
 func addressList(v string) []string {
-	var out []string
-	for i := 0; i < len(v) && len(out) < MaxRecipients; {
+	return appendAddressList(nil, v)
+}
+
+// appendAddressList appends the addresses of an address list value to
+// out (at most MaxRecipients of them): addressList without a list of its
+// own for a caller that gathers several.
+func appendAddressList(out []string, v string) []string {
+	start := len(out)
+	for i := 0; i < len(v) && len(out)-start < MaxRecipients; {
 		a, end := findAddress(v, i)
 		if a == "" {
 			break

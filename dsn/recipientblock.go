@@ -57,7 +57,7 @@ func scanRecipientBlocks(sc *scratch, text, lowerText []byte) []textBlock {
 	defer func() {
 		// Every text taken from them was copied (to the scratch): they go back.
 		bufs.cur = textBlock{}
-		if cap(s.buf) <= maxPooledScannerBuf && cap(s.pending) <= maxPooledScannerBuf && cap(bufs.lower) <= maxPooledScannerBuf {
+		if cap(s.buf) <= maxPooledScannerBuf && cap(s.pending) <= maxPooledScannerBuf && cap(bufs.lower) <= maxPooledScannerBuf && cap(bufs.replies) <= maxPooledScannerBuf {
 			bufs.buf, bufs.pending = s.buf[:0], s.pending[:0]
 			scannerBufPool.Put(bufs)
 		}
@@ -85,6 +85,7 @@ func scanRecipientBlocks(sc *scratch, text, lowerText []byte) []textBlock {
 type scannerBufs struct {
 	buf, pending []byte
 	lower        []byte    // buf in lower case, for a search
+	replies      []byte    // spare, for transcriptReplies
 	cur          textBlock // the block being read (blockScanner.cur); keep copies it out
 }
 
@@ -570,7 +571,10 @@ func (s *blockScanner) endBlock() {
 		return
 	}
 	if transcript {
-		s.buf = transcriptReplies(s.buf)
+		// Into the spare buffer, which then swaps with buf.
+		if out := transcriptReplies(s.bufs.replies[:0], s.buf); out != nil {
+			s.bufs.replies, s.buf = s.buf[:0], out
+		}
 	}
 	cur.ownText = len(bytes.TrimSpace(s.buf)) > 0
 	if cur.ownText && !hasCodeBytes(s.buf) {
@@ -673,8 +677,9 @@ func appendLine(buf, line []byte) []byte {
 // transcriptReplies keeps, of an SMTP transcript block, the error replies
 // of the server (4xx and 5xx lines, without their marks and time stamps) and
 // the line that names the host; all of it when there are none.
-func transcriptReplies(buf []byte) []byte {
-	var out []byte
+// They are appended to out (empty), which is returned; nil when all of buf
+// is kept.
+func transcriptReplies(out, buf []byte) []byte {
 	var room [256]byte
 	lower := room[:0] // each line in lower case, in one array
 	for i := 0; i < len(buf); {
@@ -690,7 +695,7 @@ func transcriptReplies(buf []byte) []byte {
 		}
 	}
 	if len(out) == 0 {
-		return buf
+		return nil
 	}
 	return out
 }

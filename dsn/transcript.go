@@ -161,7 +161,7 @@ func summaryLine(t []byte) (string, []byte) {
 		return "", nil
 	}
 	rest := t[4:]
-	if st := smtpcode.StatusPrefix(string(rest)); st != "" && len(rest) > len(st) && rest[len(st)] == ' ' {
+	if st := smtpcode.StatusPrefix(view(rest)); st != "" && len(rest) > len(st) && rest[len(st)] == ' ' {
 		rest = rest[len(st)+1:]
 	}
 	return summaryTail(rest)
