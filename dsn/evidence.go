@@ -39,10 +39,14 @@ func textFamily(lowerSection []byte) string {
 }
 
 // failedRecipientsHeader reads X-Failed-Recipients (Exim, Gmail).
-func failedRecipientsHeader(h message.Header) []string {
+// The list starts in sc (see scratch.strings).
+func failedRecipientsHeader(h message.Header, sc *scratch) []string {
 	var out []string
 	for i := range h {
 		if ascii.EqualFold(h[i].Name, "X-Failed-Recipients") {
+			if out == nil {
+				out = sc.strings(4)
+			}
 			out = appendAddressList(out, view(h[i].Value()))
 		}
 	}

@@ -45,7 +45,7 @@ func (p *parser) readFreeText() bool {
 	}
 
 	blocks := p.settleBlocks(scanRecipientBlocks(p.sc, section, lowerSection))
-	failed := failedRecipientsHeader(p.hdr)
+	failed := failedRecipientsHeader(p.hdr, p.sc)
 	switch {
 	case len(failed) > 0:
 		// X-Failed-Recipients (Exim, Google) names them for sure.

@@ -237,7 +237,7 @@ func (p *parser) fixRecipients() {
 	}
 	known := func(a string) bool { return have[ascii.LowerString(a)] }
 	var spare []textBlock
-	for _, a := range failedRecipientsHeader(p.hdr) {
+	for _, a := range failedRecipientsHeader(p.hdr, p.sc) {
 		if !known(a) {
 			spare = append(spare, textBlock{address: a})
 		}
