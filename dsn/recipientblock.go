@@ -175,9 +175,9 @@ func (s *blockScanner) line(start, end int) {
 	case kind == lineAddress && t[0] != '<' && helpIntro(prev):
 		// "...for example" then "jane.doe@example.org": help text.
 		kind = lineNone
-	case kind == lineNone && s.listIntro > 0 && isLocalPart(string(t)):
+	case kind == lineNone && s.listIntro > 0 && isLocalPart(view(t)):
 		// A local part alone in a list of recipients (AOL's screen names).
-		addr, kind = string(t), lineLocal
+		addr, kind = view(t), lineLocal
 	case kind == lineNone && s.listIntro > 0:
 		// A display name and the address in a list of recipients
 		// ("\"jdoe\" <jdoe@example.net>", SMTPSVC).

@@ -138,7 +138,7 @@ func headerContainsAny(h message.Header, name string, words []string) bool {
 		low := ascii.LowerInto(buf[:len(v)], v)
 		s = unsafe.String(unsafe.SliceData(low), len(low))
 	} else {
-		s = ascii.LowerString(message.DecodeWords(string(v)))
+		s = ascii.LowerString(message.DecodeWords(view(v)))
 	}
 	for _, w := range words {
 		if strings.Contains(s, w) {
