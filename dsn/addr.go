@@ -24,8 +24,18 @@ func stripType(v string) (typ, rest string) {
 			return "", strings.TrimSpace(v)
 		}
 	}
-	return ascii.LowerString(strings.TrimSpace(t)), strings.TrimSpace(v[semi+1:])
+	t = strings.TrimSpace(t)
+	for _, k := range knownAddressTypes {
+		if len(t) == len(k) && ascii.HasPrefixFold(t, k) {
+			return k, strings.TrimSpace(v[semi+1:]) // no lower-case copy
+		}
+	}
+	return ascii.LowerString(t), strings.TrimSpace(v[semi+1:])
 }
+
+// knownAddressTypes are the common address and diagnostic types of RFC
+// 3464 fields, in lower case, which stripType returns without a copy.
+var knownAddressTypes = [...]string{"rfc822", "smtp", "dns", "utf-8", "x-postfix", "x-unix", "x-local", "x-local-delivery"}
 
 // recipientAddress reads a Final-Recipient or Original-Recipient value
 // (RFC 3464 section 2.3.2, RFC 6533 section 3): it drops the address type,
@@ -229,7 +239,10 @@ func findAddress(s string, from int) (addr string, end int) {
 		local := trimGluedLabel(strings.TrimLeft(s[st:at], ".'`"))
 		domain := trimGluedWord(strings.TrimRight(s[at+1:en], ".-"))
 		if len(local) > 0 && strings.IndexByte(domain, '.') > 0 && len(local) <= 256 {
-			return local + "@" + domain, at + 1 + len(domain)
+			// local ends at the "@" and domain starts after it (both are
+			// only trimmed at their far ends): the address is a substring
+			// of s, no copy.
+			return s[at-len(local) : at+1+len(domain)], at + 1 + len(domain)
 		}
 		i = at
 	}

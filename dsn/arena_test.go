@@ -89,3 +89,40 @@ func reportJSON(t *testing.T, raw []byte) string {
 	}
 	return string(b)
 }
+
+// TestReportsOutliveLaterParses checks that a Report keeps nothing of the
+// pooled memory of the Parse that made it (the parser, its scratch, the
+// arena, the scanner's buffers): every fixture's Report, kept while all
+// the others are parsed after it, is the same as when it was returned.
+func TestReportsOutliveLaterParses(t *testing.T) {
+	var files []string
+	for _, dir := range []string{"testdata", filepath.Join("..", "internal", "testdata", "bounces", "eml")} {
+		f, err := filepath.Glob(filepath.Join(dir, "*.eml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f...)
+	}
+	if len(files) < 50 {
+		t.Fatalf("%d fixtures found, expected the committed ones (50 or more)", len(files))
+	}
+	reports := make([]*Report, len(files))
+	want := make([]string, len(files))
+	for i, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reports[i], _ = Parse(raw)
+		b, err := json.Marshal(reports[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[i] = string(b)
+	}
+	for i, r := range reports {
+		if b, _ := json.Marshal(r); string(b) != want[i] {
+			t.Errorf("%s: its Report changed while later messages were parsed:\n got %s\nwant %s", files[i], b, want[i])
+		}
+	}
+}

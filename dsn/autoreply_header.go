@@ -24,7 +24,7 @@ import (
 // envelope sender, RFC 5321 section 4.5.5) is marked by its envelope, which
 // only the front end knows.
 func MarkedAutoReply(h message.Header) bool {
-	if v := ascii.LowerString(strings.TrimSpace(h.GetString("Auto-Submitted"))); strings.HasPrefix(v, "auto-replied") {
+	if v := ascii.LowerString(strings.TrimSpace(headerString(h, "Auto-Submitted"))); strings.HasPrefix(v, "auto-replied") {
 		return true
 	}
 	for _, name := range [...]string{"X-Autoreply", "X-Autorespond", "X-Autoresponder", "X-Vacation"} {
@@ -32,7 +32,7 @@ func MarkedAutoReply(h message.Header) bool {
 			return true
 		}
 	}
-	if p := ascii.LowerString(strings.TrimSpace(h.GetString("Precedence"))); p == "auto_reply" || p == "auto-reply" {
+	if p := ascii.LowerString(strings.TrimSpace(headerString(h, "Precedence"))); p == "auto_reply" || p == "auto-reply" {
 		return true
 	}
 	return h.Has("X-Auto-Response-Suppress") && h.Has("X-MS-Exchange-Inbox-Rules-Loop")

@@ -60,6 +60,8 @@ func closingStart(text, lowerText []byte) int {
 // After a bare rule it must also hold a line that is not an address alone.
 func closingTail(tail, lowerTail []byte, needWords bool) bool {
 	lines, words := 0, false
+	var room [256]byte
+	lower := room[:0] // each line in lower case, in one array
 	for i := 0; i < len(tail); {
 		line, next := ascii.NextLine(tail, i)
 		i = next
@@ -70,7 +72,8 @@ func closingTail(tail, lowerTail []byte, needWords bool) bool {
 		if lines++; lines > maxClosingLines {
 			return false
 		}
-		if a, rest, kind := recipientLine(t, ascii.ToLower(t)); hasLetter(t) && (kind == lineNone || a == "" || len(rest) > 0) {
+		lower = ascii.LowerInto(lower, t)
+		if a, rest, kind := recipientLine(t, lower); hasLetter(t) && (kind == lineNone || a == "" || len(rest) > 0) {
 			words = true // a name, a department, a telephone line: not an address alone
 		}
 	}
@@ -208,7 +211,7 @@ func (p *parser) setAside(blocks []textBlock) []textBlock {
 	if len(blocks) < 2 {
 		return blocks
 	}
-	reporting := []string{domainOf(firstAddress(message.DecodeWords(p.hdr.GetString("From"))))}
+	reporting := []string{domainOf(firstAddress(message.DecodeWords(headerString(p.hdr, "From"))))}
 	for i := range blocks {
 		if b := &blocks[i]; b.address != "" && (b.ownFailure || b.listed) && !isRoleMailbox(b.address) && len(reporting) < 8 {
 			reporting = append(reporting, domainOf(b.address))

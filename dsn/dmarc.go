@@ -39,7 +39,7 @@ func (p *parser) dmarcAggregate() bool {
 			continue
 		}
 		for _, f := range [...]string{"Content-Disposition", "Content-Type"} {
-			if isDMARCReportName(fileName(p.parts[i].Header.GetString(f))) {
+			if isDMARCReportName(fileName(headerString(p.parts[i].Header, f))) {
 				return true
 			}
 		}

@@ -48,7 +48,7 @@ func (p *parser) readEmbedded() bool {
 			_, n := ascii.NextLine(c, 0)
 			c = c[n:]
 		}
-		sub := &parser{rep: &Report{Kind: KindNone}, embedDepth: p.embedDepth + 1, textCut: -1, ev: -1}
+		sub := &parser{rep: &Report{Kind: KindNone}, embedDepth: p.embedDepth + 1, textCut: -1, ev: -1, sc: p.sc}
 		m := message.Read(c)
 		if len(m.Header) < 2 {
 			continue

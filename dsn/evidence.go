@@ -39,11 +39,15 @@ func textFamily(lowerSection []byte) string {
 }
 
 // failedRecipientsHeader reads X-Failed-Recipients (Exim, Gmail).
-func failedRecipientsHeader(h message.Header) []string {
+// The list starts in sc (see scratch.strings).
+func failedRecipientsHeader(h message.Header, sc *scratch) []string {
 	var out []string
 	for i := range h {
 		if ascii.EqualFold(h[i].Name, "X-Failed-Recipients") {
-			out = append(out, addressList(string(h[i].Value()))...)
+			if out == nil {
+				out = sc.strings(4)
+			}
+			out = appendAddressList(out, view(h[i].Value()))
 		}
 	}
 	return out
@@ -65,7 +69,7 @@ func bounceEvidence(h message.Header, sender, subject bool, lowerText func() []b
 	case !sender && !subject:
 		return 0 // nor here: words alone never make a bounce
 	case !sender:
-		if rp := h.GetString("Return-Path"); rp != "" && rp != "<>" {
+		if rp := headerString(h, "Return-Path"); rp != "" && rp != "<>" {
 			// An ordinary sender with a return path of its own: bounces
 			// travel with the null reverse path.
 			return 0
@@ -84,7 +88,7 @@ func bounceEvidence(h message.Header, sender, subject bool, lowerText func() []b
 		return 2
 	case sender || text:
 		return 1
-	case h.GetString("From") == "":
+	case headerString(h, "From") == "":
 		return 1
 	}
 	return 0

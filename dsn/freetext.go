@@ -33,19 +33,19 @@ func (p *parser) readFreeText() bool {
 		if j := fieldLineIndex(lowerSection, "reporting-mta:"); j >= 0 && j < k {
 			start = j
 		}
-		msg, rcpts, _ := parseDeliveryStatus(section[start:])
+		msg, rcpts, _ := parseDeliveryStatus(section[start:], p.sc)
 		if len(rcpts) > 0 {
 			r.Recipients = rcpts
 			r.ReportingMTA = msg.reportingMTA
 			r.Format = "rfc3464-text"
-			p.enrichBlocks(scanRecipientBlocks(section[:start], lowerSection[:start]))
+			p.enrichBlocks(scanRecipientBlocks(p.sc, section[:start], lowerSection[:start]))
 			p.finish(p.fallbackAction)
 			return true
 		}
 	}
 
-	blocks := p.settleBlocks(scanRecipientBlocks(section, lowerSection))
-	failed := failedRecipientsHeader(p.hdr)
+	blocks := p.settleBlocks(scanRecipientBlocks(p.sc, section, lowerSection))
+	failed := failedRecipientsHeader(p.hdr, p.sc)
 	switch {
 	case len(failed) > 0:
 		// X-Failed-Recipients (Exim, Google) names them for sure.
@@ -60,7 +60,7 @@ func (p *parser) readFreeText() bool {
 			if rc.Diagnostic == "" {
 				rc.Diagnostic = noticeSummary(section)
 			}
-			r.Recipients = append(r.Recipients, rc)
+			r.Recipients = p.sc.addRecipient(r.Recipients, rc)
 		}
 	case len(blocks) > 0:
 		for _, b := range blocks {
@@ -70,7 +70,7 @@ func (p *parser) readFreeText() bool {
 			}
 			rc := Recipient{Address: b.address, Diagnostic: b.diagnostic, RemoteMTA: b.remoteMTA, Command: b.command}
 			rc.addAddress(b.alias)
-			r.Recipients = append(r.Recipients, rc)
+			r.Recipients = p.sc.addRecipient(r.Recipients, rc)
 		}
 	default:
 		if ev < 2 {
@@ -91,7 +91,7 @@ func (p *parser) readFreeText() bool {
 		if a == "" && !failureStated(p.noticeWords()) {
 			return false
 		}
-		r.Recipients = append(r.Recipients, Recipient{Address: a, Diagnostic: noticeSummary(section)})
+		r.Recipients = p.sc.addRecipient(r.Recipients, Recipient{Address: a, Diagnostic: noticeSummary(section)})
 	}
 	p.applyReasonSection(section, lowerSection)
 	r.Format = textFamily(lowerSection)

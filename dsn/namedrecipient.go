@@ -23,7 +23,7 @@ func (p *parser) originalHeader() message.Header {
 		p.origDone = true
 		if p.origHdr == nil {
 			p.loadText()
-			p.origHdr = inlineOriginal(p.text, p.separators())
+			p.origHdr = inlineOriginal(p.arena, p.text, p.separators())
 		}
 	}
 	return p.origHdr
@@ -41,7 +41,7 @@ func originalRecipients(h message.Header) []string {
 		switch {
 		case ascii.EqualFold(f.Name, "To"), ascii.EqualFold(f.Name, "Cc"), ascii.EqualFold(f.Name, "Delivered-To"),
 			ascii.EqualFold(f.Name, "X-Original-To"), ascii.EqualFold(f.Name, "Envelope-To"):
-			out = append(out, addressList(string(f.Value()))...)
+			out = appendAddressList(out, view(f.Value()))
 		case ascii.EqualFold(f.Name, "Received"):
 			if a := receivedFor(string(f.Value())); a != "" {
 				out = append(out, a)
@@ -112,7 +112,7 @@ func reportingDomain(h message.Header) string {
 	if sender, _ := headerEvidence(h); !sender {
 		return ""
 	}
-	from := firstAddress(message.DecodeWords(h.GetString("From")))
+	from := firstAddress(message.DecodeWords(headerString(h, "From")))
 	at := strings.LastIndexByte(from, '@')
 	if at <= 0 {
 		return ""
@@ -121,7 +121,7 @@ func reportingDomain(h message.Header) string {
 	if !registeredDomain(d) {
 		return ""
 	}
-	id := ascii.LowerString(messageID(h.GetString("Message-ID")))
+	id := ascii.LowerString(messageID(headerString(h, "Message-ID")))
 	k := strings.LastIndexByte(id, '@')
 	if k < 0 || !inDomain(id[k+1:], d) {
 		return ""
@@ -179,7 +179,7 @@ func (p *parser) senderAddresses() []string {
 	add := func(h message.Header, names ...string) {
 		for _, n := range names {
 			if len(p.senders) < maxSenders {
-				p.senders = append(p.senders, addressList(message.DecodeWords(h.GetString(n)))...)
+				p.senders = appendAddressList(p.senders, message.DecodeWords(headerString(h, n)))
 			}
 		}
 		p.senders = p.senders[:min(len(p.senders), maxSenders)]
@@ -217,7 +217,7 @@ var listAddressFields = [...]string{"List-Post", "X-BeenThere", "Mailing-List", 
 // with the reader in To (and List-Unsubscribe, Precedence: bulk), is no
 // list mail here.
 func isListAddress(h message.Header, a string) bool {
-	if ascii.LowerString(h.GetString("Precedence")) == "list" {
+	if ascii.LowerString(headerString(h, "Precedence")) == "list" {
 		return true
 	}
 	for i := range h {
@@ -225,7 +225,7 @@ func isListAddress(h message.Header, a string) bool {
 			if !ascii.EqualFold(h[i].Name, n) {
 				continue
 			}
-			for _, l := range addressList(string(h[i].Value())) {
+			for _, l := range addressList(view(h[i].Value())) {
 				if equalFoldASCII(l, a) {
 					return true
 				}
@@ -244,9 +244,10 @@ func (p *parser) soleOriginalRecipient() string {
 	if len(h) == 0 {
 		return ""
 	}
-	var all []string
+	var room [4]string
+	all := room[:0]
 	for _, n := range [...]string{"To", "Cc"} {
-		all = append(all, addressList(message.DecodeWords(h.GetString(n)))...)
+		all = appendAddressList(all, message.DecodeWords(headerString(h, n)))
 	}
 	if len(all) != 1 || !plausibleAddress(all[0]) || p.isSender(all[0]) || isListAddress(h, all[0]) {
 		return ""

@@ -115,11 +115,11 @@ func (p *parser) readFeedback(i int) {
 	r.Format = "arf"
 	body, _ := p.parts[i].Decode(MaxDecodedPart)
 	h, _, _ := message.ReadHeader(body)
-	r.FeedbackType = ascii.LowerString(h.GetString("Feedback-Type"))
-	if v := h.GetString("Reporting-MTA"); v != "" {
+	r.FeedbackType = ascii.LowerString(headerString(h, "Feedback-Type"))
+	if v := headerString(h, "Reporting-MTA"); v != "" {
 		_, r.ReportingMTA = stripType(v)
 	}
-	if v := h.GetString("Original-Mail-From"); v != "" && r.Original.Sender == "" {
+	if v := headerString(h, "Original-Mail-From"); v != "" && r.Original.Sender == "" {
 		r.Original.Sender = cleanAddress(v)
 	}
 	var addrs []string
@@ -138,7 +138,7 @@ func (p *parser) readFeedback(i int) {
 			r.Truncated = true
 			break
 		}
-		r.Recipients = append(r.Recipients, Recipient{Address: a})
+		r.Recipients = p.sc.addRecipient(r.Recipients, Recipient{Address: a})
 	}
 }
 
@@ -149,16 +149,16 @@ func (p *parser) readReceipt(i int) {
 	r.Format = "mdn"
 	body, _ := p.parts[i].Decode(MaxDecodedPart)
 	h, _, _ := message.ReadHeader(body)
-	if v := h.GetString("Reporting-UA"); v != "" {
+	if v := headerString(h, "Reporting-UA"); v != "" {
 		// "host; product" (RFC 8098 section 3.2.1).
 		r.ReportingMTA = cleanHost(v)
 	}
-	a := h.GetString("Final-Recipient")
+	a := headerString(h, "Final-Recipient")
 	if a == "" {
-		a = h.GetString("Original-Recipient")
+		a = headerString(h, "Original-Recipient")
 	}
 	if a != "" {
-		r.Recipients = append(r.Recipients, Recipient{Address: recipientAddress(a)})
+		r.Recipients = p.sc.addRecipient(r.Recipients, Recipient{Address: recipientAddress(a)})
 	}
 }
 
@@ -171,10 +171,10 @@ func (p *parser) readAutoReply() {
 	if p.challenge() {
 		r.Format = FormatChallengeResponse
 	}
-	if a := firstAddress(message.DecodeWords(p.hdr.GetString("From"))); a != "" {
-		r.Recipients = append(r.Recipients, Recipient{Address: a})
+	if a := firstAddress(message.DecodeWords(headerString(p.hdr, "From"))); a != "" {
+		r.Recipients = p.sc.addRecipient(r.Recipients, Recipient{Address: a})
 	}
 	if r.Original.Sender == "" {
-		r.Original.Sender = firstAddress(message.DecodeWords(p.hdr.GetString("To")))
+		r.Original.Sender = firstAddress(message.DecodeWords(headerString(p.hdr, "To")))
 	}
 }

@@ -96,7 +96,10 @@ func isNoticeLabelLine(line []byte) bool {
 // then read as before. A reply line whose value is empty takes the next
 // line ("Diagnostic information for administrators:" then the reply).
 func labelledDiagnostic(buf []byte) (d string, ok bool) {
-	var causes, reply []byte
+	// Gathered on the stack: most blocks have no labelled lines, and the
+	// result is copied out of them.
+	var causeRoom, replyRoom [256]byte
+	causes, reply := causeRoom[:0], replyRoom[:0]
 	last := labelNone
 	for i := 0; i < len(buf); {
 		line, next := ascii.NextLine(buf, i)
@@ -137,14 +140,14 @@ func labelledDiagnostic(buf []byte) (d string, ok bool) {
 			}
 		}
 	}
-	if len(causes) == 0 && (len(reply) == 0 || hasCode(string(reply))) {
+	if len(causes) == 0 && (len(reply) == 0 || hasCodeBytes(reply)) {
 		// Without a cause, a labelled reply that has its code needs
 		// nothing here: Recipient.Reply is cut from its code on, and
 		// the words around it name the host and the command.
 		return "", false
 	}
-	out := strings.TrimRight(collapseSpace(string(causes)), " .")
-	if r := strings.Trim(collapseSpace(string(reply)), `'"`); r != "" {
+	out := strings.TrimRight(collapseSpace(nil, string(causes)), " .")
+	if r := strings.Trim(collapseSpace(nil, string(reply)), `'"`); r != "" {
 		if out != "" {
 			out += ". "
 		}

@@ -12,7 +12,7 @@ import (
 // readOriginal fills o from the header of the original message, as a
 // text/rfc822-headers or message/rfc822 part or an inline copy gives it.
 // Fields already known are kept: the first source wins.
-func readOriginal(o *Original, h message.Header) {
+func readOriginal(o *Original, h message.Header, sc *scratch) {
 	// The values of the fields read are first written one after the other
 	// and copied into one string: the values kept are parts of it, one
 	// allocation for all of them rather than one each (issue 14).
@@ -41,7 +41,7 @@ func readOriginal(o *Original, h message.Header) {
 	}
 	var all string
 	if n > 0 {
-		all = string(buf)
+		all = sc.add(buf)
 	}
 	k := 0
 	// value returns the value of field i (unfolded; made one line for
@@ -56,7 +56,7 @@ func readOriginal(o *Original, h message.Header) {
 		if collapsed {
 			return collapseBytes(h[i].Raw)
 		}
-		return string(h[i].Value())
+		return view(h[i].Value()) // the message or a new unfolded copy, unchanged during the Parse
 	}
 	for i := range h {
 		f := &h[i]
@@ -66,9 +66,9 @@ func readOriginal(o *Original, h message.Header) {
 		case o.From == "" && ascii.EqualFold(f.Name, "From"):
 			o.From = firstAddress(message.DecodeWords(value(i, false)))
 		case o.To == "" && ascii.EqualFold(f.Name, "To"):
-			o.To = collapseSpace(message.DecodeWords(value(i, false)))
+			o.To = collapseSpace(sc, message.DecodeWords(value(i, false)))
 		case o.Subject == "" && ascii.EqualFold(f.Name, "Subject"):
-			o.Subject = collapseSpace(message.DecodeWords(value(i, false)))
+			o.Subject = collapseSpace(sc, message.DecodeWords(value(i, false)))
 		case o.Date == "" && ascii.EqualFold(f.Name, "Date"):
 			o.Date = textclean.UTF8(value(i, true))
 		case o.Sender == "" && (ascii.EqualFold(f.Name, "Return-Path") || ascii.EqualFold(f.Name, "X-Envelope-From")):
@@ -77,7 +77,7 @@ func readOriginal(o *Original, h message.Header) {
 			if len(o.Received) < maxReceived {
 				if o.Received == nil {
 					// Room for all of them at once: the list grew by doubling.
-					o.Received = make([]string, 0, min(h.Count("Received"), maxReceived))
+					o.Received = sc.strings(min(h.Count("Received"), maxReceived))
 				}
 				o.Received = append(o.Received, textclean.UTF8(value(i, true)))
 			}
@@ -146,8 +146,15 @@ func firstAddress(v string) string {
 
 // addressList returns the addresses of an address list value (To, Cc).
 func addressList(v string) []string {
-	var out []string
-	for i := 0; i < len(v) && len(out) < MaxRecipients; {
+	return appendAddressList(nil, v)
+}
+
+// appendAddressList appends the addresses of an address list value to
+// out (at most MaxRecipients of them): addressList without a list of its
+// own for a caller that gathers several.
+func appendAddressList(out []string, v string) []string {
+	start := len(out)
+	for i := 0; i < len(v) && len(out)-start < MaxRecipients; {
 		a, end := findAddress(v, i)
 		if a == "" {
 			break
@@ -162,10 +169,10 @@ func addressList(v string) []string {
 // text, after a separator such as "----- Original message -----" or
 // "------ This is a copy of the message, including all the headers. ------",
 // and returns it; nil when there is none.
-func inlineOriginal(text []byte, seps []int) message.Header {
+func inlineOriginal(a *message.Arena, text []byte, seps []int) message.Header {
 	for _, k := range seps {
 		_, next := ascii.NextLine(text, k)
-		if h := headerAfter(text, next); len(h) > 0 {
+		if h := headerAfter(a, text, next); len(h) > 0 {
 			return h
 		}
 	}
@@ -221,7 +228,8 @@ func insertSorted(s []int, v int) []int {
 
 // headerAfter reads a header block that starts at text[i], after any empty
 // or indented-empty lines.
-func headerAfter(text []byte, i int) message.Header {
+// Its fields are in the arena a (nil allocates).
+func headerAfter(a *message.Arena, text []byte, i int) message.Header {
 	for n := 0; i < len(text) && n < 5; n++ {
 		line, next := ascii.NextLine(text, i)
 		if len(bytes.TrimSpace(line)) != 0 {
@@ -234,7 +242,7 @@ func headerAfter(text []byte, i int) message.Header {
 	}
 	rest := text[i:]
 	// Some writers indent the copied header.
-	h, _, _ := message.ReadHeader(rest)
+	h, _, _ := a.ReadHeader(rest)
 	if len(h) < 2 {
 		return nil
 	}

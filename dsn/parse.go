@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/ndrmilter/ndrmilter/internal/ascii"
 	"github.com/ndrmilter/ndrmilter/message"
@@ -28,8 +29,11 @@ func Parse(raw []byte) (rep *Report, err error) {
 			err = fmt.Errorf("%w: %v", ErrInternal, x)
 		}
 	}()
-	p := &parser{rep: &Report{Kind: KindNone}, textCut: -1, ev: -1, arena: message.NewArena()}
-	defer p.arena.Release()
+	p := parserPool.Get().(*parser)
+	*p = parser{textCut: -1, ev: -1, arena: message.NewArena(), sc: p.sc}
+	p.report.Kind = KindNone
+	p.rep = &p.report
+	defer p.release()
 	if len(raw) > MaxInput {
 		raw = raw[:MaxInput]
 		p.rep.Truncated = true
@@ -40,7 +44,7 @@ func Parse(raw []byte) (rep *Report, err error) {
 	}
 	if len(m.Header) == 0 {
 		if len(bytes.TrimSpace(raw)) == 0 {
-			return p.rep, errors.New("dsn: empty message")
+			return finalReport(p.rep), errors.New("dsn: empty message")
 		}
 		err = errors.New("dsn: expected header fields at the start of the message, found none")
 	}
@@ -54,14 +58,30 @@ func Parse(raw []byte) (rep *Report, err error) {
 		p.rep.Format = FormatDMARCAggregate
 	}
 	sanitize(p.rep)
-	return p.rep, err
+	return finalReport(p.rep), err
+}
+
+// parserPool holds parsers, and their scratch memory, between Parses.
+var parserPool = sync.Pool{New: func() any { return &parser{sc: &scratch{}} }}
+
+// release gives the parser's memory back once the Parse is done: nothing
+// read through the arena or written to the scratch may be used after.
+func (p *parser) release() {
+	p.arena.Release()
+	sc := p.sc
+	if !sc.reset() {
+		sc = &scratch{}
+	}
+	*p = parser{sc: sc}
+	parserPool.Put(p)
 }
 
 // parser holds the state of one Parse.
 type parser struct {
-	rep   *Report
-	hdr   message.Header // the top-level header
-	parts []message.Part
+	rep    *Report        // the report being read: report, or a readEmbedded parser's own
+	report Report         // Parse's report until finalReport copies it out
+	hdr    message.Header // the top-level header
+	parts  []message.Part
 
 	text      []byte // the human-readable text of the message, decoded, for the free-text scanners
 	lowerText []byte // text in ASCII lower case
@@ -72,6 +92,7 @@ type parser struct {
 	sepsDone  bool
 
 	arena        *message.Arena // the memory of the reading; nil (allocate) in readEmbedded's parsers
+	sc           *scratch       // memory for the strings made while reading (see scratch), shared with readEmbedded's parsers
 	embedDepth   int            // how deep this parser is in readEmbedded
 	ev           int            // bounceEvidence, -1 until known
 	originalPart bool           // the original message came in a part of its own
@@ -124,7 +145,9 @@ func b2i(b bool) uint8 {
 // read decides what the message is and fills the report.
 func (p *parser) read() {
 	r := p.rep
-	var dsnParts, fbParts, mdnParts []int
+	// The report parts are few: their indexes stay on the stack.
+	var dsnRoom, fbRoom, mdnRoom [4]int
+	dsnParts, fbParts, mdnParts := dsnRoom[:0], fbRoom[:0], mdnRoom[:0]
 	for i := range p.parts {
 		switch p.parts[i].MediaType {
 		case "message/delivery-status", "message/global-delivery-status":
@@ -146,7 +169,7 @@ func (p *parser) read() {
 	}
 	for _, i := range dsnParts {
 		body, cut := p.parts[i].Decode(MaxStatusPart)
-		msg, rcpts, truncated := parseDeliveryStatus(body)
+		msg, rcpts, truncated := parseDeliveryStatus(body, p.sc)
 		if truncated || cut {
 			r.Truncated = true
 		}
@@ -156,7 +179,11 @@ func (p *parser) read() {
 		if r.Original.Sender == "" {
 			r.Original.Sender = msg.sender
 		}
-		r.Recipients = append(r.Recipients, rcpts...)
+		if r.Recipients == nil {
+			r.Recipients = rcpts // its own: no copy
+		} else {
+			r.Recipients = append(r.Recipients, rcpts...)
+		}
 	}
 	if len(r.Recipients) > 0 {
 		r.Format = "rfc3464"
@@ -210,14 +237,14 @@ func (p *parser) fixRecipients() {
 	}
 	known := func(a string) bool { return have[ascii.LowerString(a)] }
 	var spare []textBlock
-	for _, a := range failedRecipientsHeader(p.hdr) {
+	for _, a := range failedRecipientsHeader(p.hdr, p.sc) {
 		if !known(a) {
 			spare = append(spare, textBlock{address: a})
 		}
 	}
 	p.loadText()
 	cut := p.cut()
-	blocks := scanRecipientBlocks(p.text[:cut], p.lowerText[:cut])
+	blocks := scanRecipientBlocks(p.sc, p.text[:cut], p.lowerText[:cut])
 	if len(spare) == 0 {
 		for _, b := range blocks {
 			if !known(b.address) {
@@ -261,7 +288,7 @@ func (p *parser) finish(fallback func() smtpcode.Action) {
 	}
 	for i := range r.Recipients {
 		rc := &r.Recipients[i]
-		rc.Diagnostic = cleanDiagnostic(rc.Diagnostic)
+		rc.Diagnostic = cleanDiagnostic(p.sc, rc.Diagnostic)
 		// The server's own code in its reply is more precise than the
 		// reporting MTA's summary in the Status field (Sendmail writes 4.4.7
 		// over a "450 4.7.1" refusal).
@@ -294,11 +321,11 @@ func (p *parser) finish(fallback func() smtpcode.Action) {
 		r.ReportingMTA = generatingServer(p.text, p.lowerText)
 	}
 	if r.ReportingMTA == "" {
-		r.ReportingMTA = receivedReporter(p.hdr)
+		r.ReportingMTA = receivedReporter(p.hdr, p.sc)
 	}
 	if r.Original.MessageID == "" && r.Original.From == "" {
 		if h := p.originalHeader(); h != nil {
-			readOriginal(&r.Original, h)
+			readOriginal(&r.Original, h, p.sc)
 		}
 	}
 }
@@ -370,7 +397,7 @@ func (p *parser) readOriginalParts() {
 		if p.origHdr == nil && len(h) > 0 {
 			p.origHdr = h
 		}
-		readOriginal(&p.rep.Original, h)
+		readOriginal(&p.rep.Original, h, p.sc)
 		if p.rep.Original.MessageID != "" {
 			return
 		}
@@ -464,7 +491,7 @@ func (p *parser) notice() string {
 	if len(n) > MaxNotice {
 		n = n[:MaxNotice]
 	}
-	return string(bytes.TrimSpace(n))
+	return view(bytes.TrimSpace(n)) // detach copies it
 }
 
 // cut returns where the copy of the original message starts in the text
@@ -512,5 +539,5 @@ func (p *parser) enrichFromText() {
 		// When it has a part of its own, the text is the notice alone.
 		cut = p.cut()
 	}
-	p.enrichBlocks(scanRecipientBlocks(p.text[:cut], p.lowerText[:cut]))
+	p.enrichBlocks(scanRecipientBlocks(p.sc, p.text[:cut], p.lowerText[:cut]))
 }

@@ -50,13 +50,14 @@ const maxEarlier = 3
 // scanRecipientBlocks finds the recipient blocks of a free-text report
 // section: each recipient line and the lines under it, up to the next
 // recipient line, or to an empty line once the block has text.
-func scanRecipientBlocks(text, lowerText []byte) []textBlock {
-	s := blockScanner{text: text, lowerText: lowerText, paraStart: -1, paraEnd: -1, closingAt: closingStart(text, lowerText)}
+func scanRecipientBlocks(sc *scratch, text, lowerText []byte) []textBlock {
+	s := blockScanner{sc: sc, text: text, lowerText: lowerText, paraStart: -1, paraEnd: -1, closingAt: closingStart(text, lowerText)}
 	bufs := scannerBufPool.Get().(*scannerBufs)
-	s.buf, s.pending = bufs.buf[:0], bufs.pending[:0]
+	s.buf, s.pending, s.bufs = bufs.buf[:0], bufs.pending[:0], bufs
 	defer func() {
-		// Every text taken from them was copied (string): they go back.
-		if cap(s.buf) <= maxPooledScannerBuf && cap(s.pending) <= maxPooledScannerBuf {
+		// Every text taken from them was copied (to the scratch): they go back.
+		bufs.cur = textBlock{}
+		if cap(s.buf) <= maxPooledScannerBuf && cap(s.pending) <= maxPooledScannerBuf && cap(bufs.lower) <= maxPooledScannerBuf && cap(bufs.replies) <= maxPooledScannerBuf {
 			bufs.buf, bufs.pending = s.buf[:0], s.pending[:0]
 			scannerBufPool.Put(bufs)
 		}
@@ -83,6 +84,9 @@ func scanRecipientBlocks(text, lowerText []byte) []textBlock {
 // message to the next (issue 14: allocations per message).
 type scannerBufs struct {
 	buf, pending []byte
+	lower        []byte    // buf in lower case, for a search
+	replies      []byte    // spare, for transcriptReplies
+	cur          textBlock // the block being read (blockScanner.cur); keep copies it out
 }
 
 var scannerBufPool = sync.Pool{New: func() any {
@@ -97,7 +101,9 @@ const maxPooledScannerBuf = 64 << 10
 // in the text (most are never used, so they are not copied): the reason is
 // often above the recipient line rather than under it.
 type blockScanner struct {
-	text, lowerText []byte // lowerText is text in ASCII lower case
+	text, lowerText []byte   // lowerText is text in ASCII lower case; neither changes during the Parse
+	sc              *scratch // where the strings it builds go
+	bufs            *scannerBufs
 
 	blocks []textBlock
 	seen   blockIndex // blocks by address
@@ -145,7 +151,7 @@ func (s *blockScanner) line(start, end int) {
 	s.prevLine = lt
 	if bytes.Contains(lt, []byte("while talking to ")) {
 		// Sendmail: a new SMTP dialogue; the transcript before is done.
-		s.lastTalk = string(t[:min(len(t), maxBlockText)])
+		s.lastTalk = view(t[:min(len(t), maxBlockText)])
 		s.pending, s.pendingCmd, s.accepted = s.pending[:0], "", s.accepted[:0]
 		if s.cur != nil && s.transcript {
 			s.endBlock()
@@ -169,9 +175,9 @@ func (s *blockScanner) line(start, end int) {
 	case kind == lineAddress && t[0] != '<' && helpIntro(prev):
 		// "...for example" then "jane.doe@example.org": help text.
 		kind = lineNone
-	case kind == lineNone && s.listIntro > 0 && isLocalPart(string(t)):
+	case kind == lineNone && s.listIntro > 0 && isLocalPart(view(t)):
 		// A local part alone in a list of recipients (AOL's screen names).
-		addr, kind = string(t), lineLocal
+		addr, kind = view(t), lineLocal
 	case kind == lineNone && s.listIntro > 0:
 		// A display name and the address in a list of recipients
 		// ("\"jdoe\" <jdoe@example.net>", SMTPSVC).
@@ -300,7 +306,7 @@ func hasLetter(b []byte) bool {
 func (s *blockScanner) headingText(t []byte) {
 	b := &s.blocks[len(s.blocks)-1]
 	if len(b.diagnostic) < maxBlockText {
-		b.diagnostic = collapseSpace(b.diagnostic + " " + textclean.UTF8(string(t)))
+		b.diagnostic = collapseSpace(s.sc, s.sc.concat(b.diagnostic, " ", textclean.UTF8(view(t))))
 	}
 	if b.command == "" {
 		b.command = findCommand(string(t))
@@ -337,7 +343,8 @@ func (s *blockScanner) recipient(t, lt []byte, addr string, rest []byte, kind in
 	}
 	s.paras = 0
 	var para []byte
-	cur := &textBlock{address: addr, kind: kind, earlier: s.earlier, nEarlier: s.nEarlier, listed: listed}
+	s.bufs.cur = textBlock{address: addr, kind: kind, earlier: s.earlier, nEarlier: s.nEarlier, listed: listed}
+	cur := &s.bufs.cur
 	if s.paraStart >= 0 {
 		para = s.text[s.paraStart:s.paraEnd]
 		cur.before, cur.hasBefore = [2]int{s.paraStart, s.paraEnd}, true
@@ -491,7 +498,8 @@ func namesRecipient(text []byte, addr string) bool {
 func (s *blockScanner) failAccepted() {
 	for _, a := range s.accepted {
 		s.endBlock()
-		s.cur = &textBlock{address: a, kind: lineTranscript, command: s.pendingCmd}
+		s.bufs.cur = textBlock{address: a, kind: lineTranscript, command: s.pendingCmd}
+		s.cur = &s.bufs.cur
 		s.buf = appendLine(s.buf[:0], s.pending)
 		s.transcript, s.curOK, s.curErr = true, false, true
 		s.endBlock()
@@ -563,10 +571,18 @@ func (s *blockScanner) endBlock() {
 		return
 	}
 	if transcript {
-		s.buf = transcriptReplies(s.buf)
+		// Into the spare buffer, which then swaps with buf.
+		if out := transcriptReplies(s.bufs.replies[:0], s.buf); out != nil {
+			s.bufs.replies, s.buf = s.buf[:0], out
+		}
 	}
 	cur.ownText = len(bytes.TrimSpace(s.buf)) > 0
-	cur.ownFailure = cur.ownText && (hasCodeBytes(s.buf) || failurePhrases.in(ascii.ToLower(s.buf)))
+	if cur.ownText && !hasCodeBytes(s.buf) {
+		s.bufs.lower = ascii.LowerInto(s.bufs.lower, s.buf)
+		cur.ownFailure = failurePhrases.in(s.bufs.lower)
+	} else {
+		cur.ownFailure = cur.ownText
+	}
 	full := s.blockText(cur) // the host and command may be named in the words around the reply
 	d := serverReply(full)
 	if !transcript {
@@ -598,15 +614,15 @@ func (s *blockScanner) endBlock() {
 // it has none ("Could not be delivered because of / 550 5.1.1 User unknown
 // / The following recipients were affected: / user@example.com").
 func (s *blockScanner) blockText(b *textBlock) string {
-	d := cleanDiagnostic(string(s.buf))
+	// s.buf is reused for the next block: a copy.
+	d := cleanDiagnostic(s.sc, s.sc.add(s.buf))
 	if d == "" && b.hasBefore {
-		// Copied only now: most blocks have their own text.
-		d = collapseSpace(string(s.text[b.before[0]:b.before[1]]))
+		d = collapseSpace(s.sc, view(s.text[b.before[0]:b.before[1]]))
 	}
 	if !hasCode(d) {
 		for k := b.nEarlier - 1; k >= 0; k-- {
 			if e := s.text[b.earlier[k][0]:b.earlier[k][1]]; hasCodeBytes(e) {
-				return collapseSpace(string(e) + " " + d)
+				return collapseSpace(s.sc, s.sc.concat(view(e), " ", d))
 			}
 		}
 	}
@@ -620,6 +636,9 @@ func (s *blockScanner) keep(b *textBlock) {
 	i := s.seen.find(s.blocks, b.address)
 	if i < 0 {
 		if len(s.blocks) < MaxRecipients {
+			if s.blocks == nil {
+				s.blocks = s.sc.textBlocks(minBlocks)
+			}
 			s.blocks = append(s.blocks, *b)
 			s.seen.update(s.blocks)
 		}
@@ -630,7 +649,7 @@ func (s *blockScanner) keep(b *textBlock) {
 	case first.diagnostic == "":
 		*first = *b
 	case b.diagnostic != "" && !hasCode(first.diagnostic) && hasCode(b.diagnostic):
-		first.diagnostic = collapseSpace(first.diagnostic + " " + b.diagnostic)
+		first.diagnostic = collapseSpace(s.sc, s.sc.concat(first.diagnostic, " ", b.diagnostic))
 	}
 	// The second block may be the transcript that shows the host and the
 	// command of the first (Sendmail's list of failed addresses, then its
@@ -658,21 +677,25 @@ func appendLine(buf, line []byte) []byte {
 // transcriptReplies keeps, of an SMTP transcript block, the error replies
 // of the server (4xx and 5xx lines, without their marks and time stamps) and
 // the line that names the host; all of it when there are none.
-func transcriptReplies(buf []byte) []byte {
-	var out []byte
+// They are appended to out (empty), which is returned; nil when all of buf
+// is kept.
+func transcriptReplies(out, buf []byte) []byte {
+	var room [256]byte
+	lower := room[:0] // each line in lower case, in one array
 	for i := 0; i < len(buf); {
 		line, next := ascii.NextLine(buf, i)
 		i = next
 		t := bytes.TrimSpace(line)
-		if side, r := transcriptLine(t, ascii.ToLower(t)); side == serverSide {
+		lower = ascii.LowerInto(lower, t)
+		if side, r := transcriptLine(t, lower); side == serverSide {
 			t = r
 		}
-		if len(t) >= 3 && (t[0] == '4' || t[0] == '5') && smtpcode.IsReply(string(t[:3])) || bytes.Contains(toLowerPrefix(t, 20), []byte("while talking")) {
+		if len(t) >= 3 && (t[0] == '4' || t[0] == '5') && smtpcode.IsReply(string(t[:3])) || indexFoldBytes(t[:min(len(t), 20)], "while talking") >= 0 {
 			out = appendLine(out, t)
 		}
 	}
 	if len(out) == 0 {
-		return buf
+		return nil
 	}
 	return out
 }

@@ -108,7 +108,8 @@ var localLabels = [...]string{
 // recipientLine says whether a trimmed line names a recipient, and returns
 // the address and the rest of the line.
 //
-// lt is t in lower case (the same length: only ASCII letters change).
+// lt is t in lower case (the same length: only ASCII letters change). The
+// address is a view of t (see view): t must not change during the Parse.
 func recipientLine(t, lt []byte) (addr string, rest []byte, kind int) {
 	// A session transcript: ">>> RCPT To:<user@example.com>".
 	if side, c := transcriptLine(t, lt); side != notTranscript {
@@ -133,7 +134,7 @@ func recipientLine(t, lt []byte) (addr string, rest []byte, kind int) {
 		// completed later if its domain is certain.
 		for _, lab := range localLabels {
 			if lt[0] == lab[0] && bytes.HasPrefix(lt, []byte(lab)) {
-				if w := string(bytes.TrimSpace(t[len(lab):])); isLocalPart(w) {
+				if w := view(bytes.TrimSpace(t[len(lab):])); isLocalPart(w) {
 					return w, nil, lineLabelled
 				}
 			}
@@ -153,14 +154,12 @@ func recipientLine(t, lt []byte) (addr string, rest []byte, kind int) {
 		if gt < 0 {
 			return "", nil, lineNone
 		}
-		// Read in place; copied only when it is an address (most lines
-		// that start with "<" in a notice are not one).
+		// Read in place: the address is a view of the text.
 		in := t[1:gt]
 		a := cleanAddress(unsafe.String(unsafe.SliceData(in), len(in)))
 		if !plausibleAddress(a) {
 			return "", nil, lineNone
 		}
-		a = strings.Clone(a)
 		rest = bytes.TrimLeft(t[gt+1:], " \t:")
 		if len(rest) > 0 && (rest[0] == ',' || rest[0] == ')') {
 			// A list, or the end of a parenthesis that started on the
@@ -170,11 +169,11 @@ func recipientLine(t, lt []byte) (addr string, rest []byte, kind int) {
 		return a, rest, lineAddress
 	}
 	if v, ok := afterRecipientLabel(t, lt); ok {
-		a, end := findAddress(string(v), 0)
+		a, end := findAddress(view(v), 0)
 		if a == "" || !plausibleAddress(a) {
 			return "", nil, lineNone
 		}
-		_, v2 := stripType(string(v))
+		_, v2 := stripType(view(v))
 		if !strings.Contains(v2, a) {
 			return "", nil, lineNone
 		}
@@ -187,7 +186,7 @@ func recipientLine(t, lt []byte) (addr string, rest []byte, kind int) {
 		first = t[:sp]
 	}
 	if at := bytes.IndexByte(first, '@'); at > 0 {
-		a := string(bytes.Trim(first, "\"'<>:;,."))
+		a := view(bytes.Trim(first, "\"'<>:;,."))
 		if sp > 0 && proseAfterAddress(first, t[sp:]) {
 			// "jane.doe@example.org, without spaces or a trailing dot.":
 			// a sentence that starts with an address, as help text writes
@@ -202,7 +201,7 @@ func recipientLine(t, lt []byte) (addr string, rest []byte, kind int) {
 			// address is the one in angle brackets.
 			if len(rest) > 0 && rest[0] == '<' {
 				if gt := bytes.IndexByte(rest, '>'); gt > 0 {
-					if b := cleanAddress(string(rest[1:gt])); plausibleAddress(b) {
+					if b := cleanAddress(view(rest[1:gt])); plausibleAddress(b) {
 						return b, bytes.TrimLeft(rest[gt+1:], " \t:"), lineAddress
 					}
 				}
@@ -274,7 +273,7 @@ func sentenceAddress(t, l []byte) (string, []byte) {
 		if k < 0 {
 			continue
 		}
-		s := string(t[k+len(m):])
+		s := view(t[k+len(m):])
 		a, end := findAddress(s, 0)
 		if a == "" || !plausibleAddress(a) {
 			continue
@@ -285,7 +284,7 @@ func sentenceAddress(t, l []byte) (string, []byte) {
 		if at := strings.Index(s, a); at > 60 || senderContext(strings.ToLower(s[:max(at, 0)])) {
 			continue
 		}
-		return a, bytes.TrimLeft([]byte(s[min(end, len(s)):]), " \t:>).")
+		return a, bytes.TrimLeft(t[k+len(m)+min(end, len(s)):], " \t:>).")
 	}
 	return "", nil
 }
@@ -312,14 +311,6 @@ func senderContext(before string) bool {
 
 // maxSenderGap is how far before an address senderContext looks.
 const maxSenderGap = 24
-
-// toLowerPrefix returns the lower-case copy of at most n bytes of t.
-func toLowerPrefix(t []byte, n int) []byte {
-	if len(t) > n {
-		t = t[:n]
-	}
-	return ascii.ToLower(t)
-}
 
 // plausibleAddress says whether a is an address: a local part, an @ and a
 // domain with a dot.

@@ -2,7 +2,6 @@ package dsn
 
 import (
 	"strings"
-	"unsafe"
 
 	"github.com/ndrmilter/ndrmilter/internal/ascii"
 	"github.com/ndrmilter/ndrmilter/message"
@@ -12,7 +11,7 @@ import (
 // Received chain: the bottom Received field is the first hop, where the
 // report entered transport. When it came "from" a named host other than
 // the local one, that host wrote the report; else the "by" host did.
-func receivedReporter(h message.Header) string {
+func receivedReporter(h message.Header, sc *scratch) string {
 	last := -1
 	for i := range h {
 		if ascii.EqualFold(h[i].Name, "Received") {
@@ -22,26 +21,26 @@ func receivedReporter(h message.Header) string {
 	if last < 0 {
 		return ""
 	}
-	// The field is read in place (unfolded only when folded) and only the
-	// host returned is copied: a Received field is long, and most of a
-	// report's are folded (issue 14: allocations per message).
-	b := h[last].Value()
-	if len(b) == 0 {
+	// The field is read in place (unfolded only when folded) and the host
+	// returned is a view of it, which detach copies when the Report keeps
+	// it (issue 14: allocations per message).
+	f := &h[last]
+	v := sc.finish(f.AppendValue(sc.start(len(f.Raw))))
+	if len(v) == 0 {
 		return ""
 	}
-	v := unsafe.String(unsafe.SliceData(b), len(b))
 	from := ""
 	if ascii.HasPrefixFold(v, "from ") {
 		from = hostToken(v[5:])
 	}
 	if from != "" && from != "localhost" && !strings.HasPrefix(from, "127.") && strings.Contains(from, ".") && !isIPv4(from) {
-		return strings.Clone(from)
+		return from // a view of the header: detach copies it
 	}
 	if k := indexFold(v, " by "); k >= 0 || ascii.HasPrefixFold(v, "by ") {
 		if k < 0 {
 			k = -1
 		}
-		return strings.Clone(hostToken(v[k+4:]))
+		return hostToken(v[k+4:])
 	}
 	return ""
 }

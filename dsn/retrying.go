@@ -1,10 +1,6 @@
 package dsn
 
 import (
-	"strings"
-
-	"github.com/ndrmilter/ndrmilter/internal/ascii"
-	"github.com/ndrmilter/ndrmilter/message"
 	"github.com/ndrmilter/ndrmilter/smtpcode"
 )
 
@@ -104,11 +100,8 @@ func (p *parser) fallbackAction() smtpcode.Action {
 	if a := retryState(p.noticeWords()); a != "" {
 		return a
 	}
-	s := ascii.LowerString(message.DecodeWords(p.hdr.GetString("Subject")))
-	for _, w := range delaySubjects {
-		if strings.Contains(s, w) {
-			return smtpcode.ActionDelayed
-		}
+	if headerContainsAny(p.hdr, "Subject", delaySubjects[:]) {
+		return smtpcode.ActionDelayed
 	}
 	return smtpcode.ActionFailed
 }

@@ -21,7 +21,7 @@ type dsnFields struct {
 // 6): the per-message fields, then groups of per-recipient fields. Writers
 // that leave out the empty lines between groups are common; a new group also
 // starts where a Final-Recipient (or Original-Recipient) field repeats.
-func parseDeliveryStatus(b []byte) (msg dsnFields, rcpts []Recipient, truncated bool) {
+func parseDeliveryStatus(b []byte, sc *scratch) (msg dsnFields, rcpts []Recipient, truncated bool) {
 	var cur Recipient
 	var original, actual string
 	// seen holds the per-recipient fields of the current record: when one
@@ -37,7 +37,6 @@ func parseDeliveryStatus(b []byte) (msg dsnFields, rcpts []Recipient, truncated 
 	)
 	var lastField *string // for continuation lines
 	var statusComment string
-	var block blockString
 	flush := func() {
 		switch {
 		case cur.Address == "":
@@ -49,7 +48,7 @@ func parseDeliveryStatus(b []byte) (msg dsnFields, rcpts []Recipient, truncated 
 		}
 		cur.OriginalRecipient = original
 		if actual != "" && plausibleAddress(actual) && !equalFoldASCII(actual, cur.Address) && !equalFoldASCII(actual, cur.OriginalRecipient) {
-			cur.Aliases = []string{actual}
+			cur.Aliases = append(sc.strings(1), actual)
 		}
 		cur.OriginalRecipient = original
 		if cur.Diagnostic == "" && statusComment != "" && !genericComment(statusComment) {
@@ -60,7 +59,7 @@ func parseDeliveryStatus(b []byte) (msg dsnFields, rcpts []Recipient, truncated 
 			if len(rcpts) >= MaxRecipients {
 				truncated = true
 			} else {
-				rcpts = append(rcpts, cur)
+				rcpts = sc.addRecipient(rcpts, cur)
 			}
 		}
 		cur, original, actual, seen, lastField = Recipient{}, "", "", 0, nil
@@ -85,7 +84,7 @@ func parseDeliveryStatus(b []byte) (msg dsnFields, rcpts []Recipient, truncated 
 		}
 		if line[0] == ' ' || line[0] == '\t' {
 			if lastField != nil {
-				*lastField = joinFolded(*lastField, string(bytes.TrimSpace(line)))
+				*lastField = joinFolded(sc, *lastField, view(bytes.TrimSpace(line)))
 			}
 			continue
 		}
@@ -96,10 +95,9 @@ func parseDeliveryStatus(b []byte) (msg dsnFields, rcpts []Recipient, truncated 
 		}
 		name := bytes.TrimSpace(line[:colon])
 		raw := bytes.TrimSpace(line[colon+1:])
-		var value string
-		if isKeptStatusField(name) {
-			value = block.cut(b, raw)
-		}
+		// A view of the body, which does not change during the Parse:
+		// detach copies what the Report keeps.
+		value := view(raw)
 		switch {
 		case ascii.EqualFold(name, "Original-Recipient"):
 			field(seenOriginal)
@@ -141,7 +139,7 @@ func parseDeliveryStatus(b []byte) (msg dsnFields, rcpts []Recipient, truncated 
 	flush()
 	for k := range rcpts {
 		r := &rcpts[k]
-		r.Diagnostic = cleanDiagnostic(r.Diagnostic)
+		r.Diagnostic = cleanDiagnostic(sc, r.Diagnostic)
 		r.RemoteMTA = cleanHost(r.RemoteMTA)
 		if !smtpcode.IsStatus(r.Status) {
 			// "5.1.1 (user unknown)" is read by firstWord; anything else is not a code.
@@ -150,30 +148,6 @@ func parseDeliveryStatus(b []byte) (msg dsnFields, rcpts []Recipient, truncated 
 	}
 	msg.reportingMTA = cleanHost(msg.reportingMTA)
 	return msg, rcpts, truncated
-}
-
-// blockString is a block of bytes copied once into a string, made when
-// the first value is cut from it: the values of a delivery-status body
-// are substrings of one copy rather than one copy each (issue 14:
-// allocations per message).
-type blockString struct {
-	s    string
-	made bool
-}
-
-// cut returns v, a slice of b (whole block), as a substring of the copy.
-func (c *blockString) cut(b, v []byte) string {
-	if len(v) == 0 {
-		return ""
-	}
-	off := cap(b) - cap(v) // v is b[off:...]: sliced from b, never copied
-	if off < 0 || off+len(v) > len(b) || &b[off] != &v[0] {
-		return string(v)
-	}
-	if !c.made {
-		c.s, c.made = string(b), true
-	}
-	return c.s[off : off+len(v)]
 }
 
 // hasDomain says whether a is written as an address at all, local part
@@ -197,14 +171,14 @@ func diagnosticType(v string) string {
 }
 
 // joinFolded joins a continuation line to a field value with one space.
-func joinFolded(v, more string) string {
+func joinFolded(sc *scratch, v, more string) string {
 	if v == "" {
 		return more
 	}
 	if more == "" {
 		return v
 	}
-	return v + " " + more
+	return sc.concat(v, " ", more)
 }
 
 // firstWord returns the first white-space separated word of s.
@@ -218,12 +192,12 @@ func firstWord(s string) string {
 
 // cleanDiagnostic makes one line of a diagnostic: the type ("smtp;") goes,
 // white space runs become one space, and it is cut at MaxDiagnostic.
-func cleanDiagnostic(d string) string {
+func cleanDiagnostic(sc *scratch, d string) string {
 	typ, rest := stripType(d)
 	if typ != "" {
 		d = rest
 	}
-	d = collapseSpace(d)
+	d = collapseSpace(sc, d)
 	d = joinReplyLines(d)
 	if len(d) > MaxDiagnostic {
 		d = d[:MaxDiagnostic]
@@ -233,7 +207,9 @@ func cleanDiagnostic(d string) string {
 
 // collapseSpace trims s and turns each run of white space (line ends
 // included) into one space.
-func collapseSpace(s string) string {
+// The result is s itself, a substring of it, or a string in sc (a nil sc
+// allocates one).
+func collapseSpace(sc *scratch, s string) string {
 	needs := false
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -247,23 +223,22 @@ func collapseSpace(s string) string {
 		return s
 	}
 	// Copy the runs of non-space whole, with one space between them.
-	var b strings.Builder
-	b.Grow(len(s))
+	out := sc.start(len(s))
 	for i := 0; i < len(s); {
 		j := i
 		for j < len(s) && !isCollapsible(s[j]) {
 			j++
 		}
 		if i > 0 {
-			b.WriteByte(' ')
+			out = append(out, ' ')
 		}
-		b.WriteString(s[i:j])
+		out = append(out, s[i:j]...)
 		for j < len(s) && isCollapsible(s[j]) {
 			j++
 		}
 		i = j
 	}
-	return b.String()
+	return sc.finish(out)
 }
 
 // collapseBytes is collapseSpace(string(b)), always a copy. It also unfolds
@@ -321,17 +296,6 @@ func genericComment(c string) bool {
 	switch ascii.LowerString(c) {
 	case "permanent failure", "temporary failure", "permanent error", "temporary error", "persistent transient failure", "other", "success":
 		return true
-	}
-	return false
-}
-
-// isKeptStatusField says whether a delivery-status field is one
-// parseDeliveryStatus keeps, so that the others cost no copy.
-func isKeptStatusField(name []byte) bool {
-	for _, f := range [...]string{"Original-Recipient", "Final-Recipient", "Action", "Status", "Remote-MTA", "Diagnostic-Code", "Reporting-MTA", "X-Postfix-Sender", "X-Original-Sender", "X-Actual-Recipient"} {
-		if ascii.EqualFold(name, f) {
-			return true
-		}
 	}
 	return false
 }

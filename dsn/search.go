@@ -35,6 +35,12 @@ func headerValue(h message.Header, name string) []byte {
 	return bytes.TrimSpace(h.Get(name))
 }
 
+// headerString is h.GetString(name) without the copy: a view of the
+// field's value (see view), which detach copies if the Report keeps it.
+func headerString(h message.Header, name string) string {
+	return view(headerValue(h, name))
+}
+
 // hasPrefixFoldBytes says whether b starts with the lower-case ASCII
 // prefix, without regard to the case of b.
 func hasPrefixFoldBytes(b []byte, prefix string) bool {
@@ -132,7 +138,7 @@ func headerContainsAny(h message.Header, name string, words []string) bool {
 		low := ascii.LowerInto(buf[:len(v)], v)
 		s = unsafe.String(unsafe.SliceData(low), len(low))
 	} else {
-		s = ascii.LowerString(message.DecodeWords(string(v)))
+		s = ascii.LowerString(message.DecodeWords(view(v)))
 	}
 	for _, w := range words {
 		if strings.Contains(s, w) {

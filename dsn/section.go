@@ -147,7 +147,7 @@ func sectionSummary(section []byte) string {
 		}
 		b = appendLine(b, line)
 	}
-	s := collapseSpace(string(b))
+	s := collapseSpace(nil, view(b)) // b is its own: a view of it is safe
 	if len(s) > maxBlockText {
 		s = s[:maxBlockText]
 	}
@@ -201,7 +201,7 @@ func (p *parser) sentenceRecipient(section, lowerSection []byte) string {
 			// The address comes soon after the word: the line is read
 			// that far, not to its end (hostile text has long lines).
 			line = line[:min(len(line), maxSentenceGap+maxAddressLen)]
-			a, _ := findAddress(string(line), 0)
+			a, _ := findAddress(view(line), 0)
 			if a == "" {
 				continue
 			}

@@ -78,7 +78,7 @@ func (p *parser) readSES() bool {
 	}
 	add := func(rc Recipient) {
 		if rc.Address != "" && len(r.Recipients) < MaxRecipients {
-			r.Recipients = append(r.Recipients, rc)
+			r.Recipients = p.sc.addRecipient(r.Recipients, rc)
 		}
 	}
 	switch {

@@ -52,8 +52,8 @@ func (p *parser) readTextReceipt() bool {
 	r := p.rep
 	r.Kind = KindReceipt
 	r.Format = "receipt-text"
-	if a := firstAddress(message.DecodeWords(p.hdr.GetString("From"))); a != "" {
-		r.Recipients = append(r.Recipients, Recipient{Address: a})
+	if a := firstAddress(message.DecodeWords(headerString(p.hdr, "From"))); a != "" {
+		r.Recipients = p.sc.addRecipient(r.Recipients, Recipient{Address: a})
 	}
 	return true
 }
@@ -126,10 +126,10 @@ func (p *parser) readModerationHold() bool {
 	// The list is the recipient that holds the post; the notice's From is
 	// the list's owner or bounce robot, never the recipient.
 	if a := p.holdingList(words); a != "" {
-		r.Recipients = append(r.Recipients, Recipient{Address: a, Diagnostic: p.holdReason(words)})
+		r.Recipients = p.sc.addRecipient(r.Recipients, Recipient{Address: a, Diagnostic: p.holdReason(words)})
 	}
 	if r.Original.Sender == "" {
-		r.Original.Sender = firstAddress(message.DecodeWords(p.hdr.GetString("To")))
+		r.Original.Sender = firstAddress(message.DecodeWords(headerString(p.hdr, "To")))
 	}
 	return true
 }
@@ -213,7 +213,7 @@ func (p *parser) holdingList(words []byte) (list string) {
 		}
 	}()
 	for _, n := range [...]string{"List-Post", "X-BeenThere", "X-Loop"} {
-		if a := firstAddress(strings.TrimPrefix(strings.TrimSpace(p.hdr.GetString(n)), "<mailto:")); plausibleAddress(a) && !listRobotAddress(a) {
+		if a := firstAddress(strings.TrimPrefix(strings.TrimSpace(headerString(p.hdr, n)), "<mailto:")); plausibleAddress(a) && !listRobotAddress(a) {
 			return a
 		}
 	}
@@ -236,7 +236,7 @@ func (p *parser) robotsList(name string) string {
 	if name == "" || len(name) > 64 {
 		return ""
 	}
-	from := strings.ToLower(firstAddress(message.DecodeWords(p.hdr.GetString("From"))))
+	from := strings.ToLower(firstAddress(message.DecodeWords(headerString(p.hdr, "From"))))
 	at := strings.LastIndexByte(from, '@')
 	if at <= 0 {
 		return ""
@@ -328,14 +328,14 @@ func (p *parser) holdReason(words []byte) string {
 // Auto-Submitted other than "no" (RFC 3834 section 5), Precedence bulk,
 // list or junk, or a null reverse path.
 func automatic(h message.Header) bool {
-	if v := strings.TrimSpace(h.GetString("Auto-Submitted")); v != "" && !strings.EqualFold(v, "no") {
+	if v := strings.TrimSpace(headerString(h, "Auto-Submitted")); v != "" && !strings.EqualFold(v, "no") {
 		return true
 	}
-	switch v := strings.TrimSpace(h.GetString("Precedence")); {
+	switch v := strings.TrimSpace(headerString(h, "Precedence")); {
 	case strings.EqualFold(v, "bulk"), strings.EqualFold(v, "list"), strings.EqualFold(v, "junk"):
 		return true
 	}
-	return strings.TrimSpace(h.GetString("Return-Path")) == "<>"
+	return strings.TrimSpace(headerString(h, "Return-Path")) == "<>"
 }
 
 // headerHolds says whether the first field called name holds one of the
@@ -420,13 +420,13 @@ func (p *parser) readListRejection() bool {
 	r := p.rep
 	r.Kind = KindBounce
 	r.Format = FormatListRejected
-	r.Recipients = append(r.Recipients, Recipient{
+	r.Recipients = p.sc.addRecipient(r.Recipients, Recipient{
 		Address:    p.rejectingList(words),
 		Diagnostic: paragraphAndReasons(string(p.text[:len(words)]), at, maxListDiagnostic),
 		Action:     smtpcode.ActionFailed,
 	})
 	if r.Original.Sender == "" {
-		r.Original.Sender = firstAddress(message.DecodeWords(p.hdr.GetString("To")))
+		r.Original.Sender = firstAddress(message.DecodeWords(headerString(p.hdr, "To")))
 	}
 	p.finish(func() smtpcode.Action { return smtpcode.ActionFailed })
 	return true
@@ -450,11 +450,11 @@ func (p *parser) rejectingList(words []byte) string {
 		}
 	}
 	for _, n := range [...]string{"List-Post", "X-BeenThere"} {
-		if a := firstAddress(strings.TrimPrefix(strings.TrimSpace(p.hdr.GetString(n)), "<mailto:")); plausibleAddress(a) {
+		if a := firstAddress(strings.TrimPrefix(strings.TrimSpace(headerString(p.hdr, n)), "<mailto:")); plausibleAddress(a) {
 			return a
 		}
 	}
-	from := firstAddress(message.DecodeWords(p.hdr.GetString("From")))
+	from := firstAddress(message.DecodeWords(headerString(p.hdr, "From")))
 	at := strings.LastIndexByte(from, '@')
 	if at <= 0 {
 		return ""

@@ -122,8 +122,7 @@ func clientCommand(c []byte) string {
 // rcptAddress reads the address of a client line "RCPT TO:<a@example.com>
 // ORCPT=..." (the text after its mark); "" when it is no RCPT command.
 func rcptAddress(c []byte) string {
-	lc := toLowerPrefix(c, 8)
-	if !bytes.HasPrefix(lc, []byte("rcpt to:")) {
+	if !hasPrefixFoldBytes(c, "rcpt to:") {
 		return ""
 	}
 	v := bytes.TrimSpace(c[8:])
@@ -134,7 +133,7 @@ func rcptAddress(c []byte) string {
 	} else if sp := bytes.IndexAny(v, " \t"); sp > 0 {
 		v = v[:sp]
 	}
-	a := cleanAddress(string(v))
+	a := cleanAddress(view(v)) // a view of the text, which does not change during the Parse
 	if !plausibleAddress(a) {
 		return ""
 	}
@@ -162,7 +161,7 @@ func summaryLine(t []byte) (string, []byte) {
 		return "", nil
 	}
 	rest := t[4:]
-	if st := smtpcode.StatusPrefix(string(rest)); st != "" && len(rest) > len(st) && rest[len(st)] == ' ' {
+	if st := smtpcode.StatusPrefix(view(rest)); st != "" && len(rest) > len(st) && rest[len(st)] == ' ' {
 		rest = rest[len(st)+1:]
 	}
 	return summaryTail(rest)
@@ -200,7 +199,7 @@ func summaryTail(rest []byte) (string, []byte) {
 		return "", nil
 	}
 	text := bytes.TrimSpace(rest[min(dots+4, len(rest)):])
-	a := cleanAddress(string(tok))
+	a := cleanAddress(view(tok)) // a view of the text, which does not change during the Parse
 	if strings.IndexByte(a, '@') >= 0 {
 		if !plausibleAddress(a) {
 			return "", nil

@@ -19,7 +19,16 @@ type ContentType struct {
 // a missing semicolon before the parameters, empty parameters ("a=b;; c=d")
 // and quotes around a charset are accepted.
 func ParseContentType(v []byte) ContentType {
-	var ct ContentType
+	ct, boundary := parseContentType(v)
+	ct.Boundary = string(boundary)
+	return ct
+}
+
+// parseContentType is ParseContentType with the boundary parameter
+// returned apart, as a slice of v (or of a copy when it had quoted pairs),
+// not copied into ct: a multipart's boundary is used while splitting it,
+// then dropped (see walker.walk).
+func parseContentType(v []byte) (ct ContentType, boundary []byte) {
 	v = bytes.TrimSpace(v)
 	semi := bytes.IndexByte(v, ';')
 	t := v
@@ -53,18 +62,27 @@ func ParseContentType(v []byte) ContentType {
 		if len(v) > 0 && v[0] == '"' {
 			// A quoted-string (RFC 2045 section 5.1, RFC 5322 section 3.2.4).
 			end := 1
-			// Unquoted on the stack: the value is copied once, into the
-			// string that keeps it, or not at all (a known charset).
-			var room [80]byte
-			buf := room[:0]
+			quotedPair := false
 			for end < len(v) && v[end] != '"' {
 				if v[end] == '\\' && end+1 < len(v) {
 					end++
+					quotedPair = true
 				}
-				buf = append(buf, v[end])
 				end++
 			}
-			val = buf
+			// Without a quoted pair, the value is the text between the
+			// quotes: no copy.
+			val = v[1:min(end, len(v))]
+			if quotedPair {
+				var buf []byte
+				for k := 1; k < len(v) && v[k] != '"'; k++ {
+					if v[k] == '\\' && k+1 < len(v) {
+						k++
+					}
+					buf = append(buf, v[k])
+				}
+				val = buf
+			}
 			if end < len(v) {
 				end++
 			}
@@ -81,12 +99,12 @@ func ParseContentType(v []byte) ContentType {
 		}
 		switch {
 		case ascii.EqualFold(name, "boundary"):
-			ct.Boundary = string(val)
+			boundary = val
 		case ascii.EqualFold(name, "charset"):
 			ct.Charset = internFold(bytes.Trim(val, "'\" "), knownCharsets)
 		}
 	}
-	return ct
+	return ct, boundary
 }
 
 // knownMediaTypes, knownEncodings and knownCharsets are the common values,

@@ -25,7 +25,15 @@ func (f *Field) Value() []byte {
 	if !f.folded {
 		return f.Raw
 	}
-	out := make([]byte, 0, len(f.Raw))
+	return f.AppendValue(make([]byte, 0, len(f.Raw)))
+}
+
+// AppendValue appends the field's value unfolded (see Value) to out, for a
+// reader that has memory of its own for it.
+func (f *Field) AppendValue(out []byte) []byte {
+	if !f.folded {
+		return append(out, f.Raw...)
+	}
 	space := false
 	for _, c := range f.Raw {
 		if c == '\r' || c == '\n' {
@@ -54,6 +62,20 @@ func (h Header) Get(name string) []byte {
 	for i := range h {
 		if ascii.EqualFold(h[i].Name, name) {
 			return h[i].Value()
+		}
+	}
+	return nil
+}
+
+// getInto is Get that unfolds a folded value into room (an empty slice)
+// instead of a new array: for a value that is read, not kept.
+func (h Header) getInto(room []byte, name string) []byte {
+	for i := range h {
+		if ascii.EqualFold(h[i].Name, name) {
+			if !h[i].folded {
+				return h[i].Raw
+			}
+			return h[i].AppendValue(room)
 		}
 	}
 	return nil

@@ -85,16 +85,19 @@ func (w *walker) walk(h Header, b []byte, off, depth int) {
 		w.truncated = true
 		return
 	}
-	ct := ParseContentType(h.Get("Content-Type"))
+	// A folded Content-Type is unfolded on the stack: what ct keeps is
+	// copied (or a known value), the boundary is used here and dropped.
+	var ctRoom [256]byte
+	ct, boundary := parseContentType(h.getInto(ctRoom[:0], "Content-Type"))
 	cte := internFold(bytes.TrimSpace(h.Get("Content-Transfer-Encoding")), knownEncodings)
 	if strings.HasPrefix(ct.MediaType, "multipart/") {
-		if ct.Boundary == "" {
+		if len(boundary) == 0 {
 			// RFC 2046 section 5.1.1 requires a boundary; read the body as text.
 			ct.MediaType = "text/plain"
 		} else {
 			// A multipart has a few parts: their places stay on the stack.
 			var room [8]span
-			spans, complete := splitMultipart(room[:0], b, ct.Boundary)
+			spans, complete := splitMultipart(room[:0], b, boundary)
 			if !complete {
 				w.truncated = true
 			}
@@ -113,6 +116,7 @@ func (w *walker) walk(h Header, b []byte, off, depth int) {
 			ct.MediaType = "text/plain"
 		}
 	}
+	ct.Boundary = string(boundary) // a leaf: rarely one
 	w.parts = append(w.parts, Part{ContentType: ct, TransferEncoding: cte, Header: h, Body: b, Offset: off, Depth: depth})
 }
 
@@ -126,7 +130,7 @@ type span struct{ start, end int }
 // transport padding. complete is false when the close delimiter is missing;
 // the last part then runs to the end of the body. At most MaxParts parts are
 // returned (complete is then false).
-func splitMultipart(parts []span, b []byte, boundary string) (_ []span, complete bool) {
+func splitMultipart(parts []span, b []byte, boundary []byte) (_ []span, complete bool) {
 	// RFC 2046 section 5.1.1: a boundary has at most 70 characters.
 	var room [72]byte
 	delim := append(room[:0], "--"...)
