@@ -46,7 +46,7 @@ func (p *parser) applyReasonSection(section, lower []byte) {
 	if end < 0 {
 		return
 	}
-	reason := collapseSpace(textclean.UTF8(string(section[start:end])))
+	reason := collapseSpace(nil, textclean.UTF8(string(section[start:end])))
 	if reason == "" {
 		return
 	}
