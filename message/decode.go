@@ -4,9 +4,6 @@ import (
 	"bytes"
 
 	"github.com/ndrmilter/ndrmilter/internal/ascii"
-	"golang.org/x/text/encoding"
-	"golang.org/x/text/encoding/htmlindex"
-	"golang.org/x/text/encoding/ianaindex"
 )
 
 // Decode returns the body of p decoded from its transfer encoding (RFC 2045
@@ -168,15 +165,4 @@ func needsConversion(b []byte) bool {
 		}
 	}
 	return false
-}
-
-// lookupCharset finds an encoding by its MIME charset name, nil if unknown.
-func lookupCharset(name string) encoding.Encoding {
-	if e, err := htmlindex.Get(name); err == nil && e != nil {
-		return e
-	}
-	if e, err := ianaindex.MIME.Encoding(name); err == nil && e != nil {
-		return e
-	}
-	return nil
 }

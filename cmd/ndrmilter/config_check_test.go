@@ -149,7 +149,7 @@ func TestEveryServeFlagMapsToAConfigKey(t *testing.T) {
 			continue
 		}
 		key, ok := flagKeys[fd.name]
-		if _, known := configFields[key]; !ok || !known {
+		if _, known := configFields()[key]; !ok || !known {
 			t.Errorf("flag --%s maps to %q, not a configuration key", fd.name, key)
 		}
 	}

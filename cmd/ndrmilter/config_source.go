@@ -70,8 +70,10 @@ func (ps configProblems) Error() string {
 	return strings.Join(lines, "\n")
 }
 
-// configFields maps each YAML key of serveConfig to its field index.
-var configFields = func() map[string]int {
+// configFields maps each YAML key of serveConfig to its field index. It is
+// read from serveConfig's tags on first use: only the commands that read a
+// configuration need it (issue 14: start-up).
+var configFields = sync.OnceValue(func() map[string]int {
 	m := map[string]int{}
 	t := reflect.TypeFor[serveConfig]()
 	for i := 0; i < t.NumField(); i++ {
@@ -80,12 +82,13 @@ var configFields = func() map[string]int {
 		}
 	}
 	return m
-}()
+})
 
 // configKeys is every key of the configuration file, sorted.
 func configKeys() []string {
-	keys := make([]string, 0, len(configFields))
-	for k := range configFields {
+	fields := configFields()
+	keys := make([]string, 0, len(fields))
+	for k := range fields {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
@@ -138,7 +141,7 @@ func decodeConfig(src *configSource, data []byte, c *serveConfig) configProblems
 			probs = append(probs, configProblem{at(k.Line), fmt.Sprintf("%s: given twice (first at line %d)", key, prev.line)})
 			continue
 		}
-		idx, ok := configFields[key]
+		idx, ok := configFields()[key]
 		if !ok {
 			msg := fmt.Sprintf("unknown key %q", key)
 			if near := nearestKey(key); near != "" {

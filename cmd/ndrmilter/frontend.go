@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
 	"go.uber.org/zap"
 
 	"github.com/ndrmilter/ndrmilter/frontend"
@@ -26,13 +25,25 @@ import (
 	"github.com/ndrmilter/ndrmilter/rules"
 )
 
-// newRegistry is the Prometheus registry of serve and filter, with the Go
-// runtime's and the process's collectors.
+// newRegistry is the Prometheus registry of serve and filter: their own
+// metrics and the build information. The Go runtime's and the process's
+// metrics are in client_golang's default registry (metricsGatherer).
 func newRegistry() *prometheus.Registry {
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	reg.MustRegister(frontend.NewBuildInfoGauge(buildInfo()))
 	return reg
+}
+
+// metricsGatherer is what /metrics serves: reg and client_golang's default
+// registry, which holds the Go runtime's collector and the process's
+// (go_*, process_*): client_golang registers them there when any program
+// that links it starts. Serving those rather than registering the
+// collectors package's copies in reg gives the same metrics without making
+// them twice, and leaves the collectors package (and database/sql, which it
+// imports) out of the binary: its init compiled five regexps at every
+// start of every command (issue 14).
+func metricsGatherer(reg *prometheus.Registry) prometheus.Gatherer {
+	return prometheus.Gatherers{prometheus.DefaultGatherer, reg}
 }
 
 // httpFront is the HTTP listener of serve or filter as it runs: the API,
@@ -103,7 +114,7 @@ func startHTTP(ln *httpapi.Listener, c serveConfig, eng *rules.Engine, reg *prom
 		token = httpapi.NewToken()
 	}
 	h.api = httpapi.New(httpapi.Config{Settings: httpSettings(c, eng), Ledger: led, Retention: time.Duration(c.Retention),
-		Metrics: reg, Users: users, Token: token, Log: log, Health: health})
+		Metrics: metricsGatherer(reg), Users: users, Token: token, Log: log, Health: health})
 	h.hs = httpapi.Serve(ln, h.api.Handler())
 	if h.addrDir != "" {
 		h.addr = httpapi.AddrFile{URL: ln.URL(), PID: os.Getpid(), Token: token, CertSHA256: ln.CertSHA256}
