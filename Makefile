@@ -19,7 +19,7 @@ build:
 # regenerates the man pages. Run it after changing rules.yaml: a test fails
 # while builtin_gen.go is stale.
 generate:
-	$(GO) generate ./rules ./catalog ./cmd/ndrmilter
+	$(GO) generate ./rules ./catalog ./cmd/ndrmilter ./message
 
 # man regenerates the man pages and shell completions in doc/ from the
 # command definitions (a test fails when the committed ones are stale).
