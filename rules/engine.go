@@ -65,9 +65,9 @@ type scratch struct {
 	// is looked for in it.
 	ntext, norig []byte
 	nhits        []uint64
-	// ascii says text has no byte above 0x7f: the patterns' literal
-	// filters hold (literalFilter).
-	ascii bool
+	// class says whether the patterns' literals hold in text
+	// (textClass, literalFilter).
+	class textClass
 }
 
 // StatusSource says where the status of a reading came from.
@@ -116,7 +116,7 @@ func (e *Engine) prepare(in *Input) record {
 	rec.sc = e.scratch.Get().(*scratch)
 	rec.sc.text = normalize(rec.sc.text[:0], rec.diag)
 	rec.sc.orig = rec.sc.orig[:0]
-	rec.sc.ascii = isASCII(rec.sc.text)
+	rec.sc.class = classOfText(rec.sc.text)
 	clear(rec.sc.hits)
 	e.phrases.match(rec.sc.text, rec.sc.hits)
 	return rec
@@ -358,18 +358,18 @@ func (e *Engine) captureFacts(r *rule, rec *record, src *[numFacts]factSource, w
 		if r != nil {
 			for _, p := range r.regexps {
 				if !p.captures {
-					if p.match(sc.text, sc.ascii) {
+					if p.match(sc.text, sc.class) {
 						break // the regexp that matched captures nothing
 					}
 					continue
 				}
-				if m := p.find(sc.text, sc.ascii); m != nil {
+				if m := p.find(sc.text, sc.class); m != nil {
 					capture(p.subexpNames(), m, sc.orig, &fs, src, factSource{r.id, r.file, r.line}, false)
 					break // the regexp that matched
 				}
 			}
 		}
-		e.extract(sc.text, sc.orig, sc.hits, sc.ascii, &fs, src)
+		e.extract(sc.text, sc.orig, sc.hits, sc.class, &fs, src)
 	}
 	e.noticeFacts(rec, &fs, src, want)
 	// Derived only where the words use it (the size-limit fixes).
@@ -388,7 +388,7 @@ func (e *Engine) captureFacts(r *rule, rec *record, src *[numFacts]factSource, w
 
 // extract runs the extractors on text (normalized; orig is the same with its
 // case kept, hits its phrases), for the facts not set yet.
-func (e *Engine) extract(text, orig []byte, hits []uint64, ascii bool, fs *Facts, src *[numFacts]factSource) {
+func (e *Engine) extract(text, orig []byte, hits []uint64, tc textClass, fs *Facts, src *[numFacts]factSource) {
 	have := fs.set()
 	for _, x := range e.extractors {
 		if (len(x.text) > 0 && !x.text.any(hits)) || (len(x.unless) > 0 && x.unless.any(hits)) {
@@ -398,7 +398,7 @@ func (e *Engine) extract(text, orig []byte, hits []uint64, ascii bool, fs *Facts
 			if b := p.captureBits(); b != 0 && b&^have == 0 {
 				continue // every fact it captures is set: capture would keep none
 			}
-			if m := p.find(text, ascii); m != nil {
+			if m := p.find(text, tc); m != nil {
 				capture(p.subexpNames(), m, orig, fs, src, factSource{x.id, x.file, x.line}, x.bytes)
 				have = fs.set()
 			}
@@ -444,7 +444,7 @@ func (e *Engine) noticeFacts(rec *record, fs *Facts, src *[numFacts]factSource, 
 	e.phrases.match(sc.ntext, sc.nhits)
 	var got Facts
 	var gotSrc [numFacts]factSource
-	ascii := isASCII(sc.ntext)
+	tc := classOfText(sc.ntext)
 	for _, x := range e.extractors {
 		// Only the extractors that capture a notice fact still missing:
 		// the others' regexps would run over the notice for nothing.
@@ -461,7 +461,7 @@ func (e *Engine) noticeFacts(rec *record, fs *Facts, src *[numFacts]factSource, 
 			if p.captureBits()&lack&^got.set() == 0 {
 				continue // it captures no fact still lacking: got would keep none that is copied
 			}
-			if m := p.find(sc.ntext, ascii); m != nil {
+			if m := p.find(sc.ntext, tc); m != nil {
 				if len(sc.norig) == 0 {
 					sc.norig = foldSpace(sc.norig[:0], n)
 					if len(sc.norig) != len(sc.ntext) {
@@ -584,7 +584,7 @@ func (r *rule) matches(in *Input, st smtpcode.Status, hasStatus bool, reply smtp
 	if len(r.regexps) > 0 {
 		ok := false
 		for _, p := range r.regexps {
-			if p.match(sc.text, sc.ascii) {
+			if p.match(sc.text, sc.class) {
 				ok = true
 				break
 			}
