@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"math/bits"
 	"slices"
 	"strings"
 	"sync"
@@ -32,7 +33,8 @@ type Engine struct {
 	trOnce     sync.Once
 	tr         *engineTranslations // set by trOnce: use translated()
 	phrases    *phraseSet
-	phraseList []string  // the phrases by id, as normalized, for Matched
+	phraseList []string // the phrases by id, as normalized, for Matched
+	byPhrase   phraseIndex
 	scratch    sync.Pool // *scratch
 }
 
@@ -65,6 +67,9 @@ type scratch struct {
 	// is looked for in it.
 	ntext, norig []byte
 	nhits        []uint64
+	// ruleSet has a bit per rule, the rules a record may match
+	// (candidates).
+	ruleSet []uint64
 	// class says whether the patterns' literals hold in text
 	// (textClass, literalFilter).
 	class textClass
@@ -124,12 +129,31 @@ func (e *Engine) prepare(in *Input) record {
 
 // firstMatch returns the first rule that rec matches, nil when none does.
 func (e *Engine) firstMatch(rec *record) *rule {
-	if key, ok := statusKey(rec.st, rec.hasStatus); ok && noHits(rec.sc.hits) {
+	key, ok := statusKey(rec.st, rec.hasStatus)
+	if ok && noHits(rec.sc.hits) {
 		// No phrase in the text: only the rules that require none can
 		// match, and the index has them in order.
 		for _, i := range e.textFree[key] {
 			if r := e.rules[i]; rec.matches(r) {
 				return r
+			}
+		}
+		return nil
+	}
+	if ok {
+		// Only the rules that its phrases let through or that require
+		// none, in order.
+		sc := rec.sc
+		if n := (len(e.rules) + 63) / 64; len(sc.ruleSet) != n {
+			sc.ruleSet = make([]uint64, n)
+		}
+		clear(sc.ruleSet)
+		e.candidates(key, sc.hits, sc.ruleSet)
+		for w, word := range sc.ruleSet {
+			for b := word; b != 0; b &= b - 1 {
+				if r := e.rules[w*64+bits.TrailingZeros64(b)]; rec.matches(r) {
+					return r
+				}
 			}
 		}
 		return nil
