@@ -21,6 +21,10 @@ var (
 	// "SMTP error from remote mail server after RCPT TO:<bob@example.com>:",
 	// an RFC 3464 diagnostic type "smtp;".
 	quotePrefix = lazyRegexp(`(?i)^(?:[a-z][a-z0-9-]*;\s*)?(?:.{0,300}?\b(?:said|after rcpt to:<[^>]*>|after mail from:<[^>]*>|after end of data|after data|after initial connection)\s*:\s*)?`)
+	// quoteType is quotePrefix for a reply without "said" or "after",
+	// where its second part cannot match: the type alone, read without
+	// quotePrefix's hundreds of instructions.
+	quoteType = lazyRegexp(`(?i)^(?:[a-z][a-z0-9-]*;\s*)?`)
 	// quoteCodes are the reply and enhanced status codes at the start of a
 	// reply and of each line of a multi-line one ("550-5.1.1 ... 550 5.1.1 ...").
 	quoteCodes = lazyRegexp(`(?:^|\s)[245][0-9][0-9](?:[- ]#?[245]\.[0-9]{1,3}\.[0-9]{1,3})?[- ]|^#?[245]\.[0-9]{1,3}\.[0-9]{1,3}\s`)
@@ -42,8 +46,13 @@ func quoteReply(diag string) string {
 		return "" // a bare code: nothing to quote, and no regexp to compile
 	}
 	s := textclean.ASCII(diag, maxDiagnostic)
-	// The anchored ones cut the start off, without a copy.
-	if loc := quotePrefix().FindStringIndex(s); loc != nil {
+	// The anchored ones cut the start off, without a copy. s is
+	// printable ASCII, so containsFold finds what (?i) would.
+	prefix := quoteType
+	if containsFold(s, "said") || containsFold(s, "after") {
+		prefix = quotePrefix
+	}
+	if loc := prefix().FindStringIndex(s); loc != nil {
 		s = s[loc[1]:]
 	}
 	if containsFold(s, "in reply to") {
