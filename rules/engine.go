@@ -3,6 +3,7 @@ package rules
 import (
 	"math/bits"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -94,6 +95,7 @@ type record struct {
 	in        Input
 	diag      string // the diagnostic, cut at maxDiagnostic
 	st        smtpcode.Status
+	stText    string // the code st was read from
 	hasStatus bool
 	reply     string
 	rp        smtpcode.Reply
@@ -107,9 +109,11 @@ func (e *Engine) prepare(in *Input) record {
 	if len(rec.diag) > maxDiagnostic {
 		rec.diag = rec.diag[:maxDiagnostic]
 	}
-	rec.st, rec.hasStatus = statusOf(in.Status)
+	rec.stText = in.Status
+	rec.st, rec.hasStatus = statusOf(rec.stText)
 	if !rec.hasStatus {
-		rec.st, rec.hasStatus = statusOf(smtpcode.FindStatus(rec.diag))
+		rec.stText = smtpcode.FindStatus(rec.diag)
+		rec.st, rec.hasStatus = statusOf(rec.stText)
 	}
 	rec.reply = in.ReplyCode
 	if rec.reply == "" {
@@ -209,7 +213,7 @@ func (e *Engine) classify(in Input, lang int) Classification {
 	class := classOf(rp.Class(), action, hasStatus, st)
 	switch {
 	case hasStatus:
-		v.Status = st.String()
+		v.Status = statusString(st, rec.stText)
 	case matched != nil && !matched.setStatus.IsZero():
 		c := matched.setStatus
 		if class != 0 && c.Class != smtpcode.ClassSuccess {
@@ -515,6 +519,24 @@ func statusOf(code string) (smtpcode.Status, bool) {
 	}
 	st, err := smtpcode.ParseStatus(code)
 	return st, err == nil
+}
+
+// statusString returns st written out (Status.String), src itself when it
+// is written so already: no copy of a code the record gives as it is.
+func statusString(st smtpcode.Status, src string) string {
+	if st.IsZero() {
+		return ""
+	}
+	var b [16]byte
+	out := strconv.AppendUint(b[:0], uint64(st.Class), 10)
+	out = append(out, '.')
+	out = strconv.AppendUint(out, uint64(st.Subject), 10)
+	out = append(out, '.')
+	out = strconv.AppendUint(out, uint64(st.Detail), 10)
+	if string(out) == src {
+		return src
+	}
+	return string(out)
 }
 
 // replyOf reads a reply code; 0 when code is not one.

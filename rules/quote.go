@@ -62,11 +62,43 @@ func quoteReply(diag string) string {
 	if loc := quoteAddress().FindStringIndex(s); loc != nil {
 		s = s[loc[1]:]
 	}
-	s = strings.Join(strings.Fields(strings.ReplaceAll(s, `"`, "'")), " ")
+	s = plainWords(s)
 	if !readable(s) {
 		return ""
 	}
 	return cutAtWord(s, maxQuote)
+}
+
+// plainWords returns s (printable ASCII) with its double quotes made
+// single ones and its words separated by one space, without space around:
+// strings.Join(strings.Fields(strings.ReplaceAll(s, `"`, "'")), " ") in one
+// pass, and no copy when s is so already.
+func plainWords(s string) string {
+	clean := len(s) == 0 || s[0] != ' ' && s[len(s)-1] != ' '
+	for i := 0; i < len(s) && clean; i++ {
+		clean = s[i] != '"' && s[i] >= ' ' && !(s[i] == ' ' && s[i+1] == ' ')
+	}
+	if clean {
+		return s
+	}
+	b := make([]byte, 0, len(s))
+	space := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == ' ' || '\t' <= c && c <= '\r':
+			space = len(b) > 0
+			continue
+		case c == '"':
+			c = '\''
+		}
+		if space {
+			b = append(b, ' ')
+			space = false
+		}
+		b = append(b, c)
+	}
+	return string(b)
 }
 
 // cutAtWord returns s when it is at most max bytes long, and otherwise its

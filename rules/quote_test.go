@@ -2,6 +2,7 @@ package rules
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ndrmilter/ndrmilter/internal/textclean"
@@ -35,5 +36,21 @@ func TestQuoteTypeCutsWhatQuotePrefixCuts(t *testing.T) {
 	}
 	if compared < 20 {
 		t.Fatalf("only %d replies compared", compared)
+	}
+}
+
+// TestPlainWordsIsFieldsJoined: plainWords gives what strings.Fields and
+// strings.Join give, with double quotes made single, on the printable
+// ASCII that quoteReply reads, the fixtures' diagnostics among it.
+func TestPlainWordsIsFieldsJoined(t *testing.T) {
+	texts := []string{"", " ", "a", " a ", "a  b", `say "hi"  now `, "x\ty\n z", "already plain words", `"`, "  lead", "trail  "}
+	for _, d := range fixtureTexts(t) {
+		texts = append(texts, textclean.ASCII(string(d), maxDiagnostic), " "+string(d)+"  ")
+	}
+	for _, s := range texts {
+		want := strings.Join(strings.Fields(strings.ReplaceAll(s, `"`, "'")), " ")
+		if got := plainWords(s); got != want {
+			t.Errorf("plainWords(%q) = %q, want %q", s, got, want)
+		}
 	}
 }
