@@ -643,25 +643,59 @@ func (r *rule) matches(in *Input, st smtpcode.Status, hasStatus bool, reply smtp
 }
 
 // containsFold reports whether s contains sub (lower case ASCII), ignoring
-// ASCII case, without allocating.
+// ASCII case, without allocating. It jumps with IndexByte from one
+// occurrence of sub's first byte (in either case) to the next, rather than
+// comparing at every position: the diagnostics it reads are long and
+// uncapped.
 func containsFold(s, sub string) bool {
 	n := len(sub)
+	if n == 0 {
+		return true
+	}
+	lower, upper := sub[0], sub[0]
+	if 'a' <= lower && lower <= 'z' {
+		upper -= 'a' - 'A'
+	}
+	nextLower, nextUpper := -1, -1 // the next occurrence of each at or after i, len(s) for none
 	for i := 0; i+n <= len(s); i++ {
-		j := 0
-		for ; j < n; j++ {
-			b := s[i+j]
-			if 'A' <= b && b <= 'Z' {
-				b += 'a' - 'A'
-			}
-			if b != sub[j] {
-				break
-			}
+		if nextLower < i {
+			nextLower = indexByteFrom(s, lower, i)
 		}
-		if j == n {
+		if nextUpper < i {
+			nextUpper = indexByteFrom(s, upper, i)
+		}
+		if i = min(nextLower, nextUpper); i+n > len(s) {
+			return false
+		}
+		if hasPrefixFoldAt(s, i, sub) {
 			return true
 		}
 	}
 	return false
+}
+
+// indexByteFrom returns the first position at or after from where c occurs
+// in s, len(s) when it does not.
+func indexByteFrom(s string, c byte, from int) int {
+	if j := strings.IndexByte(s[from:], c); j >= 0 {
+		return from + j
+	}
+	return len(s)
+}
+
+// hasPrefixFoldAt reports whether s[i:] starts with sub (lower case ASCII),
+// ignoring ASCII case.
+func hasPrefixFoldAt(s string, i int, sub string) bool {
+	for j := 0; j < len(sub); j++ {
+		b := s[i+j]
+		if 'A' <= b && b <= 'Z' {
+			b += 'a' - 'A'
+		}
+		if b != sub[j] {
+			return false
+		}
+	}
+	return true
 }
 
 func first[T ~string](s ...T) T {

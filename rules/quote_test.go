@@ -54,3 +54,40 @@ func TestPlainWordsIsFieldsJoined(t *testing.T) {
 		}
 	}
 }
+
+// TestContainsFoldFindsWhatLowerCaseFinds: containsFold says what
+// strings.Contains says of the text in lower case, for the words the rules
+// look for, in the fixtures' diagnostics and at the edges of a text.
+func TestContainsFoldFindsWhatLowerCaseFinds(t *testing.T) {
+	texts := []string{"", "a", "SAID:", "x said:", " Said", "remote HOST", "remotehost", "after", "AFTE", "said"}
+	for _, d := range fixtureTexts(t) {
+		texts = append(texts, string(d))
+	}
+	subs := []string{" said:", "remote host", "remote server", "remote mail server", "said", "after", "in reply to", "a", "gw.example.org", ""}
+	found := 0
+	for _, s := range texts {
+		for _, sub := range subs {
+			want := strings.Contains(asciiLower(s), sub)
+			if got := containsFold(s, sub); got != want {
+				t.Errorf("containsFold(%q, %q) = %t, want %t", s, sub, got, want)
+			}
+			if want {
+				found++
+			}
+		}
+	}
+	if found < 20 {
+		t.Fatalf("only %d texts hold a word: the test tests little", found)
+	}
+}
+
+// asciiLower lowers A-Z alone, as containsFold folds.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
