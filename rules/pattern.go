@@ -55,7 +55,35 @@ type pattern struct {
 
 	asciiOnce sync.Once
 	ascii     *regexp.Regexp // compiled from asciiTree
+
+	// The regexp for texts where the literals hold, anchored: at the
+	// start of a text (atStart), and after one character (afterOne), so
+	// that an assertion at the start of the match sees that character
+	// (leadMatch). Nil when they could not be made.
+	anchorOnce        sync.Once
+	atStart, afterOne *regexp.Regexp
 }
+
+// anchored returns the anchored regexps, made once.
+func (p *pattern) anchored() (atStart, afterOne *regexp.Regexp) {
+	p.anchorOnce.Do(func() {
+		src := "(?i)" + p.src
+		if p.asciiTree != nil {
+			src = regexpSource(p.asciiTree)
+		}
+		a, err1 := regexp.Compile(`^(?:` + src + `)`)
+		b, err2 := regexp.Compile(`^(?s:.)(?:` + src + `)`)
+		if err1 == nil && err2 == nil {
+			p.atStart, p.afterOne = a, b
+		}
+	})
+	return p.atStart, p.afterOne
+}
+
+// maxLeadTries bounds the occurrences of a pattern's leading literals that
+// leadMatch tries one by one before it runs the regexp over the rest of the
+// text.
+const maxLeadTries = 8
 
 // newPattern returns the pattern of re, compiled from src already.
 func newPattern(src string, re *regexp.Regexp) *pattern {
@@ -245,13 +273,75 @@ func (p *pattern) find(text []byte, tc textClass) []int {
 		}
 		return nil
 	}
-	from := p.start(text)
-	if from < 0 {
-		return nil
+	m, from := p.leadMatch(text, true)
+	if m != nil || from < 0 {
+		return m
 	}
-	m := re.FindSubmatchIndex(text[from:])
+	m = re.FindSubmatchIndex(text[from:])
 	shift(m, from)
 	return m
+}
+
+// leadMatch tries the occurrences of the pattern's leading literals in text
+// (normalized, its literals hold, allowed by the filter) one by one, in
+// order, with the anchored regexp: a match starts at one of them, so the
+// first that starts a match starts the leftmost one, and the anchored
+// regexp there finds the match the regexp prefers. The regexp reads the
+// character before the occurrence (afterOne), so that an assertion at the
+// start of the match (\b) sees it as in the whole text. Past maxLeadTries
+// occurrences it returns, with a nil match, where the regexp may be run
+// from to find the match (start); from is -1 when there is no match. With
+// submatches false, a match is reported as a non-nil empty slice.
+func (p *pattern) leadMatch(text []byte, submatches bool) (m []int, from int) {
+	if p.lead == nil {
+		return nil, 0
+	}
+	atStart, afterOne := p.anchored()
+	if atStart == nil {
+		return nil, p.start(text)
+	}
+	pos := 0
+	for range maxLeadTries {
+		o := firstIndex(text[pos:], p.lead)
+		if o < 0 {
+			return nil, -1
+		}
+		o += pos
+		switch {
+		case o == 0 && submatches:
+			m = atStart.FindSubmatchIndex(text)
+		case o == 0:
+			if atStart.Match(text) {
+				m = []int{}
+			}
+		case submatches:
+			if m = afterOne.FindSubmatchIndex(text[o-1:]); m != nil {
+				shift(m, o-1)
+				m[0] = o // the character before is not part of the match
+			}
+		default:
+			if afterOne.Match(text[o-1:]) {
+				m = []int{}
+			}
+		}
+		if m != nil {
+			return m, 0
+		}
+		pos = o + 1
+	}
+	// Many occurrences: the regexp from just before the next one.
+	i := firstIndex(text[pos:], p.lead)
+	if i < 0 {
+		return nil, -1
+	}
+	i += pos
+	if i > 0 {
+		i--
+		for i > 0 && !utf8.RuneStart(text[i]) {
+			i--
+		}
+	}
+	return nil, i
 }
 
 // shift adds off to the indexes of a match found in text[off:].
@@ -292,6 +382,9 @@ func (p *pattern) match(text []byte, tc textClass) bool {
 		}
 		return false
 	}
-	from := p.start(text)
-	return from >= 0 && re.Match(text[from:])
+	m, from := p.leadMatch(text, false)
+	if m != nil || from < 0 {
+		return m != nil
+	}
+	return re.Match(text[from:])
 }
