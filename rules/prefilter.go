@@ -224,16 +224,6 @@ func (l literal) in(text []byte) bool {
 	return false
 }
 
-// isASCII reports whether b has no byte above 0x7f.
-func isASCII(b []byte) bool {
-	for _, c := range b {
-		if c >= 0x80 {
-			return false
-		}
-	}
-	return true
-}
-
 // textClass says whether the literals of the patterns hold in a text
 // (normalized): they are written in ASCII lower case, and under (?i) an
 // ASCII letter matches itself, its upper case (which normalize lowered)
