@@ -1,7 +1,9 @@
 package rules
 
 import (
+	"math/bits"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -32,7 +34,8 @@ type Engine struct {
 	trOnce     sync.Once
 	tr         *engineTranslations // set by trOnce: use translated()
 	phrases    *phraseSet
-	phraseList []string  // the phrases by id, as normalized, for Matched
+	phraseList []string // the phrases by id, as normalized, for Matched
+	byPhrase   phraseIndex
 	scratch    sync.Pool // *scratch
 }
 
@@ -65,9 +68,12 @@ type scratch struct {
 	// is looked for in it.
 	ntext, norig []byte
 	nhits        []uint64
-	// ascii says text has no byte above 0x7f: the patterns' literal
-	// filters hold (literalFilter).
-	ascii bool
+	// ruleSet has a bit per rule, the rules a record may match
+	// (candidates).
+	ruleSet []uint64
+	// class says whether the patterns' literals hold in text
+	// (textClass, literalFilter).
+	class textClass
 }
 
 // StatusSource says where the status of a reading came from.
@@ -89,6 +95,7 @@ type record struct {
 	in        Input
 	diag      string // the diagnostic, cut at maxDiagnostic
 	st        smtpcode.Status
+	stText    string // the code st was read from
 	hasStatus bool
 	reply     string
 	rp        smtpcode.Reply
@@ -102,9 +109,11 @@ func (e *Engine) prepare(in *Input) record {
 	if len(rec.diag) > maxDiagnostic {
 		rec.diag = rec.diag[:maxDiagnostic]
 	}
-	rec.st, rec.hasStatus = statusOf(in.Status)
+	rec.stText = in.Status
+	rec.st, rec.hasStatus = statusOf(rec.stText)
 	if !rec.hasStatus {
-		rec.st, rec.hasStatus = statusOf(smtpcode.FindStatus(rec.diag))
+		rec.stText = smtpcode.FindStatus(rec.diag)
+		rec.st, rec.hasStatus = statusOf(rec.stText)
 	}
 	rec.reply = in.ReplyCode
 	if rec.reply == "" {
@@ -116,7 +125,7 @@ func (e *Engine) prepare(in *Input) record {
 	rec.sc = e.scratch.Get().(*scratch)
 	rec.sc.text = normalize(rec.sc.text[:0], rec.diag)
 	rec.sc.orig = rec.sc.orig[:0]
-	rec.sc.ascii = isASCII(rec.sc.text)
+	rec.sc.class = classOfText(rec.sc.text)
 	clear(rec.sc.hits)
 	e.phrases.match(rec.sc.text, rec.sc.hits)
 	return rec
@@ -124,12 +133,31 @@ func (e *Engine) prepare(in *Input) record {
 
 // firstMatch returns the first rule that rec matches, nil when none does.
 func (e *Engine) firstMatch(rec *record) *rule {
-	if key, ok := statusKey(rec.st, rec.hasStatus); ok && noHits(rec.sc.hits) {
+	key, ok := statusKey(rec.st, rec.hasStatus)
+	if ok && noHits(rec.sc.hits) {
 		// No phrase in the text: only the rules that require none can
 		// match, and the index has them in order.
 		for _, i := range e.textFree[key] {
 			if r := e.rules[i]; rec.matches(r) {
 				return r
+			}
+		}
+		return nil
+	}
+	if ok {
+		// Only the rules that its phrases let through or that require
+		// none, in order.
+		sc := rec.sc
+		if n := (len(e.rules) + 63) / 64; len(sc.ruleSet) != n {
+			sc.ruleSet = make([]uint64, n)
+		}
+		clear(sc.ruleSet)
+		e.candidates(key, sc.hits, sc.ruleSet)
+		for w, word := range sc.ruleSet {
+			for b := word; b != 0; b &= b - 1 {
+				if r := e.rules[w*64+bits.TrailingZeros64(b)]; rec.matches(r) {
+					return r
+				}
 			}
 		}
 		return nil
@@ -185,7 +213,7 @@ func (e *Engine) classify(in Input, lang int) Classification {
 	class := classOf(rp.Class(), action, hasStatus, st)
 	switch {
 	case hasStatus:
-		v.Status = st.String()
+		v.Status = statusString(st, rec.stText)
 	case matched != nil && !matched.setStatus.IsZero():
 		c := matched.setStatus
 		if class != 0 && c.Class != smtpcode.ClassSuccess {
@@ -359,18 +387,18 @@ func (e *Engine) captureFacts(r *rule, rec *record, src *[numFacts]factSource, w
 		if r != nil {
 			for _, p := range r.regexps {
 				if !p.captures {
-					if p.match(sc.text, sc.ascii) {
+					if p.match(sc.text, sc.class) {
 						break // the regexp that matched captures nothing
 					}
 					continue
 				}
-				if m := p.find(sc.text, sc.ascii); m != nil {
+				if m := p.find(sc.text, sc.class); m != nil {
 					capture(p.subexpNames(), m, sc.orig, &fs, src, factSource{r.id, r.file, r.line}, false)
 					break // the regexp that matched
 				}
 			}
 		}
-		e.extract(sc.text, sc.orig, sc.hits, sc.ascii, &fs, src)
+		e.extract(sc.text, sc.orig, sc.hits, sc.class, &fs, src)
 	}
 	e.noticeFacts(rec, &fs, src, want)
 	// Derived only where the words use it (the size-limit fixes).
@@ -389,7 +417,7 @@ func (e *Engine) captureFacts(r *rule, rec *record, src *[numFacts]factSource, w
 
 // extract runs the extractors on text (normalized; orig is the same with its
 // case kept, hits its phrases), for the facts not set yet.
-func (e *Engine) extract(text, orig []byte, hits []uint64, ascii bool, fs *Facts, src *[numFacts]factSource) {
+func (e *Engine) extract(text, orig []byte, hits []uint64, tc textClass, fs *Facts, src *[numFacts]factSource) {
 	have := fs.set()
 	for _, x := range e.extractors {
 		if (len(x.text) > 0 && !x.text.any(hits)) || (len(x.unless) > 0 && x.unless.any(hits)) {
@@ -399,7 +427,7 @@ func (e *Engine) extract(text, orig []byte, hits []uint64, ascii bool, fs *Facts
 			if b := p.captureBits(); b != 0 && b&^have == 0 {
 				continue // every fact it captures is set: capture would keep none
 			}
-			if m := p.find(text, ascii); m != nil {
+			if m := p.find(text, tc); m != nil {
 				capture(p.subexpNames(), m, orig, fs, src, factSource{x.id, x.file, x.line}, x.bytes)
 				have = fs.set()
 			}
@@ -445,7 +473,7 @@ func (e *Engine) noticeFacts(rec *record, fs *Facts, src *[numFacts]factSource, 
 	e.phrases.match(sc.ntext, sc.nhits)
 	var got Facts
 	var gotSrc [numFacts]factSource
-	ascii := isASCII(sc.ntext)
+	tc := classOfText(sc.ntext)
 	for _, x := range e.extractors {
 		// Only the extractors that capture a notice fact still missing:
 		// the others' regexps would run over the notice for nothing.
@@ -462,7 +490,7 @@ func (e *Engine) noticeFacts(rec *record, fs *Facts, src *[numFacts]factSource, 
 			if p.captureBits()&lack&^got.set() == 0 {
 				continue // it captures no fact still lacking: got would keep none that is copied
 			}
-			if m := p.find(sc.ntext, ascii); m != nil {
+			if m := p.find(sc.ntext, tc); m != nil {
 				if len(sc.norig) == 0 {
 					sc.norig = foldSpace(sc.norig[:0], n)
 					if len(sc.norig) != len(sc.ntext) {
@@ -492,6 +520,24 @@ func statusOf(code string) (smtpcode.Status, bool) {
 	}
 	st, err := smtpcode.ParseStatus(code)
 	return st, err == nil
+}
+
+// statusString returns st written out (Status.String), src itself when it
+// is written so already: no copy of a code the record gives as it is.
+func statusString(st smtpcode.Status, src string) string {
+	if st.IsZero() {
+		return ""
+	}
+	var b [16]byte
+	out := strconv.AppendUint(b[:0], uint64(st.Class), 10)
+	out = append(out, '.')
+	out = strconv.AppendUint(out, uint64(st.Subject), 10)
+	out = append(out, '.')
+	out = strconv.AppendUint(out, uint64(st.Detail), 10)
+	if string(out) == src {
+		return src
+	}
+	return string(out)
 }
 
 // replyOf reads a reply code; 0 when code is not one.
@@ -585,7 +631,7 @@ func (r *rule) matches(in *Input, st smtpcode.Status, hasStatus bool, reply smtp
 	if len(r.regexps) > 0 {
 		ok := false
 		for _, p := range r.regexps {
-			if p.match(sc.text, sc.ascii) {
+			if p.match(sc.text, sc.class) {
 				ok = true
 				break
 			}
@@ -598,25 +644,59 @@ func (r *rule) matches(in *Input, st smtpcode.Status, hasStatus bool, reply smtp
 }
 
 // containsFold reports whether s contains sub (lower case ASCII), ignoring
-// ASCII case, without allocating.
+// ASCII case, without allocating. It jumps with IndexByte from one
+// occurrence of sub's first byte (in either case) to the next, rather than
+// comparing at every position: the diagnostics it reads are long and
+// uncapped.
 func containsFold(s, sub string) bool {
 	n := len(sub)
+	if n == 0 {
+		return true
+	}
+	lower, upper := sub[0], sub[0]
+	if 'a' <= lower && lower <= 'z' {
+		upper -= 'a' - 'A'
+	}
+	nextLower, nextUpper := -1, -1 // the next occurrence of each at or after i, len(s) for none
 	for i := 0; i+n <= len(s); i++ {
-		j := 0
-		for ; j < n; j++ {
-			b := s[i+j]
-			if 'A' <= b && b <= 'Z' {
-				b += 'a' - 'A'
-			}
-			if b != sub[j] {
-				break
-			}
+		if nextLower < i {
+			nextLower = indexByteFrom(s, lower, i)
 		}
-		if j == n {
+		if nextUpper < i {
+			nextUpper = indexByteFrom(s, upper, i)
+		}
+		if i = min(nextLower, nextUpper); i+n > len(s) {
+			return false
+		}
+		if hasPrefixFoldAt(s, i, sub) {
 			return true
 		}
 	}
 	return false
+}
+
+// indexByteFrom returns the first position at or after from where c occurs
+// in s, len(s) when it does not.
+func indexByteFrom(s string, c byte, from int) int {
+	if j := strings.IndexByte(s[from:], c); j >= 0 {
+		return from + j
+	}
+	return len(s)
+}
+
+// hasPrefixFoldAt reports whether s[i:] starts with sub (lower case ASCII),
+// ignoring ASCII case.
+func hasPrefixFoldAt(s string, i int, sub string) bool {
+	for j := 0; j < len(sub); j++ {
+		b := s[i+j]
+		if 'A' <= b && b <= 'Z' {
+			b += 'a' - 'A'
+		}
+		if b != sub[j] {
+			return false
+		}
+	}
+	return true
 }
 
 func first[T ~string](s ...T) T {

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"sync"
+	"unicode/utf8"
 )
 
 // pattern is a regexp of a rules file (a rule's "regexp" or an extractor's),
@@ -27,6 +28,15 @@ type pattern struct {
 	// lead, when not nil, holds the literals every match starts with:
 	// the regexp is run from just before the first of them (leadingLiterals).
 	lead [][]byte
+	// maxLen is the most characters a match can take (matchLen), and
+	// maxBytes the most bytes in a text of any class; -1 when there is no
+	// bound: a bounded pattern is run only over the windows around the
+	// occurrences of its filter's first set (windows).
+	maxLen, maxBytes int
+	// beyondASCII says that the filter and the leading literals hold in
+	// a textFoldSafe text too: no class of the regexp that gives them
+	// members has a member beyond ASCII (literalsHoldBeyondASCII).
+	beyondASCII bool
 	// names are the regexp's group names, by group number (SubexpNames).
 	names []string
 	// factBits has the bit 1<<i of every fact facts[i] a group of the
@@ -45,7 +55,35 @@ type pattern struct {
 
 	asciiOnce sync.Once
 	ascii     *regexp.Regexp // compiled from asciiTree
+
+	// The regexp for texts where the literals hold, anchored: at the
+	// start of a text (atStart), and after one character (afterOne), so
+	// that an assertion at the start of the match sees that character
+	// (leadMatch). Nil when they could not be made.
+	anchorOnce        sync.Once
+	atStart, afterOne *regexp.Regexp
 }
+
+// anchored returns the anchored regexps, made once.
+func (p *pattern) anchored() (atStart, afterOne *regexp.Regexp) {
+	p.anchorOnce.Do(func() {
+		src := "(?i)" + p.src
+		if p.asciiTree != nil {
+			src = regexpSource(p.asciiTree)
+		}
+		a, err1 := regexp.Compile(`^(?:` + src + `)`)
+		b, err2 := regexp.Compile(`^(?s:.)(?:` + src + `)`)
+		if err1 == nil && err2 == nil {
+			p.atStart, p.afterOne = a, b
+		}
+	})
+	return p.atStart, p.afterOne
+}
+
+// maxLeadTries bounds the occurrences of a pattern's leading literals that
+// leadMatch tries one by one before it runs the regexp over the rest of the
+// text.
+const maxLeadTries = 8
 
 // newPattern returns the pattern of re, compiled from src already.
 func newPattern(src string, re *regexp.Regexp) *pattern {
@@ -88,6 +126,8 @@ func (p *pattern) analyse() {
 		for _, l := range leadingLiterals(tree) {
 			p.lead = append(p.lead, []byte(l))
 		}
+		p.maxLen, p.maxBytes = matchLen(tree, false), matchLen(tree, true)
+		p.beyondASCII = literalsHoldBeyondASCII(tree)
 		p.names = make([]string, tree.MaxCap()+1)
 		groupNames(tree, p.names)
 		for _, name := range p.names {
@@ -149,73 +189,202 @@ func lowerLiterals(re *syntax.Regexp) bool {
 	return ok
 }
 
-// start returns where in text (normalized; ascii says it is all ASCII) the
-// regexp may be run from without changing what it finds, -1 when it cannot
-// match. A match starts at the first leading literal or after it; the
-// regexp is run from one byte before, so that an assertion at the start of
-// a match (\b) sees the character before it, as it would in the whole
-// text. Go's regexps have no "match from" of their own.
-func (p *pattern) start(text []byte, ascii bool) int {
-	if !ascii {
-		return 0
-	}
-	if !p.filter.allows(text) {
-		return -1
-	}
+// A pattern is run over the part of a text where it may match, found
+// from its literals, since Go's regexps have no "match from" of their own
+// and search a whole text byte by byte (and, past a length that depends on
+// the regexp's size, with their NFA, several times slower than their
+// backtracker). On a text where the literals hold (textClass), after the
+// filter:
+//   - a pattern whose matches are at most maxLen characters long runs over
+//     windows: each match holds an occurrence of a literal of the filter's
+//     first set, so it lies within maxLen characters of one (windows);
+//   - another pattern runs from just before its first leading literal
+//     (start).
+//
+// On any other text it runs, as written, over the whole text.
+
+// literalsHold reports whether the pattern's filter, leading literals and
+// lower-case regexp hold in a text of class tc.
+func (p *pattern) literalsHold(tc textClass) bool {
+	return tc == textASCII || (tc == textFoldSafe && p.beyondASCII)
+}
+
+// start returns where in text (normalized, its literals hold, allowed by
+// the filter) the regexp may be run from without changing what it finds. A
+// match starts at the first leading literal or after it; the regexp is run
+// from the character before, so that an assertion at the start of a match
+// (\b) sees the character before it, as it would in the whole text.
+func (p *pattern) start(text []byte) int {
 	if p.lead == nil {
 		return 0
 	}
 	i := firstIndex(text, p.lead)
 	if i > 0 {
 		i--
+		for i > 0 && !utf8.RuneStart(text[i]) {
+			i--
+		}
 	}
 	return i
 }
 
+// windows returns the windows of text (of class tc, its literals hold,
+// allowed by the filter), and whether the pattern runs over them: its
+// matches are bounded, and short beside the text, so that windows leave
+// some of it out.
+func (p *pattern) windows(text []byte, tc textClass) (windows, bool) {
+	w := windows{maxLen: p.maxLen, pad: 1, text: text}
+	if tc != textASCII {
+		w.maxLen, w.pad = p.maxBytes, utf8.UTFMax
+	}
+	if w.maxLen < 0 || len(p.filter) == 0 || 4*(w.maxLen+w.pad) >= len(text) {
+		return windows{}, false
+	}
+	w.set = p.filter[0]
+	return w, true
+}
+
 // find returns the submatch indexes of the leftmost match of the pattern
-// in text (normalized; ascii says it is all ASCII), nil when it does not
-// match.
-func (p *pattern) find(text []byte, ascii bool) []int {
+// in text (normalized, of class tc), nil when it does not match.
+func (p *pattern) find(text []byte, tc textClass) []int {
 	p.analyse()
 	if p.bad {
 		return nil
 	}
-	from := p.start(text, ascii)
-	if from < 0 {
+	if !p.literalsHold(tc) {
+		if re := p.regexp(); re != nil {
+			return re.FindSubmatchIndex(text)
+		}
 		return nil
 	}
-	re := p.regexp()
-	if ascii {
-		re = p.asciiRegexp()
+	if !p.filter.allows(text) {
+		return nil
 	}
+	re := p.asciiRegexp()
 	if re == nil {
 		return nil
 	}
-	m := re.FindSubmatchIndex(text[from:])
-	if from > 0 {
-		for i, x := range m {
-			if x >= 0 {
-				m[i] = x + from
+	if w, ok := p.windows(text, tc); ok {
+		for x, y, ok := w.next(); ok; x, y, ok = w.next() {
+			if m := re.FindSubmatchIndex(text[x:y]); m != nil {
+				shift(m, x)
+				return m
 			}
 		}
+		return nil
 	}
+	m, from := p.leadMatch(text, true)
+	if m != nil || from < 0 {
+		return m
+	}
+	m = re.FindSubmatchIndex(text[from:])
+	shift(m, from)
 	return m
 }
 
-// match reports whether the pattern matches text (normalized; ascii says
-// it is all ASCII).
-func (p *pattern) match(text []byte, ascii bool) bool {
+// leadMatch tries the occurrences of the pattern's leading literals in text
+// (normalized, its literals hold, allowed by the filter) one by one, in
+// order, with the anchored regexp: a match starts at one of them, so the
+// first that starts a match starts the leftmost one, and the anchored
+// regexp there finds the match the regexp prefers. The regexp reads the
+// character before the occurrence (afterOne), so that an assertion at the
+// start of the match (\b) sees it as in the whole text. Past maxLeadTries
+// occurrences it returns, with a nil match, where the regexp may be run
+// from to find the match (start); from is -1 when there is no match. With
+// submatches false, a match is reported as a non-nil empty slice.
+func (p *pattern) leadMatch(text []byte, submatches bool) (m []int, from int) {
+	if p.lead == nil {
+		return nil, 0
+	}
+	atStart, afterOne := p.anchored()
+	if atStart == nil {
+		return nil, p.start(text)
+	}
+	pos := 0
+	for range maxLeadTries {
+		o := firstIndex(text[pos:], p.lead)
+		if o < 0 {
+			return nil, -1
+		}
+		o += pos
+		switch {
+		case o == 0 && submatches:
+			m = atStart.FindSubmatchIndex(text)
+		case o == 0:
+			if atStart.Match(text) {
+				m = []int{}
+			}
+		case submatches:
+			if m = afterOne.FindSubmatchIndex(text[o-1:]); m != nil {
+				shift(m, o-1)
+				m[0] = o // the character before is not part of the match
+			}
+		default:
+			if afterOne.Match(text[o-1:]) {
+				m = []int{}
+			}
+		}
+		if m != nil {
+			return m, 0
+		}
+		pos = o + 1
+	}
+	// Many occurrences: the regexp from just before the next one.
+	i := firstIndex(text[pos:], p.lead)
+	if i < 0 {
+		return nil, -1
+	}
+	i += pos
+	if i > 0 {
+		i--
+		for i > 0 && !utf8.RuneStart(text[i]) {
+			i--
+		}
+	}
+	return nil, i
+}
+
+// shift adds off to the indexes of a match found in text[off:].
+func shift(m []int, off int) {
+	if off == 0 {
+		return
+	}
+	for i, x := range m {
+		if x >= 0 {
+			m[i] = x + off
+		}
+	}
+}
+
+// match reports whether the pattern matches text (normalized, of class
+// tc).
+func (p *pattern) match(text []byte, tc textClass) bool {
 	p.analyse()
 	if p.bad {
 		return false
 	}
-	from := p.start(text, ascii)
-	if from < 0 {
+	if !p.literalsHold(tc) {
+		re := p.regexp()
+		return re != nil && re.Match(text)
+	}
+	if !p.filter.allows(text) {
 		return false
 	}
-	re := p.regexp()
-	if ascii {
-		re = p.asciiRegexp()
+	re := p.asciiRegexp()
+	if re == nil {
+		return false
 	}
-	return re != nil && re.Match(text[from:])
+	if w, ok := p.windows(text, tc); ok {
+		for x, y, ok := w.next(); ok; x, y, ok = w.next() {
+			if re.Match(text[x:y]) {
+				return true
+			}
+		}
+		return false
+	}
+	m, from := p.leadMatch(text, false)
+	if m != nil || from < 0 {
+		return m != nil
+	}
+	return re.Match(text[from:])
 }

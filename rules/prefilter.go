@@ -29,12 +29,13 @@ type literalFilter [][]literal
 // literal's first letter is as often as not a common one.
 type literal struct {
 	s      string
+	b      []byte // s, for bytes.Index
 	anchor int
 }
 
 // newLiteral returns s with its rarest byte found.
 func newLiteral(s string) literal {
-	l := literal{s: s}
+	l := literal{s: s, b: []byte(s)}
 	for i := 1; i < len(s); i++ {
 		if byteRarity(s[i]) > byteRarity(s[l.anchor]) {
 			l.anchor = i
@@ -223,14 +224,40 @@ func (l literal) in(text []byte) bool {
 	return false
 }
 
-// isASCII reports whether b has no byte above 0x7f.
-func isASCII(b []byte) bool {
-	for _, c := range b {
-		if c >= 0x80 {
-			return false
-		}
+// textClass says whether the literals of the patterns hold in a text
+// (normalized): they are written in ASCII lower case, and under (?i) an
+// ASCII letter matches itself, its upper case (which normalize lowered)
+// and, for k and s alone, two letters beyond ASCII, the Kelvin sign
+// U+212A and the long s U+017F (unicode.SimpleFold).
+type textClass uint8
+
+const (
+	// textASCII: no byte above 0x7f. A character is a byte.
+	textASCII textClass = iota
+	// textFoldSafe: bytes above 0x7f, but neither U+212A nor U+017F, so
+	// that the literals hold as in an ASCII text, for the patterns whose
+	// filter makes no promise about a class with members beyond ASCII
+	// (pattern.beyondASCII).
+	textFoldSafe
+	// textFolding: U+212A or U+017F occur: a pattern runs as written, (?i),
+	// over the whole text.
+	textFolding
+)
+
+// classOfText returns the class of a text (normalized).
+func classOfText(b []byte) textClass {
+	i := 0
+	for i < len(b) && b[i] < 0x80 {
+		i++
 	}
-	return true
+	if i == len(b) {
+		return textASCII
+	}
+	// U+212A is E2 84 AA, U+017F is C5 BF in UTF-8.
+	if bytes.Contains(b[i:], []byte("\xe2\x84\xaa")) || bytes.Contains(b[i:], []byte("\xc5\xbf")) {
+		return textFolding
+	}
+	return textFoldSafe
 }
 
 // literalInfo is what a node of a regexp says about the texts it matches

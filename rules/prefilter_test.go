@@ -99,18 +99,18 @@ func TestLiteralFilterKeepsEveryMatch(t *testing.T) {
 		check := func(text []byte) {
 			text = normalize(nil, string(text))
 			want := re.FindSubmatchIndex(text)
-			ascii := isASCII(text)
-			if got := p.find(text, ascii); !slices.Equal(got, want) {
+			tc := classOfText(text)
+			if got := p.find(text, tc); !slices.Equal(got, want) {
 				t.Errorf("pattern %q in %q: find = %v, the regexp over the whole text %v", p.src, text, got, want)
 			}
-			if got := p.match(text, ascii); got != (want != nil) {
+			if got := p.match(text, tc); got != (want != nil) {
 				t.Errorf("pattern %q in %q: match = %t, the regexp over the whole text %t", p.src, text, got, want != nil)
 			}
 			if want == nil {
 				return
 			}
 			matched++
-			if ascii && !p.filter.allows(text) {
+			if p.literalsHold(tc) && !p.filter.allows(text) {
 				t.Errorf("pattern %q matches %q but its filter (%s) rejects it", p.src, text, p.filter)
 			}
 		}
@@ -127,6 +127,23 @@ func TestLiteralFilterKeepsEveryMatch(t *testing.T) {
 				b.WriteString(" please see the page.")
 			}
 			check([]byte(b.String()))
+			// Long texts, so that bounded patterns run over windows:
+			// the match far from the start, after near misses (the
+			// start of another match), beside characters beyond ASCII
+			// (a character cut by a window's start), and twice.
+			var long strings.Builder
+			filler := [...]string{"x", "\u00e9t\u00e9 ", "\u65e5\u672c\u8a9e ", "\xff\x80 "}[i%4]
+			for long.Len() < 600 {
+				long.WriteString(filler)
+				if long.Len()%7 == 0 {
+					generateStart(&long, tree, rng)
+				}
+			}
+			prefix := long.String()
+			check([]byte(prefix + b.String()))
+			check([]byte(prefix + b.String() + prefix + b.String()))
+			check([]byte(b.String() + prefix))
+			check([]byte(prefix + "\u212a " + b.String())) // (?i)k matches the Kelvin sign
 		}
 		for _, text := range texts {
 			check(text)
@@ -144,10 +161,10 @@ func TestLiteralFilterSkippedOnNonASCII(t *testing.T) {
 	re := regexp.MustCompile("(?i)mask")
 	p := newPattern("mask", re)
 	text := normalize(nil, "MAS\u212a")
-	if !p.match(text, isASCII(text)) {
+	if !p.match(text, classOfText(text)) {
 		t.Fatalf("pattern mask does not match %q", text)
 	}
-	if p.match([]byte("mas"), true) {
+	if p.match([]byte("mas"), textASCII) {
 		t.Fatalf("pattern mask matches mas")
 	}
 }
@@ -233,6 +250,22 @@ func generate(b *strings.Builder, re *syntax.Regexp, rng *rand.Rand) {
 	}
 }
 
+// generateStart writes the start of a string that re matches: all but the
+// last part of a concatenation, so that a text holds the literals of a
+// pattern without a match.
+func generateStart(b *strings.Builder, re *syntax.Regexp, rng *rand.Rand) {
+	for re.Op == syntax.OpCapture {
+		re = re.Sub[0]
+	}
+	if re.Op == syntax.OpConcat && len(re.Sub) > 1 {
+		for _, s := range re.Sub[:len(re.Sub)-1] {
+			generate(b, s, rng)
+		}
+		return
+	}
+	generate(b, re, rng)
+}
+
 // FuzzPatternFind: over any text, every built-in pattern finds with its
 // filter, its leading literals and its lower-case regexp what its (?i)
 // regexp finds over the whole normalized text.
@@ -250,10 +283,10 @@ func FuzzPatternFind(f *testing.F) {
 	f.Add("message too big: read=26214400 max=15728640 virus 'Troj/X-1' in attachment 'a b.docm'")
 	f.Fuzz(func(t *testing.T, diag string) {
 		text := normalize(nil, diag)
-		ascii := isASCII(text)
+		tc := classOfText(text)
 		for _, p := range pats {
 			want := p.regexp().FindSubmatchIndex(text)
-			if got := p.find(text, ascii); !slices.Equal(got, want) {
+			if got := p.find(text, tc); !slices.Equal(got, want) {
 				t.Fatalf("pattern %q in %q: find = %v, the regexp over the whole text %v", p.src, text, got, want)
 			}
 		}

@@ -21,6 +21,10 @@ var (
 	// "SMTP error from remote mail server after RCPT TO:<bob@example.com>:",
 	// an RFC 3464 diagnostic type "smtp;".
 	quotePrefix = lazyRegexp(`(?i)^(?:[a-z][a-z0-9-]*;\s*)?(?:.{0,300}?\b(?:said|after rcpt to:<[^>]*>|after mail from:<[^>]*>|after end of data|after data|after initial connection)\s*:\s*)?`)
+	// quoteType is quotePrefix for a reply without "said" or "after",
+	// where its second part cannot match: the type alone, read without
+	// quotePrefix's hundreds of instructions.
+	quoteType = lazyRegexp(`(?i)^(?:[a-z][a-z0-9-]*;\s*)?`)
 	// quoteCodes are the reply and enhanced status codes at the start of a
 	// reply and of each line of a multi-line one ("550-5.1.1 ... 550 5.1.1 ...").
 	quoteCodes = lazyRegexp(`(?:^|\s)[245][0-9][0-9](?:[- ]#?[245]\.[0-9]{1,3}\.[0-9]{1,3})?[- ]|^#?[245]\.[0-9]{1,3}\.[0-9]{1,3}\s`)
@@ -42,8 +46,13 @@ func quoteReply(diag string) string {
 		return "" // a bare code: nothing to quote, and no regexp to compile
 	}
 	s := textclean.ASCII(diag, maxDiagnostic)
-	// The anchored ones cut the start off, without a copy.
-	if loc := quotePrefix().FindStringIndex(s); loc != nil {
+	// The anchored ones cut the start off, without a copy. s is
+	// printable ASCII, so containsFold finds what (?i) would.
+	prefix := quoteType
+	if containsFold(s, "said") || containsFold(s, "after") {
+		prefix = quotePrefix
+	}
+	if loc := prefix().FindStringIndex(s); loc != nil {
 		s = s[loc[1]:]
 	}
 	if containsFold(s, "in reply to") {
@@ -53,11 +62,43 @@ func quoteReply(diag string) string {
 	if loc := quoteAddress().FindStringIndex(s); loc != nil {
 		s = s[loc[1]:]
 	}
-	s = strings.Join(strings.Fields(strings.ReplaceAll(s, `"`, "'")), " ")
+	s = plainWords(s)
 	if !readable(s) {
 		return ""
 	}
 	return cutAtWord(s, maxQuote)
+}
+
+// plainWords returns s (printable ASCII) with its double quotes made
+// single ones and its words separated by one space, without space around:
+// strings.Join(strings.Fields(strings.ReplaceAll(s, `"`, "'")), " ") in one
+// pass, and no copy when s is so already.
+func plainWords(s string) string {
+	clean := len(s) == 0 || s[0] != ' ' && s[len(s)-1] != ' '
+	for i := 0; i < len(s) && clean; i++ {
+		clean = s[i] != '"' && s[i] >= ' ' && !(s[i] == ' ' && s[i+1] == ' ')
+	}
+	if clean {
+		return s
+	}
+	b := make([]byte, 0, len(s))
+	space := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == ' ' || '\t' <= c && c <= '\r':
+			space = len(b) > 0
+			continue
+		case c == '"':
+			c = '\''
+		}
+		if space {
+			b = append(b, ' ')
+			space = false
+		}
+		b = append(b, c)
+	}
+	return string(b)
 }
 
 // cutAtWord returns s when it is at most max bytes long, and otherwise its

@@ -96,7 +96,7 @@ func (e *Engine) matchedBy(r *rule, rec *record) string {
 		return strings.Join(ps, " + ")
 	}
 	for _, p := range r.regexps {
-		if loc := p.find(sc.text, sc.ascii); loc != nil {
+		if loc := p.find(sc.text, sc.class); loc != nil {
 			if len(sc.orig) != len(sc.text) {
 				sc.orig = foldSpace(sc.orig[:0], rec.diag)
 			}

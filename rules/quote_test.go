@@ -1,0 +1,93 @@
+package rules
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ndrmilter/ndrmilter/internal/textclean"
+)
+
+// TestQuoteTypeCutsWhatQuotePrefixCuts: on a reply without "said" or
+// "after", quoteType cuts off what quotePrefix does, for every diagnostic of
+// the repository's fixtures and a few written ones.
+func TestQuoteTypeCutsWhatQuotePrefixCuts(t *testing.T) {
+	diags := []string{
+		"smtp; 550 5.1.1 <bob@example.com>: Recipient address rejected",
+		"X-Postfix;  host mx.example.com[192.0.2.1] refused: no such user",
+		"x-unix; mail.local: unknown user: bob",
+		"550-5.1.1 The email account that you tried to reach does not exist.",
+		";no type",
+		"SMTP; 552 Sa1d nothing of note", // "said" it is not
+	}
+	for _, d := range fixtureTexts(t) {
+		diags = append(diags, string(d))
+	}
+	compared := 0
+	for _, d := range diags {
+		s := textclean.ASCII(d, maxDiagnostic)
+		if containsFold(s, "said") || containsFold(s, "after") {
+			continue
+		}
+		compared++
+		if got, want := quoteType().FindStringIndex(s), quotePrefix().FindStringIndex(s); !slices.Equal(got, want) {
+			t.Errorf("reply %q: quoteType cuts %v, quotePrefix %v", s, got, want)
+		}
+	}
+	if compared < 20 {
+		t.Fatalf("only %d replies compared", compared)
+	}
+}
+
+// TestPlainWordsIsFieldsJoined: plainWords gives what strings.Fields and
+// strings.Join give, with double quotes made single, on the printable
+// ASCII that quoteReply reads, the fixtures' diagnostics among it.
+func TestPlainWordsIsFieldsJoined(t *testing.T) {
+	texts := []string{"", " ", "a", " a ", "a  b", `say "hi"  now `, "x\ty\n z", "already plain words", `"`, "  lead", "trail  "}
+	for _, d := range fixtureTexts(t) {
+		texts = append(texts, textclean.ASCII(string(d), maxDiagnostic), " "+string(d)+"  ")
+	}
+	for _, s := range texts {
+		want := strings.Join(strings.Fields(strings.ReplaceAll(s, `"`, "'")), " ")
+		if got := plainWords(s); got != want {
+			t.Errorf("plainWords(%q) = %q, want %q", s, got, want)
+		}
+	}
+}
+
+// TestContainsFoldFindsWhatLowerCaseFinds: containsFold says what
+// strings.Contains says of the text in lower case, for the words the rules
+// look for, in the fixtures' diagnostics and at the edges of a text.
+func TestContainsFoldFindsWhatLowerCaseFinds(t *testing.T) {
+	texts := []string{"", "a", "SAID:", "x said:", " Said", "remote HOST", "remotehost", "after", "AFTE", "said"}
+	for _, d := range fixtureTexts(t) {
+		texts = append(texts, string(d))
+	}
+	subs := []string{" said:", "remote host", "remote server", "remote mail server", "said", "after", "in reply to", "a", "gw.example.org", ""}
+	found := 0
+	for _, s := range texts {
+		for _, sub := range subs {
+			want := strings.Contains(asciiLower(s), sub)
+			if got := containsFold(s, sub); got != want {
+				t.Errorf("containsFold(%q, %q) = %t, want %t", s, sub, got, want)
+			}
+			if want {
+				found++
+			}
+		}
+	}
+	if found < 20 {
+		t.Fatalf("only %d texts hold a word: the test tests little", found)
+	}
+}
+
+// asciiLower lowers A-Z alone, as containsFold folds.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
