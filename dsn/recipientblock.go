@@ -127,6 +127,8 @@ type blockScanner struct {
 
 	closingAt int // where the notice's closing signature or contact block starts (closingStart)
 
+	contactBlock bool // under a contact heading, until an empty line (contactblock.go)
+
 	paraStart, paraEnd int                // the paragraph outside blocks being read; paraStart -1 when none
 	earlier            [maxEarlier][2]int // the paragraphs before it, nearest last
 	nEarlier           int
@@ -185,6 +187,9 @@ func (s *blockScanner) line(start, end int) {
 	if kind == lineNone && len(t) > 1 && t[len(t)-1] == ':' && isListIntro(lt) {
 		s.listIntro = 1
 	}
+	if kind == lineNone {
+		s.contactBlock = contactHeading(t, lt) || s.contactBlock && inContactBlock(lt)
+	}
 	switch {
 	case kind == lineNone && s.reopen && s.cur == nil:
 		s.headingText(t)
@@ -194,7 +199,7 @@ func (s *blockScanner) line(start, end int) {
 		if b := s.cur; b != nil && b.address == addr && len(s.blocks) < MaxRecipients {
 			b.listed = b.listed || listed
 			b.closing = start >= s.closingAt
-			b.contact = contactLine(lt, prev, adjacent, addr, rest)
+			b.contact = contactLine(lt, prev, adjacent, addr, rest) || s.contactBlock
 		}
 	default:
 		s.textLine(start, end)
@@ -217,6 +222,7 @@ func (s *blockScanner) emptyLine() {
 		return
 	}
 	s.blank = true
+	s.contactBlock = false
 	if s.cur != nil && len(bytes.TrimSpace(s.buf)) > 0 {
 		if hasCodeBytes(s.buf) || s.paras >= maxBlockParagraphs {
 			s.endBlock()
