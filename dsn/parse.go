@@ -301,6 +301,9 @@ func (p *parser) finish(fallback func() smtpcode.Action) {
 			readOriginal(&r.Original, h)
 		}
 	}
+	if r.Addressee == "" {
+		r.Addressee = firstAddress(message.DecodeWords(p.hdr.GetString("To")))
+	}
 }
 
 // replyFrom returns the server's reply in the diagnostic d: d from the

@@ -9,7 +9,7 @@ import (
 )
 
 // builtinDigest is BuiltinDigest: of the rules.yaml this file was generated from.
-const builtinDigest = "155be032d1b7"
+const builtinDigest = "4793ebf3f32f"
 
 // builtinTrue and builtinFalse are the values of the rules' *bool fields.
 var builtinTrue, builtinFalse = true, false
@@ -20,7 +20,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "success",
 			file:   "rules.yaml (built-in)",
-			line:   1032,
+			line:   1041,
 			action: []smtpcode.Action{"delivered", "relayed", "expanded"},
 			then: thenDef{
 				Reason: "delivered",
@@ -30,7 +30,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "success-code",
 			file: "rules.yaml (built-in)",
-			line: 1037,
+			line: 1046,
 			status: []statusPattern{
 				{class: 2, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -56,7 +56,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1052,
+			line: 1061,
 			text: phraseMask{
 				{index: 2, bits: 7696581394432},
 			},
@@ -70,7 +70,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1059,
+			line: 1068,
 			text: phraseMask{
 				{index: 2, bits: 8796093022208},
 			},
@@ -84,7 +84,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1066,
+			line: 1075,
 			text: phraseMask{
 				{index: 2, bits: 52776558133248},
 			},
@@ -98,7 +98,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1073,
+			line: 1082,
 			text: phraseMask{
 				{index: 2, bits: 70368744177664},
 			},
@@ -112,7 +112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1080,
+			line: 1089,
 			text: phraseMask{
 				{index: 2, bits: 2111062325329920},
 			},
@@ -126,7 +126,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1087,
+			line: 1096,
 			text: phraseMask{
 				{index: 2, bits: 6755399441055744},
 			},
@@ -140,7 +140,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1094,
+			line: 1103,
 			text: phraseMask{
 				{index: 2, bits: 9007199254740992},
 			},
@@ -154,7 +154,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 1101,
+			line: 1110,
 			text: phraseMask{
 				{index: 2, bits: 18014398509481984},
 			},
@@ -168,7 +168,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1108,
+			line: 1117,
 			text: phraseMask{
 				{index: 2, bits: 36028797018963968},
 			},
@@ -182,7 +182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1115,
+			line: 1124,
 			text: phraseMask{
 				{index: 2, bits: 216172782113783808},
 			},
@@ -196,7 +196,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1122,
+			line: 1131,
 			text: phraseMask{
 				{index: 2, bits: 288230376151711744},
 			},
@@ -210,7 +210,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1129,
+			line: 1138,
 			text: phraseMask{
 				{index: 2, bits: 1729382256910270464},
 			},
@@ -224,7 +224,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1136,
+			line: 1145,
 			text: phraseMask{
 				{index: 2, bits: 2305843009213693952},
 			},
@@ -238,7 +238,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1143,
+			line: 1152,
 			text: phraseMask{
 				{index: 2, bits: 4611686018427387904},
 			},
@@ -252,7 +252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1150,
+			line: 1159,
 			text: phraseMask{
 				{index: 2, bits: 9223372036854775808},
 			},
@@ -266,7 +266,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1157,
+			line: 1166,
 			text: phraseMask{
 				{index: 3, bits: 7},
 			},
@@ -280,7 +280,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-other-message",
 			file: "rules.yaml (built-in)",
-			line: 1165,
+			line: 1174,
 			text: phraseMask{
 				{index: 3, bits: 1016},
 			},
@@ -291,7 +291,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ironport-ldap-accept-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1186,
+			line: 1195,
 			text: phraseMask{
 				{index: 3, bits: 1024},
 			},
@@ -301,7 +301,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-block-list",
 			file: "rules.yaml (built-in)",
-			line: 1197,
+			line: 1206,
 			text: phraseMask{
 				{index: 3, bits: 6144},
 			},
@@ -370,7 +370,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "greylisting-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1214,
+			line: 1223,
 			text: phraseMask{
 				{index: 3, bits: 516096},
 			},
@@ -422,7 +422,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "proofpoint-reputation",
 			file: "rules.yaml (built-in)",
-			line: 1232,
+			line: 1241,
 			text: phraseMask{
 				{index: 3, bits: 3670016},
 			},
@@ -496,7 +496,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-verify-callout",
 			file: "rules.yaml (built-in)",
-			line: 1247,
+			line: 1256,
 			text: phraseMask{
 				{index: 3, bits: 264241152},
 			},
@@ -546,7 +546,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1267,
+			line: 1276,
 			text: phraseMask{
 				{index: 3, bits: 805306368},
 			},
@@ -598,7 +598,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate",
 			file: "rules.yaml (built-in)",
-			line: 1284,
+			line: 1293,
 			text: phraseMask{
 				{index: 3, bits: 805306368},
 			},
@@ -648,7 +648,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-likely-unsolicited",
 			file: "rules.yaml (built-in)",
-			line: 1294,
+			line: 1303,
 			text: phraseMask{
 				{index: 3, bits: 1073741824},
 			},
@@ -718,7 +718,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-user-block",
 			file: "rules.yaml (built-in)",
-			line: 1311,
+			line: 1320,
 			text: phraseMask{
 				{index: 3, bits: 32212254720},
 			},
@@ -768,7 +768,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policy-block",
 			file: "rules.yaml (built-in)",
-			line: 1326,
+			line: 1335,
 			text: phraseMask{
 				{index: 3, bits: 1065151889408},
 			},
@@ -818,7 +818,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-anti-spoofing",
 			file: "rules.yaml (built-in)",
-			line: 1342,
+			line: 1351,
 			text: phraseMask{
 				{index: 3, bits: 7696581394432},
 			},
@@ -868,7 +868,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1356,
+			line: 1365,
 			text: phraseMask{
 				{index: 3, bits: 61572651155456},
 			},
@@ -881,7 +881,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1366,
+			line: 1375,
 			text: phraseMask{
 				{index: 3, bits: 61572651155456},
 			},
@@ -894,7 +894,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1372,
+			line: 1381,
 			text: phraseMask{
 				{index: 3, bits: 61572651155456},
 			},
@@ -907,7 +907,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1378,
+			line: 1387,
 			text: phraseMask{
 				{index: 3, bits: 61572651155456},
 			},
@@ -920,7 +920,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1384,
+			line: 1393,
 			text: phraseMask{
 				{index: 3, bits: 61572651155456},
 			},
@@ -933,7 +933,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1390,
+			line: 1399,
 			text: phraseMask{
 				{index: 3, bits: 61572651155456},
 			},
@@ -946,7 +946,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1396,
+			line: 1405,
 			text: phraseMask{
 				{index: 3, bits: 61572651155456},
 			},
@@ -959,7 +959,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1402,
+			line: 1411,
 			text: phraseMask{
 				{index: 3, bits: 61572651155456},
 			},
@@ -972,7 +972,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1408,
+			line: 1417,
 			text: phraseMask{
 				{index: 3, bits: 61572651155456},
 			},
@@ -985,7 +985,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1414,
+			line: 1423,
 			text: phraseMask{
 				{index: 3, bits: 61572651155456},
 			},
@@ -998,7 +998,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1420,
+			line: 1429,
 			text: phraseMask{
 				{index: 3, bits: 61572651155456},
 			},
@@ -1011,7 +1011,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1426,
+			line: 1435,
 			text: phraseMask{
 				{index: 3, bits: 61572651155456},
 			},
@@ -1080,7 +1080,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1441,
+			line: 1450,
 			text: phraseMask{
 				{index: 3, bits: 1055531162664960},
 			},
@@ -1093,7 +1093,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1449,
+			line: 1458,
 			text: phraseMask{
 				{index: 3, bits: 1125899906842624},
 			},
@@ -1106,7 +1106,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1455,
+			line: 1464,
 			text: phraseMask{
 				{index: 3, bits: 2251799813685248},
 			},
@@ -1119,7 +1119,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1461,
+			line: 1470,
 			text: phraseMask{
 				{index: 3, bits: 4503599627370496},
 			},
@@ -1132,7 +1132,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1467,
+			line: 1476,
 			text: phraseMask{
 				{index: 3, bits: 27021597764222976},
 			},
@@ -1145,7 +1145,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1473,
+			line: 1482,
 			text: phraseMask{
 				{index: 3, bits: 108086391056891904},
 			},
@@ -1158,7 +1158,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1479,
+			line: 1488,
 			text: phraseMask{
 				{index: 3, bits: 144115188075855872},
 			},
@@ -1171,7 +1171,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1485,
+			line: 1494,
 			text: phraseMask{
 				{index: 3, bits: 288230376151711744},
 			},
@@ -1181,7 +1181,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1494,
+			line: 1503,
 			text: phraseMask{
 				{index: 3, bits: 17870283321406128128},
 				{index: 4, bits: 3},
@@ -1192,7 +1192,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1499,
+			line: 1508,
 			text: phraseMask{
 				{index: 4, bits: 4},
 			},
@@ -1202,7 +1202,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1504,
+			line: 1513,
 			text: phraseMask{
 				{index: 4, bits: 24},
 			},
@@ -1212,7 +1212,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1509,
+			line: 1518,
 			text: phraseMask{
 				{index: 4, bits: 96},
 			},
@@ -1222,7 +1222,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1514,
+			line: 1523,
 			text: phraseMask{
 				{index: 4, bits: 128},
 			},
@@ -1232,7 +1232,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1519,
+			line: 1528,
 			text: phraseMask{
 				{index: 4, bits: 1792},
 			},
@@ -1242,7 +1242,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1524,
+			line: 1533,
 			text: phraseMask{
 				{index: 4, bits: 6144},
 			},
@@ -1252,7 +1252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1529,
+			line: 1538,
 			text: phraseMask{
 				{index: 4, bits: 8192},
 			},
@@ -1262,7 +1262,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1534,
+			line: 1543,
 			text: phraseMask{
 				{index: 4, bits: 16384},
 			},
@@ -1272,7 +1272,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1539,
+			line: 1548,
 			text: phraseMask{
 				{index: 4, bits: 32768},
 			},
@@ -1282,7 +1282,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1544,
+			line: 1553,
 			text: phraseMask{
 				{index: 4, bits: 2031616},
 			},
@@ -1292,7 +1292,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1549,
+			line: 1558,
 			text: phraseMask{
 				{index: 4, bits: 31457280},
 			},
@@ -1302,7 +1302,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1554,
+			line: 1563,
 			text: phraseMask{
 				{index: 4, bits: 33554432},
 			},
@@ -1312,7 +1312,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1559,
+			line: 1568,
 			text: phraseMask{
 				{index: 4, bits: 67108864},
 			},
@@ -1325,7 +1325,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1568,
+			line: 1577,
 			text: phraseMask{
 				{index: 4, bits: 67108864},
 			},
@@ -1338,7 +1338,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1574,
+			line: 1583,
 			text: phraseMask{
 				{index: 4, bits: 67108864},
 			},
@@ -1351,7 +1351,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1580,
+			line: 1589,
 			text: phraseMask{
 				{index: 4, bits: 67108864},
 			},
@@ -1364,7 +1364,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1586,
+			line: 1595,
 			text: phraseMask{
 				{index: 4, bits: 67108864},
 			},
@@ -1377,7 +1377,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1592,
+			line: 1601,
 			text: phraseMask{
 				{index: 4, bits: 67108864},
 			},
@@ -1390,7 +1390,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1598,
+			line: 1607,
 			text: phraseMask{
 				{index: 4, bits: 67108864},
 			},
@@ -1403,7 +1403,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1604,
+			line: 1613,
 			text: phraseMask{
 				{index: 4, bits: 67108864},
 			},
@@ -1416,7 +1416,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1610,
+			line: 1619,
 			text: phraseMask{
 				{index: 4, bits: 67108864},
 			},
@@ -1429,7 +1429,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1616,
+			line: 1625,
 			text: phraseMask{
 				{index: 4, bits: 134217728},
 			},
@@ -1442,7 +1442,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1623,
+			line: 1632,
 			text: phraseMask{
 				{index: 4, bits: 805306368},
 			},
@@ -1455,7 +1455,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1629,
+			line: 1638,
 			text: phraseMask{
 				{index: 4, bits: 1073741824},
 			},
@@ -1468,7 +1468,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1635,
+			line: 1644,
 			text: phraseMask{
 				{index: 4, bits: 2147483648},
 			},
@@ -1481,7 +1481,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1641,
+			line: 1650,
 			text: phraseMask{
 				{index: 4, bits: 4294967296},
 			},
@@ -1494,7 +1494,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1647,
+			line: 1656,
 			text: phraseMask{
 				{index: 4, bits: 8589934592},
 			},
@@ -1507,7 +1507,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1653,
+			line: 1662,
 			text: phraseMask{
 				{index: 4, bits: 17179869184},
 			},
@@ -1520,7 +1520,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1659,
+			line: 1668,
 			text: phraseMask{
 				{index: 4, bits: 103079215104},
 			},
@@ -1533,7 +1533,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1665,
+			line: 1674,
 			text: phraseMask{
 				{index: 4, bits: 2061584302080},
 			},
@@ -1546,7 +1546,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1671,
+			line: 1680,
 			text: phraseMask{
 				{index: 4, bits: 279275953455104},
 			},
@@ -1559,7 +1559,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1677,
+			line: 1686,
 			text: phraseMask{
 				{index: 4, bits: 281474976710656},
 			},
@@ -1572,7 +1572,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1683,
+			line: 1692,
 			text: phraseMask{
 				{index: 4, bits: 562949953421312},
 			},
@@ -1585,7 +1585,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1690,
+			line: 1699,
 			text: phraseMask{
 				{index: 4, bits: 562949953421312},
 			},
@@ -1598,7 +1598,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1696,
+			line: 1705,
 			text: phraseMask{
 				{index: 4, bits: 562949953421312},
 			},
@@ -1611,7 +1611,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1702,
+			line: 1711,
 			text: phraseMask{
 				{index: 4, bits: 562949953421312},
 			},
@@ -1624,7 +1624,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1708,
+			line: 1717,
 			text: phraseMask{
 				{index: 4, bits: 562949953421312},
 			},
@@ -1637,7 +1637,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1714,
+			line: 1723,
 			text: phraseMask{
 				{index: 4, bits: 562949953421312},
 			},
@@ -1650,7 +1650,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1720,
+			line: 1729,
 			text: phraseMask{
 				{index: 4, bits: 562949953421312},
 			},
@@ -1663,7 +1663,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1726,
+			line: 1735,
 			text: phraseMask{
 				{index: 4, bits: 562949953421312},
 			},
@@ -1676,7 +1676,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1732,
+			line: 1741,
 			text: phraseMask{
 				{index: 4, bits: 1125899906842624},
 			},
@@ -1686,7 +1686,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1739,
+			line: 1748,
 			text: phraseMask{
 				{index: 4, bits: 2251799813685248},
 			},
@@ -1735,7 +1735,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1748,
+			line: 1757,
 			text: phraseMask{
 				{index: 4, bits: 13510798882111488},
 			},
@@ -1745,7 +1745,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1753,
+			line: 1762,
 			text: phraseMask{
 				{index: 4, bits: 18014398509481984},
 			},
@@ -1755,7 +1755,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1758,
+			line: 1767,
 			text: phraseMask{
 				{index: 4, bits: 108086391056891904},
 			},
@@ -1765,7 +1765,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1763,
+			line: 1772,
 			text: phraseMask{
 				{index: 4, bits: 144115188075855872},
 			},
@@ -1775,7 +1775,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1768,
+			line: 1777,
 			text: phraseMask{
 				{index: 4, bits: 288230376151711744},
 			},
@@ -1785,7 +1785,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1780,
+			line: 1789,
 			text: phraseMask{
 				{index: 4, bits: 576460752303423488},
 			},
@@ -1795,7 +1795,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1785,
+			line: 1794,
 			text: phraseMask{
 				{index: 4, bits: 8070450532247928832},
 			},
@@ -1805,7 +1805,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1790,
+			line: 1799,
 			text: phraseMask{
 				{index: 4, bits: 9223372036854775808},
 			},
@@ -1815,7 +1815,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 1795,
+			line: 1804,
 			text: phraseMask{
 				{index: 5, bits: 1},
 			},
@@ -1910,7 +1910,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-expired",
 			file: "rules.yaml (built-in)",
-			line: 1812,
+			line: 1821,
 			text: phraseMask{
 				{index: 5, bits: 2},
 			},
@@ -1920,7 +1920,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1817,
+			line: 1826,
 			text: phraseMask{
 				{index: 5, bits: 28},
 			},
@@ -1930,7 +1930,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-relay",
 			file: "rules.yaml (built-in)",
-			line: 1825,
+			line: 1834,
 			text: phraseMask{
 				{index: 5, bits: 32},
 			},
@@ -1940,7 +1940,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1830,
+			line: 1839,
 			text: phraseMask{
 				{index: 5, bits: 64},
 			},
@@ -1950,7 +1950,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1837,
+			line: 1846,
 			text: phraseMask{
 				{index: 5, bits: 128},
 			},
@@ -1961,7 +1961,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ses-suppressed",
 			file: "rules.yaml (built-in)",
-			line: 1843,
+			line: 1852,
 			text: phraseMask{
 				{index: 5, bits: 7680},
 			},
@@ -1971,7 +1971,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-ip-policy-codes",
 			file: "rules.yaml (built-in)",
-			line: 1851,
+			line: 1860,
 			text: phraseMask{
 				{index: 5, bits: 57344},
 			},
@@ -2040,7 +2040,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-ip-codes",
 			file: "rules.yaml (built-in)",
-			line: 1871,
+			line: 1880,
 			text: phraseMask{
 				{index: 5, bits: 16711680},
 			},
@@ -2050,7 +2050,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-no-reverse-dns",
 			file: "rules.yaml (built-in)",
-			line: 1878,
+			line: 1887,
 			text: phraseMask{
 				{index: 5, bits: 50331648},
 			},
@@ -2060,7 +2060,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1889,
+			line: 1898,
 			text: phraseMask{
 				{index: 5, bits: 67108864},
 			},
@@ -2071,7 +2071,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1896,
+			line: 1905,
 			text: phraseMask{
 				{index: 5, bits: 134217728},
 			},
@@ -2082,7 +2082,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1902,
+			line: 1911,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, detailLo: 911, detHi: 911},
@@ -2093,7 +2093,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1911,
+			line: 1920,
 			status: []statusPattern{
 				{class: 5, subject: 2},
 			},
@@ -2103,7 +2103,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1917,
+			line: 1926,
 			text: phraseMask{
 				{index: 5, bits: 268435456},
 			},
@@ -2114,7 +2114,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1923,
+			line: 1932,
 			text: phraseMask{
 				{index: 5, bits: 536870912},
 			},
@@ -2125,7 +2125,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 1929,
+			line: 1938,
 			text: phraseMask{
 				{index: 5, bits: 3221225472},
 			},
@@ -2136,7 +2136,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 1935,
+			line: 1944,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2147,7 +2147,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-data",
 			file: "rules.yaml (built-in)",
-			line: 1942,
+			line: 1951,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2199,7 +2199,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 1955,
+			line: 1964,
 			text: phraseMask{
 				{index: 5, bits: 4294967296},
 			},
@@ -2210,7 +2210,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1962,
+			line: 1971,
 			text: phraseMask{
 				{index: 5, bits: 8589934592},
 			},
@@ -2221,7 +2221,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1968,
+			line: 1977,
 			text: phraseMask{
 				{index: 5, bits: 51539607552},
 			},
@@ -2232,7 +2232,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1975,
+			line: 1984,
 			text: phraseMask{
 				{index: 5, bits: 1030792151040},
 			},
@@ -2243,7 +2243,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-hasmoved",
 			file: "rules.yaml (built-in)",
-			line: 1982,
+			line: 1991,
 			text: phraseMask{
 				{index: 5, bits: 1099511627776},
 			},
@@ -2254,7 +2254,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1988,
+			line: 1997,
 			text: phraseMask{
 				{index: 2, bits: 1152921504606846976},
 			},
@@ -2265,7 +2265,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1994,
+			line: 2003,
 			text: phraseMask{
 				{index: 5, bits: 2199023255552},
 			},
@@ -2276,7 +2276,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2000,
+			line: 2009,
 			text: phraseMask{
 				{index: 5, bits: 4398046511104},
 			},
@@ -2287,7 +2287,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2006,
+			line: 2015,
 			text: phraseMask{
 				{index: 5, bits: 8796093022208},
 			},
@@ -2298,7 +2298,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2012,
+			line: 2021,
 			text: phraseMask{
 				{index: 5, bits: 17592186044416},
 			},
@@ -2309,7 +2309,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2018,
+			line: 2027,
 			text: phraseMask{
 				{index: 5, bits: 35184372088832},
 			},
@@ -2320,7 +2320,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2024,
+			line: 2033,
 			text: phraseMask{
 				{index: 5, bits: 492581209243648},
 			},
@@ -2331,7 +2331,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2030,
+			line: 2039,
 			text: phraseMask{
 				{index: 5, bits: 1688849860263936},
 			},
@@ -2342,7 +2342,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2036,
+			line: 2045,
 			text: phraseMask{
 				{index: 5, bits: 6755399441055744},
 			},
@@ -2353,7 +2353,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2042,
+			line: 2051,
 			text: phraseMask{
 				{index: 5, bits: 27021597764222976},
 			},
@@ -2364,7 +2364,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2048,
+			line: 2057,
 			text: phraseMask{
 				{index: 5, bits: 36028797018963968},
 			},
@@ -2375,7 +2375,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2054,
+			line: 2063,
 			text: phraseMask{
 				{index: 5, bits: 72057594037927936},
 			},
@@ -2386,7 +2386,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2060,
+			line: 2069,
 			text: phraseMask{
 				{index: 5, bits: 1008806316530991104},
 			},
@@ -2397,7 +2397,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2067,
+			line: 2076,
 			text: phraseMask{
 				{index: 5, bits: 1152921504606846976},
 			},
@@ -2408,7 +2408,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-text-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2073,
+			line: 2082,
 			text: phraseMask{
 				{index: 5, bits: 2305843009213693952},
 			},
@@ -2419,7 +2419,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2079,
+			line: 2088,
 			text: phraseMask{
 				{index: 5, bits: 13835058055282163712},
 			},
@@ -2430,7 +2430,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-expired",
 			file: "rules.yaml (built-in)",
-			line: 2085,
+			line: 2094,
 			text: phraseMask{
 				{index: 6, bits: 3},
 			},
@@ -2441,7 +2441,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2091,
+			line: 2100,
 			text: phraseMask{
 				{index: 6, bits: 4},
 			},
@@ -2452,7 +2452,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2097,
+			line: 2106,
 			text: phraseMask{
 				{index: 6, bits: 8},
 			},
@@ -2463,7 +2463,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2103,
+			line: 2112,
 			text: phraseMask{
 				{index: 6, bits: 16},
 			},
@@ -2474,7 +2474,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2109,
+			line: 2118,
 			text: phraseMask{
 				{index: 6, bits: 32},
 			},
@@ -2485,7 +2485,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2115,
+			line: 2124,
 			text: phraseMask{
 				{index: 6, bits: 192},
 			},
@@ -2496,7 +2496,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit-5.2.3",
 			file: "rules.yaml (built-in)",
-			line: 2121,
+			line: 2130,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -2510,7 +2510,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig-5.3.4",
 			file: "rules.yaml (built-in)",
-			line: 2133,
+			line: 2142,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -2524,7 +2524,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc-5.1.7",
 			file: "rules.yaml (built-in)",
-			line: 2140,
+			line: 2149,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -2538,7 +2538,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown-5.1.3",
 			file: "rules.yaml (built-in)",
-			line: 2147,
+			line: 2156,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -2552,7 +2552,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2154,
+			line: 2163,
 			text: phraseMask{
 				{index: 6, bits: 2096128},
 			},
@@ -2563,7 +2563,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2165,
+			line: 2174,
 			text: phraseMask{
 				{index: 6, bits: 31457280},
 			},
@@ -2574,7 +2574,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 2179,
+			line: 2188,
 			text: phraseMask{
 				{index: 6, bits: 100663296},
 			},
@@ -2637,7 +2637,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate",
 			file: "rules.yaml (built-in)",
-			line: 2190,
+			line: 2199,
 			text: phraseMask{
 				{index: 6, bits: 100663296},
 			},
@@ -2697,7 +2697,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2200,
+			line: 2209,
 			text: phraseMask{
 				{index: 6, bits: 2013265920},
 			},
@@ -2708,7 +2708,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2209,
+			line: 2218,
 			text: phraseMask{
 				{index: 6, bits: 66571993088},
 			},
@@ -2719,7 +2719,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-expired",
 			file: "rules.yaml (built-in)",
-			line: 2217,
+			line: 2226,
 			text: phraseMask{
 				{index: 6, bits: 206158430208},
 			},
@@ -2730,7 +2730,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2223,
+			line: 2232,
 			text: phraseMask{
 				{index: 6, bits: 4123168604160},
 			},
@@ -2741,7 +2741,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2230,
+			line: 2239,
 			text: phraseMask{
 				{index: 6, bits: 65970697666560},
 			},
@@ -2752,7 +2752,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2237,
+			line: 2246,
 			text: phraseMask{
 				{index: 6, bits: 70368744177664},
 			},
@@ -2763,7 +2763,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2243,
+			line: 2252,
 			text: phraseMask{
 				{index: 6, bits: 140737488355328},
 			},
@@ -2774,7 +2774,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2249,
+			line: 2258,
 			text: phraseMask{
 				{index: 6, bits: 1970324836974592},
 			},
@@ -2785,7 +2785,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 2256,
+			line: 2265,
 			text: phraseMask{
 				{index: 6, bits: 285978576338026496},
 			},
@@ -2796,7 +2796,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2265,
+			line: 2274,
 			text: phraseMask{
 				{index: 6, bits: 4323455642275676160},
 			},
@@ -2807,7 +2807,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2274,
+			line: 2283,
 			text: phraseMask{
 				{index: 6, bits: 13835058055282163712},
 			},
@@ -2818,7 +2818,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2280,
+			line: 2289,
 			text: phraseMask{
 				{index: 7, bits: 15},
 			},
@@ -2829,7 +2829,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2288,
+			line: 2297,
 			text: phraseMask{
 				{index: 7, bits: 4080},
 			},
@@ -2840,7 +2840,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2297,
+			line: 2306,
 			text: phraseMask{
 				{index: 7, bits: 12288},
 			},
@@ -2851,7 +2851,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2303,
+			line: 2312,
 			text: phraseMask{
 				{index: 3, bits: 536870912},
 				{index: 7, bits: 2080768},
@@ -2863,7 +2863,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2312,
+			line: 2321,
 			text: phraseMask{
 				{index: 7, bits: 6291456},
 			},
@@ -2874,7 +2874,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2318,
+			line: 2327,
 			text: phraseMask{
 				{index: 7, bits: 1065353216},
 			},
@@ -2885,7 +2885,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2327,
+			line: 2336,
 			text: phraseMask{
 				{index: 7, bits: 3221225472},
 			},
@@ -2896,7 +2896,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2333,
+			line: 2342,
 			text: phraseMask{
 				{index: 7, bits: 12884901888},
 			},
@@ -2907,7 +2907,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2340,
+			line: 2349,
 			text: phraseMask{
 				{index: 7, bits: 281457796841472},
 			},
@@ -2918,7 +2918,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2350,
+			line: 2359,
 			text: phraseMask{
 				{index: 7, bits: 281474976710656},
 			},
@@ -2929,7 +2929,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2358,
+			line: 2367,
 			text: phraseMask{
 				{index: 7, bits: 562949953421312},
 			},
@@ -2940,7 +2940,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2364,
+			line: 2373,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -2960,7 +2960,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2372,
+			line: 2381,
 			status: []statusPattern{
 				{none: true},
 				{class: 4, subject: -1, detailLo: -1, detHi: -1},
@@ -2982,7 +2982,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2380,
+			line: 2389,
 			text: phraseMask{
 				{index: 7, bits: 4503599627370496},
 			},
@@ -2993,7 +2993,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2388,
+			line: 2397,
 			text: phraseMask{
 				{index: 7, bits: 27021597764222976},
 			},
@@ -3008,7 +3008,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.650-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2395,
+			line: 2404,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 650, detHi: 650},
 			},
@@ -3070,7 +3070,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.2-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2423,
+			line: 2432,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -3084,7 +3084,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.4-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2430,
+			line: 2439,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -3098,7 +3098,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.0-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2437,
+			line: 2446,
 			status: []statusPattern{
 				{class: 5, subject: 3},
 			},
@@ -3112,7 +3112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.11-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2444,
+			line: 2453,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 11, detHi: 11},
 			},
@@ -3126,7 +3126,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.6-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2451,
+			line: 2460,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -3140,7 +3140,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.3-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2458,
+			line: 2467,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -3154,7 +3154,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.1-expired",
 			file: "rules.yaml (built-in)",
-			line: 2465,
+			line: 2474,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -3168,7 +3168,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.300-expired",
 			file: "rules.yaml (built-in)",
-			line: 2472,
+			line: 2481,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 300, detHi: 300},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3182,7 +3182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.8-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2478,
+			line: 2487,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 8, detHi: 8},
 				{class: 5, subject: 4, detailLo: 8, detHi: 8},
@@ -3197,7 +3197,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.317-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2485,
+			line: 2494,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 317, detHi: 317},
 				{class: 5, subject: 4, detailLo: 317, detHi: 317},
@@ -3211,7 +3211,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.5-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2491,
+			line: 2500,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 5, detHi: 5},
 				{class: 5, subject: 7, detailLo: 5, detHi: 5},
@@ -3226,7 +3226,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.51-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2498,
+			line: 2507,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 51, detHi: 51},
 			},
@@ -3240,7 +3240,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.321-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2505,
+			line: 2514,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 321, detHi: 321},
 				{class: 5, subject: 7, detailLo: 321, detHi: 321},
@@ -3254,7 +3254,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.322-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2511,
+			line: 2520,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 322, detHi: 322},
 			},
@@ -3267,7 +3267,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.323-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2517,
+			line: 2526,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 323, detHi: 323},
 				{class: 5, subject: 7, detailLo: 323, detHi: 323},
@@ -3281,7 +3281,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.324-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2523,
+			line: 2532,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 324, detHi: 324},
 				{class: 5, subject: 7, detailLo: 324, detHi: 324},
@@ -3295,7 +3295,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.325-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2529,
+			line: 2538,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 325, detHi: 325},
 				{class: 5, subject: 7, detailLo: 325, detHi: 325},
@@ -3309,7 +3309,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.4-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2535,
+			line: 2544,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -3323,7 +3323,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.312-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2542,
+			line: 2551,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 312, detHi: 312},
 				{class: 5, subject: 4, detailLo: 312, detHi: 312},
@@ -3337,7 +3337,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.316-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2548,
+			line: 2557,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 316, detHi: 316},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3351,7 +3351,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.4-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2554,
+			line: 2563,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3365,7 +3365,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.64-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2561,
+			line: 2570,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
@@ -3379,7 +3379,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2568,
+			line: 2577,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3393,7 +3393,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.4-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2575,
+			line: 2584,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3407,7 +3407,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2582,
+			line: 2591,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3421,7 +3421,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.350-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2589,
+			line: 2598,
 			status: []statusPattern{
 				{class: 5, detailLo: 350, detHi: 350},
 			},
@@ -3434,7 +3434,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-transport-rule-code",
 			file: "rules.yaml (built-in)",
-			line: 2595,
+			line: 2604,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 900, detHi: 999},
 			},
@@ -3507,7 +3507,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.7-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2620,
+			line: 2629,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -3521,7 +3521,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.750-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2627,
+			line: 2636,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 750, detHi: 750},
 			},
@@ -3534,7 +3534,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.3-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2633,
+			line: 2642,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -3548,7 +3548,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2640,
+			line: 2649,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3562,7 +3562,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2647,
+			line: 2656,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3576,7 +3576,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2654,
+			line: 2663,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3590,7 +3590,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.3-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2661,
+			line: 2670,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -3604,7 +3604,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.2-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2668,
+			line: 2677,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -3618,7 +3618,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2675,
+			line: 2684,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3632,7 +3632,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.5-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2682,
+			line: 2691,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -3646,7 +3646,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2689,
+			line: 2698,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -3660,7 +3660,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2696,
+			line: 2705,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -3674,7 +3674,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2703,
+			line: 2712,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -3688,7 +3688,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.14-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2710,
+			line: 2719,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 14, detHi: 14},
 			},
@@ -3702,7 +3702,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.3-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2717,
+			line: 2726,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -3716,7 +3716,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2724,
+			line: 2733,
 			status: []statusPattern{
 				{class: 4, subject: 7},
 			},
@@ -3730,7 +3730,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.24-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2731,
+			line: 2740,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 24, detHi: 24},
 			},
@@ -3744,7 +3744,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.25-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2738,
+			line: 2747,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 25, detHi: 25},
 			},
@@ -3758,7 +3758,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.28-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2745,
+			line: 2754,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 28, detHi: 28},
 			},
@@ -3772,7 +3772,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.318-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2752,
+			line: 2761,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 318, detHi: 318},
 				{class: 5, subject: 4, detailLo: 318, detHi: 318},
@@ -3786,7 +3786,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-throttled-sending-ip",
 			file: "rules.yaml (built-in)",
-			line: 2758,
+			line: 2767,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -3857,7 +3857,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-throttled-sending-ip-final",
 			file: "rules.yaml (built-in)",
-			line: 2779,
+			line: 2788,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -3925,7 +3925,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.500-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2792,
+			line: 2801,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 500},
 			},
@@ -3938,7 +3938,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.700-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2798,
+			line: 2807,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 700, detHi: 700},
 			},
@@ -3951,7 +3951,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.1-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 2804,
+			line: 2813,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -3965,7 +3965,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.5.3-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2811,
+			line: 2820,
 			status: []statusPattern{
 				{class: 4, subject: 5, detailLo: 3, detHi: 3},
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
@@ -3980,7 +3980,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.652-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2818,
+			line: 2827,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 652, detHi: 652},
 			},
@@ -3993,7 +3993,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.3-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2824,
+			line: 2833,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -4007,7 +4007,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-5-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2831,
+			line: 2840,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 5},
 			},
@@ -4021,7 +4021,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.6-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2838,
+			line: 2847,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -4035,7 +4035,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.0-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2845,
+			line: 2854,
 			status: []statusPattern{
 				{class: 5, subject: 5},
 			},
@@ -4049,7 +4049,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.2-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2852,
+			line: 2861,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -4063,7 +4063,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.351-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2859,
+			line: 2868,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 351, detHi: 351},
 			},
@@ -4076,7 +4076,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2865,
+			line: 2874,
 			text: phraseMask{
 				{index: 8, bits: 63050394783186944},
 			},
@@ -4087,7 +4087,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2875,
+			line: 2884,
 			text: phraseMask{
 				{index: 8, bits: 216172782113783808},
 			},
@@ -4098,7 +4098,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2881,
+			line: 2890,
 			text: phraseMask{
 				{index: 8, bits: 2017612633061982208},
 			},
@@ -4109,7 +4109,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-expired",
 			file: "rules.yaml (built-in)",
-			line: 2887,
+			line: 2896,
 			text: phraseMask{
 				{index: 8, bits: 2305843009213693952},
 			},
@@ -4120,7 +4120,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2893,
+			line: 2902,
 			text: phraseMask{
 				{index: 8, bits: 13835058055282163712},
 				{index: 9, bits: 3},
@@ -4132,7 +4132,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2900,
+			line: 2909,
 			text: phraseMask{
 				{index: 9, bits: 4},
 			},
@@ -4143,7 +4143,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2906,
+			line: 2915,
 			text: phraseMask{
 				{index: 9, bits: 24},
 			},
@@ -4154,7 +4154,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2912,
+			line: 2921,
 			text: phraseMask{
 				{index: 9, bits: 96},
 			},
@@ -4165,7 +4165,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2918,
+			line: 2927,
 			text: phraseMask{
 				{index: 9, bits: 128},
 			},
@@ -4176,7 +4176,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2924,
+			line: 2933,
 			text: phraseMask{
 				{index: 3, bits: 3298534883328},
 				{index: 9, bits: 1792},
@@ -4188,7 +4188,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2932,
+			line: 2941,
 			text: phraseMask{
 				{index: 3, bits: 624917741568},
 				{index: 9, bits: 6144},
@@ -4200,7 +4200,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2942,
+			line: 2951,
 			text: phraseMask{
 				{index: 9, bits: 57344},
 			},
@@ -4211,7 +4211,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2949,
+			line: 2958,
 			text: phraseMask{
 				{index: 9, bits: 983040},
 			},
@@ -4222,7 +4222,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2956,
+			line: 2965,
 			text: phraseMask{
 				{index: 9, bits: 3145728},
 				{bits: 140737488355328},
@@ -4234,7 +4234,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2963,
+			line: 2972,
 			text: phraseMask{
 				{index: 8, bits: 1048576},
 				{index: 9, bits: 12582912},
@@ -4246,7 +4246,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 2969,
+			line: 2978,
 			text: phraseMask{
 				{index: 9, bits: 16777216},
 			},
@@ -4257,7 +4257,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2975,
+			line: 2984,
 			text: phraseMask{
 				{index: 9, bits: 33554432},
 			},
@@ -4268,7 +4268,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2981,
+			line: 2990,
 			text: phraseMask{
 				{index: 8, bits: 1125899906842624},
 			},
@@ -4279,7 +4279,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2987,
+			line: 2996,
 			text: phraseMask{
 				{index: 9, bits: 201326592},
 			},
@@ -4290,7 +4290,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2997,
+			line: 3006,
 			text: phraseMask{
 				{index: 9, bits: 1879048192},
 			},
@@ -4301,7 +4301,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3003,
+			line: 3012,
 			text: phraseMask{
 				{index: 9, bits: 2147483648},
 			},
@@ -4312,7 +4312,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3009,
+			line: 3018,
 			text: phraseMask{
 				{index: 9, bits: 12884901888},
 			},
@@ -4323,7 +4323,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 3015,
+			line: 3024,
 			text: phraseMask{
 				{index: 9, bits: 51539607552},
 			},
@@ -4334,7 +4334,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-speeding",
 			file: "rules.yaml (built-in)",
-			line: 3021,
+			line: 3030,
 			text: phraseMask{
 				{index: 9, bits: 206158430208},
 			},
@@ -4345,7 +4345,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3027,
+			line: 3036,
 			text: phraseMask{
 				{index: 9, bits: 274877906944},
 			},
@@ -4356,7 +4356,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3033,
+			line: 3042,
 			text: phraseMask{
 				{index: 9, bits: 549755813888},
 			},
@@ -4367,7 +4367,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3039,
+			line: 3048,
 			text: phraseMask{
 				{index: 9, bits: 16492674416640},
 			},
@@ -4378,7 +4378,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3046,
+			line: 3055,
 			text: phraseMask{
 				{index: 9, bits: 17592186044416},
 			},
@@ -4389,7 +4389,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 3052,
+			line: 3061,
 			text: phraseMask{
 				{index: 9, bits: 35184372088832},
 			},
@@ -4400,7 +4400,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3063,
+			line: 3072,
 			text: phraseMask{
 				{index: 9, bits: 211106232532992},
 			},
@@ -4445,7 +4445,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3074,
+			line: 3083,
 			text: phraseMask{
 				{index: 9, bits: 281474976710656},
 			},
@@ -4456,7 +4456,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 3080,
+			line: 3089,
 			text: phraseMask{
 				{index: 9, bits: 562949953421312},
 			},
@@ -4467,7 +4467,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 3086,
+			line: 3095,
 			text: phraseMask{
 				{index: 9, bits: 1125899906842624},
 			},
@@ -4478,7 +4478,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints-expired",
 			file: "rules.yaml (built-in)",
-			line: 3099,
+			line: 3108,
 			text: phraseMask{
 				{index: 9, bits: 2251799813685248},
 			},
@@ -4547,7 +4547,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints",
 			file: "rules.yaml (built-in)",
-			line: 3112,
+			line: 3121,
 			text: phraseMask{
 				{index: 9, bits: 2251799813685248},
 			},
@@ -4613,7 +4613,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3122,
+			line: 3131,
 			text: phraseMask{
 				{index: 9, bits: 13510798882111488},
 			},
@@ -4624,7 +4624,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-speeding",
 			file: "rules.yaml (built-in)",
-			line: 3130,
+			line: 3139,
 			text: phraseMask{
 				{index: 9, bits: 18014398509481984},
 			},
@@ -4635,7 +4635,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3136,
+			line: 3145,
 			text: phraseMask{
 				{index: 9, bits: 108086391056891904},
 			},
@@ -4646,7 +4646,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3142,
+			line: 3151,
 			text: phraseMask{
 				{index: 9, bits: 144115188075855872},
 			},
@@ -4657,7 +4657,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3148,
+			line: 3157,
 			text: phraseMask{
 				{index: 9, bits: 288230376151711744},
 			},
@@ -4668,7 +4668,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3154,
+			line: 3163,
 			text: phraseMask{
 				{index: 9, bits: 576478344489467904},
 			},
@@ -4679,7 +4679,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-submission-quota",
 			file: "rules.yaml (built-in)",
-			line: 3166,
+			line: 3175,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 2, detHi: 2},
 				{class: 4, subject: 2, detailLo: 2, detHi: 2},
@@ -4730,7 +4730,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-recipient-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 3179,
+			line: 3188,
 			text: phraseMask{
 				{index: 10, bits: 30},
 			},
@@ -4774,7 +4774,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-sending-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 3191,
+			line: 3200,
 			text: phraseMask{
 				{index: 10, bits: 480},
 				{index: 7, bits: 131072},
@@ -4818,7 +4818,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "relay-denied-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 3205,
+			line: 3214,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4892,7 +4892,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-authrequired-recipient",
 			file: "rules.yaml (built-in)",
-			line: 3230,
+			line: 3239,
 			text: phraseMask{
 				{index: 10, bits: 16777216},
 			},
@@ -4942,7 +4942,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "not-authenticated-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 3239,
+			line: 3248,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -5000,7 +5000,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.1-delivery-not-authorized",
 			file: "rules.yaml (built-in)",
-			line: 3254,
+			line: 3263,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -5057,7 +5057,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.1.10-null-mx",
 			file: "rules.yaml (built-in)",
-			line: 3273,
+			line: 3282,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 				{class: 4, subject: 1, detailLo: 10, detHi: 10},
@@ -5112,7 +5112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.7.13-account-disabled",
 			file: "rules.yaml (built-in)",
-			line: 3285,
+			line: 3294,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 				{class: 4, subject: 7, detailLo: 13, detHi: 13},
@@ -5153,7 +5153,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.26-ipv6-unauthenticated",
 			file: "rules.yaml (built-in)",
-			line: 3299,
+			line: 3308,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 26, detHi: 26},
 			},
@@ -5202,7 +5202,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.500-699",
 			file: "rules.yaml (built-in)",
-			line: 3308,
+			line: 3317,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -5251,7 +5251,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.850-899",
 			file: "rules.yaml (built-in)",
-			line: 3317,
+			line: 3326,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 850, detHi: 899},
 			},
@@ -5300,7 +5300,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.10",
 			file: "rules.yaml (built-in)",
-			line: 3326,
+			line: 3335,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -5349,7 +5349,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.90",
 			file: "rules.yaml (built-in)",
-			line: 3336,
+			line: 3345,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 90, detHi: 90},
 			},
@@ -5391,7 +5391,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.121",
 			file: "rules.yaml (built-in)",
-			line: 3345,
+			line: 3354,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 121, detHi: 121},
 			},
@@ -5440,7 +5440,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.122",
 			file: "rules.yaml (built-in)",
-			line: 3354,
+			line: 3363,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 122, detHi: 122},
 			},
@@ -5489,7 +5489,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.3.190",
 			file: "rules.yaml (built-in)",
-			line: 3363,
+			line: 3372,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 190, detHi: 190},
 			},
@@ -5538,7 +5538,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.12",
 			file: "rules.yaml (built-in)",
-			line: 3372,
+			line: 3381,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -5587,7 +5587,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.124",
 			file: "rules.yaml (built-in)",
-			line: 3381,
+			line: 3390,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 124, detHi: 124},
 			},
@@ -5636,7 +5636,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.133",
 			file: "rules.yaml (built-in)",
-			line: 3390,
+			line: 3399,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 133, detHi: 133},
 			},
@@ -5685,7 +5685,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.134",
 			file: "rules.yaml (built-in)",
-			line: 3399,
+			line: 3408,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 134, detHi: 134},
 			},
@@ -5734,7 +5734,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.13",
 			file: "rules.yaml (built-in)",
-			line: 3408,
+			line: 3417,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -5783,7 +5783,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.135",
 			file: "rules.yaml (built-in)",
-			line: 3417,
+			line: 3426,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 135, detHi: 135},
 			},
@@ -5832,7 +5832,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.136",
 			file: "rules.yaml (built-in)",
-			line: 3426,
+			line: 3435,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 136, detHi: 136},
 			},
@@ -5881,7 +5881,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.23-spf",
 			file: "rules.yaml (built-in)",
-			line: 3435,
+			line: 3444,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 23, detHi: 23},
 			},
@@ -5937,7 +5937,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.25",
 			file: "rules.yaml (built-in)",
-			line: 3444,
+			line: 3453,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -5994,7 +5994,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.57",
 			file: "rules.yaml (built-in)",
-			line: 3453,
+			line: 3462,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 57, detHi: 57},
 			},
@@ -6043,7 +6043,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.501",
 			file: "rules.yaml (built-in)",
-			line: 3462,
+			line: 3471,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 501, detHi: 501},
 			},
@@ -6092,7 +6092,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.502",
 			file: "rules.yaml (built-in)",
-			line: 3473,
+			line: 3482,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 502, detHi: 502},
 			},
@@ -6141,7 +6141,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.503",
 			file: "rules.yaml (built-in)",
-			line: 3482,
+			line: 3491,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 503, detHi: 503},
 			},
@@ -6190,7 +6190,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.504",
 			file: "rules.yaml (built-in)",
-			line: 3491,
+			line: 3500,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 504, detHi: 504},
 			},
@@ -6239,7 +6239,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.505",
 			file: "rules.yaml (built-in)",
-			line: 3502,
+			line: 3511,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 505, detHi: 505},
 			},
@@ -6288,7 +6288,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.506",
 			file: "rules.yaml (built-in)",
-			line: 3514,
+			line: 3523,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 506, detHi: 506},
 			},
@@ -6337,7 +6337,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.507",
 			file: "rules.yaml (built-in)",
-			line: 3523,
+			line: 3532,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 507, detHi: 507},
 			},
@@ -6386,7 +6386,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.508",
 			file: "rules.yaml (built-in)",
-			line: 3532,
+			line: 3541,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 508, detHi: 508},
 			},
@@ -6435,7 +6435,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.509",
 			file: "rules.yaml (built-in)",
-			line: 3541,
+			line: 3550,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 509, detHi: 509},
 			},
@@ -6491,7 +6491,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.510",
 			file: "rules.yaml (built-in)",
-			line: 3550,
+			line: 3559,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 510, detHi: 510},
 			},
@@ -6540,7 +6540,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.511",
 			file: "rules.yaml (built-in)",
-			line: 3560,
+			line: 3569,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 511, detHi: 511},
 			},
@@ -6589,7 +6589,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.512",
 			file: "rules.yaml (built-in)",
-			line: 3569,
+			line: 3578,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 512, detHi: 512},
 			},
@@ -6638,7 +6638,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.513",
 			file: "rules.yaml (built-in)",
-			line: 3578,
+			line: 3587,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 513, detHi: 513},
 			},
@@ -6695,7 +6695,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.515",
 			file: "rules.yaml (built-in)",
-			line: 3587,
+			line: 3596,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 515, detHi: 515},
 			},
@@ -6751,7 +6751,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.520",
 			file: "rules.yaml (built-in)",
-			line: 3599,
+			line: 3608,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 520, detHi: 520},
 			},
@@ -6793,7 +6793,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.233",
 			file: "rules.yaml (built-in)",
-			line: 3608,
+			line: 3617,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 233, detHi: 233},
 			},
@@ -6835,7 +6835,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.606-649",
 			file: "rules.yaml (built-in)",
-			line: 3617,
+			line: 3626,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 606, detHi: 649},
 			},
@@ -6901,7 +6901,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.703",
 			file: "rules.yaml (built-in)",
-			line: 3626,
+			line: 3635,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 703, detHi: 703},
 			},
@@ -6943,7 +6943,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.700-749",
 			file: "rules.yaml (built-in)",
-			line: 3635,
+			line: 3644,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 700, detHi: 749},
 			},
@@ -6992,7 +6992,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.310-no-domain",
 			file: "rules.yaml (built-in)",
-			line: 3646,
+			line: 3655,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 310, detHi: 310},
 			},
@@ -7028,7 +7028,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-helo-refused",
 			file: "rules.yaml (built-in)",
-			line: 3662,
+			line: 3671,
 			text: phraseMask{
 				{index: 10, bits: 4503599627370496},
 			},
@@ -7038,7 +7038,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-courier-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3669,
+			line: 3678,
 			text: phraseMask{
 				{index: 10, bits: 9007199254740992},
 			},
@@ -7048,7 +7048,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-filtered",
 			file: "rules.yaml (built-in)",
-			line: 3674,
+			line: 3683,
 			text: phraseMask{
 				{index: 10, bits: 18014398509481984},
 			},
@@ -7058,7 +7058,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3679,
+			line: 3688,
 			text: phraseMask{
 				{index: 10, bits: 36028797018963968},
 			},
@@ -7068,7 +7068,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3684,
+			line: 3693,
 			text: phraseMask{
 				{index: 10, bits: 2233785415175766016},
 			},
@@ -7078,7 +7078,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown-pairs",
 			file: "rules.yaml (built-in)",
-			line: 3691,
+			line: 3700,
 			text: phraseMask{
 				{index: 10, bits: 2305843009213693952},
 			},
@@ -7091,7 +7091,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-expired",
 			file: "rules.yaml (built-in)",
-			line: 3697,
+			line: 3706,
 			text: phraseMask{
 				{index: 10, bits: 4611686018427387904},
 			},
@@ -7101,7 +7101,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3702,
+			line: 3711,
 			text: phraseMask{
 				{index: 10, bits: 9223372036854775808},
 			},
@@ -7111,7 +7111,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-einsundeins-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3707,
+			line: 3716,
 			text: phraseMask{
 				{index: 11, bits: 1},
 			},
@@ -7121,7 +7121,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exim-mx-hosts-without-address",
 			file: "rules.yaml (built-in)",
-			line: 3720,
+			line: 3729,
 			text: phraseMask{
 				{index: 11, bits: 6},
 			},
@@ -7172,7 +7172,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3730,
+			line: 3739,
 			text: phraseMask{
 				{index: 11, bits: 8},
 			},
@@ -7182,7 +7182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3738,
+			line: 3747,
 			text: phraseMask{
 				{index: 11, bits: 16},
 			},
@@ -7192,7 +7192,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3743,
+			line: 3752,
 			text: phraseMask{
 				{index: 11, bits: 96},
 			},
@@ -7202,7 +7202,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3748,
+			line: 3757,
 			text: phraseMask{
 				{index: 11, bits: 1920},
 			},
@@ -7212,7 +7212,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3754,
+			line: 3763,
 			text: phraseMask{
 				{index: 11, bits: 30720},
 			},
@@ -7222,7 +7222,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lines-too-long",
 			file: "rules.yaml (built-in)",
-			line: 3766,
+			line: 3775,
 			text: phraseMask{
 				{index: 11, bits: 229376},
 			},
@@ -7272,7 +7272,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 3775,
+			line: 3784,
 			text: phraseMask{
 				{index: 11, bits: 262144},
 			},
@@ -7282,7 +7282,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-expired",
 			file: "rules.yaml (built-in)",
-			line: 3780,
+			line: 3789,
 			text: phraseMask{
 				{index: 11, bits: 524288},
 			},
@@ -7292,7 +7292,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3785,
+			line: 3794,
 			text: phraseMask{
 				{index: 11, bits: 1048576},
 			},
@@ -7302,7 +7302,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3790,
+			line: 3799,
 			text: phraseMask{
 				{index: 11, bits: 6291456},
 			},
@@ -7312,7 +7312,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3795,
+			line: 3804,
 			text: phraseMask{
 				{index: 11, bits: 1065353216},
 			},
@@ -7322,7 +7322,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3802,
+			line: 3811,
 			text: phraseMask{
 				{index: 11, bits: 67645734912},
 			},
@@ -7332,7 +7332,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3808,
+			line: 3817,
 			text: phraseMask{
 				{index: 11, bits: 68719476736},
 			},
@@ -7342,7 +7342,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-expired",
 			file: "rules.yaml (built-in)",
-			line: 3813,
+			line: 3822,
 			text: phraseMask{
 				{index: 11, bits: 962072674304},
 			},
@@ -7352,7 +7352,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3820,
+			line: 3829,
 			text: phraseMask{
 				{index: 11, bits: 3298534883328},
 			},
@@ -7362,7 +7362,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmx-expired",
 			file: "rules.yaml (built-in)",
-			line: 3825,
+			line: 3834,
 			text: phraseMask{
 				{index: 11, bits: 4398046511104},
 			},
@@ -7372,7 +7372,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3830,
+			line: 3839,
 			text: phraseMask{
 				{index: 7, bits: 3377699720527872},
 			},
@@ -7382,7 +7382,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3835,
+			line: 3844,
 			text: phraseMask{
 				{index: 7, bits: 281474976710656},
 			},
@@ -7392,7 +7392,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3840,
+			line: 3849,
 			text: phraseMask{
 				{index: 7, bits: 562949953421312},
 			},
@@ -7402,7 +7402,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3845,
+			line: 3854,
 			text: phraseMask{
 				{index: 11, bits: 8796093022208},
 			},
@@ -7412,7 +7412,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3850,
+			line: 3859,
 			text: phraseMask{
 				{index: 11, bits: 17592186044416},
 			},
@@ -7422,7 +7422,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 3855,
+			line: 3864,
 			text: phraseMask{
 				{index: 11, bits: 35184372088832},
 			},
@@ -7432,7 +7432,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 3860,
+			line: 3869,
 			text: phraseMask{
 				{index: 11, bits: 70368744177664},
 			},
@@ -7442,7 +7442,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-compuserve-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3865,
+			line: 3874,
 			text: phraseMask{
 				{index: 11, bits: 422212465065984},
 			},
@@ -7452,7 +7452,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3874,
+			line: 3883,
 			text: phraseMask{
 				{index: 11, bits: 562949953421312},
 			},
@@ -7462,7 +7462,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3879,
+			line: 3888,
 			text: phraseMask{
 				{index: 11, bits: 1125899906842624},
 			},
@@ -7472,7 +7472,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3884,
+			line: 3893,
 			text: phraseMask{
 				{index: 11, bits: 2251799813685248},
 			},
@@ -7482,7 +7482,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-messagingserver-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3889,
+			line: 3898,
 			text: phraseMask{
 				{index: 11, bits: 4503599627370496},
 			},
@@ -7492,7 +7492,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3894,
+			line: 3903,
 			text: phraseMask{
 				{index: 11, bits: 9007199254740992},
 			},
@@ -7502,7 +7502,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3899,
+			line: 3908,
 			text: phraseMask{
 				{index: 11, bits: 54043195528445952},
 			},
@@ -7512,7 +7512,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-expired",
 			file: "rules.yaml (built-in)",
-			line: 3905,
+			line: 3914,
 			text: phraseMask{
 				{index: 11, bits: 72057594037927936},
 			},
@@ -7522,7 +7522,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3910,
+			line: 3919,
 			text: phraseMask{
 				{index: 11, bits: 144115188075855872},
 			},
@@ -7532,7 +7532,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3915,
+			line: 3924,
 			text: phraseMask{
 				{index: 11, bits: 18158513697557839872},
 				{index: 12, bits: 3},
@@ -7543,7 +7543,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3922,
+			line: 3931,
 			text: phraseMask{
 				{index: 12, bits: 28},
 			},
@@ -7553,7 +7553,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 3927,
+			line: 3936,
 			text: phraseMask{
 				{index: 12, bits: 32},
 			},
@@ -7563,7 +7563,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3932,
+			line: 3941,
 			text: phraseMask{
 				{index: 12, bits: 960},
 			},
@@ -7573,7 +7573,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3938,
+			line: 3947,
 			text: phraseMask{
 				{index: 12, bits: 4193280},
 			},
@@ -7583,7 +7583,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3948,
+			line: 3957,
 			text: phraseMask{
 				{index: 12, bits: 12582912},
 			},
@@ -7593,7 +7593,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3953,
+			line: 3962,
 			text: phraseMask{
 				{index: 12, bits: 16777216},
 			},
@@ -7603,7 +7603,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3958,
+			line: 3967,
 			text: phraseMask{
 				{index: 12, bits: 33554432},
 			},
@@ -7613,7 +7613,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3963,
+			line: 3972,
 			text: phraseMask{
 				{index: 12, bits: 67108864},
 			},
@@ -7623,7 +7623,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3968,
+			line: 3977,
 			text: phraseMask{
 				{index: 12, bits: 402653184},
 			},
@@ -7633,7 +7633,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3974,
+			line: 3983,
 			text: phraseMask{
 				{index: 12, bits: 536870912},
 			},
@@ -7643,7 +7643,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 3979,
+			line: 3988,
 			text: phraseMask{
 				{index: 12, bits: 1073741824},
 			},
@@ -7653,7 +7653,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-verizon-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3984,
+			line: 3993,
 			text: phraseMask{
 				{index: 12, bits: 6442450944},
 			},
@@ -7663,7 +7663,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-zoho-expired",
 			file: "rules.yaml (built-in)",
-			line: 3989,
+			line: 3998,
 			text: phraseMask{
 				{index: 12, bits: 8589934592},
 			},
@@ -7673,7 +7673,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-filtered",
 			file: "rules.yaml (built-in)",
-			line: 3994,
+			line: 4003,
 			text: phraseMask{
 				{index: 12, bits: 17179869184},
 			},
@@ -7683,7 +7683,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3999,
+			line: 4008,
 			text: phraseMask{
 				{index: 12, bits: 34359738368},
 			},
@@ -7693,7 +7693,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-groups-refused",
 			file: "rules.yaml (built-in)",
-			line: 4004,
+			line: 4013,
 			text: phraseMask{
 				{index: 12, bits: 206158430208},
 			},
@@ -7743,7 +7743,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-posting-restricted",
 			file: "rules.yaml (built-in)",
-			line: 4021,
+			line: 4030,
 			text: phraseMask{
 				{index: 12, bits: 144114913197948928},
 			},
@@ -7793,7 +7793,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6-5.4.14-loop",
 			file: "rules.yaml (built-in)",
-			line: 4053,
+			line: 4062,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
@@ -7849,7 +7849,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-no-answer",
 			file: "rules.yaml (built-in)",
-			line: 4063,
+			line: 4072,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -7966,7 +7966,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1-access-denied",
 			file: "rules.yaml (built-in)",
-			line: 4080,
+			line: 4089,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -8019,7 +8019,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-unrecognised-or-name",
 			file: "rules.yaml (built-in)",
-			line: 4101,
+			line: 4110,
 			text: phraseMask{
 				{index: 12, bits: 17293822569102704640},
 				{index: 13, bits: 15},
@@ -8030,7 +8030,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-maximum-time-expired",
 			file: "rules.yaml (built-in)",
-			line: 4106,
+			line: 4115,
 			text: phraseMask{
 				{index: 13, bits: 48},
 			},
@@ -8040,7 +8040,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-loop-detected",
 			file: "rules.yaml (built-in)",
-			line: 4110,
+			line: 4119,
 			text: phraseMask{
 				{index: 13, bits: 64},
 			},
@@ -8050,7 +8050,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-content-too-long",
 			file: "rules.yaml (built-in)",
-			line: 4114,
+			line: 4123,
 			text: phraseMask{
 				{index: 13, bits: 896},
 			},
@@ -8060,7 +8060,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-conversion",
 			file: "rules.yaml (built-in)",
-			line: 4118,
+			line: 4127,
 			text: phraseMask{
 				{index: 13, bits: 31744},
 			},
@@ -8070,7 +8070,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-status",
 			file: "rules.yaml (built-in)",
-			line: 4138,
+			line: 4147,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 2, detHi: 2},
 			},
@@ -8079,7 +8079,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-specific",
 			file: "rules.yaml (built-in)",
-			line: 4143,
+			line: 4152,
 			text: phraseMask{
 				{index: 13, bits: 32768},
 			},
@@ -8089,7 +8089,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-specific",
 			file: "rules.yaml (built-in)",
-			line: 4149,
+			line: 4158,
 			text: phraseMask{
 				{index: 13, bits: 2031616},
 			},
@@ -8099,7 +8099,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-languages",
 			file: "rules.yaml (built-in)",
-			line: 4163,
+			line: 4172,
 			text: phraseMask{
 				{index: 13, bits: 288230376149614592},
 			},
@@ -8112,7 +8112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-text",
 			file: "rules.yaml (built-in)",
-			line: 4175,
+			line: 4184,
 			text: phraseMask{
 				{index: 13, bits: 18158513697557839872},
 				{index: 14, bits: 18446744073709551615},
@@ -8132,7 +8132,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-status",
 			file: "rules.yaml (built-in)",
-			line: 4215,
+			line: 4224,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 4, detHi: 4},
 				{class: -1, subject: 7, detailLo: 16, detHi: 16},
@@ -8142,7 +8142,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-status",
 			file: "rules.yaml (built-in)",
-			line: 4220,
+			line: 4229,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -8151,7 +8151,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-text",
 			file: "rules.yaml (built-in)",
-			line: 4225,
+			line: 4234,
 			text: phraseMask{
 				{index: 15, bits: 1099511619584},
 				{index: 8, bits: 512},
@@ -8165,7 +8165,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-text",
 			file: "rules.yaml (built-in)",
-			line: 4239,
+			line: 4248,
 			text: phraseMask{
 				{index: 15, bits: 3298534883328},
 				{index: 9, bits: 2147483648},
@@ -8176,7 +8176,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-reply-525",
 			file: "rules.yaml (built-in)",
-			line: 4251,
+			line: 4260,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 5},
@@ -8187,7 +8187,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-text",
 			file: "rules.yaml (built-in)",
-			line: 4256,
+			line: 4265,
 			text: phraseMask{
 				{index: 15, bits: 18446739675663040512},
 				{index: 9, bits: 72058006354788352},
@@ -8204,7 +8204,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hasmoved-text",
 			file: "rules.yaml (built-in)",
-			line: 4289,
+			line: 4298,
 			text: phraseMask{
 				{index: 16, bits: 4380866641920},
 			},
@@ -8214,7 +8214,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "norelaying-text",
 			file: "rules.yaml (built-in)",
-			line: 4301,
+			line: 4310,
 			text: phraseMask{
 				{index: 16, bits: 2305838611167182848},
 				{index: 10, bits: 16776704},
@@ -8230,7 +8230,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-dmarc",
 			file: "rules.yaml (built-in)",
-			line: 4322,
+			line: 4331,
 			text: phraseMask{
 				{index: 16, bits: 16140901064495857664},
 				{index: 17, bits: 127},
@@ -8272,7 +8272,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-status",
 			file: "rules.yaml (built-in)",
-			line: 4331,
+			line: 4340,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 20, detHi: 20},
 				{class: -1, subject: 7, detailLo: 21, detHi: 21},
@@ -8287,7 +8287,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-text",
 			file: "rules.yaml (built-in)",
-			line: 4336,
+			line: 4345,
 			text: phraseMask{
 				{index: 17, bits: 137438953344},
 				{index: 6, bits: 32768},
@@ -8301,7 +8301,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4349,
+			line: 4358,
 			text: phraseMask{
 				{index: 17, bits: 412316860416},
 			},
@@ -8315,7 +8315,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-blocked",
 			file: "rules.yaml (built-in)",
-			line: 4368,
+			line: 4377,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -8343,7 +8343,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-rejected",
 			file: "rules.yaml (built-in)",
-			line: 4408,
+			line: 4417,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -8371,7 +8371,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4449,
+			line: 4458,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -8389,7 +8389,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unknown-at-mail-from",
 			file: "rules.yaml (built-in)",
-			line: 4461,
+			line: 4470,
 			text: phraseMask{
 				{index: 20, bits: 18446739675663040512},
 				{index: 8, bits: 1125899907891200},
@@ -8463,7 +8463,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.1",
 			file: "rules.yaml (built-in)",
-			line: 4522,
+			line: 4531,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -8512,7 +8512,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.0",
 			file: "rules.yaml (built-in)",
-			line: 4534,
+			line: 4543,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 			},
@@ -8561,7 +8561,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-x.1.3",
 			file: "rules.yaml (built-in)",
-			line: 4545,
+			line: 4554,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -8609,7 +8609,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific",
 			file: "rules.yaml (built-in)",
-			line: 4554,
+			line: 4563,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -8630,7 +8630,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-specific",
 			file: "rules.yaml (built-in)",
-			line: 4564,
+			line: 4573,
 			text: phraseMask{
 				{index: 19, bits: 140737488388096},
 			},
@@ -8640,7 +8640,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific-553",
 			file: "rules.yaml (built-in)",
-			line: 4571,
+			line: 4580,
 			text: phraseMask{
 				{index: 21, bits: 18014398509481984},
 			},
@@ -8654,7 +8654,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-specific",
 			file: "rules.yaml (built-in)",
-			line: 4580,
+			line: 4589,
 			text: phraseMask{
 				{index: 17, bits: 288232575174967296},
 			},
@@ -8664,7 +8664,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 4587,
+			line: 4596,
 			text: phraseMask{
 				{index: 20, bits: 18446739675663040512},
 				{index: 8, bits: 1125899907891200},
@@ -8694,7 +8694,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4593,
+			line: 4602,
 			text: phraseMask{
 				{index: 22, bits: 1152919305583591424},
 			},
@@ -8730,7 +8730,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-any-stage",
 			file: "rules.yaml (built-in)",
-			line: 4612,
+			line: 4621,
 			text: phraseMask{
 				{index: 8, bits: 1125899906842624},
 				{index: 22, bits: 8070450532247928832},
@@ -8750,7 +8750,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-mailbox-inactive",
 			file: "rules.yaml (built-in)",
-			line: 4646,
+			line: 4655,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8826,7 +8826,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-mailbox-missing",
 			file: "rules.yaml (built-in)",
-			line: 4659,
+			line: 4668,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8907,7 +8907,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-userunknown-missing",
 			file: "rules.yaml (built-in)",
-			line: 4684,
+			line: 4693,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -9006,7 +9006,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-text",
 			file: "rules.yaml (built-in)",
-			line: 4692,
+			line: 4701,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -9029,7 +9029,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4711,
+			line: 4720,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -9065,7 +9065,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-specific",
 			file: "rules.yaml (built-in)",
-			line: 4717,
+			line: 4726,
 			text: phraseMask{
 				{index: 23, bits: 3758096384},
 			},
@@ -9075,7 +9075,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-sender-named",
 			file: "rules.yaml (built-in)",
-			line: 4726,
+			line: 4735,
 			text: phraseMask{
 				{index: 23, bits: 4295065600},
 			},
@@ -9092,7 +9092,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-mailbox-inactive",
 			file: "rules.yaml (built-in)",
-			line: 4741,
+			line: 4750,
 			text: phraseMask{
 				{index: 22, bits: 9223372036854775808},
 			},
@@ -9162,7 +9162,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-mailbox-missing",
 			file: "rules.yaml (built-in)",
-			line: 4747,
+			line: 4756,
 			text: phraseMask{
 				{index: 21, bits: 281474976710656},
 				{index: 23, bits: 3},
@@ -9237,7 +9237,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-text",
 			file: "rules.yaml (built-in)",
-			line: 4755,
+			line: 4764,
 			text: phraseMask{
 				{index: 23, bits: 402653183},
 				{index: 10, bits: 18014432869220352},
@@ -9254,7 +9254,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-status",
 			file: "rules.yaml (built-in)",
-			line: 4763,
+			line: 4772,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -9263,7 +9263,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-text",
 			file: "rules.yaml (built-in)",
-			line: 4768,
+			line: 4777,
 			text: phraseMask{
 				{index: 23, bits: 18446744056529682432},
 				{index: 24, bits: 2047},
@@ -9278,7 +9278,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4789,
+			line: 4798,
 			text: phraseMask{
 				{index: 24, bits: 63488},
 			},
@@ -9295,7 +9295,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-text",
 			file: "rules.yaml (built-in)",
-			line: 4802,
+			line: 4811,
 			text: phraseMask{
 				{index: 24, bits: 33488896},
 			},
@@ -9305,7 +9305,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4810,
+			line: 4819,
 			text: phraseMask{
 				{index: 24, bits: 33554432},
 			},
@@ -9318,7 +9318,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-text",
 			file: "rules.yaml (built-in)",
-			line: 4821,
+			line: 4830,
 			text: phraseMask{
 				{index: 24, bits: 68652367872},
 				{index: 7, bits: 36028797018963968},
@@ -9330,7 +9330,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contenterror-text",
 			file: "rules.yaml (built-in)",
-			line: 4833,
+			line: 4842,
 			text: phraseMask{
 				{index: 24, bits: 1152921435887435776},
 				{index: 11, bits: 262144},
@@ -9353,7 +9353,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.8-bad-outbound-sender",
 			file: "rules.yaml (built-in)",
-			line: 4898,
+			line: 4907,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 8, detHi: 8},
 			},
@@ -9399,7 +9399,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-status",
 			file: "rules.yaml (built-in)",
-			line: 4917,
+			line: 4926,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 7, detHi: 7},
 				{class: -1, subject: 1, detailLo: 8, detHi: 8},
@@ -9409,7 +9409,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-at-mail",
 			file: "rules.yaml (built-in)",
-			line: 4922,
+			line: 4931,
 			text: phraseMask{
 				{index: 19, bits: 18446744073709551614},
 				{index: 5, bits: 36028797018963968},
@@ -9434,7 +9434,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-text",
 			file: "rules.yaml (built-in)",
-			line: 4965,
+			line: 4974,
 			text: phraseMask{
 				{index: 19, bits: 18446744073709551614},
 				{index: 5, bits: 36028797018963968},
@@ -9457,7 +9457,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-status",
 			file: "rules.yaml (built-in)",
-			line: 4979,
+			line: 4988,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -9475,7 +9475,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-specific",
 			file: "rules.yaml (built-in)",
-			line: 4999,
+			line: 5008,
 			text: phraseMask{
 				{index: 20, bits: 1073741824},
 			},
@@ -9485,7 +9485,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-text",
 			file: "rules.yaml (built-in)",
-			line: 5006,
+			line: 5015,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -9521,7 +9521,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-destination-computer",
 			file: "rules.yaml (built-in)",
-			line: 5025,
+			line: 5034,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -9550,7 +9550,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-status",
 			file: "rules.yaml (built-in)",
-			line: 5040,
+			line: 5049,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 28, detHi: 28},
 			},
@@ -9559,7 +9559,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-named-by-scanner",
 			file: "rules.yaml (built-in)",
-			line: 5050,
+			line: 5059,
 			text: phraseMask{
 				{index: 27, bits: 8053063680},
 			},
@@ -9569,7 +9569,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-text",
 			file: "rules.yaml (built-in)",
-			line: 5054,
+			line: 5063,
 			text: phraseMask{
 				{index: 24, bits: 17293822569102704640},
 				{index: 25, bits: 18446744073709551615},
@@ -9592,7 +9592,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5059,
+			line: 5068,
 			text: phraseMask{
 				{index: 3, bits: 8192},
 				{index: 27, bits: 2190433320960},
@@ -9615,7 +9615,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "speeding-text",
 			file: "rules.yaml (built-in)",
-			line: 5073,
+			line: 5082,
 			text: phraseMask{
 				{index: 27, bits: 2305840810190438400},
 			},
@@ -9625,7 +9625,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-status",
 			file: "rules.yaml (built-in)",
-			line: 5083,
+			line: 5092,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -9634,7 +9634,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-text",
 			file: "rules.yaml (built-in)",
-			line: 5088,
+			line: 5097,
 			text: phraseMask{
 				{index: 27, bits: 16140901064495857664},
 				{index: 13, bits: 2031616},
@@ -9651,7 +9651,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-text",
 			file: "rules.yaml (built-in)",
-			line: 5106,
+			line: 5115,
 			text: phraseMask{
 				{index: 17, bits: 18446743523953737728},
 				{bits: 64513},
@@ -9674,7 +9674,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5111,
+			line: 5120,
 			text: phraseMask{
 				{index: 1, bits: 32768},
 				{index: 18, bits: 36028797018963968},
@@ -9715,7 +9715,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-encrypted-attachment",
 			file: "rules.yaml (built-in)",
-			line: 5142,
+			line: 5151,
 			text: phraseMask{
 				{index: 28, bits: 140668768878592},
 				{index: 1, bits: 16384},
@@ -9726,7 +9726,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 5151,
+			line: 5160,
 			text: phraseMask{
 				{index: 28, bits: 71916856549572608},
 			},
@@ -9736,7 +9736,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 5158,
+			line: 5167,
 			text: phraseMask{
 				{index: 28, bits: 18374686479671623680},
 				{index: 29, bits: 3},
@@ -9747,7 +9747,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-virus",
 			file: "rules.yaml (built-in)",
-			line: 5165,
+			line: 5174,
 			text: phraseMask{
 				{bits: 8070450532247928832},
 				{index: 29, bits: 4},
@@ -9758,7 +9758,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 5171,
+			line: 5180,
 			text: phraseMask{
 				{index: 29, bits: 32760},
 			},
@@ -9768,7 +9768,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-policy",
 			file: "rules.yaml (built-in)",
-			line: 5178,
+			line: 5187,
 			text: phraseMask{
 				{index: 29, bits: 229376},
 			},
@@ -9778,7 +9778,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-delivery-failed",
 			file: "rules.yaml (built-in)",
-			line: 5186,
+			line: 5195,
 			text: phraseMask{
 				{index: 29, bits: 66846720},
 			},
@@ -9788,7 +9788,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-text",
 			file: "rules.yaml (built-in)",
-			line: 5200,
+			line: 5209,
 			text: phraseMask{
 				{index: 29, bits: 274810798080},
 				{bits: 207165582859042816},
@@ -9799,7 +9799,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-transport-rule-reject",
 			file: "rules.yaml (built-in)",
-			line: 5210,
+			line: 5219,
 			text: phraseMask{
 				{index: 29, bits: 274877906944},
 			},
@@ -9895,7 +9895,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-text",
 			file: "rules.yaml (built-in)",
-			line: 5232,
+			line: 5241,
 			text: phraseMask{
 				{index: 29, bits: 18446743523953737728},
 				{index: 9, bits: 16777216},
@@ -9911,7 +9911,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5262,
+			line: 5271,
 			text: phraseMask{
 				{index: 30, bits: 16777216},
 			},
@@ -9924,7 +9924,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-type",
 			file: "rules.yaml (built-in)",
-			line: 5268,
+			line: 5277,
 			text: phraseMask{
 				{index: 30, bits: 1125899873288192},
 			},
@@ -9937,7 +9937,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-encrypted",
 			file: "rules.yaml (built-in)",
-			line: 5287,
+			line: 5296,
 			text: phraseMask{
 				{index: 30, bits: 1151795604700004352},
 				{bits: 9223372036854775808},
@@ -9949,7 +9949,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-name",
 			file: "rules.yaml (built-in)",
-			line: 5299,
+			line: 5308,
 			text: phraseMask{
 				{index: 30, bits: 1152921504606846976},
 			},
@@ -9962,7 +9962,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-loop-text",
 			file: "rules.yaml (built-in)",
-			line: 5307,
+			line: 5316,
 			text: phraseMask{
 				{index: 30, bits: 2305843009213693952},
 			},
@@ -9972,7 +9972,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-text",
 			file: "rules.yaml (built-in)",
-			line: 5317,
+			line: 5326,
 			text: phraseMask{
 				{index: 30, bits: 13835058055282163712},
 				{index: 31, bits: 33554431},
@@ -9986,7 +9986,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5333,
+			line: 5342,
 			text: phraseMask{
 				{index: 31, bits: 33554432},
 			},
@@ -9999,7 +9999,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-text",
 			file: "rules.yaml (built-in)",
-			line: 5339,
+			line: 5348,
 			text: phraseMask{
 				{index: 26, bits: 18446744039349813248},
 				{index: 1, bits: 9367487224930631680},
@@ -10019,7 +10019,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-dns-text",
 			file: "rules.yaml (built-in)",
-			line: 5344,
+			line: 5353,
 			text: phraseMask{
 				{index: 27, bits: 8192},
 				{index: 2, bits: 6291456},
@@ -10030,7 +10030,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-text",
 			file: "rules.yaml (built-in)",
-			line: 5350,
+			line: 5359,
 			text: phraseMask{
 				{index: 31, bits: 34292629504},
 				{index: 13, bits: 32768},
@@ -10041,7 +10041,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-text",
 			file: "rules.yaml (built-in)",
-			line: 5357,
+			line: 5366,
 			text: phraseMask{
 				{index: 20, bits: 4397912293376},
 				{index: 5, bits: 4398046511104},
@@ -10054,7 +10054,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-delayed",
 			file: "rules.yaml (built-in)",
-			line: 5362,
+			line: 5371,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -10143,7 +10143,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-text",
 			file: "rules.yaml (built-in)",
-			line: 5379,
+			line: 5388,
 			text: phraseMask{
 				{index: 7, bits: 13835058055282163712},
 				{index: 31, bits: 18446744039349813248},
@@ -10163,7 +10163,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5399,
+			line: 5408,
 			text: phraseMask{
 				{bits: 4294967296},
 			},
@@ -10176,7 +10176,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-attempts",
 			file: "rules.yaml (built-in)",
-			line: 5405,
+			line: 5414,
 			text: phraseMask{
 				{index: 32, bits: 32},
 			},
@@ -10189,7 +10189,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-text",
 			file: "rules.yaml (built-in)",
-			line: 5412,
+			line: 5421,
 			text: phraseMask{
 				{index: 8, bits: 2},
 				{index: 32, bits: 536870848},
@@ -10204,7 +10204,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-reply",
 			file: "rules.yaml (built-in)",
-			line: 5427,
+			line: 5436,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 3},
@@ -10221,14 +10221,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "tls-command",
 			file:    "rules.yaml (built-in)",
-			line:    5434,
+			line:    5443,
 			command: []string{"STARTTLS"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "security-text",
 			file: "rules.yaml (built-in)",
-			line: 5439,
+			line: 5448,
 			text: phraseMask{
 				{index: 32, bits: 140736951484416},
 				{index: 10, bits: 201326592},
@@ -10246,7 +10246,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "security-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5454,
+			line: 5463,
 			text: phraseMask{
 				{index: 32, bits: 985162418487296},
 				{index: 24, bits: 2048},
@@ -10265,7 +10265,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-text",
 			file: "rules.yaml (built-in)",
-			line: 5463,
+			line: 5472,
 			text: phraseMask{
 				{index: 32, bits: 18445618173802708992},
 				{index: 3, bits: 16},
@@ -10277,7 +10277,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "syntax-text",
 			file: "rules.yaml (built-in)",
-			line: 5472,
+			line: 5481,
 			text: phraseMask{
 				{index: 7, bits: 618475290624},
 				{index: 33, bits: 4088},
@@ -10288,7 +10288,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.1",
 			file: "rules.yaml (built-in)",
-			line: 5489,
+			line: 5498,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -10297,7 +10297,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.4",
 			file: "rules.yaml (built-in)",
-			line: 5495,
+			line: 5504,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -10346,7 +10346,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.5",
 			file: "rules.yaml (built-in)",
-			line: 5505,
+			line: 5514,
 			status: []statusPattern{
 				{class: 4, subject: 1, detailLo: 5, detHi: 5},
 				{class: 5, subject: 1, detailLo: 5, detHi: 5},
@@ -10401,7 +10401,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.6",
 			file: "rules.yaml (built-in)",
-			line: 5518,
+			line: 5527,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -10410,7 +10410,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.9",
 			file: "rules.yaml (built-in)",
-			line: 5524,
+			line: 5533,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 9, detHi: 9},
 			},
@@ -10451,7 +10451,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.10",
 			file: "rules.yaml (built-in)",
-			line: 5533,
+			line: 5542,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -10487,7 +10487,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.1",
 			file: "rules.yaml (built-in)",
-			line: 5540,
+			line: 5549,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -10496,7 +10496,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.4",
 			file: "rules.yaml (built-in)",
-			line: 5548,
+			line: 5557,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -10538,7 +10538,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.1",
 			file: "rules.yaml (built-in)",
-			line: 5558,
+			line: 5567,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -10547,7 +10547,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.2",
 			file: "rules.yaml (built-in)",
-			line: 5564,
+			line: 5573,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -10596,7 +10596,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.3",
 			file: "rules.yaml (built-in)",
-			line: 5574,
+			line: 5583,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -10645,7 +10645,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.5",
 			file: "rules.yaml (built-in)",
-			line: 5584,
+			line: 5593,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -10681,7 +10681,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.6",
 			file: "rules.yaml (built-in)",
-			line: 5591,
+			line: 5600,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 6, detHi: 6},
 				{class: 5, subject: 3, detailLo: 6, detHi: 6},
@@ -10724,7 +10724,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.1",
 			file: "rules.yaml (built-in)",
-			line: 5601,
+			line: 5610,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 1, detHi: 1},
 			},
@@ -10760,7 +10760,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.2",
 			file: "rules.yaml (built-in)",
-			line: 5608,
+			line: 5617,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -10769,7 +10769,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.3",
 			file: "rules.yaml (built-in)",
-			line: 5614,
+			line: 5623,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -10843,7 +10843,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.4",
 			file: "rules.yaml (built-in)",
-			line: 5629,
+			line: 5638,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -10879,7 +10879,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.5",
 			file: "rules.yaml (built-in)",
-			line: 5637,
+			line: 5646,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 5, detHi: 5},
 			},
@@ -10915,7 +10915,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.6",
 			file: "rules.yaml (built-in)",
-			line: 5644,
+			line: 5653,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -10951,7 +10951,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.2",
 			file: "rules.yaml (built-in)",
-			line: 5651,
+			line: 5660,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 2, detHi: 2},
 			},
@@ -11000,7 +11000,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.3",
 			file: "rules.yaml (built-in)",
-			line: 5664,
+			line: 5673,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -11049,7 +11049,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.4",
 			file: "rules.yaml (built-in)",
-			line: 5674,
+			line: 5683,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 4, detHi: 4},
 			},
@@ -11098,7 +11098,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.5",
 			file: "rules.yaml (built-in)",
-			line: 5684,
+			line: 5693,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 5, detHi: 5},
 			},
@@ -11147,7 +11147,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.6",
 			file: "rules.yaml (built-in)",
-			line: 5694,
+			line: 5703,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 6, detHi: 6},
 			},
@@ -11196,7 +11196,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.7",
 			file: "rules.yaml (built-in)",
-			line: 5704,
+			line: 5713,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 7, detHi: 7},
 			},
@@ -11245,7 +11245,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.8",
 			file: "rules.yaml (built-in)",
-			line: 5714,
+			line: 5723,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 8, detHi: 8},
 			},
@@ -11294,7 +11294,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.9",
 			file: "rules.yaml (built-in)",
-			line: 5724,
+			line: 5733,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 9, detHi: 9},
 			},
@@ -11343,7 +11343,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.10",
 			file: "rules.yaml (built-in)",
-			line: 5734,
+			line: 5743,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 10, detHi: 10},
 			},
@@ -11392,7 +11392,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.11",
 			file: "rules.yaml (built-in)",
-			line: 5744,
+			line: 5753,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 11, detHi: 11},
 			},
@@ -11441,7 +11441,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.12",
 			file: "rules.yaml (built-in)",
-			line: 5754,
+			line: 5763,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -11490,7 +11490,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.14",
 			file: "rules.yaml (built-in)",
-			line: 5764,
+			line: 5773,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 14, detHi: 14},
 			},
@@ -11539,7 +11539,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.15",
 			file: "rules.yaml (built-in)",
-			line: 5774,
+			line: 5783,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 15, detHi: 15},
 			},
@@ -11588,7 +11588,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.19",
 			file: "rules.yaml (built-in)",
-			line: 5784,
+			line: 5793,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 19, detHi: 19},
 			},
@@ -11637,7 +11637,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.13",
 			file: "rules.yaml (built-in)",
-			line: 5794,
+			line: 5803,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -11673,7 +11673,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.17-18",
 			file: "rules.yaml (built-in)",
-			line: 5801,
+			line: 5810,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 17, detHi: 17},
 				{class: -1, subject: 7, detailLo: 18, detHi: 18},
@@ -11710,7 +11710,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.27",
 			file: "rules.yaml (built-in)",
-			line: 5808,
+			line: 5817,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 27, detHi: 27},
 			},
@@ -11759,7 +11759,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.30",
 			file: "rules.yaml (built-in)",
-			line: 5820,
+			line: 5829,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 30, detHi: 30},
 			},
@@ -11788,14 +11788,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "blocked-at-connection",
 			file:    "rules.yaml (built-in)",
-			line:    5830,
+			line:    5839,
 			command: []string{"CONN", "HELO", "EHLO"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "user-unknown-after-data",
 			file: "rules.yaml (built-in)",
-			line: 5837,
+			line: 5846,
 			text: phraseMask{
 				{index: 20, bits: 18446739675663040512},
 				{index: 8, bits: 1125899907891200},
@@ -11924,7 +11924,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5861,
+			line: 5870,
 			text: phraseMask{
 				{index: 33, bits: 61440},
 				{index: 10, bits: 1125899906842624},
@@ -11935,7 +11935,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5866,
+			line: 5875,
 			text: phraseMask{
 				{index: 33, bits: 65536},
 			},
@@ -11945,7 +11945,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5871,
+			line: 5880,
 			text: phraseMask{
 				{index: 33, bits: 4294836224},
 			},
@@ -11955,7 +11955,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5878,
+			line: 5887,
 			text: phraseMask{
 				{index: 33, bits: 30064771072},
 			},
@@ -11965,7 +11965,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5883,
+			line: 5892,
 			text: phraseMask{
 				{index: 33, bits: 103079215104},
 			},
@@ -11975,7 +11975,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5888,
+			line: 5897,
 			text: phraseMask{
 				{index: 33, bits: 412316860416},
 				{index: 27, bits: 549755813888},
@@ -11986,7 +11986,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5899,
+			line: 5908,
 			text: phraseMask{
 				{index: 33, bits: 72057044282114048},
 				{index: 1, bits: 64},
@@ -12005,7 +12005,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5914,
+			line: 5923,
 			text: phraseMask{
 				{index: 33, bits: 18302628885633695744},
 				{index: 34, bits: 3},
@@ -12016,7 +12016,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5920,
+			line: 5929,
 			text: phraseMask{
 				{index: 34, bits: 1020},
 				{index: 2, bits: 9007199254740992},
@@ -12028,7 +12028,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-connection-text",
 			file: "rules.yaml (built-in)",
-			line: 5926,
+			line: 5935,
 			text: phraseMask{
 				{index: 2, bits: 268435456},
 				{index: 12, bits: 432345572817502208},
@@ -12041,7 +12041,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5934,
+			line: 5943,
 			text: phraseMask{
 				{index: 2, bits: 9216},
 			},
@@ -12051,7 +12051,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5939,
+			line: 5948,
 			text: phraseMask{
 				{index: 34, bits: 8192},
 			},
@@ -12061,7 +12061,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "onhold-text",
 			file: "rules.yaml (built-in)",
-			line: 5944,
+			line: 5953,
 			text: phraseMask{
 				{index: 34, bits: 114688},
 			},
@@ -12071,7 +12071,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.4.7",
 			file: "rules.yaml (built-in)",
-			line: 5955,
+			line: 5964,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 7, detHi: 7},
 				{class: 5, subject: 4, detailLo: 7, detHi: 7},
@@ -12130,7 +12130,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1",
 			file: "rules.yaml (built-in)",
-			line: 5968,
+			line: 5977,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -12186,7 +12186,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.14",
 			file: "rules.yaml (built-in)",
-			line: 5980,
+			line: 5989,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
 			},
@@ -12235,7 +12235,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6",
 			file: "rules.yaml (built-in)",
-			line: 5989,
+			line: 5998,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -12284,7 +12284,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.6.11",
 			file: "rules.yaml (built-in)",
-			line: 5998,
+			line: 6007,
 			status: []statusPattern{
 				{class: 5, subject: 6, detailLo: 11, detHi: 11},
 			},
@@ -12333,7 +12333,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1",
 			file: "rules.yaml (built-in)",
-			line: 6007,
+			line: 6016,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -12444,7 +12444,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.2",
 			file: "rules.yaml (built-in)",
-			line: 6021,
+			line: 6030,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -12480,7 +12480,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.3",
 			file: "rules.yaml (built-in)",
-			line: 6028,
+			line: 6037,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -12569,7 +12569,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4",
 			file: "rules.yaml (built-in)",
-			line: 6039,
+			line: 6048,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -12605,7 +12605,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4-temporary",
 			file: "rules.yaml (built-in)",
-			line: 6046,
+			line: 6055,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -12641,7 +12641,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.5",
 			file: "rules.yaml (built-in)",
-			line: 6053,
+			line: 6062,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 5, detHi: 5},
 			},
@@ -12670,7 +12670,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.6",
 			file: "rules.yaml (built-in)",
-			line: 6060,
+			line: 6069,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -12714,7 +12714,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.0",
 			file: "rules.yaml (built-in)",
-			line: 6068,
+			line: 6077,
 			status: []statusPattern{
 				{class: 5, subject: 4},
 			},
@@ -12723,7 +12723,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.6",
 			file: "rules.yaml (built-in)",
-			line: 6074,
+			line: 6083,
 			status: []statusPattern{
 				{class: -1, subject: 6, detailLo: -1, detHi: -1},
 			},
@@ -12759,7 +12759,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sisimai-4.2.1-4.7.1-4.7.2",
 			file: "rules.yaml (built-in)",
-			line: 6082,
+			line: 6091,
 			status: []statusPattern{
 				{class: 4, subject: 2, detailLo: 1, detHi: 1},
 				{class: 4, subject: 7, detailLo: 1, detHi: 1},
@@ -12773,7 +12773,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.1",
 			file: "rules.yaml (built-in)",
-			line: 6089,
+			line: 6098,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 1, detHi: 1},
 			},
@@ -13017,7 +13017,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.other",
 			file: "rules.yaml (built-in)",
-			line: 6118,
+			line: 6127,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: -1, detHi: -1},
 			},
@@ -13246,7 +13246,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "delayed-unknown",
 			file:   "rules.yaml (built-in)",
-			line:   6148,
+			line:   6157,
 			action: []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "expired",
@@ -13305,7 +13305,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.other",
 			file: "rules.yaml (built-in)",
-			line: 6158,
+			line: 6167,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: -1, detHi: -1},
 			},
@@ -13314,7 +13314,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.0",
 			file: "rules.yaml (built-in)",
-			line: 6163,
+			line: 6172,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: -1, detHi: -1},
 			},
@@ -13323,7 +13323,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.0",
 			file: "rules.yaml (built-in)",
-			line: 6168,
+			line: 6177,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: -1, detHi: -1},
 			},
@@ -13378,7 +13378,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.0",
 			file: "rules.yaml (built-in)",
-			line: 6177,
+			line: 6186,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: -1, detHi: -1},
 				{class: 4, subject: 3, detailLo: 3, detHi: 3},
@@ -13389,7 +13389,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.0",
 			file: "rules.yaml (built-in)",
-			line: 6185,
+			line: 6194,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: -1, detHi: -1},
 			},
@@ -13398,14 +13398,14 @@ var builtinSet = &ruleSet{
 		{
 			id:       "diagnostic-type-x-unix",
 			file:     "rules.yaml (built-in)",
-			line:     6190,
+			line:     6199,
 			diagType: []string{"x-unix"},
 			then:     thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "rfc3463-x.3.other",
 			file: "rules.yaml (built-in)",
-			line: 6200,
+			line: 6209,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: -1, detHi: -1},
 			},
@@ -13414,7 +13414,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-onhold",
 			file: "rules.yaml (built-in)",
-			line: 6210,
+			line: 6219,
 			text: phraseMask{
 				{index: 34, bits: 131072},
 			},
@@ -13424,7 +13424,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-onhold",
 			file: "rules.yaml (built-in)",
-			line: 6215,
+			line: 6224,
 			text: phraseMask{
 				{index: 34, bits: 1835008},
 			},
@@ -13434,7 +13434,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-onhold",
 			file: "rules.yaml (built-in)",
-			line: 6221,
+			line: 6230,
 			text: phraseMask{
 				{index: 34, bits: 14680064},
 			},
@@ -13445,7 +13445,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-521-556",
 			file: "rules.yaml (built-in)",
-			line: 6230,
+			line: 6239,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 1},
@@ -13459,7 +13459,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-552",
 			file: "rules.yaml (built-in)",
-			line: 6234,
+			line: 6243,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 2},
@@ -13475,7 +13475,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-452",
 			file: "rules.yaml (built-in)",
-			line: 6238,
+			line: 6247,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 2},
@@ -13486,7 +13486,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-421",
 			file: "rules.yaml (built-in)",
-			line: 6242,
+			line: 6251,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 2, 2: 1},
@@ -13500,7 +13500,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-553",
 			file: "rules.yaml (built-in)",
-			line: 6246,
+			line: 6255,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 3},
@@ -13511,7 +13511,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-syntax",
 			file: "rules.yaml (built-in)",
-			line: 6250,
+			line: 6259,
 			status: []statusPattern{
 				{none: true},
 				{class: 5, subject: 5, detailLo: -1, detHi: -1},
@@ -13571,7 +13571,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-451",
 			file: "rules.yaml (built-in)",
-			line: 6258,
+			line: 6267,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 1},
@@ -13628,7 +13628,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "vacation-text",
 			file: "rules.yaml (built-in)",
-			line: 6266,
+			line: 6275,
 			text: phraseMask{
 				{index: 34, bits: 1006632960},
 			},
@@ -13641,7 +13641,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unreadable-text",
 			file: "rules.yaml (built-in)",
-			line: 6273,
+			line: 6282,
 			regexps: []*pattern{
 				{src: "^[^a-z]+$", captures: false},
 			},
@@ -13680,7 +13680,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-550-554-alone",
 			file: "rules.yaml (built-in)",
-			line: 6282,
+			line: 6291,
 			status: []statusPattern{
 				{none: true},
 			},
@@ -13751,7 +13751,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.0.0",
 			file: "rules.yaml (built-in)",
-			line: 6291,
+			line: 6300,
 			status: []statusPattern{
 				{class: -1, detailLo: -1, detHi: -1},
 			},
@@ -13839,7 +13839,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-used",
 			file: "rules.yaml (built-in)",
-			line: 691,
+			line: 700,
 			text: phraseMask{
 				{bits: 4095},
 			},
@@ -13854,7 +13854,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-name",
 			file: "rules.yaml (built-in)",
-			line: 702,
+			line: 711,
 			text: phraseMask{
 				{bits: 4190208},
 			},
@@ -13865,7 +13865,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-named",
 			file: "rules.yaml (built-in)",
-			line: 708,
+			line: 717,
 			text: phraseMask{
 				{bits: 536607744},
 			},
@@ -13876,7 +13876,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sending-ip",
 			file: "rules.yaml (built-in)",
-			line: 717,
+			line: 726,
 			regexps: []*pattern{
 				{src: "client(?: host)? \\[(?P<ip>[0-9a-f:.]{7,45})\\]", captures: true},
 				{src: "(?:your|sending|sender|sender's|client|the|source) ip(?:v[46])?(?: address)?(?: is| of)?:? \\[?\\(?(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})", captures: true},
@@ -13890,7 +13890,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "url",
 			file: "rules.yaml (built-in)",
-			line: 730,
+			line: 739,
 			text: phraseMask{
 				{bits: 3758096384},
 			},
@@ -13902,7 +13902,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "retried-for",
 			file: "rules.yaml (built-in)",
-			line: 736,
+			line: 745,
 			text: phraseMask{
 				{bits: 1095216660480},
 			},
@@ -13914,7 +13914,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "size-limit",
 			file: "rules.yaml (built-in)",
-			line: 760,
+			line: 769,
 			text: phraseMask{
 				{bits: 139637976727552},
 			},
@@ -13931,7 +13931,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "recipient-limit",
 			file: "rules.yaml (built-in)",
-			line: 771,
+			line: 780,
 			text: phraseMask{
 				{bits: 8866461766385664},
 			},
@@ -13946,7 +13946,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus",
 			file: "rules.yaml (built-in)",
-			line: 780,
+			line: 789,
 			text: phraseMask{
 				{bits: 9214364837600034816},
 			},
@@ -13964,7 +13964,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-attachment",
 			file: "rules.yaml (built-in)",
-			line: 801,
+			line: 810,
 			text: phraseMask{
 				{index: 1, bits: 253},
 			},
@@ -13975,7 +13975,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-encrypted-attachment",
 			file: "rules.yaml (built-in)",
-			line: 825,
+			line: 834,
 			text: phraseMask{
 				{index: 1, bits: 3840},
 			},
@@ -13986,7 +13986,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-encrypted-attachment-ja",
 			file: "rules.yaml (built-in)",
-			line: 847,
+			line: 856,
 			text: phraseMask{
 				{index: 1, bits: 28672},
 			},
@@ -13997,7 +13997,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "barracuda-recipient-outcome",
 			file: "rules.yaml (built-in)",
-			line: 854,
+			line: 863,
 			text: phraseMask{
 				{index: 1, bits: 32768},
 			},
@@ -14008,7 +14008,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "attachment-file",
 			file: "rules.yaml (built-in)",
-			line: 867,
+			line: 876,
 			text: phraseMask{
 				{index: 1, bits: 4398046445632},
 			},
@@ -14025,7 +14025,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contact-address",
 			file: "rules.yaml (built-in)",
-			line: 886,
+			line: 895,
 			text: phraseMask{
 				{index: 1, bits: 72053195991416832},
 			},
@@ -14037,7 +14037,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "loop",
 			file: "rules.yaml (built-in)",
-			line: 893,
+			line: 902,
 			text: phraseMask{
 				{index: 1, bits: 1080863910568919040},
 			},
@@ -14048,7 +14048,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "dns-temporary",
 			file: "rules.yaml (built-in)",
-			line: 900,
+			line: 909,
 			text: phraseMask{
 				{index: 1, bits: 17293822569102704640},
 				{index: 2, bits: 127},
@@ -14062,7 +14062,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "last-error",
 			file: "rules.yaml (built-in)",
-			line: 919,
+			line: 928,
 			text: phraseMask{
 				{index: 2, bits: 896},
 			},
@@ -14076,7 +14076,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls",
 			file: "rules.yaml (built-in)",
-			line: 936,
+			line: 945,
 			text: phraseMask{
 				{index: 2, bits: 261120},
 			},
@@ -14091,7 +14091,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-mx",
 			file: "rules.yaml (built-in)",
-			line: 963,
+			line: 972,
 			text: phraseMask{
 				{index: 2, bits: 786432},
 			},
@@ -14107,7 +14107,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-domain",
 			file: "rules.yaml (built-in)",
-			line: 973,
+			line: 982,
 			text: phraseMask{
 				{index: 2, bits: 65011712},
 			},
@@ -14122,7 +14122,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "connection",
 			file: "rules.yaml (built-in)",
-			line: 981,
+			line: 990,
 			text: phraseMask{
 				{index: 2, bits: 1099444518912},
 			},
@@ -14137,7 +14137,7 @@ var builtinSet = &ruleSet{
 			},
 		},
 	},
-	texts: [47]text{
+	texts: [52]text{
 		0: {
 			{literal: "the receiving side gave no reason that could be understood"},
 		},
@@ -14494,11 +14494,51 @@ var builtinSet = &ruleSet{
 		46: {
 			{literal: "Nothing to do yet: the recipient's mail gateway keeps trying, and sends a final report if it gives up. If the message is urgent, tell the recipient by other means that their mail is held at their gateway."},
 		},
+		47: {
+			{literal: "recipient's forwarding blocked"},
+		},
+		48: {
+			{literal: "Your message"},
+			{
+				group: []textPart{
+					{literal: " to "},
+					{slot: 9, isSlot: true},
+				},
+			},
+			{literal: " reached the recipient's mailbox, which then tried to forward it automatically to the outside address "},
+			{isSlot: true},
+			{literal: ". The recipient's organisation does not allow forwarding to outside addresses, so only that forwarded copy was stopped: the original recipient's mailbox most likely still received your message."},
+		},
+		49: {
+			{literal: "Nothing to do on your side. If the recipient relies on that forwarding, tell them by other means: their email admin must allow forwarding to outside addresses for their mailbox (Microsoft 365's outbound spam policy), or they should remove the forwarding to "},
+			{isSlot: true},
+			{literal: "."},
+		},
+		50: {
+			{literal: "The message could not be forwarded automatically to the outside address"},
+			{
+				group: []textPart{
+					{literal: " "},
+					{isSlot: true},
+				},
+			},
+			{literal: ": the organisation whose mailbox forwards it (in Microsoft 365) does not allow forwarding to outside addresses. The report does not show whether that mailbox is yours or the recipient's."},
+		},
+		51: {
+			{literal: "If your own mailbox forwards mail"},
+			{
+				group: []textPart{
+					{literal: " to "},
+					{isSlot: true},
+				},
+			},
+			{literal: ", your email admin must allow outside forwarding for it, or the forwarding must be removed. If you wrote to someone whose mailbox forwards there, there is nothing to do on your side: the original recipient most likely received your message."},
+		},
 	},
-	textsFrom: [47]string{
+	textsFrom: [52]string{
 		0: "rules.yaml (built-in)", 1: "rules.yaml (built-in)", 2: "rules.yaml (built-in)", 3: "rules.yaml (built-in)", 4: "rules.yaml (built-in)", 5: "rules.yaml (built-in)", 6: "rules.yaml (built-in)", 7: "rules.yaml (built-in)", 8: "rules.yaml (built-in)", 9: "rules.yaml (built-in)", 10: "rules.yaml (built-in)", 11: "rules.yaml (built-in)", 12: "rules.yaml (built-in)", 13: "rules.yaml (built-in)", 14: "rules.yaml (built-in)", 15: "rules.yaml (built-in)", 16: "rules.yaml (built-in)", 17: "rules.yaml (built-in)", 18: "rules.yaml (built-in)", 19: "rules.yaml (built-in)",
 		20: "rules.yaml (built-in)", 21: "rules.yaml (built-in)", 22: "rules.yaml (built-in)", 23: "rules.yaml (built-in)", 24: "rules.yaml (built-in)", 25: "rules.yaml (built-in)", 26: "rules.yaml (built-in)", 27: "rules.yaml (built-in)", 28: "rules.yaml (built-in)", 29: "rules.yaml (built-in)", 30: "rules.yaml (built-in)", 31: "rules.yaml (built-in)", 32: "rules.yaml (built-in)", 33: "rules.yaml (built-in)", 34: "rules.yaml (built-in)", 35: "rules.yaml (built-in)", 36: "rules.yaml (built-in)", 37: "rules.yaml (built-in)", 38: "rules.yaml (built-in)", 39: "rules.yaml (built-in)",
-		40: "rules.yaml (built-in)", 41: "rules.yaml (built-in)", 42: "rules.yaml (built-in)", 43: "rules.yaml (built-in)", 44: "rules.yaml (built-in)", 45: "rules.yaml (built-in)", 46: "rules.yaml (built-in)",
+		40: "rules.yaml (built-in)", 41: "rules.yaml (built-in)", 42: "rules.yaml (built-in)", 43: "rules.yaml (built-in)", 44: "rules.yaml (built-in)", 45: "rules.yaml (built-in)", 46: "rules.yaml (built-in)", 47: "rules.yaml (built-in)", 48: "rules.yaml (built-in)", 49: "rules.yaml (built-in)", 50: "rules.yaml (built-in)", 51: "rules.yaml (built-in)",
 	},
 	phrases: []string{
 		"blocked using", "black list at", "blacklist at", "block list at", "blocklist at", "listed at", "listed in", "listed on", "listed by", "found on", "rbl", "dnsbl", "spamhaus", "sorbs", "barracuda", "spamcop", "uceprotect", "spamrats", "cbl", "psbl",
