@@ -5,6 +5,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/width"
+
+	"github.com/ndrmilter/ndrmilter/internal/ascii"
 )
 
 // Labelled notices in other languages: the same "Label: value" lines as
@@ -18,24 +20,29 @@ import (
 // label may be set off by a bullet ("■理由：") or lenticular brackets
 // ("【理由】..."), as those notices do.
 
-// foreignCauseLabels are the labels of a notice's own cause, in lower
-// case: the reason ("理由", "Grund", "Raison", "Motivo", "Reden"), the
-// policy or rule that applied, and the attachment it named, as
+// foreignReasonLabels are the labels of a notice's own reason, in lower
+// case: "理由", "Grund", "Raison", "Motivo", "Reden", as noticeCauseLabels'
+// "reason" in English.
+var foreignReasonLabels = [...]string{
+	"拒否理由", "受信拒否理由", "ブロック理由", "不達理由", "エラー理由", "エラー内容", "エラー詳細", "詳細情報", "詳細",
+	"理由", "原因",
+	"grund", "ablehnungsgrund", "fehlergrund", "ursache",
+	"raison", "motif", "cause",
+	"motivo", "razón", "causa", "razão", "ragione", // es, pt, it (motivo and causa are all three)
+	"reden", "oorzaak",
+}
+
+// foreignCauseLabels are the other labels of a notice's cause, in lower
+// case: the policy or rule that applied and the attachment it named, as
 // noticeCauseLabels gives them in English.
 var foreignCauseLabels = [...]string{
-	// ja
-	"拒否理由", "受信拒否理由", "ブロック理由", "不達理由", "エラー理由", "エラー内容", "エラー詳細", "詳細情報", "詳細",
-	"理由", "原因", "ポリシー名", "ポリシー", "ルール名", "ルール", "添付ファイル名", "添付ファイル", "ファイル名",
-	// de
-	"grund", "ablehnungsgrund", "fehlergrund", "ursache", "richtlinie", "regel", "anhang", "dateiname",
-	// fr
-	"raison", "motif", "cause", "politique", "règle", "pièce jointe", "nom du fichier",
-	// es, pt, it (motivo is all three)
-	"motivo", "razón", "causa", "política", "regla", "archivo adjunto", "adjunto", "nombre del archivo",
-	"razão", "regra", "anexo", "nome do arquivo",
-	"ragione", "politica", "regola", "allegato", "nome del file",
-	// nl
-	"reden", "oorzaak", "beleid", "bijlage", "bestandsnaam",
+	"ポリシー名", "ポリシー", "ルール名", "ルール", "添付ファイル名", "添付ファイル", "ファイル名",
+	"richtlinie", "regel", "anhang", "dateiname",
+	"politique", "règle", "pièce jointe", "nom du fichier",
+	"política", "regla", "archivo adjunto", "adjunto", "nombre del archivo",
+	"regra", "anexo", "nome do arquivo",
+	"politica", "regola", "allegato", "nome del file",
+	"beleid", "bijlage", "bestandsnaam",
 }
 
 // foreignReplyLabels are the labels after which a notice quotes the remote
@@ -136,15 +143,15 @@ func trimLabelPadding(b []byte) []byte {
 }
 
 // foreignLabelSets are the foreign labels by what they introduce, as byte
-// slices, cause labels before reply labels.
-var foreignLabelSets = func() (sets [3]struct {
+// slices: reason labels, the other cause labels, reply labels, the others.
+var foreignLabelSets = func() (sets [4]struct {
 	kind   labelKind
 	labels [][]byte
 }) {
 	for i, set := range [...]struct {
 		kind   labelKind
 		labels []string
-	}{{labelCause, foreignCauseLabels[:]}, {labelReply, foreignReplyLabels[:]}, {labelOther, foreignOtherLabels[:]}} {
+	}{{labelCause, foreignReasonLabels[:]}, {labelCause, foreignCauseLabels[:]}, {labelReply, foreignReplyLabels[:]}, {labelOther, foreignOtherLabels[:]}} {
 		sets[i].kind = set.kind
 		for _, l := range set.labels {
 			sets[i].labels = append(sets[i].labels, []byte(l))
@@ -231,4 +238,55 @@ func failureStatedJa(words []byte) bool {
 		}
 	}
 	return false
+}
+
+// statesForeignReason says whether the lines of a block (buf) hold a
+// reason label of another language (foreignReasonLabels) with a value.
+func statesForeignReason(buf []byte) bool {
+	for i := 0; i < len(buf); {
+		line, next := ascii.NextLine(buf, i)
+		i = next
+		t := bytes.TrimSpace(line)
+		if len(t) < 3 || !maybeForeignLabel(t[0]) {
+			continue
+		}
+		for _, l := range foreignLabelSets[0].labels {
+			if v, ok := foreignLabelValue(t, l); ok && len(bytes.TrimSpace(v)) > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// withJapaneseOpening returns the diagnostic d of a block of a Japanese
+// labelled notice that states no reason line (statesForeignReason) nor
+// code, with the sentence that opens the notice before it: the nearest
+// paragraph above the block that states a failure in Japanese
+// (failurePhrasesJa), "お送りいただいたメールは、当社の情報セキュリティポリシー
+// により受信を拒否いたしました。", which is then its only cause. d as it is
+// otherwise.
+func (s *blockScanner) withJapaneseOpening(b *textBlock, d string) string {
+	if hasCode(d) || statesForeignReason(s.buf) {
+		return d
+	}
+	paras := make([][2]int, 0, maxEarlier+1)
+	if b.hasBefore {
+		paras = append(paras, b.before)
+	}
+	for k := b.nEarlier - 1; k >= 0; k-- {
+		paras = append(paras, b.earlier[k])
+	}
+	for _, p := range paras {
+		e := s.text[p[0]:p[1]]
+		if len(e) > maxBlockText || !failureStatedJa(e) {
+			continue
+		}
+		opening := foldWidth(collapseSpace(string(e)))
+		if d == "" {
+			return opening
+		}
+		return opening + " " + d
+	}
+	return d
 }

@@ -10,8 +10,9 @@ import (
 // that a Japanese gateway's notice, in ISO-2022-JP (7bit), Shift_JIS
 // (base64) and UTF-8 (base64 and 8bit), reports the address of its 宛先 /
 // 受信者 line, padded with full-width spaces or set in brackets, with the
-// value of its labelled reason line as the diagnostic, and never the
-// address of its contact block.
+// value of its labelled reason line as the diagnostic (its opening
+// sentence when it has no reason line), and never the address of its
+// contact block.
 func TestJapaneseGatewayNoticeNamesTheLabelledRecipientInEveryEncoding(t *testing.T) {
 	for _, c := range []struct {
 		file, recipient, cause, contact string
@@ -20,6 +21,8 @@ func TestJapaneseGatewayNoticeNamesTheLabelledRecipientInEveryEncoding(t *testin
 		{"ja-gateway-notice-02.eml", "h.suzuki@shoji.example.jp", "メールサイズが上限を超えています", "postmaster@shoji.example.jp"},
 		{"ja-gateway-notice-03.eml", "m.kobayashi@seisakusho.example.jp", "ウイルスが検出されました(Trojan.Agent-12345)", "security-desk@seisakusho.example.jp"},
 		{"ja-gateway-notice-05.eml", "n.watanabe@isp.example.ne.jp", "メールボックスの容量を超えている", "support@isp.example.ne.jp"},
+		// No reason line: the opening sentence is the cause.
+		{"ja-gateway-notice-06.eml", "t.yoshida@bussan.example.co.jp", "メールセキュリティポリシーにより受信を拒否いたしました", "secadmin@bussan.example.co.jp"},
 	} {
 		b, err := os.ReadFile("../internal/testdata/bounces/eml/" + c.file)
 		if err != nil {

@@ -581,6 +581,9 @@ func (s *blockScanner) endBlock() {
 		if ld, ok := labelledDiagnostic(s.buf); ok {
 			d = ld
 		}
+		// A Japanese notice whose only cause is its opening sentence
+		// (foreignlabels.go).
+		d = s.withJapaneseOpening(cur, d)
 	}
 	if len(d) > maxBlockText {
 		d = d[:maxBlockText]
