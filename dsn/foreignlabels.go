@@ -270,11 +270,12 @@ func (s *blockScanner) withJapaneseOpening(b *textBlock, d string) string {
 	if hasCode(d) || statesForeignReason(s.buf) {
 		return d
 	}
-	paras := make([][2]int, 0, maxEarlier+1)
+	var stack [maxEarlier + 1][2]int // no allocation per block
+	paras := stack[:0]
 	if b.hasBefore {
 		paras = append(paras, b.before)
 	}
-	for k := b.nEarlier - 1; k >= 0; k-- {
+	for k := b.nEarlier - 1; k >= 0 && len(paras) < len(stack); k-- {
 		paras = append(paras, b.earlier[k])
 	}
 	for _, p := range paras {
