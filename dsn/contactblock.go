@@ -1,10 +1,6 @@
 package dsn
 
-import (
-	"bytes"
-
-	"github.com/ndrmilter/ndrmilter/internal/ascii"
-)
+import "bytes"
 
 // Contact blocks: a heading of contact wording ("本件に関するお問い合わせ:",
 // "【お問い合わせ先】", "■連絡先", "Bei Fragen wenden Sie sich an:",
@@ -45,6 +41,6 @@ func endsSentenceJa(b []byte) bool {
 // that started above: it is not a labelled line of the notice (a new
 // label ends the block).
 func inContactBlock(lt []byte) bool {
-	k, _ := noticeLabel(ascii.ToLower(bytes.TrimSpace(lt)))
+	k, _ := noticeLabel(bytes.TrimSpace(lt))
 	return k == labelNone
 }
