@@ -98,7 +98,7 @@ var contactWords = [...]string{
 	"contactez", "contacter", "pour toute question", "adressez-vous",
 	"contacto", "contacte", "póngase en contacto", "consultas", "dúvidas", "contate",
 	"contattare", "contatto", "per informazioni", "neem contact op", "vragen",
-	"お問い合わせ", "お問合せ", "問い合わせ先", "問合せ先", "連絡先", "窓口", "联系", "聯絡", "문의",
+	"お問い合わせ", "お問合せ", "問い合わせ先", "問合せ先", "連絡先", "窓口", "管理者", "联系", "聯絡", "문의",
 }
 
 // contactWording says whether lower-case text (the words before an
@@ -206,9 +206,13 @@ func asideBlock(b *textBlock, reporting []string) bool {
 
 // setAside drops from blocks those that name an address to write to (see
 // asideBlock), when another block names a failed recipient; else it
-// returns blocks as they are: when unsure, nothing is dropped.
+// returns blocks as they are: when unsure, nothing is dropped. An address
+// that contact wording introduces (b.contact: "お問い合わせ先:", a contact
+// block under such a heading, contactblock.go) goes even when no other
+// block names a failed recipient: the notice gives it to write to, and no
+// recipient beats a wrong one (issue 8 point 1).
 func (p *parser) setAside(blocks []textBlock) []textBlock {
-	if len(blocks) < 2 {
+	if len(blocks) == 0 {
 		return blocks
 	}
 	reporting := []string{domainOf(firstAddress(message.DecodeWords(headerString(p.hdr, "From"))))}
@@ -217,22 +221,25 @@ func (p *parser) setAside(blocks []textBlock) []textBlock {
 			reporting = append(reporting, domainOf(b.address))
 		}
 	}
-	aside, failed := 0, 0
+	aside, contact, failed := 0, 0, 0
 	for i := range blocks {
 		switch {
 		case asideBlock(&blocks[i], reporting):
 			aside++
+			if blocks[i].contact {
+				contact++
+			}
 		case blocks[i].address != "":
 			failed++
 		}
 	}
-	if aside == 0 || failed == 0 {
+	if aside == 0 || failed == 0 && contact == 0 {
 		return blocks
 	}
 	out := blocks[:0]
 	for i := range blocks {
-		if !asideBlock(&blocks[i], reporting) {
-			out = append(out, blocks[i])
+		if b := &blocks[i]; !asideBlock(b, reporting) || failed == 0 && !b.contact {
+			out = append(out, *b)
 		}
 	}
 	return out

@@ -96,7 +96,7 @@ func (st *stringStore) keep(s string) string {
 
 // detach replaces every string of r by a copy in one array of r's own.
 func detach(r *Report) {
-	n := len(r.Kind) + len(r.Format) + len(r.ReportingMTA) + len(r.FeedbackType) + len(r.Notice)
+	n := len(r.Kind) + len(r.Format) + len(r.ReportingMTA) + len(r.FeedbackType) + len(r.Notice) + len(r.Addressee)
 	for i := range r.Recipients {
 		rc := &r.Recipients[i]
 		n += len(rc.Address) + len(rc.OriginalRecipient) + len(rc.Action) + len(rc.Status) + len(rc.ReplyCode) +
@@ -116,6 +116,7 @@ func detach(r *Report) {
 	st := make(stringStore, 0, n)
 	r.Kind = Kind(st.keep(string(r.Kind)))
 	r.Format, r.ReportingMTA, r.FeedbackType, r.Notice = st.keep(r.Format), st.keep(r.ReportingMTA), st.keep(r.FeedbackType), st.keep(r.Notice)
+	r.Addressee = st.keep(r.Addressee)
 	for i := range r.Recipients {
 		rc := &r.Recipients[i]
 		rc.Address, rc.OriginalRecipient = st.keep(rc.Address), st.keep(rc.OriginalRecipient)

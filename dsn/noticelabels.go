@@ -79,7 +79,8 @@ func noticeLabel(t []byte) (labelKind, []byte) {
 			}
 		}
 	}
-	return labelNone, nil
+	// The same labels in other languages (foreignlabels.go).
+	return foreignNoticeLabel(t)
 }
 
 // isNoticeLabelLine says whether a line starts with a notice's label.
@@ -132,6 +133,10 @@ func labelledDiagnostic(buf []byte) (d string, ok bool) {
 			switch {
 			case last == labelReply:
 				reply = appendLine(reply, t)
+			case last == labelCause && (endsSentenceJa(causes) || contactWording(ascii.ToLower(t))):
+				// A Japanese sentence ended, or the contact block
+				// begins: the cause does not run on (contactblock.go).
+				last = labelOther
 			case last == labelCause:
 				causes = append(append(causes, ' '), t...)
 			case len(t) >= 3 && (t[0] == '4' || t[0] == '5') && smtpcode.IsReply(string(t[:3])) && len(reply) == 0:
@@ -153,6 +158,7 @@ func labelledDiagnostic(buf []byte) (d string, ok bool) {
 		}
 		out += joinMultiline(r)
 	}
+	out = foldWidth(out) // "（暗号化）ＺＩＰ" as "(暗号化)ZIP" (foreignlabels.go)
 	if len(out) > maxBlockText {
 		out = out[:maxBlockText]
 	}

@@ -328,6 +328,9 @@ func (p *parser) finish(fallback func() smtpcode.Action) {
 			readOriginal(&r.Original, h, p.sc)
 		}
 	}
+	if r.Addressee == "" {
+		r.Addressee = firstAddress(message.DecodeWords(p.hdr.GetString("To")))
+	}
 }
 
 // replyFrom returns the server's reply in the diagnostic d: d from the

@@ -133,6 +133,8 @@ type blockScanner struct {
 
 	closingAt int // where the notice's closing signature or contact block starts (closingStart)
 
+	contactBlock bool // under a contact heading, until an empty line (contactblock.go)
+
 	paraStart, paraEnd int                // the paragraph outside blocks being read; paraStart -1 when none
 	earlier            [maxEarlier][2]int // the paragraphs before it, nearest last
 	nEarlier           int
@@ -191,6 +193,9 @@ func (s *blockScanner) line(start, end int) {
 	if kind == lineNone && len(t) > 1 && t[len(t)-1] == ':' && isListIntro(lt) {
 		s.listIntro = 1
 	}
+	if kind == lineNone {
+		s.contactBlock = contactHeading(t, lt) || s.contactBlock && inContactBlock(lt)
+	}
 	switch {
 	case kind == lineNone && s.reopen && s.cur == nil:
 		s.headingText(t)
@@ -200,7 +205,7 @@ func (s *blockScanner) line(start, end int) {
 		if b := s.cur; b != nil && b.address == addr && len(s.blocks) < MaxRecipients {
 			b.listed = b.listed || listed
 			b.closing = start >= s.closingAt
-			b.contact = contactLine(lt, prev, adjacent, addr, rest)
+			b.contact = contactLine(lt, prev, adjacent, addr, rest) || s.contactBlock
 		}
 	default:
 		s.textLine(start, end)
@@ -223,6 +228,7 @@ func (s *blockScanner) emptyLine() {
 		return
 	}
 	s.blank = true
+	s.contactBlock = false
 	if s.cur != nil && len(bytes.TrimSpace(s.buf)) > 0 {
 		if hasCodeBytes(s.buf) || s.paras >= maxBlockParagraphs {
 			s.endBlock()
@@ -591,6 +597,9 @@ func (s *blockScanner) endBlock() {
 		if ld, ok := labelledDiagnostic(s.buf); ok {
 			d = ld
 		}
+		// A Japanese notice whose only cause is its opening sentence
+		// (foreignlabels.go).
+		d = s.withJapaneseOpening(cur, d)
 	}
 	if len(d) > maxBlockText {
 		d = d[:maxBlockText]

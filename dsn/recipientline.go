@@ -38,7 +38,10 @@ var recipientLabels = []string{
 // ASCII one or the full-width one of Chinese and Japanese text ("收件人地址：
 // user@example.com"). Matched without regard to case.
 var foreignRecipientLabels = [...]string{
-	"收件人地址", "收件人", "收件者", "收信人", "宛先アドレス", "宛先", "受信者", "수신자", "받는 사람",
+	"收件人地址", "收件人", "收件者", "收信人", "宛先アドレス", "宛先メールアドレス", "宛先", "宛て先", "あて先",
+	"受信者アドレス", "受信者", "送信先アドレス", "送信先", "配送先", "受取人", "수신자", "받는 사람",
+	"adresse du destinataire", "dirección del destinatario", "endereço do destinatário",
+	"indirizzo del destinatario", "adres van de ontvanger",
 	"empfängeradresse", "empfänger", "destinataire", "destinatario", "destinatário", "destinatari",
 	"ontvanger", "odbiorca", "příjemce", "címzett", "mottagare", "modtager", "mottaker", "vastaanottaja",
 	"alıcı", "получатель", "адресат", "одержувач", "παραλήπτης",
@@ -76,23 +79,15 @@ func afterRecipientLabel(t, lt []byte) ([]byte, bool) {
 			return bytes.TrimSpace(t[len(lab):]), true
 		}
 	}
-	if !foreignLabelStart[t[0]] {
+	if !foreignLabelStart[t[0]] && t[0] < utf8.RuneSelf && t[0] != '*' && t[0] != '-' {
 		return nil, false
 	}
 	for _, lab := range foreignLabelBytes {
-		if len(t) < len(lab) || !bytes.EqualFold(t[:len(lab)], lab) {
-			continue
+		// Padded with spaces or full-width spaces, ended by an ASCII or
+		// a full-width colon, or set in brackets (foreignlabels.go).
+		if v, ok := foreignLabelValue(t, lab); ok {
+			return bytes.TrimSpace(v), true
 		}
-		v := bytes.TrimLeft(t[len(lab):], " \t")
-		switch {
-		case bytes.HasPrefix(v, []byte(":")):
-			v = v[1:]
-		case bytes.HasPrefix(v, []byte("\uff1a")): // full-width colon
-			v = v[len("\uff1a"):]
-		default:
-			continue
-		}
-		return bytes.TrimSpace(v), true
 	}
 	return nil, false
 }

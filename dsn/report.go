@@ -86,6 +86,12 @@ type Report struct {
 	// Original holds what could be read of the message the report is about.
 	Original Original
 
+	// Addressee is the address the report itself was sent to (its To),
+	// address only, "" when it names none: the sender of the original
+	// message for most reports, but not always (a mailbox owner told
+	// that their forwarding failed).
+	Addressee string
+
 	// Notice is the human-readable part of the report, decoded, up to
 	// MaxNotice bytes: the first text/plain part of a report whose
 	// original message comes in a part of its own (RFC 3462 section 1),

@@ -256,7 +256,7 @@ var failurePhrases = newPhraseList([]string{
 // failureStated says whether a notice (see noticeWords) states a delivery
 // failure (or delay) in one of failurePhrases.
 func failureStated(words []byte) bool {
-	return failurePhrases.in(words)
+	return failurePhrases.in(words) || failureStatedJa(words)
 }
 
 // noticeWords returns the notice (the text before the copy of the

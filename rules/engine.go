@@ -791,6 +791,9 @@ func (e *Engine) explainReport(r *dsn.Report, lang int) []Reading {
 			}
 			if from == "" {
 				v = e.classify(InputOf(r, rc), lang)
+				if v.Rule == externalForwardingRule {
+					e.externalForwarding(&v, r, &rc, lang) // whose forwarding (externalforwarding.go)
+				}
 				break
 			}
 			// The words name the address that failed, the forward target.

@@ -518,8 +518,11 @@ func TestLargeReceivers(t *testing.T) {
 		{"550 5.5.0 Requested action not taken: mailbox unavailable (S2017062302)", "userunknown", OwnerSender},
 		{"550 5.7.708 Service unavailable. Access denied, traffic not accepted from this IP.", "blocked", OwnerSenderAdmin},
 		// Sisimai's Microsoft table reads this text of 4.7.500 as a busy server,
-		// not as the seeds' "access denied, please try again later".
-		{"451 4.7.500 Server busy. Please try again later from [192.0.2.7]. (S77714)", "systemerror", OwnerRecipientAdmin},
+		// not as the seeds' "access denied, please try again later";
+		// Microsoft documents it as the throttling of the sending IP, which
+		// the sender's admin looks into when it lasts (issue 8 outside
+		// gradings; rule microsoft-throttled-sending-ip-final).
+		{"451 4.7.500 Server busy. Please try again later from [192.0.2.7]. (S77714)", "systemerror", OwnerSenderAdmin},
 		{"554 5.4.14 Hop count exceeded - possible mail loop ATTR34", "networkerror", OwnerRecipientAdmin},
 		{"553 5.7.1 [BL21] Connections will not be accepted from 192.0.2.7, because the ip is in Spamhaus's list", "blocked", OwnerSenderAdmin},
 		{"554 5.7.9 Message not accepted for policy reasons. See https://postmaster.example.com/error-codes", "policyviolation", OwnerSender},

@@ -75,6 +75,11 @@ const (
 	textInternalHopDelayedExplanation
 	textInternalHopFix
 	textInternalHopDelayedFix
+	textForwardingBlockedSummary
+	textForwardingBlockedExplanation
+	textForwardingBlockedFix
+	textForwardingUnknownExplanation
+	textForwardingUnknownFix
 	numTexts
 )
 
@@ -222,6 +227,13 @@ var textDefs = [numTexts]struct {
 	textInternalHopDelayedExplanation: {"internal_hop_delayed_explanation", internalHopSlots},
 	textInternalHopFix:                {"internal_hop_fix", internalHopSlots},
 	textInternalHopDelayedFix:         {"internal_hop_delayed_fix", internalHopSlots},
+	// Exchange Online's 5.7.520 when the recipient's mailbox forwarded the
+	// message, or when the report does not show whose (externalforwarding.go).
+	textForwardingBlockedSummary:     {"forwarding_blocked_summary", 0},
+	textForwardingBlockedExplanation: {"forwarding_blocked_explanation", setOf(slotOriginal, slotRecipient)},
+	textForwardingBlockedFix:         {"forwarding_blocked_fix", setOf(slotOriginal, slotRecipient)},
+	textForwardingUnknownExplanation: {"forwarding_unknown_explanation", setOf(slotRecipient)},
+	textForwardingUnknownFix:         {"forwarding_unknown_fix", setOf(slotRecipient)},
 }
 
 // textNames lists the names of the texts, sorted, for error messages.

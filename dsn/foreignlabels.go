@@ -1,0 +1,293 @@
+package dsn
+
+import (
+	"bytes"
+	"unicode/utf8"
+
+	"golang.org/x/text/width"
+
+	"github.com/ndrmilter/ndrmilter/internal/ascii"
+)
+
+// Labelled notices in other languages: the same "Label: value" lines as
+// the English ones of noticelabels.go, as gateways and hosted filters
+// write them in Japanese, German, French, Spanish, Portuguese, Italian and
+// Dutch. Japanese mail gateways and filtering services (HENNGE One, HDE
+// Mail, m-FILTER, GUARDIANWALL, Active! gate, Mail Defender) send plain
+// text, often ISO-2022-JP (RFC 1468), with labels padded to one width by
+// full-width spaces (U+3000) and ended by a colon, ASCII or full-width
+// (U+FF1A): "宛先　　　: k.tanaka@example.co.jp", "拒否理由　：...". A
+// label may be set off by a bullet ("■理由：") or lenticular brackets
+// ("【理由】..."), as those notices do.
+
+// foreignReasonLabels are the labels of a notice's own reason, in lower
+// case: "理由", "Grund", "Raison", "Motivo", "Reden", as noticeCauseLabels'
+// "reason" in English.
+var foreignReasonLabels = [...]string{
+	"拒否理由", "受信拒否理由", "ブロック理由", "不達理由", "エラー理由", "エラー内容", "エラー詳細", "詳細情報", "詳細",
+	"理由", "原因",
+	"grund", "ablehnungsgrund", "fehlergrund", "ursache",
+	"raison", "motif", "cause",
+	"motivo", "razón", "causa", "razão", "ragione", // es, pt, it (motivo and causa are all three)
+	"reden", "oorzaak",
+}
+
+// foreignCauseLabels are the other labels of a notice's cause, in lower
+// case: the policy or rule that applied and the attachment it named, as
+// noticeCauseLabels gives them in English.
+var foreignCauseLabels = [...]string{
+	"ポリシー名", "ポリシー", "ルール名", "ルール", "添付ファイル名", "添付ファイル", "ファイル名",
+	"richtlinie", "regel", "anhang", "dateiname",
+	"politique", "règle", "pièce jointe", "nom du fichier",
+	"política", "regla", "archivo adjunto", "adjunto", "nombre del archivo",
+	"regra", "anexo", "nome do arquivo",
+	"politica", "regola", "allegato", "nome del file",
+	"beleid", "bijlage", "bestandsnaam",
+}
+
+// foreignReplyLabels are the labels after which a notice quotes the remote
+// server's reply, in lower case, as noticeReplyLabels gives them in
+// English.
+var foreignReplyLabels = [...]string{
+	"サーバーの応答", "サーバからの応答", "サーバーからの応答", "サーバ応答", "応答メッセージ", "エラーメッセージ", "診断情報",
+	"antwort des servers", "serverantwort", "fehlermeldung",
+	"réponse du serveur", "message d'erreur",
+	"respuesta del servidor", "mensaje de error",
+	"resposta do servidor", "mensagem de erro",
+	"risposta del server", "messaggio di errore",
+	"antwoord van de server", "serverantwoord", "foutmelding",
+}
+
+// foreignOtherLabels are the labels of the other lines of such notices,
+// in lower case: the sender, the subject and the time, which describe the
+// message and are neither its reply nor its cause. ("Date", a header's
+// name in English, is left out: a copied header has it.)
+var foreignOtherLabels = [...]string{
+	"送信者", "差出人", "送信元", "件名", "送信日時", "受信日時", "日時", "メッセージid",
+	"absender", "betreff", "gesendet", "expéditeur", "objet", "envoyé",
+	"remitente", "asunto", "fecha", "remetente", "assunto", "mittente", "oggetto",
+	"afzender", "onderwerp", "verzonden",
+}
+
+// labelBullets are the marks that may set off a label at the start of a
+// line of a Japanese notice.
+var labelBullets = [...]string{"■", "□", "●", "○", "◆", "◇", "・", "※", "▼", "▽", "*", "-"}
+
+// foreignLabelValue reads line t (trimmed) as label lab (lower case) and
+// its value: the label, padding (spaces, tabs, full-width spaces), then a
+// colon (ASCII or full-width); or the label in lenticular brackets
+// ("【理由】", a colon optional). The label is matched without regard to
+// case. ok is false when t does not start with it.
+func foreignLabelValue(t, lab []byte) (v []byte, ok bool) {
+	t = trimLabelBullet(t)
+	bracket := bytes.HasPrefix(t, []byte("【"))
+	if bracket {
+		t = t[len("【"):]
+	}
+	if len(t) < len(lab) || !bytes.EqualFold(t[:len(lab)], lab) {
+		return nil, false
+	}
+	v = trimLabelPadding(t[len(lab):])
+	if bracket {
+		if !bytes.HasPrefix(v, []byte("】")) {
+			return nil, false
+		}
+		v = trimLabelPadding(v[len("】"):])
+		if !bytes.HasPrefix(v, []byte(":")) && !bytes.HasPrefix(v, []byte("\uff1a")) {
+			return v, true
+		}
+	}
+	switch {
+	case bytes.HasPrefix(v, []byte(":")):
+		v = v[1:]
+	case bytes.HasPrefix(v, []byte("\uff1a")):
+		v = v[len("\uff1a"):]
+	default:
+		return nil, false
+	}
+	return trimLabelPadding(v), true
+}
+
+// trimLabelBullet drops one bullet mark and the padding after it from the
+// start of t.
+func trimLabelBullet(t []byte) []byte {
+	if len(t) == 0 {
+		return t
+	}
+	for _, b := range labelBullets {
+		if bytes.HasPrefix(t, []byte(b)) {
+			rest := trimLabelPadding(t[len(b):])
+			if (b == "*" || b == "-") && len(rest) == len(t)-1 {
+				return t // "-" or "*" without a space after it is no bullet
+			}
+			return rest
+		}
+	}
+	return t
+}
+
+// trimLabelPadding drops spaces, tabs and full-width spaces (U+3000) from
+// the start of b.
+func trimLabelPadding(b []byte) []byte {
+	for len(b) > 0 {
+		switch {
+		case b[0] == ' ' || b[0] == '\t':
+			b = b[1:]
+		case bytes.HasPrefix(b, []byte("\u3000")):
+			b = b[len("\u3000"):]
+		default:
+			return b
+		}
+	}
+	return b
+}
+
+// foreignLabelSets are the foreign labels by what they introduce, as byte
+// slices: reason labels, the other cause labels, reply labels, the others.
+var foreignLabelSets = func() (sets [4]struct {
+	kind   labelKind
+	labels [][]byte
+}) {
+	for i, set := range [...]struct {
+		kind   labelKind
+		labels []string
+	}{{labelCause, foreignReasonLabels[:]}, {labelCause, foreignCauseLabels[:]}, {labelReply, foreignReplyLabels[:]}, {labelOther, foreignOtherLabels[:]}} {
+		sets[i].kind = set.kind
+		for _, l := range set.labels {
+			sets[i].labels = append(sets[i].labels, []byte(l))
+		}
+	}
+	return sets
+}()
+
+// foreignNoticeLabel reads a trimmed line of a notice as a label of
+// another language and its value (see foreignLabelValue): labelNone when
+// it starts with none. Lines of ASCII alone are tried only against the
+// labels written in ASCII; most lines of an English notice start with
+// none, which the first byte tells.
+func foreignNoticeLabel(t []byte) (labelKind, []byte) {
+	if len(t) < 3 || !maybeForeignLabel(t[0]) {
+		return labelNone, nil
+	}
+	for _, set := range foreignLabelSets {
+		for _, l := range set.labels {
+			if v, ok := foreignLabelValue(t, l); ok {
+				return set.kind, v
+			}
+		}
+	}
+	return labelNone, nil
+}
+
+// maybeForeignLabel says whether a line starting with byte c may start
+// with a foreign label: a letter of a label, a bullet, a bracket, or the
+// first byte of a character beyond ASCII.
+func maybeForeignLabel(c byte) bool {
+	return c >= utf8.RuneSelf || foreignLabelInitial[c]
+}
+
+// foreignLabelInitial holds the ASCII first letters of the foreign labels
+// (either case) and of the ASCII bullets.
+var foreignLabelInitial = func() (m [256]bool) {
+	m['*'], m['-'] = true, true
+	for _, set := range foreignLabelSets {
+		for _, l := range set.labels {
+			if l[0] < utf8.RuneSelf {
+				m[l[0]] = true
+				m[l[0]&^0x20] = true
+			}
+		}
+	}
+	return m
+}()
+
+// foldWidth folds full-width ASCII, full-width spaces and punctuation to
+// their ASCII forms and half-width katakana to full-width (Unicode UAX #11,
+// golang.org/x/text/width.Fold), so that "（暗号化）ＺＩＰ" reads as
+// "(暗号化)ZIP" for the rules. Text of ASCII alone is returned as it is.
+func foldWidth(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return width.Fold.String(s)
+		}
+	}
+	return s
+}
+
+// failurePhrasesJa are the Japanese sentences of gateway and ISP notices
+// that state a delivery failure (failurePhrases): "could not be delivered"
+// (配信・配送・送信できませんでした, お届けできませんでした), "delivery
+// failed" (配送に失敗しました), "receipt was refused" (受信を拒否いたしました),
+// "delivery was stopped" (配送を中止しました), "address unknown" (宛先不明).
+// A notice in Japanese with Auto-Submitted: auto-replied is a bounce when
+// it says so (issue 8 point 2). failureStated reads them.
+var failurePhrasesJa = [...]string{
+	"配信できませんでした", "配送できませんでした", "送信できませんでした", "お届けできませんでした",
+	"届けることができませんでした", "配送に失敗", "配信に失敗", "送信に失敗", "受信を拒否", "受信拒否",
+	"配送を中止", "配信を停止", "配送されませんでした", "配信されませんでした", "宛先不明",
+}
+
+// failureStatedJa says whether lower-case notice words hold one of
+// failurePhrasesJa. Japanese is written without spaces, so a phrase is
+// found anywhere, not at the start of a word as failurePhrases finds
+// theirs.
+func failureStatedJa(words []byte) bool {
+	for _, p := range failurePhrasesJa {
+		if bytes.Contains(words, []byte(p)) {
+			return true
+		}
+	}
+	return false
+}
+
+// statesForeignReason says whether the lines of a block (buf) hold a
+// reason label of another language (foreignReasonLabels) with a value.
+func statesForeignReason(buf []byte) bool {
+	for i := 0; i < len(buf); {
+		line, next := ascii.NextLine(buf, i)
+		i = next
+		t := bytes.TrimSpace(line)
+		if len(t) < 3 || !maybeForeignLabel(t[0]) {
+			continue
+		}
+		for _, l := range foreignLabelSets[0].labels {
+			if v, ok := foreignLabelValue(t, l); ok && len(bytes.TrimSpace(v)) > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// withJapaneseOpening returns the diagnostic d of a block of a Japanese
+// labelled notice that states no reason line (statesForeignReason) nor
+// code, with the sentence that opens the notice before it: the nearest
+// paragraph above the block that states a failure in Japanese
+// (failurePhrasesJa), "お送りいただいたメールは、当社の情報セキュリティポリシー
+// により受信を拒否いたしました。", which is then its only cause. d as it is
+// otherwise.
+func (s *blockScanner) withJapaneseOpening(b *textBlock, d string) string {
+	if hasCode(d) || statesForeignReason(s.buf) {
+		return d
+	}
+	var stack [maxEarlier + 1][2]int // no allocation per block
+	paras := stack[:0]
+	if b.hasBefore {
+		paras = append(paras, b.before)
+	}
+	for k := b.nEarlier - 1; k >= 0 && len(paras) < len(stack); k-- {
+		paras = append(paras, b.earlier[k])
+	}
+	for _, p := range paras {
+		e := s.text[p[0]:p[1]]
+		if len(e) > maxBlockText || !failureStatedJa(e) {
+			continue
+		}
+		opening := foldWidth(collapseSpace(nil, string(e)))
+		if d == "" {
+			return opening
+		}
+		return opening + " " + d
+	}
+	return d
+}
