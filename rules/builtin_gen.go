@@ -9,7 +9,7 @@ import (
 )
 
 // builtinDigest is BuiltinDigest: of the rules.yaml this file was generated from.
-const builtinDigest = "6288df2cd6f5"
+const builtinDigest = "b7440ca74905"
 
 // builtinTrue and builtinFalse are the values of the rules' *bool fields.
 var builtinTrue, builtinFalse = true, false
@@ -3374,12 +3374,71 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{526},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "norelaying"},
+			then: thenDef{
+				Reason: "norelaying",
+				words: words{
+					owner: "unknown",
+					summary: phrase{
+						en: "Microsoft 365 connector did not match",
+						tr: &builtinSlots1[18],
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because Microsoft 365 could not match the server that passed it on to a connector of the organization (its address or certificate is not the one the connector expects). This is a setting of whoever relays mail into Microsoft 365, not a problem with the address or the message. It said: \""},
+								{slot: 5, isSlot: true},
+								{literal: "\""},
+							},
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because Microsoft 365 could not match the server that passed it on to a connector of the organization (its address or certificate is not the one the connector expects). This is a setting of whoever relays mail into Microsoft 365, not a problem with the address or the message."},
+							},
+						},
+						uses: 35,
+						tr:   &builtinSlots2[37],
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "If your organization sends its mail through Microsoft 365 or a gateway into it, ask your email admin to check that connector's IP addresses or certificate. Otherwise the recipient's own gateway passes mail on to their Microsoft 365: tell the recipient by other means, so that their email admin fixes their inbound connector. Send the message again once it is fixed."},
+							},
+						},
+						tr: &builtinSlots2[38],
+					},
+				},
+			},
 		},
 		{
 			id:   "microsoft-4.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2577,
+			line: 2586,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3393,7 +3452,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.4-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2584,
+			line: 2593,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3407,7 +3466,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2591,
+			line: 2600,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3421,7 +3480,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.350-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2598,
+			line: 2607,
 			status: []statusPattern{
 				{class: 5, detailLo: 350, detHi: 350},
 			},
@@ -3434,7 +3493,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-transport-rule-code",
 			file: "rules.yaml (built-in)",
-			line: 2604,
+			line: 2613,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 900, detHi: 999},
 			},
@@ -3444,7 +3503,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "refused by the recipient organization's own rule",
-						tr: &builtinSlots1[18],
+						tr: &builtinSlots1[19],
 					},
 					explanation: alts{
 						list: []text{
@@ -3486,7 +3545,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 68719476739,
-						tr:   &builtinSlots2[37],
+						tr:   &builtinSlots2[39],
 					},
 					fix: alts{
 						list: []text{
@@ -3499,7 +3558,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 68719476736,
-						tr:   &builtinSlots2[38],
+						tr:   &builtinSlots2[40],
 					},
 				},
 			},
@@ -3507,7 +3566,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.7-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2629,
+			line: 2638,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -3521,7 +3580,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.750-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2636,
+			line: 2645,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 750, detHi: 750},
 			},
@@ -3534,7 +3593,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.3-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2642,
+			line: 2651,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -3548,7 +3607,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2649,
+			line: 2658,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3562,7 +3621,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2656,
+			line: 2665,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3576,7 +3635,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2663,
+			line: 2672,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3590,7 +3649,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.3-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2670,
+			line: 2679,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -3604,7 +3663,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.2-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2677,
+			line: 2686,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -3618,7 +3677,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2684,
+			line: 2693,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3632,7 +3691,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.5-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2691,
+			line: 2700,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -3646,7 +3705,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2698,
+			line: 2707,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -3660,7 +3719,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2705,
+			line: 2714,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -3674,7 +3733,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2712,
+			line: 2721,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -3688,7 +3747,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.14-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2719,
+			line: 2728,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 14, detHi: 14},
 			},
@@ -3702,7 +3761,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.3-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2726,
+			line: 2735,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -3716,7 +3775,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2733,
+			line: 2742,
 			status: []statusPattern{
 				{class: 4, subject: 7},
 			},
@@ -3730,7 +3789,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.24-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2740,
+			line: 2749,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 24, detHi: 24},
 			},
@@ -3744,7 +3803,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.25-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2747,
+			line: 2756,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 25, detHi: 25},
 			},
@@ -3758,7 +3817,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.28-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2754,
+			line: 2763,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 28, detHi: 28},
 			},
@@ -3772,7 +3831,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.318-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2761,
+			line: 2770,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 318, detHi: 318},
 				{class: 5, subject: 4, detailLo: 318, detHi: 318},
@@ -3786,7 +3845,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-throttled-sending-ip",
 			file: "rules.yaml (built-in)",
-			line: 2767,
+			line: 2776,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -3801,7 +3860,7 @@ var builtinSet = &ruleSet{
 					owner: "none",
 					summary: phrase{
 						en: "sending server's address slowed down",
-						tr: &builtinSlots1[19],
+						tr: &builtinSlots1[20],
 					},
 					explanation: alts{
 						list: []text{
@@ -3832,7 +3891,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 65539,
-						tr:   &builtinSlots2[39],
+						tr:   &builtinSlots2[41],
 					},
 					fix: alts{
 						list: []text{
@@ -3848,7 +3907,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 65536,
-						tr:   &builtinSlots2[40],
+						tr:   &builtinSlots2[42],
 					},
 				},
 				delays: true,
@@ -3857,7 +3916,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-throttled-sending-ip-final",
 			file: "rules.yaml (built-in)",
-			line: 2788,
+			line: 2797,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -3871,7 +3930,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "sending server's address slowed down",
-						tr: &builtinSlots1[20],
+						tr: &builtinSlots1[21],
 					},
 					explanation: alts{
 						list: []text{
@@ -3901,7 +3960,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 65539,
-						tr:   &builtinSlots2[41],
+						tr:   &builtinSlots2[43],
 					},
 					fix: alts{
 						list: []text{
@@ -3917,7 +3976,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 65536,
-						tr:   &builtinSlots2[42],
+						tr:   &builtinSlots2[44],
 					},
 				},
 			},
@@ -3925,7 +3984,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.500-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2801,
+			line: 2810,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 500},
 			},
@@ -3938,7 +3997,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.700-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2807,
+			line: 2816,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 700, detHi: 700},
 			},
@@ -3951,7 +4010,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.1-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 2813,
+			line: 2822,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -3965,7 +4024,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.5.3-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2820,
+			line: 2829,
 			status: []statusPattern{
 				{class: 4, subject: 5, detailLo: 3, detHi: 3},
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
@@ -3980,7 +4039,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.652-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2827,
+			line: 2836,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 652, detHi: 652},
 			},
@@ -3993,7 +4052,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.3-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2833,
+			line: 2842,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -4007,7 +4066,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-5-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2840,
+			line: 2849,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 5},
 			},
@@ -4021,7 +4080,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.6-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2847,
+			line: 2856,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -4035,7 +4094,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.0-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2854,
+			line: 2863,
 			status: []statusPattern{
 				{class: 5, subject: 5},
 			},
@@ -4049,7 +4108,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.2-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2861,
+			line: 2870,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -4063,7 +4122,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.351-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2868,
+			line: 2877,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 351, detHi: 351},
 			},
@@ -4076,7 +4135,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2874,
+			line: 2883,
 			text: phraseMask{
 				{index: 8, bits: 63050394783186944},
 			},
@@ -4087,7 +4146,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2884,
+			line: 2893,
 			text: phraseMask{
 				{index: 8, bits: 216172782113783808},
 			},
@@ -4098,7 +4157,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2890,
+			line: 2899,
 			text: phraseMask{
 				{index: 8, bits: 2017612633061982208},
 			},
@@ -4109,7 +4168,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-expired",
 			file: "rules.yaml (built-in)",
-			line: 2896,
+			line: 2905,
 			text: phraseMask{
 				{index: 8, bits: 2305843009213693952},
 			},
@@ -4120,7 +4179,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2902,
+			line: 2911,
 			text: phraseMask{
 				{index: 8, bits: 13835058055282163712},
 				{index: 9, bits: 3},
@@ -4132,7 +4191,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2909,
+			line: 2918,
 			text: phraseMask{
 				{index: 9, bits: 4},
 			},
@@ -4143,7 +4202,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2915,
+			line: 2924,
 			text: phraseMask{
 				{index: 9, bits: 24},
 			},
@@ -4154,7 +4213,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2921,
+			line: 2930,
 			text: phraseMask{
 				{index: 9, bits: 96},
 			},
@@ -4165,7 +4224,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2927,
+			line: 2936,
 			text: phraseMask{
 				{index: 9, bits: 128},
 			},
@@ -4176,7 +4235,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2933,
+			line: 2942,
 			text: phraseMask{
 				{index: 3, bits: 3298534883328},
 				{index: 9, bits: 1792},
@@ -4188,7 +4247,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2941,
+			line: 2950,
 			text: phraseMask{
 				{index: 3, bits: 624917741568},
 				{index: 9, bits: 6144},
@@ -4200,7 +4259,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2951,
+			line: 2960,
 			text: phraseMask{
 				{index: 9, bits: 57344},
 			},
@@ -4211,7 +4270,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2958,
+			line: 2967,
 			text: phraseMask{
 				{index: 9, bits: 983040},
 			},
@@ -4222,7 +4281,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2965,
+			line: 2974,
 			text: phraseMask{
 				{index: 9, bits: 3145728},
 				{bits: 140737488355328},
@@ -4234,7 +4293,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2972,
+			line: 2981,
 			text: phraseMask{
 				{index: 8, bits: 1048576},
 				{index: 9, bits: 12582912},
@@ -4246,7 +4305,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 2978,
+			line: 2987,
 			text: phraseMask{
 				{index: 9, bits: 16777216},
 			},
@@ -4257,7 +4316,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2984,
+			line: 2993,
 			text: phraseMask{
 				{index: 9, bits: 33554432},
 			},
@@ -4268,7 +4327,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2990,
+			line: 2999,
 			text: phraseMask{
 				{index: 8, bits: 1125899906842624},
 			},
@@ -4279,7 +4338,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2996,
+			line: 3005,
 			text: phraseMask{
 				{index: 9, bits: 201326592},
 			},
@@ -4290,7 +4349,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3006,
+			line: 3015,
 			text: phraseMask{
 				{index: 9, bits: 1879048192},
 			},
@@ -4301,7 +4360,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3012,
+			line: 3021,
 			text: phraseMask{
 				{index: 9, bits: 2147483648},
 			},
@@ -4312,7 +4371,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3018,
+			line: 3027,
 			text: phraseMask{
 				{index: 9, bits: 12884901888},
 			},
@@ -4323,7 +4382,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 3024,
+			line: 3033,
 			text: phraseMask{
 				{index: 9, bits: 51539607552},
 			},
@@ -4334,7 +4393,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-speeding",
 			file: "rules.yaml (built-in)",
-			line: 3030,
+			line: 3039,
 			text: phraseMask{
 				{index: 9, bits: 206158430208},
 			},
@@ -4345,7 +4404,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3036,
+			line: 3045,
 			text: phraseMask{
 				{index: 9, bits: 274877906944},
 			},
@@ -4356,7 +4415,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3042,
+			line: 3051,
 			text: phraseMask{
 				{index: 9, bits: 549755813888},
 			},
@@ -4367,7 +4426,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3048,
+			line: 3057,
 			text: phraseMask{
 				{index: 9, bits: 16492674416640},
 			},
@@ -4378,7 +4437,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3055,
+			line: 3064,
 			text: phraseMask{
 				{index: 9, bits: 17592186044416},
 			},
@@ -4389,7 +4448,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 3061,
+			line: 3070,
 			text: phraseMask{
 				{index: 9, bits: 35184372088832},
 			},
@@ -4400,7 +4459,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3072,
+			line: 3081,
 			text: phraseMask{
 				{index: 9, bits: 211106232532992},
 			},
@@ -4437,7 +4496,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 74752,
-						tr:   &builtinSlots2[43],
+						tr:   &builtinSlots2[45],
 					},
 				},
 			},
@@ -4445,7 +4504,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3083,
+			line: 3092,
 			text: phraseMask{
 				{index: 9, bits: 281474976710656},
 			},
@@ -4456,7 +4515,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 3089,
+			line: 3098,
 			text: phraseMask{
 				{index: 9, bits: 562949953421312},
 			},
@@ -4467,7 +4526,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 3095,
+			line: 3104,
 			text: phraseMask{
 				{index: 9, bits: 1125899906842624},
 			},
@@ -4478,7 +4537,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints-expired",
 			file: "rules.yaml (built-in)",
-			line: 3108,
+			line: 3117,
 			text: phraseMask{
 				{index: 9, bits: 2251799813685248},
 			},
@@ -4491,7 +4550,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "deferred by Yahoo for volume or complaints, then given up",
-						tr: &builtinSlots1[21],
+						tr: &builtinSlots1[22],
 					},
 					explanation: alts{
 						list: []text{
@@ -4523,7 +4582,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 65539,
-						tr:   &builtinSlots2[44],
+						tr:   &builtinSlots2[46],
 					},
 					fix: alts{
 						list: []text{
@@ -4538,7 +4597,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 8192,
-						tr:   &builtinSlots2[45],
+						tr:   &builtinSlots2[47],
 					},
 				},
 				finals: true,
@@ -4547,7 +4606,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints",
 			file: "rules.yaml (built-in)",
-			line: 3121,
+			line: 3130,
 			text: phraseMask{
 				{index: 9, bits: 2251799813685248},
 			},
@@ -4559,7 +4618,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "deferred by Yahoo for volume or complaints",
-						tr: &builtinSlots1[22],
+						tr: &builtinSlots1[23],
 					},
 					explanation: alts{
 						list: []text{
@@ -4590,7 +4649,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 65539,
-						tr:   &builtinSlots2[46],
+						tr:   &builtinSlots2[48],
 					},
 					fix: alts{
 						list: []text{
@@ -4605,7 +4664,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 8192,
-						tr:   &builtinSlots2[47],
+						tr:   &builtinSlots2[49],
 					},
 				},
 			},
@@ -4613,7 +4672,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3131,
+			line: 3140,
 			text: phraseMask{
 				{index: 9, bits: 13510798882111488},
 			},
@@ -4624,7 +4683,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-speeding",
 			file: "rules.yaml (built-in)",
-			line: 3139,
+			line: 3148,
 			text: phraseMask{
 				{index: 9, bits: 18014398509481984},
 			},
@@ -4635,7 +4694,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3145,
+			line: 3154,
 			text: phraseMask{
 				{index: 9, bits: 108086391056891904},
 			},
@@ -4646,7 +4705,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3151,
+			line: 3160,
 			text: phraseMask{
 				{index: 9, bits: 144115188075855872},
 			},
@@ -4657,7 +4716,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3157,
+			line: 3166,
 			text: phraseMask{
 				{index: 9, bits: 288230376151711744},
 			},
@@ -4668,7 +4727,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3163,
+			line: 3172,
 			text: phraseMask{
 				{index: 9, bits: 576478344489467904},
 			},
@@ -4679,7 +4738,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-submission-quota",
 			file: "rules.yaml (built-in)",
-			line: 3175,
+			line: 3184,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 2, detHi: 2},
 				{class: 4, subject: 2, detailLo: 2, detHi: 2},
@@ -4697,7 +4756,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "your sending quota is exceeded",
-						tr: &builtinSlots1[23],
+						tr: &builtinSlots1[24],
 					},
 					explanation: alts{
 						list: []text{
@@ -4713,7 +4772,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[48],
+						tr:   &builtinSlots2[50],
 					},
 					fix: alts{
 						list: []text{
@@ -4721,7 +4780,7 @@ var builtinSet = &ruleSet{
 								{literal: "Wait before sending more. Your email admin should check the account for a break-in (a sudden burst of mail often means a stolen password) and review its sending limits."},
 							},
 						},
-						tr: &builtinSlots2[49],
+						tr: &builtinSlots2[51],
 					},
 				},
 			},
@@ -4730,7 +4789,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-recipient-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 3188,
+			line: 3197,
 			text: phraseMask{
 				{index: 10, bits: 30},
 			},
@@ -4741,7 +4800,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "daily recipient limit reached",
-						tr: &builtinSlots1[24],
+						tr: &builtinSlots1[25],
 					},
 					explanation: alts{
 						list: []text{
@@ -4757,7 +4816,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[50],
+						tr:   &builtinSlots2[52],
 					},
 					fix: alts{
 						list: []text{
@@ -4765,7 +4824,7 @@ var builtinSet = &ruleSet{
 								{literal: "Wait until the limit resets, usually within a day. Your email admin should check the account for a break-in before lifting the restriction."},
 							},
 						},
-						tr: &builtinSlots2[51],
+						tr: &builtinSlots2[53],
 					},
 				},
 			},
@@ -4774,7 +4833,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-sending-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 3200,
+			line: 3209,
 			text: phraseMask{
 				{index: 10, bits: 480},
 				{index: 7, bits: 131072},
@@ -4786,7 +4845,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "your sending limit is exceeded",
-						tr: &builtinSlots1[25],
+						tr: &builtinSlots1[26],
 					},
 					explanation: alts{
 						list: []text{
@@ -4802,7 +4861,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[52],
+						tr:   &builtinSlots2[54],
 					},
 					fix: alts{
 						list: []text{
@@ -4810,7 +4869,7 @@ var builtinSet = &ruleSet{
 								{literal: "Wait until the limit resets, usually within a day. Your email admin should check the account for a break-in and review its sending limits."},
 							},
 						},
-						tr: &builtinSlots2[53],
+						tr: &builtinSlots2[55],
 					},
 				},
 			},
@@ -4818,7 +4877,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "relay-denied-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 3214,
+			line: 3223,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4838,7 +4897,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "relaying denied",
-						tr: &builtinSlots1[26],
+						tr: &builtinSlots1[27],
 					},
 					explanation: alts{
 						list: []text{
@@ -4868,7 +4927,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 19,
-						tr:   &builtinSlots2[54],
+						tr:   &builtinSlots2[56],
 					},
 					fix: alts{
 						list: []text{
@@ -4884,7 +4943,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 2048,
-						tr:   &builtinSlots2[55],
+						tr:   &builtinSlots2[57],
 					},
 				},
 			},
@@ -4892,7 +4951,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-authrequired-recipient",
 			file: "rules.yaml (built-in)",
-			line: 3239,
+			line: 3248,
 			text: phraseMask{
 				{index: 10, bits: 16777216},
 			},
@@ -4903,7 +4962,7 @@ var builtinSet = &ruleSet{
 					owner: "group-owner",
 					summary: phrase{
 						en: "accepts only internal senders",
-						tr: &builtinSlots1[27],
+						tr: &builtinSlots1[28],
 					},
 					explanation: alts{
 						list: []text{
@@ -4926,7 +4985,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[56],
+						tr:   &builtinSlots2[58],
 					},
 					fix: alts{
 						list: []text{
@@ -4934,7 +4993,7 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. Ask the group's owner or the recipient's email admin, by other means, to accept mail from outside senders or to add your address to the allowed senders; meanwhile, write to a person there directly."},
 							},
 						},
-						tr: &builtinSlots2[57],
+						tr: &builtinSlots2[59],
 					},
 				},
 			},
@@ -4942,7 +5001,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "not-authenticated-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 3248,
+			line: 3257,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4961,7 +5020,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "login required",
-						tr: &builtinSlots1[28],
+						tr: &builtinSlots1[29],
 					},
 					explanation: alts{
 						list: []text{
@@ -4984,7 +5043,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[58],
+						tr:   &builtinSlots2[60],
 					},
 					fix: alts{
 						list: []text{
@@ -4992,7 +5051,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing in your message needs to change. Your email admin must configure the sending system (server, device or application) to log in to the receiving server."},
 							},
 						},
-						tr: &builtinSlots2[59],
+						tr: &builtinSlots2[61],
 					},
 				},
 			},
@@ -5000,7 +5059,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.1-delivery-not-authorized",
 			file: "rules.yaml (built-in)",
-			line: 3263,
+			line: 3272,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -5017,7 +5076,7 @@ var builtinSet = &ruleSet{
 					owner: "group-owner",
 					summary: phrase{
 						en: "not allowed to send to this recipient",
-						tr: &builtinSlots1[29],
+						tr: &builtinSlots1[30],
 					},
 					explanation: alts{
 						list: []text{
@@ -5040,7 +5099,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[60],
+						tr:   &builtinSlots2[62],
 					},
 					fix: alts{
 						list: []text{
@@ -5048,7 +5107,7 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. Ask the owner of the group or mailbox, by other means, to allow your address, or send it through someone who is allowed."},
 							},
 						},
-						tr: &builtinSlots2[61],
+						tr: &builtinSlots2[63],
 					},
 				},
 			},
@@ -5057,7 +5116,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.1.10-null-mx",
 			file: "rules.yaml (built-in)",
-			line: 3282,
+			line: 3291,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 				{class: 4, subject: 1, detailLo: 10, detHi: 10},
@@ -5073,7 +5132,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "domain accepts no mail",
-						tr: &builtinSlots1[30],
+						tr: &builtinSlots1[31],
 					},
 					explanation: alts{
 						list: []text{
@@ -5096,7 +5155,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 17,
-						tr:   &builtinSlots2[62],
+						tr:   &builtinSlots2[64],
 					},
 					fix: alts{
 						list: []text{
@@ -5104,7 +5163,7 @@ var builtinSet = &ruleSet{
 								{literal: "This address cannot receive email. Check it for typos; if it is right, reach the recipient by other means and ask for an address that works."},
 							},
 						},
-						tr: &builtinSlots2[63],
+						tr: &builtinSlots2[65],
 					},
 				},
 			},
@@ -5112,7 +5171,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.7.13-account-disabled",
 			file: "rules.yaml (built-in)",
-			line: 3294,
+			line: 3303,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 				{class: 4, subject: 7, detailLo: 13, detHi: 13},
@@ -5145,7 +5204,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[64],
+						tr:   &builtinSlots2[66],
 					},
 				},
 			},
@@ -5153,7 +5212,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.26-ipv6-unauthenticated",
 			file: "rules.yaml (built-in)",
-			line: 3308,
+			line: 3317,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 26, detHi: 26},
 			},
@@ -5163,7 +5222,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "IPv6 mail must pass SPF or DKIM",
-						tr: &builtinSlots1[31],
+						tr: &builtinSlots1[32],
 					},
 					explanation: alts{
 						list: []text{
@@ -5186,61 +5245,12 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[65],
-					},
-					fix: alts{
-						list: []text{
-							{
-								{literal: "Your email admin should add the sending server's IPv6 address to the domain's SPF record, or sign outgoing mail with DKIM."},
-							},
-						},
-						tr: &builtinSlots2[66],
-					},
-				},
-			},
-		},
-		{
-			id:   "ms-4.7.500-699",
-			file: "rules.yaml (built-in)",
-			line: 3317,
-			status: []statusPattern{
-				{class: 4, subject: 7, detailLo: 500, detHi: 699},
-			},
-			then: thenDef{
-				Reason: "blocked",
-				words: words{
-					owner: "none",
-					summary: phrase{
-						en: "sending server temporarily restricted",
-						tr: &builtinSlots1[32],
-					},
-					explanation: alts{
-						list: []text{
-							{
-								{literal: "The message"},
-								{
-									group: []textPart{
-										{literal: " to "},
-										{isSlot: true},
-									},
-								},
-								{literal: " was put off"},
-								{
-									group: []textPart{
-										{literal: " by "},
-										{slot: 1, isSlot: true},
-									},
-								},
-								{literal: " because the receiver saw suspicious activity from the sending server's address and restricts it for now, while it checks."},
-							},
-						},
-						uses: 3,
 						tr:   &builtinSlots2[67],
 					},
 					fix: alts{
 						list: []text{
 							{
-								{literal: "Nothing to do for now: if the traffic is legitimate, the restriction is lifted shortly and the sending server tries again. If it happens again, your email admin should check for hacked accounts."},
+								{literal: "Your email admin should add the sending server's IPv6 address to the domain's SPF record, or sign outgoing mail with DKIM."},
 							},
 						},
 						tr: &builtinSlots2[68],
@@ -5249,11 +5259,11 @@ var builtinSet = &ruleSet{
 			},
 		},
 		{
-			id:   "ms-4.7.850-899",
+			id:   "ms-4.7.500-699",
 			file: "rules.yaml (built-in)",
 			line: 3326,
 			status: []statusPattern{
-				{class: 4, subject: 7, detailLo: 850, detHi: 899},
+				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
 			then: thenDef{
 				Reason: "blocked",
@@ -5298,9 +5308,58 @@ var builtinSet = &ruleSet{
 			},
 		},
 		{
-			id:   "ms-5.1.10",
+			id:   "ms-4.7.850-899",
 			file: "rules.yaml (built-in)",
 			line: 3335,
+			status: []statusPattern{
+				{class: 4, subject: 7, detailLo: 850, detHi: 899},
+			},
+			then: thenDef{
+				Reason: "blocked",
+				words: words{
+					owner: "none",
+					summary: phrase{
+						en: "sending server temporarily restricted",
+						tr: &builtinSlots1[34],
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was put off"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the receiver saw suspicious activity from the sending server's address and restricts it for now, while it checks."},
+							},
+						},
+						uses: 3,
+						tr:   &builtinSlots2[71],
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Nothing to do for now: if the traffic is legitimate, the restriction is lifted shortly and the sending server tries again. If it happens again, your email admin should check for hacked accounts."},
+							},
+						},
+						tr: &builtinSlots2[72],
+					},
+				},
+			},
+		},
+		{
+			id:   "ms-5.1.10",
+			file: "rules.yaml (built-in)",
+			line: 3344,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -5310,7 +5369,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "recipient not found",
-						tr: &builtinSlots1[34],
+						tr: &builtinSlots1[35],
 					},
 					explanation: alts{
 						list: []text{
@@ -5333,7 +5392,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[71],
+						tr:   &builtinSlots2[73],
 					},
 					fix: alts{
 						list: []text{
@@ -5341,7 +5400,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the address for typos and send the message again. If it is right, the recipient's admin should check that the address exists (for example after a move to another mail system)."},
 							},
 						},
-						tr: &builtinSlots2[72],
+						tr: &builtinSlots2[74],
 					},
 				},
 			},
@@ -5349,7 +5408,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.90",
 			file: "rules.yaml (built-in)",
-			line: 3345,
+			line: 3354,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 90, detHi: 90},
 			},
@@ -5359,7 +5418,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "daily recipient limit reached",
-						tr: &builtinSlots1[35],
+						tr: &builtinSlots1[36],
 					},
 					explanation: alts{
 						list: []text{
@@ -5375,7 +5434,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[73],
+						tr:   &builtinSlots2[75],
 					},
 					fix: alts{
 						list: []text{
@@ -5383,7 +5442,7 @@ var builtinSet = &ruleSet{
 								{literal: "Wait until the limit resets, usually within a day. Your email admin should check the account for a break-in before lifting the restriction."},
 							},
 						},
-						tr: &builtinSlots2[74],
+						tr: &builtinSlots2[76],
 					},
 				},
 			},
@@ -5391,7 +5450,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.121",
 			file: "rules.yaml (built-in)",
-			line: 3354,
+			line: 3363,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 121, detHi: 121},
 			},
@@ -5401,7 +5460,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "too many messages to this recipient",
-						tr: &builtinSlots1[36],
+						tr: &builtinSlots1[37],
 					},
 					explanation: alts{
 						list: []text{
@@ -5424,7 +5483,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[75],
+						tr:   &builtinSlots2[77],
 					},
 					fix: alts{
 						list: []text{
@@ -5432,7 +5491,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send it again later, and send fewer messages per hour to this recipient (for example, group automatic notifications)."},
 							},
 						},
-						tr: &builtinSlots2[76],
+						tr: &builtinSlots2[78],
 					},
 				},
 			},
@@ -5440,7 +5499,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.122",
 			file: "rules.yaml (built-in)",
-			line: 3363,
+			line: 3372,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 122, detHi: 122},
 			},
@@ -5450,7 +5509,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "recipient receives too much mail",
-						tr: &builtinSlots1[37],
+						tr: &builtinSlots1[38],
 					},
 					explanation: alts{
 						list: []text{
@@ -5473,7 +5532,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[77],
+						tr:   &builtinSlots2[79],
 					},
 					fix: alts{
 						list: []text{
@@ -5481,7 +5540,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing in your message needs to change: send it again later. Automatic senders should send fewer messages per hour to this recipient."},
 							},
 						},
-						tr: &builtinSlots2[78],
+						tr: &builtinSlots2[80],
 					},
 				},
 			},
@@ -5489,7 +5548,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.3.190",
 			file: "rules.yaml (built-in)",
-			line: 3372,
+			line: 3381,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 190, detHi: 190},
 			},
@@ -5499,7 +5558,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "journaling not supported",
-						tr: &builtinSlots1[38],
+						tr: &builtinSlots1[39],
 					},
 					explanation: alts{
 						list: []text{
@@ -5522,7 +5581,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[79],
+						tr:   &builtinSlots2[81],
 					},
 					fix: alts{
 						list: []text{
@@ -5530,7 +5589,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should turn on Journaling Archive in Office 365, or point the journaling rule to another place."},
 							},
 						},
-						tr: &builtinSlots2[80],
+						tr: &builtinSlots2[82],
 					},
 				},
 			},
@@ -5538,7 +5597,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.12",
 			file: "rules.yaml (built-in)",
-			line: 3381,
+			line: 3390,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -5548,7 +5607,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "recipient accepts only internal mail",
-						tr: &builtinSlots1[39],
+						tr: &builtinSlots1[40],
 					},
 					explanation: alts{
 						list: []text{
@@ -5571,7 +5630,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[81],
+						tr:   &builtinSlots2[83],
 					},
 					fix: alts{
 						list: []text{
@@ -5579,7 +5638,7 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. Only the recipient's email admin can allow outside senders; reach the recipient by other means."},
 							},
 						},
-						tr: &builtinSlots2[82],
+						tr: &builtinSlots2[84],
 					},
 				},
 			},
@@ -5587,7 +5646,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.124",
 			file: "rules.yaml (built-in)",
-			line: 3390,
+			line: 3399,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 124, detHi: 124},
 			},
@@ -5597,7 +5656,7 @@ var builtinSet = &ruleSet{
 					owner: "group-owner",
 					summary: phrase{
 						en: "not in the group's allowed senders",
-						tr: &builtinSlots1[40],
+						tr: &builtinSlots1[41],
 					},
 					explanation: alts{
 						list: []text{
@@ -5620,7 +5679,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[83],
+						tr:   &builtinSlots2[85],
 					},
 					fix: alts{
 						list: []text{
@@ -5628,7 +5687,7 @@ var builtinSet = &ruleSet{
 								{literal: "Ask the group's owner, by other means, to add your address to the allowed senders."},
 							},
 						},
-						tr: &builtinSlots2[84],
+						tr: &builtinSlots2[86],
 					},
 				},
 			},
@@ -5636,7 +5695,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.133",
 			file: "rules.yaml (built-in)",
-			line: 3399,
+			line: 3408,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 133, detHi: 133},
 			},
@@ -5646,7 +5705,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "group accepts only internal mail",
-						tr: &builtinSlots1[41],
+						tr: &builtinSlots1[42],
 					},
 					explanation: alts{
 						list: []text{
@@ -5669,7 +5728,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[85],
+						tr:   &builtinSlots2[87],
 					},
 					fix: alts{
 						list: []text{
@@ -5677,7 +5736,7 @@ var builtinSet = &ruleSet{
 								{literal: "Ask the group's owner or the recipient's email admin, by other means, to let outside senders write to the group."},
 							},
 						},
-						tr: &builtinSlots2[86],
+						tr: &builtinSlots2[88],
 					},
 				},
 			},
@@ -5685,7 +5744,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.134",
 			file: "rules.yaml (built-in)",
-			line: 3408,
+			line: 3417,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 134, detHi: 134},
 			},
@@ -5695,7 +5754,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "mailbox accepts only internal mail",
-						tr: &builtinSlots1[42],
+						tr: &builtinSlots1[43],
 					},
 					explanation: alts{
 						list: []text{
@@ -5718,61 +5777,12 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[87],
-					},
-					fix: alts{
-						list: []text{
-							{
-								{literal: "Changing the message will not help. Only the recipient's email admin can allow outside senders; reach the recipient by other means."},
-							},
-						},
-						tr: &builtinSlots2[88],
-					},
-				},
-			},
-		},
-		{
-			id:   "ms-5.7.13",
-			file: "rules.yaml (built-in)",
-			line: 3417,
-			status: []statusPattern{
-				{class: 5, subject: 7, detailLo: 13, detHi: 13},
-			},
-			then: thenDef{
-				Reason: "filtered",
-				words: words{
-					owner: "recipient-admin",
-					summary: phrase{
-						en: "public folder accepts only internal mail",
-						tr: &builtinSlots1[43],
-					},
-					explanation: alts{
-						list: []text{
-							{
-								{literal: "The message"},
-								{
-									group: []textPart{
-										{literal: " to "},
-										{isSlot: true},
-									},
-								},
-								{literal: " was refused"},
-								{
-									group: []textPart{
-										{literal: " by "},
-										{slot: 1, isSlot: true},
-									},
-								},
-								{literal: " because the public folder accepts mail only from inside its own organization."},
-							},
-						},
-						uses: 3,
 						tr:   &builtinSlots2[89],
 					},
 					fix: alts{
 						list: []text{
 							{
-								{literal: "Only the recipient organization's email admin can allow outside senders to write to the folder; ask them by other means."},
+								{literal: "Changing the message will not help. Only the recipient's email admin can allow outside senders; reach the recipient by other means."},
 							},
 						},
 						tr: &builtinSlots2[90],
@@ -5781,11 +5791,11 @@ var builtinSet = &ruleSet{
 			},
 		},
 		{
-			id:   "ms-5.7.135",
+			id:   "ms-5.7.13",
 			file: "rules.yaml (built-in)",
 			line: 3426,
 			status: []statusPattern{
-				{class: 5, subject: 7, detailLo: 135, detHi: 135},
+				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 			},
 			then: thenDef{
 				Reason: "filtered",
@@ -5830,9 +5840,58 @@ var builtinSet = &ruleSet{
 			},
 		},
 		{
-			id:   "ms-5.7.136",
+			id:   "ms-5.7.135",
 			file: "rules.yaml (built-in)",
 			line: 3435,
+			status: []statusPattern{
+				{class: 5, subject: 7, detailLo: 135, detHi: 135},
+			},
+			then: thenDef{
+				Reason: "filtered",
+				words: words{
+					owner: "recipient-admin",
+					summary: phrase{
+						en: "public folder accepts only internal mail",
+						tr: &builtinSlots1[45],
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the public folder accepts mail only from inside its own organization."},
+							},
+						},
+						uses: 3,
+						tr:   &builtinSlots2[93],
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Only the recipient organization's email admin can allow outside senders to write to the folder; ask them by other means."},
+							},
+						},
+						tr: &builtinSlots2[94],
+					},
+				},
+			},
+		},
+		{
+			id:   "ms-5.7.136",
+			file: "rules.yaml (built-in)",
+			line: 3444,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 136, detHi: 136},
 			},
@@ -5842,7 +5901,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "mail user accepts only internal mail",
-						tr: &builtinSlots1[45],
+						tr: &builtinSlots1[46],
 					},
 					explanation: alts{
 						list: []text{
@@ -5865,7 +5924,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[93],
+						tr:   &builtinSlots2[95],
 					},
 					fix: alts{
 						list: []text{
@@ -5873,7 +5932,7 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. Only the recipient's email admin can allow outside senders; reach the recipient by other means."},
 							},
 						},
-						tr: &builtinSlots2[94],
+						tr: &builtinSlots2[96],
 					},
 				},
 			},
@@ -5881,7 +5940,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.23-spf",
 			file: "rules.yaml (built-in)",
-			line: 3444,
+			line: 3453,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 23, detHi: 23},
 			},
@@ -5891,7 +5950,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "SPF failure",
-						tr: &builtinSlots1[46],
+						tr: &builtinSlots1[47],
 					},
 					explanation: alts{
 						list: []text{
@@ -5914,7 +5973,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[95],
+						tr:   &builtinSlots2[97],
 					},
 					fix: alts{
 						list: []text{
@@ -5929,7 +5988,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1024,
-						tr:   &builtinSlots2[96],
+						tr:   &builtinSlots2[98],
 					},
 				},
 			},
@@ -5937,7 +5996,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.25",
 			file: "rules.yaml (built-in)",
-			line: 3453,
+			line: 3462,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -5947,7 +6006,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "no reverse DNS",
-						tr: &builtinSlots1[47],
+						tr: &builtinSlots1[48],
 					},
 					explanation: alts{
 						list: []text{
@@ -5978,7 +6037,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 65539,
-						tr:   &builtinSlots2[97],
+						tr:   &builtinSlots2[99],
 					},
 					fix: alts{
 						list: []text{
@@ -5986,7 +6045,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing in your message needs to change. Your email admin should give the sending server's address (IPv6 included) a reverse DNS name that matches the server's own name."},
 							},
 						},
-						tr: &builtinSlots2[98],
+						tr: &builtinSlots2[100],
 					},
 				},
 			},
@@ -5994,7 +6053,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.57",
 			file: "rules.yaml (built-in)",
-			line: 3462,
+			line: 3471,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 57, detHi: 57},
 			},
@@ -6004,7 +6063,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "device or application did not log in",
-						tr: &builtinSlots1[48],
+						tr: &builtinSlots1[49],
 					},
 					explanation: alts{
 						list: []text{
@@ -6027,7 +6086,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[99],
+						tr:   &builtinSlots2[101],
 					},
 					fix: alts{
 						list: []text{
@@ -6035,7 +6094,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should configure the device or application to log in (with encryption), or to send through a connector or direct send instead."},
 							},
 						},
-						tr: &builtinSlots2[100],
+						tr: &builtinSlots2[102],
 					},
 				},
 			},
@@ -6043,7 +6102,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.501",
 			file: "rules.yaml (built-in)",
-			line: 3471,
+			line: 3480,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 501, detHi: 501},
 			},
@@ -6053,7 +6112,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "account banned for spam",
-						tr: &builtinSlots1[49],
+						tr: &builtinSlots1[50],
 					},
 					explanation: alts{
 						list: []text{
@@ -6076,55 +6135,6 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[101],
-					},
-					fix: alts{
-						list: []text{
-							{
-								{literal: "Your email admin should check the account for a break-in, reset its password, and ask the provider's support to restore sending."},
-							},
-						},
-						tr: &builtinSlots2[102],
-					},
-				},
-			},
-		},
-		{
-			id:   "ms-5.7.502",
-			file: "rules.yaml (built-in)",
-			line: 3482,
-			status: []statusPattern{
-				{class: 5, subject: 7, detailLo: 502, detHi: 502},
-			},
-			then: thenDef{
-				Reason: "rejected",
-				words: words{
-					owner: "sender-admin",
-					summary: phrase{
-						en: "sender banned",
-						tr: &builtinSlots1[50],
-					},
-					explanation: alts{
-						list: []text{
-							{
-								{literal: "The message"},
-								{
-									group: []textPart{
-										{literal: " to "},
-										{isSlot: true},
-									},
-								},
-								{literal: " was refused"},
-								{
-									group: []textPart{
-										{literal: " by "},
-										{slot: 1, isSlot: true},
-									},
-								},
-								{literal: " because the sending account was banned after spam activity was detected from it."},
-							},
-						},
-						uses: 3,
 						tr:   &builtinSlots2[103],
 					},
 					fix: alts{
@@ -6139,11 +6149,11 @@ var builtinSet = &ruleSet{
 			},
 		},
 		{
-			id:   "ms-5.7.503",
+			id:   "ms-5.7.502",
 			file: "rules.yaml (built-in)",
 			line: 3491,
 			status: []statusPattern{
-				{class: 5, subject: 7, detailLo: 503, detHi: 503},
+				{class: 5, subject: 7, detailLo: 502, detHi: 502},
 			},
 			then: thenDef{
 				Reason: "rejected",
@@ -6188,9 +6198,58 @@ var builtinSet = &ruleSet{
 			},
 		},
 		{
-			id:   "ms-5.7.504",
+			id:   "ms-5.7.503",
 			file: "rules.yaml (built-in)",
 			line: 3500,
+			status: []statusPattern{
+				{class: 5, subject: 7, detailLo: 503, detHi: 503},
+			},
+			then: thenDef{
+				Reason: "rejected",
+				words: words{
+					owner: "sender-admin",
+					summary: phrase{
+						en: "sender banned",
+						tr: &builtinSlots1[52],
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the sending account was banned after spam activity was detected from it."},
+							},
+						},
+						uses: 3,
+						tr:   &builtinSlots2[107],
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Your email admin should check the account for a break-in, reset its password, and ask the provider's support to restore sending."},
+							},
+						},
+						tr: &builtinSlots2[108],
+					},
+				},
+			},
+		},
+		{
+			id:   "ms-5.7.504",
+			file: "rules.yaml (built-in)",
+			line: 3509,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 504, detHi: 504},
 			},
@@ -6200,7 +6259,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "recipient address not valid",
-						tr: &builtinSlots1[52],
+						tr: &builtinSlots1[53],
 					},
 					explanation: alts{
 						list: []text{
@@ -6223,7 +6282,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[107],
+						tr:   &builtinSlots2[109],
 					},
 					fix: alts{
 						list: []text{
@@ -6231,7 +6290,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the recipient's address for typos and send the message again."},
 							},
 						},
-						tr: &builtinSlots2[108],
+						tr: &builtinSlots2[110],
 					},
 				},
 			},
@@ -6239,7 +6298,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.505",
 			file: "rules.yaml (built-in)",
-			line: 3511,
+			line: 3520,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 505, detHi: 505},
 			},
@@ -6249,7 +6308,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient",
 					summary: phrase{
 						en: "recipient banned",
-						tr: &builtinSlots1[53],
+						tr: &builtinSlots1[54],
 					},
 					explanation: alts{
 						list: []text{
@@ -6272,7 +6331,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[109],
+						tr:   &builtinSlots2[111],
 					},
 					fix: alts{
 						list: []text{
@@ -6280,7 +6339,7 @@ var builtinSet = &ruleSet{
 								{literal: "Reach the recipient by other means. If this is wrong, the recipient or their admin should contact the service's support."},
 							},
 						},
-						tr: &builtinSlots2[110],
+						tr: &builtinSlots2[112],
 					},
 				},
 			},
@@ -6288,7 +6347,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.506",
 			file: "rules.yaml (built-in)",
-			line: 3523,
+			line: 3532,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 506, detHi: 506},
 			},
@@ -6298,7 +6357,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "sending server's greeting refused",
-						tr: &builtinSlots1[54],
+						tr: &builtinSlots1[55],
 					},
 					explanation: alts{
 						list: []text{
@@ -6321,7 +6380,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[111],
+						tr:   &builtinSlots2[113],
 					},
 					fix: alts{
 						list: []text{
@@ -6329,7 +6388,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing in your message needs to change. Your email admin should make the sending server introduce itself with its own full host name."},
 							},
 						},
-						tr: &builtinSlots2[112],
+						tr: &builtinSlots2[114],
 					},
 				},
 			},
@@ -6337,7 +6396,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.507",
 			file: "rules.yaml (built-in)",
-			line: 3532,
+			line: 3541,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 507, detHi: 507},
 			},
@@ -6347,7 +6406,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "blocked by the recipient's organization",
-						tr: &builtinSlots1[55],
+						tr: &builtinSlots1[56],
 					},
 					explanation: alts{
 						list: []text{
@@ -6370,7 +6429,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[113],
+						tr:   &builtinSlots2[115],
 					},
 					fix: alts{
 						list: []text{
@@ -6378,7 +6437,7 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. Contact the recipient by other means and ask their email admin to unblock your sending server."},
 							},
 						},
-						tr: &builtinSlots2[114],
+						tr: &builtinSlots2[116],
 					},
 				},
 			},
@@ -6386,7 +6445,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.508",
 			file: "rules.yaml (built-in)",
-			line: 3541,
+			line: 3550,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 508, detHi: 508},
 			},
@@ -6396,7 +6455,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "IPv6 range over its limits",
-						tr: &builtinSlots1[56],
+						tr: &builtinSlots1[57],
 					},
 					explanation: alts{
 						list: []text{
@@ -6419,7 +6478,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[115],
+						tr:   &builtinSlots2[117],
 					},
 					fix: alts{
 						list: []text{
@@ -6427,7 +6486,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing in your message needs to change. Your email admin should slow down sending from that address range."},
 							},
 						},
-						tr: &builtinSlots2[116],
+						tr: &builtinSlots2[118],
 					},
 				},
 			},
@@ -6435,7 +6494,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.509",
 			file: "rules.yaml (built-in)",
-			line: 3550,
+			line: 3559,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 509, detHi: 509},
 			},
@@ -6445,7 +6504,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "DMARC failure (p=reject)",
-						tr: &builtinSlots1[57],
+						tr: &builtinSlots1[58],
 					},
 					explanation: alts{
 						list: []text{
@@ -6468,7 +6527,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[117],
+						tr:   &builtinSlots2[119],
 					},
 					fix: alts{
 						list: []text{
@@ -6483,7 +6542,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1024,
-						tr:   &builtinSlots2[118],
+						tr:   &builtinSlots2[120],
 					},
 				},
 			},
@@ -6491,7 +6550,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.64-tenantattribution",
 			file: "rules.yaml (built-in)",
-			line: 3559,
+			line: 3568,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
@@ -6501,7 +6560,7 @@ var builtinSet = &ruleSet{
 					owner: "unknown",
 					summary: phrase{
 						en: "Microsoft 365 connector did not match",
-						tr: &builtinSlots1[58],
+						tr: &builtinSlots1[59],
 					},
 					explanation: alts{
 						list: []text{
@@ -6543,7 +6602,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[119],
+						tr:   &builtinSlots2[121],
 					},
 					fix: alts{
 						list: []text{
@@ -6551,7 +6610,7 @@ var builtinSet = &ruleSet{
 								{literal: "If your organization sends its mail through Microsoft 365 or a gateway into it, ask your email admin to check that connector's IP addresses or certificate. Otherwise the recipient's own gateway passes mail on to their Microsoft 365: tell the recipient by other means, so that their email admin fixes their inbound connector. Send the message again once it is fixed."},
 							},
 						},
-						tr: &builtinSlots2[120],
+						tr: &builtinSlots2[122],
 					},
 				},
 			},
@@ -6559,7 +6618,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.510",
 			file: "rules.yaml (built-in)",
-			line: 3578,
+			line: 3580,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 510, detHi: 510},
 			},
@@ -6569,7 +6628,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "no mail over IPv6",
-						tr: &builtinSlots1[59],
+						tr: &builtinSlots1[60],
 					},
 					explanation: alts{
 						list: []text{
@@ -6592,7 +6651,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[121],
+						tr:   &builtinSlots2[123],
 					},
 					fix: alts{
 						list: []text{
@@ -6600,7 +6659,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing in your message needs to change. Your email admin should deliver to that domain over IPv4."},
 							},
 						},
-						tr: &builtinSlots2[122],
+						tr: &builtinSlots2[124],
 					},
 				},
 			},
@@ -6608,7 +6667,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.511",
 			file: "rules.yaml (built-in)",
-			line: 3588,
+			line: 3590,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 511, detHi: 511},
 			},
@@ -6618,7 +6677,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "sender banned",
-						tr: &builtinSlots1[60],
+						tr: &builtinSlots1[61],
 					},
 					explanation: alts{
 						list: []text{
@@ -6641,7 +6700,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[123],
+						tr:   &builtinSlots2[125],
 					},
 					fix: alts{
 						list: []text{
@@ -6649,7 +6708,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should check the account for a break-in, clean it up and request removal from the provider's block list."},
 							},
 						},
-						tr: &builtinSlots2[124],
+						tr: &builtinSlots2[126],
 					},
 				},
 			},
@@ -6657,7 +6716,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.512",
 			file: "rules.yaml (built-in)",
-			line: 3597,
+			line: 3599,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 512, detHi: 512},
 			},
@@ -6667,7 +6726,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "invalid From address",
-						tr: &builtinSlots1[61],
+						tr: &builtinSlots1[62],
 					},
 					explanation: alts{
 						list: []text{
@@ -6690,7 +6749,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[125],
+						tr:   &builtinSlots2[127],
 					},
 					fix: alts{
 						list: []text{
@@ -6698,7 +6757,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should make the sending program put a valid address, in angle brackets, in the message's From line."},
 							},
 						},
-						tr: &builtinSlots2[126],
+						tr: &builtinSlots2[128],
 					},
 				},
 			},
@@ -6706,7 +6765,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.513",
 			file: "rules.yaml (built-in)",
-			line: 3606,
+			line: 3608,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 513, detHi: 513},
 			},
@@ -6716,7 +6775,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "blocked by the recipient's own block list",
-						tr: &builtinSlots1[62],
+						tr: &builtinSlots1[63],
 					},
 					explanation: alts{
 						list: []text{
@@ -6747,7 +6806,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 65539,
-						tr:   &builtinSlots2[127],
+						tr:   &builtinSlots2[129],
 					},
 					fix: alts{
 						list: []text{
@@ -6755,7 +6814,7 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. Contact the recipient's organization directly and ask them to remove the sending server from their block list."},
 							},
 						},
-						tr: &builtinSlots2[128],
+						tr: &builtinSlots2[130],
 					},
 				},
 			},
@@ -6763,7 +6822,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.515",
 			file: "rules.yaml (built-in)",
-			line: 3615,
+			line: 3617,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 515, detHi: 515},
 			},
@@ -6773,7 +6832,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "sender authentication requirements not met",
-						tr: &builtinSlots1[63],
+						tr: &builtinSlots1[64],
 					},
 					explanation: alts{
 						list: []text{
@@ -6796,7 +6855,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[129],
+						tr:   &builtinSlots2[131],
 					},
 					fix: alts{
 						list: []text{
@@ -6811,7 +6870,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1024,
-						tr:   &builtinSlots2[130],
+						tr:   &builtinSlots2[132],
 					},
 				},
 			},
@@ -6819,7 +6878,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.520",
 			file: "rules.yaml (built-in)",
-			line: 3627,
+			line: 3629,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 520, detHi: 520},
 			},
@@ -6829,7 +6888,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "forwarding outside not allowed",
-						tr: &builtinSlots1[64],
+						tr: &builtinSlots1[65],
 					},
 					explanation: alts{
 						list: []text{
@@ -6845,7 +6904,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[131],
+						tr:   &builtinSlots2[133],
 					},
 					fix: alts{
 						list: []text{
@@ -6853,7 +6912,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin must allow outside forwarding for this mailbox in the outbound spam policy, or the forwarding rule must be removed."},
 							},
 						},
-						tr: &builtinSlots2[132],
+						tr: &builtinSlots2[134],
 					},
 				},
 			},
@@ -6861,7 +6920,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.233",
 			file: "rules.yaml (built-in)",
-			line: 3636,
+			line: 3638,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 233, detHi: 233},
 			},
@@ -6871,7 +6930,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "organization's outside recipient limit",
-						tr: &builtinSlots1[65],
+						tr: &builtinSlots1[66],
 					},
 					explanation: alts{
 						list: []text{
@@ -6887,7 +6946,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[133],
+						tr:   &builtinSlots2[135],
 					},
 					fix: alts{
 						list: []text{
@@ -6895,7 +6954,7 @@ var builtinSet = &ruleSet{
 								{literal: "Wait until the limit resets. Your email admin should check for hacked accounts and review bulk sending."},
 							},
 						},
-						tr: &builtinSlots2[134],
+						tr: &builtinSlots2[136],
 					},
 				},
 			},
@@ -6903,7 +6962,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.606-649",
 			file: "rules.yaml (built-in)",
-			line: 3645,
+			line: 3647,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 606, detHi: 649},
 			},
@@ -6913,7 +6972,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "sending server banned",
-						tr: &builtinSlots1[66],
+						tr: &builtinSlots1[67],
 					},
 					explanation: alts{
 						list: []text{
@@ -6944,7 +7003,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 65539,
-						tr:   &builtinSlots2[135],
+						tr:   &builtinSlots2[137],
 					},
 					fix: alts{
 						list: []text{
@@ -6961,7 +7020,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 8192,
-						tr:   &builtinSlots2[136],
+						tr:   &builtinSlots2[138],
 					},
 				},
 			},
@@ -6969,7 +7028,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.703",
 			file: "rules.yaml (built-in)",
-			line: 3654,
+			line: 3656,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 703, detHi: 703},
 			},
@@ -6979,7 +7038,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "blocked by your own organization",
-						tr: &builtinSlots1[67],
+						tr: &builtinSlots1[68],
 					},
 					explanation: alts{
 						list: []text{
@@ -6995,7 +7054,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[137],
+						tr:   &builtinSlots2[139],
 					},
 					fix: alts{
 						list: []text{
@@ -7003,7 +7062,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should review the block entries in the Tenant Allow/Block List."},
 							},
 						},
-						tr: &builtinSlots2[138],
+						tr: &builtinSlots2[140],
 					},
 				},
 			},
@@ -7011,7 +7070,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.700-749",
 			file: "rules.yaml (built-in)",
-			line: 3663,
+			line: 3665,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 700, detHi: 749},
 			},
@@ -7021,7 +7080,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "organization banned from sending",
-						tr: &builtinSlots1[68],
+						tr: &builtinSlots1[69],
 					},
 					explanation: alts{
 						list: []text{
@@ -7044,7 +7103,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[139],
+						tr:   &builtinSlots2[141],
 					},
 					fix: alts{
 						list: []text{
@@ -7052,7 +7111,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin must deal with hacked accounts or open relays first, then contact Microsoft support."},
 							},
 						},
-						tr: &builtinSlots2[140],
+						tr: &builtinSlots2[142],
 					},
 				},
 			},
@@ -7060,7 +7119,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.310-no-domain",
 			file: "rules.yaml (built-in)",
-			line: 3674,
+			line: 3676,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 310, detHi: 310},
 			},
@@ -7088,7 +7147,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 17,
-						tr:   &builtinSlots2[141],
+						tr:   &builtinSlots2[143],
 					},
 				},
 			},
@@ -7096,7 +7155,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-helo-refused",
 			file: "rules.yaml (built-in)",
-			line: 3690,
+			line: 3692,
 			text: phraseMask{
 				{index: 10, bits: 4503599627370496},
 			},
@@ -7106,7 +7165,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-courier-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3697,
+			line: 3699,
 			text: phraseMask{
 				{index: 10, bits: 9007199254740992},
 			},
@@ -7116,7 +7175,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-filtered",
 			file: "rules.yaml (built-in)",
-			line: 3702,
+			line: 3704,
 			text: phraseMask{
 				{index: 10, bits: 18014398509481984},
 			},
@@ -7126,7 +7185,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3707,
+			line: 3709,
 			text: phraseMask{
 				{index: 10, bits: 108086391056891904},
 			},
@@ -7136,7 +7195,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3716,
+			line: 3718,
 			text: phraseMask{
 				{index: 10, bits: 4467570830351532032},
 			},
@@ -7146,7 +7205,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown-pairs",
 			file: "rules.yaml (built-in)",
-			line: 3723,
+			line: 3725,
 			text: phraseMask{
 				{index: 10, bits: 4611686018427387904},
 			},
@@ -7159,7 +7218,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-expired",
 			file: "rules.yaml (built-in)",
-			line: 3729,
+			line: 3731,
 			text: phraseMask{
 				{index: 10, bits: 9223372036854775808},
 			},
@@ -7169,7 +7228,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3734,
+			line: 3736,
 			text: phraseMask{
 				{index: 11, bits: 1},
 			},
@@ -7179,7 +7238,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-einsundeins-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3739,
+			line: 3741,
 			text: phraseMask{
 				{index: 11, bits: 2},
 			},
@@ -7189,7 +7248,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exim-mx-hosts-without-address",
 			file: "rules.yaml (built-in)",
-			line: 3752,
+			line: 3754,
 			text: phraseMask{
 				{index: 11, bits: 12},
 			},
@@ -7201,7 +7260,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "the domain's mail servers cannot be found",
-						tr: &builtinSlots1[69],
+						tr: &builtinSlots1[70],
 					},
 					explanation: alts{
 						list: []text{
@@ -7224,7 +7283,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 17,
-						tr:   &builtinSlots2[142],
+						tr:   &builtinSlots2[144],
 					},
 					fix: alts{
 						list: []text{
@@ -7232,7 +7291,7 @@ var builtinSet = &ruleSet{
 								{literal: "Tell the recipient by other means: their email admin must fix the domain's mail server settings (the names of its mail servers). Send the message again once that is done; the address itself may well be right."},
 							},
 						},
-						tr: &builtinSlots2[143],
+						tr: &builtinSlots2[145],
 					},
 				},
 			},
@@ -7240,7 +7299,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3762,
+			line: 3764,
 			text: phraseMask{
 				{index: 11, bits: 16},
 			},
@@ -7250,7 +7309,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3770,
+			line: 3772,
 			text: phraseMask{
 				{index: 11, bits: 32},
 			},
@@ -7260,7 +7319,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3775,
+			line: 3777,
 			text: phraseMask{
 				{index: 11, bits: 192},
 			},
@@ -7270,7 +7329,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3780,
+			line: 3782,
 			text: phraseMask{
 				{index: 11, bits: 3840},
 			},
@@ -7280,7 +7339,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3786,
+			line: 3788,
 			text: phraseMask{
 				{index: 11, bits: 61440},
 			},
@@ -7290,7 +7349,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lines-too-long",
 			file: "rules.yaml (built-in)",
-			line: 3798,
+			line: 3800,
 			text: phraseMask{
 				{index: 11, bits: 458752},
 			},
@@ -7301,7 +7360,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "lines too long",
-						tr: &builtinSlots1[70],
+						tr: &builtinSlots1[71],
 					},
 					explanation: alts{
 						list: []text{
@@ -7324,7 +7383,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 5,
-						tr:   &builtinSlots2[144],
+						tr:   &builtinSlots2[146],
 					},
 					fix: alts{
 						list: []text{
@@ -7332,7 +7391,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin, or whoever runs the program that wrote the message, should make it encode the message (quoted-printable or base64) instead of sending long lines as they are. Meanwhile, send the text as plain text, or the HTML as an attachment."},
 							},
 						},
-						tr: &builtinSlots2[145],
+						tr: &builtinSlots2[147],
 					},
 				},
 			},
@@ -7340,7 +7399,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 3807,
+			line: 3809,
 			text: phraseMask{
 				{index: 11, bits: 524288},
 			},
@@ -7350,7 +7409,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-expired",
 			file: "rules.yaml (built-in)",
-			line: 3812,
+			line: 3814,
 			text: phraseMask{
 				{index: 11, bits: 1048576},
 			},
@@ -7360,7 +7419,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3817,
+			line: 3819,
 			text: phraseMask{
 				{index: 11, bits: 2097152},
 			},
@@ -7370,7 +7429,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3822,
+			line: 3824,
 			text: phraseMask{
 				{index: 11, bits: 12582912},
 			},
@@ -7380,7 +7439,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3827,
+			line: 3829,
 			text: phraseMask{
 				{index: 11, bits: 2130706432},
 			},
@@ -7390,7 +7449,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3834,
+			line: 3836,
 			text: phraseMask{
 				{index: 11, bits: 135291469824},
 			},
@@ -7400,7 +7459,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3840,
+			line: 3842,
 			text: phraseMask{
 				{index: 11, bits: 137438953472},
 			},
@@ -7410,7 +7469,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-expired",
 			file: "rules.yaml (built-in)",
-			line: 3845,
+			line: 3847,
 			text: phraseMask{
 				{index: 11, bits: 1924145348608},
 			},
@@ -7420,7 +7479,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3852,
+			line: 3854,
 			text: phraseMask{
 				{index: 11, bits: 6597069766656},
 			},
@@ -7430,7 +7489,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmx-expired",
 			file: "rules.yaml (built-in)",
-			line: 3857,
+			line: 3859,
 			text: phraseMask{
 				{index: 11, bits: 8796093022208},
 			},
@@ -7440,7 +7499,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3862,
+			line: 3864,
 			text: phraseMask{
 				{index: 7, bits: 3377699720527872},
 			},
@@ -7450,7 +7509,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3867,
+			line: 3869,
 			text: phraseMask{
 				{index: 7, bits: 281474976710656},
 			},
@@ -7460,7 +7519,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3872,
+			line: 3874,
 			text: phraseMask{
 				{index: 7, bits: 562949953421312},
 			},
@@ -7470,7 +7529,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3877,
+			line: 3879,
 			text: phraseMask{
 				{index: 11, bits: 17592186044416},
 			},
@@ -7480,7 +7539,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3882,
+			line: 3884,
 			text: phraseMask{
 				{index: 11, bits: 35184372088832},
 			},
@@ -7490,7 +7549,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 3887,
+			line: 3889,
 			text: phraseMask{
 				{index: 11, bits: 70368744177664},
 			},
@@ -7500,7 +7559,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 3892,
+			line: 3894,
 			text: phraseMask{
 				{index: 11, bits: 140737488355328},
 			},
@@ -7510,7 +7569,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-compuserve-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3897,
+			line: 3899,
 			text: phraseMask{
 				{index: 11, bits: 844424930131968},
 			},
@@ -7520,7 +7579,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3906,
+			line: 3908,
 			text: phraseMask{
 				{index: 11, bits: 1125899906842624},
 			},
@@ -7530,7 +7589,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3911,
+			line: 3913,
 			text: phraseMask{
 				{index: 11, bits: 2251799813685248},
 			},
@@ -7540,7 +7599,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3916,
+			line: 3918,
 			text: phraseMask{
 				{index: 11, bits: 4503599627370496},
 			},
@@ -7550,7 +7609,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-messagingserver-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3921,
+			line: 3923,
 			text: phraseMask{
 				{index: 11, bits: 9007199254740992},
 			},
@@ -7560,7 +7619,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3926,
+			line: 3928,
 			text: phraseMask{
 				{index: 11, bits: 18014398509481984},
 			},
@@ -7570,7 +7629,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3931,
+			line: 3933,
 			text: phraseMask{
 				{index: 11, bits: 108086391056891904},
 			},
@@ -7580,7 +7639,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-expired",
 			file: "rules.yaml (built-in)",
-			line: 3937,
+			line: 3939,
 			text: phraseMask{
 				{index: 11, bits: 144115188075855872},
 			},
@@ -7590,7 +7649,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3942,
+			line: 3944,
 			text: phraseMask{
 				{index: 11, bits: 288230376151711744},
 			},
@@ -7600,7 +7659,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3947,
+			line: 3949,
 			text: phraseMask{
 				{index: 11, bits: 17870283321406128128},
 				{index: 12, bits: 7},
@@ -7611,7 +7670,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3954,
+			line: 3956,
 			text: phraseMask{
 				{index: 12, bits: 56},
 			},
@@ -7621,7 +7680,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 3959,
+			line: 3961,
 			text: phraseMask{
 				{index: 12, bits: 64},
 			},
@@ -7631,7 +7690,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3964,
+			line: 3966,
 			text: phraseMask{
 				{index: 12, bits: 1920},
 			},
@@ -7641,7 +7700,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3970,
+			line: 3972,
 			text: phraseMask{
 				{index: 12, bits: 8386560},
 			},
@@ -7651,7 +7710,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3980,
+			line: 3982,
 			text: phraseMask{
 				{index: 12, bits: 25165824},
 			},
@@ -7661,7 +7720,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3985,
+			line: 3987,
 			text: phraseMask{
 				{index: 12, bits: 33554432},
 			},
@@ -7671,7 +7730,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3990,
+			line: 3992,
 			text: phraseMask{
 				{index: 12, bits: 67108864},
 			},
@@ -7681,7 +7740,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3995,
+			line: 3997,
 			text: phraseMask{
 				{index: 12, bits: 134217728},
 			},
@@ -7691,7 +7750,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4000,
+			line: 4002,
 			text: phraseMask{
 				{index: 12, bits: 805306368},
 			},
@@ -7701,7 +7760,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4006,
+			line: 4008,
 			text: phraseMask{
 				{index: 12, bits: 1073741824},
 			},
@@ -7711,7 +7770,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 4011,
+			line: 4013,
 			text: phraseMask{
 				{index: 12, bits: 2147483648},
 			},
@@ -7721,7 +7780,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-verizon-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4016,
+			line: 4018,
 			text: phraseMask{
 				{index: 12, bits: 12884901888},
 			},
@@ -7731,7 +7790,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-zoho-expired",
 			file: "rules.yaml (built-in)",
-			line: 4021,
+			line: 4023,
 			text: phraseMask{
 				{index: 12, bits: 17179869184},
 			},
@@ -7741,7 +7800,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-filtered",
 			file: "rules.yaml (built-in)",
-			line: 4026,
+			line: 4028,
 			text: phraseMask{
 				{index: 12, bits: 34359738368},
 			},
@@ -7751,7 +7810,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4031,
+			line: 4033,
 			text: phraseMask{
 				{index: 12, bits: 68719476736},
 			},
@@ -7761,7 +7820,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-groups-refused",
 			file: "rules.yaml (built-in)",
-			line: 4036,
+			line: 4038,
 			text: phraseMask{
 				{index: 12, bits: 412316860416},
 			},
@@ -7772,7 +7831,7 @@ var builtinSet = &ruleSet{
 					owner: "group-owner",
 					summary: phrase{
 						en: "not allowed to post to the group",
-						tr: &builtinSlots1[71],
+						tr: &builtinSlots1[72],
 					},
 					explanation: alts{
 						list: []text{
@@ -7795,7 +7854,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[146],
+						tr:   &builtinSlots2[148],
 					},
 					fix: alts{
 						list: []text{
@@ -7803,7 +7862,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the group's address. If it is right, ask the group's owner or the organization, by other means, to let you post, or ask the person you meant to reach for a direct address."},
 							},
 						},
-						tr: &builtinSlots2[147],
+						tr: &builtinSlots2[149],
 					},
 				},
 			},
@@ -7811,7 +7870,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-posting-restricted",
 			file: "rules.yaml (built-in)",
-			line: 4053,
+			line: 4055,
 			text: phraseMask{
 				{index: 12, bits: 288229826395897856},
 			},
@@ -7822,7 +7881,7 @@ var builtinSet = &ruleSet{
 					owner: "group-owner",
 					summary: phrase{
 						en: "not allowed to post to the list or group",
-						tr: &builtinSlots1[72],
+						tr: &builtinSlots1[73],
 					},
 					explanation: alts{
 						list: []text{
@@ -7845,7 +7904,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[148],
+						tr:   &builtinSlots2[150],
 					},
 					fix: alts{
 						list: []text{
@@ -7853,7 +7912,7 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. Join the list or group, or ask its owner, by other means, to allow your address."},
 							},
 						},
-						tr: &builtinSlots2[149],
+						tr: &builtinSlots2[151],
 					},
 				},
 			},
@@ -7861,7 +7920,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6-5.4.14-loop",
 			file: "rules.yaml (built-in)",
-			line: 4085,
+			line: 4087,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
@@ -7878,7 +7937,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "mail loop",
-						tr: &builtinSlots1[73],
+						tr: &builtinSlots1[74],
 					},
 					explanation: alts{
 						list: []text{
@@ -7901,7 +7960,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[150],
+						tr:   &builtinSlots2[152],
 					},
 					fix: alts{
 						list: []text{
@@ -7909,7 +7968,7 @@ var builtinSet = &ruleSet{
 								{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 							},
 						},
-						tr: &builtinSlots2[151],
+						tr: &builtinSlots2[153],
 					},
 				},
 			},
@@ -7917,7 +7976,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-no-answer",
 			file: "rules.yaml (built-in)",
-			line: 4095,
+			line: 4097,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -7975,7 +8034,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1081347,
-						tr:   &builtinSlots2[152],
+						tr:   &builtinSlots2[154],
 					},
 				},
 				byFact: [27]words{
@@ -8025,7 +8084,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 1081347,
-							tr:   &builtinSlots2[153],
+							tr:   &builtinSlots2[155],
 						},
 					},
 				},
@@ -8034,7 +8093,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1-access-denied",
 			file: "rules.yaml (built-in)",
-			line: 4112,
+			line: 4114,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -8048,7 +8107,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "recipient refused (access denied)",
-						tr: &builtinSlots1[74],
+						tr: &builtinSlots1[75],
 					},
 					explanation: alts{
 						list: []text{
@@ -8071,7 +8130,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[154],
+						tr:   &builtinSlots2[156],
 					},
 					fix: alts{
 						list: []text{
@@ -8079,7 +8138,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the address for typos. If it is right, the recipient's admin should check that the address exists in their organization."},
 							},
 						},
-						tr: &builtinSlots2[155],
+						tr: &builtinSlots2[157],
 					},
 				},
 			},
@@ -8087,7 +8146,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-unrecognised-or-name",
 			file: "rules.yaml (built-in)",
-			line: 4133,
+			line: 4135,
 			text: phraseMask{
 				{index: 12, bits: 16140901064495857664},
 				{index: 13, bits: 31},
@@ -8098,7 +8157,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-maximum-time-expired",
 			file: "rules.yaml (built-in)",
-			line: 4138,
+			line: 4140,
 			text: phraseMask{
 				{index: 13, bits: 96},
 			},
@@ -8108,7 +8167,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-loop-detected",
 			file: "rules.yaml (built-in)",
-			line: 4142,
+			line: 4144,
 			text: phraseMask{
 				{index: 13, bits: 128},
 			},
@@ -8118,7 +8177,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-content-too-long",
 			file: "rules.yaml (built-in)",
-			line: 4146,
+			line: 4148,
 			text: phraseMask{
 				{index: 13, bits: 1792},
 			},
@@ -8128,7 +8187,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-conversion",
 			file: "rules.yaml (built-in)",
-			line: 4150,
+			line: 4152,
 			text: phraseMask{
 				{index: 13, bits: 63488},
 			},
@@ -8138,7 +8197,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-status",
 			file: "rules.yaml (built-in)",
-			line: 4170,
+			line: 4172,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 2, detHi: 2},
 			},
@@ -8147,7 +8206,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-specific",
 			file: "rules.yaml (built-in)",
-			line: 4175,
+			line: 4177,
 			text: phraseMask{
 				{index: 13, bits: 65536},
 			},
@@ -8157,7 +8216,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-specific",
 			file: "rules.yaml (built-in)",
-			line: 4181,
+			line: 4183,
 			text: phraseMask{
 				{index: 13, bits: 4063232},
 			},
@@ -8167,7 +8226,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-languages",
 			file: "rules.yaml (built-in)",
-			line: 4195,
+			line: 4197,
 			text: phraseMask{
 				{index: 13, bits: 576460752299229184},
 			},
@@ -8180,7 +8239,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-text",
 			file: "rules.yaml (built-in)",
-			line: 4207,
+			line: 4209,
 			text: phraseMask{
 				{index: 13, bits: 17870283321406128128},
 				{index: 14, bits: 18446744073709551615},
@@ -8200,7 +8259,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-status",
 			file: "rules.yaml (built-in)",
-			line: 4247,
+			line: 4249,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 4, detHi: 4},
 				{class: -1, subject: 7, detailLo: 16, detHi: 16},
@@ -8210,7 +8269,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-status",
 			file: "rules.yaml (built-in)",
-			line: 4252,
+			line: 4254,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -8219,7 +8278,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-text",
 			file: "rules.yaml (built-in)",
-			line: 4257,
+			line: 4259,
 			text: phraseMask{
 				{index: 15, bits: 2199023239168},
 				{index: 8, bits: 512},
@@ -8233,7 +8292,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-text",
 			file: "rules.yaml (built-in)",
-			line: 4271,
+			line: 4273,
 			text: phraseMask{
 				{index: 15, bits: 6597069766656},
 				{index: 9, bits: 2147483648},
@@ -8244,7 +8303,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-reply-525",
 			file: "rules.yaml (built-in)",
-			line: 4283,
+			line: 4285,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 5},
@@ -8255,7 +8314,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-text",
 			file: "rules.yaml (built-in)",
-			line: 4288,
+			line: 4290,
 			text: phraseMask{
 				{index: 15, bits: 18446735277616529408},
 				{index: 9, bits: 72058006354788352},
@@ -8272,7 +8331,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hasmoved-text",
 			file: "rules.yaml (built-in)",
-			line: 4321,
+			line: 4323,
 			text: phraseMask{
 				{index: 16, bits: 8761733283840},
 			},
@@ -8282,7 +8341,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "norelaying-text",
 			file: "rules.yaml (built-in)",
-			line: 4333,
+			line: 4335,
 			text: phraseMask{
 				{index: 16, bits: 4611677222334365696},
 				{index: 10, bits: 16776704},
@@ -8298,7 +8357,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-dmarc",
 			file: "rules.yaml (built-in)",
-			line: 4354,
+			line: 4356,
 			text: phraseMask{
 				{index: 16, bits: 13835058055282163712},
 				{index: 17, bits: 255},
@@ -8309,7 +8368,7 @@ var builtinSet = &ruleSet{
 				words: words{
 					summary: phrase{
 						en: "DMARC failure",
-						tr: &builtinSlots1[75],
+						tr: &builtinSlots1[76],
 					},
 					explanation: alts{
 						list: []text{
@@ -8332,7 +8391,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[156],
+						tr:   &builtinSlots2[158],
 					},
 				},
 			},
@@ -8340,7 +8399,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-status",
 			file: "rules.yaml (built-in)",
-			line: 4363,
+			line: 4365,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 20, detHi: 20},
 				{class: -1, subject: 7, detailLo: 21, detHi: 21},
@@ -8355,7 +8414,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-text",
 			file: "rules.yaml (built-in)",
-			line: 4368,
+			line: 4370,
 			text: phraseMask{
 				{index: 17, bits: 274877906688},
 				{index: 6, bits: 32768},
@@ -8369,7 +8428,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4381,
+			line: 4383,
 			text: phraseMask{
 				{index: 17, bits: 824633720832},
 			},
@@ -8383,7 +8442,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-blocked",
 			file: "rules.yaml (built-in)",
-			line: 4400,
+			line: 4402,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -8411,7 +8470,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-rejected",
 			file: "rules.yaml (built-in)",
-			line: 4440,
+			line: 4442,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -8439,7 +8498,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4481,
+			line: 4483,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -8457,7 +8516,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unknown-at-mail-from",
 			file: "rules.yaml (built-in)",
-			line: 4493,
+			line: 4495,
 			text: phraseMask{
 				{index: 20, bits: 18446735277616529408},
 				{index: 8, bits: 1125899907891200},
@@ -8515,7 +8574,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[157],
+						tr:   &builtinSlots2[159],
 					},
 					fix: alts{
 						list: []text{
@@ -8523,7 +8582,7 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. Check that your address is set correctly in your mail program; if it is, your email admin should check that your domain exists and can receive replies."},
 							},
 						},
-						tr: &builtinSlots2[158],
+						tr: &builtinSlots2[160],
 					},
 				},
 			},
@@ -8531,7 +8590,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.1",
 			file: "rules.yaml (built-in)",
-			line: 4554,
+			line: 4556,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -8541,7 +8600,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "address does not exist",
-						tr: &builtinSlots1[76],
+						tr: &builtinSlots1[77],
 					},
 					explanation: alts{
 						list: []text{
@@ -8564,7 +8623,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[159],
+						tr:   &builtinSlots2[161],
 					},
 					fix: alts{
 						list: []text{
@@ -8572,7 +8631,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the address for typos, and confirm it with the recipient by other means (phone, their website, an earlier message from them). Then write a new message with the right address: sending the old message again fails the same way, and your mail program's autocomplete may still offer the wrong address, so remove that entry."},
 							},
 						},
-						tr: &builtinSlots2[160],
+						tr: &builtinSlots2[162],
 					},
 				},
 			},
@@ -8580,7 +8639,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.0",
 			file: "rules.yaml (built-in)",
-			line: 4566,
+			line: 4568,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 			},
@@ -8590,7 +8649,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "recipient could not be resolved",
-						tr: &builtinSlots1[77],
+						tr: &builtinSlots1[78],
 					},
 					explanation: alts{
 						list: []text{
@@ -8613,7 +8672,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[161],
+						tr:   &builtinSlots2[163],
 					},
 					fix: alts{
 						list: []text{
@@ -8621,7 +8680,7 @@ var builtinSet = &ruleSet{
 								{literal: "Write a new message to the recipient, with the address typed or picked again, instead of replying to the saved one."},
 							},
 						},
-						tr: &builtinSlots2[162],
+						tr: &builtinSlots2[164],
 					},
 				},
 			},
@@ -8629,7 +8688,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-x.1.3",
 			file: "rules.yaml (built-in)",
-			line: 4577,
+			line: 4579,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -8638,7 +8697,7 @@ var builtinSet = &ruleSet{
 				words: words{
 					summary: phrase{
 						en: "address not valid",
-						tr: &builtinSlots1[78],
+						tr: &builtinSlots1[79],
 					},
 					explanation: alts{
 						list: []text{
@@ -8661,7 +8720,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[163],
+						tr:   &builtinSlots2[165],
 					},
 					fix: alts{
 						list: []text{
@@ -8669,7 +8728,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the address for typos, spaces or missing parts, and send the message again."},
 							},
 						},
-						tr: &builtinSlots2[164],
+						tr: &builtinSlots2[166],
 					},
 				},
 			},
@@ -8677,7 +8736,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific",
 			file: "rules.yaml (built-in)",
-			line: 4586,
+			line: 4588,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -8698,7 +8757,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-specific",
 			file: "rules.yaml (built-in)",
-			line: 4596,
+			line: 4598,
 			text: phraseMask{
 				{index: 19, bits: 281474976776192},
 			},
@@ -8708,7 +8767,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific-553",
 			file: "rules.yaml (built-in)",
-			line: 4603,
+			line: 4605,
 			text: phraseMask{
 				{index: 21, bits: 36028797018963968},
 			},
@@ -8722,7 +8781,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-specific",
 			file: "rules.yaml (built-in)",
-			line: 4612,
+			line: 4614,
 			text: phraseMask{
 				{index: 17, bits: 576465150349934592},
 			},
@@ -8732,7 +8791,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 4619,
+			line: 4621,
 			text: phraseMask{
 				{index: 20, bits: 18446735277616529408},
 				{index: 8, bits: 1125899907891200},
@@ -8762,7 +8821,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4625,
+			line: 4627,
 			text: phraseMask{
 				{index: 22, bits: 2305838611167182848},
 			},
@@ -8798,7 +8857,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-any-stage",
 			file: "rules.yaml (built-in)",
-			line: 4644,
+			line: 4646,
 			text: phraseMask{
 				{index: 8, bits: 1125899906842624},
 				{index: 22, bits: 16140901064495857664},
@@ -8818,7 +8877,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-mailbox-inactive",
 			file: "rules.yaml (built-in)",
-			line: 4678,
+			line: 4680,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8836,7 +8895,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient",
 					summary: phrase{
 						en: "mailbox closed for inactivity",
-						tr: &builtinSlots1[79],
+						tr: &builtinSlots1[80],
 					},
 					explanation: alts{
 						list: []text{
@@ -8878,7 +8937,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[165],
+						tr:   &builtinSlots2[167],
 					},
 					fix: alts{
 						list: []text{
@@ -8886,7 +8945,7 @@ var builtinSet = &ruleSet{
 								{literal: "Reach the recipient by other means: they must sign in to reopen the mailbox, or give you another address. Sending again before that will fail the same way."},
 							},
 						},
-						tr: &builtinSlots2[166],
+						tr: &builtinSlots2[168],
 					},
 				},
 			},
@@ -8894,7 +8953,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-mailbox-missing",
 			file: "rules.yaml (built-in)",
-			line: 4691,
+			line: 4693,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8907,105 +8966,6 @@ var builtinSet = &ruleSet{
 				{index: 23, bits: 6},
 			},
 			textIDs: []int32{1393, 1473, 1474},
-			unless: phraseMask{
-				{index: 23, bits: 536870904},
-				{index: 10, bits: 18014432869220352},
-			},
-			then: thenDef{
-				Reason: "filtered",
-				words: words{
-					owner: "sender",
-					summary: phrase{
-						en: "mailbox does not exist",
-						tr: &builtinSlots1[80],
-					},
-					explanation: alts{
-						list: []text{
-							{
-								{literal: "The message"},
-								{
-									group: []textPart{
-										{literal: " to "},
-										{isSlot: true},
-									},
-								},
-								{literal: " was refused"},
-								{
-									group: []textPart{
-										{literal: " by "},
-										{slot: 1, isSlot: true},
-									},
-								},
-								{literal: " because the receiving server says this mailbox does not exist (some servers check the address only after the message is sent). This usually means a mistyped or closed address. It said: \""},
-								{slot: 5, isSlot: true},
-								{literal: "\""},
-							},
-							{
-								{literal: "The message"},
-								{
-									group: []textPart{
-										{literal: " to "},
-										{isSlot: true},
-									},
-								},
-								{literal: " was refused"},
-								{
-									group: []textPart{
-										{literal: " by "},
-										{slot: 1, isSlot: true},
-									},
-								},
-								{literal: " because the receiving server says this mailbox does not exist (some servers check the address only after the message is sent). This usually means a mistyped or closed address."},
-							},
-						},
-						uses: 35,
-						tr:   &builtinSlots2[167],
-					},
-					fix: alts{
-						list: []text{
-							{
-								{literal: "Check the address with the recipient by other means (by phone, or at another address they use) before sending again. If it is closed, remove it from your address book and lists. Changing the message will not help."},
-							},
-						},
-						tr: &builtinSlots2[168],
-					},
-				},
-			},
-		},
-		{
-			id:   "filtered-status-userunknown-missing",
-			file: "rules.yaml (built-in)",
-			line: 4716,
-			status: []statusPattern{
-				{class: 5, subject: 1, detailLo: 4, detHi: 4},
-				{class: 5, subject: 2},
-				{class: 5, subject: 2, detailLo: 1, detHi: 1},
-				{class: 5, subject: 2, detailLo: 4, detHi: 4},
-				{class: 4, subject: 2, detailLo: 4, detHi: 4},
-			},
-			text: phraseMask{
-				{index: 20, bits: 18446735277616529408},
-				{index: 8, bits: 1125899907891200},
-				{index: 9, bits: 17592198627328},
-				{index: 21, bits: 18446744073709551615},
-				{index: 7, bits: 18014402804449280},
-				{index: 12, bits: 1152921513221947392},
-				{index: 6, bits: 192},
-				{index: 15, bits: 576460752303423488},
-				{index: 5, bits: 211106232532992},
-				{index: 22, bits: 549755813887},
-				{index: 3, bits: 2},
-			},
-			textIDs: []int32{
-				1323, 1324, 1325, 1326, 1327, 1328, 1329, 1330, 1331, 1332, 1333, 1334, 532, 1335, 1336, 599, 1337, 1338, 1339, 1340,
-				1341, 1342, 1343, 1344, 620, 1345, 1346, 1347, 1348, 1349, 1350, 1351, 1352, 1353, 1354, 1355, 1356, 502, 1357, 1358,
-				1359, 1360, 1361, 1362, 1363, 828, 1364, 1365, 1366, 1367, 1368, 1369, 1370, 1371, 390, 1372, 1373, 1374, 562, 1375,
-				1376, 1377, 791, 1378, 1379, 480, 1380, 1381, 1382, 1019, 1383, 1384, 1385, 1386, 1387, 1388, 1389, 367, 1390, 1391,
-				1392, 1393, 1394, 598, 1395, 1396, 1397, 1398, 1399, 1400, 1401, 1402, 1403, 1404, 1405, 1406, 1407, 801, 1408, 1409,
-				1410, 1411, 1412, 1413, 1414, 1415, 366, 1416, 1417, 1418, 1419, 391, 1420, 1421, 1422, 1423, 1424, 1425, 1426, 1427,
-				1428, 1429, 1430, 1431, 792, 1432, 1433, 1434, 1435, 1436, 1437, 193, 1438, 1439, 1440, 1441, 1442, 1443, 1444, 1445,
-				1446,
-			},
 			unless: phraseMask{
 				{index: 23, bits: 536870904},
 				{index: 10, bits: 18014432869220352},
@@ -9072,31 +9032,9 @@ var builtinSet = &ruleSet{
 			},
 		},
 		{
-			id:   "filtered-status-text",
+			id:   "filtered-status-userunknown-missing",
 			file: "rules.yaml (built-in)",
-			line: 4724,
-			status: []statusPattern{
-				{class: 5, subject: 1, detailLo: 4, detHi: 4},
-				{class: 5, subject: 2},
-				{class: 5, subject: 2, detailLo: 1, detHi: 1},
-				{class: 5, subject: 2, detailLo: 4, detHi: 4},
-				{class: 4, subject: 2, detailLo: 4, detHi: 4},
-			},
-			text: phraseMask{
-				{index: 23, bits: 805306367},
-				{index: 10, bits: 18014432869220352},
-				{index: 21, bits: 562949953421312},
-			},
-			textIDs: []int32{
-				1475, 1474, 1501, 1476, 1477, 1478, 1479, 1473, 1480, 675, 1481, 1393, 1482, 1483, 1484, 1485, 1486, 1487, 1488, 1489,
-				1490, 1491, 1492, 1493, 1494, 1495, 1496, 1497, 1498, 1499, 1472, 694,
-			},
-			then: thenDef{Reason: "filtered"},
-		},
-		{
-			id:   "filtered-status-userunknown",
-			file: "rules.yaml (built-in)",
-			line: 4743,
+			line: 4718,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -9127,126 +9065,17 @@ var builtinSet = &ruleSet{
 				1428, 1429, 1430, 1431, 792, 1432, 1433, 1434, 1435, 1436, 1437, 193, 1438, 1439, 1440, 1441, 1442, 1443, 1444, 1445,
 				1446,
 			},
-			then: thenDef{Reason: "filtered"},
-		},
-		{
-			id:   "spamdetected-specific",
-			file: "rules.yaml (built-in)",
-			line: 4749,
-			text: phraseMask{
-				{index: 23, bits: 7516192768},
-			},
-			textIDs: []int32{1502, 1503, 1504},
-			then:    thenDef{Reason: "spamdetected"},
-		},
-		{
-			id:   "rejected-sender-named",
-			file: "rules.yaml (built-in)",
-			line: 4758,
-			text: phraseMask{
-				{index: 23, bits: 8590131200},
-			},
-			textIDs: []int32{1488, 1489, 1505},
-			unless: phraseMask{
-				{index: 22, bits: 70368744177664},
-				{index: 23, bits: 17179869184},
-			},
-			regexps: []*pattern{
-				{src: "(?:not accepting|does not accept|not accept) mail from:? ?<?[^ <>@]+@[a-z0-9.-]+", captures: false},
-			},
-			then: thenDef{Reason: "rejected"},
-		},
-		{
-			id:   "filtered-mailbox-inactive",
-			file: "rules.yaml (built-in)",
-			line: 4773,
-			text: phraseMask{
-				{index: 23, bits: 1},
-			},
-			textIDs: []int32{1472},
-			command: []string{"RCPT", "DATA", ""},
-			then: thenDef{
-				Reason: "filtered",
-				words: words{
-					owner: "recipient",
-					summary: phrase{
-						en: "mailbox closed for inactivity",
-						tr: &builtinSlots1[82],
-					},
-					explanation: alts{
-						list: []text{
-							{
-								{literal: "The message"},
-								{
-									group: []textPart{
-										{literal: " to "},
-										{isSlot: true},
-									},
-								},
-								{literal: " was refused"},
-								{
-									group: []textPart{
-										{literal: " by "},
-										{slot: 1, isSlot: true},
-									},
-								},
-								{literal: " because the mailbox has been closed or suspended after a long time without use: it does not accept new mail now. It said: \""},
-								{slot: 5, isSlot: true},
-								{literal: "\""},
-							},
-							{
-								{literal: "The message"},
-								{
-									group: []textPart{
-										{literal: " to "},
-										{isSlot: true},
-									},
-								},
-								{literal: " was refused"},
-								{
-									group: []textPart{
-										{literal: " by "},
-										{slot: 1, isSlot: true},
-									},
-								},
-								{literal: " because the mailbox has been closed or suspended after a long time without use: it does not accept new mail now."},
-							},
-						},
-						uses: 35,
-						tr:   &builtinSlots2[171],
-					},
-					fix: alts{
-						list: []text{
-							{
-								{literal: "Reach the recipient by other means: they must sign in to reopen the mailbox, or give you another address. Sending again before that will fail the same way."},
-							},
-						},
-						tr: &builtinSlots2[172],
-					},
-				},
-			},
-		},
-		{
-			id:   "filtered-mailbox-missing",
-			file: "rules.yaml (built-in)",
-			line: 4779,
-			text: phraseMask{
-				{index: 21, bits: 562949953421312},
-				{index: 23, bits: 6},
-			},
-			textIDs: []int32{1393, 1473, 1474},
 			unless: phraseMask{
 				{index: 23, bits: 536870904},
 				{index: 10, bits: 18014432869220352},
 			},
-			command: []string{"RCPT", "DATA", ""},
 			then: thenDef{
 				Reason: "filtered",
 				words: words{
 					owner: "sender",
 					summary: phrase{
 						en: "mailbox does not exist",
-						tr: &builtinSlots1[83],
+						tr: &builtinSlots1[82],
 					},
 					explanation: alts{
 						list: []text{
@@ -9288,12 +9117,167 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[173],
+						tr:   &builtinSlots2[171],
 					},
 					fix: alts{
 						list: []text{
 							{
 								{literal: "Check the address with the recipient by other means (by phone, or at another address they use) before sending again. If it is closed, remove it from your address book and lists. Changing the message will not help."},
+							},
+						},
+						tr: &builtinSlots2[172],
+					},
+				},
+			},
+		},
+		{
+			id:   "filtered-status-text",
+			file: "rules.yaml (built-in)",
+			line: 4726,
+			status: []statusPattern{
+				{class: 5, subject: 1, detailLo: 4, detHi: 4},
+				{class: 5, subject: 2},
+				{class: 5, subject: 2, detailLo: 1, detHi: 1},
+				{class: 5, subject: 2, detailLo: 4, detHi: 4},
+				{class: 4, subject: 2, detailLo: 4, detHi: 4},
+			},
+			text: phraseMask{
+				{index: 23, bits: 805306367},
+				{index: 10, bits: 18014432869220352},
+				{index: 21, bits: 562949953421312},
+			},
+			textIDs: []int32{
+				1475, 1474, 1501, 1476, 1477, 1478, 1479, 1473, 1480, 675, 1481, 1393, 1482, 1483, 1484, 1485, 1486, 1487, 1488, 1489,
+				1490, 1491, 1492, 1493, 1494, 1495, 1496, 1497, 1498, 1499, 1472, 694,
+			},
+			then: thenDef{Reason: "filtered"},
+		},
+		{
+			id:   "filtered-status-userunknown",
+			file: "rules.yaml (built-in)",
+			line: 4745,
+			status: []statusPattern{
+				{class: 5, subject: 1, detailLo: 4, detHi: 4},
+				{class: 5, subject: 2},
+				{class: 5, subject: 2, detailLo: 1, detHi: 1},
+				{class: 5, subject: 2, detailLo: 4, detHi: 4},
+				{class: 4, subject: 2, detailLo: 4, detHi: 4},
+			},
+			text: phraseMask{
+				{index: 20, bits: 18446735277616529408},
+				{index: 8, bits: 1125899907891200},
+				{index: 9, bits: 17592198627328},
+				{index: 21, bits: 18446744073709551615},
+				{index: 7, bits: 18014402804449280},
+				{index: 12, bits: 1152921513221947392},
+				{index: 6, bits: 192},
+				{index: 15, bits: 576460752303423488},
+				{index: 5, bits: 211106232532992},
+				{index: 22, bits: 549755813887},
+				{index: 3, bits: 2},
+			},
+			textIDs: []int32{
+				1323, 1324, 1325, 1326, 1327, 1328, 1329, 1330, 1331, 1332, 1333, 1334, 532, 1335, 1336, 599, 1337, 1338, 1339, 1340,
+				1341, 1342, 1343, 1344, 620, 1345, 1346, 1347, 1348, 1349, 1350, 1351, 1352, 1353, 1354, 1355, 1356, 502, 1357, 1358,
+				1359, 1360, 1361, 1362, 1363, 828, 1364, 1365, 1366, 1367, 1368, 1369, 1370, 1371, 390, 1372, 1373, 1374, 562, 1375,
+				1376, 1377, 791, 1378, 1379, 480, 1380, 1381, 1382, 1019, 1383, 1384, 1385, 1386, 1387, 1388, 1389, 367, 1390, 1391,
+				1392, 1393, 1394, 598, 1395, 1396, 1397, 1398, 1399, 1400, 1401, 1402, 1403, 1404, 1405, 1406, 1407, 801, 1408, 1409,
+				1410, 1411, 1412, 1413, 1414, 1415, 366, 1416, 1417, 1418, 1419, 391, 1420, 1421, 1422, 1423, 1424, 1425, 1426, 1427,
+				1428, 1429, 1430, 1431, 792, 1432, 1433, 1434, 1435, 1436, 1437, 193, 1438, 1439, 1440, 1441, 1442, 1443, 1444, 1445,
+				1446,
+			},
+			then: thenDef{Reason: "filtered"},
+		},
+		{
+			id:   "spamdetected-specific",
+			file: "rules.yaml (built-in)",
+			line: 4751,
+			text: phraseMask{
+				{index: 23, bits: 7516192768},
+			},
+			textIDs: []int32{1502, 1503, 1504},
+			then:    thenDef{Reason: "spamdetected"},
+		},
+		{
+			id:   "rejected-sender-named",
+			file: "rules.yaml (built-in)",
+			line: 4760,
+			text: phraseMask{
+				{index: 23, bits: 8590131200},
+			},
+			textIDs: []int32{1488, 1489, 1505},
+			unless: phraseMask{
+				{index: 22, bits: 70368744177664},
+				{index: 23, bits: 17179869184},
+			},
+			regexps: []*pattern{
+				{src: "(?:not accepting|does not accept|not accept) mail from:? ?<?[^ <>@]+@[a-z0-9.-]+", captures: false},
+			},
+			then: thenDef{Reason: "rejected"},
+		},
+		{
+			id:   "filtered-mailbox-inactive",
+			file: "rules.yaml (built-in)",
+			line: 4775,
+			text: phraseMask{
+				{index: 23, bits: 1},
+			},
+			textIDs: []int32{1472},
+			command: []string{"RCPT", "DATA", ""},
+			then: thenDef{
+				Reason: "filtered",
+				words: words{
+					owner: "recipient",
+					summary: phrase{
+						en: "mailbox closed for inactivity",
+						tr: &builtinSlots1[83],
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the mailbox has been closed or suspended after a long time without use: it does not accept new mail now. It said: \""},
+								{slot: 5, isSlot: true},
+								{literal: "\""},
+							},
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the mailbox has been closed or suspended after a long time without use: it does not accept new mail now."},
+							},
+						},
+						uses: 35,
+						tr:   &builtinSlots2[173],
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Reach the recipient by other means: they must sign in to reopen the mailbox, or give you another address. Sending again before that will fail the same way."},
 							},
 						},
 						tr: &builtinSlots2[174],
@@ -9302,9 +9286,84 @@ var builtinSet = &ruleSet{
 			},
 		},
 		{
+			id:   "filtered-mailbox-missing",
+			file: "rules.yaml (built-in)",
+			line: 4781,
+			text: phraseMask{
+				{index: 21, bits: 562949953421312},
+				{index: 23, bits: 6},
+			},
+			textIDs: []int32{1393, 1473, 1474},
+			unless: phraseMask{
+				{index: 23, bits: 536870904},
+				{index: 10, bits: 18014432869220352},
+			},
+			command: []string{"RCPT", "DATA", ""},
+			then: thenDef{
+				Reason: "filtered",
+				words: words{
+					owner: "sender",
+					summary: phrase{
+						en: "mailbox does not exist",
+						tr: &builtinSlots1[84],
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the receiving server says this mailbox does not exist (some servers check the address only after the message is sent). This usually means a mistyped or closed address. It said: \""},
+								{slot: 5, isSlot: true},
+								{literal: "\""},
+							},
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the receiving server says this mailbox does not exist (some servers check the address only after the message is sent). This usually means a mistyped or closed address."},
+							},
+						},
+						uses: 35,
+						tr:   &builtinSlots2[175],
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Check the address with the recipient by other means (by phone, or at another address they use) before sending again. If it is closed, remove it from your address book and lists. Changing the message will not help."},
+							},
+						},
+						tr: &builtinSlots2[176],
+					},
+				},
+			},
+		},
+		{
 			id:   "filtered-text",
 			file: "rules.yaml (built-in)",
-			line: 4787,
+			line: 4789,
 			text: phraseMask{
 				{index: 23, bits: 805306367},
 				{index: 10, bits: 18014432869220352},
@@ -9320,7 +9379,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-status",
 			file: "rules.yaml (built-in)",
-			line: 4795,
+			line: 4797,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -9329,7 +9388,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-text",
 			file: "rules.yaml (built-in)",
-			line: 4800,
+			line: 4802,
 			text: phraseMask{
 				{index: 23, bits: 18446744039349813248},
 				{index: 24, bits: 4095},
@@ -9344,7 +9403,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4821,
+			line: 4823,
 			text: phraseMask{
 				{index: 24, bits: 126976},
 			},
@@ -9361,7 +9420,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-text",
 			file: "rules.yaml (built-in)",
-			line: 4834,
+			line: 4836,
 			text: phraseMask{
 				{index: 24, bits: 66977792},
 			},
@@ -9371,7 +9430,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4842,
+			line: 4844,
 			text: phraseMask{
 				{index: 24, bits: 67108864},
 			},
@@ -9384,7 +9443,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-text",
 			file: "rules.yaml (built-in)",
-			line: 4853,
+			line: 4855,
 			text: phraseMask{
 				{index: 24, bits: 137304735744},
 				{index: 7, bits: 36028797018963968},
@@ -9396,7 +9455,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contenterror-text",
 			file: "rules.yaml (built-in)",
-			line: 4865,
+			line: 4867,
 			text: phraseMask{
 				{index: 24, bits: 2305842871774871552},
 				{index: 11, bits: 524288},
@@ -9419,7 +9478,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.8-bad-outbound-sender",
 			file: "rules.yaml (built-in)",
-			line: 4930,
+			line: 4932,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 8, detHi: 8},
 			},
@@ -9433,7 +9492,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "your account is blocked from sending",
-						tr: &builtinSlots1[84],
+						tr: &builtinSlots1[85],
 					},
 					explanation: alts{
 						list: []text{
@@ -9449,7 +9508,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[175],
+						tr:   &builtinSlots2[177],
 					},
 					fix: alts{
 						list: []text{
@@ -9457,7 +9516,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should check the account for a break-in, reset its password (and remove anything the intruder set up, such as forwarding rules), then remove the account from Restricted entities in the Microsoft 365 Defender portal, or ask the provider's support to lift the block."},
 							},
 						},
-						tr: &builtinSlots2[176],
+						tr: &builtinSlots2[178],
 					},
 				},
 			},
@@ -9465,7 +9524,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-status",
 			file: "rules.yaml (built-in)",
-			line: 4949,
+			line: 4951,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 7, detHi: 7},
 				{class: -1, subject: 1, detailLo: 8, detHi: 8},
@@ -9475,7 +9534,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-at-mail",
 			file: "rules.yaml (built-in)",
-			line: 4954,
+			line: 4956,
 			text: phraseMask{
 				{index: 19, bits: 18446744073709551612},
 				{index: 5, bits: 36028797018963968},
@@ -9500,7 +9559,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-text",
 			file: "rules.yaml (built-in)",
-			line: 4997,
+			line: 4999,
 			text: phraseMask{
 				{index: 19, bits: 18446744073709551612},
 				{index: 5, bits: 36028797018963968},
@@ -9523,7 +9582,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-status",
 			file: "rules.yaml (built-in)",
-			line: 5011,
+			line: 5013,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -9541,7 +9600,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-specific",
 			file: "rules.yaml (built-in)",
-			line: 5031,
+			line: 5033,
 			text: phraseMask{
 				{index: 20, bits: 2147483648},
 			},
@@ -9551,7 +9610,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-text",
 			file: "rules.yaml (built-in)",
-			line: 5038,
+			line: 5040,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -9587,7 +9646,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-destination-computer",
 			file: "rules.yaml (built-in)",
-			line: 5057,
+			line: 5059,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -9616,7 +9675,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-status",
 			file: "rules.yaml (built-in)",
-			line: 5072,
+			line: 5074,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 28, detHi: 28},
 			},
@@ -9625,7 +9684,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-named-by-scanner",
 			file: "rules.yaml (built-in)",
-			line: 5082,
+			line: 5084,
 			text: phraseMask{
 				{index: 27, bits: 16106127360},
 			},
@@ -9635,7 +9694,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-text",
 			file: "rules.yaml (built-in)",
-			line: 5086,
+			line: 5088,
 			text: phraseMask{
 				{index: 24, bits: 16140901064495857664},
 				{index: 25, bits: 18446744073709551615},
@@ -9658,7 +9717,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5091,
+			line: 5093,
 			text: phraseMask{
 				{index: 3, bits: 8192},
 				{index: 27, bits: 4380866641920},
@@ -9681,7 +9740,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "speeding-text",
 			file: "rules.yaml (built-in)",
-			line: 5105,
+			line: 5107,
 			text: phraseMask{
 				{index: 27, bits: 4611681620380876800},
 			},
@@ -9691,7 +9750,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-status",
 			file: "rules.yaml (built-in)",
-			line: 5115,
+			line: 5117,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -9700,7 +9759,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-text",
 			file: "rules.yaml (built-in)",
-			line: 5120,
+			line: 5122,
 			text: phraseMask{
 				{index: 27, bits: 13835058055282163712},
 				{index: 13, bits: 4063232},
@@ -9717,7 +9776,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-text",
 			file: "rules.yaml (built-in)",
-			line: 5138,
+			line: 5140,
 			text: phraseMask{
 				{index: 17, bits: 18446742974197923840},
 				{bits: 64513},
@@ -9740,7 +9799,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5143,
+			line: 5145,
 			text: phraseMask{
 				{index: 1, bits: 32768},
 				{index: 18, bits: 72057594037927936},
@@ -9781,7 +9840,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-encrypted-attachment",
 			file: "rules.yaml (built-in)",
-			line: 5174,
+			line: 5176,
 			text: phraseMask{
 				{index: 28, bits: 281337537757184},
 				{index: 1, bits: 16384},
@@ -9792,7 +9851,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 5183,
+			line: 5185,
 			text: phraseMask{
 				{index: 28, bits: 143833713099145216},
 			},
@@ -9802,7 +9861,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 5190,
+			line: 5192,
 			text: phraseMask{
 				{index: 28, bits: 18302628885633695744},
 				{index: 29, bits: 7},
@@ -9813,7 +9872,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-virus",
 			file: "rules.yaml (built-in)",
-			line: 5197,
+			line: 5199,
 			text: phraseMask{
 				{bits: 8070450532247928832},
 				{index: 29, bits: 8},
@@ -9824,7 +9883,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 5203,
+			line: 5205,
 			text: phraseMask{
 				{index: 29, bits: 65520},
 			},
@@ -9834,7 +9893,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-policy",
 			file: "rules.yaml (built-in)",
-			line: 5210,
+			line: 5212,
 			text: phraseMask{
 				{index: 29, bits: 458752},
 			},
@@ -9844,7 +9903,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-delivery-failed",
 			file: "rules.yaml (built-in)",
-			line: 5218,
+			line: 5220,
 			text: phraseMask{
 				{index: 29, bits: 133693440},
 			},
@@ -9854,7 +9913,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-text",
 			file: "rules.yaml (built-in)",
-			line: 5232,
+			line: 5234,
 			text: phraseMask{
 				{index: 29, bits: 549621596160},
 				{bits: 207165582859042816},
@@ -9865,7 +9924,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-transport-rule-reject",
 			file: "rules.yaml (built-in)",
-			line: 5242,
+			line: 5244,
 			text: phraseMask{
 				{index: 29, bits: 549755813888},
 			},
@@ -9932,7 +9991,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 68719476771,
-						tr:   &builtinSlots2[177],
+						tr:   &builtinSlots2[179],
 					},
 					fix: alts{
 						list: []text{
@@ -9953,7 +10012,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 68720001024,
-						tr:   &builtinSlots2[178],
+						tr:   &builtinSlots2[180],
 					},
 				},
 			},
@@ -9961,7 +10020,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-text",
 			file: "rules.yaml (built-in)",
-			line: 5264,
+			line: 5266,
 			text: phraseMask{
 				{index: 29, bits: 18446742974197923840},
 				{index: 9, bits: 16777216},
@@ -9977,7 +10036,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5294,
+			line: 5296,
 			text: phraseMask{
 				{index: 30, bits: 33554432},
 			},
@@ -9990,7 +10049,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-type",
 			file: "rules.yaml (built-in)",
-			line: 5300,
+			line: 5302,
 			text: phraseMask{
 				{index: 30, bits: 2251799746576384},
 			},
@@ -10003,7 +10062,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-encrypted",
 			file: "rules.yaml (built-in)",
-			line: 5319,
+			line: 5321,
 			text: phraseMask{
 				{index: 30, bits: 2303591209400008704},
 				{bits: 9223372036854775808},
@@ -10015,7 +10074,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-name",
 			file: "rules.yaml (built-in)",
-			line: 5331,
+			line: 5333,
 			text: phraseMask{
 				{index: 30, bits: 2305843009213693952},
 			},
@@ -10028,7 +10087,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-loop-text",
 			file: "rules.yaml (built-in)",
-			line: 5339,
+			line: 5341,
 			text: phraseMask{
 				{index: 30, bits: 4611686018427387904},
 			},
@@ -10038,7 +10097,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-text",
 			file: "rules.yaml (built-in)",
-			line: 5349,
+			line: 5351,
 			text: phraseMask{
 				{index: 30, bits: 9223372036854775808},
 				{index: 31, bits: 67108863},
@@ -10052,7 +10111,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5365,
+			line: 5367,
 			text: phraseMask{
 				{index: 31, bits: 67108864},
 			},
@@ -10065,7 +10124,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-text",
 			file: "rules.yaml (built-in)",
-			line: 5371,
+			line: 5373,
 			text: phraseMask{
 				{index: 26, bits: 18446744004990074880},
 				{index: 1, bits: 9367487224930631680},
@@ -10085,7 +10144,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-dns-text",
 			file: "rules.yaml (built-in)",
-			line: 5376,
+			line: 5378,
 			text: phraseMask{
 				{index: 27, bits: 16384},
 				{index: 2, bits: 6291456},
@@ -10096,7 +10155,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-text",
 			file: "rules.yaml (built-in)",
-			line: 5382,
+			line: 5384,
 			text: phraseMask{
 				{index: 31, bits: 68585259008},
 				{index: 13, bits: 65536},
@@ -10107,7 +10166,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-text",
 			file: "rules.yaml (built-in)",
-			line: 5389,
+			line: 5391,
 			text: phraseMask{
 				{index: 20, bits: 8795824586752},
 				{index: 5, bits: 4398046511104},
@@ -10120,7 +10179,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-delayed",
 			file: "rules.yaml (built-in)",
-			line: 5394,
+			line: 5396,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -10161,7 +10220,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 32771,
-						tr:   &builtinSlots2[179],
+						tr:   &builtinSlots2[181],
 					},
 				},
 				byFact: [27]words{
@@ -10199,7 +10258,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 32771,
-							tr:   &builtinSlots2[180],
+							tr:   &builtinSlots2[182],
 						},
 					},
 				},
@@ -10209,7 +10268,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-text",
 			file: "rules.yaml (built-in)",
-			line: 5411,
+			line: 5413,
 			text: phraseMask{
 				{index: 7, bits: 13835058055282163712},
 				{index: 31, bits: 18446744004990074880},
@@ -10229,7 +10288,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5431,
+			line: 5433,
 			text: phraseMask{
 				{bits: 4294967296},
 			},
@@ -10242,7 +10301,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-attempts",
 			file: "rules.yaml (built-in)",
-			line: 5437,
+			line: 5439,
 			text: phraseMask{
 				{index: 32, bits: 64},
 			},
@@ -10255,7 +10314,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-text",
 			file: "rules.yaml (built-in)",
-			line: 5444,
+			line: 5446,
 			text: phraseMask{
 				{index: 8, bits: 2},
 				{index: 32, bits: 1073741696},
@@ -10270,7 +10329,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-reply",
 			file: "rules.yaml (built-in)",
-			line: 5459,
+			line: 5461,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 3},
@@ -10287,14 +10346,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "tls-command",
 			file:    "rules.yaml (built-in)",
-			line:    5466,
+			line:    5468,
 			command: []string{"STARTTLS"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "security-text",
 			file: "rules.yaml (built-in)",
-			line: 5471,
+			line: 5473,
 			text: phraseMask{
 				{index: 32, bits: 281473902968832},
 				{index: 10, bits: 201326592},
@@ -10312,7 +10371,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "security-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5486,
+			line: 5488,
 			text: phraseMask{
 				{index: 32, bits: 1970324836974592},
 				{index: 24, bits: 4096},
@@ -10331,7 +10390,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-text",
 			file: "rules.yaml (built-in)",
-			line: 5495,
+			line: 5497,
 			text: phraseMask{
 				{index: 32, bits: 18444492273895866368},
 				{index: 3, bits: 16},
@@ -10343,7 +10402,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "syntax-text",
 			file: "rules.yaml (built-in)",
-			line: 5504,
+			line: 5506,
 			text: phraseMask{
 				{index: 7, bits: 618475290624},
 				{index: 33, bits: 8176},
@@ -10354,7 +10413,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.1",
 			file: "rules.yaml (built-in)",
-			line: 5521,
+			line: 5523,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -10363,7 +10422,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.4",
 			file: "rules.yaml (built-in)",
-			line: 5527,
+			line: 5529,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -10373,7 +10432,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "recipient address ambiguous",
-						tr: &builtinSlots1[85],
+						tr: &builtinSlots1[86],
 					},
 					explanation: alts{
 						list: []text{
@@ -10396,7 +10455,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[181],
+						tr:   &builtinSlots2[183],
 					},
 					fix: alts{
 						list: []text{
@@ -10404,7 +10463,7 @@ var builtinSet = &ruleSet{
 								{literal: "Use the recipient's full, exact address. If that fails too, tell the recipient by other means so that their admin makes the address unique."},
 							},
 						},
-						tr: &builtinSlots2[182],
+						tr: &builtinSlots2[184],
 					},
 				},
 			},
@@ -10412,7 +10471,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.5",
 			file: "rules.yaml (built-in)",
-			line: 5537,
+			line: 5539,
 			status: []statusPattern{
 				{class: 4, subject: 1, detailLo: 5, detHi: 5},
 				{class: 5, subject: 1, detailLo: 5, detHi: 5},
@@ -10423,7 +10482,7 @@ var builtinSet = &ruleSet{
 					owner: "unknown",
 					summary: phrase{
 						en: "address reported valid",
-						tr: &builtinSlots1[86],
+						tr: &builtinSlots1[87],
 					},
 					explanation: alts{
 						list: []text{
@@ -10451,7 +10510,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 33,
-						tr:   &builtinSlots2[183],
+						tr:   &builtinSlots2[185],
 					},
 					fix: alts{
 						list: []text{
@@ -10459,7 +10518,7 @@ var builtinSet = &ruleSet{
 								{literal: "Forward this report to your email admin, who can read its technical details."},
 							},
 						},
-						tr: &builtinSlots2[184],
+						tr: &builtinSlots2[186],
 					},
 				},
 			},
@@ -10467,7 +10526,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.6",
 			file: "rules.yaml (built-in)",
-			line: 5550,
+			line: 5552,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -10476,7 +10535,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.9",
 			file: "rules.yaml (built-in)",
-			line: 5556,
+			line: 5558,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 9, detHi: 9},
 			},
@@ -10485,7 +10544,7 @@ var builtinSet = &ruleSet{
 				words: words{
 					summary: phrase{
 						en: "passed on without further reports",
-						tr: &builtinSlots1[87],
+						tr: &builtinSlots1[88],
 					},
 					explanation: alts{
 						list: []text{
@@ -10501,7 +10560,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[185],
+						tr:   &builtinSlots2[187],
 					},
 					fix: alts{
 						list: []text{
@@ -10509,7 +10568,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing to do unless the recipient says the message never arrived; then ask them by other means."},
 							},
 						},
-						tr: &builtinSlots2[186],
+						tr: &builtinSlots2[188],
 					},
 				},
 			},
@@ -10517,7 +10576,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.10",
 			file: "rules.yaml (built-in)",
-			line: 5565,
+			line: 5567,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -10545,7 +10604,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 17,
-						tr:   &builtinSlots2[187],
+						tr:   &builtinSlots2[189],
 					},
 				},
 			},
@@ -10553,7 +10612,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.1",
 			file: "rules.yaml (built-in)",
-			line: 5572,
+			line: 5574,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -10562,7 +10621,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.4",
 			file: "rules.yaml (built-in)",
-			line: 5580,
+			line: 5582,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -10572,7 +10631,7 @@ var builtinSet = &ruleSet{
 					owner: "group-owner",
 					summary: phrase{
 						en: "mailing list problem",
-						tr: &builtinSlots1[88],
+						tr: &builtinSlots1[89],
 					},
 					explanation: alts{
 						list: []text{
@@ -10588,7 +10647,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[188],
+						tr:   &builtinSlots2[190],
 					},
 					fix: alts{
 						list: []text{
@@ -10596,7 +10655,7 @@ var builtinSet = &ruleSet{
 								{literal: "Tell the list's owner by other means; they must fix the list."},
 							},
 						},
-						tr: &builtinSlots2[189],
+						tr: &builtinSlots2[191],
 					},
 				},
 			},
@@ -10604,7 +10663,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.1",
 			file: "rules.yaml (built-in)",
-			line: 5590,
+			line: 5592,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -10613,7 +10672,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.2",
 			file: "rules.yaml (built-in)",
-			line: 5596,
+			line: 5598,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -10623,7 +10682,7 @@ var builtinSet = &ruleSet{
 				words: words{
 					summary: phrase{
 						en: "receiving system not accepting mail",
-						tr: &builtinSlots1[89],
+						tr: &builtinSlots1[90],
 					},
 					explanation: alts{
 						list: []text{
@@ -10646,7 +10705,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[190],
+						tr:   &builtinSlots2[192],
 					},
 					fix: alts{
 						list: []text{
@@ -10654,7 +10713,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing in your message needs to change. Send it again later; if it keeps failing, tell the recipient by other means."},
 							},
 						},
-						tr: &builtinSlots2[191],
+						tr: &builtinSlots2[193],
 					},
 				},
 			},
@@ -10662,7 +10721,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.3",
 			file: "rules.yaml (built-in)",
-			line: 5606,
+			line: 5608,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -10672,7 +10731,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "feature not supported",
-						tr: &builtinSlots1[90],
+						tr: &builtinSlots1[91],
 					},
 					explanation: alts{
 						list: []text{
@@ -10695,7 +10754,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[192],
+						tr:   &builtinSlots2[194],
 					},
 					fix: alts{
 						list: []text{
@@ -10703,7 +10762,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should check which feature the receiving server refused (see the technical details) and send without it."},
 							},
 						},
-						tr: &builtinSlots2[193],
+						tr: &builtinSlots2[195],
 					},
 				},
 			},
@@ -10711,7 +10770,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.5",
 			file: "rules.yaml (built-in)",
-			line: 5616,
+			line: 5618,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -10739,7 +10798,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[194],
+						tr:   &builtinSlots2[196],
 					},
 				},
 			},
@@ -10747,7 +10806,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.6",
 			file: "rules.yaml (built-in)",
-			line: 5623,
+			line: 5625,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 6, detHi: 6},
 				{class: 5, subject: 3, detailLo: 6, detHi: 6},
@@ -10782,7 +10841,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 33,
-						tr:   &builtinSlots2[195],
+						tr:   &builtinSlots2[197],
 					},
 				},
 			},
@@ -10790,7 +10849,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.1",
 			file: "rules.yaml (built-in)",
-			line: 5633,
+			line: 5635,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 1, detHi: 1},
 			},
@@ -10818,7 +10877,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[196],
+						tr:   &builtinSlots2[198],
 					},
 				},
 			},
@@ -10826,7 +10885,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.2",
 			file: "rules.yaml (built-in)",
-			line: 5640,
+			line: 5642,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -10835,7 +10894,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.3",
 			file: "rules.yaml (built-in)",
-			line: 5646,
+			line: 5648,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -10845,7 +10904,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "too many recipients",
-						tr: &builtinSlots1[91],
+						tr: &builtinSlots1[92],
 					},
 					explanation: alts{
 						list: []text{
@@ -10887,7 +10946,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 16387,
-						tr:   &builtinSlots2[197],
+						tr:   &builtinSlots2[199],
 					},
 					fix: alts{
 						list: []text{
@@ -10901,7 +10960,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 16384,
-						tr:   &builtinSlots2[198],
+						tr:   &builtinSlots2[200],
 					},
 				},
 			},
@@ -10909,7 +10968,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.4",
 			file: "rules.yaml (built-in)",
-			line: 5661,
+			line: 5663,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -10937,7 +10996,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[199],
+						tr:   &builtinSlots2[201],
 					},
 				},
 			},
@@ -10945,7 +11004,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.5",
 			file: "rules.yaml (built-in)",
-			line: 5669,
+			line: 5671,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 5, detHi: 5},
 			},
@@ -10973,7 +11032,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[200],
+						tr:   &builtinSlots2[202],
 					},
 				},
 			},
@@ -10981,7 +11040,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.6",
 			file: "rules.yaml (built-in)",
-			line: 5676,
+			line: 5678,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -11009,7 +11068,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[201],
+						tr:   &builtinSlots2[203],
 					},
 				},
 			},
@@ -11017,7 +11076,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.2",
 			file: "rules.yaml (built-in)",
-			line: 5683,
+			line: 5685,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 2, detHi: 2},
 			},
@@ -11027,7 +11086,7 @@ var builtinSet = &ruleSet{
 					owner: "group-owner",
 					summary: phrase{
 						en: "not allowed to send to the list",
-						tr: &builtinSlots1[92],
+						tr: &builtinSlots1[93],
 					},
 					explanation: alts{
 						list: []text{
@@ -11050,7 +11109,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[202],
+						tr:   &builtinSlots2[204],
 					},
 					fix: alts{
 						list: []text{
@@ -11058,7 +11117,7 @@ var builtinSet = &ruleSet{
 								{literal: "Ask the list's owner or the organization, by other means, to let you post, or ask the person you meant to reach for a direct address."},
 							},
 						},
-						tr: &builtinSlots2[203],
+						tr: &builtinSlots2[205],
 					},
 				},
 			},
@@ -11066,7 +11125,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.3",
 			file: "rules.yaml (built-in)",
-			line: 5696,
+			line: 5698,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -11076,7 +11135,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "security conversion not possible",
-						tr: &builtinSlots1[93],
+						tr: &builtinSlots1[94],
 					},
 					explanation: alts{
 						list: []text{
@@ -11099,7 +11158,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[204],
+						tr:   &builtinSlots2[206],
 					},
 					fix: alts{
 						list: []text{
@@ -11107,7 +11166,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should check the technical details; sending the message without signing or encrypting it may work."},
 							},
 						},
-						tr: &builtinSlots2[205],
+						tr: &builtinSlots2[207],
 					},
 				},
 			},
@@ -11115,7 +11174,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.4",
 			file: "rules.yaml (built-in)",
-			line: 5706,
+			line: 5708,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 4, detHi: 4},
 			},
@@ -11125,7 +11184,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "security features not supported",
-						tr: &builtinSlots1[94],
+						tr: &builtinSlots1[95],
 					},
 					explanation: alts{
 						list: []text{
@@ -11148,7 +11207,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[206],
+						tr:   &builtinSlots2[208],
 					},
 					fix: alts{
 						list: []text{
@@ -11156,7 +11215,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should check the technical details; sending the message without those features may work."},
 							},
 						},
-						tr: &builtinSlots2[207],
+						tr: &builtinSlots2[209],
 					},
 				},
 			},
@@ -11164,7 +11223,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.5",
 			file: "rules.yaml (built-in)",
-			line: 5716,
+			line: 5718,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 5, detHi: 5},
 			},
@@ -11174,7 +11233,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "cryptographic failure",
-						tr: &builtinSlots1[95],
+						tr: &builtinSlots1[96],
 					},
 					explanation: alts{
 						list: []text{
@@ -11197,7 +11256,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[208],
+						tr:   &builtinSlots2[210],
 					},
 					fix: alts{
 						list: []text{
@@ -11205,7 +11264,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send the message again without signing or encrypting it, or ask your email admin to check the certificates."},
 							},
 						},
-						tr: &builtinSlots2[209],
+						tr: &builtinSlots2[211],
 					},
 				},
 			},
@@ -11213,7 +11272,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.6",
 			file: "rules.yaml (built-in)",
-			line: 5726,
+			line: 5728,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 6, detHi: 6},
 			},
@@ -11223,7 +11282,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "cryptographic algorithm not supported",
-						tr: &builtinSlots1[96],
+						tr: &builtinSlots1[97],
 					},
 					explanation: alts{
 						list: []text{
@@ -11246,7 +11305,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[210],
+						tr:   &builtinSlots2[212],
 					},
 					fix: alts{
 						list: []text{
@@ -11254,7 +11313,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send the message again without signing or encrypting it, or ask your email admin to use another method."},
 							},
 						},
-						tr: &builtinSlots2[211],
+						tr: &builtinSlots2[213],
 					},
 				},
 			},
@@ -11262,7 +11321,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.7",
 			file: "rules.yaml (built-in)",
-			line: 5736,
+			line: 5738,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 7, detHi: 7},
 			},
@@ -11272,7 +11331,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "message integrity failure",
-						tr: &builtinSlots1[97],
+						tr: &builtinSlots1[98],
 					},
 					explanation: alts{
 						list: []text{
@@ -11295,7 +11354,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[212],
+						tr:   &builtinSlots2[214],
 					},
 					fix: alts{
 						list: []text{
@@ -11303,7 +11362,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send the message again; if it keeps failing, your email admin should check the servers between you and the recipient."},
 							},
 						},
-						tr: &builtinSlots2[213],
+						tr: &builtinSlots2[215],
 					},
 				},
 			},
@@ -11311,7 +11370,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.8",
 			file: "rules.yaml (built-in)",
-			line: 5746,
+			line: 5748,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 8, detHi: 8},
 			},
@@ -11321,7 +11380,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "login details not valid",
-						tr: &builtinSlots1[98],
+						tr: &builtinSlots1[99],
 					},
 					explanation: alts{
 						list: []text{
@@ -11344,7 +11403,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[214],
+						tr:   &builtinSlots2[216],
 					},
 					fix: alts{
 						list: []text{
@@ -11352,7 +11411,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the user name and password configured in your mail program or device; your email admin can help."},
 							},
 						},
-						tr: &builtinSlots2[215],
+						tr: &builtinSlots2[217],
 					},
 				},
 			},
@@ -11360,7 +11419,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.9",
 			file: "rules.yaml (built-in)",
-			line: 5756,
+			line: 5758,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 9, detHi: 9},
 			},
@@ -11370,7 +11429,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "login method too weak",
-						tr: &builtinSlots1[99],
+						tr: &builtinSlots1[100],
 					},
 					explanation: alts{
 						list: []text{
@@ -11393,7 +11452,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[216],
+						tr:   &builtinSlots2[218],
 					},
 					fix: alts{
 						list: []text{
@@ -11401,7 +11460,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should configure a stronger login method on the sending system."},
 							},
 						},
-						tr: &builtinSlots2[217],
+						tr: &builtinSlots2[219],
 					},
 				},
 			},
@@ -11409,7 +11468,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.10",
 			file: "rules.yaml (built-in)",
-			line: 5766,
+			line: 5768,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 10, detHi: 10},
 			},
@@ -11419,7 +11478,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "encryption needed",
-						tr: &builtinSlots1[100],
+						tr: &builtinSlots1[101],
 					},
 					explanation: alts{
 						list: []text{
@@ -11442,7 +11501,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[218],
+						tr:   &builtinSlots2[220],
 					},
 					fix: alts{
 						list: []text{
@@ -11450,7 +11509,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should turn on encryption (TLS) for the sending system."},
 							},
 						},
-						tr: &builtinSlots2[219],
+						tr: &builtinSlots2[221],
 					},
 				},
 			},
@@ -11458,7 +11517,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.11",
 			file: "rules.yaml (built-in)",
-			line: 5776,
+			line: 5778,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 11, detHi: 11},
 			},
@@ -11468,7 +11527,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "encryption required to log in",
-						tr: &builtinSlots1[101],
+						tr: &builtinSlots1[102],
 					},
 					explanation: alts{
 						list: []text{
@@ -11491,7 +11550,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[220],
+						tr:   &builtinSlots2[222],
 					},
 					fix: alts{
 						list: []text{
@@ -11499,7 +11558,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should turn on encryption (TLS) before the sending system logs in."},
 							},
 						},
-						tr: &builtinSlots2[221],
+						tr: &builtinSlots2[223],
 					},
 				},
 			},
@@ -11507,7 +11566,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.12",
 			file: "rules.yaml (built-in)",
-			line: 5786,
+			line: 5788,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -11517,7 +11576,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "password change needed",
-						tr: &builtinSlots1[102],
+						tr: &builtinSlots1[103],
 					},
 					explanation: alts{
 						list: []text{
@@ -11540,7 +11599,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[222],
+						tr:   &builtinSlots2[224],
 					},
 					fix: alts{
 						list: []text{
@@ -11548,7 +11607,7 @@ var builtinSet = &ruleSet{
 								{literal: "Change the account's password (your email admin can help), then send again."},
 							},
 						},
-						tr: &builtinSlots2[223],
+						tr: &builtinSlots2[225],
 					},
 				},
 			},
@@ -11556,7 +11615,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.14",
 			file: "rules.yaml (built-in)",
-			line: 5796,
+			line: 5798,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 14, detHi: 14},
 			},
@@ -11566,7 +11625,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "trust relationship required",
-						tr: &builtinSlots1[103],
+						tr: &builtinSlots1[104],
 					},
 					explanation: alts{
 						list: []text{
@@ -11589,7 +11648,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[224],
+						tr:   &builtinSlots2[226],
 					},
 					fix: alts{
 						list: []text{
@@ -11597,7 +11656,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should ask the receiving organization what arrangement it requires."},
 							},
 						},
-						tr: &builtinSlots2[225],
+						tr: &builtinSlots2[227],
 					},
 				},
 			},
@@ -11605,7 +11664,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.15",
 			file: "rules.yaml (built-in)",
-			line: 5806,
+			line: 5808,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 15, detHi: 15},
 			},
@@ -11615,7 +11674,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "priority too low",
-						tr: &builtinSlots1[104],
+						tr: &builtinSlots1[105],
 					},
 					explanation: alts{
 						list: []text{
@@ -11638,7 +11697,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[226],
+						tr:   &builtinSlots2[228],
 					},
 					fix: alts{
 						list: []text{
@@ -11646,7 +11705,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send the message again without a low priority setting, or later."},
 							},
 						},
-						tr: &builtinSlots2[227],
+						tr: &builtinSlots2[229],
 					},
 				},
 			},
@@ -11654,7 +11713,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.19",
 			file: "rules.yaml (built-in)",
-			line: 5816,
+			line: 5818,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 19, detHi: 19},
 			},
@@ -11664,7 +11723,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "address age check not possible",
-						tr: &builtinSlots1[105],
+						tr: &builtinSlots1[106],
 					},
 					explanation: alts{
 						list: []text{
@@ -11687,7 +11746,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[228],
+						tr:   &builtinSlots2[230],
 					},
 					fix: alts{
 						list: []text{
@@ -11695,7 +11754,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send the message again without that check, or ask your email admin."},
 							},
 						},
-						tr: &builtinSlots2[229],
+						tr: &builtinSlots2[231],
 					},
 				},
 			},
@@ -11703,7 +11762,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.13",
 			file: "rules.yaml (built-in)",
-			line: 5826,
+			line: 5828,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -11731,7 +11790,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[230],
+						tr:   &builtinSlots2[232],
 					},
 				},
 			},
@@ -11739,7 +11798,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.17-18",
 			file: "rules.yaml (built-in)",
-			line: 5833,
+			line: 5835,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 17, detHi: 17},
 				{class: -1, subject: 7, detailLo: 18, detHi: 18},
@@ -11768,7 +11827,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[231],
+						tr:   &builtinSlots2[233],
 					},
 				},
 			},
@@ -11776,7 +11835,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.27",
 			file: "rules.yaml (built-in)",
-			line: 5840,
+			line: 5842,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 27, detHi: 27},
 			},
@@ -11786,7 +11845,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "your domain accepts no mail",
-						tr: &builtinSlots1[106],
+						tr: &builtinSlots1[107],
 					},
 					explanation: alts{
 						list: []text{
@@ -11809,7 +11868,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[232],
+						tr:   &builtinSlots2[234],
 					},
 					fix: alts{
 						list: []text{
@@ -11817,7 +11876,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should give your domain a mail server (or use a sender address whose domain receives mail)."},
 							},
 						},
-						tr: &builtinSlots2[233],
+						tr: &builtinSlots2[235],
 					},
 				},
 			},
@@ -11825,7 +11884,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.30",
 			file: "rules.yaml (built-in)",
-			line: 5852,
+			line: 5854,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 30, detHi: 30},
 			},
@@ -11846,7 +11905,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[234],
+						tr:   &builtinSlots2[236],
 					},
 				},
 			},
@@ -11854,14 +11913,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "blocked-at-connection",
 			file:    "rules.yaml (built-in)",
-			line:    5862,
+			line:    5864,
 			command: []string{"CONN", "HELO", "EHLO"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "user-unknown-after-data",
 			file: "rules.yaml (built-in)",
-			line: 5869,
+			line: 5871,
 			text: phraseMask{
 				{index: 20, bits: 18446735277616529408},
 				{index: 8, bits: 1125899907891200},
@@ -11892,7 +11951,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "mailbox does not exist (after sending)",
-						tr: &builtinSlots1[107],
+						tr: &builtinSlots1[108],
 					},
 					explanation: alts{
 						list: []text{
@@ -11934,7 +11993,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[235],
+						tr:   &builtinSlots2[237],
 					},
 					fix: alts{
 						list: []text{
@@ -11942,7 +12001,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the address with the recipient by other means (by phone, or at another address they use) before sending again. If it is closed, remove it from your address book and lists. Changing the message will not help."},
 							},
 						},
-						tr: &builtinSlots2[236],
+						tr: &builtinSlots2[238],
 					},
 				},
 				stages: [5]words{
@@ -11950,7 +12009,7 @@ var builtinSet = &ruleSet{
 						owner: "sender",
 						summary: phrase{
 							en: "address does not exist",
-							tr: &builtinSlots1[108],
+							tr: &builtinSlots1[109],
 						},
 						explanation: alts{
 							list: []text{
@@ -11973,7 +12032,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 3,
-							tr:   &builtinSlots2[237],
+							tr:   &builtinSlots2[239],
 						},
 						fix: alts{
 							list: []text{
@@ -11981,7 +12040,7 @@ var builtinSet = &ruleSet{
 									{literal: "Check the address for typos. If it is right, the person may have left or changed address: ask them for a current one by other means, and remove this address from your address book and lists."},
 								},
 							},
-							tr: &builtinSlots2[238],
+							tr: &builtinSlots2[240],
 						},
 					},
 				},
@@ -11990,7 +12049,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5893,
+			line: 5895,
 			text: phraseMask{
 				{index: 33, bits: 122880},
 				{index: 10, bits: 1125899906842624},
@@ -12001,7 +12060,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5898,
+			line: 5900,
 			text: phraseMask{
 				{index: 33, bits: 131072},
 			},
@@ -12011,7 +12070,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5903,
+			line: 5905,
 			text: phraseMask{
 				{index: 33, bits: 8589672448},
 			},
@@ -12021,7 +12080,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5910,
+			line: 5912,
 			text: phraseMask{
 				{index: 33, bits: 60129542144},
 			},
@@ -12031,7 +12090,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5915,
+			line: 5917,
 			text: phraseMask{
 				{index: 33, bits: 206158430208},
 			},
@@ -12041,7 +12100,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5920,
+			line: 5922,
 			text: phraseMask{
 				{index: 33, bits: 824633720832},
 				{index: 27, bits: 1099511627776},
@@ -12052,7 +12111,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5931,
+			line: 5933,
 			text: phraseMask{
 				{index: 33, bits: 144114088564228096},
 				{index: 1, bits: 64},
@@ -12071,7 +12130,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5946,
+			line: 5948,
 			text: phraseMask{
 				{index: 33, bits: 18158513697557839872},
 				{index: 34, bits: 7},
@@ -12082,7 +12141,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5952,
+			line: 5954,
 			text: phraseMask{
 				{index: 34, bits: 2040},
 				{index: 2, bits: 9007199254740992},
@@ -12094,7 +12153,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-connection-text",
 			file: "rules.yaml (built-in)",
-			line: 5958,
+			line: 5960,
 			text: phraseMask{
 				{index: 2, bits: 268435456},
 				{index: 12, bits: 864691145635004416},
@@ -12107,7 +12166,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5966,
+			line: 5968,
 			text: phraseMask{
 				{index: 2, bits: 9216},
 			},
@@ -12117,7 +12176,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5971,
+			line: 5973,
 			text: phraseMask{
 				{index: 34, bits: 16384},
 			},
@@ -12127,7 +12186,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "onhold-text",
 			file: "rules.yaml (built-in)",
-			line: 5976,
+			line: 5978,
 			text: phraseMask{
 				{index: 34, bits: 229376},
 			},
@@ -12137,7 +12196,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.4.7",
 			file: "rules.yaml (built-in)",
-			line: 5987,
+			line: 5989,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 7, detHi: 7},
 				{class: 5, subject: 4, detailLo: 7, detHi: 7},
@@ -12148,7 +12207,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "message expired",
-						tr: &builtinSlots1[109],
+						tr: &builtinSlots1[110],
 					},
 					explanation: alts{
 						list: []text{
@@ -12179,7 +12238,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1048579,
-						tr:   &builtinSlots2[239],
+						tr:   &builtinSlots2[241],
 					},
 					fix: alts{
 						list: []text{
@@ -12187,7 +12246,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the address. If it is right, the receiving server was unavailable or kept putting the message off: send it again later (to fewer recipients at a time can help), and tell the recipient by other means so that their email admin checks their mail server."},
 							},
 						},
-						tr: &builtinSlots2[240],
+						tr: &builtinSlots2[242],
 					},
 				},
 			},
@@ -12196,7 +12255,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1",
 			file: "rules.yaml (built-in)",
-			line: 6000,
+			line: 6002,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -12206,7 +12265,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "relay access denied",
-						tr: &builtinSlots1[110],
+						tr: &builtinSlots1[111],
 					},
 					explanation: alts{
 						list: []text{
@@ -12236,7 +12295,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 19,
-						tr:   &builtinSlots2[241],
+						tr:   &builtinSlots2[243],
 					},
 					fix: alts{
 						list: []text{
@@ -12244,7 +12303,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the part of the address after the @ for typos. If it is right, the recipient's admin must fix their domain's mail server settings or accepted domains; tell the recipient by other means."},
 							},
 						},
-						tr: &builtinSlots2[242],
+						tr: &builtinSlots2[244],
 					},
 				},
 			},
@@ -12252,7 +12311,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.14",
 			file: "rules.yaml (built-in)",
-			line: 6012,
+			line: 6014,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
 			},
@@ -12262,7 +12321,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "mail loop (too many hops)",
-						tr: &builtinSlots1[111],
+						tr: &builtinSlots1[112],
 					},
 					explanation: alts{
 						list: []text{
@@ -12285,7 +12344,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[243],
+						tr:   &builtinSlots2[245],
 					},
 					fix: alts{
 						list: []text{
@@ -12293,7 +12352,7 @@ var builtinSet = &ruleSet{
 								{literal: "Sending it again will loop again. Check the forwarding rules of your mailbox and ask the recipient to check theirs; whoever owns the looping forwarding or connector must fix it."},
 							},
 						},
-						tr: &builtinSlots2[244],
+						tr: &builtinSlots2[246],
 					},
 				},
 			},
@@ -12301,7 +12360,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6",
 			file: "rules.yaml (built-in)",
-			line: 6021,
+			line: 6023,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -12311,7 +12370,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "mail loop",
-						tr: &builtinSlots1[112],
+						tr: &builtinSlots1[113],
 					},
 					explanation: alts{
 						list: []text{
@@ -12334,7 +12393,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[245],
+						tr:   &builtinSlots2[247],
 					},
 					fix: alts{
 						list: []text{
@@ -12342,7 +12401,7 @@ var builtinSet = &ruleSet{
 								{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 							},
 						},
-						tr: &builtinSlots2[246],
+						tr: &builtinSlots2[248],
 					},
 				},
 			},
@@ -12350,7 +12409,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.6.11",
 			file: "rules.yaml (built-in)",
-			line: 6030,
+			line: 6032,
 			status: []statusPattern{
 				{class: 5, subject: 6, detailLo: 11, detHi: 11},
 			},
@@ -12360,7 +12419,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "invalid characters",
-						tr: &builtinSlots1[113],
+						tr: &builtinSlots1[114],
 					},
 					explanation: alts{
 						list: []text{
@@ -12383,7 +12442,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[247],
+						tr:   &builtinSlots2[249],
 					},
 					fix: alts{
 						list: []text{
@@ -12391,7 +12450,7 @@ var builtinSet = &ruleSet{
 								{literal: "Update your email program or send the message from another one."},
 							},
 						},
-						tr: &builtinSlots2[248],
+						tr: &builtinSlots2[250],
 					},
 				},
 			},
@@ -12399,7 +12458,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1",
 			file: "rules.yaml (built-in)",
-			line: 6039,
+			line: 6041,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -12451,7 +12510,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1081347,
-						tr:   &builtinSlots2[249],
+						tr:   &builtinSlots2[251],
 					},
 				},
 				byFact: [27]words{
@@ -12501,7 +12560,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 1081347,
-							tr:   &builtinSlots2[250],
+							tr:   &builtinSlots2[252],
 						},
 					},
 				},
@@ -12510,7 +12569,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.2",
 			file: "rules.yaml (built-in)",
-			line: 6053,
+			line: 6055,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -12538,7 +12597,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[251],
+						tr:   &builtinSlots2[253],
 					},
 				},
 			},
@@ -12546,7 +12605,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.3",
 			file: "rules.yaml (built-in)",
-			line: 6060,
+			line: 6062,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -12567,7 +12626,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[252],
+						tr:   &builtinSlots2[254],
 					},
 				},
 				byFact: [27]words{
@@ -12575,7 +12634,7 @@ var builtinSet = &ruleSet{
 						owner: "recipient-admin",
 						summary: phrase{
 							en: "temporary DNS failure",
-							tr: &builtinSlots1[114],
+							tr: &builtinSlots1[115],
 						},
 						explanation: alts{
 							list: []text{
@@ -12610,7 +12669,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 32785,
-							tr:   &builtinSlots2[253],
+							tr:   &builtinSlots2[255],
 						},
 						fix: alts{
 							list: []text{
@@ -12626,7 +12685,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 16,
-							tr:   &builtinSlots2[254],
+							tr:   &builtinSlots2[256],
 						},
 					},
 				},
@@ -12635,7 +12694,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4",
 			file: "rules.yaml (built-in)",
-			line: 6071,
+			line: 6073,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -12663,7 +12722,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 17,
-						tr:   &builtinSlots2[255],
+						tr:   &builtinSlots2[257],
 					},
 				},
 			},
@@ -12671,7 +12730,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4-temporary",
 			file: "rules.yaml (built-in)",
-			line: 6078,
+			line: 6080,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -12699,7 +12758,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 17,
-						tr:   &builtinSlots2[256],
+						tr:   &builtinSlots2[258],
 					},
 				},
 			},
@@ -12707,7 +12766,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.5",
 			file: "rules.yaml (built-in)",
-			line: 6085,
+			line: 6087,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 5, detHi: 5},
 			},
@@ -12728,7 +12787,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[257],
+						tr:   &builtinSlots2[259],
 					},
 				},
 			},
@@ -12736,7 +12795,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.6",
 			file: "rules.yaml (built-in)",
-			line: 6092,
+			line: 6094,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -12764,7 +12823,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[258],
+						tr:   &builtinSlots2[260],
 					},
 					fix: alts{
 						list: []text{
@@ -12772,7 +12831,7 @@ var builtinSet = &ruleSet{
 								{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 							},
 						},
-						tr: &builtinSlots2[259],
+						tr: &builtinSlots2[261],
 					},
 				},
 			},
@@ -12780,7 +12839,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.0",
 			file: "rules.yaml (built-in)",
-			line: 6100,
+			line: 6102,
 			status: []statusPattern{
 				{class: 5, subject: 4},
 			},
@@ -12789,7 +12848,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.6",
 			file: "rules.yaml (built-in)",
-			line: 6106,
+			line: 6108,
 			status: []statusPattern{
 				{class: -1, subject: 6, detailLo: -1, detHi: -1},
 			},
@@ -12817,7 +12876,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[260],
+						tr:   &builtinSlots2[262],
 					},
 				},
 			},
@@ -12825,7 +12884,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sisimai-4.2.1-4.7.1-4.7.2",
 			file: "rules.yaml (built-in)",
-			line: 6114,
+			line: 6116,
 			status: []statusPattern{
 				{class: 4, subject: 2, detailLo: 1, detHi: 1},
 				{class: 4, subject: 7, detailLo: 1, detHi: 1},
@@ -12839,7 +12898,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.1",
 			file: "rules.yaml (built-in)",
-			line: 6121,
+			line: 6123,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 1, detHi: 1},
 			},
@@ -12849,7 +12908,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "delivery not authorized",
-						tr: &builtinSlots1[115],
+						tr: &builtinSlots1[116],
 					},
 					explanation: alts{
 						list: []text{
@@ -12891,7 +12950,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[261],
+						tr:   &builtinSlots2[263],
 					},
 					fix: alts{
 						list: []text{
@@ -12899,77 +12958,11 @@ var builtinSet = &ruleSet{
 								{literal: "Ask the recipient, by other means, whether they accept mail from you; their email admin (or the group's owner) can see which restriction refused it. If the server's words name a block list or a failed check of your domain, your own email admin must act instead."},
 							},
 						},
-						tr: &builtinSlots2[262],
+						tr: &builtinSlots2[264],
 					},
 				},
 				stages: [5]words{
 					0: {
-						owner: "sender-admin",
-						summary: phrase{
-							en: "sending server or sender refused",
-							tr: &builtinSlots1[116],
-						},
-						explanation: alts{
-							list: []text{
-								{
-									{literal: "The message"},
-									{
-										group: []textPart{
-											{literal: " to "},
-											{isSlot: true},
-										},
-									},
-									{literal: " was refused"},
-									{
-										group: []textPart{
-											{literal: " by "},
-											{slot: 1, isSlot: true},
-										},
-									},
-									{literal: " before the recipient was named, so the refusal is about the sending server or your address. It said: \""},
-									{slot: 5, isSlot: true},
-									{literal: "\""},
-								},
-								{
-									{literal: "The message"},
-									{
-										group: []textPart{
-											{literal: " to "},
-											{isSlot: true},
-										},
-									},
-									{literal: " was refused"},
-									{
-										group: []textPart{
-											{literal: " by "},
-											{slot: 1, isSlot: true},
-										},
-									},
-									{literal: " before the recipient was named, so the refusal is about the sending server or your address."},
-								},
-							},
-							uses: 35,
-							tr:   &builtinSlots2[263],
-						},
-						fix: alts{
-							list: []text{
-								{
-									{literal: "Changing the message will not help. Your email admin should find out from the receiving organization why it refuses the sending server or your address"},
-									{
-										group: []textPart{
-											{literal: " ("},
-											{slot: 13, isSlot: true},
-											{literal: ")"},
-										},
-									},
-									{literal: ", and fix the cause."},
-								},
-							},
-							uses: 8192,
-							tr:   &builtinSlots2[264],
-						},
-					},
-					1: {
 						owner: "sender-admin",
 						summary: phrase{
 							en: "sending server or sender refused",
@@ -13035,13 +13028,79 @@ var builtinSet = &ruleSet{
 							tr:   &builtinSlots2[266],
 						},
 					},
+					1: {
+						owner: "sender-admin",
+						summary: phrase{
+							en: "sending server or sender refused",
+							tr: &builtinSlots1[118],
+						},
+						explanation: alts{
+							list: []text{
+								{
+									{literal: "The message"},
+									{
+										group: []textPart{
+											{literal: " to "},
+											{isSlot: true},
+										},
+									},
+									{literal: " was refused"},
+									{
+										group: []textPart{
+											{literal: " by "},
+											{slot: 1, isSlot: true},
+										},
+									},
+									{literal: " before the recipient was named, so the refusal is about the sending server or your address. It said: \""},
+									{slot: 5, isSlot: true},
+									{literal: "\""},
+								},
+								{
+									{literal: "The message"},
+									{
+										group: []textPart{
+											{literal: " to "},
+											{isSlot: true},
+										},
+									},
+									{literal: " was refused"},
+									{
+										group: []textPart{
+											{literal: " by "},
+											{slot: 1, isSlot: true},
+										},
+									},
+									{literal: " before the recipient was named, so the refusal is about the sending server or your address."},
+								},
+							},
+							uses: 35,
+							tr:   &builtinSlots2[267],
+						},
+						fix: alts{
+							list: []text{
+								{
+									{literal: "Changing the message will not help. Your email admin should find out from the receiving organization why it refuses the sending server or your address"},
+									{
+										group: []textPart{
+											{literal: " ("},
+											{slot: 13, isSlot: true},
+											{literal: ")"},
+										},
+									},
+									{literal: ", and fix the cause."},
+								},
+							},
+							uses: 8192,
+							tr:   &builtinSlots2[268],
+						},
+					},
 				},
 				byFact: [27]words{
 					24: {
 						owner: "sender",
 						summary: phrase{
 							en: "refused by the recipient organization's own rule",
-							tr: &builtinSlots1[118],
+							tr: &builtinSlots1[119],
 						},
 						explanation: alts{
 							list: []text{
@@ -13066,7 +13125,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 68719476739,
-							tr:   &builtinSlots2[267],
+							tr:   &builtinSlots2[269],
 						},
 						fix: alts{
 							list: []text{
@@ -13074,7 +13133,7 @@ var builtinSet = &ruleSet{
 									{literal: "Follow the organization's instruction quoted above (for example another file format, or the way it asks you to send files), then send the message again. If it is unclear or you cannot do what it asks, ask the recipient by other means: their email admin set the rule and can tell you what it accepts."},
 								},
 							},
-							tr: &builtinSlots2[268],
+							tr: &builtinSlots2[270],
 						},
 					},
 				},
@@ -13083,7 +13142,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.other",
 			file: "rules.yaml (built-in)",
-			line: 6150,
+			line: 6152,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: -1, detHi: -1},
 			},
@@ -13093,7 +13152,7 @@ var builtinSet = &ruleSet{
 					owner: "unknown",
 					summary: phrase{
 						en: "refused for a security or policy reason",
-						tr: &builtinSlots1[119],
+						tr: &builtinSlots1[120],
 					},
 					explanation: alts{
 						list: []text{
@@ -13135,7 +13194,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[269],
+						tr:   &builtinSlots2[271],
 					},
 					fix: alts{
 						list: []text{
@@ -13143,64 +13202,11 @@ var builtinSet = &ruleSet{
 								{literal: "Read what the server said. If it names a block list or a check of your domain, your email admin must act; otherwise ask the recipient, by other means, what their organization refused."},
 							},
 						},
-						tr: &builtinSlots2[270],
+						tr: &builtinSlots2[272],
 					},
 				},
 				stages: [5]words{
 					0: {
-						owner: "sender-admin",
-						explanation: alts{
-							list: []text{
-								{
-									{literal: "The message"},
-									{
-										group: []textPart{
-											{literal: " to "},
-											{isSlot: true},
-										},
-									},
-									{literal: " was refused"},
-									{
-										group: []textPart{
-											{literal: " by "},
-											{slot: 1, isSlot: true},
-										},
-									},
-									{literal: " before its content was sent, for a security or policy reason about the sending server or your address. It said: \""},
-									{slot: 5, isSlot: true},
-									{literal: "\""},
-								},
-								{
-									{literal: "The message"},
-									{
-										group: []textPart{
-											{literal: " to "},
-											{isSlot: true},
-										},
-									},
-									{literal: " was refused"},
-									{
-										group: []textPart{
-											{literal: " by "},
-											{slot: 1, isSlot: true},
-										},
-									},
-									{literal: " before its content was sent, for a security or policy reason about the sending server or your address."},
-								},
-							},
-							uses: 35,
-							tr:   &builtinSlots2[271],
-						},
-						fix: alts{
-							list: []text{
-								{
-									{literal: "Changing the message will not help. Your email admin should find out from the receiving organization why it refuses the sending server or your address, and fix the cause."},
-								},
-							},
-							tr: &builtinSlots2[272],
-						},
-					},
-					1: {
 						owner: "sender-admin",
 						explanation: alts{
 							list: []text{
@@ -13253,6 +13259,59 @@ var builtinSet = &ruleSet{
 							tr: &builtinSlots2[274],
 						},
 					},
+					1: {
+						owner: "sender-admin",
+						explanation: alts{
+							list: []text{
+								{
+									{literal: "The message"},
+									{
+										group: []textPart{
+											{literal: " to "},
+											{isSlot: true},
+										},
+									},
+									{literal: " was refused"},
+									{
+										group: []textPart{
+											{literal: " by "},
+											{slot: 1, isSlot: true},
+										},
+									},
+									{literal: " before its content was sent, for a security or policy reason about the sending server or your address. It said: \""},
+									{slot: 5, isSlot: true},
+									{literal: "\""},
+								},
+								{
+									{literal: "The message"},
+									{
+										group: []textPart{
+											{literal: " to "},
+											{isSlot: true},
+										},
+									},
+									{literal: " was refused"},
+									{
+										group: []textPart{
+											{literal: " by "},
+											{slot: 1, isSlot: true},
+										},
+									},
+									{literal: " before its content was sent, for a security or policy reason about the sending server or your address."},
+								},
+							},
+							uses: 35,
+							tr:   &builtinSlots2[275],
+						},
+						fix: alts{
+							list: []text{
+								{
+									{literal: "Changing the message will not help. Your email admin should find out from the receiving organization why it refuses the sending server or your address, and fix the cause."},
+								},
+							},
+							tr: &builtinSlots2[276],
+						},
+					},
 					2: {
 						owner: "recipient-admin",
 						explanation: alts{
@@ -13295,7 +13354,7 @@ var builtinSet = &ruleSet{
 								},
 							},
 							uses: 35,
-							tr:   &builtinSlots2[275],
+							tr:   &builtinSlots2[277],
 						},
 						fix: alts{
 							list: []text{
@@ -13303,7 +13362,7 @@ var builtinSet = &ruleSet{
 									{literal: "Changing the message will not help. Ask the recipient, by other means, whether they can receive mail from you; their email admin can see which rule refused it."},
 								},
 							},
-							tr: &builtinSlots2[276],
+							tr: &builtinSlots2[278],
 						},
 					},
 				},
@@ -13312,7 +13371,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "delayed-unknown",
 			file:   "rules.yaml (built-in)",
-			line:   6180,
+			line:   6182,
 			action: []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "expired",
@@ -13320,7 +13379,7 @@ var builtinSet = &ruleSet{
 					owner: "none",
 					summary: phrase{
 						en: "delivery delayed",
-						tr: &builtinSlots1[120],
+						tr: &builtinSlots1[121],
 					},
 					explanation: alts{
 						list: []text{
@@ -13362,7 +13421,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[277],
+						tr:   &builtinSlots2[279],
 					},
 				},
 				delays: true,
@@ -13371,7 +13430,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.other",
 			file: "rules.yaml (built-in)",
-			line: 6190,
+			line: 6192,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: -1, detHi: -1},
 			},
@@ -13380,7 +13439,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.0",
 			file: "rules.yaml (built-in)",
-			line: 6195,
+			line: 6197,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: -1, detHi: -1},
 			},
@@ -13389,7 +13448,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.0",
 			file: "rules.yaml (built-in)",
-			line: 6200,
+			line: 6202,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: -1, detHi: -1},
 			},
@@ -13436,7 +13495,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[278],
+						tr:   &builtinSlots2[280],
 					},
 				},
 			},
@@ -13444,7 +13503,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.0",
 			file: "rules.yaml (built-in)",
-			line: 6209,
+			line: 6211,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: -1, detHi: -1},
 				{class: 4, subject: 3, detailLo: 3, detHi: 3},
@@ -13455,7 +13514,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.0",
 			file: "rules.yaml (built-in)",
-			line: 6217,
+			line: 6219,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: -1, detHi: -1},
 			},
@@ -13464,14 +13523,14 @@ var builtinSet = &ruleSet{
 		{
 			id:       "diagnostic-type-x-unix",
 			file:     "rules.yaml (built-in)",
-			line:     6222,
+			line:     6224,
 			diagType: []string{"x-unix"},
 			then:     thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "rfc3463-x.3.other",
 			file: "rules.yaml (built-in)",
-			line: 6232,
+			line: 6234,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: -1, detHi: -1},
 			},
@@ -13480,7 +13539,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-onhold",
 			file: "rules.yaml (built-in)",
-			line: 6242,
+			line: 6244,
 			text: phraseMask{
 				{index: 34, bits: 262144},
 			},
@@ -13490,7 +13549,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-onhold",
 			file: "rules.yaml (built-in)",
-			line: 6247,
+			line: 6249,
 			text: phraseMask{
 				{index: 34, bits: 3670016},
 			},
@@ -13500,7 +13559,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-onhold",
 			file: "rules.yaml (built-in)",
-			line: 6253,
+			line: 6255,
 			text: phraseMask{
 				{index: 34, bits: 29360128},
 			},
@@ -13511,7 +13570,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-521-556",
 			file: "rules.yaml (built-in)",
-			line: 6262,
+			line: 6264,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 1},
@@ -13525,7 +13584,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-552",
 			file: "rules.yaml (built-in)",
-			line: 6266,
+			line: 6268,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 2},
@@ -13541,7 +13600,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-452",
 			file: "rules.yaml (built-in)",
-			line: 6270,
+			line: 6272,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 2},
@@ -13552,7 +13611,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-421",
 			file: "rules.yaml (built-in)",
-			line: 6274,
+			line: 6276,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 2, 2: 1},
@@ -13566,7 +13625,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-553",
 			file: "rules.yaml (built-in)",
-			line: 6278,
+			line: 6280,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 3},
@@ -13577,7 +13636,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-syntax",
 			file: "rules.yaml (built-in)",
-			line: 6282,
+			line: 6284,
 			status: []statusPattern{
 				{none: true},
 				{class: 5, subject: 5, detailLo: -1, detHi: -1},
@@ -13637,7 +13696,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-451",
 			file: "rules.yaml (built-in)",
-			line: 6290,
+			line: 6292,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 1},
@@ -13686,7 +13745,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[279],
+						tr:   &builtinSlots2[281],
 					},
 				},
 			},
@@ -13694,7 +13753,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "vacation-text",
 			file: "rules.yaml (built-in)",
-			line: 6298,
+			line: 6300,
 			text: phraseMask{
 				{index: 34, bits: 2013265920},
 			},
@@ -13707,7 +13766,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unreadable-text",
 			file: "rules.yaml (built-in)",
-			line: 6305,
+			line: 6307,
 			regexps: []*pattern{
 				{src: "^[^a-z]+$", captures: false},
 			},
@@ -13729,7 +13788,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[280],
+						tr:   &builtinSlots2[282],
 					},
 					fix: alts{
 						list: []text{
@@ -13737,7 +13796,7 @@ var builtinSet = &ruleSet{
 								{literal: "Have someone who reads the report's language look at the server's reply in it, or forward the report to your email admin."},
 							},
 						},
-						tr: &builtinSlots2[281],
+						tr: &builtinSlots2[283],
 					},
 				},
 				delays: true,
@@ -13746,7 +13805,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-550-554-alone",
 			file: "rules.yaml (built-in)",
-			line: 6314,
+			line: 6316,
 			status: []statusPattern{
 				{none: true},
 			},
@@ -13801,7 +13860,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[282],
+						tr:   &builtinSlots2[284],
 					},
 					fix: alts{
 						list: []text{
@@ -13809,7 +13868,7 @@ var builtinSet = &ruleSet{
 								{literal: "Read what the server said, if anything. If it is unclear, ask the recipient or their email admin, by other means, why mail from you is refused."},
 							},
 						},
-						tr: &builtinSlots2[283],
+						tr: &builtinSlots2[285],
 					},
 				},
 			},
@@ -13817,7 +13876,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.0.0",
 			file: "rules.yaml (built-in)",
-			line: 6323,
+			line: 6325,
 			status: []statusPattern{
 				{class: -1, detailLo: -1, detHi: -1},
 			},
@@ -13857,7 +13916,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[284],
+						tr:   &builtinSlots2[286],
 					},
 				},
 			},
@@ -14753,7 +14812,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "SPF/DKIM/DMARC failure",
-				tr: &builtinSlots1[121],
+				tr: &builtinSlots1[122],
 			},
 			explanation: alts{
 				list: []text{
@@ -14776,7 +14835,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[285],
+				tr:   &builtinSlots2[287],
 			},
 			fix: alts{
 				list: []text{
@@ -14799,7 +14858,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 9216,
-				tr:   &builtinSlots2[286],
+				tr:   &builtinSlots2[288],
 			},
 		},
 	},
@@ -14809,7 +14868,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "poor sender reputation",
-				tr: &builtinSlots1[122],
+				tr: &builtinSlots1[123],
 			},
 			explanation: alts{
 				list: []text{
@@ -14832,7 +14891,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[287],
+				tr:   &builtinSlots2[289],
 			},
 			fix: alts{
 				list: []text{
@@ -14849,7 +14908,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 8192,
-				tr:   &builtinSlots2[288],
+				tr:   &builtinSlots2[290],
 			},
 		},
 	},
@@ -14859,7 +14918,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "sending server blocked",
-				tr: &builtinSlots1[123],
+				tr: &builtinSlots1[124],
 			},
 			explanation: alts{
 				list: []text{
@@ -14917,7 +14976,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 69635,
-				tr:   &builtinSlots2[289],
+				tr:   &builtinSlots2[291],
 			},
 			fix: alts{
 				list: []text{
@@ -14968,7 +15027,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 537600,
-				tr:   &builtinSlots2[290],
+				tr:   &builtinSlots2[292],
 			},
 		},
 		byFact: [27]words{
@@ -14976,7 +15035,7 @@ var builtinData1 = [...]reasonDef{
 				owner: "recipient-admin",
 				summary: phrase{
 					en: "blocked by the recipient's filter",
-					tr: &builtinSlots1[124],
+					tr: &builtinSlots1[125],
 				},
 				explanation: alts{
 					list: []text{
@@ -14999,7 +15058,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 3,
-					tr:   &builtinSlots2[291],
+					tr:   &builtinSlots2[293],
 				},
 				fix: alts{
 					list: []text{
@@ -15007,7 +15066,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Ask the recipient by other means to have their email admin look the message up in their Barracuda message log: it shows why it was blocked, and the admin can allow your address or the message. Sending it again unchanged will most likely be blocked again."},
 						},
 					},
-					tr: &builtinSlots2[292],
+					tr: &builtinSlots2[294],
 				},
 			},
 		},
@@ -15018,7 +15077,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "invalid message format",
-				tr: &builtinSlots1[125],
+				tr: &builtinSlots1[126],
 			},
 			explanation: alts{
 				list: []text{
@@ -15041,7 +15100,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[293],
+				tr:   &builtinSlots2[295],
 			},
 			fix: alts{
 				list: []text{
@@ -15049,7 +15108,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Send the message again from another mail program, or without the unusual attachment or formatting. If it keeps failing, your email admin should check the program that produced it."},
 					},
 				},
-				tr: &builtinSlots2[294],
+				tr: &builtinSlots2[296],
 			},
 		},
 		byFact: [27]words{
@@ -15057,7 +15116,7 @@ var builtinData1 = [...]reasonDef{
 				owner: "recipient-admin",
 				summary: phrase{
 					en: "mail loop",
-					tr: &builtinSlots1[126],
+					tr: &builtinSlots1[127],
 				},
 				explanation: alts{
 					list: []text{
@@ -15080,7 +15139,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 3,
-					tr:   &builtinSlots2[295],
+					tr:   &builtinSlots2[297],
 				},
 				fix: alts{
 					list: []text{
@@ -15088,7 +15147,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 						},
 					},
-					tr: &builtinSlots2[296],
+					tr: &builtinSlots2[298],
 				},
 			},
 		},
@@ -15098,7 +15157,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "none",
 			summary: phrase{
 				en: "delivered",
-				tr: &builtinSlots1[127],
+				tr: &builtinSlots1[128],
 			},
 			explanation: alts{
 				list: []text{
@@ -15121,7 +15180,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[297],
+				tr:   &builtinSlots2[299],
 			},
 		},
 	},
@@ -15131,7 +15190,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "message too large for the recipient",
-				tr: &builtinSlots1[128],
+				tr: &builtinSlots1[129],
 			},
 			explanation: alts{
 				list: []text{
@@ -15173,7 +15232,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 16387,
-				tr:   &builtinSlots2[298],
+				tr:   &builtinSlots2[300],
 			},
 			fix: alts{
 				list: []text{
@@ -15212,7 +15271,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 34359762944,
-				tr:   &builtinSlots2[299],
+				tr:   &builtinSlots2[301],
 			},
 		},
 	},
@@ -15222,7 +15281,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "delivery timed out",
-				tr: &builtinSlots1[129],
+				tr: &builtinSlots1[130],
 			},
 			explanation: alts{
 				list: []text{
@@ -15349,7 +15408,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3178531,
-				tr:   &builtinSlots2[300],
+				tr:   &builtinSlots2[302],
 			},
 			fix: alts{
 				list: []text{
@@ -15365,14 +15424,14 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 32768,
-				tr:   &builtinSlots2[301],
+				tr:   &builtinSlots2[303],
 			},
 		},
 		byFact: [27]words{
 			11: {
 				summary: phrase{
 					en: "delivery timed out (DNS not answering)",
-					tr: &builtinSlots1[130],
+					tr: &builtinSlots1[131],
 				},
 				explanation: alts{
 					list: []text{
@@ -15403,7 +15462,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 1048593,
-					tr:   &builtinSlots2[302],
+					tr:   &builtinSlots2[304],
 				},
 				fix: alts{
 					list: []text{
@@ -15419,7 +15478,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   &builtinSlots2[303],
+					tr:   &builtinSlots2[305],
 				},
 			},
 			14: {
@@ -15452,7 +15511,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 1081345,
-					tr:   &builtinSlots2[304],
+					tr:   &builtinSlots2[306],
 				},
 				fix: alts{
 					list: []text{
@@ -15468,7 +15527,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32768,
-					tr:   &builtinSlots2[305],
+					tr:   &builtinSlots2[307],
 				},
 			},
 			15: {
@@ -15501,7 +15560,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 1081345,
-					tr:   &builtinSlots2[306],
+					tr:   &builtinSlots2[308],
 				},
 				fix: alts{
 					list: []text{
@@ -15517,7 +15576,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32768,
-					tr:   &builtinSlots2[307],
+					tr:   &builtinSlots2[309],
 				},
 			},
 		},
@@ -15528,7 +15587,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "encryption (TLS) failed",
-				tr: &builtinSlots1[131],
+				tr: &builtinSlots1[132],
 			},
 			explanation: alts{
 				list: []text{
@@ -15544,7 +15603,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 1,
-				tr:   &builtinSlots2[308],
+				tr:   &builtinSlots2[310],
 			},
 			fix: alts{
 				list: []text{
@@ -15552,7 +15611,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. The admins of both servers should check their encryption settings (certificates, protocol versions, security policies)."},
 					},
 				},
-				tr: &builtinSlots2[309],
+				tr: &builtinSlots2[311],
 			},
 		},
 		byFact: [27]words{
@@ -15560,7 +15619,7 @@ var builtinData1 = [...]reasonDef{
 				owner: "sender-admin",
 				summary: phrase{
 					en: "receiving server requires encryption",
-					tr: &builtinSlots1[132],
+					tr: &builtinSlots1[133],
 				},
 				explanation: alts{
 					list: []text{
@@ -15583,7 +15642,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 3,
-					tr:   &builtinSlots2[310],
+					tr:   &builtinSlots2[312],
 				},
 				fix: alts{
 					list: []text{
@@ -15591,14 +15650,14 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Nothing in your message needs to change. Your email admin must enable encryption (TLS) for outgoing mail on the sending server (or the device or application that sent it), then send the message again."},
 						},
 					},
-					tr: &builtinSlots2[311],
+					tr: &builtinSlots2[313],
 				},
 			},
 			18: {
 				owner: "recipient-admin",
 				summary: phrase{
 					en: "receiving server offers no encryption",
-					tr: &builtinSlots1[133],
+					tr: &builtinSlots1[134],
 				},
 				explanation: alts{
 					list: []text{
@@ -15621,7 +15680,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32769,
-					tr:   &builtinSlots2[312],
+					tr:   &builtinSlots2[314],
 				},
 				fix: alts{
 					list: []text{
@@ -15645,14 +15704,14 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32784,
-					tr:   &builtinSlots2[313],
+					tr:   &builtinSlots2[315],
 				},
 			},
 			19: {
 				owner: "recipient-admin",
 				summary: phrase{
 					en: "receiving server could not start encryption",
-					tr: &builtinSlots1[134],
+					tr: &builtinSlots1[135],
 				},
 				explanation: alts{
 					list: []text{
@@ -15675,7 +15734,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32769,
-					tr:   &builtinSlots2[314],
+					tr:   &builtinSlots2[316],
 				},
 				fix: alts{
 					list: []text{
@@ -15691,14 +15750,14 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32768,
-					tr:   &builtinSlots2[315],
+					tr:   &builtinSlots2[317],
 				},
 			},
 			20: {
 				owner: "recipient-admin",
 				summary: phrase{
 					en: "receiving server's certificate not accepted",
-					tr: &builtinSlots1[135],
+					tr: &builtinSlots1[136],
 				},
 				explanation: alts{
 					list: []text{
@@ -15721,7 +15780,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32769,
-					tr:   &builtinSlots2[316],
+					tr:   &builtinSlots2[318],
 				},
 				fix: alts{
 					list: []text{
@@ -15729,7 +15788,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Nothing in your message needs to change, and nothing on your side should: the check protects your message. Tell the recipient by other means: their email admin must fix their mail server's certificate (valid, from a trusted issuer, for the server's name) or the security policy their domain publishes for its mail servers. Send the message again once they confirm it is fixed."},
 						},
 					},
-					tr: &builtinSlots2[317],
+					tr: &builtinSlots2[319],
 				},
 			},
 		},
@@ -15739,7 +15798,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "complaint report",
-				tr: &builtinSlots1[136],
+				tr: &builtinSlots1[137],
 			},
 			explanation: alts{
 				list: []text{
@@ -15747,7 +15806,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "A recipient or their provider flagged the message."},
 					},
 				},
-				tr: &builtinSlots2[318],
+				tr: &builtinSlots2[320],
 			},
 			fix: alts{
 				list: []text{
@@ -15755,7 +15814,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Stop mailing the recipient who complained."},
 					},
 				},
-				tr: &builtinSlots2[319],
+				tr: &builtinSlots2[321],
 			},
 		},
 	},
@@ -15765,7 +15824,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "refused by recipient-side filter",
-				tr: &builtinSlots1[137],
+				tr: &builtinSlots1[138],
 			},
 			explanation: alts{
 				list: []text{
@@ -15807,7 +15866,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[320],
+				tr:   &builtinSlots2[322],
 			},
 			fix: alts{
 				list: []text{
@@ -15815,7 +15874,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Ask the recipient, by other means, to allow your address, or their email admin to relax the restriction. Changing the message is unlikely to help."},
 					},
 				},
-				tr: &builtinSlots2[321],
+				tr: &builtinSlots2[323],
 			},
 		},
 		byFact: [27]words{
@@ -15823,7 +15882,7 @@ var builtinData1 = [...]reasonDef{
 				owner: "sender",
 				summary: phrase{
 					en: "encrypted attachment not accepted",
-					tr: &builtinSlots1[138],
+					tr: &builtinSlots1[139],
 				},
 				explanation: alts{
 					list: []text{
@@ -15854,7 +15913,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131075,
-					tr:   &builtinSlots2[322],
+					tr:   &builtinSlots2[324],
 				},
 				fix: alts{
 					list: []text{
@@ -15862,14 +15921,14 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Send the file in a way the recipient's organization accepts: ask the recipient which (their organization's secure file exchange, the file without encryption or password, or a link to a shared folder you agree on). If it must stay protected, send the password separately, never in the same message."},
 						},
 					},
-					tr: &builtinSlots2[323],
+					tr: &builtinSlots2[325],
 				},
 			},
 			22: {
 				owner: "sender",
 				summary: phrase{
 					en: "attachment type not accepted",
-					tr: &builtinSlots1[139],
+					tr: &builtinSlots1[140],
 				},
 				explanation: alts{
 					list: []text{
@@ -15911,7 +15970,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131075,
-					tr:   &builtinSlots2[324],
+					tr:   &builtinSlots2[326],
 				},
 				fix: alts{
 					list: []text{
@@ -15925,7 +15984,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131072,
-					tr:   &builtinSlots2[325],
+					tr:   &builtinSlots2[327],
 				},
 			},
 		},
@@ -15937,7 +15996,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "address has moved",
-				tr: &builtinSlots1[140],
+				tr: &builtinSlots1[141],
 			},
 			explanation: alts{
 				list: []text{
@@ -15960,7 +16019,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[326],
+				tr:   &builtinSlots2[328],
 			},
 			fix: alts{
 				list: []text{
@@ -15968,7 +16027,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Ask the recipient, by other means, for their new address, and update your address book and mailing lists."},
 					},
 				},
-				tr: &builtinSlots2[327],
+				tr: &builtinSlots2[329],
 			},
 		},
 	},
@@ -15979,7 +16038,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "domain does not exist",
-				tr: &builtinSlots1[141],
+				tr: &builtinSlots1[142],
 			},
 			explanation: alts{
 				list: []text{
@@ -16002,7 +16061,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 17,
-				tr:   &builtinSlots2[328],
+				tr:   &builtinSlots2[330],
 			},
 			fix: alts{
 				list: []text{
@@ -16019,14 +16078,14 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 16,
-				tr:   &builtinSlots2[329],
+				tr:   &builtinSlots2[331],
 			},
 		},
 		byFact: [27]words{
 			12: {
 				summary: phrase{
 					en: "domain has no mail server",
-					tr: &builtinSlots1[142],
+					tr: &builtinSlots1[143],
 				},
 				explanation: alts{
 					list: []text{
@@ -16061,7 +16120,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32785,
-					tr:   &builtinSlots2[330],
+					tr:   &builtinSlots2[332],
 				},
 				fix: alts{
 					list: []text{
@@ -16078,7 +16137,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   &builtinSlots2[331],
+					tr:   &builtinSlots2[333],
 				},
 			},
 		},
@@ -16089,7 +16148,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient",
 			summary: phrase{
 				en: "mailbox full",
-				tr: &builtinSlots1[143],
+				tr: &builtinSlots1[144],
 			},
 			explanation: alts{
 				list: []text{
@@ -16112,7 +16171,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[332],
+				tr:   &builtinSlots2[334],
 			},
 			fix: alts{
 				list: []text{
@@ -16120,7 +16179,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Send it again in a few days, or tell the recipient by other means so that they can make room in their mailbox (or ask their email admin for more space)."},
 					},
 				},
-				tr: &builtinSlots2[333],
+				tr: &builtinSlots2[335],
 			},
 		},
 	},
@@ -16130,7 +16189,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "delivery program failed",
-				tr: &builtinSlots1[144],
+				tr: &builtinSlots1[145],
 			},
 			explanation: alts{
 				list: []text{
@@ -16153,7 +16212,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[334],
+				tr:   &builtinSlots2[336],
 			},
 			fix: alts{
 				list: []text{
@@ -16161,7 +16220,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Tell the recipient by other means: their email admin must fix the delivery program."},
 					},
 				},
-				tr: &builtinSlots2[335],
+				tr: &builtinSlots2[337],
 			},
 		},
 	},
@@ -16171,7 +16230,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "message too large",
-				tr: &builtinSlots1[145],
+				tr: &builtinSlots1[146],
 			},
 			explanation: alts{
 				list: []text{
@@ -16213,7 +16272,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 16387,
-				tr:   &builtinSlots2[336],
+				tr:   &builtinSlots2[338],
 			},
 			fix: alts{
 				list: []text{
@@ -16252,7 +16311,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 34359762944,
-				tr:   &builtinSlots2[337],
+				tr:   &builtinSlots2[339],
 			},
 		},
 	},
@@ -16262,7 +16321,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "network or DNS problem",
-				tr: &builtinSlots1[146],
+				tr: &builtinSlots1[147],
 			},
 			explanation: alts{
 				list: []text{
@@ -16285,7 +16344,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 32769,
-				tr:   &builtinSlots2[338],
+				tr:   &builtinSlots2[340],
 			},
 			fix: alts{
 				list: []text{
@@ -16293,14 +16352,14 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Usually temporary: the sending server retries on its own. If the message failed for good, send it again later; if it keeps failing, tell the recipient by other means so that their admin checks their domain's settings and mail servers."},
 					},
 				},
-				tr: &builtinSlots2[339],
+				tr: &builtinSlots2[341],
 			},
 		},
 		byFact: [27]words{
 			10: {
 				summary: phrase{
 					en: "mail loop",
-					tr: &builtinSlots1[147],
+					tr: &builtinSlots1[148],
 				},
 				explanation: alts{
 					list: []text{
@@ -16323,7 +16382,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 3,
-					tr:   &builtinSlots2[340],
+					tr:   &builtinSlots2[342],
 				},
 				fix: alts{
 					list: []text{
@@ -16331,14 +16390,14 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 						},
 					},
-					tr: &builtinSlots2[341],
+					tr: &builtinSlots2[343],
 				},
 			},
 			11: {
 				owner: "recipient-admin",
 				summary: phrase{
 					en: "temporary DNS failure",
-					tr: &builtinSlots1[148],
+					tr: &builtinSlots1[149],
 				},
 				explanation: alts{
 					list: []text{
@@ -16373,7 +16432,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32785,
-					tr:   &builtinSlots2[342],
+					tr:   &builtinSlots2[344],
 				},
 				fix: alts{
 					list: []text{
@@ -16389,13 +16448,13 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   &builtinSlots2[343],
+					tr:   &builtinSlots2[345],
 				},
 			},
 			12: {
 				summary: phrase{
 					en: "domain has no mail server",
-					tr: &builtinSlots1[149],
+					tr: &builtinSlots1[150],
 				},
 				explanation: alts{
 					list: []text{
@@ -16430,7 +16489,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32785,
-					tr:   &builtinSlots2[344],
+					tr:   &builtinSlots2[346],
 				},
 				fix: alts{
 					list: []text{
@@ -16447,14 +16506,14 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   &builtinSlots2[345],
+					tr:   &builtinSlots2[347],
 				},
 			},
 			13: {
 				owner: "sender",
 				summary: phrase{
 					en: "domain not found",
-					tr: &builtinSlots1[150],
+					tr: &builtinSlots1[151],
 				},
 				explanation: alts{
 					list: []text{
@@ -16477,7 +16536,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 17,
-					tr:   &builtinSlots2[346],
+					tr:   &builtinSlots2[348],
 				},
 				fix: alts{
 					list: []text{
@@ -16494,13 +16553,13 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   &builtinSlots2[347],
+					tr:   &builtinSlots2[349],
 				},
 			},
 			14: {
 				summary: phrase{
 					en: "receiving server refused the connection",
-					tr: &builtinSlots1[151],
+					tr: &builtinSlots1[152],
 				},
 				explanation: alts{
 					list: []text{
@@ -16523,7 +16582,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32769,
-					tr:   &builtinSlots2[348],
+					tr:   &builtinSlots2[350],
 				},
 				fix: alts{
 					list: []text{
@@ -16539,13 +16598,13 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32768,
-					tr:   &builtinSlots2[349],
+					tr:   &builtinSlots2[351],
 				},
 			},
 			15: {
 				summary: phrase{
 					en: "receiving server did not answer",
-					tr: &builtinSlots1[152],
+					tr: &builtinSlots1[153],
 				},
 				explanation: alts{
 					list: []text{
@@ -16568,7 +16627,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32769,
-					tr:   &builtinSlots2[350],
+					tr:   &builtinSlots2[352],
 				},
 				fix: alts{
 					list: []text{
@@ -16584,7 +16643,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32768,
-					tr:   &builtinSlots2[351],
+					tr:   &builtinSlots2[353],
 				},
 			},
 		},
@@ -16595,7 +16654,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "relaying denied",
-				tr: &builtinSlots1[153],
+				tr: &builtinSlots1[154],
 			},
 			explanation: alts{
 				list: []text{
@@ -16625,7 +16684,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 19,
-				tr:   &builtinSlots2[352],
+				tr:   &builtinSlots2[354],
 			},
 			fix: alts{
 				list: []text{
@@ -16641,7 +16700,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 2048,
-				tr:   &builtinSlots2[353],
+				tr:   &builtinSlots2[355],
 			},
 		},
 	},
@@ -16652,7 +16711,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "domain accepts no mail",
-				tr: &builtinSlots1[154],
+				tr: &builtinSlots1[155],
 			},
 			explanation: alts{
 				list: []text{
@@ -16675,7 +16734,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 17,
-				tr:   &builtinSlots2[354],
+				tr:   &builtinSlots2[356],
 			},
 			fix: alts{
 				list: []text{
@@ -16692,14 +16751,14 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 16,
-				tr:   &builtinSlots2[355],
+				tr:   &builtinSlots2[357],
 			},
 		},
 		byFact: [27]words{
 			12: {
 				summary: phrase{
 					en: "domain has no mail server",
-					tr: &builtinSlots1[155],
+					tr: &builtinSlots1[156],
 				},
 				explanation: alts{
 					list: []text{
@@ -16734,7 +16793,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 32785,
-					tr:   &builtinSlots2[356],
+					tr:   &builtinSlots2[358],
 				},
 				fix: alts{
 					list: []text{
@@ -16751,7 +16810,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16,
-					tr:   &builtinSlots2[357],
+					tr:   &builtinSlots2[359],
 				},
 			},
 		},
@@ -16762,7 +16821,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "message not standard",
-				tr: &builtinSlots1[156],
+				tr: &builtinSlots1[157],
 			},
 			explanation: alts{
 				list: []text{
@@ -16785,7 +16844,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[358],
+				tr:   &builtinSlots2[360],
 			},
 			fix: alts{
 				list: []text{
@@ -16800,7 +16859,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 1024,
-				tr:   &builtinSlots2[359],
+				tr:   &builtinSlots2[361],
 			},
 		},
 	},
@@ -16810,7 +16869,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "unknown",
 			summary: phrase{
 				en: "delivery on hold",
-				tr: &builtinSlots1[157],
+				tr: &builtinSlots1[158],
 			},
 			explanation: alts{
 				list: []text{
@@ -16852,7 +16911,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[360],
+				tr:   &builtinSlots2[362],
 			},
 			fix: alts{
 				list: []text{
@@ -16860,7 +16919,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Wait for a final report, or ask your email admin to look at the technical details of this report."},
 					},
 				},
-				tr: &builtinSlots2[361],
+				tr: &builtinSlots2[363],
 			},
 		},
 	},
@@ -16870,7 +16929,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "refused by policy",
-				tr: &builtinSlots1[158],
+				tr: &builtinSlots1[159],
 			},
 			explanation: alts{
 				list: []text{
@@ -16912,7 +16971,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[362],
+				tr:   &builtinSlots2[364],
 			},
 			fix: alts{
 				list: []text{
@@ -16934,77 +16993,11 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 655360,
-				tr:   &builtinSlots2[363],
+				tr:   &builtinSlots2[365],
 			},
 		},
 		stages: [5]words{
 			0: {
-				owner: "sender-admin",
-				summary: phrase{
-					en: "sending server refused by policy",
-					tr: &builtinSlots1[159],
-				},
-				explanation: alts{
-					list: []text{
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was refused"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " before its content was sent, because a rule of the receiving organization does not accept mail from the sending server or your address. It said: \""},
-							{slot: 5, isSlot: true},
-							{literal: "\""},
-						},
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was refused"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " before its content was sent, because a rule of the receiving organization does not accept mail from the sending server or your address."},
-						},
-					},
-					uses: 35,
-					tr:   &builtinSlots2[364],
-				},
-				fix: alts{
-					list: []text{
-						{
-							{literal: "Changing the message will not help. Your email admin should find out from the receiving organization which rule refuses the sending server or your address"},
-							{
-								group: []textPart{
-									{literal: " (contact: "},
-									{slot: 19, isSlot: true},
-									{literal: ")"},
-								},
-							},
-							{literal: ", and fix the cause."},
-						},
-					},
-					uses: 524288,
-					tr:   &builtinSlots2[365],
-				},
-			},
-			1: {
 				owner: "sender-admin",
 				summary: phrase{
 					en: "sending server refused by policy",
@@ -17070,11 +17063,77 @@ var builtinData1 = [...]reasonDef{
 					tr:   &builtinSlots2[367],
 				},
 			},
+			1: {
+				owner: "sender-admin",
+				summary: phrase{
+					en: "sending server refused by policy",
+					tr: &builtinSlots1[161],
+				},
+				explanation: alts{
+					list: []text{
+						{
+							{literal: "The message"},
+							{
+								group: []textPart{
+									{literal: " to "},
+									{isSlot: true},
+								},
+							},
+							{literal: " was refused"},
+							{
+								group: []textPart{
+									{literal: " by "},
+									{slot: 1, isSlot: true},
+								},
+							},
+							{literal: " before its content was sent, because a rule of the receiving organization does not accept mail from the sending server or your address. It said: \""},
+							{slot: 5, isSlot: true},
+							{literal: "\""},
+						},
+						{
+							{literal: "The message"},
+							{
+								group: []textPart{
+									{literal: " to "},
+									{isSlot: true},
+								},
+							},
+							{literal: " was refused"},
+							{
+								group: []textPart{
+									{literal: " by "},
+									{slot: 1, isSlot: true},
+								},
+							},
+							{literal: " before its content was sent, because a rule of the receiving organization does not accept mail from the sending server or your address."},
+						},
+					},
+					uses: 35,
+					tr:   &builtinSlots2[368],
+				},
+				fix: alts{
+					list: []text{
+						{
+							{literal: "Changing the message will not help. Your email admin should find out from the receiving organization which rule refuses the sending server or your address"},
+							{
+								group: []textPart{
+									{literal: " (contact: "},
+									{slot: 19, isSlot: true},
+									{literal: ")"},
+								},
+							},
+							{literal: ", and fix the cause."},
+						},
+					},
+					uses: 524288,
+					tr:   &builtinSlots2[369],
+				},
+			},
 			2: {
 				owner: "recipient-admin",
 				summary: phrase{
 					en: "recipient refused by policy",
-					tr: &builtinSlots1[161],
+					tr: &builtinSlots1[162],
 				},
 				explanation: alts{
 					list: []text{
@@ -17116,7 +17175,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 35,
-					tr:   &builtinSlots2[368],
+					tr:   &builtinSlots2[370],
 				},
 				fix: alts{
 					list: []text{
@@ -17133,7 +17192,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 524288,
-					tr:   &builtinSlots2[369],
+					tr:   &builtinSlots2[371],
 				},
 			},
 		},
@@ -17142,7 +17201,7 @@ var builtinData1 = [...]reasonDef{
 				owner: "sender",
 				summary: phrase{
 					en: "encrypted attachment not accepted",
-					tr: &builtinSlots1[162],
+					tr: &builtinSlots1[163],
 				},
 				explanation: alts{
 					list: []text{
@@ -17173,7 +17232,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131075,
-					tr:   &builtinSlots2[370],
+					tr:   &builtinSlots2[372],
 				},
 				fix: alts{
 					list: []text{
@@ -17181,14 +17240,14 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Send the file in a way the recipient's organization accepts: ask the recipient which (their organization's secure file exchange, the file without encryption or password, or a link to a shared folder you agree on). If it must stay protected, send the password separately, never in the same message."},
 						},
 					},
-					tr: &builtinSlots2[371],
+					tr: &builtinSlots2[373],
 				},
 			},
 			22: {
 				owner: "sender",
 				summary: phrase{
 					en: "attachment type not accepted",
-					tr: &builtinSlots1[163],
+					tr: &builtinSlots1[164],
 				},
 				explanation: alts{
 					list: []text{
@@ -17230,7 +17289,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131075,
-					tr:   &builtinSlots2[372],
+					tr:   &builtinSlots2[374],
 				},
 				fix: alts{
 					list: []text{
@@ -17244,14 +17303,14 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131072,
-					tr:   &builtinSlots2[373],
+					tr:   &builtinSlots2[375],
 				},
 			},
 			24: {
 				owner: "sender",
 				summary: phrase{
 					en: "refused by the recipient organization's own rule",
-					tr: &builtinSlots1[164],
+					tr: &builtinSlots1[165],
 				},
 				explanation: alts{
 					list: []text{
@@ -17276,7 +17335,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 68719476739,
-					tr:   &builtinSlots2[374],
+					tr:   &builtinSlots2[376],
 				},
 				fix: alts{
 					list: []text{
@@ -17284,7 +17343,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Follow the organization's instruction quoted above (for example another file format, or the way it asks you to send files), then send the message again. If it is unclear or you cannot do what it asks, ask the recipient by other means: their email admin set the rule and can tell you what it accepts."},
 						},
 					},
-					tr: &builtinSlots2[375],
+					tr: &builtinSlots2[377],
 				},
 			},
 		},
@@ -17295,7 +17354,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "sender address refused",
-				tr: &builtinSlots1[165],
+				tr: &builtinSlots1[166],
 			},
 			explanation: alts{
 				list: []text{
@@ -17337,7 +17396,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[376],
+				tr:   &builtinSlots2[378],
 			},
 			fix: alts{
 				list: []text{
@@ -17354,14 +17413,14 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 524288,
-				tr:   &builtinSlots2[377],
+				tr:   &builtinSlots2[379],
 			},
 		},
 		byFact: [27]words{
 			13: {
 				summary: phrase{
 					en: "sender domain not found",
-					tr: &builtinSlots1[166],
+					tr: &builtinSlots1[167],
 				},
 				explanation: alts{
 					list: []text{
@@ -17384,7 +17443,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 3,
-					tr:   &builtinSlots2[378],
+					tr:   &builtinSlots2[380],
 				},
 				fix: alts{
 					list: []text{
@@ -17392,7 +17451,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Changing the message will not help. Your email admin should check that your domain exists in DNS and receives mail (a name server or registration problem, or a typo in the sender address the sending program uses)."},
 						},
 					},
-					tr: &builtinSlots2[379],
+					tr: &builtinSlots2[381],
 				},
 			},
 		},
@@ -17403,7 +17462,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "no reverse DNS",
-				tr: &builtinSlots1[167],
+				tr: &builtinSlots1[168],
 			},
 			explanation: alts{
 				list: []text{
@@ -17434,7 +17493,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 65539,
-				tr:   &builtinSlots2[380],
+				tr:   &builtinSlots2[382],
 			},
 			fix: alts{
 				list: []text{
@@ -17450,7 +17509,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 65536,
-				tr:   &builtinSlots2[381],
+				tr:   &builtinSlots2[383],
 			},
 		},
 	},
@@ -17460,7 +17519,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "security requirement not met",
-				tr: &builtinSlots1[168],
+				tr: &builtinSlots1[169],
 			},
 			explanation: alts{
 				list: []text{
@@ -17502,7 +17561,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[382],
+				tr:   &builtinSlots2[384],
 			},
 			fix: alts{
 				list: []text{
@@ -17510,7 +17569,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Your email admin should configure the sending system (server, device or application) to log in and use encryption as the receiving server requires."},
 					},
 				},
-				tr: &builtinSlots2[383],
+				tr: &builtinSlots2[385],
 			},
 		},
 		byFact: [27]words{
@@ -17518,7 +17577,7 @@ var builtinData1 = [...]reasonDef{
 				owner: "sender",
 				summary: phrase{
 					en: "encrypted attachment not accepted",
-					tr: &builtinSlots1[169],
+					tr: &builtinSlots1[170],
 				},
 				explanation: alts{
 					list: []text{
@@ -17549,7 +17608,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131075,
-					tr:   &builtinSlots2[384],
+					tr:   &builtinSlots2[386],
 				},
 				fix: alts{
 					list: []text{
@@ -17557,14 +17616,14 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Send the file in a way the recipient's organization accepts: ask the recipient which (their organization's secure file exchange, the file without encryption or password, or a link to a shared folder you agree on). If it must stay protected, send the password separately, never in the same message."},
 						},
 					},
-					tr: &builtinSlots2[385],
+					tr: &builtinSlots2[387],
 				},
 			},
 			22: {
 				owner: "sender",
 				summary: phrase{
 					en: "attachment type not accepted",
-					tr: &builtinSlots1[170],
+					tr: &builtinSlots1[171],
 				},
 				explanation: alts{
 					list: []text{
@@ -17606,7 +17665,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131075,
-					tr:   &builtinSlots2[386],
+					tr:   &builtinSlots2[388],
 				},
 				fix: alts{
 					list: []text{
@@ -17620,7 +17679,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131072,
-					tr:   &builtinSlots2[387],
+					tr:   &builtinSlots2[389],
 				},
 			},
 		},
@@ -17631,7 +17690,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "judged as spam",
-				tr: &builtinSlots1[171],
+				tr: &builtinSlots1[172],
 			},
 			explanation: alts{
 				list: []text{
@@ -17654,7 +17713,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[388],
+				tr:   &builtinSlots2[390],
 			},
 			fix: alts{
 				list: []text{
@@ -17662,77 +17721,11 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Look at what may look like spam in the message (many links or link shorteners, an image with little text, a misleading subject, unexpected attachments) and send a plainer version. If it is ordinary mail, ask the recipient by other means to add your address to their safe senders."},
 					},
 				},
-				tr: &builtinSlots2[389],
+				tr: &builtinSlots2[391],
 			},
 		},
 		stages: [5]words{
 			0: {
-				owner: "sender-admin",
-				summary: phrase{
-					en: "sending server refused as a spam source",
-					tr: &builtinSlots1[172],
-				},
-				explanation: alts{
-					list: []text{
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was refused"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " before its content was sent, because the receiving server considers the sending server a source of spam (it names the list "},
-							{slot: 12, isSlot: true},
-							{literal: "). This is about the sending server's reputation, not about your message."},
-						},
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was refused"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " before its content was sent, because the receiving server considers the sending server or your address a source of spam. This is about reputation, not about your message."},
-						},
-					},
-					uses: 4099,
-					tr:   &builtinSlots2[390],
-				},
-				fix: alts{
-					list: []text{
-						{
-							{literal: "Changing the message will not help. Your email admin should check the sending server's reputation and block lists"},
-							{
-								group: []textPart{
-									{literal: " ("},
-									{slot: 13, isSlot: true},
-									{literal: ")"},
-								},
-							},
-							{literal: ", stop any spam it sends (often from a hacked account), and ask the receiver to lift the block."},
-						},
-					},
-					uses: 8192,
-					tr:   &builtinSlots2[391],
-				},
-			},
-			1: {
 				owner: "sender-admin",
 				summary: phrase{
 					en: "sending server refused as a spam source",
@@ -17798,7 +17791,7 @@ var builtinData1 = [...]reasonDef{
 					tr:   &builtinSlots2[393],
 				},
 			},
-			2: {
+			1: {
 				owner: "sender-admin",
 				summary: phrase{
 					en: "sending server refused as a spam source",
@@ -17864,13 +17857,79 @@ var builtinData1 = [...]reasonDef{
 					tr:   &builtinSlots2[395],
 				},
 			},
+			2: {
+				owner: "sender-admin",
+				summary: phrase{
+					en: "sending server refused as a spam source",
+					tr: &builtinSlots1[175],
+				},
+				explanation: alts{
+					list: []text{
+						{
+							{literal: "The message"},
+							{
+								group: []textPart{
+									{literal: " to "},
+									{isSlot: true},
+								},
+							},
+							{literal: " was refused"},
+							{
+								group: []textPart{
+									{literal: " by "},
+									{slot: 1, isSlot: true},
+								},
+							},
+							{literal: " before its content was sent, because the receiving server considers the sending server a source of spam (it names the list "},
+							{slot: 12, isSlot: true},
+							{literal: "). This is about the sending server's reputation, not about your message."},
+						},
+						{
+							{literal: "The message"},
+							{
+								group: []textPart{
+									{literal: " to "},
+									{isSlot: true},
+								},
+							},
+							{literal: " was refused"},
+							{
+								group: []textPart{
+									{literal: " by "},
+									{slot: 1, isSlot: true},
+								},
+							},
+							{literal: " before its content was sent, because the receiving server considers the sending server or your address a source of spam. This is about reputation, not about your message."},
+						},
+					},
+					uses: 4099,
+					tr:   &builtinSlots2[396],
+				},
+				fix: alts{
+					list: []text{
+						{
+							{literal: "Changing the message will not help. Your email admin should check the sending server's reputation and block lists"},
+							{
+								group: []textPart{
+									{literal: " ("},
+									{slot: 13, isSlot: true},
+									{literal: ")"},
+								},
+							},
+							{literal: ", stop any spam it sends (often from a hacked account), and ask the receiver to lift the block."},
+						},
+					},
+					uses: 8192,
+					tr:   &builtinSlots2[397],
+				},
+			},
 		},
 		byFact: [27]words{
 			6: {
 				owner: "sender",
 				summary: phrase{
 					en: "malware detected",
-					tr: &builtinSlots1[175],
+					tr: &builtinSlots1[176],
 				},
 				explanation: alts{
 					list: []text{
@@ -17916,7 +17975,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 393219,
-					tr:   &builtinSlots2[396],
+					tr:   &builtinSlots2[398],
 				},
 				fix: alts{
 					list: []text{
@@ -17930,7 +17989,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131072,
-					tr:   &builtinSlots2[397],
+					tr:   &builtinSlots2[399],
 				},
 			},
 		},
@@ -17941,7 +18000,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "sending rate limit",
-				tr: &builtinSlots1[176],
+				tr: &builtinSlots1[177],
 			},
 			explanation: alts{
 				list: []text{
@@ -17964,7 +18023,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[398],
+				tr:   &builtinSlots2[400],
 			},
 			fix: alts{
 				list: []text{
@@ -17981,7 +18040,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 8192,
-				tr:   &builtinSlots2[399],
+				tr:   &builtinSlots2[401],
 			},
 		},
 	},
@@ -17991,7 +18050,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "suppressed address",
-				tr: &builtinSlots1[177],
+				tr: &builtinSlots1[178],
 			},
 			explanation: alts{
 				list: []text{
@@ -18007,7 +18066,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 1,
-				tr:   &builtinSlots2[400],
+				tr:   &builtinSlots2[402],
 			},
 			fix: alts{
 				list: []text{
@@ -18015,7 +18074,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Check the address. If you know that it works again, ask whoever runs your sending service account (for example Amazon SES, SendGrid, Mailgun or Postmark) to take it off the account's suppression list; otherwise remove it from your lists."},
 					},
 				},
-				tr: &builtinSlots2[401],
+				tr: &builtinSlots2[403],
 			},
 		},
 	},
@@ -18025,7 +18084,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient",
 			summary: phrase{
 				en: "mailbox disabled",
-				tr: &builtinSlots1[178],
+				tr: &builtinSlots1[179],
 			},
 			explanation: alts{
 				list: []text{
@@ -18048,7 +18107,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[402],
+				tr:   &builtinSlots2[404],
 			},
 			fix: alts{
 				list: []text{
@@ -18056,7 +18115,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Reach the recipient by other means: only they or their email admin can reactivate the mailbox. If it stays disabled, stop writing to this address."},
 					},
 				},
-				tr: &builtinSlots2[403],
+				tr: &builtinSlots2[405],
 			},
 		},
 	},
@@ -18066,7 +18125,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "mail protocol error",
-				tr: &builtinSlots1[179],
+				tr: &builtinSlots1[180],
 			},
 			explanation: alts{
 				list: []text{
@@ -18089,7 +18148,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[404],
+				tr:   &builtinSlots2[406],
 			},
 			fix: alts{
 				list: []text{
@@ -18097,7 +18156,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Your email admin should check the sending server's software and settings."},
 					},
 				},
-				tr: &builtinSlots2[405],
+				tr: &builtinSlots2[407],
 			},
 		},
 	},
@@ -18107,7 +18166,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "error at the receiving system",
-				tr: &builtinSlots1[180],
+				tr: &builtinSlots1[181],
 			},
 			explanation: alts{
 				list: []text{
@@ -18149,7 +18208,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[406],
+				tr:   &builtinSlots2[408],
 			},
 			fix: alts{
 				list: []text{
@@ -18157,14 +18216,14 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Send it again later; if it keeps failing, tell the recipient by other means so that their email admin can look at the error."},
 					},
 				},
-				tr: &builtinSlots2[407],
+				tr: &builtinSlots2[409],
 			},
 		},
 		byFact: [27]words{
 			10: {
 				summary: phrase{
 					en: "mail loop",
-					tr: &builtinSlots1[181],
+					tr: &builtinSlots1[182],
 				},
 				explanation: alts{
 					list: []text{
@@ -18187,7 +18246,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 3,
-					tr:   &builtinSlots2[408],
+					tr:   &builtinSlots2[410],
 				},
 				fix: alts{
 					list: []text{
@@ -18195,7 +18254,7 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 						},
 					},
-					tr: &builtinSlots2[409],
+					tr: &builtinSlots2[411],
 				},
 			},
 		},
@@ -18206,7 +18265,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "receiving system out of storage",
-				tr: &builtinSlots1[182],
+				tr: &builtinSlots1[183],
 			},
 			explanation: alts{
 				list: []text{
@@ -18229,7 +18288,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[410],
+				tr:   &builtinSlots2[412],
 			},
 			fix: alts{
 				list: []text{
@@ -18237,7 +18296,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Send it again later; if it keeps failing, tell the recipient by other means so that their email admin frees space."},
 					},
 				},
-				tr: &builtinSlots2[411],
+				tr: &builtinSlots2[413],
 			},
 		},
 	},
@@ -18247,7 +18306,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "too many connections",
-				tr: &builtinSlots1[183],
+				tr: &builtinSlots1[184],
 			},
 			explanation: alts{
 				list: []text{
@@ -18270,7 +18329,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[412],
+				tr:   &builtinSlots2[414],
 			},
 			fix: alts{
 				list: []text{
@@ -18278,7 +18337,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change; the message can be sent again later. If it keeps happening, your email admin should lower the number of simultaneous connections from the sending server to that destination."},
 					},
 				},
-				tr: &builtinSlots2[413],
+				tr: &builtinSlots2[415],
 			},
 		},
 		byFact: [27]words{
@@ -18286,7 +18345,7 @@ var builtinData1 = [...]reasonDef{
 				owner: "sender",
 				summary: phrase{
 					en: "too many recipients",
-					tr: &builtinSlots1[184],
+					tr: &builtinSlots1[185],
 				},
 				explanation: alts{
 					list: []text{
@@ -18328,7 +18387,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16387,
-					tr:   &builtinSlots2[414],
+					tr:   &builtinSlots2[416],
 				},
 				fix: alts{
 					list: []text{
@@ -18342,7 +18401,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 16384,
-					tr:   &builtinSlots2[415],
+					tr:   &builtinSlots2[417],
 				},
 			},
 		},
@@ -18353,7 +18412,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "unknown",
 			summary: phrase{
 				en: "undetermined failure",
-				tr: &builtinSlots1[185],
+				tr: &builtinSlots1[186],
 			},
 			explanation: alts{
 				list: []text{
@@ -18388,7 +18447,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[416],
+				tr:   &builtinSlots2[418],
 			},
 			fix: alts{
 				list: []text{
@@ -18408,7 +18467,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 8192,
-				tr:   &builtinSlots2[417],
+				tr:   &builtinSlots2[419],
 			},
 		},
 	},
@@ -18419,7 +18478,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "address does not exist",
-				tr: &builtinSlots1[186],
+				tr: &builtinSlots1[187],
 			},
 			explanation: alts{
 				list: []text{
@@ -18442,7 +18501,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[418],
+				tr:   &builtinSlots2[420],
 			},
 			fix: alts{
 				list: []text{
@@ -18450,7 +18509,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Check the address for typos. If it is right, the person may have left or changed address: ask them for a current one by other means, and remove this address from your address book, your mail program's autocomplete and your mailing lists."},
 					},
 				},
-				tr: &builtinSlots2[419],
+				tr: &builtinSlots2[421],
 			},
 		},
 	},
@@ -18459,7 +18518,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "none",
 			summary: phrase{
 				en: "auto-reply",
-				tr: &builtinSlots1[187],
+				tr: &builtinSlots1[188],
 			},
 			explanation: alts{
 				list: []text{
@@ -18467,7 +18526,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "This is an automatic reply, not a bounce."},
 					},
 				},
-				tr: &builtinSlots2[420],
+				tr: &builtinSlots2[422],
 			},
 		},
 	},
@@ -18477,7 +18536,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "malware detected",
-				tr: &builtinSlots1[188],
+				tr: &builtinSlots1[189],
 			},
 			explanation: alts{
 				list: []text{
@@ -18559,7 +18618,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 393219,
-				tr:   &builtinSlots2[421],
+				tr:   &builtinSlots2[423],
 			},
 			fix: alts{
 				list: []text{
@@ -18573,7 +18632,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 131072,
-				tr:   &builtinSlots2[422],
+				tr:   &builtinSlots2[424],
 			},
 		},
 		byFact: [27]words{
@@ -18581,7 +18640,7 @@ var builtinData1 = [...]reasonDef{
 				owner: "sender",
 				summary: phrase{
 					en: "malware detected",
-					tr: &builtinSlots1[189],
+					tr: &builtinSlots1[190],
 				},
 				explanation: alts{
 					list: []text{
@@ -18627,7 +18686,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 393219,
-					tr:   &builtinSlots2[423],
+					tr:   &builtinSlots2[425],
 				},
 				fix: alts{
 					list: []text{
@@ -18641,14 +18700,14 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131072,
-					tr:   &builtinSlots2[424],
+					tr:   &builtinSlots2[426],
 				},
 			},
 			21: {
 				owner: "sender",
 				summary: phrase{
 					en: "encrypted attachment not accepted",
-					tr: &builtinSlots1[190],
+					tr: &builtinSlots1[191],
 				},
 				explanation: alts{
 					list: []text{
@@ -18679,7 +18738,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131075,
-					tr:   &builtinSlots2[425],
+					tr:   &builtinSlots2[427],
 				},
 				fix: alts{
 					list: []text{
@@ -18687,14 +18746,14 @@ var builtinData1 = [...]reasonDef{
 							{literal: "Send the file in a way the recipient's organization accepts: ask the recipient which (their organization's secure file exchange, the file without encryption or password, or a link to a shared folder you agree on). If it must stay protected, send the password separately, never in the same message."},
 						},
 					},
-					tr: &builtinSlots2[426],
+					tr: &builtinSlots2[428],
 				},
 			},
 			22: {
 				owner: "sender",
 				summary: phrase{
 					en: "attachment type not accepted",
-					tr: &builtinSlots1[191],
+					tr: &builtinSlots1[192],
 				},
 				explanation: alts{
 					list: []text{
@@ -18736,7 +18795,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131075,
-					tr:   &builtinSlots2[427],
+					tr:   &builtinSlots2[429],
 				},
 				fix: alts{
 					list: []text{
@@ -18750,7 +18809,7 @@ var builtinData1 = [...]reasonDef{
 						},
 					},
 					uses: 131072,
-					tr:   &builtinSlots2[428],
+					tr:   &builtinSlots2[430],
 				},
 			},
 		},
@@ -18759,11 +18818,11 @@ var builtinData1 = [...]reasonDef{
 
 // builtinSlots1 are the translations of the []string slots, filled when first needed:
 // zero data, so that starting writes none of the rules' pages.
-var builtinSlots1 [192][]string
+var builtinSlots1 [193][]string
 
 // builtinSlots2 are the translations of the [][]text slots, filled when first needed:
 // zero data, so that starting writes none of the rules' pages.
-var builtinSlots2 [429][][]text
+var builtinSlots2 [431][][]text
 
 // builtinTrie is the trie of the phrase automaton of builtinSet, as newTrie
 // builds it from builtinSet.phrases.
