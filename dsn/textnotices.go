@@ -3,6 +3,7 @@ package dsn
 import (
 	"bytes"
 	"strings"
+	"unsafe"
 
 	"github.com/ndrmilter/ndrmilter/internal/ascii"
 	"github.com/ndrmilter/ndrmilter/message"
@@ -347,6 +348,18 @@ func headerHolds(h message.Header, name string, words []string) bool {
 	if bytes.Contains(v, []byte("=?")) {
 		v = []byte(message.DecodeWords(string(v)))
 	}
+	var buf [maxShortField]byte
+	if len(v) <= len(buf) {
+		// Lowered once for all the words, on the stack.
+		low := ascii.LowerInto(buf[:0], v)
+		s := unsafe.String(unsafe.SliceData(low), len(low))
+		for _, w := range words {
+			if strings.Contains(s, w) {
+				return true
+			}
+		}
+		return false
+	}
 	for _, w := range words {
 		if indexFoldBytes(v, w) >= 0 {
 			return true
@@ -357,19 +370,7 @@ func headerHolds(h message.Header, name string, words []string) bool {
 
 // indexFoldBytes is indexFold for a byte slice.
 func indexFoldBytes(b []byte, sub string) int {
-	for i := 0; i+len(sub) <= len(b); i++ {
-		if ascii.Lower(b[i]) != sub[0] {
-			continue
-		}
-		j := 1
-		for j < len(sub) && ascii.Lower(b[i+j]) == sub[j] {
-			j++
-		}
-		if j == len(sub) {
-			return i
-		}
-	}
-	return -1
+	return indexFold(unsafe.String(unsafe.SliceData(b), len(b)), sub)
 }
 
 // listRejectPhrases are lower-case phrases by which a mailing list tells
