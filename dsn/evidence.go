@@ -30,13 +30,20 @@ var textFamilies = []struct{ phrase, family string }{
 
 // textFamily returns the family of a free-text report, "text" when unknown.
 func textFamily(lowerSection []byte) string {
-	for _, f := range textFamilies {
-		if containsString(lowerSection, f.phrase) {
-			return f.family
-		}
+	if i := textFamilySet.firstIn(lowerSection); i >= 0 {
+		return textFamilies[i].family
 	}
 	return "text"
 }
+
+// textFamilySet finds the first of textFamilies' phrases in one pass.
+var textFamilySet = func() *phraseSet {
+	phrases := make([]string, len(textFamilies))
+	for i, f := range textFamilies {
+		phrases[i] = f.phrase
+	}
+	return newPhraseSet(phrases...)
+}()
 
 // failedRecipientsHeader reads X-Failed-Recipients (Exim, Gmail).
 // The list starts in sc (see scratch.strings).

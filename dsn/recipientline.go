@@ -389,13 +389,11 @@ var listIntroWords = [...]string{
 // isListIntro says whether a line (lower case) introduces a list of failed
 // recipients.
 func isListIntro(lt []byte) bool {
-	for _, w := range listIntroWords {
-		if containsString(lt, w) {
-			return true
-		}
-	}
-	return false
+	return listIntroSet.in(lt)
 }
+
+// listIntroSet finds listIntroWords in one pass.
+var listIntroSet = newPhraseSet(listIntroWords[:]...)
 
 // maxDisplayName is the longest display name displayAddress takes.
 const maxDisplayName = 64
