@@ -82,13 +82,21 @@ var commandMarks = []struct{ mark, command string }{
 // once, trying at each byte only the marks that start with that byte
 // (searching for each mark in turn read it dozens of times).
 func findCommand(diag string) string {
-	best, index := len(commandMarks), commandIndex.table()
-	for i := 0; i < len(diag) && best > 0; i++ {
-		for _, m := range index.at(diag, i) {
+	// The marks that end at each byte come from an automaton over them
+	// (phraseSet), in list order; a step is a load and an add, where
+	// trying the marks that may start at each byte cost a dozen.
+	best, a := len(commandMarks), commandSet.automaton()
+	row := int32(0)
+	for e := 0; e < len(diag) && best > 0; e++ {
+		if row = a.next[row+int32(a.class[diag[e]])]; row >= 0 {
+			continue
+		}
+		row = ^row
+		for _, m := range a.outs[int(row)/a.width] {
 			if int(m) >= best {
 				break // the list is in mark order: the rest come later still
 			}
-			if mark := commandMarks[m].mark; ascii.HasPrefixFold(diag[i:], mark) && wholeWords(diag, i, len(mark)) {
+			if n := len(commandMarks[m].mark); wholeWords(diag, e+1-n, n) {
 				best = int(m)
 				break
 			}
@@ -112,13 +120,13 @@ func wholeWords(s string, i, n int) bool {
 	return !(isWordByte(s[end-1]) && end < len(s) && isWordByte(s[end]))
 }
 
-// commandIndex finds the commandMarks that may start at a place.
-var commandIndex = func() *wordIndex {
+// commandSet finds the commandMarks in a text, without regard to case.
+var commandSet = func() *phraseSet {
 	marks := make([]string, len(commandMarks))
 	for i, m := range commandMarks {
 		marks[i] = m.mark
 	}
-	return newWordIndex(marks)
+	return newFoldPhraseSet(marks...)
 }()
 
 // wordIndex finds cheaply which of a list of lower-case ASCII words (two

@@ -1,6 +1,11 @@
 package dsn
 
-import "sync"
+import (
+	"slices"
+	"sync"
+
+	"github.com/ndrmilter/ndrmilter/internal/ascii"
+)
 
 // phraseSet finds, in one pass over a text, whether any of a fixed list of
 // phrases occurs in it as bytes, and which comes first in the list: an
@@ -16,6 +21,7 @@ import "sync"
 // no notice builds none (issue 14: start-up).
 type phraseSet struct {
 	phrases []string
+	fold    bool // a text byte matches a phrase byte that is its ASCII lower case (ascii.HasPrefixFold)
 	once    sync.Once
 	a       *phraseAutomaton
 }
@@ -23,6 +29,12 @@ type phraseSet struct {
 // newPhraseSet returns the set of phrases (non-empty, at most 32767).
 func newPhraseSet(phrases ...string) *phraseSet {
 	return &phraseSet{phrases: phrases}
+}
+
+// newFoldPhraseSet returns the set of lower-case phrases, matched without
+// regard to the ASCII case of the text.
+func newFoldPhraseSet(phrases ...string) *phraseSet {
+	return &phraseSet{phrases: phrases, fold: true}
 }
 
 // phraseAutomaton is the automaton of a phraseSet.
@@ -36,17 +48,18 @@ type phraseAutomaton struct {
 	width int        // the number of classes
 	next  []int32    // next[row+c]: the row of the state after a byte of class c, ^row when phrases end there
 	first []int16    // first[row/width]: the least index of the phrases that end at the state (itself or by its suffixes), -1 when none
+	outs  [][]int16  // outs[row/width]: the indexes of all those phrases, in list order
 }
 
 // automaton returns the automaton of the set, built on its first use.
 func (ps *phraseSet) automaton() *phraseAutomaton {
-	ps.once.Do(func() { ps.a = buildPhraseAutomaton(ps.phrases) })
+	ps.once.Do(func() { ps.a = buildPhraseAutomaton(ps.phrases, ps.fold) })
 	return ps.a
 }
 
 // buildPhraseAutomaton builds the trie of the phrases, its failure links
 // and from them the full transition table.
-func buildPhraseAutomaton(phrases []string) *phraseAutomaton {
+func buildPhraseAutomaton(phrases []string, fold bool) *phraseAutomaton {
 	a := &phraseAutomaton{}
 	n := 1
 	for _, p := range phrases {
@@ -54,6 +67,9 @@ func buildPhraseAutomaton(phrases []string) *phraseAutomaton {
 			panic("dsn: phraseSet phrase empty or too many phrases")
 		}
 		for i := 0; i < len(p); i++ {
+			if fold && ascii.Lower(p[i]) != p[i] {
+				panic("dsn: phraseSet phrase matched without regard to case is not lower case: " + p)
+			}
 			if a.class[p[i]] == 0 {
 				a.class[p[i]] = uint8(n)
 				n++
@@ -64,6 +80,12 @@ func buildPhraseAutomaton(phrases []string) *phraseAutomaton {
 		panic("dsn: phraseSet phrases use too many distinct bytes")
 	}
 	a.width = n
+	if fold {
+		raw := a.class
+		for b := range a.class {
+			a.class[b] = raw[ascii.Lower(byte(b))]
+		}
+	}
 	// The trie: goto[s*width+c] is the child of s by c, 0 when none (the
 	// root is never a child).
 	var trie []int32
@@ -91,6 +113,16 @@ func buildPhraseAutomaton(phrases []string) *phraseAutomaton {
 	states := len(out)
 	a.next = make([]int32, states*a.width)
 	a.first = make([]int16, states)
+	a.outs = make([][]int16, states)
+	for i, p := range phrases {
+		// The phrases that end at a state by its own path: the same
+		// phrase listed more than once.
+		s := int32(0)
+		for j := 0; j < len(p); j++ {
+			s = trie[int(s)*a.width+int(a.class[p[j]])]
+		}
+		a.outs[s] = append(a.outs[s], int16(i))
+	}
 	fail := make([]int32, states)
 	// Breadth first: a state's failure link is a shorter state, done first.
 	queue := make([]int32, 0, states)
@@ -109,6 +141,10 @@ func buildPhraseAutomaton(phrases []string) *phraseAutomaton {
 		a.first[s] = out[s]
 		if ff := a.first[f]; ff >= 0 && (a.first[s] < 0 || ff < a.first[s]) {
 			a.first[s] = ff
+		}
+		if len(a.outs[f]) > 0 {
+			a.outs[s] = append(a.outs[s], a.outs[f]...)
+			slices.Sort(a.outs[s])
 		}
 		for c := 1; c < a.width; c++ {
 			child := trie[int(s)*a.width+c]

@@ -3,7 +3,10 @@ package dsn
 import (
 	"bytes"
 	"math/rand"
+	"strings"
 	"testing"
+
+	"github.com/ndrmilter/ndrmilter/internal/ascii"
 )
 
 // TestPhraseSetFindsWhatASearchPerPhraseFinds holds the automaton to the
@@ -65,4 +68,37 @@ func textFamilyPhrases() []string {
 		out = append(out, f.phrase)
 	}
 	return out
+}
+
+// TestFindCommandFindsTheFirstMarkInListOrder holds findCommand (an
+// automaton over the marks) to the plain definition: the command of the
+// mark earliest in commandMarks that the text holds, without regard to
+// case, as whole words; over texts made of pieces of marks, in both cases,
+// with word bytes around them.
+func TestFindCommandFindsTheFirstMarkInListOrder(t *testing.T) {
+	reference := func(diag string) string {
+		for _, m := range commandMarks {
+			for i := 0; i+len(m.mark) <= len(diag); i++ {
+				if ascii.HasPrefixFold(diag[i:], m.mark) && wholeWords(diag, i, len(m.mark)) {
+					return m.command
+				}
+			}
+		}
+		return ""
+	}
+	rnd := rand.New(rand.NewSource(14))
+	pieces := []string{"x", "a", " ", ":", "<", "1", "é"}
+	for _, m := range commandMarks {
+		pieces = append(pieces, m.mark, strings.ToUpper(m.mark), m.mark[:len(m.mark)/2], m.mark[len(m.mark)/2:])
+	}
+	for n := 0; n < 20000; n++ {
+		var b strings.Builder
+		for k := rnd.Intn(8); k >= 0; k-- {
+			b.WriteString(pieces[rnd.Intn(len(pieces))])
+		}
+		diag := b.String()
+		if got, want := findCommand(diag), reference(diag); got != want {
+			t.Fatalf("findCommand(%q) = %q, the first mark in list order gives %q", diag, got, want)
+		}
+	}
 }
