@@ -102,3 +102,62 @@ func TestFindCommandFindsTheFirstMarkInListOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestFindRemoteHostReadsTheMarksInTheirOrder holds findRemoteHost (one
+// pass of an automaton) to its plain definition: the host after the first
+// of hostIntros in list order that has one, else after the first " by "
+// (searched on from each one's end) with " [" or "[" after the host, else
+// before the first " does not like "; over texts made of the marks, host
+// names and brackets, in both cases.
+func TestFindRemoteHostReadsTheMarksInTheirOrder(t *testing.T) {
+	reference := func(d string) string {
+		for _, intro := range hostIntros {
+			for i := 0; i+len(intro) <= len(d); i++ {
+				if !ascii.HasPrefixFold(d[i:], intro) || i > 0 && ascii.IsAlpha(d[i-1]) {
+					continue
+				}
+				if h := hostToken(d[i+len(intro):]); h != "" {
+					return h
+				}
+			}
+		}
+		for from := 0; from < len(d); {
+			k := indexFoldLoop(d[from:], " by ")
+			if k < 0 {
+				break
+			}
+			k += from
+			from = k + 4
+			h := hostToken(d[k+4:])
+			if h == "" {
+				continue
+			}
+			rest := strings.TrimLeft(d[k+4+len(h):], ".")
+			if strings.HasPrefix(rest, " [") || strings.HasPrefix(rest, "[") {
+				return h
+			}
+		}
+		if k := indexFoldLoop(d, " does not like "); k > 0 {
+			s := strings.LastIndexByte(d[:k], ' ')
+			if h := hostToken(d[s+1 : k]); h != "" {
+				return h
+			}
+		}
+		return ""
+	}
+	rnd := rand.New(rand.NewSource(14))
+	pieces := []string{"x", "a", " ", ".", "[", " [", "192.0.2.1", "mx.example.org", "mx.example.org.", "by", " BY ", "Host"}
+	for _, m := range remoteHostMarks {
+		pieces = append(pieces, m, strings.ToUpper(m))
+	}
+	for n := 0; n < 30000; n++ {
+		var b strings.Builder
+		for k := rnd.Intn(9); k >= 0; k-- {
+			b.WriteString(pieces[rnd.Intn(len(pieces))])
+		}
+		d := b.String()
+		if got, want := findRemoteHost(d), reference(d); got != want {
+			t.Fatalf("findRemoteHost(%q) = %q, the marks in their order give %q", d, got, want)
+		}
+	}
+}
