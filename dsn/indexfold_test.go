@@ -50,3 +50,32 @@ func TestIndexFoldFindsWhatALowerCaseCopyFinds(t *testing.T) {
 		t.Errorf(`indexFoldBytes(nil, "ab") = %d, want -1`, got)
 	}
 }
+
+// TestNeedsCollapseFindsWhatAByteLoopFinds holds needsCollapse (eight
+// bytes at a time) to the byte loop it replaced: a tab, CR or LF anywhere,
+// or two spaces in a row, within a word of eight bytes or across two.
+func TestNeedsCollapseFindsWhatAByteLoopFinds(t *testing.T) {
+	loop := func(s string) bool {
+		for i := 0; i < len(s); i++ {
+			c := s[i]
+			if c == '\t' || c == '\n' || c == '\r' || c == ' ' && i+1 < len(s) && s[i+1] == ' ' {
+				return true
+			}
+		}
+		return false
+	}
+	rnd := rand.New(rand.NewSource(14))
+	const alphabet = "ab \x00\x20\x21\x1f\x09\x0a\x0d\x89\xa0\xff!"
+	for n := 0; n < 50000; n++ {
+		b := make([]byte, rnd.Intn(40))
+		for i := range b {
+			b[i] = alphabet[rnd.Intn(len(alphabet))]
+			if rnd.Intn(3) > 0 && b[i] != ' ' {
+				b[i] = 'x' // mostly plain text, so that the rare bytes stand alone
+			}
+		}
+		if got, want := needsCollapse(string(b)), loop(string(b)); got != want {
+			t.Fatalf("needsCollapse(%q) = %v, the byte loop gives %v", b, got, want)
+		}
+	}
+}

@@ -161,3 +161,40 @@ func TestFindRemoteHostReadsTheMarksInTheirOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestExpandedFromTakesTheFirstMarkOfTheSurestKind holds expandedFrom (one
+// pass for both marks) to its plain definition: the address after the
+// first "expanded from", else after the first "generated from", in any
+// case.
+func TestExpandedFromTakesTheFirstMarkOfTheSurestKind(t *testing.T) {
+	reference := func(full string) string {
+		k, n := indexFoldLoop(full, "expanded from"), len("expanded from")
+		if k < 0 {
+			k, n = indexFoldLoop(full, "generated from"), len("generated from")
+		}
+		if k < 0 {
+			return ""
+		}
+		rest := full[k+n:]
+		if end := strings.IndexAny(rest, ")\n"); end >= 0 {
+			rest = rest[:end]
+		}
+		a, _ := findAddress(rest[:min(len(rest), maxExpandedFrom)], 0)
+		if !plausibleAddress(a) {
+			return ""
+		}
+		return a
+	}
+	rnd := rand.New(rand.NewSource(14))
+	pieces := []string{"<a@example.net>", " b@example.org", ")", "\n", " ", "x", "(", "Expanded From", "GENERATED FROM: ", "expanded from", "generated from", "expanded", " from "}
+	for n := 0; n < 20000; n++ {
+		var b strings.Builder
+		for k := rnd.Intn(8); k >= 0; k-- {
+			b.WriteString(pieces[rnd.Intn(len(pieces))])
+		}
+		full := b.String()
+		if got, want := expandedFrom(full), reference(full); got != want {
+			t.Fatalf("expandedFrom(%q) = %q, the first mark of the surest kind gives %q", full, got, want)
+		}
+	}
+}

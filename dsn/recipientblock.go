@@ -272,11 +272,26 @@ func (s *blockScanner) separatorLine(lt []byte) {
 // b@example.org)" of deliver.c's print_address_information), "" when it
 // says none.
 func expandedFrom(full string) string {
-	k, n := indexFold(full, "expanded from"), len("expanded from")
-	if k < 0 {
-		k, n = indexFold(full, "generated from"), len("generated from")
+	// Where each of the two marks first ends, in one pass for both.
+	var end [2]int
+	ac, row := expansionSet.automaton(), int32(0)
+	for e := 0; e < len(full) && end[0] == 0; e++ {
+		if row = ac.next[row+int32(ac.class[full[e]])]; row < 0 {
+			row = ^row
+			for _, m := range ac.outs[int(row)/ac.width] {
+				if end[m] == 0 {
+					end[m] = e + 1
+				}
+			}
+		}
 	}
-	if k < 0 {
+	var k, n int
+	switch {
+	case end[0] > 0:
+		k, n = end[0]-len(expansionMarks[0]), len(expansionMarks[0])
+	case end[1] > 0:
+		k, n = end[1]-len(expansionMarks[1]), len(expansionMarks[1])
+	default:
 		return ""
 	}
 	rest := full[k+n:]
@@ -291,6 +306,14 @@ func expandedFrom(full string) string {
 	}
 	return a
 }
+
+// expansionMarks are the words before the address a recipient was
+// expanded from, surest first; expansionSet finds them without regard to
+// case.
+var (
+	expansionMarks = [...]string{"expanded from", "generated from"}
+	expansionSet   = newFoldPhraseSet(expansionMarks[:]...)
+)
 
 // maxExpandedFrom caps the text after "expanded from" read for the address.
 const maxExpandedFrom = 320
