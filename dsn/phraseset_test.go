@@ -198,3 +198,43 @@ func TestExpandedFromTakesTheFirstMarkOfTheSurestKind(t *testing.T) {
 		}
 	}
 }
+
+// TestRetryStateReadsItsListsInOnePassAsOneByOne holds retryState (one
+// pass over the union of its lists) to the lists searched one by one, in
+// their order, over texts made of their phrases and words around them.
+func TestRetryStateReadsItsListsInOnePassAsOneByOne(t *testing.T) {
+	reference := func(words []byte) string {
+		switch {
+		case gaveUpPhrases.in(words):
+			return "failed"
+		case stillTryingPhrases.in(words):
+			return "delayed"
+		case deliveredPhrases.in(words) && !undeliveredPhrases.in(words):
+			if relayedPhrase.in(words) {
+				return "relayed"
+			}
+			return "delivered"
+		}
+		return ""
+	}
+	var pieces []string
+	for _, l := range []*phraseList{gaveUpPhrases, stillTryingPhrases, deliveredPhrases, undeliveredPhrases, relayedPhrase} {
+		pieces = append(pieces, l.phrases...)
+	}
+	pieces = append(pieces, " ", "\n", "x", "un", "  ", "was successfully", "delivered")
+	rnd := rand.New(rand.NewSource(14))
+	for n := 0; n < 20000; n++ {
+		var b strings.Builder
+		for k := rnd.Intn(6); k >= 0; k-- {
+			p := pieces[rnd.Intn(len(pieces))]
+			if rnd.Intn(4) == 0 {
+				p = strings.ReplaceAll(p, " ", " \n ")
+			}
+			b.WriteString(p)
+		}
+		words := []byte(b.String())
+		if got, want := string(retryState(words)), reference(words); got != want {
+			t.Fatalf("retryState(%q) = %q, the lists one by one give %q", words, got, want)
+		}
+	}
+}
