@@ -210,3 +210,21 @@ func (ps *phraseSet) inString(text string) bool {
 	}
 	return false
 }
+
+// firstEnds sets ends[i] (zeroed by the caller) to one past where phrase
+// i first ends in text; it stays 0 for a phrase that does not occur, and
+// phrases beyond len(ends) are left out.
+func (ps *phraseSet) firstEnds(text []byte, ends []int) {
+	a := ps.automaton()
+	row := int32(0)
+	for e, b := range text {
+		if row = a.next[row+int32(a.class[b])]; row < 0 {
+			row = ^row
+			for _, m := range a.outs[int(row)/a.width] {
+				if int(m) < len(ends) && ends[m] == 0 {
+					ends[m] = e + 1
+				}
+			}
+		}
+	}
+}

@@ -238,3 +238,54 @@ func TestRetryStateReadsItsListsInOnePassAsOneByOne(t *testing.T) {
 		}
 	}
 }
+
+// TestSentenceMarkersFitTheirRoom checks that sentenceAddress's array on
+// the stack holds every marker: one left out would never be found.
+func TestSentenceMarkersFitTheirRoom(t *testing.T) {
+	if len(sentenceMarkers) > maxSentenceMarkers {
+		t.Fatalf("%d sentenceMarkers, room for %d: raise maxSentenceMarkers", len(sentenceMarkers), maxSentenceMarkers)
+	}
+}
+
+// TestSentenceAddressTriesTheMarkersInListOrder holds sentenceAddress (the
+// first place of every marker from one pass) to a search per marker in
+// list order, over lines made of markers, addresses and words.
+func TestSentenceAddressTriesTheMarkersInListOrder(t *testing.T) {
+	reference := func(tl, l []byte) (string, []byte) {
+		if bytes.IndexByte(tl, '@') < 0 || !sentenceMarkerList.in(l) {
+			return "", nil
+		}
+		for _, m := range sentenceMarkers {
+			m = strings.TrimRight(m, " ")
+			k := indexString(l, m)
+			if k < 0 {
+				continue
+			}
+			s := view(tl[k+len(m):])
+			a, end := findAddress(s, 0)
+			if a == "" || !plausibleAddress(a) {
+				continue
+			}
+			if at := strings.Index(s, a); at > 60 || senderContext(strings.ToLower(s[:max(at, 0)])) {
+				continue
+			}
+			return a, bytes.TrimLeft(tl[k+len(m)+min(end, len(s)):], " \t:>).")
+		}
+		return "", nil
+	}
+	pieces := append([]string{" ", "x", "<a@example.net>", " b@example.org ", "from ", ": ", strings.Repeat("y", 70)}, sentenceMarkers...)
+	rnd := rand.New(rand.NewSource(14))
+	for n := 0; n < 20000; n++ {
+		var b strings.Builder
+		for k := rnd.Intn(6); k >= 0; k-- {
+			b.WriteString(pieces[rnd.Intn(len(pieces))])
+		}
+		line := []byte(b.String())
+		low := ascii.ToLower(line)
+		ga, gr := sentenceAddress(line, low)
+		wa, wr := reference(line, low)
+		if ga != wa || !bytes.Equal(gr, wr) {
+			t.Fatalf("sentenceAddress(%q) = %q, %q; the markers one by one give %q, %q", line, ga, gr, wa, wr)
+		}
+	}
+}
