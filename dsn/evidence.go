@@ -111,7 +111,7 @@ func headerEvidence(h message.Header) (sender, subject bool) {
 	if rp := headerValue(h, "Return-Path"); string(rp) == "<>" || hasPrefixFoldBytes(auto, "auto-generated") {
 		sender = true
 	}
-	subject = headerContainsAny(h, "Subject", bounceSubjects)
+	subject = headerContainsAny(h, "Subject", bounceSubjectSet)
 	// Auto-Submitted: auto-replied marks vacation replies as much as
 	// bounces (Gmail, Exim and Postfix mark theirs so): it makes an
 	// automatic sender only with a bounce subject.
@@ -124,7 +124,7 @@ func headerEvidence(h message.Header) (sender, subject bool) {
 // daemonFrom says whether the From of a message is a mailer daemon's
 // (one of daemonSenders).
 func daemonFrom(h message.Header) bool {
-	return headerContainsAny(h, "From", daemonSenders)
+	return headerContainsAny(h, "From", daemonSenderSet)
 }
 
 // daemonSenders are lower-case parts of the From of automatic bounce senders.

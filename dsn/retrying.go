@@ -123,7 +123,7 @@ func (p *parser) fallbackAction() smtpcode.Action {
 	if a := retryState(p.noticeWords()); a != "" {
 		return a
 	}
-	if headerContainsAny(p.hdr, "Subject", delaySubjects[:]) {
+	if headerContainsAny(p.hdr, "Subject", delaySubjectSet) {
 		return smtpcode.ActionDelayed
 	}
 	return smtpcode.ActionFailed

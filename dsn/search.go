@@ -171,13 +171,13 @@ func matchSpaced(s string, i int, phrase string) bool {
 // stack.
 const maxShortField = 256
 
-// headerContainsAny says whether any of words (lower case) occurs in the
-// value of the field called name, decoded (RFC 2047) and in ASCII lower
-// case: strings.Contains(ascii.LowerString(message.DecodeWords(h.GetString(name))), w)
-// for a w of words. A short value that is valid UTF-8 without an encoded
+// headerContainsAny says whether any of the words of a set (lower case)
+// occurs in the value of the field called name, decoded (RFC 2047) and in
+// ASCII lower case: strings.Contains(ascii.LowerString(message.DecodeWords(h.GetString(name))), w)
+// for a w of words, all found in one pass. A short value that is valid UTF-8 without an encoded
 // word decodes to itself: it is lowered into a buffer on the stack rather
 // than copied twice (issue 14: the Subject and From of every message).
-func headerContainsAny(h message.Header, name string, words []string) bool {
+func headerContainsAny(h message.Header, name string, words *phraseSet) bool {
 	v := headerValue(h, name)
 	var buf [maxShortField]byte
 	var s string
@@ -187,10 +187,5 @@ func headerContainsAny(h message.Header, name string, words []string) bool {
 	} else {
 		s = ascii.LowerString(message.DecodeWords(view(v)))
 	}
-	for _, w := range words {
-		if strings.Contains(s, w) {
-			return true
-		}
-	}
-	return false
+	return words.inString(s)
 }
