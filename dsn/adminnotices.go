@@ -66,9 +66,9 @@ func (p *parser) readAdminNotice() bool {
 	}
 	format := ""
 	switch {
-	case headerContainsAny(p.hdr, "Subject", listProbeSubjects):
+	case headerContainsAny(p.hdr, "Subject", listProbeSubjectSet):
 		format = FormatListProbe
-	case headerContainsAny(p.hdr, "Subject", quarantineDigestSubjects):
+	case headerContainsAny(p.hdr, "Subject", quarantineDigestSubjectSet):
 		format = FormatQuarantineDigest
 	default:
 		return false

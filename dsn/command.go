@@ -1,7 +1,9 @@
 package dsn
 
 import (
+	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/ndrmilter/ndrmilter/internal/ascii"
 )
@@ -80,13 +82,21 @@ var commandMarks = []struct{ mark, command string }{
 // once, trying at each byte only the marks that start with that byte
 // (searching for each mark in turn read it dozens of times).
 func findCommand(diag string) string {
-	best, index := len(commandMarks), commandIndex.table()
-	for i := 0; i < len(diag) && best > 0; i++ {
-		for _, m := range index.at(diag, i) {
+	// The marks that end at each byte come from an automaton over them
+	// (phraseSet), in list order; a step is a load and an add, where
+	// trying the marks that may start at each byte cost a dozen.
+	best, a := len(commandMarks), commandSet.automaton()
+	row := int32(0)
+	for e := 0; e < len(diag) && best > 0; e++ {
+		if row = a.next[row+int32(a.class[diag[e]])]; row >= 0 {
+			continue
+		}
+		row = ^row
+		for _, m := range a.outs[int(row)/a.width] {
 			if int(m) >= best {
 				break // the list is in mark order: the rest come later still
 			}
-			if mark := commandMarks[m].mark; ascii.HasPrefixFold(diag[i:], mark) && wholeWords(diag, i, len(mark)) {
+			if n := len(commandMarks[m].mark); wholeWords(diag, e+1-n, n) {
 				best = int(m)
 				break
 			}
@@ -110,13 +120,13 @@ func wholeWords(s string, i, n int) bool {
 	return !(isWordByte(s[end-1]) && end < len(s) && isWordByte(s[end]))
 }
 
-// commandIndex finds the commandMarks that may start at a place.
-var commandIndex = func() *wordIndex {
+// commandSet finds the commandMarks in a text, without regard to case.
+var commandSet = func() *phraseSet {
 	marks := make([]string, len(commandMarks))
 	for i, m := range commandMarks {
 		marks[i] = m.mark
 	}
-	return newWordIndex(marks)
+	return newFoldPhraseSet(marks...)
 }()
 
 // wordIndex finds cheaply which of a list of lower-case ASCII words (two
@@ -198,11 +208,42 @@ func (x *wordTable) atSpaced(s string, i int) []uint8 {
 }
 
 // indexFold is strings.Index(ascii.LowerString(s), sub) for a lower-case sub,
-// without the lower-case copy.
+// without the lower-case copy of s: s is lowered a chunk at a time into a
+// buffer on the stack and searched there with strings.Index, whose vector
+// search reads several bytes an instruction (a loop comparing byte by byte
+// made indexFold a twentieth of Parse's instructions, issue 14).
 func indexFold(s, sub string) int {
-	if sub == "" {
+	n := len(sub)
+	switch {
+	case n == 0:
 		return 0
+	case n > len(s):
+		return -1
+	case n > foldChunk/2:
+		return indexFoldLoop(s, sub)
 	}
+	var buf [foldChunk]byte
+	for off := 0; ; {
+		end := min(len(s), off+foldChunk)
+		low := ascii.LowerInto(buf[:0], unsafe.Slice(unsafe.StringData(s[off:]), end-off))
+		if k := strings.Index(unsafe.String(unsafe.SliceData(low), len(low)), sub); k >= 0 {
+			return off + k
+		}
+		if end == len(s) {
+			return -1
+		}
+		// The next chunk starts where a match that crosses this one's end
+		// would: n-1 bytes back.
+		off = end - n + 1
+	}
+}
+
+// foldChunk is how many bytes of the text indexFold lowers at a time.
+const foldChunk = 512
+
+// indexFoldLoop is indexFold byte by byte, for a sub too long for
+// indexFold's chunks.
+func indexFoldLoop(s, sub string) int {
 	for i := 0; i+len(sub) <= len(s); i++ {
 		if ascii.Lower(s[i]) == sub[0] && ascii.HasPrefixFold(s[i:], sub) {
 			return i

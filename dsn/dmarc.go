@@ -28,7 +28,7 @@ var (
 // carries the report file named as section 7.2.1.1 says
 // (receiver!policy-domain!begin!end[!unique].xml, gzip- or zip-compressed).
 func (p *parser) dmarcAggregate() bool {
-	if headerHolds(p.hdr, "Subject", dmarcSubjectDomain[:]) && headerHolds(p.hdr, "Subject", dmarcSubjectSubmitter[:]) {
+	if headerHolds(p.hdr, "Subject", dmarcSubjectDomainSet) && headerHolds(p.hdr, "Subject", dmarcSubjectSubmitterSet) {
 		return true
 	}
 	for i := range p.parts {

@@ -30,13 +30,20 @@ var textFamilies = []struct{ phrase, family string }{
 
 // textFamily returns the family of a free-text report, "text" when unknown.
 func textFamily(lowerSection []byte) string {
-	for _, f := range textFamilies {
-		if containsString(lowerSection, f.phrase) {
-			return f.family
-		}
+	if i := textFamilySet.firstIn(lowerSection); i >= 0 {
+		return textFamilies[i].family
 	}
 	return "text"
 }
+
+// textFamilySet finds the first of textFamilies' phrases in one pass.
+var textFamilySet = func() *phraseSet {
+	phrases := make([]string, len(textFamilies))
+	for i, f := range textFamilies {
+		phrases[i] = f.phrase
+	}
+	return newPhraseSet(phrases...)
+}()
 
 // failedRecipientsHeader reads X-Failed-Recipients (Exim, Gmail).
 // The list starts in sc (see scratch.strings).
@@ -104,7 +111,7 @@ func headerEvidence(h message.Header) (sender, subject bool) {
 	if rp := headerValue(h, "Return-Path"); string(rp) == "<>" || hasPrefixFoldBytes(auto, "auto-generated") {
 		sender = true
 	}
-	subject = headerContainsAny(h, "Subject", bounceSubjects)
+	subject = headerContainsAny(h, "Subject", bounceSubjectSet)
 	// Auto-Submitted: auto-replied marks vacation replies as much as
 	// bounces (Gmail, Exim and Postfix mark theirs so): it makes an
 	// automatic sender only with a bounce subject.
@@ -117,7 +124,7 @@ func headerEvidence(h message.Header) (sender, subject bool) {
 // daemonFrom says whether the From of a message is a mailer daemon's
 // (one of daemonSenders).
 func daemonFrom(h message.Header) bool {
-	return headerContainsAny(h, "From", daemonSenders)
+	return headerContainsAny(h, "From", daemonSenderSet)
 }
 
 // daemonSenders are lower-case parts of the From of automatic bounce senders.

@@ -38,8 +38,8 @@ var fmlErrors = [...]string{
 // is one that names its list: a failed record for the list, with the error
 // line as its diagnostic.
 func (p *parser) readFML() bool {
-	if !headerHolds(p.hdr, "X-MLServer", []string{"fml"}) || !headerHolds(p.hdr, "Message-ID", []string{".fml"}) ||
-		!headerHolds(p.hdr, "Subject", fmlSubjects[:]) {
+	if !headerHolds(p.hdr, "X-MLServer", fmlServerSet) || !headerHolds(p.hdr, "Message-ID", fmlMessageIDSet) ||
+		!headerHolds(p.hdr, "Subject", fmlSubjectSet) {
 		return false // not an fml notice: no text search
 	}
 	cut := p.cut()

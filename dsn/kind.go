@@ -94,7 +94,7 @@ func isAutoReply(h message.Header) bool {
 	if v := headerValue(h, "X-Auto-Response-Suppress"); len(v) > 0 && h.Has("X-MS-Exchange-Inbox-Rules-Loop") {
 		return true
 	}
-	return headerContainsAny(h, "Subject", autoReplySubjects)
+	return headerContainsAny(h, "Subject", autoReplySubjectSet)
 }
 
 // autoReplySubjects are lower-case subject words of auto-responders: the

@@ -289,31 +289,29 @@ var ruledSeparators = []string{"returned message", "begin message", "message tex
 // isOriginalSeparator says whether a lower-case line is one after which
 // the original message is copied.
 func isOriginalSeparator(line []byte) bool {
-	for _, sep := range originalSeparators {
-		if containsString(line, sep) {
-			return true
-		}
+	if originalSeparatorSet.in(line) {
+		return true
 	}
 	t := bytes.TrimLeft(bytes.TrimSpace(line), "|")
 	if !isSeparatorLine(t) {
 		return false
 	}
-	for _, sep := range ruledSeparators {
-		if containsString(t, sep) {
-			return true
-		}
-	}
-	return false
+	return ruledSeparatorSet.in(t)
 }
+
+// originalSeparatorSet and ruledSeparatorSet find originalSeparators and
+// ruledSeparators in one pass.
+var (
+	originalSeparatorSet = newPhraseSet(originalSeparators...)
+	ruledSeparatorSet    = newPhraseSet(ruledSeparators...)
+)
 
 // mayBeSeparator says cheaply whether a line holds a word that every
 // original-message separator has besides "message" or "header", before
 // the separators are tried one by one.
 func mayBeSeparator(line []byte) bool {
-	for _, w := range [...]string{"original", "copy", "follow", "below", "unsent", "undelivered", "returned", "forwarded", "content-type", "header"} {
-		if containsString(line, w) {
-			return true
-		}
-	}
-	return false
+	return separatorWordSet.in(line)
 }
+
+// separatorWordSet holds the words mayBeSeparator looks for.
+var separatorWordSet = newPhraseSet("original", "copy", "follow", "below", "unsent", "undelivered", "returned", "forwarded", "content-type", "header")

@@ -138,6 +138,10 @@ type blockScanner struct {
 	paraStart, paraEnd int                // the paragraph outside blocks being read; paraStart -1 when none
 	earlier            [maxEarlier][2]int // the paragraphs before it, nearest last
 	nEarlier           int
+
+	codeMemo     [maxEarlier + 1]paragraphCode // paragraphHasCode's last answers
+	nCodeMemo    int
+	nextCodeMemo int
 }
 
 // line reads one line, text[start:end], trimmed.
@@ -230,8 +234,8 @@ func (s *blockScanner) emptyLine() {
 	s.blank = true
 	s.contactBlock = false
 	if s.cur != nil && len(bytes.TrimSpace(s.buf)) > 0 {
-		if hasCodeBytes(s.buf) || s.paras >= maxBlockParagraphs {
-			s.endBlock()
+		if code := hasCodeBytes(s.buf); code || s.paras >= maxBlockParagraphs {
+			s.endBlockKnown(code)
 		} else {
 			s.paras++
 		}
@@ -274,11 +278,26 @@ func (s *blockScanner) separatorLine(lt []byte) {
 // b@example.org)" of deliver.c's print_address_information), "" when it
 // says none.
 func expandedFrom(full string) string {
-	k, n := indexFold(full, "expanded from"), len("expanded from")
-	if k < 0 {
-		k, n = indexFold(full, "generated from"), len("generated from")
+	// Where each of the two marks first ends, in one pass for both.
+	var end [2]int
+	ac, row := expansionSet.automaton(), int32(0)
+	for e := 0; e < len(full) && end[0] == 0; e++ {
+		if row = ac.next[row+int32(ac.class[full[e]])]; row < 0 {
+			row = ^row
+			for _, m := range ac.outs[int(row)/ac.width] {
+				if end[m] == 0 {
+					end[m] = e + 1
+				}
+			}
+		}
 	}
-	if k < 0 {
+	var k, n int
+	switch {
+	case end[0] > 0:
+		k, n = end[0]-len(expansionMarks[0]), len(expansionMarks[0])
+	case end[1] > 0:
+		k, n = end[1]-len(expansionMarks[1]), len(expansionMarks[1])
+	default:
 		return ""
 	}
 	rest := full[k+n:]
@@ -293,6 +312,14 @@ func expandedFrom(full string) string {
 	}
 	return a
 }
+
+// expansionMarks are the words before the address a recipient was
+// expanded from, surest first; expansionSet finds them without regard to
+// case.
+var (
+	expansionMarks = [...]string{"expanded from", "generated from"}
+	expansionSet   = newFoldPhraseSet(expansionMarks[:]...)
+)
 
 // maxExpandedFrom caps the text after "expanded from" read for the address.
 const maxExpandedFrom = 320
@@ -561,6 +588,28 @@ func (s *blockScanner) pushParagraph() {
 // endBlock finishes the block being read, if any: its diagnostic, remote
 // host and command, and keeps it.
 func (s *blockScanner) endBlock() {
+	s.finishBlock(codeUnknown)
+}
+
+// endBlockKnown is endBlock when whether the block's text has a code
+// (hasCodeBytes of it) is known already: the text is not searched again.
+func (s *blockScanner) endBlockKnown(code bool) {
+	if code {
+		s.finishBlock(codeFound)
+	} else {
+		s.finishBlock(codeNone)
+	}
+}
+
+// What is known of whether a block's text has a code.
+const (
+	codeUnknown = iota
+	codeNone
+	codeFound
+)
+
+// finishBlock is endBlock; code says what is known of hasCodeBytes(s.buf).
+func (s *blockScanner) finishBlock(code int) {
 	cur := s.cur
 	if cur == nil {
 		return
@@ -580,10 +629,17 @@ func (s *blockScanner) endBlock() {
 		// Into the spare buffer, which then swaps with buf.
 		if out := transcriptReplies(s.bufs.replies[:0], s.buf); out != nil {
 			s.bufs.replies, s.buf = s.buf[:0], out
+			code = codeUnknown // another text
 		}
 	}
 	cur.ownText = len(bytes.TrimSpace(s.buf)) > 0
-	if cur.ownText && !hasCodeBytes(s.buf) {
+	if code == codeUnknown && cur.ownText {
+		code = codeNone
+		if hasCodeBytes(s.buf) {
+			code = codeFound
+		}
+	}
+	if cur.ownText && code == codeNone {
 		s.bufs.lower = ascii.LowerInto(s.bufs.lower, s.buf)
 		cur.ownFailure = failurePhrases.in(s.bufs.lower)
 	} else {
@@ -630,12 +686,36 @@ func (s *blockScanner) blockText(b *textBlock) string {
 	}
 	if !hasCode(d) {
 		for k := b.nEarlier - 1; k >= 0; k-- {
-			if e := s.text[b.earlier[k][0]:b.earlier[k][1]]; hasCodeBytes(e) {
+			if s.paragraphHasCode(b.earlier[k]) {
+				e := s.text[b.earlier[k][0]:b.earlier[k][1]]
 				return collapseSpace(s.sc, s.sc.concat(view(e), " ", d))
 			}
 		}
 	}
 	return d
+}
+
+// paragraphHasCode is hasCodeBytes of the paragraph at span in the text.
+// The paragraphs above a block are those above the next ones too: the
+// answers for the last few are kept.
+func (s *blockScanner) paragraphHasCode(span [2]int) bool {
+	for i := 0; i < s.nCodeMemo; i++ {
+		if m := &s.codeMemo[i]; m.span == span {
+			return m.code
+		}
+	}
+	code := hasCodeBytes(s.text[span[0]:span[1]])
+	s.codeMemo[s.nextCodeMemo] = paragraphCode{span: span, code: code}
+	s.nextCodeMemo = (s.nextCodeMemo + 1) % len(s.codeMemo)
+	s.nCodeMemo = min(s.nCodeMemo+1, len(s.codeMemo))
+	return code
+}
+
+// paragraphCode is a paragraph of the text (its span) and whether it has
+// a code.
+type paragraphCode struct {
+	span [2]int
+	code bool
 }
 
 // keep adds a finished block. The same recipient twice (a report in two

@@ -255,19 +255,28 @@ var sentenceMarkerList = newPhraseList(func() []string {
 	return out
 }())
 
+// sentenceMarkerSet finds sentenceMarkers, trimmed, in one pass.
+var sentenceMarkerSet = newPhraseSet(sentenceMarkerList.phrases...)
+
+// maxSentenceMarkers is room for sentenceMarkers, more than there are
+// (TestSentenceMarkersFitTheirRoom).
+const maxSentenceMarkers = 64
+
 // sentenceAddress finds an address after a sentence marker in line t; l is
 // t in lower case.
 func sentenceAddress(t, l []byte) (string, []byte) {
 	if bytes.IndexByte(t, '@') < 0 || !sentenceMarkerList.in(l) {
 		return "", nil
 	}
-	for _, m := range sentenceMarkers {
-		// "delivered to x" and "delivered to: x" alike.
-		m = strings.TrimRight(m, " ")
-		k := indexString(l, m)
-		if k < 0 {
+	// Where each marker first occurs, from one pass for all.
+	var ends [maxSentenceMarkers]int
+	sentenceMarkerSet.firstEnds(l, ends[:])
+	for i, m := range sentenceMarkerSet.phrases {
+		// "delivered to x" and "delivered to: x" alike: m is trimmed.
+		if ends[i] == 0 {
 			continue
 		}
+		k := ends[i] - len(m)
 		s := view(t[k+len(m):])
 		a, end := findAddress(s, 0)
 		if a == "" || !plausibleAddress(a) {
@@ -384,13 +393,11 @@ var listIntroWords = [...]string{
 // isListIntro says whether a line (lower case) introduces a list of failed
 // recipients.
 func isListIntro(lt []byte) bool {
-	for _, w := range listIntroWords {
-		if containsString(lt, w) {
-			return true
-		}
-	}
-	return false
+	return listIntroSet.in(lt)
 }
+
+// listIntroSet finds listIntroWords in one pass.
+var listIntroSet = newPhraseSet(listIntroWords[:]...)
 
 // maxDisplayName is the longest display name displayAddress takes.
 const maxDisplayName = 64

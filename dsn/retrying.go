@@ -75,19 +75,42 @@ var relayedPhrase = newPhraseList([]string{"relayed"})
 // done (ActionDelivered, ActionRelayed: a success notice sent as text), or
 // nothing ("").
 func retryState(words []byte) smtpcode.Action {
+	// The five lists are searched in one pass (retryPhrases), which stops
+	// as soon as the notice has given up.
+	found := retryPhrases.lists(words, retryGaveUp)
 	switch {
-	case gaveUpPhrases.in(words):
+	case found&retryGaveUp != 0:
 		return smtpcode.ActionFailed
-	case stillTryingPhrases.in(words):
+	case found&retryStillTrying != 0:
 		return smtpcode.ActionDelayed
-	case deliveredPhrases.in(words) && !undeliveredPhrases.in(words):
-		if relayedPhrase.in(words) {
+	case found&retryDelivered != 0 && found&retryUndelivered == 0:
+		if found&retryRelayed != 0 {
 			return smtpcode.ActionRelayed
 		}
 		return smtpcode.ActionDelivered
 	}
 	return ""
 }
+
+// The lists of retryPhrases, as bits.
+const (
+	retryGaveUp uint8 = 1 << iota
+	retryStillTrying
+	retryDelivered
+	retryUndelivered
+	retryRelayed
+)
+
+// retryPhrases holds the phrases of gaveUpPhrases, stillTryingPhrases,
+// deliveredPhrases, undeliveredPhrases and relayedPhrase, each tagged with
+// its list.
+var retryPhrases = newTaggedPhraseList(map[uint8]*phraseList{
+	retryGaveUp:      gaveUpPhrases,
+	retryStillTrying: stillTryingPhrases,
+	retryDelivered:   deliveredPhrases,
+	retryUndelivered: undeliveredPhrases,
+	retryRelayed:     relayedPhrase,
+})
 
 // delaySubjects are lower-case subject words of delay warnings.
 var delaySubjects = [...]string{"delayed", "delay)", "warning: message", "still being retried", "will retry", "not yet been delivered", "delivery delay", "warning: could not send"}
@@ -100,7 +123,7 @@ func (p *parser) fallbackAction() smtpcode.Action {
 	if a := retryState(p.noticeWords()); a != "" {
 		return a
 	}
-	if headerContainsAny(p.hdr, "Subject", delaySubjects[:]) {
+	if headerContainsAny(p.hdr, "Subject", delaySubjectSet) {
 		return smtpcode.ActionDelayed
 	}
 	return smtpcode.ActionFailed

@@ -210,14 +210,7 @@ func cleanDiagnostic(sc *scratch, d string) string {
 // The result is s itself, a substring of it, or a string in sc (a nil sc
 // allocates one).
 func collapseSpace(sc *scratch, s string) string {
-	needs := false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c == '\t' || c == '\n' || c == '\r' || c == ' ' && i+1 < len(s) && s[i+1] == ' ' {
-			needs = true
-			break
-		}
-	}
+	needs := needsCollapse(s)
 	s = strings.TrimSpace(s)
 	if !needs {
 		return s
@@ -239,6 +232,42 @@ func collapseSpace(sc *scratch, s string) string {
 		i = j
 	}
 	return sc.finish(out)
+}
+
+// needsCollapse says whether s has a tab, a line end or two spaces in a
+// row: whether collapseSpace must copy it. Most diagnostics are one line
+// already; they are read eight bytes at a time (issue 14: collapseSpace
+// read every diagnostic byte by byte, twice per recipient).
+func needsCollapse(s string) bool {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		// The compiler makes the eight loads one.
+		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		if bytesEqual(w, '\t')|bytesEqual(w, '\n')|bytesEqual(w, '\r') != 0 {
+			return true
+		}
+		// Two spaces in a row: in the word, or across its end.
+		if sp := bytesEqual(w, ' '); sp&(sp>>8) != 0 || sp>>63 != 0 && i+8 < len(s) && s[i+8] == ' ' {
+			return true
+		}
+	}
+	for ; i < len(s); i++ {
+		c := s[i]
+		if c == '\t' || c == '\n' || c == '\r' || c == ' ' && i+1 < len(s) && s[i+1] == ' ' {
+			return true
+		}
+	}
+	return false
+}
+
+// bytesEqual returns the high bit of each byte of w that equals c, and no
+// other bit (the exact form of the "has zero byte" test: no borrow runs
+// from one byte into the next).
+func bytesEqual(w uint64, c byte) uint64 {
+	const low7 = 0x7f7f7f7f7f7f7f7f
+	x := w ^ (0x0101010101010101 * uint64(c))
+	return ^((x&low7 + low7) | x | low7)
 }
 
 // collapseBytes is collapseSpace(string(b)), always a copy. It also unfolds

@@ -90,6 +90,53 @@ func (l *phraseList) find(text []byte) int {
 	return -1
 }
 
+// taggedPhraseList is the union of several phraseLists, each phrase tagged
+// with the bit of its list: one pass over a text says which of the lists
+// hold a phrase in it, where a search per list read it once per list.
+type taggedPhraseList struct {
+	all  *phraseList
+	tags []uint8 // the list bit of each phrase of all
+}
+
+// newTaggedPhraseList returns the union of the lists, by bit (at most 256
+// phrases in all).
+func newTaggedPhraseList(lists map[uint8]*phraseList) *taggedPhraseList {
+	t := &taggedPhraseList{}
+	var phrases []string
+	for bit := 1; bit < 256; bit <<= 1 {
+		if l := lists[uint8(bit)]; l != nil {
+			for _, p := range l.phrases {
+				phrases = append(phrases, p)
+				t.tags = append(t.tags, uint8(bit))
+			}
+		}
+	}
+	t.all = newPhraseList(phrases)
+	return t
+}
+
+// lists returns the bits of the lists that have a phrase in the lower-case
+// text (as phraseList.in finds it); it may stop early, once a bit of stop
+// is found.
+func (t *taggedPhraseList) lists(text []byte, stop uint8) uint8 {
+	s := unsafe.String(unsafe.SliceData(text), len(text))
+	index := t.all.index.table()
+	var found uint8
+	for i := 0; i+1 < len(s); i++ {
+		if !index.first[s[i]] || i > 0 && isWordByte(s[i-1]) {
+			continue
+		}
+		for _, k := range index.atSpaced(s, i) {
+			if tag := t.tags[k]; found&tag == 0 && matchSpaced(s, i, t.all.phrases[k]) {
+				if found |= tag; found&stop != 0 {
+					return found
+				}
+			}
+		}
+	}
+	return found
+}
+
 // isWordByte says whether c may be inside a word: an ASCII letter or
 // digit, or a byte of a multi-byte character.
 func isWordByte(c byte) bool {
@@ -124,13 +171,13 @@ func matchSpaced(s string, i int, phrase string) bool {
 // stack.
 const maxShortField = 256
 
-// headerContainsAny says whether any of words (lower case) occurs in the
-// value of the field called name, decoded (RFC 2047) and in ASCII lower
-// case: strings.Contains(ascii.LowerString(message.DecodeWords(h.GetString(name))), w)
-// for a w of words. A short value that is valid UTF-8 without an encoded
+// headerContainsAny says whether any of the words of a set (lower case)
+// occurs in the value of the field called name, decoded (RFC 2047) and in
+// ASCII lower case: strings.Contains(ascii.LowerString(message.DecodeWords(h.GetString(name))), w)
+// for a w of words, all found in one pass. A short value that is valid UTF-8 without an encoded
 // word decodes to itself: it is lowered into a buffer on the stack rather
 // than copied twice (issue 14: the Subject and From of every message).
-func headerContainsAny(h message.Header, name string, words []string) bool {
+func headerContainsAny(h message.Header, name string, words *phraseSet) bool {
 	v := headerValue(h, name)
 	var buf [maxShortField]byte
 	var s string
@@ -140,10 +187,5 @@ func headerContainsAny(h message.Header, name string, words []string) bool {
 	} else {
 		s = ascii.LowerString(message.DecodeWords(view(v)))
 	}
-	for _, w := range words {
-		if strings.Contains(s, w) {
-			return true
-		}
-	}
-	return false
+	return words.inString(s)
 }

@@ -2,7 +2,6 @@ package dsn
 
 import (
 	"bytes"
-	"strings"
 
 	"github.com/ndrmilter/ndrmilter/internal/ascii"
 	"github.com/ndrmilter/ndrmilter/message"
@@ -226,13 +225,11 @@ var helpWords = [...]string{"example", "contact", "help", "postmaster", "write t
 // helpContext says whether the lower-case text before an address makes it
 // a contact or an example.
 func helpContext(before string) bool {
-	for _, w := range helpWords {
-		if strings.Contains(before, w) {
-			return true
-		}
-	}
-	return false
+	return helpSet.inString(before)
 }
+
+// helpSet finds helpWords in one pass.
+var helpSet = newPhraseSet(helpWords[:]...)
 
 // failurePhrases are lower-case phrases by which a notice states that a
 // message was not delivered: enough, with a bounce's sender and subject,
@@ -292,11 +289,10 @@ func isLabelledSeparator(lline []byte) bool {
 	if !words {
 		return false
 	}
-	for _, w := range [...]string{"original", "returned message", "copy", "header", "unsent", "message follows", "below this line", "attached",
-		"begin message", "message text", "returned mail", "end of message", "mail follows", "message reads"} {
-		if containsString(lline, w) {
-			return false
-		}
-	}
-	return true
+	return !copyHeadingSet.in(lline)
 }
+
+// copyHeadingSet holds the words of a separator that heads the copy of
+// the original message, not a heading inside the report.
+var copyHeadingSet = newPhraseSet("original", "returned message", "copy", "header", "unsent", "message follows", "below this line", "attached",
+	"begin message", "message text", "returned mail", "end of message", "mail follows", "message reads")

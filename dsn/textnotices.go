@@ -3,6 +3,7 @@ package dsn
 import (
 	"bytes"
 	"strings"
+	"unsafe"
 
 	"github.com/ndrmilter/ndrmilter/internal/ascii"
 	"github.com/ndrmilter/ndrmilter/message"
@@ -41,7 +42,7 @@ var receiptPhrases = newPhraseList([]string{
 // and receiptPhrases). It says whether the message is one; the report is
 // then a KindReceipt whose recipient is the reader, its From.
 func (p *parser) readTextReceipt() bool {
-	if !headerHolds(p.hdr, "Subject", receiptSubjects[:]) {
+	if !headerHolds(p.hdr, "Subject", receiptSubjectSet) {
 		return false
 	}
 	p.loadText()
@@ -112,7 +113,7 @@ var heldSubjects = [...]string{"moderat", "approval", "held", "awaits", "pending
 // delivered nor refused yet), not a bounce. It says whether the message is
 // one.
 func (p *parser) readModerationHold() bool {
-	if !headerHolds(p.hdr, "From", listRobotSenders[:]) && !(headerHolds(p.hdr, "Subject", heldSubjects[:]) && automatic(p.hdr)) {
+	if !headerHolds(p.hdr, "From", listRobotSenderSet) && !(headerHolds(p.hdr, "Subject", heldSubjectSet) && automatic(p.hdr)) {
 		return false
 	}
 	p.loadText()
@@ -342,12 +343,17 @@ func automatic(h message.Header) bool {
 // lower-case words, without regard to ASCII case, its encoded words
 // (RFC 2047) decoded. Most messages pass here: a value without encoded
 // words is searched where it is, without a copy.
-func headerHolds(h message.Header, name string, words []string) bool {
+func headerHolds(h message.Header, name string, words *phraseSet) bool {
 	v := h.Get(name)
 	if bytes.Contains(v, []byte("=?")) {
 		v = []byte(message.DecodeWords(string(v)))
 	}
-	for _, w := range words {
+	var buf [maxShortField]byte
+	if len(v) <= len(buf) {
+		// Lowered once for all the words, on the stack.
+		return words.in(ascii.LowerInto(buf[:0], v))
+	}
+	for _, w := range words.phrases {
 		if indexFoldBytes(v, w) >= 0 {
 			return true
 		}
@@ -357,19 +363,7 @@ func headerHolds(h message.Header, name string, words []string) bool {
 
 // indexFoldBytes is indexFold for a byte slice.
 func indexFoldBytes(b []byte, sub string) int {
-	for i := 0; i+len(sub) <= len(b); i++ {
-		if ascii.Lower(b[i]) != sub[0] {
-			continue
-		}
-		j := 1
-		for j < len(sub) && ascii.Lower(b[i+j]) == sub[j] {
-			j++
-		}
-		if j == len(sub) {
-			return i
-		}
-	}
-	return -1
+	return indexFold(unsafe.String(unsafe.SliceData(b), len(b)), sub)
 }
 
 // listRejectPhrases are lower-case phrases by which a mailing list tells
@@ -408,7 +402,7 @@ const maxListDiagnostic = 512
 // the list was the recipient and did not take the message. It says whether
 // the message is one.
 func (p *parser) readListRejection() bool {
-	if !headerHolds(p.hdr, "From", listRobotSenders[:]) && !(automatic(p.hdr) && len(p.hdr.Get("List-Id")) > 0) {
+	if !headerHolds(p.hdr, "From", listRobotSenderSet) && !(automatic(p.hdr) && len(p.hdr.Get("List-Id")) > 0) {
 		return false
 	}
 	p.loadText()
