@@ -246,12 +246,12 @@ func (e *Engine) classify(in Input, lang int) Classification {
 		v.Stage = StageUnknown // a pasted reply: the stage Lookup assumes is not known
 	}
 	si := v.Stage.index()
-	ruleWords := t.stages[si]
-	ruleWords.fill(factWords(&t.byFact, v.Facts))
+	ruleWords := t.stages.at(si)
+	ruleWords.fill(factWords(t.byFact, v.Facts))
 	ruleWords.fill(t.words)
 	w := ruleWords
-	w.fill(rd.stages[si])
-	w.fill(factWords(&rd.byFact, v.Facts))
+	w.fill(rd.stages.at(si))
+	w.fill(factWords(rd.byFact, v.Facts))
 	w.fill(rd.words)
 
 	v.Owner = first(w.owner, OwnerUnknown)
