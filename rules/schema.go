@@ -212,8 +212,8 @@ func (w *words) fill(o words) {
 type reasonDef struct {
 	HardBounce *bool
 	Code       string
-	Cause      string // the older form of an explanation
-	words             // at any stage
+	Cause      string     // the older form of an explanation
+	words                 // at any stage
 	stages     keyedWords // at an SMTP stage, by index in stageKeys
 	byFact     keyedWords // when the fact was captured, by index in facts
 }
