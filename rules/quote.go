@@ -25,9 +25,6 @@ var (
 	// where its second part cannot match: the type alone, read without
 	// quotePrefix's hundreds of instructions.
 	quoteType = lazyRegexp(`(?i)^(?:[a-z][a-z0-9-]*;\s*)?`)
-	// quoteCodes are the reply and enhanced status codes at the start of a
-	// reply and of each line of a multi-line one ("550-5.1.1 ... 550 5.1.1 ...").
-	quoteCodes = lazyRegexp(`(?:^|\s)[245][0-9][0-9](?:[- ]#?[245]\.[0-9]{1,3}\.[0-9]{1,3})?[- ]|^#?[245]\.[0-9]{1,3}\.[0-9]{1,3}\s`)
 	// quoteStage is Postfix's note of the command a reply answered.
 	quoteStage = lazyRegexp(`(?i)\s*\(in reply to [a-z ]+ command\)`)
 	// quoteAddress is the address a reply starts with ("<bob@example.com>:"),
@@ -58,7 +55,7 @@ func quoteReply(diag string) string {
 	if containsFold(s, "in reply to") {
 		s = quoteStage().ReplaceAllString(s, "")
 	}
-	s = strings.TrimSpace(quoteCodes().ReplaceAllString(" "+s, " "))
+	s = stripCodes(s)
 	if loc := quoteAddress().FindStringIndex(s); loc != nil {
 		s = s[loc[1]:]
 	}
@@ -67,6 +64,100 @@ func quoteReply(diag string) string {
 		return ""
 	}
 	return cutAtWord(s, maxQuote)
+}
+
+// stripCodes returns s without the reply and enhanced status codes at its
+// start and at the start of each line of a multi-line reply ("550-5.1.1
+// ... 550 5.1.1 ..."), each replaced by a space, and without space at its
+// ends. It is, without the copies (issue 14: the regexp's ReplaceAllString
+// was an allocation per reading quoted):
+//
+//	strings.TrimSpace(regexp.MustCompile(`(?:^|\s)[245][0-9][0-9](?:[- ]#?[245]\.[0-9]{1,3}\.[0-9]{1,3})?[- ]|^#?[245]\.[0-9]{1,3}\.[0-9]{1,3}\s`).ReplaceAllString(" "+s, " "))
+//
+// The space put first lets a code at the start match as one after a space;
+// the regexp's second alternative (a code at the very start) then never
+// matches, for the text starts with that space.
+func stripCodes(s string) string {
+	// A code matches after the white space at s[i], i = -1 standing for
+	// the space put first. What precedes a code is kept only once it holds
+	// more than white space, which TrimSpace would drop: the common reply,
+	// codes first and then words, is a part of s, not a copy.
+	var b strings.Builder
+	start := 0 // s[start:] follows the last code replaced
+	for i := -1; i < len(s); i++ {
+		if i >= 0 && !isRegexpSpace(s[i]) {
+			continue
+		}
+		end := codeAfterSpace(s, i+1)
+		if end < 0 {
+			continue
+		}
+		if gap := s[start:max(i, start)]; b.Len() > 0 || strings.TrimSpace(gap) != "" {
+			if b.Len() == 0 {
+				b.Grow(len(s) + 1)
+			}
+			b.WriteString(gap)
+			b.WriteByte(' ')
+		}
+		start = end
+		i = end - 1
+	}
+	if b.Len() == 0 {
+		return strings.TrimSpace(s[start:])
+	}
+	b.WriteString(s[start:])
+	return strings.TrimSpace(b.String())
+}
+
+// codeAfterSpace returns the end of a reply code at s[j], as
+// `[245][0-9][0-9](?:[- ]#?[245]\.[0-9]{1,3}\.[0-9]{1,3})?[- ]` matches it
+// (the enhanced code taken when it is there), -1 when none is.
+func codeAfterSpace(s string, j int) int {
+	if j+4 > len(s) || !isClassDigit(s[j]) || !isDigit(s[j+1]) || !isDigit(s[j+2]) || !isDashSpace(s[j+3]) {
+		return -1
+	}
+	// The enhanced code, when the text goes on as one.
+	k := j + 4
+	if k < len(s) && s[k] == '#' {
+		k++
+	}
+	if k < len(s) && isClassDigit(s[k]) && k+1 < len(s) && s[k+1] == '.' {
+		if k = digitsThen(s, k+2, '.'); k >= 0 {
+			if k = digitsThen(s, k, 0); k >= 0 {
+				return k
+			}
+		}
+	}
+	return j + 4
+}
+
+// digitsThen returns the end of one to three digits at s[k] followed by
+// the byte want ('.'), or by '-' or ' ' when want is 0, -1 when s does not
+// go on so. Digits are greedy and a fourth one is no delimiter, as for
+// `[0-9]{1,3}` followed by the delimiter in a regexp.
+func digitsThen(s string, k int, want byte) int {
+	n := 0
+	for k+n < len(s) && isDigit(s[k+n]) {
+		n++
+	}
+	if n == 0 || n > 3 || k+n >= len(s) {
+		return -1
+	}
+	c := s[k+n]
+	if want != 0 && c == want || want == 0 && isDashSpace(c) {
+		return k + n + 1
+	}
+	return -1
+}
+
+func isDigit(c byte) bool      { return '0' <= c && c <= '9' }
+func isClassDigit(c byte) bool { return c == '2' || c == '4' || c == '5' }
+func isDashSpace(c byte) bool  { return c == '-' || c == ' ' }
+
+// isRegexpSpace reports whether c is white space as \s of a Go regexp
+// has it: [\t\n\f\r ].
+func isRegexpSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
 }
 
 // plainWords returns s (printable ASCII) with its double quotes made

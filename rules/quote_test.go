@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"math/rand/v2"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -90,4 +92,50 @@ func asciiLower(s string) string {
 		}
 	}
 	return string(b)
+}
+
+// quoteCodesRegexp is what stripCodes does without the copies: the
+// reference it is checked against.
+var quoteCodesRegexp = regexp.MustCompile(`(?:^|\s)[245][0-9][0-9](?:[- ]#?[245]\.[0-9]{1,3}\.[0-9]{1,3})?[- ]|^#?[245]\.[0-9]{1,3}\.[0-9]{1,3}\s`)
+
+func stripCodesByRegexp(s string) string {
+	return strings.TrimSpace(quoteCodesRegexp.ReplaceAllString(" "+s, " "))
+}
+
+// TestStripCodesIsTheRegexpReplacement: stripCodes gives what the regexp
+// replacement it stands for gives, on the fixtures' diagnostics as
+// quoteReply reads them, on written multi-line replies, and on random
+// texts made of the bytes that codes are written with.
+func TestStripCodesIsTheRegexpReplacement(t *testing.T) {
+	texts := []string{"", " ", "550", "550 ", "550 5.1.1 ", "550 5.1.1 user unknown", "550-5.1.1 a 550-5.1.1 b 550 5.1.1 c",
+		"5.1.1 bare enhanced", "#5.1.1 x", "550 #5.1.1 x", "550 5.1.1234 x", "550 5.1234.1 x", "550-5.1.1-x", "x 421 4.7.0 try later",
+		"550\t5.1.1\tx", "a\n550 b", "550 550 5.7.1 x", "\u00a0550 x", "550 5.1.1\u00a0x", "350 5.1.1 x", "550 3.1.1 x", "550 5.1. x"}
+	for _, d := range fixtureTexts(t) {
+		texts = append(texts, textclean.ASCII(string(d), maxDiagnostic))
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	const alphabet = "2455 0.#-\t\nax3\u00a0"
+	for range 200000 {
+		n := rng.IntN(24)
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		texts = append(texts, string(b))
+	}
+	for _, s := range texts {
+		if got, want := stripCodes(s), stripCodesByRegexp(s); got != want {
+			t.Fatalf("stripCodes(%q) = %q, the regexp gives %q", s, got, want)
+		}
+	}
+}
+
+// FuzzStripCodes checks stripCodes against the regexp it stands for.
+func FuzzStripCodes(f *testing.F) {
+	f.Add("550-5.1.1 a 550 5.1.1 b")
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := stripCodes(s), stripCodesByRegexp(s); got != want {
+			t.Fatalf("stripCodes(%q) = %q, the regexp gives %q", s, got, want)
+		}
+	})
 }
