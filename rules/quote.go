@@ -21,15 +21,8 @@ var (
 	// "SMTP error from remote mail server after RCPT TO:<bob@example.com>:",
 	// an RFC 3464 diagnostic type "smtp;".
 	quotePrefix = lazyRegexp(`(?i)^(?:[a-z][a-z0-9-]*;\s*)?(?:.{0,300}?\b(?:said|after rcpt to:<[^>]*>|after mail from:<[^>]*>|after end of data|after data|after initial connection)\s*:\s*)?`)
-	// quoteType is quotePrefix for a reply without "said" or "after",
-	// where its second part cannot match: the type alone, read without
-	// quotePrefix's hundreds of instructions.
-	quoteType = lazyRegexp(`(?i)^(?:[a-z][a-z0-9-]*;\s*)?`)
 	// quoteStage is Postfix's note of the command a reply answered.
 	quoteStage = lazyRegexp(`(?i)\s*\(in reply to [a-z ]+ command\)`)
-	// quoteAddress is the address a reply starts with ("<bob@example.com>:"),
-	// which the explanation names already.
-	quoteAddress = lazyRegexp(`^<[^<>\s]*>:?\s*`)
 )
 
 // quoteReply returns what the server said, for a person: the reply of a
@@ -45,26 +38,74 @@ func quoteReply(diag string) string {
 	s := textclean.ASCII(diag, maxDiagnostic)
 	// The anchored ones cut the start off, without a copy. s is
 	// printable ASCII, so containsFold finds what (?i) would.
-	prefix := quoteType
 	if containsFold(s, "said") || containsFold(s, "after") {
-		prefix = quotePrefix
-	}
-	if loc := prefix().FindStringIndex(s); loc != nil {
-		s = s[loc[1]:]
+		if loc := quotePrefix().FindStringIndex(s); loc != nil {
+			s = s[loc[1]:]
+		}
+	} else {
+		s = s[typeLen(s):] // quotePrefix's second part cannot match
 	}
 	if containsFold(s, "in reply to") {
 		s = quoteStage().ReplaceAllString(s, "")
 	}
 	s = stripCodes(s)
-	if loc := quoteAddress().FindStringIndex(s); loc != nil {
-		s = s[loc[1]:]
-	}
+	s = s[addressLen(s):] // the explanation names the address already
 	s = plainWords(s)
 	if !readable(s) {
 		return ""
 	}
 	return cutAtWord(s, maxQuote)
 }
+
+// typeLen returns the length of the RFC 3464 diagnostic type and the
+// white space after it that a reply starts with ("smtp; "), 0 when it
+// starts with none: what quotePrefix's first part, alone,
+// `(?i)^(?:[a-z][a-z0-9-]*;\s*)?`, matches in printable ASCII, without the
+// regexp's allocation of the match's indexes.
+func typeLen(s string) int {
+	if len(s) == 0 || !isLetter(s[0]) {
+		return 0
+	}
+	i := 1
+	for i < len(s) && (isLetter(s[i]) || isDigit(s[i]) || s[i] == '-') {
+		i++
+	}
+	if i == len(s) || s[i] != ';' {
+		return 0
+	}
+	i++
+	for i < len(s) && isRegexpSpace(s[i]) {
+		i++
+	}
+	return i
+}
+
+// addressLen returns the length of the address in angle brackets, an
+// optional colon and the white space after them that a reply starts with
+// ("<bob@example.com>: "), 0 when it starts with none: what
+// `^<[^<>\s]*>:?\s*` matches.
+func addressLen(s string) int {
+	if len(s) == 0 || s[0] != '<' {
+		return 0
+	}
+	i := 1
+	for i < len(s) && s[i] != '<' && s[i] != '>' && !isRegexpSpace(s[i]) {
+		i++
+	}
+	if i == len(s) || s[i] != '>' {
+		return 0
+	}
+	i++
+	if i < len(s) && s[i] == ':' {
+		i++
+	}
+	for i < len(s) && isRegexpSpace(s[i]) {
+		i++
+	}
+	return i
+}
+
+func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
 
 // stripCodes returns s without the reply and enhanced status codes at its
 // start and at the start of each line of a multi-line reply ("550-5.1.1

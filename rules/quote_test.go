@@ -11,7 +11,7 @@ import (
 )
 
 // TestQuoteTypeCutsWhatQuotePrefixCuts: on a reply without "said" or
-// "after", quoteType cuts off what quotePrefix does, for every diagnostic of
+// "after", typeLen cuts off what quotePrefix does, for every diagnostic of
 // the repository's fixtures and a few written ones.
 func TestQuoteTypeCutsWhatQuotePrefixCuts(t *testing.T) {
 	diags := []string{
@@ -32,8 +32,8 @@ func TestQuoteTypeCutsWhatQuotePrefixCuts(t *testing.T) {
 			continue
 		}
 		compared++
-		if got, want := quoteType().FindStringIndex(s), quotePrefix().FindStringIndex(s); !slices.Equal(got, want) {
-			t.Errorf("reply %q: quoteType cuts %v, quotePrefix %v", s, got, want)
+		if got, want := []int{0, typeLen(s)}, quotePrefix().FindStringIndex(s); !slices.Equal(got, want) {
+			t.Errorf("reply %q: typeLen cuts %v, quotePrefix %v", s, got, want)
 		}
 	}
 	if compared < 20 {
@@ -138,4 +138,41 @@ func FuzzStripCodes(f *testing.F) {
 			t.Fatalf("stripCodes(%q) = %q, the regexp gives %q", s, got, want)
 		}
 	})
+}
+
+// TestTypeLenAndAddressLenAreTheRegexps: typeLen and addressLen give the
+// end of the match of the regexps they stand for (0 when none), on the
+// fixtures' diagnostics as quoteReply reads them and on random printable
+// ASCII texts made of the bytes the regexps look at.
+func TestTypeLenAndAddressLenAreTheRegexps(t *testing.T) {
+	typeRE := regexp.MustCompile(`(?i)^(?:[a-z][a-z0-9-]*;\s*)?`)
+	addressRE := regexp.MustCompile(`^<[^<>\s]*>:?\s*`)
+	end := func(re *regexp.Regexp, s string) int {
+		if loc := re.FindStringIndex(s); loc != nil {
+			return loc[1]
+		}
+		return 0
+	}
+	texts := []string{"", "smtp; 550 x", "X-Postfix;  host", "x-unix;", ";x", "smtp;", "a1-b;\t x", "1a; x",
+		"<bob@example.com>: x", "<>x", "<a b>: x", "<a<b>: x", "<a>:: x", "<a>", "<a", "< a>"}
+	for _, d := range fixtureTexts(t) {
+		texts = append(texts, textclean.ASCII(string(d), maxDiagnostic))
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	const alphabet = "sMtp1-; \t<>:@.x"
+	for range 100000 {
+		b := make([]byte, rng.IntN(12))
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		texts = append(texts, string(b))
+	}
+	for _, s := range texts {
+		if got, want := typeLen(s), end(typeRE, s); got != want {
+			t.Fatalf("typeLen(%q) = %d, the regexp's match ends at %d", s, got, want)
+		}
+		if got, want := addressLen(s), end(addressRE, s); got != want {
+			t.Fatalf("addressLen(%q) = %d, the regexp's match ends at %d", s, got, want)
+		}
+	}
 }
