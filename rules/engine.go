@@ -414,12 +414,12 @@ func (e *Engine) captureFacts(r *rule, rec *record, src *[numFacts]factSource, w
 					continue
 				}
 				if m := p.find(sc.text, sc.class); m != nil {
-					capture(p.subexpNames(), m, sc.orig, &fs, src, factSource{r.id, r.file, r.line}, false)
+					capture(p.subexpNames(), m, sc.orig, rec.diag, &fs, src, factSource{r.id, r.file, r.line}, false)
 					break // the regexp that matched
 				}
 			}
 		}
-		e.extract(sc.text, sc.orig, sc.hits, sc.class, &fs, src)
+		e.extract(sc.text, sc.orig, rec.diag, sc.hits, sc.class, &fs, src)
 	}
 	e.noticeFacts(rec, &fs, src, want)
 	// Derived only where the words use it (the size-limit fixes).
@@ -437,8 +437,8 @@ func (e *Engine) captureFacts(r *rule, rec *record, src *[numFacts]factSource, w
 }
 
 // extract runs the extractors on text (normalized; orig is the same with its
-// case kept, hits its phrases), for the facts not set yet.
-func (e *Engine) extract(text, orig []byte, hits []uint64, tc textClass, fs *Facts, src *[numFacts]factSource) {
+// case kept, folded from base; hits its phrases), for the facts not set yet.
+func (e *Engine) extract(text, orig []byte, base string, hits []uint64, tc textClass, fs *Facts, src *[numFacts]factSource) {
 	have := fs.set()
 	for _, x := range e.extractors {
 		if (len(x.text) > 0 && !x.text.any(hits)) || (len(x.unless) > 0 && x.unless.any(hits)) {
@@ -449,7 +449,7 @@ func (e *Engine) extract(text, orig []byte, hits []uint64, tc textClass, fs *Fac
 				continue // every fact it captures is set: capture would keep none
 			}
 			if m := p.find(text, tc); m != nil {
-				capture(p.subexpNames(), m, orig, fs, src, factSource{x.id, x.file, x.line}, x.bytes)
+				capture(p.subexpNames(), m, orig, base, fs, src, factSource{x.id, x.file, x.line}, x.bytes)
 				have = fs.set()
 			}
 		}
@@ -518,7 +518,7 @@ func (e *Engine) noticeFacts(rec *record, fs *Facts, src *[numFacts]factSource, 
 						return // cannot happen: both fold the same bytes
 					}
 				}
-				capture(p.subexpNames(), m, sc.norig, &got, &gotSrc, factSource{x.id, x.file, x.line}, x.bytes)
+				capture(p.subexpNames(), m, sc.norig, n, &got, &gotSrc, factSource{x.id, x.file, x.line}, x.bytes)
 			}
 		}
 	}
