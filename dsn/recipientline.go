@@ -3,6 +3,7 @@ package dsn
 import (
 	"bytes"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 	"unsafe"
 
@@ -48,11 +49,15 @@ var foreignRecipientLabels = [...]string{
 }
 
 // foreignLabelStart holds the first bytes of foreignRecipientLabels, in
-// either case: most lines start with none of them.
+// either case: most lines start with none of them. The upper case of a
+// label starts with that of its first character (strings.ToUpper maps
+// character by character): only that one is converted, at every start.
 var foreignLabelStart = func() (m [256]bool) {
 	for _, lab := range foreignRecipientLabels {
-		m[lab[0]] = true
-		m[strings.ToUpper(lab)[0]] = true
+		r, _ := utf8.DecodeRuneInString(lab)
+		var up [utf8.UTFMax]byte
+		utf8.EncodeRune(up[:], unicode.ToUpper(r))
+		m[lab[0]], m[up[0]] = true, true
 	}
 	return m
 }()

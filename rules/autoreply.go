@@ -205,35 +205,46 @@ func signOff(t string) bool {
 	return false
 }
 
-// dateWords are lower-case names of months and weekdays in the languages
-// the product reads; a month counts only beside a digit ("mai", "mars",
-// "may" are words too), a weekday alone ("back on Monday").
-var (
-	monthWords = map[string]bool{
-		"january": true, "february": true, "march": true, "april": true, "may": true, "june": true, "july": true,
-		"august": true, "september": true, "october": true, "november": true, "december": true,
-		"jan": true, "feb": true, "mar": true, "apr": true, "jun": true, "jul": true, "aug": true, "sep": true,
-		"sept": true, "oct": true, "nov": true, "dec": true,
-		"januar": true, "februar": true, "märz": true, "mai": true, "juni": true, "juli": true, "oktober": true, "dezember": true,
-		"janvier": true, "février": true, "mars": true, "avril": true, "juin": true, "juillet": true, "août": true,
-		"septembre": true, "octobre": true, "novembre": true, "décembre": true, "janv": true, "févr": true,
-		"enero": true, "febrero": true, "marzo": true, "abril": true, "mayo": true, "junio": true, "julio": true,
-		"agosto": true, "septiembre": true, "octubre": true, "noviembre": true, "diciembre": true,
-		"gennaio": true, "febbraio": true, "aprile": true, "maggio": true, "giugno": true, "luglio": true,
-		"settembre": true, "ottobre": true, "dicembre": true,
-		"janeiro": true, "fevereiro": true, "março": true, "maio": true, "junho": true, "julho": true,
-		"setembro": true, "outubro": true, "dezembro": true,
-		"januari": true, "februari": true, "maart": true, "mei": true, "augustus": true,
+// isMonthWord and isWeekdayWord say whether w is a lower-case name of a
+// month or of a weekday in the languages the product reads; a month counts
+// only beside a digit ("mai", "mars", "may" are words too), a weekday alone
+// ("back on Monday"). Switches, not maps: a map literal is built at every
+// start of the binary (issue 14).
+func isMonthWord(w string) bool {
+	switch w {
+	case
+		"january", "february", "march", "april", "may", "june", "july",
+		"august", "september", "october", "november", "december",
+		"jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep",
+		"sept", "oct", "nov", "dec",
+		"januar", "februar", "märz", "mai", "juni", "juli", "oktober", "dezember",
+		"janvier", "février", "mars", "avril", "juin", "juillet", "août",
+		"septembre", "octobre", "novembre", "décembre", "janv", "févr",
+		"enero", "febrero", "marzo", "abril", "mayo", "junio", "julio",
+		"agosto", "septiembre", "octubre", "noviembre", "diciembre",
+		"gennaio", "febbraio", "aprile", "maggio", "giugno", "luglio",
+		"settembre", "ottobre", "dicembre",
+		"janeiro", "fevereiro", "março", "maio", "junho", "julho",
+		"setembro", "outubro", "dezembro",
+		"januari", "februari", "maart", "mei", "augustus":
+		return true
 	}
-	weekdayWords = map[string]bool{
-		"monday": true, "tuesday": true, "wednesday": true, "thursday": true, "friday": true, "saturday": true, "sunday": true,
-		"montag": true, "dienstag": true, "mittwoch": true, "donnerstag": true, "freitag": true, "samstag": true, "sonntag": true,
-		"lundi": true, "mardi": true, "mercredi": true, "jeudi": true, "vendredi": true, "samedi": true, "dimanche": true,
-		"lunes": true, "martes": true, "miércoles": true, "jueves": true, "viernes": true, "sábado": true, "domingo": true,
-		"lunedì": true, "martedì": true, "mercoledì": true, "giovedì": true, "venerdì": true, "sabato": true, "domenica": true,
-		"maandag": true, "dinsdag": true, "woensdag": true, "donderdag": true, "vrijdag": true, "zaterdag": true, "zondag": true,
+	return false
+}
+
+func isWeekdayWord(w string) bool {
+	switch w {
+	case
+		"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+		"montag", "dienstag", "mittwoch", "donnerstag", "freitag", "samstag", "sonntag",
+		"lundi", "mardi", "mercredi", "jeudi", "vendredi", "samedi", "dimanche",
+		"lunes", "martes", "miércoles", "jueves", "viernes", "sábado", "domingo",
+		"lunedì", "martedì", "mercoledì", "giovedì", "venerdì", "sabato", "domenica",
+		"maandag", "dinsdag", "woensdag", "donderdag", "vrijdag", "zaterdag", "zondag":
+		return true
 	}
-)
+	return false
+}
 
 // replyFact says whether a sentence carries what a reader of an auto-reply
 // acts on: a date (a month or weekday named, digits such as 11.12. or
@@ -265,7 +276,7 @@ func replyFact(s string) bool {
 		prev = r
 	}
 	for w := range strings.FieldsFuncSeq(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) }) {
-		if weekdayWords[w] || (hasDigit && monthWords[w]) {
+		if isWeekdayWord(w) || (hasDigit && isMonthWord(w)) {
 			return true
 		}
 	}

@@ -8037,54 +8037,57 @@ var builtinSet = &ruleSet{
 						tr:   &builtinSlots2[154],
 					},
 				},
-				byFact: [27]words{
-					14: {
-						explanation: alts{
-							list: []text{
-								{
-									{literal: "The sending server gave up on the message"},
+				byFact: keyedWords{
+					{
+						key: 14,
+						words: words{
+							explanation: alts{
+								list: []text{
 									{
-										group: []textPart{
-											{literal: " to "},
-											{isSlot: true},
+										{literal: "The sending server gave up on the message"},
+										{
+											group: []textPart{
+												{literal: " to "},
+												{isSlot: true},
+											},
 										},
+										{
+											group: []textPart{
+												{literal: " after trying for "},
+												{slot: 20, isSlot: true},
+											},
+										},
+										{literal: " because the receiving server "},
+										{slot: 15, isSlot: true},
+										{literal: " refused every connection."},
 									},
 									{
-										group: []textPart{
-											{literal: " after trying for "},
-											{slot: 20, isSlot: true},
+										{literal: "The sending server gave up on the message"},
+										{
+											group: []textPart{
+												{literal: " to "},
+												{isSlot: true},
+											},
 										},
+										{
+											group: []textPart{
+												{literal: " after trying for "},
+												{slot: 20, isSlot: true},
+											},
+										},
+										{literal: " because the receiving server"},
+										{
+											group: []textPart{
+												{literal: " "},
+												{slot: 1, isSlot: true},
+											},
+										},
+										{literal: " refused every connection."},
 									},
-									{literal: " because the receiving server "},
-									{slot: 15, isSlot: true},
-									{literal: " refused every connection."},
 								},
-								{
-									{literal: "The sending server gave up on the message"},
-									{
-										group: []textPart{
-											{literal: " to "},
-											{isSlot: true},
-										},
-									},
-									{
-										group: []textPart{
-											{literal: " after trying for "},
-											{slot: 20, isSlot: true},
-										},
-									},
-									{literal: " because the receiving server"},
-									{
-										group: []textPart{
-											{literal: " "},
-											{slot: 1, isSlot: true},
-										},
-									},
-									{literal: " refused every connection."},
-								},
+								uses: 1081347,
+								tr:   &builtinSlots2[155],
 							},
-							uses: 1081347,
-							tr:   &builtinSlots2[155],
 						},
 					},
 				},
@@ -10223,42 +10226,45 @@ var builtinSet = &ruleSet{
 						tr:   &builtinSlots2[181],
 					},
 				},
-				byFact: [27]words{
-					14: {
-						explanation: alts{
-							list: []text{
-								{
-									{literal: "Delivery"},
+				byFact: keyedWords{
+					{
+						key: 14,
+						words: words{
+							explanation: alts{
+								list: []text{
 									{
-										group: []textPart{
-											{literal: " to "},
-											{isSlot: true},
+										{literal: "Delivery"},
+										{
+											group: []textPart{
+												{literal: " to "},
+												{isSlot: true},
+											},
 										},
+										{literal: " is delayed because the receiving server "},
+										{slot: 15, isSlot: true},
+										{literal: " refuses connections for now; the sending server keeps trying."},
 									},
-									{literal: " is delayed because the receiving server "},
-									{slot: 15, isSlot: true},
-									{literal: " refuses connections for now; the sending server keeps trying."},
+									{
+										{literal: "Delivery"},
+										{
+											group: []textPart{
+												{literal: " to "},
+												{isSlot: true},
+											},
+										},
+										{literal: " is delayed because the receiving server"},
+										{
+											group: []textPart{
+												{literal: " "},
+												{slot: 1, isSlot: true},
+											},
+										},
+										{literal: " refuses connections for now; the sending server keeps trying."},
+									},
 								},
-								{
-									{literal: "Delivery"},
-									{
-										group: []textPart{
-											{literal: " to "},
-											{isSlot: true},
-										},
-									},
-									{literal: " is delayed because the receiving server"},
-									{
-										group: []textPart{
-											{literal: " "},
-											{slot: 1, isSlot: true},
-										},
-									},
-									{literal: " refuses connections for now; the sending server keeps trying."},
-								},
+								uses: 32771,
+								tr:   &builtinSlots2[182],
 							},
-							uses: 32771,
-							tr:   &builtinSlots2[182],
 						},
 					},
 				},
@@ -12004,43 +12010,46 @@ var builtinSet = &ruleSet{
 						tr: &builtinSlots2[238],
 					},
 				},
-				stages: [5]words{
-					4: {
-						owner: "sender",
-						summary: phrase{
-							en: "address does not exist",
-							tr: &builtinSlots1[109],
-						},
-						explanation: alts{
-							list: []text{
-								{
-									{literal: "The message"},
-									{
-										group: []textPart{
-											{literal: " to "},
-											{isSlot: true},
-										},
-									},
-									{literal: " was refused"},
-									{
-										group: []textPart{
-											{literal: " by "},
-											{slot: 1, isSlot: true},
-										},
-									},
-									{literal: " because the address does not exist there: it is mistyped, was removed, or is an old entry in an address book."},
-								},
+				stages: keyedWords{
+					{
+						key: 4,
+						words: words{
+							owner: "sender",
+							summary: phrase{
+								en: "address does not exist",
+								tr: &builtinSlots1[109],
 							},
-							uses: 3,
-							tr:   &builtinSlots2[239],
-						},
-						fix: alts{
-							list: []text{
-								{
-									{literal: "Check the address for typos. If it is right, the person may have left or changed address: ask them for a current one by other means, and remove this address from your address book and lists."},
+							explanation: alts{
+								list: []text{
+									{
+										{literal: "The message"},
+										{
+											group: []textPart{
+												{literal: " to "},
+												{isSlot: true},
+											},
+										},
+										{literal: " was refused"},
+										{
+											group: []textPart{
+												{literal: " by "},
+												{slot: 1, isSlot: true},
+											},
+										},
+										{literal: " because the address does not exist there: it is mistyped, was removed, or is an old entry in an address book."},
+									},
 								},
+								uses: 3,
+								tr:   &builtinSlots2[239],
 							},
-							tr: &builtinSlots2[240],
+							fix: alts{
+								list: []text{
+									{
+										{literal: "Check the address for typos. If it is right, the person may have left or changed address: ask them for a current one by other means, and remove this address from your address book and lists."},
+									},
+								},
+								tr: &builtinSlots2[240],
+							},
 						},
 					},
 				},
@@ -12513,54 +12522,57 @@ var builtinSet = &ruleSet{
 						tr:   &builtinSlots2[251],
 					},
 				},
-				byFact: [27]words{
-					14: {
-						explanation: alts{
-							list: []text{
-								{
-									{literal: "The sending server gave up on the message"},
+				byFact: keyedWords{
+					{
+						key: 14,
+						words: words{
+							explanation: alts{
+								list: []text{
 									{
-										group: []textPart{
-											{literal: " to "},
-											{isSlot: true},
+										{literal: "The sending server gave up on the message"},
+										{
+											group: []textPart{
+												{literal: " to "},
+												{isSlot: true},
+											},
 										},
+										{
+											group: []textPart{
+												{literal: " after trying for "},
+												{slot: 20, isSlot: true},
+											},
+										},
+										{literal: " because the receiving server "},
+										{slot: 15, isSlot: true},
+										{literal: " refused every connection."},
 									},
 									{
-										group: []textPart{
-											{literal: " after trying for "},
-											{slot: 20, isSlot: true},
+										{literal: "The sending server gave up on the message"},
+										{
+											group: []textPart{
+												{literal: " to "},
+												{isSlot: true},
+											},
 										},
+										{
+											group: []textPart{
+												{literal: " after trying for "},
+												{slot: 20, isSlot: true},
+											},
+										},
+										{literal: " because the receiving server"},
+										{
+											group: []textPart{
+												{literal: " "},
+												{slot: 1, isSlot: true},
+											},
+										},
+										{literal: " refused every connection."},
 									},
-									{literal: " because the receiving server "},
-									{slot: 15, isSlot: true},
-									{literal: " refused every connection."},
 								},
-								{
-									{literal: "The sending server gave up on the message"},
-									{
-										group: []textPart{
-											{literal: " to "},
-											{isSlot: true},
-										},
-									},
-									{
-										group: []textPart{
-											{literal: " after trying for "},
-											{slot: 20, isSlot: true},
-										},
-									},
-									{literal: " because the receiving server"},
-									{
-										group: []textPart{
-											{literal: " "},
-											{slot: 1, isSlot: true},
-										},
-									},
-									{literal: " refused every connection."},
-								},
+								uses: 1081347,
+								tr:   &builtinSlots2[252],
 							},
-							uses: 1081347,
-							tr:   &builtinSlots2[252],
 						},
 					},
 				},
@@ -12629,63 +12641,66 @@ var builtinSet = &ruleSet{
 						tr:   &builtinSlots2[254],
 					},
 				},
-				byFact: [27]words{
-					11: {
-						owner: "recipient-admin",
-						summary: phrase{
-							en: "temporary DNS failure",
-							tr: &builtinSlots1[115],
-						},
-						explanation: alts{
-							list: []text{
-								{
-									{literal: "The message"},
-									{
-										group: []textPart{
-											{literal: " to "},
-											{isSlot: true},
-										},
-									},
-									{literal: " could not be delivered because the lookup of the mail servers of the domain "},
-									{slot: 15, isSlot: true},
-									{literal: " failed temporarily: the domain's name servers did not answer. This does not mean that the domain does not exist."},
-								},
-								{
-									{literal: "The message"},
-									{
-										group: []textPart{
-											{literal: " to "},
-											{isSlot: true},
-										},
-									},
-									{literal: " could not be delivered because the lookup of the mail servers of the domain"},
-									{
-										group: []textPart{
-											{literal: " "},
-											{slot: 4, isSlot: true},
-										},
-									},
-									{literal: " failed temporarily: the domain's name servers did not answer. This does not mean that the domain does not exist."},
-								},
+				byFact: keyedWords{
+					{
+						key: 11,
+						words: words{
+							owner: "recipient-admin",
+							summary: phrase{
+								en: "temporary DNS failure",
+								tr: &builtinSlots1[115],
 							},
-							uses: 32785,
-							tr:   &builtinSlots2[255],
-						},
-						fix: alts{
-							list: []text{
-								{
-									{literal: "Nothing in your message needs to change: the fault is on the recipient's side, and nothing is lost while the sending server retries. If it keeps failing (or the sending server gave up), the recipient's DNS admin must fix the name servers of the domain"},
+							explanation: alts{
+								list: []text{
 									{
-										group: []textPart{
-											{literal: " "},
-											{slot: 4, isSlot: true},
+										{literal: "The message"},
+										{
+											group: []textPart{
+												{literal: " to "},
+												{isSlot: true},
+											},
 										},
+										{literal: " could not be delivered because the lookup of the mail servers of the domain "},
+										{slot: 15, isSlot: true},
+										{literal: " failed temporarily: the domain's name servers did not answer. This does not mean that the domain does not exist."},
 									},
-									{literal: ": tell the recipient by other means, and send the message again once it works."},
+									{
+										{literal: "The message"},
+										{
+											group: []textPart{
+												{literal: " to "},
+												{isSlot: true},
+											},
+										},
+										{literal: " could not be delivered because the lookup of the mail servers of the domain"},
+										{
+											group: []textPart{
+												{literal: " "},
+												{slot: 4, isSlot: true},
+											},
+										},
+										{literal: " failed temporarily: the domain's name servers did not answer. This does not mean that the domain does not exist."},
+									},
 								},
+								uses: 32785,
+								tr:   &builtinSlots2[255],
 							},
-							uses: 16,
-							tr:   &builtinSlots2[256],
+							fix: alts{
+								list: []text{
+									{
+										{literal: "Nothing in your message needs to change: the fault is on the recipient's side, and nothing is lost while the sending server retries. If it keeps failing (or the sending server gave up), the recipient's DNS admin must fix the name servers of the domain"},
+										{
+											group: []textPart{
+												{literal: " "},
+												{slot: 4, isSlot: true},
+											},
+										},
+										{literal: ": tell the recipient by other means, and send the message again once it works."},
+									},
+								},
+								uses: 16,
+								tr:   &builtinSlots2[256],
+							},
 						},
 					},
 				},
@@ -12961,179 +12976,187 @@ var builtinSet = &ruleSet{
 						tr: &builtinSlots2[264],
 					},
 				},
-				stages: [5]words{
-					0: {
-						owner: "sender-admin",
-						summary: phrase{
-							en: "sending server or sender refused",
-							tr: &builtinSlots1[117],
-						},
-						explanation: alts{
-							list: []text{
-								{
-									{literal: "The message"},
-									{
-										group: []textPart{
-											{literal: " to "},
-											{isSlot: true},
-										},
-									},
-									{literal: " was refused"},
-									{
-										group: []textPart{
-											{literal: " by "},
-											{slot: 1, isSlot: true},
-										},
-									},
-									{literal: " before the recipient was named, so the refusal is about the sending server or your address. It said: \""},
-									{slot: 5, isSlot: true},
-									{literal: "\""},
-								},
-								{
-									{literal: "The message"},
-									{
-										group: []textPart{
-											{literal: " to "},
-											{isSlot: true},
-										},
-									},
-									{literal: " was refused"},
-									{
-										group: []textPart{
-											{literal: " by "},
-											{slot: 1, isSlot: true},
-										},
-									},
-									{literal: " before the recipient was named, so the refusal is about the sending server or your address."},
-								},
+				stages: keyedWords{
+					{
+						words: words{
+							owner: "sender-admin",
+							summary: phrase{
+								en: "sending server or sender refused",
+								tr: &builtinSlots1[117],
 							},
-							uses: 35,
-							tr:   &builtinSlots2[265],
-						},
-						fix: alts{
-							list: []text{
-								{
-									{literal: "Changing the message will not help. Your email admin should find out from the receiving organization why it refuses the sending server or your address"},
+							explanation: alts{
+								list: []text{
 									{
-										group: []textPart{
-											{literal: " ("},
-											{slot: 13, isSlot: true},
-											{literal: ")"},
+										{literal: "The message"},
+										{
+											group: []textPart{
+												{literal: " to "},
+												{isSlot: true},
+											},
 										},
+										{literal: " was refused"},
+										{
+											group: []textPart{
+												{literal: " by "},
+												{slot: 1, isSlot: true},
+											},
+										},
+										{literal: " before the recipient was named, so the refusal is about the sending server or your address. It said: \""},
+										{slot: 5, isSlot: true},
+										{literal: "\""},
 									},
-									{literal: ", and fix the cause."},
+									{
+										{literal: "The message"},
+										{
+											group: []textPart{
+												{literal: " to "},
+												{isSlot: true},
+											},
+										},
+										{literal: " was refused"},
+										{
+											group: []textPart{
+												{literal: " by "},
+												{slot: 1, isSlot: true},
+											},
+										},
+										{literal: " before the recipient was named, so the refusal is about the sending server or your address."},
+									},
 								},
+								uses: 35,
+								tr:   &builtinSlots2[265],
 							},
-							uses: 8192,
-							tr:   &builtinSlots2[266],
+							fix: alts{
+								list: []text{
+									{
+										{literal: "Changing the message will not help. Your email admin should find out from the receiving organization why it refuses the sending server or your address"},
+										{
+											group: []textPart{
+												{literal: " ("},
+												{slot: 13, isSlot: true},
+												{literal: ")"},
+											},
+										},
+										{literal: ", and fix the cause."},
+									},
+								},
+								uses: 8192,
+								tr:   &builtinSlots2[266],
+							},
 						},
 					},
-					1: {
-						owner: "sender-admin",
-						summary: phrase{
-							en: "sending server or sender refused",
-							tr: &builtinSlots1[118],
-						},
-						explanation: alts{
-							list: []text{
-								{
-									{literal: "The message"},
-									{
-										group: []textPart{
-											{literal: " to "},
-											{isSlot: true},
-										},
-									},
-									{literal: " was refused"},
-									{
-										group: []textPart{
-											{literal: " by "},
-											{slot: 1, isSlot: true},
-										},
-									},
-									{literal: " before the recipient was named, so the refusal is about the sending server or your address. It said: \""},
-									{slot: 5, isSlot: true},
-									{literal: "\""},
-								},
-								{
-									{literal: "The message"},
-									{
-										group: []textPart{
-											{literal: " to "},
-											{isSlot: true},
-										},
-									},
-									{literal: " was refused"},
-									{
-										group: []textPart{
-											{literal: " by "},
-											{slot: 1, isSlot: true},
-										},
-									},
-									{literal: " before the recipient was named, so the refusal is about the sending server or your address."},
-								},
+					{
+						key: 1,
+						words: words{
+							owner: "sender-admin",
+							summary: phrase{
+								en: "sending server or sender refused",
+								tr: &builtinSlots1[118],
 							},
-							uses: 35,
-							tr:   &builtinSlots2[267],
-						},
-						fix: alts{
-							list: []text{
-								{
-									{literal: "Changing the message will not help. Your email admin should find out from the receiving organization why it refuses the sending server or your address"},
+							explanation: alts{
+								list: []text{
 									{
-										group: []textPart{
-											{literal: " ("},
-											{slot: 13, isSlot: true},
-											{literal: ")"},
+										{literal: "The message"},
+										{
+											group: []textPart{
+												{literal: " to "},
+												{isSlot: true},
+											},
 										},
+										{literal: " was refused"},
+										{
+											group: []textPart{
+												{literal: " by "},
+												{slot: 1, isSlot: true},
+											},
+										},
+										{literal: " before the recipient was named, so the refusal is about the sending server or your address. It said: \""},
+										{slot: 5, isSlot: true},
+										{literal: "\""},
 									},
-									{literal: ", and fix the cause."},
+									{
+										{literal: "The message"},
+										{
+											group: []textPart{
+												{literal: " to "},
+												{isSlot: true},
+											},
+										},
+										{literal: " was refused"},
+										{
+											group: []textPart{
+												{literal: " by "},
+												{slot: 1, isSlot: true},
+											},
+										},
+										{literal: " before the recipient was named, so the refusal is about the sending server or your address."},
+									},
 								},
+								uses: 35,
+								tr:   &builtinSlots2[267],
 							},
-							uses: 8192,
-							tr:   &builtinSlots2[268],
+							fix: alts{
+								list: []text{
+									{
+										{literal: "Changing the message will not help. Your email admin should find out from the receiving organization why it refuses the sending server or your address"},
+										{
+											group: []textPart{
+												{literal: " ("},
+												{slot: 13, isSlot: true},
+												{literal: ")"},
+											},
+										},
+										{literal: ", and fix the cause."},
+									},
+								},
+								uses: 8192,
+								tr:   &builtinSlots2[268],
+							},
 						},
 					},
 				},
-				byFact: [27]words{
-					24: {
-						owner: "sender",
-						summary: phrase{
-							en: "refused by the recipient organization's own rule",
-							tr: &builtinSlots1[119],
-						},
-						explanation: alts{
-							list: []text{
-								{
-									{literal: "The message"},
-									{
-										group: []textPart{
-											{literal: " to "},
-											{isSlot: true},
-										},
-									},
-									{literal: " was refused"},
-									{
-										group: []textPart{
-											{literal: " by "},
-											{slot: 1, isSlot: true},
-										},
-									},
-									{literal: " by a mail rule that the recipient's organization set up itself, which explains: \""},
-									{slot: 36, isSlot: true},
-									{literal: "\""},
-								},
+				byFact: keyedWords{
+					{
+						key: 24,
+						words: words{
+							owner: "sender",
+							summary: phrase{
+								en: "refused by the recipient organization's own rule",
+								tr: &builtinSlots1[119],
 							},
-							uses: 68719476739,
-							tr:   &builtinSlots2[269],
-						},
-						fix: alts{
-							list: []text{
-								{
-									{literal: "Follow the organization's instruction quoted above (for example another file format, or the way it asks you to send files), then send the message again. If it is unclear or you cannot do what it asks, ask the recipient by other means: their email admin set the rule and can tell you what it accepts."},
+							explanation: alts{
+								list: []text{
+									{
+										{literal: "The message"},
+										{
+											group: []textPart{
+												{literal: " to "},
+												{isSlot: true},
+											},
+										},
+										{literal: " was refused"},
+										{
+											group: []textPart{
+												{literal: " by "},
+												{slot: 1, isSlot: true},
+											},
+										},
+										{literal: " by a mail rule that the recipient's organization set up itself, which explains: \""},
+										{slot: 36, isSlot: true},
+										{literal: "\""},
+									},
 								},
+								uses: 68719476739,
+								tr:   &builtinSlots2[269],
 							},
-							tr: &builtinSlots2[270],
+							fix: alts{
+								list: []text{
+									{
+										{literal: "Follow the organization's instruction quoted above (for example another file format, or the way it asks you to send files), then send the message again. If it is unclear or you cannot do what it asks, ask the recipient by other means: their email admin set the rule and can tell you what it accepts."},
+									},
+								},
+								tr: &builtinSlots2[270],
+							},
 						},
 					},
 				},
@@ -13205,164 +13228,172 @@ var builtinSet = &ruleSet{
 						tr: &builtinSlots2[272],
 					},
 				},
-				stages: [5]words{
-					0: {
-						owner: "sender-admin",
-						explanation: alts{
-							list: []text{
-								{
-									{literal: "The message"},
+				stages: keyedWords{
+					{
+						words: words{
+							owner: "sender-admin",
+							explanation: alts{
+								list: []text{
 									{
-										group: []textPart{
-											{literal: " to "},
-											{isSlot: true},
+										{literal: "The message"},
+										{
+											group: []textPart{
+												{literal: " to "},
+												{isSlot: true},
+											},
 										},
+										{literal: " was refused"},
+										{
+											group: []textPart{
+												{literal: " by "},
+												{slot: 1, isSlot: true},
+											},
+										},
+										{literal: " before its content was sent, for a security or policy reason about the sending server or your address. It said: \""},
+										{slot: 5, isSlot: true},
+										{literal: "\""},
 									},
-									{literal: " was refused"},
 									{
-										group: []textPart{
-											{literal: " by "},
-											{slot: 1, isSlot: true},
+										{literal: "The message"},
+										{
+											group: []textPart{
+												{literal: " to "},
+												{isSlot: true},
+											},
 										},
+										{literal: " was refused"},
+										{
+											group: []textPart{
+												{literal: " by "},
+												{slot: 1, isSlot: true},
+											},
+										},
+										{literal: " before its content was sent, for a security or policy reason about the sending server or your address."},
 									},
-									{literal: " before its content was sent, for a security or policy reason about the sending server or your address. It said: \""},
-									{slot: 5, isSlot: true},
-									{literal: "\""},
 								},
-								{
-									{literal: "The message"},
-									{
-										group: []textPart{
-											{literal: " to "},
-											{isSlot: true},
-										},
-									},
-									{literal: " was refused"},
-									{
-										group: []textPart{
-											{literal: " by "},
-											{slot: 1, isSlot: true},
-										},
-									},
-									{literal: " before its content was sent, for a security or policy reason about the sending server or your address."},
-								},
+								uses: 35,
+								tr:   &builtinSlots2[273],
 							},
-							uses: 35,
-							tr:   &builtinSlots2[273],
-						},
-						fix: alts{
-							list: []text{
-								{
-									{literal: "Changing the message will not help. Your email admin should find out from the receiving organization why it refuses the sending server or your address, and fix the cause."},
+							fix: alts{
+								list: []text{
+									{
+										{literal: "Changing the message will not help. Your email admin should find out from the receiving organization why it refuses the sending server or your address, and fix the cause."},
+									},
 								},
+								tr: &builtinSlots2[274],
 							},
-							tr: &builtinSlots2[274],
-						},
-					},
-					1: {
-						owner: "sender-admin",
-						explanation: alts{
-							list: []text{
-								{
-									{literal: "The message"},
-									{
-										group: []textPart{
-											{literal: " to "},
-											{isSlot: true},
-										},
-									},
-									{literal: " was refused"},
-									{
-										group: []textPart{
-											{literal: " by "},
-											{slot: 1, isSlot: true},
-										},
-									},
-									{literal: " before its content was sent, for a security or policy reason about the sending server or your address. It said: \""},
-									{slot: 5, isSlot: true},
-									{literal: "\""},
-								},
-								{
-									{literal: "The message"},
-									{
-										group: []textPart{
-											{literal: " to "},
-											{isSlot: true},
-										},
-									},
-									{literal: " was refused"},
-									{
-										group: []textPart{
-											{literal: " by "},
-											{slot: 1, isSlot: true},
-										},
-									},
-									{literal: " before its content was sent, for a security or policy reason about the sending server or your address."},
-								},
-							},
-							uses: 35,
-							tr:   &builtinSlots2[275],
-						},
-						fix: alts{
-							list: []text{
-								{
-									{literal: "Changing the message will not help. Your email admin should find out from the receiving organization why it refuses the sending server or your address, and fix the cause."},
-								},
-							},
-							tr: &builtinSlots2[276],
 						},
 					},
-					2: {
-						owner: "recipient-admin",
-						explanation: alts{
-							list: []text{
-								{
-									{literal: "The message"},
+					{
+						key: 1,
+						words: words{
+							owner: "sender-admin",
+							explanation: alts{
+								list: []text{
 									{
-										group: []textPart{
-											{literal: " to "},
-											{isSlot: true},
+										{literal: "The message"},
+										{
+											group: []textPart{
+												{literal: " to "},
+												{isSlot: true},
+											},
 										},
+										{literal: " was refused"},
+										{
+											group: []textPart{
+												{literal: " by "},
+												{slot: 1, isSlot: true},
+											},
+										},
+										{literal: " before its content was sent, for a security or policy reason about the sending server or your address. It said: \""},
+										{slot: 5, isSlot: true},
+										{literal: "\""},
 									},
-									{literal: " was refused"},
 									{
-										group: []textPart{
-											{literal: " by "},
-											{slot: 1, isSlot: true},
+										{literal: "The message"},
+										{
+											group: []textPart{
+												{literal: " to "},
+												{isSlot: true},
+											},
 										},
+										{literal: " was refused"},
+										{
+											group: []textPart{
+												{literal: " by "},
+												{slot: 1, isSlot: true},
+											},
+										},
+										{literal: " before its content was sent, for a security or policy reason about the sending server or your address."},
 									},
-									{literal: " when the server checked the recipient address, for a security or policy reason. It said: \""},
-									{slot: 5, isSlot: true},
-									{literal: "\""},
 								},
-								{
-									{literal: "The message"},
-									{
-										group: []textPart{
-											{literal: " to "},
-											{isSlot: true},
-										},
-									},
-									{literal: " was refused"},
-									{
-										group: []textPart{
-											{literal: " by "},
-											{slot: 1, isSlot: true},
-										},
-									},
-									{literal: " when the server checked the recipient address, for a security or policy reason."},
-								},
+								uses: 35,
+								tr:   &builtinSlots2[275],
 							},
-							uses: 35,
-							tr:   &builtinSlots2[277],
+							fix: alts{
+								list: []text{
+									{
+										{literal: "Changing the message will not help. Your email admin should find out from the receiving organization why it refuses the sending server or your address, and fix the cause."},
+									},
+								},
+								tr: &builtinSlots2[276],
+							},
 						},
-						fix: alts{
-							list: []text{
-								{
-									{literal: "Changing the message will not help. Ask the recipient, by other means, whether they can receive mail from you; their email admin can see which rule refused it."},
+					},
+					{
+						key: 2,
+						words: words{
+							owner: "recipient-admin",
+							explanation: alts{
+								list: []text{
+									{
+										{literal: "The message"},
+										{
+											group: []textPart{
+												{literal: " to "},
+												{isSlot: true},
+											},
+										},
+										{literal: " was refused"},
+										{
+											group: []textPart{
+												{literal: " by "},
+												{slot: 1, isSlot: true},
+											},
+										},
+										{literal: " when the server checked the recipient address, for a security or policy reason. It said: \""},
+										{slot: 5, isSlot: true},
+										{literal: "\""},
+									},
+									{
+										{literal: "The message"},
+										{
+											group: []textPart{
+												{literal: " to "},
+												{isSlot: true},
+											},
+										},
+										{literal: " was refused"},
+										{
+											group: []textPart{
+												{literal: " by "},
+												{slot: 1, isSlot: true},
+											},
+										},
+										{literal: " when the server checked the recipient address, for a security or policy reason."},
+									},
 								},
+								uses: 35,
+								tr:   &builtinSlots2[277],
 							},
-							tr: &builtinSlots2[278],
+							fix: alts{
+								list: []text{
+									{
+										{literal: "Changing the message will not help. Ask the recipient, by other means, whether they can receive mail from you; their email admin can see which rule refused it."},
+									},
+								},
+								tr: &builtinSlots2[278],
+							},
 						},
 					},
 				},
@@ -15030,43 +15061,46 @@ var builtinData1 = [...]reasonDef{
 				tr:   &builtinSlots2[292],
 			},
 		},
-		byFact: [27]words{
-			25: {
-				owner: "recipient-admin",
-				summary: phrase{
-					en: "blocked by the recipient's filter",
-					tr: &builtinSlots1[125],
-				},
-				explanation: alts{
-					list: []text{
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was refused"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: ": the recipient organisation's Barracuda filter blocked it for this recipient and did not say why. Its reasons can be a policy of that organisation, the content, the sender's reputation or a block set for this recipient."},
-						},
+		byFact: keyedWords{
+			{
+				key: 25,
+				words: words{
+					owner: "recipient-admin",
+					summary: phrase{
+						en: "blocked by the recipient's filter",
+						tr: &builtinSlots1[125],
 					},
-					uses: 3,
-					tr:   &builtinSlots2[293],
-				},
-				fix: alts{
-					list: []text{
-						{
-							{literal: "Ask the recipient by other means to have their email admin look the message up in their Barracuda message log: it shows why it was blocked, and the admin can allow your address or the message. Sending it again unchanged will most likely be blocked again."},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: ": the recipient organisation's Barracuda filter blocked it for this recipient and did not say why. Its reasons can be a policy of that organisation, the content, the sender's reputation or a block set for this recipient."},
+							},
 						},
+						uses: 3,
+						tr:   &builtinSlots2[293],
 					},
-					tr: &builtinSlots2[294],
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Ask the recipient by other means to have their email admin look the message up in their Barracuda message log: it shows why it was blocked, and the admin can allow your address or the message. Sending it again unchanged will most likely be blocked again."},
+							},
+						},
+						tr: &builtinSlots2[294],
+					},
 				},
 			},
 		},
@@ -15111,43 +15145,46 @@ var builtinData1 = [...]reasonDef{
 				tr: &builtinSlots2[296],
 			},
 		},
-		byFact: [27]words{
-			10: {
-				owner: "recipient-admin",
-				summary: phrase{
-					en: "mail loop",
-					tr: &builtinSlots1[127],
-				},
-				explanation: alts{
-					list: []text{
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was stopped"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " because it was going round in a loop between mail servers, for example between two addresses that forward to each other."},
-						},
+		byFact: keyedWords{
+			{
+				key: 10,
+				words: words{
+					owner: "recipient-admin",
+					summary: phrase{
+						en: "mail loop",
+						tr: &builtinSlots1[127],
 					},
-					uses: 3,
-					tr:   &builtinSlots2[297],
-				},
-				fix: alts{
-					list: []text{
-						{
-							{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was stopped"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because it was going round in a loop between mail servers, for example between two addresses that forward to each other."},
+							},
 						},
+						uses: 3,
+						tr:   &builtinSlots2[297],
 					},
-					tr: &builtinSlots2[298],
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
+							},
+						},
+						tr: &builtinSlots2[298],
+					},
 				},
 			},
 		},
@@ -15427,156 +15464,165 @@ var builtinData1 = [...]reasonDef{
 				tr:   &builtinSlots2[303],
 			},
 		},
-		byFact: [27]words{
-			11: {
-				summary: phrase{
-					en: "delivery timed out (DNS not answering)",
-					tr: &builtinSlots1[131],
-				},
-				explanation: alts{
-					list: []text{
-						{
-							{literal: "The sending server gave up on the message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " after trying for a long time"},
-							{
-								group: []textPart{
-									{literal: " (it kept trying for "},
-									{slot: 20, isSlot: true},
-									{literal: ")"},
-								},
-							},
-							{literal: ": every lookup of the mail servers of the domain"},
-							{
-								group: []textPart{
-									{literal: " "},
-									{slot: 4, isSlot: true},
-								},
-							},
-							{literal: " failed, because the domain's name servers did not answer."},
-						},
+		byFact: keyedWords{
+			{
+				key: 11,
+				words: words{
+					summary: phrase{
+						en: "delivery timed out (DNS not answering)",
+						tr: &builtinSlots1[131],
 					},
-					uses: 1048593,
-					tr:   &builtinSlots2[304],
-				},
-				fix: alts{
-					list: []text{
-						{
-							{literal: "The recipient's domain"},
+					explanation: alts{
+						list: []text{
 							{
-								group: []textPart{
-									{literal: " "},
-									{slot: 4, isSlot: true},
+								{literal: "The sending server gave up on the message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
 								},
+								{literal: " after trying for a long time"},
+								{
+									group: []textPart{
+										{literal: " (it kept trying for "},
+										{slot: 20, isSlot: true},
+										{literal: ")"},
+									},
+								},
+								{literal: ": every lookup of the mail servers of the domain"},
+								{
+									group: []textPart{
+										{literal: " "},
+										{slot: 4, isSlot: true},
+									},
+								},
+								{literal: " failed, because the domain's name servers did not answer."},
 							},
-							{literal: " could not be looked up for a long time, so the message was not delivered. Tell the recipient by other means: their DNS admin must fix the domain's name servers. Send the message again once it works."},
 						},
+						uses: 1048593,
+						tr:   &builtinSlots2[304],
 					},
-					uses: 16,
-					tr:   &builtinSlots2[305],
-				},
-			},
-			14: {
-				explanation: alts{
-					list: []text{
-						{
-							{literal: "The sending server gave up on the message"},
+					fix: alts{
+						list: []text{
 							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
+								{literal: "The recipient's domain"},
+								{
+									group: []textPart{
+										{literal: " "},
+										{slot: 4, isSlot: true},
+									},
 								},
+								{literal: " could not be looked up for a long time, so the message was not delivered. Tell the recipient by other means: their DNS admin must fix the domain's name servers. Send the message again once it works."},
 							},
-							{literal: " after trying for a long time"},
-							{
-								group: []textPart{
-									{literal: " (it kept trying for "},
-									{slot: 20, isSlot: true},
-									{literal: ")"},
-								},
-							},
-							{literal: ": the receiving server"},
-							{
-								group: []textPart{
-									{literal: " "},
-									{slot: 15, isSlot: true},
-								},
-							},
-							{literal: " refused every connection."},
 						},
+						uses: 16,
+						tr:   &builtinSlots2[305],
 					},
-					uses: 1081345,
-					tr:   &builtinSlots2[306],
-				},
-				fix: alts{
-					list: []text{
-						{
-							{literal: "The recipient's mail server"},
-							{
-								group: []textPart{
-									{literal: " "},
-									{slot: 15, isSlot: true},
-								},
-							},
-							{literal: " was down for a long time, so the message was not delivered. Tell the recipient by other means so that their email admin checks it, and send the message again once it works."},
-						},
-					},
-					uses: 32768,
-					tr:   &builtinSlots2[307],
 				},
 			},
-			15: {
-				explanation: alts{
-					list: []text{
-						{
-							{literal: "The sending server gave up on the message"},
+			{
+				key: 14,
+				words: words{
+					explanation: alts{
+						list: []text{
 							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
+								{literal: "The sending server gave up on the message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
 								},
-							},
-							{literal: " after trying for a long time"},
-							{
-								group: []textPart{
-									{literal: " (it kept trying for "},
-									{slot: 20, isSlot: true},
-									{literal: ")"},
+								{literal: " after trying for a long time"},
+								{
+									group: []textPart{
+										{literal: " (it kept trying for "},
+										{slot: 20, isSlot: true},
+										{literal: ")"},
+									},
 								},
-							},
-							{literal: ": the receiving server"},
-							{
-								group: []textPart{
-									{literal: " "},
-									{slot: 15, isSlot: true},
+								{literal: ": the receiving server"},
+								{
+									group: []textPart{
+										{literal: " "},
+										{slot: 15, isSlot: true},
+									},
 								},
+								{literal: " refused every connection."},
 							},
-							{literal: " never answered."},
 						},
+						uses: 1081345,
+						tr:   &builtinSlots2[306],
 					},
-					uses: 1081345,
-					tr:   &builtinSlots2[308],
+					fix: alts{
+						list: []text{
+							{
+								{literal: "The recipient's mail server"},
+								{
+									group: []textPart{
+										{literal: " "},
+										{slot: 15, isSlot: true},
+									},
+								},
+								{literal: " was down for a long time, so the message was not delivered. Tell the recipient by other means so that their email admin checks it, and send the message again once it works."},
+							},
+						},
+						uses: 32768,
+						tr:   &builtinSlots2[307],
+					},
 				},
-				fix: alts{
-					list: []text{
-						{
-							{literal: "The recipient's mail server"},
+			},
+			{
+				key: 15,
+				words: words{
+					explanation: alts{
+						list: []text{
 							{
-								group: []textPart{
-									{literal: " "},
-									{slot: 15, isSlot: true},
+								{literal: "The sending server gave up on the message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
 								},
+								{literal: " after trying for a long time"},
+								{
+									group: []textPart{
+										{literal: " (it kept trying for "},
+										{slot: 20, isSlot: true},
+										{literal: ")"},
+									},
+								},
+								{literal: ": the receiving server"},
+								{
+									group: []textPart{
+										{literal: " "},
+										{slot: 15, isSlot: true},
+									},
+								},
+								{literal: " never answered."},
 							},
-							{literal: " could not be reached for a long time, so the message was not delivered. Tell the recipient by other means so that their email admin checks it, and send the message again once it works."},
 						},
+						uses: 1081345,
+						tr:   &builtinSlots2[308],
 					},
-					uses: 32768,
-					tr:   &builtinSlots2[309],
+					fix: alts{
+						list: []text{
+							{
+								{literal: "The recipient's mail server"},
+								{
+									group: []textPart{
+										{literal: " "},
+										{slot: 15, isSlot: true},
+									},
+								},
+								{literal: " could not be reached for a long time, so the message was not delivered. Tell the recipient by other means so that their email admin checks it, and send the message again once it works."},
+							},
+						},
+						uses: 32768,
+						tr:   &builtinSlots2[309],
+					},
 				},
 			},
 		},
@@ -15614,181 +15660,193 @@ var builtinData1 = [...]reasonDef{
 				tr: &builtinSlots2[311],
 			},
 		},
-		byFact: [27]words{
-			17: {
-				owner: "sender-admin",
-				summary: phrase{
-					en: "receiving server requires encryption",
-					tr: &builtinSlots1[133],
-				},
-				explanation: alts{
-					list: []text{
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was refused"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " because the receiving server accepts mail only over an encrypted connection (TLS), and the sending server did not start one."},
-						},
+		byFact: keyedWords{
+			{
+				key: 17,
+				words: words{
+					owner: "sender-admin",
+					summary: phrase{
+						en: "receiving server requires encryption",
+						tr: &builtinSlots1[133],
 					},
-					uses: 3,
-					tr:   &builtinSlots2[312],
-				},
-				fix: alts{
-					list: []text{
-						{
-							{literal: "Nothing in your message needs to change. Your email admin must enable encryption (TLS) for outgoing mail on the sending server (or the device or application that sent it), then send the message again."},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the receiving server accepts mail only over an encrypted connection (TLS), and the sending server did not start one."},
+							},
 						},
+						uses: 3,
+						tr:   &builtinSlots2[312],
 					},
-					tr: &builtinSlots2[313],
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Nothing in your message needs to change. Your email admin must enable encryption (TLS) for outgoing mail on the sending server (or the device or application that sent it), then send the message again."},
+							},
+						},
+						tr: &builtinSlots2[313],
+					},
 				},
 			},
-			18: {
-				owner: "recipient-admin",
-				summary: phrase{
-					en: "receiving server offers no encryption",
-					tr: &builtinSlots1[134],
-				},
-				explanation: alts{
-					list: []text{
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " could not be delivered because the sending server's policy requires an encrypted connection (TLS) for this destination, and the receiving server"},
-							{
-								group: []textPart{
-									{literal: " "},
-									{slot: 15, isSlot: true},
-								},
-							},
-							{literal: " does not offer encryption at all."},
-						},
+			{
+				key: 18,
+				words: words{
+					owner: "recipient-admin",
+					summary: phrase{
+						en: "receiving server offers no encryption",
+						tr: &builtinSlots1[134],
 					},
-					uses: 32769,
-					tr:   &builtinSlots2[314],
-				},
-				fix: alts{
-					list: []text{
-						{
-							{literal: "Nothing in your message needs to change. Tell the recipient by other means: their email admin should enable encryption (TLS) on their mail server"},
+					explanation: alts{
+						list: []text{
 							{
-								group: []textPart{
-									{literal: " "},
-									{slot: 15, isSlot: true},
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
 								},
-							},
-							{literal: ". If that server is known not to support it, your email admin can relax the sending server's TLS policy for that domain"},
-							{
-								group: []textPart{
-									{literal: " ("},
-									{slot: 4, isSlot: true},
-									{literal: ")"},
+								{literal: " could not be delivered because the sending server's policy requires an encrypted connection (TLS) for this destination, and the receiving server"},
+								{
+									group: []textPart{
+										{literal: " "},
+										{slot: 15, isSlot: true},
+									},
 								},
+								{literal: " does not offer encryption at all."},
 							},
-							{literal: "."},
 						},
+						uses: 32769,
+						tr:   &builtinSlots2[314],
 					},
-					uses: 32784,
-					tr:   &builtinSlots2[315],
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Nothing in your message needs to change. Tell the recipient by other means: their email admin should enable encryption (TLS) on their mail server"},
+								{
+									group: []textPart{
+										{literal: " "},
+										{slot: 15, isSlot: true},
+									},
+								},
+								{literal: ". If that server is known not to support it, your email admin can relax the sending server's TLS policy for that domain"},
+								{
+									group: []textPart{
+										{literal: " ("},
+										{slot: 4, isSlot: true},
+										{literal: ")"},
+									},
+								},
+								{literal: "."},
+							},
+						},
+						uses: 32784,
+						tr:   &builtinSlots2[315],
+					},
 				},
 			},
-			19: {
-				owner: "recipient-admin",
-				summary: phrase{
-					en: "receiving server could not start encryption",
-					tr: &builtinSlots1[135],
-				},
-				explanation: alts{
-					list: []text{
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " could not be delivered because the sending server requires an encrypted connection (TLS), and the receiving server"},
-							{
-								group: []textPart{
-									{literal: " "},
-									{slot: 15, isSlot: true},
-								},
-							},
-							{literal: " offered encryption but then refused or failed to start it."},
-						},
+			{
+				key: 19,
+				words: words{
+					owner: "recipient-admin",
+					summary: phrase{
+						en: "receiving server could not start encryption",
+						tr: &builtinSlots1[135],
 					},
-					uses: 32769,
-					tr:   &builtinSlots2[316],
-				},
-				fix: alts{
-					list: []text{
-						{
-							{literal: "Nothing in your message needs to change. Tell the recipient by other means: their email admin must fix the encryption (TLS) set-up of their mail server"},
+					explanation: alts{
+						list: []text{
 							{
-								group: []textPart{
-									{literal: " "},
-									{slot: 15, isSlot: true},
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
 								},
+								{literal: " could not be delivered because the sending server requires an encrypted connection (TLS), and the receiving server"},
+								{
+									group: []textPart{
+										{literal: " "},
+										{slot: 15, isSlot: true},
+									},
+								},
+								{literal: " offered encryption but then refused or failed to start it."},
 							},
-							{literal: ", often its certificate or key files."},
 						},
+						uses: 32769,
+						tr:   &builtinSlots2[316],
 					},
-					uses: 32768,
-					tr:   &builtinSlots2[317],
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Nothing in your message needs to change. Tell the recipient by other means: their email admin must fix the encryption (TLS) set-up of their mail server"},
+								{
+									group: []textPart{
+										{literal: " "},
+										{slot: 15, isSlot: true},
+									},
+								},
+								{literal: ", often its certificate or key files."},
+							},
+						},
+						uses: 32768,
+						tr:   &builtinSlots2[317],
+					},
 				},
 			},
-			20: {
-				owner: "recipient-admin",
-				summary: phrase{
-					en: "receiving server's certificate not accepted",
-					tr: &builtinSlots1[136],
-				},
-				explanation: alts{
-					list: []text{
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " could not be delivered because the certificate of the receiving server"},
-							{
-								group: []textPart{
-									{literal: " "},
-									{slot: 15, isSlot: true},
-								},
-							},
-							{literal: " did not pass the sending server's verification (it may be expired, self-signed, issued for another name, or not match the domain's published security policy)."},
-						},
+			{
+				key: 20,
+				words: words{
+					owner: "recipient-admin",
+					summary: phrase{
+						en: "receiving server's certificate not accepted",
+						tr: &builtinSlots1[136],
 					},
-					uses: 32769,
-					tr:   &builtinSlots2[318],
-				},
-				fix: alts{
-					list: []text{
-						{
-							{literal: "Nothing in your message needs to change, and nothing on your side should: the check protects your message. Tell the recipient by other means: their email admin must fix their mail server's certificate (valid, from a trusted issuer, for the server's name) or the security policy their domain publishes for its mail servers. Send the message again once they confirm it is fixed."},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " could not be delivered because the certificate of the receiving server"},
+								{
+									group: []textPart{
+										{literal: " "},
+										{slot: 15, isSlot: true},
+									},
+								},
+								{literal: " did not pass the sending server's verification (it may be expired, self-signed, issued for another name, or not match the domain's published security policy)."},
+							},
 						},
+						uses: 32769,
+						tr:   &builtinSlots2[318],
 					},
-					tr: &builtinSlots2[319],
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Nothing in your message needs to change, and nothing on your side should: the check protects your message. Tell the recipient by other means: their email admin must fix their mail server's certificate (valid, from a trusted issuer, for the server's name) or the security policy their domain publishes for its mail servers. Send the message again once they confirm it is fixed."},
+							},
+						},
+						tr: &builtinSlots2[319],
+					},
 				},
 			},
 		},
@@ -15877,114 +15935,120 @@ var builtinData1 = [...]reasonDef{
 				tr: &builtinSlots2[323],
 			},
 		},
-		byFact: [27]words{
-			21: {
-				owner: "sender",
-				summary: phrase{
-					en: "encrypted attachment not accepted",
-					tr: &builtinSlots1[139],
-				},
-				explanation: alts{
-					list: []text{
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was refused"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " because an attachment"},
-							{
-								group: []textPart{
-									{literal: " ("},
-									{slot: 17, isSlot: true},
-									{literal: ")"},
-								},
-							},
-							{literal: " is encrypted or password-protected: the receiving organization's filter cannot look inside such files, so it does not accept them. This does not mean that a virus was found."},
-						},
+		byFact: keyedWords{
+			{
+				key: 21,
+				words: words{
+					owner: "sender",
+					summary: phrase{
+						en: "encrypted attachment not accepted",
+						tr: &builtinSlots1[139],
 					},
-					uses: 131075,
-					tr:   &builtinSlots2[324],
-				},
-				fix: alts{
-					list: []text{
-						{
-							{literal: "Send the file in a way the recipient's organization accepts: ask the recipient which (their organization's secure file exchange, the file without encryption or password, or a link to a shared folder you agree on). If it must stay protected, send the password separately, never in the same message."},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because an attachment"},
+								{
+									group: []textPart{
+										{literal: " ("},
+										{slot: 17, isSlot: true},
+										{literal: ")"},
+									},
+								},
+								{literal: " is encrypted or password-protected: the receiving organization's filter cannot look inside such files, so it does not accept them. This does not mean that a virus was found."},
+							},
 						},
+						uses: 131075,
+						tr:   &builtinSlots2[324],
 					},
-					tr: &builtinSlots2[325],
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Send the file in a way the recipient's organization accepts: ask the recipient which (their organization's secure file exchange, the file without encryption or password, or a link to a shared folder you agree on). If it must stay protected, send the password separately, never in the same message."},
+							},
+						},
+						tr: &builtinSlots2[325],
+					},
 				},
 			},
-			22: {
-				owner: "sender",
-				summary: phrase{
-					en: "attachment type not accepted",
-					tr: &builtinSlots1[140],
-				},
-				explanation: alts{
-					list: []text{
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was refused"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " because of its attachment "},
-							{slot: 17, isSlot: true},
-							{literal: ": the receiving organization does not accept files of this type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
-						},
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was refused"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " because of an attachment: the receiving organization does not accept files of its type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
-						},
+			{
+				key: 22,
+				words: words{
+					owner: "sender",
+					summary: phrase{
+						en: "attachment type not accepted",
+						tr: &builtinSlots1[140],
 					},
-					uses: 131075,
-					tr:   &builtinSlots2[326],
-				},
-				fix: alts{
-					list: []text{
-						{
-							{literal: "Send the message again without "},
-							{slot: 17, isSlot: true},
-							{literal: ". If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because of its attachment "},
+								{slot: 17, isSlot: true},
+								{literal: ": the receiving organization does not accept files of this type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
+							},
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because of an attachment: the receiving organization does not accept files of its type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
+							},
 						},
-						{
-							{literal: "Send the message again without the attachment the filter refused (a program, script, macro document or archive). If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
-						},
+						uses: 131075,
+						tr:   &builtinSlots2[326],
 					},
-					uses: 131072,
-					tr:   &builtinSlots2[327],
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Send the message again without "},
+								{slot: 17, isSlot: true},
+								{literal: ". If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
+							},
+							{
+								{literal: "Send the message again without the attachment the filter refused (a program, script, macro document or archive). If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
+							},
+						},
+						uses: 131072,
+						tr:   &builtinSlots2[327],
+					},
 				},
 			},
 		},
@@ -16081,63 +16145,66 @@ var builtinData1 = [...]reasonDef{
 				tr:   &builtinSlots2[331],
 			},
 		},
-		byFact: [27]words{
-			12: {
-				summary: phrase{
-					en: "domain has no mail server",
-					tr: &builtinSlots1[143],
-				},
-				explanation: alts{
-					list: []text{
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " could not be delivered because the domain "},
-							{slot: 15, isSlot: true},
-							{literal: " lists no mail server that receives email for it."},
-						},
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " could not be delivered because the domain"},
-							{
-								group: []textPart{
-									{literal: " "},
-									{slot: 4, isSlot: true},
-								},
-							},
-							{literal: " lists no mail server that receives email for it."},
-						},
+		byFact: keyedWords{
+			{
+				key: 12,
+				words: words{
+					summary: phrase{
+						en: "domain has no mail server",
+						tr: &builtinSlots1[143],
 					},
-					uses: 32785,
-					tr:   &builtinSlots2[332],
-				},
-				fix: alts{
-					list: []text{
-						{
-							{literal: "Check the part of the address after the @"},
+					explanation: alts{
+						list: []text{
 							{
-								group: []textPart{
-									{literal: " ("},
-									{slot: 4, isSlot: true},
-									{literal: ")"},
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
 								},
+								{literal: " could not be delivered because the domain "},
+								{slot: 15, isSlot: true},
+								{literal: " lists no mail server that receives email for it."},
 							},
-							{literal: " for typos. If it is right, that domain is not set up to receive email: reach the recipient by other means and tell them, so that their admin can add a mail server for the domain."},
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " could not be delivered because the domain"},
+								{
+									group: []textPart{
+										{literal: " "},
+										{slot: 4, isSlot: true},
+									},
+								},
+								{literal: " lists no mail server that receives email for it."},
+							},
 						},
+						uses: 32785,
+						tr:   &builtinSlots2[332],
 					},
-					uses: 16,
-					tr:   &builtinSlots2[333],
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Check the part of the address after the @"},
+								{
+									group: []textPart{
+										{literal: " ("},
+										{slot: 4, isSlot: true},
+										{literal: ")"},
+									},
+								},
+								{literal: " for typos. If it is right, that domain is not set up to receive email: reach the recipient by other means and tell them, so that their admin can add a mail server for the domain."},
+							},
+						},
+						uses: 16,
+						tr:   &builtinSlots2[333],
+					},
 				},
 			},
 		},
@@ -16355,295 +16422,313 @@ var builtinData1 = [...]reasonDef{
 				tr: &builtinSlots2[341],
 			},
 		},
-		byFact: [27]words{
-			10: {
-				summary: phrase{
-					en: "mail loop",
-					tr: &builtinSlots1[148],
-				},
-				explanation: alts{
-					list: []text{
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was stopped"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " because it was going round in a loop between mail servers, for example between two addresses that forward to each other."},
-						},
+		byFact: keyedWords{
+			{
+				key: 10,
+				words: words{
+					summary: phrase{
+						en: "mail loop",
+						tr: &builtinSlots1[148],
 					},
-					uses: 3,
-					tr:   &builtinSlots2[342],
-				},
-				fix: alts{
-					list: []text{
-						{
-							{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was stopped"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because it was going round in a loop between mail servers, for example between two addresses that forward to each other."},
+							},
 						},
+						uses: 3,
+						tr:   &builtinSlots2[342],
 					},
-					tr: &builtinSlots2[343],
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
+							},
+						},
+						tr: &builtinSlots2[343],
+					},
 				},
 			},
-			11: {
-				owner: "recipient-admin",
-				summary: phrase{
-					en: "temporary DNS failure",
-					tr: &builtinSlots1[149],
-				},
-				explanation: alts{
-					list: []text{
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " could not be delivered because the lookup of the mail servers of the domain "},
-							{slot: 15, isSlot: true},
-							{literal: " failed temporarily: the domain's name servers did not answer. This does not mean that the domain does not exist."},
-						},
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " could not be delivered because the lookup of the mail servers of the domain"},
-							{
-								group: []textPart{
-									{literal: " "},
-									{slot: 4, isSlot: true},
-								},
-							},
-							{literal: " failed temporarily: the domain's name servers did not answer. This does not mean that the domain does not exist."},
-						},
+			{
+				key: 11,
+				words: words{
+					owner: "recipient-admin",
+					summary: phrase{
+						en: "temporary DNS failure",
+						tr: &builtinSlots1[149],
 					},
-					uses: 32785,
-					tr:   &builtinSlots2[344],
-				},
-				fix: alts{
-					list: []text{
-						{
-							{literal: "Nothing in your message needs to change: the fault is on the recipient's side, and nothing is lost while the sending server retries. If it keeps failing (or the sending server gave up), the recipient's DNS admin must fix the name servers of the domain"},
+					explanation: alts{
+						list: []text{
 							{
-								group: []textPart{
-									{literal: " "},
-									{slot: 4, isSlot: true},
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
 								},
+								{literal: " could not be delivered because the lookup of the mail servers of the domain "},
+								{slot: 15, isSlot: true},
+								{literal: " failed temporarily: the domain's name servers did not answer. This does not mean that the domain does not exist."},
 							},
-							{literal: ": tell the recipient by other means, and send the message again once it works."},
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " could not be delivered because the lookup of the mail servers of the domain"},
+								{
+									group: []textPart{
+										{literal: " "},
+										{slot: 4, isSlot: true},
+									},
+								},
+								{literal: " failed temporarily: the domain's name servers did not answer. This does not mean that the domain does not exist."},
+							},
 						},
+						uses: 32785,
+						tr:   &builtinSlots2[344],
 					},
-					uses: 16,
-					tr:   &builtinSlots2[345],
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Nothing in your message needs to change: the fault is on the recipient's side, and nothing is lost while the sending server retries. If it keeps failing (or the sending server gave up), the recipient's DNS admin must fix the name servers of the domain"},
+								{
+									group: []textPart{
+										{literal: " "},
+										{slot: 4, isSlot: true},
+									},
+								},
+								{literal: ": tell the recipient by other means, and send the message again once it works."},
+							},
+						},
+						uses: 16,
+						tr:   &builtinSlots2[345],
+					},
 				},
 			},
-			12: {
-				summary: phrase{
-					en: "domain has no mail server",
-					tr: &builtinSlots1[150],
-				},
-				explanation: alts{
-					list: []text{
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " could not be delivered because no mail server could be found for the domain "},
-							{slot: 15, isSlot: true},
-							{literal: "."},
-						},
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " could not be delivered because no mail server could be found for the domain"},
-							{
-								group: []textPart{
-									{literal: " "},
-									{slot: 4, isSlot: true},
-								},
-							},
-							{literal: "."},
-						},
+			{
+				key: 12,
+				words: words{
+					summary: phrase{
+						en: "domain has no mail server",
+						tr: &builtinSlots1[150],
 					},
-					uses: 32785,
-					tr:   &builtinSlots2[346],
-				},
-				fix: alts{
-					list: []text{
-						{
-							{literal: "Check the part of the address after the @"},
+					explanation: alts{
+						list: []text{
 							{
-								group: []textPart{
-									{literal: " ("},
-									{slot: 4, isSlot: true},
-									{literal: ")"},
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
 								},
+								{literal: " could not be delivered because no mail server could be found for the domain "},
+								{slot: 15, isSlot: true},
+								{literal: "."},
 							},
-							{literal: " for typos. If it is right, the domain's settings may be broken for now: send the message again later, and tell the recipient by other means if it keeps failing."},
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " could not be delivered because no mail server could be found for the domain"},
+								{
+									group: []textPart{
+										{literal: " "},
+										{slot: 4, isSlot: true},
+									},
+								},
+								{literal: "."},
+							},
 						},
+						uses: 32785,
+						tr:   &builtinSlots2[346],
 					},
-					uses: 16,
-					tr:   &builtinSlots2[347],
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Check the part of the address after the @"},
+								{
+									group: []textPart{
+										{literal: " ("},
+										{slot: 4, isSlot: true},
+										{literal: ")"},
+									},
+								},
+								{literal: " for typos. If it is right, the domain's settings may be broken for now: send the message again later, and tell the recipient by other means if it keeps failing."},
+							},
+						},
+						uses: 16,
+						tr:   &builtinSlots2[347],
+					},
 				},
 			},
-			13: {
-				owner: "sender",
-				summary: phrase{
-					en: "domain not found",
-					tr: &builtinSlots1[151],
-				},
-				explanation: alts{
-					list: []text{
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " could not be delivered because the domain"},
-							{
-								group: []textPart{
-									{literal: " "},
-									{slot: 4, isSlot: true},
-								},
-							},
-							{literal: " was not found: it does not exist, or its name servers do not answer."},
-						},
+			{
+				key: 13,
+				words: words{
+					owner: "sender",
+					summary: phrase{
+						en: "domain not found",
+						tr: &builtinSlots1[151],
 					},
-					uses: 17,
-					tr:   &builtinSlots2[348],
-				},
-				fix: alts{
-					list: []text{
-						{
-							{literal: "Check the part of the address after the @"},
+					explanation: alts{
+						list: []text{
 							{
-								group: []textPart{
-									{literal: " ("},
-									{slot: 4, isSlot: true},
-									{literal: ")"},
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
 								},
+								{literal: " could not be delivered because the domain"},
+								{
+									group: []textPart{
+										{literal: " "},
+										{slot: 4, isSlot: true},
+									},
+								},
+								{literal: " was not found: it does not exist, or its name servers do not answer."},
 							},
-							{literal: " for typos. If it is right, the recipient's domain cannot receive email at the moment: reach the recipient by other means and tell them."},
 						},
+						uses: 17,
+						tr:   &builtinSlots2[348],
 					},
-					uses: 16,
-					tr:   &builtinSlots2[349],
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Check the part of the address after the @"},
+								{
+									group: []textPart{
+										{literal: " ("},
+										{slot: 4, isSlot: true},
+										{literal: ")"},
+									},
+								},
+								{literal: " for typos. If it is right, the recipient's domain cannot receive email at the moment: reach the recipient by other means and tell them."},
+							},
+						},
+						uses: 16,
+						tr:   &builtinSlots2[349],
+					},
 				},
 			},
-			14: {
-				summary: phrase{
-					en: "receiving server refused the connection",
-					tr: &builtinSlots1[152],
-				},
-				explanation: alts{
-					list: []text{
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " could not be delivered because the receiving server"},
-							{
-								group: []textPart{
-									{literal: " "},
-									{slot: 15, isSlot: true},
-								},
-							},
-							{literal: " refused the connection: it is down or does not take mail at the moment."},
-						},
+			{
+				key: 14,
+				words: words{
+					summary: phrase{
+						en: "receiving server refused the connection",
+						tr: &builtinSlots1[152],
 					},
-					uses: 32769,
-					tr:   &builtinSlots2[350],
-				},
-				fix: alts{
-					list: []text{
-						{
-							{literal: "Nothing in your message needs to change. The sending server retries on its own; if the message failed for good, send it again later, and tell the recipient by other means if it keeps failing, so that their admin checks the mail server"},
+					explanation: alts{
+						list: []text{
 							{
-								group: []textPart{
-									{literal: " "},
-									{slot: 15, isSlot: true},
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
 								},
+								{literal: " could not be delivered because the receiving server"},
+								{
+									group: []textPart{
+										{literal: " "},
+										{slot: 15, isSlot: true},
+									},
+								},
+								{literal: " refused the connection: it is down or does not take mail at the moment."},
 							},
-							{literal: "."},
 						},
+						uses: 32769,
+						tr:   &builtinSlots2[350],
 					},
-					uses: 32768,
-					tr:   &builtinSlots2[351],
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Nothing in your message needs to change. The sending server retries on its own; if the message failed for good, send it again later, and tell the recipient by other means if it keeps failing, so that their admin checks the mail server"},
+								{
+									group: []textPart{
+										{literal: " "},
+										{slot: 15, isSlot: true},
+									},
+								},
+								{literal: "."},
+							},
+						},
+						uses: 32768,
+						tr:   &builtinSlots2[351],
+					},
 				},
 			},
-			15: {
-				summary: phrase{
-					en: "receiving server did not answer",
-					tr: &builtinSlots1[153],
-				},
-				explanation: alts{
-					list: []text{
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " could not be delivered because the receiving server"},
-							{
-								group: []textPart{
-									{literal: " "},
-									{slot: 15, isSlot: true},
-								},
-							},
-							{literal: " did not answer."},
-						},
+			{
+				key: 15,
+				words: words{
+					summary: phrase{
+						en: "receiving server did not answer",
+						tr: &builtinSlots1[153],
 					},
-					uses: 32769,
-					tr:   &builtinSlots2[352],
-				},
-				fix: alts{
-					list: []text{
-						{
-							{literal: "Nothing in your message needs to change. The sending server retries on its own; if the message failed for good, send it again later, and tell the recipient by other means if it keeps failing, so that their admin checks the mail server"},
+					explanation: alts{
+						list: []text{
 							{
-								group: []textPart{
-									{literal: " "},
-									{slot: 15, isSlot: true},
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
 								},
+								{literal: " could not be delivered because the receiving server"},
+								{
+									group: []textPart{
+										{literal: " "},
+										{slot: 15, isSlot: true},
+									},
+								},
+								{literal: " did not answer."},
 							},
-							{literal: "."},
 						},
+						uses: 32769,
+						tr:   &builtinSlots2[352],
 					},
-					uses: 32768,
-					tr:   &builtinSlots2[353],
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Nothing in your message needs to change. The sending server retries on its own; if the message failed for good, send it again later, and tell the recipient by other means if it keeps failing, so that their admin checks the mail server"},
+								{
+									group: []textPart{
+										{literal: " "},
+										{slot: 15, isSlot: true},
+									},
+								},
+								{literal: "."},
+							},
+						},
+						uses: 32768,
+						tr:   &builtinSlots2[353],
+					},
 				},
 			},
 		},
@@ -16754,63 +16839,66 @@ var builtinData1 = [...]reasonDef{
 				tr:   &builtinSlots2[357],
 			},
 		},
-		byFact: [27]words{
-			12: {
-				summary: phrase{
-					en: "domain has no mail server",
-					tr: &builtinSlots1[156],
-				},
-				explanation: alts{
-					list: []text{
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " could not be delivered because the domain "},
-							{slot: 15, isSlot: true},
-							{literal: " lists no mail server that receives email for it."},
-						},
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " could not be delivered because the domain"},
-							{
-								group: []textPart{
-									{literal: " "},
-									{slot: 4, isSlot: true},
-								},
-							},
-							{literal: " lists no mail server that receives email for it."},
-						},
+		byFact: keyedWords{
+			{
+				key: 12,
+				words: words{
+					summary: phrase{
+						en: "domain has no mail server",
+						tr: &builtinSlots1[156],
 					},
-					uses: 32785,
-					tr:   &builtinSlots2[358],
-				},
-				fix: alts{
-					list: []text{
-						{
-							{literal: "Check the part of the address after the @"},
+					explanation: alts{
+						list: []text{
 							{
-								group: []textPart{
-									{literal: " ("},
-									{slot: 4, isSlot: true},
-									{literal: ")"},
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
 								},
+								{literal: " could not be delivered because the domain "},
+								{slot: 15, isSlot: true},
+								{literal: " lists no mail server that receives email for it."},
 							},
-							{literal: " for typos. If it is right, that domain is not set up to receive email: reach the recipient by other means and tell them, so that their admin can add a mail server for the domain."},
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " could not be delivered because the domain"},
+								{
+									group: []textPart{
+										{literal: " "},
+										{slot: 4, isSlot: true},
+									},
+								},
+								{literal: " lists no mail server that receives email for it."},
+							},
 						},
+						uses: 32785,
+						tr:   &builtinSlots2[358],
 					},
-					uses: 16,
-					tr:   &builtinSlots2[359],
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Check the part of the address after the @"},
+								{
+									group: []textPart{
+										{literal: " ("},
+										{slot: 4, isSlot: true},
+										{literal: ")"},
+									},
+								},
+								{literal: " for typos. If it is right, that domain is not set up to receive email: reach the recipient by other means and tell them, so that their admin can add a mail server for the domain."},
+							},
+						},
+						uses: 16,
+						tr:   &builtinSlots2[359],
+					},
 				},
 			},
 		},
@@ -16996,354 +17084,371 @@ var builtinData1 = [...]reasonDef{
 				tr:   &builtinSlots2[365],
 			},
 		},
-		stages: [5]words{
-			0: {
-				owner: "sender-admin",
-				summary: phrase{
-					en: "sending server refused by policy",
-					tr: &builtinSlots1[160],
-				},
-				explanation: alts{
-					list: []text{
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was refused"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " before its content was sent, because a rule of the receiving organization does not accept mail from the sending server or your address. It said: \""},
-							{slot: 5, isSlot: true},
-							{literal: "\""},
-						},
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was refused"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " before its content was sent, because a rule of the receiving organization does not accept mail from the sending server or your address."},
-						},
+		stages: keyedWords{
+			{
+				words: words{
+					owner: "sender-admin",
+					summary: phrase{
+						en: "sending server refused by policy",
+						tr: &builtinSlots1[160],
 					},
-					uses: 35,
-					tr:   &builtinSlots2[366],
-				},
-				fix: alts{
-					list: []text{
-						{
-							{literal: "Changing the message will not help. Your email admin should find out from the receiving organization which rule refuses the sending server or your address"},
+					explanation: alts{
+						list: []text{
 							{
-								group: []textPart{
-									{literal: " (contact: "},
-									{slot: 19, isSlot: true},
-									{literal: ")"},
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
 								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " before its content was sent, because a rule of the receiving organization does not accept mail from the sending server or your address. It said: \""},
+								{slot: 5, isSlot: true},
+								{literal: "\""},
 							},
-							{literal: ", and fix the cause."},
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " before its content was sent, because a rule of the receiving organization does not accept mail from the sending server or your address."},
+							},
 						},
+						uses: 35,
+						tr:   &builtinSlots2[366],
 					},
-					uses: 524288,
-					tr:   &builtinSlots2[367],
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Changing the message will not help. Your email admin should find out from the receiving organization which rule refuses the sending server or your address"},
+								{
+									group: []textPart{
+										{literal: " (contact: "},
+										{slot: 19, isSlot: true},
+										{literal: ")"},
+									},
+								},
+								{literal: ", and fix the cause."},
+							},
+						},
+						uses: 524288,
+						tr:   &builtinSlots2[367],
+					},
 				},
 			},
-			1: {
-				owner: "sender-admin",
-				summary: phrase{
-					en: "sending server refused by policy",
-					tr: &builtinSlots1[161],
-				},
-				explanation: alts{
-					list: []text{
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was refused"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " before its content was sent, because a rule of the receiving organization does not accept mail from the sending server or your address. It said: \""},
-							{slot: 5, isSlot: true},
-							{literal: "\""},
-						},
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was refused"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " before its content was sent, because a rule of the receiving organization does not accept mail from the sending server or your address."},
-						},
+			{
+				key: 1,
+				words: words{
+					owner: "sender-admin",
+					summary: phrase{
+						en: "sending server refused by policy",
+						tr: &builtinSlots1[161],
 					},
-					uses: 35,
-					tr:   &builtinSlots2[368],
-				},
-				fix: alts{
-					list: []text{
-						{
-							{literal: "Changing the message will not help. Your email admin should find out from the receiving organization which rule refuses the sending server or your address"},
+					explanation: alts{
+						list: []text{
 							{
-								group: []textPart{
-									{literal: " (contact: "},
-									{slot: 19, isSlot: true},
-									{literal: ")"},
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
 								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " before its content was sent, because a rule of the receiving organization does not accept mail from the sending server or your address. It said: \""},
+								{slot: 5, isSlot: true},
+								{literal: "\""},
 							},
-							{literal: ", and fix the cause."},
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " before its content was sent, because a rule of the receiving organization does not accept mail from the sending server or your address."},
+							},
 						},
+						uses: 35,
+						tr:   &builtinSlots2[368],
 					},
-					uses: 524288,
-					tr:   &builtinSlots2[369],
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Changing the message will not help. Your email admin should find out from the receiving organization which rule refuses the sending server or your address"},
+								{
+									group: []textPart{
+										{literal: " (contact: "},
+										{slot: 19, isSlot: true},
+										{literal: ")"},
+									},
+								},
+								{literal: ", and fix the cause."},
+							},
+						},
+						uses: 524288,
+						tr:   &builtinSlots2[369],
+					},
 				},
 			},
-			2: {
-				owner: "recipient-admin",
-				summary: phrase{
-					en: "recipient refused by policy",
-					tr: &builtinSlots1[162],
-				},
-				explanation: alts{
-					list: []text{
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was refused"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " when the server checked the recipient address: a rule of the receiving organization does not accept this message for this recipient. It said: \""},
-							{slot: 5, isSlot: true},
-							{literal: "\""},
-						},
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was refused"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " when the server checked the recipient address: a rule of the receiving organization does not accept this message for this recipient."},
-						},
+			{
+				key: 2,
+				words: words{
+					owner: "recipient-admin",
+					summary: phrase{
+						en: "recipient refused by policy",
+						tr: &builtinSlots1[162],
 					},
-					uses: 35,
-					tr:   &builtinSlots2[370],
-				},
-				fix: alts{
-					list: []text{
-						{
-							{literal: "Changing the message will not help. Ask the recipient, by other means, whether they can receive mail from you; their email admin can see which rule refused it"},
+					explanation: alts{
+						list: []text{
 							{
-								group: []textPart{
-									{literal: " (contact: "},
-									{slot: 19, isSlot: true},
-									{literal: ")"},
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
 								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " when the server checked the recipient address: a rule of the receiving organization does not accept this message for this recipient. It said: \""},
+								{slot: 5, isSlot: true},
+								{literal: "\""},
 							},
-							{literal: "."},
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " when the server checked the recipient address: a rule of the receiving organization does not accept this message for this recipient."},
+							},
 						},
+						uses: 35,
+						tr:   &builtinSlots2[370],
 					},
-					uses: 524288,
-					tr:   &builtinSlots2[371],
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Changing the message will not help. Ask the recipient, by other means, whether they can receive mail from you; their email admin can see which rule refused it"},
+								{
+									group: []textPart{
+										{literal: " (contact: "},
+										{slot: 19, isSlot: true},
+										{literal: ")"},
+									},
+								},
+								{literal: "."},
+							},
+						},
+						uses: 524288,
+						tr:   &builtinSlots2[371],
+					},
 				},
 			},
 		},
-		byFact: [27]words{
-			21: {
-				owner: "sender",
-				summary: phrase{
-					en: "encrypted attachment not accepted",
-					tr: &builtinSlots1[163],
-				},
-				explanation: alts{
-					list: []text{
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was refused"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " because an attachment"},
-							{
-								group: []textPart{
-									{literal: " ("},
-									{slot: 17, isSlot: true},
-									{literal: ")"},
-								},
-							},
-							{literal: " is encrypted or password-protected: the receiving organization's filter cannot look inside such files, so it does not accept them. This does not mean that a virus was found."},
-						},
+		byFact: keyedWords{
+			{
+				key: 21,
+				words: words{
+					owner: "sender",
+					summary: phrase{
+						en: "encrypted attachment not accepted",
+						tr: &builtinSlots1[163],
 					},
-					uses: 131075,
-					tr:   &builtinSlots2[372],
-				},
-				fix: alts{
-					list: []text{
-						{
-							{literal: "Send the file in a way the recipient's organization accepts: ask the recipient which (their organization's secure file exchange, the file without encryption or password, or a link to a shared folder you agree on). If it must stay protected, send the password separately, never in the same message."},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because an attachment"},
+								{
+									group: []textPart{
+										{literal: " ("},
+										{slot: 17, isSlot: true},
+										{literal: ")"},
+									},
+								},
+								{literal: " is encrypted or password-protected: the receiving organization's filter cannot look inside such files, so it does not accept them. This does not mean that a virus was found."},
+							},
 						},
+						uses: 131075,
+						tr:   &builtinSlots2[372],
 					},
-					tr: &builtinSlots2[373],
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Send the file in a way the recipient's organization accepts: ask the recipient which (their organization's secure file exchange, the file without encryption or password, or a link to a shared folder you agree on). If it must stay protected, send the password separately, never in the same message."},
+							},
+						},
+						tr: &builtinSlots2[373],
+					},
 				},
 			},
-			22: {
-				owner: "sender",
-				summary: phrase{
-					en: "attachment type not accepted",
-					tr: &builtinSlots1[164],
-				},
-				explanation: alts{
-					list: []text{
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was refused"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " because of its attachment "},
-							{slot: 17, isSlot: true},
-							{literal: ": the receiving organization does not accept files of this type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
-						},
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was refused"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " because of an attachment: the receiving organization does not accept files of its type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
-						},
+			{
+				key: 22,
+				words: words{
+					owner: "sender",
+					summary: phrase{
+						en: "attachment type not accepted",
+						tr: &builtinSlots1[164],
 					},
-					uses: 131075,
-					tr:   &builtinSlots2[374],
-				},
-				fix: alts{
-					list: []text{
-						{
-							{literal: "Send the message again without "},
-							{slot: 17, isSlot: true},
-							{literal: ". If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because of its attachment "},
+								{slot: 17, isSlot: true},
+								{literal: ": the receiving organization does not accept files of this type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
+							},
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because of an attachment: the receiving organization does not accept files of its type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
+							},
 						},
-						{
-							{literal: "Send the message again without the attachment the filter refused (a program, script, macro document or archive). If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
-						},
+						uses: 131075,
+						tr:   &builtinSlots2[374],
 					},
-					uses: 131072,
-					tr:   &builtinSlots2[375],
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Send the message again without "},
+								{slot: 17, isSlot: true},
+								{literal: ". If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
+							},
+							{
+								{literal: "Send the message again without the attachment the filter refused (a program, script, macro document or archive). If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
+							},
+						},
+						uses: 131072,
+						tr:   &builtinSlots2[375],
+					},
 				},
 			},
-			24: {
-				owner: "sender",
-				summary: phrase{
-					en: "refused by the recipient organization's own rule",
-					tr: &builtinSlots1[165],
-				},
-				explanation: alts{
-					list: []text{
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was refused"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " by a mail rule that the recipient's organization set up itself, which explains: \""},
-							{slot: 36, isSlot: true},
-							{literal: "\""},
-						},
+			{
+				key: 24,
+				words: words{
+					owner: "sender",
+					summary: phrase{
+						en: "refused by the recipient organization's own rule",
+						tr: &builtinSlots1[165],
 					},
-					uses: 68719476739,
-					tr:   &builtinSlots2[376],
-				},
-				fix: alts{
-					list: []text{
-						{
-							{literal: "Follow the organization's instruction quoted above (for example another file format, or the way it asks you to send files), then send the message again. If it is unclear or you cannot do what it asks, ask the recipient by other means: their email admin set the rule and can tell you what it accepts."},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " by a mail rule that the recipient's organization set up itself, which explains: \""},
+								{slot: 36, isSlot: true},
+								{literal: "\""},
+							},
 						},
+						uses: 68719476739,
+						tr:   &builtinSlots2[376],
 					},
-					tr: &builtinSlots2[377],
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Follow the organization's instruction quoted above (for example another file format, or the way it asks you to send files), then send the message again. If it is unclear or you cannot do what it asks, ask the recipient by other means: their email admin set the rule and can tell you what it accepts."},
+							},
+						},
+						tr: &builtinSlots2[377],
+					},
 				},
 			},
 		},
@@ -17416,42 +17521,45 @@ var builtinData1 = [...]reasonDef{
 				tr:   &builtinSlots2[379],
 			},
 		},
-		byFact: [27]words{
-			13: {
-				summary: phrase{
-					en: "sender domain not found",
-					tr: &builtinSlots1[167],
-				},
-				explanation: alts{
-					list: []text{
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was refused"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " because the receiving server could not find the domain of your sender address, so replies to you could not be delivered."},
-						},
+		byFact: keyedWords{
+			{
+				key: 13,
+				words: words{
+					summary: phrase{
+						en: "sender domain not found",
+						tr: &builtinSlots1[167],
 					},
-					uses: 3,
-					tr:   &builtinSlots2[380],
-				},
-				fix: alts{
-					list: []text{
-						{
-							{literal: "Changing the message will not help. Your email admin should check that your domain exists in DNS and receives mail (a name server or registration problem, or a typo in the sender address the sending program uses)."},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the receiving server could not find the domain of your sender address, so replies to you could not be delivered."},
+							},
 						},
+						uses: 3,
+						tr:   &builtinSlots2[380],
 					},
-					tr: &builtinSlots2[381],
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Changing the message will not help. Your email admin should check that your domain exists in DNS and receives mail (a name server or registration problem, or a typo in the sender address the sending program uses)."},
+							},
+						},
+						tr: &builtinSlots2[381],
+					},
 				},
 			},
 		},
@@ -17572,114 +17680,120 @@ var builtinData1 = [...]reasonDef{
 				tr: &builtinSlots2[385],
 			},
 		},
-		byFact: [27]words{
-			21: {
-				owner: "sender",
-				summary: phrase{
-					en: "encrypted attachment not accepted",
-					tr: &builtinSlots1[170],
-				},
-				explanation: alts{
-					list: []text{
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was refused"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " because an attachment"},
-							{
-								group: []textPart{
-									{literal: " ("},
-									{slot: 17, isSlot: true},
-									{literal: ")"},
-								},
-							},
-							{literal: " is encrypted or password-protected: the receiving organization's filter cannot look inside such files, so it does not accept them. This does not mean that a virus was found."},
-						},
+		byFact: keyedWords{
+			{
+				key: 21,
+				words: words{
+					owner: "sender",
+					summary: phrase{
+						en: "encrypted attachment not accepted",
+						tr: &builtinSlots1[170],
 					},
-					uses: 131075,
-					tr:   &builtinSlots2[386],
-				},
-				fix: alts{
-					list: []text{
-						{
-							{literal: "Send the file in a way the recipient's organization accepts: ask the recipient which (their organization's secure file exchange, the file without encryption or password, or a link to a shared folder you agree on). If it must stay protected, send the password separately, never in the same message."},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because an attachment"},
+								{
+									group: []textPart{
+										{literal: " ("},
+										{slot: 17, isSlot: true},
+										{literal: ")"},
+									},
+								},
+								{literal: " is encrypted or password-protected: the receiving organization's filter cannot look inside such files, so it does not accept them. This does not mean that a virus was found."},
+							},
 						},
+						uses: 131075,
+						tr:   &builtinSlots2[386],
 					},
-					tr: &builtinSlots2[387],
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Send the file in a way the recipient's organization accepts: ask the recipient which (their organization's secure file exchange, the file without encryption or password, or a link to a shared folder you agree on). If it must stay protected, send the password separately, never in the same message."},
+							},
+						},
+						tr: &builtinSlots2[387],
+					},
 				},
 			},
-			22: {
-				owner: "sender",
-				summary: phrase{
-					en: "attachment type not accepted",
-					tr: &builtinSlots1[171],
-				},
-				explanation: alts{
-					list: []text{
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was refused"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " because of its attachment "},
-							{slot: 17, isSlot: true},
-							{literal: ": the receiving organization does not accept files of this type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
-						},
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was refused"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " because of an attachment: the receiving organization does not accept files of its type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
-						},
+			{
+				key: 22,
+				words: words{
+					owner: "sender",
+					summary: phrase{
+						en: "attachment type not accepted",
+						tr: &builtinSlots1[171],
 					},
-					uses: 131075,
-					tr:   &builtinSlots2[388],
-				},
-				fix: alts{
-					list: []text{
-						{
-							{literal: "Send the message again without "},
-							{slot: 17, isSlot: true},
-							{literal: ". If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because of its attachment "},
+								{slot: 17, isSlot: true},
+								{literal: ": the receiving organization does not accept files of this type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
+							},
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because of an attachment: the receiving organization does not accept files of its type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
+							},
 						},
-						{
-							{literal: "Send the message again without the attachment the filter refused (a program, script, macro document or archive). If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
-						},
+						uses: 131075,
+						tr:   &builtinSlots2[388],
 					},
-					uses: 131072,
-					tr:   &builtinSlots2[389],
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Send the message again without "},
+								{slot: 17, isSlot: true},
+								{literal: ". If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
+							},
+							{
+								{literal: "Send the message again without the attachment the filter refused (a program, script, macro document or archive). If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
+							},
+						},
+						uses: 131072,
+						tr:   &builtinSlots2[389],
+					},
 				},
 			},
 		},
@@ -17724,272 +17838,283 @@ var builtinData1 = [...]reasonDef{
 				tr: &builtinSlots2[391],
 			},
 		},
-		stages: [5]words{
-			0: {
-				owner: "sender-admin",
-				summary: phrase{
-					en: "sending server refused as a spam source",
-					tr: &builtinSlots1[173],
-				},
-				explanation: alts{
-					list: []text{
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was refused"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " before its content was sent, because the receiving server considers the sending server a source of spam (it names the list "},
-							{slot: 12, isSlot: true},
-							{literal: "). This is about the sending server's reputation, not about your message."},
-						},
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was refused"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " before its content was sent, because the receiving server considers the sending server or your address a source of spam. This is about reputation, not about your message."},
-						},
+		stages: keyedWords{
+			{
+				words: words{
+					owner: "sender-admin",
+					summary: phrase{
+						en: "sending server refused as a spam source",
+						tr: &builtinSlots1[173],
 					},
-					uses: 4099,
-					tr:   &builtinSlots2[392],
-				},
-				fix: alts{
-					list: []text{
-						{
-							{literal: "Changing the message will not help. Your email admin should check the sending server's reputation and block lists"},
+					explanation: alts{
+						list: []text{
 							{
-								group: []textPart{
-									{literal: " ("},
-									{slot: 13, isSlot: true},
-									{literal: ")"},
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
 								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " before its content was sent, because the receiving server considers the sending server a source of spam (it names the list "},
+								{slot: 12, isSlot: true},
+								{literal: "). This is about the sending server's reputation, not about your message."},
 							},
-							{literal: ", stop any spam it sends (often from a hacked account), and ask the receiver to lift the block."},
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " before its content was sent, because the receiving server considers the sending server or your address a source of spam. This is about reputation, not about your message."},
+							},
 						},
+						uses: 4099,
+						tr:   &builtinSlots2[392],
 					},
-					uses: 8192,
-					tr:   &builtinSlots2[393],
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Changing the message will not help. Your email admin should check the sending server's reputation and block lists"},
+								{
+									group: []textPart{
+										{literal: " ("},
+										{slot: 13, isSlot: true},
+										{literal: ")"},
+									},
+								},
+								{literal: ", stop any spam it sends (often from a hacked account), and ask the receiver to lift the block."},
+							},
+						},
+						uses: 8192,
+						tr:   &builtinSlots2[393],
+					},
 				},
 			},
-			1: {
-				owner: "sender-admin",
-				summary: phrase{
-					en: "sending server refused as a spam source",
-					tr: &builtinSlots1[174],
-				},
-				explanation: alts{
-					list: []text{
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was refused"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " before its content was sent, because the receiving server considers the sending server a source of spam (it names the list "},
-							{slot: 12, isSlot: true},
-							{literal: "). This is about the sending server's reputation, not about your message."},
-						},
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was refused"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " before its content was sent, because the receiving server considers the sending server or your address a source of spam. This is about reputation, not about your message."},
-						},
+			{
+				key: 1,
+				words: words{
+					owner: "sender-admin",
+					summary: phrase{
+						en: "sending server refused as a spam source",
+						tr: &builtinSlots1[174],
 					},
-					uses: 4099,
-					tr:   &builtinSlots2[394],
-				},
-				fix: alts{
-					list: []text{
-						{
-							{literal: "Changing the message will not help. Your email admin should check the sending server's reputation and block lists"},
+					explanation: alts{
+						list: []text{
 							{
-								group: []textPart{
-									{literal: " ("},
-									{slot: 13, isSlot: true},
-									{literal: ")"},
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
 								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " before its content was sent, because the receiving server considers the sending server a source of spam (it names the list "},
+								{slot: 12, isSlot: true},
+								{literal: "). This is about the sending server's reputation, not about your message."},
 							},
-							{literal: ", stop any spam it sends (often from a hacked account), and ask the receiver to lift the block."},
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " before its content was sent, because the receiving server considers the sending server or your address a source of spam. This is about reputation, not about your message."},
+							},
 						},
+						uses: 4099,
+						tr:   &builtinSlots2[394],
 					},
-					uses: 8192,
-					tr:   &builtinSlots2[395],
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Changing the message will not help. Your email admin should check the sending server's reputation and block lists"},
+								{
+									group: []textPart{
+										{literal: " ("},
+										{slot: 13, isSlot: true},
+										{literal: ")"},
+									},
+								},
+								{literal: ", stop any spam it sends (often from a hacked account), and ask the receiver to lift the block."},
+							},
+						},
+						uses: 8192,
+						tr:   &builtinSlots2[395],
+					},
 				},
 			},
-			2: {
-				owner: "sender-admin",
-				summary: phrase{
-					en: "sending server refused as a spam source",
-					tr: &builtinSlots1[175],
-				},
-				explanation: alts{
-					list: []text{
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was refused"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " before its content was sent, because the receiving server considers the sending server a source of spam (it names the list "},
-							{slot: 12, isSlot: true},
-							{literal: "). This is about the sending server's reputation, not about your message."},
-						},
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was refused"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " before its content was sent, because the receiving server considers the sending server or your address a source of spam. This is about reputation, not about your message."},
-						},
+			{
+				key: 2,
+				words: words{
+					owner: "sender-admin",
+					summary: phrase{
+						en: "sending server refused as a spam source",
+						tr: &builtinSlots1[175],
 					},
-					uses: 4099,
-					tr:   &builtinSlots2[396],
-				},
-				fix: alts{
-					list: []text{
-						{
-							{literal: "Changing the message will not help. Your email admin should check the sending server's reputation and block lists"},
+					explanation: alts{
+						list: []text{
 							{
-								group: []textPart{
-									{literal: " ("},
-									{slot: 13, isSlot: true},
-									{literal: ")"},
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
 								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " before its content was sent, because the receiving server considers the sending server a source of spam (it names the list "},
+								{slot: 12, isSlot: true},
+								{literal: "). This is about the sending server's reputation, not about your message."},
 							},
-							{literal: ", stop any spam it sends (often from a hacked account), and ask the receiver to lift the block."},
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " before its content was sent, because the receiving server considers the sending server or your address a source of spam. This is about reputation, not about your message."},
+							},
 						},
+						uses: 4099,
+						tr:   &builtinSlots2[396],
 					},
-					uses: 8192,
-					tr:   &builtinSlots2[397],
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Changing the message will not help. Your email admin should check the sending server's reputation and block lists"},
+								{
+									group: []textPart{
+										{literal: " ("},
+										{slot: 13, isSlot: true},
+										{literal: ")"},
+									},
+								},
+								{literal: ", stop any spam it sends (often from a hacked account), and ask the receiver to lift the block."},
+							},
+						},
+						uses: 8192,
+						tr:   &builtinSlots2[397],
+					},
 				},
 			},
 		},
-		byFact: [27]words{
-			6: {
-				owner: "sender",
-				summary: phrase{
-					en: "malware detected",
-					tr: &builtinSlots1[176],
-				},
-				explanation: alts{
-					list: []text{
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was refused"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " because the attachment "},
-							{slot: 17, isSlot: true},
-							{literal: " is infected with malware ("},
-							{slot: 18, isSlot: true},
-							{literal: ")."},
-						},
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was refused"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " because it carries malware ("},
-							{slot: 18, isSlot: true},
-							{literal: ")."},
-						},
+		byFact: keyedWords{
+			{
+				key: 6,
+				words: words{
+					owner: "sender",
+					summary: phrase{
+						en: "malware detected",
+						tr: &builtinSlots1[176],
 					},
-					uses: 393219,
-					tr:   &builtinSlots2[398],
-				},
-				fix: alts{
-					list: []text{
-						{
-							{literal: "The receiving server's scanner found malware in "},
-							{slot: 17, isSlot: true},
-							{literal: ": do not open it, and do not send it again in any other way (a link, another format). Have your computer scanned for malware (ask your IT support), and treat the file as dangerous if it came from someone else. If you are sure it is a false alarm, the recipient's email admin can check the scanner's verdict and release the message."},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the attachment "},
+								{slot: 17, isSlot: true},
+								{literal: " is infected with malware ("},
+								{slot: 18, isSlot: true},
+								{literal: ")."},
+							},
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because it carries malware ("},
+								{slot: 18, isSlot: true},
+								{literal: ")."},
+							},
 						},
-						{
-							{literal: "The receiving server's scanner found malware in the message: do not open its attachment, and do not send it again in any other way (a link, another format). Have your computer scanned for malware (ask your IT support), and treat the file as dangerous if it came from someone else. If you are sure it is a false alarm, the recipient's email admin can check the scanner's verdict and release the message."},
-						},
+						uses: 393219,
+						tr:   &builtinSlots2[398],
 					},
-					uses: 131072,
-					tr:   &builtinSlots2[399],
+					fix: alts{
+						list: []text{
+							{
+								{literal: "The receiving server's scanner found malware in "},
+								{slot: 17, isSlot: true},
+								{literal: ": do not open it, and do not send it again in any other way (a link, another format). Have your computer scanned for malware (ask your IT support), and treat the file as dangerous if it came from someone else. If you are sure it is a false alarm, the recipient's email admin can check the scanner's verdict and release the message."},
+							},
+							{
+								{literal: "The receiving server's scanner found malware in the message: do not open its attachment, and do not send it again in any other way (a link, another format). Have your computer scanned for malware (ask your IT support), and treat the file as dangerous if it came from someone else. If you are sure it is a false alarm, the recipient's email admin can check the scanner's verdict and release the message."},
+							},
+						},
+						uses: 131072,
+						tr:   &builtinSlots2[399],
+					},
 				},
 			},
 		},
@@ -18219,42 +18344,45 @@ var builtinData1 = [...]reasonDef{
 				tr: &builtinSlots2[409],
 			},
 		},
-		byFact: [27]words{
-			10: {
-				summary: phrase{
-					en: "mail loop",
-					tr: &builtinSlots1[182],
-				},
-				explanation: alts{
-					list: []text{
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was stopped"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " because it was going round in a loop between mail servers, for example between two addresses that forward to each other."},
-						},
+		byFact: keyedWords{
+			{
+				key: 10,
+				words: words{
+					summary: phrase{
+						en: "mail loop",
+						tr: &builtinSlots1[182],
 					},
-					uses: 3,
-					tr:   &builtinSlots2[410],
-				},
-				fix: alts{
-					list: []text{
-						{
-							{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was stopped"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because it was going round in a loop between mail servers, for example between two addresses that forward to each other."},
+							},
 						},
+						uses: 3,
+						tr:   &builtinSlots2[410],
 					},
-					tr: &builtinSlots2[411],
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
+							},
+						},
+						tr: &builtinSlots2[411],
+					},
 				},
 			},
 		},
@@ -18340,68 +18468,71 @@ var builtinData1 = [...]reasonDef{
 				tr: &builtinSlots2[415],
 			},
 		},
-		byFact: [27]words{
-			16: {
-				owner: "sender",
-				summary: phrase{
-					en: "too many recipients",
-					tr: &builtinSlots1[185],
-				},
-				explanation: alts{
-					list: []text{
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was refused"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " because it has too many recipients: the server accepts at most "},
-							{slot: 14, isSlot: true},
-							{literal: " in one message."},
-						},
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was refused"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " because it has more recipients than the server accepts in one message."},
-						},
+		byFact: keyedWords{
+			{
+				key: 16,
+				words: words{
+					owner: "sender",
+					summary: phrase{
+						en: "too many recipients",
+						tr: &builtinSlots1[185],
 					},
-					uses: 16387,
-					tr:   &builtinSlots2[416],
-				},
-				fix: alts{
-					list: []text{
-						{
-							{literal: "Send the message again to fewer recipients at a time (at most "},
-							{slot: 14, isSlot: true},
-							{literal: "), or use a mailing list for large groups."},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because it has too many recipients: the server accepts at most "},
+								{slot: 14, isSlot: true},
+								{literal: " in one message."},
+							},
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because it has more recipients than the server accepts in one message."},
+							},
 						},
-						{
-							{literal: "Send the message again to fewer recipients at a time, or use a mailing list for large groups."},
-						},
+						uses: 16387,
+						tr:   &builtinSlots2[416],
 					},
-					uses: 16384,
-					tr:   &builtinSlots2[417],
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Send the message again to fewer recipients at a time (at most "},
+								{slot: 14, isSlot: true},
+								{literal: "), or use a mailing list for large groups."},
+							},
+							{
+								{literal: "Send the message again to fewer recipients at a time, or use a mailing list for large groups."},
+							},
+						},
+						uses: 16384,
+						tr:   &builtinSlots2[417],
+					},
 				},
 			},
 		},
@@ -18635,181 +18766,190 @@ var builtinData1 = [...]reasonDef{
 				tr:   &builtinSlots2[424],
 			},
 		},
-		byFact: [27]words{
-			6: {
-				owner: "sender",
-				summary: phrase{
-					en: "malware detected",
-					tr: &builtinSlots1[190],
-				},
-				explanation: alts{
-					list: []text{
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was refused"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " because the attachment "},
-							{slot: 17, isSlot: true},
-							{literal: " is infected with malware ("},
-							{slot: 18, isSlot: true},
-							{literal: ")."},
-						},
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was refused"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " because it carries malware ("},
-							{slot: 18, isSlot: true},
-							{literal: ")."},
-						},
+		byFact: keyedWords{
+			{
+				key: 6,
+				words: words{
+					owner: "sender",
+					summary: phrase{
+						en: "malware detected",
+						tr: &builtinSlots1[190],
 					},
-					uses: 393219,
-					tr:   &builtinSlots2[425],
-				},
-				fix: alts{
-					list: []text{
-						{
-							{literal: "The receiving server's scanner found malware in "},
-							{slot: 17, isSlot: true},
-							{literal: ": do not open it, and do not send it again in any other way (a link, another format). Have your computer scanned for malware (ask your IT support), and treat the file as dangerous if it came from someone else. If you are sure it is a false alarm, the recipient's email admin can check the scanner's verdict and release the message."},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the attachment "},
+								{slot: 17, isSlot: true},
+								{literal: " is infected with malware ("},
+								{slot: 18, isSlot: true},
+								{literal: ")."},
+							},
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because it carries malware ("},
+								{slot: 18, isSlot: true},
+								{literal: ")."},
+							},
 						},
-						{
-							{literal: "The receiving server's scanner found malware in the message: do not open its attachment, and do not send it again in any other way (a link, another format). Have your computer scanned for malware (ask your IT support), and treat the file as dangerous if it came from someone else. If you are sure it is a false alarm, the recipient's email admin can check the scanner's verdict and release the message."},
-						},
+						uses: 393219,
+						tr:   &builtinSlots2[425],
 					},
-					uses: 131072,
-					tr:   &builtinSlots2[426],
+					fix: alts{
+						list: []text{
+							{
+								{literal: "The receiving server's scanner found malware in "},
+								{slot: 17, isSlot: true},
+								{literal: ": do not open it, and do not send it again in any other way (a link, another format). Have your computer scanned for malware (ask your IT support), and treat the file as dangerous if it came from someone else. If you are sure it is a false alarm, the recipient's email admin can check the scanner's verdict and release the message."},
+							},
+							{
+								{literal: "The receiving server's scanner found malware in the message: do not open its attachment, and do not send it again in any other way (a link, another format). Have your computer scanned for malware (ask your IT support), and treat the file as dangerous if it came from someone else. If you are sure it is a false alarm, the recipient's email admin can check the scanner's verdict and release the message."},
+							},
+						},
+						uses: 131072,
+						tr:   &builtinSlots2[426],
+					},
 				},
 			},
-			21: {
-				owner: "sender",
-				summary: phrase{
-					en: "encrypted attachment not accepted",
-					tr: &builtinSlots1[191],
-				},
-				explanation: alts{
-					list: []text{
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was refused"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " because an attachment"},
-							{
-								group: []textPart{
-									{literal: " ("},
-									{slot: 17, isSlot: true},
-									{literal: ")"},
-								},
-							},
-							{literal: " is encrypted or password-protected: the receiving organization's filter cannot look inside such files, so it does not accept them. This does not mean that a virus was found."},
-						},
+			{
+				key: 21,
+				words: words{
+					owner: "sender",
+					summary: phrase{
+						en: "encrypted attachment not accepted",
+						tr: &builtinSlots1[191],
 					},
-					uses: 131075,
-					tr:   &builtinSlots2[427],
-				},
-				fix: alts{
-					list: []text{
-						{
-							{literal: "Send the file in a way the recipient's organization accepts: ask the recipient which (their organization's secure file exchange, the file without encryption or password, or a link to a shared folder you agree on). If it must stay protected, send the password separately, never in the same message."},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because an attachment"},
+								{
+									group: []textPart{
+										{literal: " ("},
+										{slot: 17, isSlot: true},
+										{literal: ")"},
+									},
+								},
+								{literal: " is encrypted or password-protected: the receiving organization's filter cannot look inside such files, so it does not accept them. This does not mean that a virus was found."},
+							},
 						},
+						uses: 131075,
+						tr:   &builtinSlots2[427],
 					},
-					tr: &builtinSlots2[428],
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Send the file in a way the recipient's organization accepts: ask the recipient which (their organization's secure file exchange, the file without encryption or password, or a link to a shared folder you agree on). If it must stay protected, send the password separately, never in the same message."},
+							},
+						},
+						tr: &builtinSlots2[428],
+					},
 				},
 			},
-			22: {
-				owner: "sender",
-				summary: phrase{
-					en: "attachment type not accepted",
-					tr: &builtinSlots1[192],
-				},
-				explanation: alts{
-					list: []text{
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was refused"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " because of its attachment "},
-							{slot: 17, isSlot: true},
-							{literal: ": the receiving organization does not accept files of this type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
-						},
-						{
-							{literal: "The message"},
-							{
-								group: []textPart{
-									{literal: " to "},
-									{isSlot: true},
-								},
-							},
-							{literal: " was refused"},
-							{
-								group: []textPart{
-									{literal: " by "},
-									{slot: 1, isSlot: true},
-								},
-							},
-							{literal: " because of an attachment: the receiving organization does not accept files of its type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
-						},
+			{
+				key: 22,
+				words: words{
+					owner: "sender",
+					summary: phrase{
+						en: "attachment type not accepted",
+						tr: &builtinSlots1[192],
 					},
-					uses: 131075,
-					tr:   &builtinSlots2[429],
-				},
-				fix: alts{
-					list: []text{
-						{
-							{literal: "Send the message again without "},
-							{slot: 17, isSlot: true},
-							{literal: ". If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because of its attachment "},
+								{slot: 17, isSlot: true},
+								{literal: ": the receiving organization does not accept files of this type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
+							},
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because of an attachment: the receiving organization does not accept files of its type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
+							},
 						},
-						{
-							{literal: "Send the message again without the attachment the filter refused (a program, script, macro document or archive). If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
-						},
+						uses: 131075,
+						tr:   &builtinSlots2[429],
 					},
-					uses: 131072,
-					tr:   &builtinSlots2[430],
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Send the message again without "},
+								{slot: 17, isSlot: true},
+								{literal: ". If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
+							},
+							{
+								{literal: "Send the message again without the attachment the filter refused (a program, script, macro document or archive). If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
+							},
+						},
+						uses: 131072,
+						tr:   &builtinSlots2[430],
+					},
 				},
 			},
 		},

@@ -246,12 +246,12 @@ func (e *Engine) classify(in Input, lang int) Classification {
 		v.Stage = StageUnknown // a pasted reply: the stage Lookup assumes is not known
 	}
 	si := v.Stage.index()
-	ruleWords := t.stages[si]
-	ruleWords.fill(factWords(&t.byFact, v.Facts))
+	ruleWords := t.stages.at(si)
+	ruleWords.fill(factWords(t.byFact, v.Facts))
 	ruleWords.fill(t.words)
 	w := ruleWords
-	w.fill(rd.stages[si])
-	w.fill(factWords(&rd.byFact, v.Facts))
+	w.fill(rd.stages.at(si))
+	w.fill(factWords(rd.byFact, v.Facts))
 	w.fill(rd.words)
 
 	v.Owner = first(w.owner, OwnerUnknown)
@@ -291,7 +291,9 @@ func (e *Engine) sentences(rec *record, v *Classification, t *thenDef, rd *reaso
 	in, action := &rec.in, rec.action
 	texts := e.textsFor(lang)
 	cause := first(t.Cause, rd.Cause, texts[textUnknownCause].plain())
-	var vals, standIn slotValues
+	var vs sentenceValues
+	vals := &vs[valuesRecord]
+	var standIn slotValues
 	vals[slotRecipient] = sanitize(in.Recipient)
 	vals[slotRemote] = sanitize(in.RemoteMTA)
 	vals[slotReporting] = sanitize(in.ReportingMTA)
@@ -316,43 +318,62 @@ func (e *Engine) sentences(rec *record, v *Classification, t *thenDef, rd *reaso
 	standIn[slotRemote] = texts[textUnnamedRemote].plain()
 	standIn[slotReporting] = texts[textUnnamedReporting].plain()
 
+	// The explanation is an opening, a sentence and a note, joined by
+	// spaces; it and the fix are written into one string (joinSentences).
+	var expl [5]piece
+	n := 0
 	delayed := action == smtpcode.ActionDelayed
 	switch {
 	case action.Success():
-		explanation = e.explain(in, action, cause, lang)
+		expl[0] = textPiece(e.explain(in, action, cause, lang, &vs[valuesExplain]), valuesExplain)
+		n = 1
 	case ruleWords.explanation.empty() && t.Cause != "":
-		explanation = e.explain(in, action, cause, lang) // an older rule: its cause in the texts' sentence
+		// An older rule: its cause in the texts' sentence.
+		expl[0] = textPiece(e.explain(in, action, cause, lang, &vs[valuesExplain]), valuesExplain)
+		n = 1
 	case !w.explanation.empty():
-		own := vals
+		vs[valuesOwn] = *vals
 		if delayed && !t.delays {
-			own[slotRecipient] = "" // the opening sentence names the recipient
+			vs[valuesOwn][slotRecipient] = "" // the opening sentence names the recipient
+			expl[0], expl[1] = textPiece(texts[textDelayedIntro], valuesRecord), piece{s: " "}
+			n = 2
 		}
-		explanation = w.explanation.render(lang, &own, &standIn)
-		if delayed && !t.delays {
-			explanation = texts[textDelayedIntro].render(&vals) + " " + explanation
+		tx, stoodIn := w.explanation.choose(lang, &vs[valuesOwn], &standIn, &vs[valuesExplainStandIn])
+		expl[n] = textPiece(tx, valuesOwn)
+		if stoodIn {
+			expl[n].v = valuesExplainStandIn
 		}
+		n++
 	default:
-		explanation = e.explain(in, action, cause, lang)
+		expl[0] = textPiece(e.explain(in, action, cause, lang, &vs[valuesExplain]), valuesExplain)
+		n = 1
 	}
-	if gaveUpOnTemporary(action, v, t) && explanation != "" {
+	if gaveUpOnTemporary(action, v, t) && piecesLen(expl[:n], &vs) > 0 {
 		// Issue 8 (grading 4): a temporary failure retried until the
 		// sending server gave up reads as such, whatever its reason.
 		note := texts[textGaveUpFailed]
 		if rec.rp.Class() == smtpcode.ClassTransient {
 			note = texts[textGaveUpRefused] // the receiving server answered, with a temporary refusal
 		}
-		explanation += " " + note.render(&vals)
+		expl[n], expl[n+1] = piece{s: " "}, textPiece(note, valuesRecord)
+		n += 2
 	}
-	fix = w.fix.render(lang, &vals, &standIn)
+	var fixPiece piece
 	switch {
 	case lasting:
 		// Issue 8: waiting does not help; the recipient's side must act.
-		fix = texts[textDelayedLastingFix].render(&vals)
+		fixPiece = textPiece(texts[textDelayedLastingFix], valuesRecord)
 	case delayed && (ruleWords.fix.empty() || !t.delays):
 		// The reason's fix is for a final failure; a delay needs none yet.
-		fix = texts[textDelayedFix].plain()
+		fixPiece = textPiece(texts[textDelayedFix], valuesNone)
+	default:
+		tx, stoodIn := w.fix.choose(lang, vals, &standIn, &vs[valuesFixStandIn])
+		fixPiece = textPiece(tx, valuesRecord)
+		if stoodIn {
+			fixPiece.v = valuesFixStandIn
+		}
 	}
-	return explanation, fix
+	return joinSentences(expl[:n], fixPiece, &vs)
 }
 
 // gaveUpOnTemporary says whether a record is a temporary failure (a
@@ -393,12 +414,12 @@ func (e *Engine) captureFacts(r *rule, rec *record, src *[numFacts]factSource, w
 					continue
 				}
 				if m := p.find(sc.text, sc.class); m != nil {
-					capture(p.subexpNames(), m, sc.orig, &fs, src, factSource{r.id, r.file, r.line}, false)
+					capture(p.subexpNames(), m, sc.orig, rec.diag, &fs, src, factSource{r.id, r.file, r.line}, false)
 					break // the regexp that matched
 				}
 			}
 		}
-		e.extract(sc.text, sc.orig, sc.hits, sc.class, &fs, src)
+		e.extract(sc.text, sc.orig, rec.diag, sc.hits, sc.class, &fs, src)
 	}
 	e.noticeFacts(rec, &fs, src, want)
 	// Derived only where the words use it (the size-limit fixes).
@@ -416,8 +437,8 @@ func (e *Engine) captureFacts(r *rule, rec *record, src *[numFacts]factSource, w
 }
 
 // extract runs the extractors on text (normalized; orig is the same with its
-// case kept, hits its phrases), for the facts not set yet.
-func (e *Engine) extract(text, orig []byte, hits []uint64, tc textClass, fs *Facts, src *[numFacts]factSource) {
+// case kept, folded from base; hits its phrases), for the facts not set yet.
+func (e *Engine) extract(text, orig []byte, base string, hits []uint64, tc textClass, fs *Facts, src *[numFacts]factSource) {
 	have := fs.set()
 	for _, x := range e.extractors {
 		if (len(x.text) > 0 && !x.text.any(hits)) || (len(x.unless) > 0 && x.unless.any(hits)) {
@@ -428,7 +449,7 @@ func (e *Engine) extract(text, orig []byte, hits []uint64, tc textClass, fs *Fac
 				continue // every fact it captures is set: capture would keep none
 			}
 			if m := p.find(text, tc); m != nil {
-				capture(p.subexpNames(), m, orig, fs, src, factSource{x.id, x.file, x.line}, x.bytes)
+				capture(p.subexpNames(), m, orig, base, fs, src, factSource{x.id, x.file, x.line}, x.bytes)
 				have = fs.set()
 			}
 		}
@@ -497,7 +518,7 @@ func (e *Engine) noticeFacts(rec *record, fs *Facts, src *[numFacts]factSource, 
 						return // cannot happen: both fold the same bytes
 					}
 				}
-				capture(p.subexpNames(), m, sc.norig, &got, &gotSrc, factSource{x.id, x.file, x.line}, x.bytes)
+				capture(p.subexpNames(), m, sc.norig, n, &got, &gotSrc, factSource{x.id, x.file, x.line}, x.bytes)
 			}
 		}
 	}

@@ -18,11 +18,11 @@ const maxNameInText = 200
 // recipient, the remote server and the cause: the explanation of a success,
 // and of a rule written in the older form (a cause, no explanation).
 // Everything taken from the message is made plain printable ASCII first.
-func (e *Engine) explain(in *Input, action smtpcode.Action, cause string, lang int) string {
+func (e *Engine) explain(in *Input, action smtpcode.Action, cause string, lang int, v *slotValues) text {
 	rcpt := sanitize(in.Recipient)
 	remote := sanitize(in.RemoteMTA)
 	t := e.textsFor(lang)
-	v := slotValues{slotRecipient: rcpt, slotRemote: remote, slotCause: cause}
+	*v = slotValues{slotRecipient: rcpt, slotRemote: remote, slotCause: cause}
 	var frame textKey
 	switch {
 	case action == smtpcode.ActionDelayed:
@@ -45,7 +45,7 @@ func (e *Engine) explain(in *Input, action smtpcode.Action, cause string, lang i
 	default:
 		frame = textExplainUndelivered
 	}
-	return t[frame].render(&v)
+	return t[frame]
 }
 
 // sanitize makes text taken from the message plain printable ASCII on one

@@ -283,9 +283,11 @@ type factSource struct {
 // capture fills the facts that the named groups (names, by number, as
 // SubexpNames gives them) capture in a match m (its submatch indexes), for
 // the facts not set yet. The regexps match the text as normalize made it;
-// orig is the same bytes with their case kept (foldSpace), and the values
-// are cut from it.
-func capture(names []string, m []int, orig []byte, fs *Facts, src *[numFacts]factSource, from factSource, bytes bool) {
+// orig is the same bytes with their case kept (foldSpace of base), and the
+// values are cut from it: from base itself, without a copy, where base
+// holds the same bytes at the same place (no white space folded before
+// them), as it mostly does.
+func capture(names []string, m []int, orig []byte, base string, fs *Facts, src *[numFacts]factSource, from factSource, bytes bool) {
 	for g, name := range names {
 		if name == "" || m[2*g] < 0 || m[2*g+1] <= m[2*g] {
 			continue
@@ -294,7 +296,14 @@ func capture(names []string, m []int, orig []byte, fs *Facts, src *[numFacts]fac
 		if fs.v[i] != "" {
 			continue
 		}
-		v := cleanFact(facts[i], string(orig[m[2*g]:m[2*g+1]]))
+		a, b := m[2*g], m[2*g+1]
+		var v string
+		if b <= len(base) && string(orig[a:b]) == base[a:b] {
+			v = base[a:b]
+		} else {
+			v = string(orig[a:b])
+		}
+		v = cleanFact(facts[i], v)
 		if facts[i] == FactLimit && bytes {
 			v = withMegabytes(v)
 		}

@@ -109,11 +109,13 @@ func hostName(s string) string {
 	if s == "" || len(s) > 255 {
 		return ""
 	}
-	if ap, err := netip.ParseAddrPort(s); err == nil {
-		return ap.Addr().String()
-	}
-	if a, err := netip.ParseAddr(s); err == nil {
-		return a.String()
+	if mayBeAddr(s) {
+		if ap, err := netip.ParseAddrPort(s); err == nil {
+			return ap.Addr().String()
+		}
+		if a, err := netip.ParseAddr(s); err == nil {
+			return a.String()
+		}
 	}
 	if h, port, ok := strings.Cut(s, ":"); ok && isDigits(port) {
 		s = h // "host:25"
@@ -126,6 +128,24 @@ func hostName(s string) string {
 		}
 	}
 	return s
+}
+
+// mayBeAddr says whether s may be an IP address, with or without a port,
+// as netip.ParseAddr and netip.ParseAddrPort read them: up to a zone
+// ("%eth0"), nothing but hexadecimal digits, dots, colons and brackets.
+// A host name fails it, mostly at its first letter beyond f, without the
+// error (an allocation) that netip returns for it.
+func mayBeAddr(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s) && s[i] != '%'; i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' || c == '.' || c == ':' || c == '[' || c == ']') {
+			return false
+		}
+	}
+	return true
 }
 
 // isDigits says whether s is a non-empty run of ASCII digits.
@@ -163,8 +183,10 @@ func inDomainName(name, domain string) bool {
 // address, a name under a private top-level domain, or, when ownDomain,
 // another host of the recipient's domain.
 func internalHost(h, domain, reporting string, ownDomain bool) bool {
-	if a, err := netip.ParseAddr(h); err == nil {
-		return a.Unmap().IsPrivate() // RFC 1918, RFC 4193
+	if mayBeAddr(h) {
+		if a, err := netip.ParseAddr(h); err == nil {
+			return a.Unmap().IsPrivate() // RFC 1918, RFC 4193
+		}
 	}
 	for _, tld := range internalTLDs {
 		if strings.HasSuffix(h, tld) && len(h) > len(tld) {

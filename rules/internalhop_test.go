@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"math/rand/v2"
+	"net/netip"
 	"strings"
 	"testing"
 
@@ -118,4 +120,41 @@ func TestWhyNamesWhereTheInternalHopWasRead(t *testing.T) {
 		}
 	}
 	t.Errorf("facts %+v: no internal_hop", tr.Facts)
+}
+
+// TestMayBeAddrPassesEveryAddress: every text netip reads as an address,
+// with or without a port, passes mayBeAddr, which spares host names
+// netip's error: written addresses and random texts of the bytes of
+// addresses and names.
+func TestMayBeAddrPassesEveryAddress(t *testing.T) {
+	texts := []string{"192.0.2.1", "192.0.2.1:25", "[2001:db8::1]:25", "2001:DB8::1", "::ffff:192.0.2.1", "fe80::1%eth0", "[fe80::1%eth0]:25", "::"}
+	rng := rand.New(rand.NewPCG(5, 6))
+	const alphabet = "0129afAF.:[]%gxz-"
+	for range 200000 {
+		b := make([]byte, 1+rng.IntN(16))
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		texts = append(texts, string(b))
+	}
+	parsed := 0
+	for _, s := range texts {
+		_, errAddr := netip.ParseAddr(s)
+		_, errPort := netip.ParseAddrPort(s)
+		if errAddr != nil && errPort != nil {
+			continue
+		}
+		parsed++
+		if !mayBeAddr(s) {
+			t.Fatalf("mayBeAddr(%q) = false, netip reads it", s)
+		}
+	}
+	if parsed < 50 {
+		t.Fatalf("only %d texts were addresses", parsed)
+	}
+	for _, name := range []string{"mx.example.com", "localhost", "mail-relay.internal"} {
+		if mayBeAddr(name) {
+			t.Errorf("mayBeAddr(%q) = true, want false for a host name", name)
+		}
+	}
 }

@@ -21,18 +21,8 @@ var (
 	// "SMTP error from remote mail server after RCPT TO:<bob@example.com>:",
 	// an RFC 3464 diagnostic type "smtp;".
 	quotePrefix = lazyRegexp(`(?i)^(?:[a-z][a-z0-9-]*;\s*)?(?:.{0,300}?\b(?:said|after rcpt to:<[^>]*>|after mail from:<[^>]*>|after end of data|after data|after initial connection)\s*:\s*)?`)
-	// quoteType is quotePrefix for a reply without "said" or "after",
-	// where its second part cannot match: the type alone, read without
-	// quotePrefix's hundreds of instructions.
-	quoteType = lazyRegexp(`(?i)^(?:[a-z][a-z0-9-]*;\s*)?`)
-	// quoteCodes are the reply and enhanced status codes at the start of a
-	// reply and of each line of a multi-line one ("550-5.1.1 ... 550 5.1.1 ...").
-	quoteCodes = lazyRegexp(`(?:^|\s)[245][0-9][0-9](?:[- ]#?[245]\.[0-9]{1,3}\.[0-9]{1,3})?[- ]|^#?[245]\.[0-9]{1,3}\.[0-9]{1,3}\s`)
 	// quoteStage is Postfix's note of the command a reply answered.
 	quoteStage = lazyRegexp(`(?i)\s*\(in reply to [a-z ]+ command\)`)
-	// quoteAddress is the address a reply starts with ("<bob@example.com>:"),
-	// which the explanation names already.
-	quoteAddress = lazyRegexp(`^<[^<>\s]*>:?\s*`)
 )
 
 // quoteReply returns what the server said, for a person: the reply of a
@@ -48,25 +38,167 @@ func quoteReply(diag string) string {
 	s := textclean.ASCII(diag, maxDiagnostic)
 	// The anchored ones cut the start off, without a copy. s is
 	// printable ASCII, so containsFold finds what (?i) would.
-	prefix := quoteType
 	if containsFold(s, "said") || containsFold(s, "after") {
-		prefix = quotePrefix
-	}
-	if loc := prefix().FindStringIndex(s); loc != nil {
-		s = s[loc[1]:]
+		if loc := quotePrefix().FindStringIndex(s); loc != nil {
+			s = s[loc[1]:]
+		}
+	} else {
+		s = s[typeLen(s):] // quotePrefix's second part cannot match
 	}
 	if containsFold(s, "in reply to") {
 		s = quoteStage().ReplaceAllString(s, "")
 	}
-	s = strings.TrimSpace(quoteCodes().ReplaceAllString(" "+s, " "))
-	if loc := quoteAddress().FindStringIndex(s); loc != nil {
-		s = s[loc[1]:]
-	}
+	s = stripCodes(s)
+	s = s[addressLen(s):] // the explanation names the address already
 	s = plainWords(s)
 	if !readable(s) {
 		return ""
 	}
 	return cutAtWord(s, maxQuote)
+}
+
+// typeLen returns the length of the RFC 3464 diagnostic type and the
+// white space after it that a reply starts with ("smtp; "), 0 when it
+// starts with none: what quotePrefix's first part, alone,
+// `(?i)^(?:[a-z][a-z0-9-]*;\s*)?`, matches in printable ASCII, without the
+// regexp's allocation of the match's indexes.
+func typeLen(s string) int {
+	if len(s) == 0 || !isLetter(s[0]) {
+		return 0
+	}
+	i := 1
+	for i < len(s) && (isLetter(s[i]) || isDigit(s[i]) || s[i] == '-') {
+		i++
+	}
+	if i == len(s) || s[i] != ';' {
+		return 0
+	}
+	i++
+	for i < len(s) && isRegexpSpace(s[i]) {
+		i++
+	}
+	return i
+}
+
+// addressLen returns the length of the address in angle brackets, an
+// optional colon and the white space after them that a reply starts with
+// ("<bob@example.com>: "), 0 when it starts with none: what
+// `^<[^<>\s]*>:?\s*` matches.
+func addressLen(s string) int {
+	if len(s) == 0 || s[0] != '<' {
+		return 0
+	}
+	i := 1
+	for i < len(s) && s[i] != '<' && s[i] != '>' && !isRegexpSpace(s[i]) {
+		i++
+	}
+	if i == len(s) || s[i] != '>' {
+		return 0
+	}
+	i++
+	if i < len(s) && s[i] == ':' {
+		i++
+	}
+	for i < len(s) && isRegexpSpace(s[i]) {
+		i++
+	}
+	return i
+}
+
+func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+
+// stripCodes returns s without the reply and enhanced status codes at its
+// start and at the start of each line of a multi-line reply ("550-5.1.1
+// ... 550 5.1.1 ..."), each replaced by a space, and without space at its
+// ends. It is, without the copies (issue 14: the regexp's ReplaceAllString
+// was an allocation per reading quoted):
+//
+//	strings.TrimSpace(regexp.MustCompile(`(?:^|\s)[245][0-9][0-9](?:[- ]#?[245]\.[0-9]{1,3}\.[0-9]{1,3})?[- ]|^#?[245]\.[0-9]{1,3}\.[0-9]{1,3}\s`).ReplaceAllString(" "+s, " "))
+//
+// The space put first lets a code at the start match as one after a space;
+// the regexp's second alternative (a code at the very start) then never
+// matches, for the text starts with that space.
+func stripCodes(s string) string {
+	// A code matches after the white space at s[i], i = -1 standing for
+	// the space put first. What precedes a code is kept only once it holds
+	// more than white space, which TrimSpace would drop: the common reply,
+	// codes first and then words, is a part of s, not a copy.
+	var b strings.Builder
+	start := 0 // s[start:] follows the last code replaced
+	for i := -1; i < len(s); i++ {
+		if i >= 0 && !isRegexpSpace(s[i]) {
+			continue
+		}
+		end := codeAfterSpace(s, i+1)
+		if end < 0 {
+			continue
+		}
+		if gap := s[start:max(i, start)]; b.Len() > 0 || strings.TrimSpace(gap) != "" {
+			if b.Len() == 0 {
+				b.Grow(len(s) + 1)
+			}
+			b.WriteString(gap)
+			b.WriteByte(' ')
+		}
+		start = end
+		i = end - 1
+	}
+	if b.Len() == 0 {
+		return strings.TrimSpace(s[start:])
+	}
+	b.WriteString(s[start:])
+	return strings.TrimSpace(b.String())
+}
+
+// codeAfterSpace returns the end of a reply code at s[j], as
+// `[245][0-9][0-9](?:[- ]#?[245]\.[0-9]{1,3}\.[0-9]{1,3})?[- ]` matches it
+// (the enhanced code taken when it is there), -1 when none is.
+func codeAfterSpace(s string, j int) int {
+	if j+4 > len(s) || !isClassDigit(s[j]) || !isDigit(s[j+1]) || !isDigit(s[j+2]) || !isDashSpace(s[j+3]) {
+		return -1
+	}
+	// The enhanced code, when the text goes on as one.
+	k := j + 4
+	if k < len(s) && s[k] == '#' {
+		k++
+	}
+	if k < len(s) && isClassDigit(s[k]) && k+1 < len(s) && s[k+1] == '.' {
+		if k = digitsThen(s, k+2, '.'); k >= 0 {
+			if k = digitsThen(s, k, 0); k >= 0 {
+				return k
+			}
+		}
+	}
+	return j + 4
+}
+
+// digitsThen returns the end of one to three digits at s[k] followed by
+// the byte want ('.'), or by '-' or ' ' when want is 0, -1 when s does not
+// go on so. Digits are greedy and a fourth one is no delimiter, as for
+// `[0-9]{1,3}` followed by the delimiter in a regexp.
+func digitsThen(s string, k int, want byte) int {
+	n := 0
+	for k+n < len(s) && isDigit(s[k+n]) {
+		n++
+	}
+	if n == 0 || n > 3 || k+n >= len(s) {
+		return -1
+	}
+	c := s[k+n]
+	if want != 0 && c == want || want == 0 && isDashSpace(c) {
+		return k + n + 1
+	}
+	return -1
+}
+
+func isDigit(c byte) bool      { return '0' <= c && c <= '9' }
+func isClassDigit(c byte) bool { return c == '2' || c == '4' || c == '5' }
+func isDashSpace(c byte) bool  { return c == '-' || c == ' ' }
+
+// isRegexpSpace reports whether c is white space as \s of a Go regexp
+// has it: [\t\n\f\r ].
+func isRegexpSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
 }
 
 // plainWords returns s (printable ASCII) with its double quotes made

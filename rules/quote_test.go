@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"math/rand/v2"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -9,7 +11,7 @@ import (
 )
 
 // TestQuoteTypeCutsWhatQuotePrefixCuts: on a reply without "said" or
-// "after", quoteType cuts off what quotePrefix does, for every diagnostic of
+// "after", typeLen cuts off what quotePrefix does, for every diagnostic of
 // the repository's fixtures and a few written ones.
 func TestQuoteTypeCutsWhatQuotePrefixCuts(t *testing.T) {
 	diags := []string{
@@ -30,8 +32,8 @@ func TestQuoteTypeCutsWhatQuotePrefixCuts(t *testing.T) {
 			continue
 		}
 		compared++
-		if got, want := quoteType().FindStringIndex(s), quotePrefix().FindStringIndex(s); !slices.Equal(got, want) {
-			t.Errorf("reply %q: quoteType cuts %v, quotePrefix %v", s, got, want)
+		if got, want := []int{0, typeLen(s)}, quotePrefix().FindStringIndex(s); !slices.Equal(got, want) {
+			t.Errorf("reply %q: typeLen cuts %v, quotePrefix %v", s, got, want)
 		}
 	}
 	if compared < 20 {
@@ -90,4 +92,87 @@ func asciiLower(s string) string {
 		}
 	}
 	return string(b)
+}
+
+// quoteCodesRegexp is what stripCodes does without the copies: the
+// reference it is checked against.
+var quoteCodesRegexp = regexp.MustCompile(`(?:^|\s)[245][0-9][0-9](?:[- ]#?[245]\.[0-9]{1,3}\.[0-9]{1,3})?[- ]|^#?[245]\.[0-9]{1,3}\.[0-9]{1,3}\s`)
+
+func stripCodesByRegexp(s string) string {
+	return strings.TrimSpace(quoteCodesRegexp.ReplaceAllString(" "+s, " "))
+}
+
+// TestStripCodesIsTheRegexpReplacement: stripCodes gives what the regexp
+// replacement it stands for gives, on the fixtures' diagnostics as
+// quoteReply reads them, on written multi-line replies, and on random
+// texts made of the bytes that codes are written with.
+func TestStripCodesIsTheRegexpReplacement(t *testing.T) {
+	texts := []string{"", " ", "550", "550 ", "550 5.1.1 ", "550 5.1.1 user unknown", "550-5.1.1 a 550-5.1.1 b 550 5.1.1 c",
+		"5.1.1 bare enhanced", "#5.1.1 x", "550 #5.1.1 x", "550 5.1.1234 x", "550 5.1234.1 x", "550-5.1.1-x", "x 421 4.7.0 try later",
+		"550\t5.1.1\tx", "a\n550 b", "550 550 5.7.1 x", "\u00a0550 x", "550 5.1.1\u00a0x", "350 5.1.1 x", "550 3.1.1 x", "550 5.1. x"}
+	for _, d := range fixtureTexts(t) {
+		texts = append(texts, textclean.ASCII(string(d), maxDiagnostic))
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	const alphabet = "2455 0.#-\t\nax3\u00a0"
+	for range 200000 {
+		n := rng.IntN(24)
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		texts = append(texts, string(b))
+	}
+	for _, s := range texts {
+		if got, want := stripCodes(s), stripCodesByRegexp(s); got != want {
+			t.Fatalf("stripCodes(%q) = %q, the regexp gives %q", s, got, want)
+		}
+	}
+}
+
+// FuzzStripCodes checks stripCodes against the regexp it stands for.
+func FuzzStripCodes(f *testing.F) {
+	f.Add("550-5.1.1 a 550 5.1.1 b")
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := stripCodes(s), stripCodesByRegexp(s); got != want {
+			t.Fatalf("stripCodes(%q) = %q, the regexp gives %q", s, got, want)
+		}
+	})
+}
+
+// TestTypeLenAndAddressLenAreTheRegexps: typeLen and addressLen give the
+// end of the match of the regexps they stand for (0 when none), on the
+// fixtures' diagnostics as quoteReply reads them and on random printable
+// ASCII texts made of the bytes the regexps look at.
+func TestTypeLenAndAddressLenAreTheRegexps(t *testing.T) {
+	typeRE := regexp.MustCompile(`(?i)^(?:[a-z][a-z0-9-]*;\s*)?`)
+	addressRE := regexp.MustCompile(`^<[^<>\s]*>:?\s*`)
+	end := func(re *regexp.Regexp, s string) int {
+		if loc := re.FindStringIndex(s); loc != nil {
+			return loc[1]
+		}
+		return 0
+	}
+	texts := []string{"", "smtp; 550 x", "X-Postfix;  host", "x-unix;", ";x", "smtp;", "a1-b;\t x", "1a; x",
+		"<bob@example.com>: x", "<>x", "<a b>: x", "<a<b>: x", "<a>:: x", "<a>", "<a", "< a>"}
+	for _, d := range fixtureTexts(t) {
+		texts = append(texts, textclean.ASCII(string(d), maxDiagnostic))
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	const alphabet = "sMtp1-; \t<>:@.x"
+	for range 100000 {
+		b := make([]byte, rng.IntN(12))
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		texts = append(texts, string(b))
+	}
+	for _, s := range texts {
+		if got, want := typeLen(s), end(typeRE, s); got != want {
+			t.Fatalf("typeLen(%q) = %d, the regexp's match ends at %d", s, got, want)
+		}
+		if got, want := addressLen(s), end(addressRE, s); got != want {
+			t.Fatalf("addressLen(%q) = %d, the regexp's match ends at %d", s, got, want)
+		}
+	}
 }

@@ -212,10 +212,10 @@ func (w *words) fill(o words) {
 type reasonDef struct {
 	HardBounce *bool
 	Code       string
-	Cause      string // the older form of an explanation
-	words             // at any stage
-	stages     [numStages]words
-	byFact     [numFacts]words // when the fact was captured
+	Cause      string     // the older form of an explanation
+	words                 // at any stage
+	stages     keyedWords // at an SMTP stage, by index in stageKeys
+	byFact     keyedWords // when the fact was captured, by index in facts
 }
 
 // fill sets the empty fields of d from o: a reason given by several files
@@ -231,20 +231,82 @@ func (d *reasonDef) fill(o reasonDef) {
 		d.Cause = o.Cause
 	}
 	d.words.fill(o.words)
-	for i := range d.stages {
-		d.stages[i].fill(o.stages[i])
+	d.stages = d.stages.merged(o.stages)
+	d.byFact = d.byFact.merged(o.byFact)
+}
+
+// keyedWords are the words of a reason or a rule that apply at some SMTP
+// stages or for some facts, sorted by key, each key at most once. Few rules
+// have any: a list of the ones given, rather than an array with a place for
+// every stage and fact, keeps the compiled rules small (an array of words
+// per fact made every rule ~3.9 kB, mostly zeros, that the runtime scanned
+// for pointers at every start: issue 14).
+type keyedWords []keyWords
+
+// keyWords are the words at one key: the index of a stage in stageKeys or
+// of a fact in facts.
+type keyWords struct {
+	key uint8
+	words
+}
+
+// at returns the words at key k, zero when there are none.
+func (l keyedWords) at(k int) words {
+	for i := range l {
+		if int(l[i].key) == k {
+			return l[i].words
+		}
 	}
-	for i := range d.byFact {
-		d.byFact[i].fill(o.byFact[i])
+	return words{}
+}
+
+// ref returns the words at key k in place, nil when there are none or
+// they are zero (the translations attach to them).
+func (l keyedWords) ref(k int) *words {
+	for i := range l {
+		if int(l[i].key) == k && !l[i].isZero() {
+			return &l[i].words
+		}
 	}
+	return nil
+}
+
+// merged returns l with the empty fields of its words filled from o, key by
+// key, and o's other keys added. It does not change l or o: they may be
+// another rule set's.
+func (l keyedWords) merged(o keyedWords) keyedWords {
+	if len(o) == 0 {
+		return l
+	}
+	if len(l) == 0 {
+		return o
+	}
+	out := make(keyedWords, 0, len(l)+len(o))
+	i, j := 0, 0
+	for i < len(l) || j < len(o) {
+		switch {
+		case j == len(o) || i < len(l) && l[i].key < o[j].key:
+			out = append(out, l[i])
+			i++
+		case i == len(l) || o[j].key < l[i].key:
+			out = append(out, o[j])
+			j++
+		default:
+			kw := l[i]
+			kw.fill(o[j].words)
+			out = append(out, kw)
+			i, j = i+1, j+1
+		}
+	}
+	return out
 }
 
 // factWords returns the words of the first fact in fs that has words of its
 // own, in the order of the fact vocabulary.
-func factWords(byFact *[numFacts]words, fs Facts) words {
-	for i, v := range fs.v {
-		if v != "" && !byFact[i].isZero() {
-			return byFact[i]
+func factWords(byFact keyedWords, fs Facts) words {
+	for i := range byFact {
+		if fs.v[byFact[i].key] != "" && !byFact[i].isZero() {
+			return byFact[i].words
 		}
 	}
 	return words{}
@@ -257,11 +319,10 @@ func (w words) uses() slotSet { return w.explanation.uses | w.fix.uses }
 // reason rd can show, at any stage and for any fact.
 func wordsUse(t *thenDef, rd *reasonDef) slotSet {
 	s := t.words.uses() | rd.words.uses()
-	for i := range t.stages {
-		s |= t.stages[i].uses() | rd.stages[i].uses()
-	}
-	for i := range t.byFact {
-		s |= t.byFact[i].uses() | rd.byFact[i].uses()
+	for _, l := range [...]keyedWords{t.stages, rd.stages, t.byFact, rd.byFact} {
+		for i := range l {
+			s |= l[i].uses()
+		}
 	}
 	return s
 }
@@ -276,8 +337,8 @@ type thenDef struct {
 	HardBounce *bool
 	Cause      string
 	words
-	stages [numStages]words
-	byFact [numFacts]words
+	stages keyedWords // as reasonDef's
+	byFact keyedWords
 	// delays says that the rule is written for delay reports (its when
 	// names the action delayed): its explanation and fix stand as they are.
 	delays bool
@@ -490,8 +551,8 @@ func compileWords(owner Owner, summary string, explanation, fix textList, given 
 }
 
 // compileStages compiles the "stages:" of a reason or a rule.
-func compileStages(m map[string]stageSpec) ([numStages]words, error) {
-	var out [numStages]words
+func compileStages(m map[string]stageSpec) (keyedWords, error) {
+	var out keyedWords
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -507,14 +568,15 @@ func compileStages(m map[string]stageSpec) ([numStages]words, error) {
 		if err != nil {
 			return out, fmt.Errorf("stages: %s: %v", k, err)
 		}
-		out[i] = w
+		out = append(out, keyWords{uint8(i), w})
 	}
+	slices.SortFunc(out, func(a, b keyWords) int { return int(a.key) - int(b.key) })
 	return out, nil
 }
 
 // compileFactWords compiles the "facts:" of a reason or a rule.
-func compileFactWords(m map[string]stageSpec) ([numFacts]words, error) {
-	var out [numFacts]words
+func compileFactWords(m map[string]stageSpec) (keyedWords, error) {
+	var out keyedWords
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -530,8 +592,9 @@ func compileFactWords(m map[string]stageSpec) ([numFacts]words, error) {
 		if err != nil {
 			return out, fmt.Errorf("facts: %s: %v", k, err)
 		}
-		out[i] = w
+		out = append(out, keyWords{uint8(i), w})
 	}
+	slices.SortFunc(out, func(a, b keyWords) int { return int(a.key) - int(b.key) })
 	return out, nil
 }
 

@@ -476,29 +476,128 @@ func compileAlts(src []string, given slotSet) (alts, error) {
 	return a, nil
 }
 
-// render shows, in language lang, the first alternative whose needs are
-// met; failing all, the last, with the stand-in words for the record's
-// values it lacks.
-func (a *alts) render(lang int, v *slotValues, standIn *slotValues) string {
+// choose returns, in language lang, the first alternative whose needs are
+// met by the values v; failing all, the last, and true: it is to be shown
+// with the stand-in words for the values v lacks, which it writes into w.
+func (a *alts) choose(lang int, v, standIn, w *slotValues) (_ text, stoodIn bool) {
 	list := a.in(lang)
 	for i, t := range list {
+		if t.satisfied(v) {
+			return t, false
+		}
 		if i == len(list)-1 {
-			if t.satisfied(v) {
-				return t.render(v)
-			}
-			w := *v
+			*w = *v
 			for sl := slot(0); int(sl) < numSlots; sl++ {
 				if w[sl] == "" {
 					w[sl] = standIn[sl]
 				}
 			}
-			return t.render(&w)
-		}
-		if t.satisfied(v) {
-			return t.render(v)
+			return t, true
 		}
 	}
-	return ""
+	return nil, false
+}
+
+// sentenceValues are the sets of values the pieces of a reading's
+// sentences are written with, by the index a piece names.
+type sentenceValues [numValueSets]slotValues
+
+// The sets of sentenceValues. A piece names its set by index, not by
+// pointer: a pointer in the piece, whose string may be returned, would
+// make the compiler put the sets on the heap (escape analysis does not
+// tell a struct's fields apart).
+const (
+	valuesRecord         = iota // the record's
+	valuesOwn                   // the record's, for the rule's or reason's explanation
+	valuesExplainStandIn        // valuesOwn with stand-in words
+	valuesFixStandIn            // valuesRecord with stand-in words
+	valuesExplain               // explain's
+	valuesNone                  // none: text.plain
+	numValueSets
+)
+
+// piece is a part of the sentences of a reading: a text to write with the
+// values of set v, or a string as it is (t nil).
+type piece struct {
+	t text
+	v uint8
+	s string
+}
+
+// textPiece returns the piece of t with the values of set v: a string
+// when t is a literal alone.
+func textPiece(t text, v uint8) piece {
+	if len(t) == 1 && !t[0].isSlot && t[0].group == nil {
+		return piece{s: t[0].literal}
+	}
+	return piece{t: t, v: v}
+}
+
+// len returns the length of what p writes.
+func (p *piece) len(vs *sentenceValues) int {
+	if p.t != nil {
+		return walkParts(nil, p.t, &vs[p.v])
+	}
+	return len(p.s)
+}
+
+// write writes p to b.
+func (p *piece) write(b *strings.Builder, vs *sentenceValues) {
+	if p.t != nil {
+		walkParts(b, p.t, &vs[p.v])
+		return
+	}
+	b.WriteString(p.s)
+}
+
+// piecesLen returns the length of the pieces written one after the other.
+func piecesLen(ps []piece, vs *sentenceValues) int {
+	n := 0
+	for i := range ps {
+		n += ps[i].len(vs)
+	}
+	return n
+}
+
+// joinSentences returns the explanation, the pieces expl written one
+// after the other, and the fix, in one allocation at most: both are parts
+// of one string, and one that is a string as it is stays that string.
+func joinSentences(expl []piece, fix piece, vs *sentenceValues) (explanation, fixText string) {
+	explCopy := len(expl) > 1 || len(expl) == 1 && expl[0].t != nil
+	fixCopy := fix.t != nil
+	size, explLen := 0, 0
+	if explCopy {
+		explLen = piecesLen(expl, vs)
+		size += explLen
+	} else if len(expl) == 1 {
+		explanation = expl[0].s
+	}
+	if fixCopy {
+		size += fix.len(vs)
+	} else {
+		fixText = fix.s
+	}
+	if size == 0 {
+		return explanation, fixText
+	}
+	var b strings.Builder
+	b.Grow(size)
+	if explCopy {
+		for i := range expl {
+			expl[i].write(&b, vs)
+		}
+	}
+	if fixCopy {
+		fix.write(&b, vs)
+	}
+	all := b.String()
+	if explCopy {
+		explanation = all[:explLen]
+	}
+	if fixCopy {
+		fixText = all[explLen:]
+	}
+	return explanation, fixText
 }
 
 // compileTexts compiles the texts of the rules files, given in the order of

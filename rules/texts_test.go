@@ -30,7 +30,8 @@ func TestExplanationSentences(t *testing.T) {
 		{smtpcode.ActionRelayed, "bob@example.com", "", "The message to bob@example.com was relayed."},
 		{smtpcode.ActionExpanded, "", "lists.example.com", "The message was expanded by lists.example.com."},
 	} {
-		got := e.explain(&Input{Recipient: c.rcpt, RemoteMTA: c.remote}, c.action, cause, 0)
+		var vs sentenceValues
+		got, _ := joinSentences([]piece{textPiece(e.explain(&Input{Recipient: c.rcpt, RemoteMTA: c.remote}, c.action, cause, 0, &vs[valuesExplain]), valuesExplain)}, piece{}, &vs)
 		if got != c.want {
 			t.Errorf("%s, recipient %q, remote %q:\n got %q\nwant %q", c.action, c.rcpt, c.remote, got, c.want)
 		}

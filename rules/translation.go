@@ -89,7 +89,7 @@ func (t *translator) reason(name Reason, rd *reasonDef) {
 	if ok {
 		t.seenReasons[name] = true
 	}
-	t.words("reasons/"+string(name), &rd.words, &rd.stages, &rd.byFact, tw)
+	t.words("reasons/"+string(name), &rd.words, rd.stages, rd.byFact, tw)
 }
 
 // rule attaches the translation of a built-in rule.
@@ -98,39 +98,41 @@ func (t *translator) rule(r *rule) {
 	if ok {
 		t.seenRules[r.id] = true
 	}
-	t.words("rules/"+r.id, &r.then.words, &r.then.stages, &r.then.byFact, tw)
+	t.words("rules/"+r.id, &r.then.words, r.then.stages, r.then.byFact, tw)
 }
 
-func (t *translator) words(key string, w *words, stages *[numStages]words, byFact *[numFacts]words, tw trWords) {
+func (t *translator) words(key string, w *words, stages, byFact keyedWords, tw trWords) {
 	t.leaf(key, w, tw.trLeaf, 0)
-	for i := range stages {
+	for i := range numStages {
 		k := stageKeys[i]
 		l, ok := tw.Stages[k]
-		if stages[i].isZero() && !ok {
+		sw := stages.ref(i)
+		if sw == nil && !ok {
 			continue
 		}
-		if stages[i].isZero() {
+		if sw == nil {
 			t.problem(key+"/stages/"+k, "rules.yaml has no words for this stage")
 			continue
 		}
-		t.leaf(key+"/stages/"+k, &stages[i], l, 0)
+		t.leaf(key+"/stages/"+k, sw, l, 0)
 	}
 	for k := range tw.Stages {
 		if _, ok := stageKeyIndex(k); !ok {
 			t.problem(key+"/stages/"+k, "not a stage")
 		}
 	}
-	for i := range byFact {
+	for i := range numFacts {
 		k := string(facts[i])
 		l, ok := tw.Facts[k]
-		if byFact[i].isZero() && !ok {
+		fw := byFact.ref(i)
+		if fw == nil && !ok {
 			continue
 		}
-		if byFact[i].isZero() {
+		if fw == nil {
 			t.problem(key+"/facts/"+k, "rules.yaml has no words for this fact")
 			continue
 		}
-		t.leaf(key+"/facts/"+k, &byFact[i], l, setOf(slotFact0+slot(i)))
+		t.leaf(key+"/facts/"+k, fw, l, setOf(slotFact0+slot(i)))
 	}
 	for k := range tw.Facts {
 		if _, ok := factIndex(k); !ok {

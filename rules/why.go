@@ -109,7 +109,8 @@ func (e *Engine) matchedBy(r *rule, rec *record) string {
 	}
 	switch {
 	case len(r.status) > 0 && rec.hasStatus:
-		return rec.st.String()
+		return statusString(rec.st, rec.stText) // rec.st.String(), the record's own text when it is that
+
 	case len(r.status) > 0:
 		return "no status code"
 	case len(r.reply) > 0 && rec.rp != 0:

@@ -57,20 +57,20 @@ func literals(t text) string {
 func eachBuiltinWords(e *Engine, fn func(where string, w words)) {
 	for name, rd := range e.reasons {
 		fn("reason "+string(name), rd.words)
-		for i, w := range rd.stages {
-			fn(fmt.Sprintf("reason %s stage %s", name, stageKeys[i]), w)
+		for _, kw := range rd.stages {
+			fn(fmt.Sprintf("reason %s stage %s", name, stageKeys[kw.key]), kw.words)
 		}
-		for i, w := range rd.byFact {
-			fn(fmt.Sprintf("reason %s fact %s", name, facts[i]), w)
+		for _, kw := range rd.byFact {
+			fn(fmt.Sprintf("reason %s fact %s", name, facts[kw.key]), kw.words)
 		}
 	}
 	for _, r := range e.rules {
 		fn("rule "+r.id, r.then.words)
-		for i, w := range r.then.stages {
-			fn(fmt.Sprintf("rule %s stage %s", r.id, stageKeys[i]), w)
+		for _, kw := range r.then.stages {
+			fn(fmt.Sprintf("rule %s stage %s", r.id, stageKeys[kw.key]), kw.words)
 		}
-		for i, w := range r.then.byFact {
-			fn(fmt.Sprintf("rule %s fact %s", r.id, facts[i]), w)
+		for _, kw := range r.then.byFact {
+			fn(fmt.Sprintf("rule %s fact %s", r.id, facts[kw.key]), kw.words)
 		}
 	}
 }
