@@ -184,6 +184,18 @@ func TestPrecedenceSisimaiOrder(t *testing.T) {
 		{name: "a specific phrase beats the temporary 4.7.1",
 			in:     Input{Status: "4.7.1", Diagnostic: "450 4.7.1 greylisted for now, please try again in 300 seconds"},
 			winner: "spamdetected-pairs", reason: "spamdetected", loser: "sisimai-4.2.1-4.7.1-4.7.2", lost: "blocked"},
+		{name: "a temporary answer of an unknown domain is read by its words, not by the temporary 4.7.1",
+			in:     Input{Status: "4.7.1", Diagnostic: "451 4.7.1 <ann@shop.example>: Recipient address rejected: unknown domain, try later", Command: "RCPT"},
+			winner: "host-unknown-text", reason: "hostunknown", loser: "sisimai-4.2.1-4.7.1-4.7.2", lost: "blocked"},
+		{name: "a temporary answer of an unknown host is read by its words, not by the routing code 4.4.1",
+			in:     Input{Status: "4.4.1", Diagnostic: "451 4.4.1 mx.shop.example: Name or service not known"},
+			winner: "host-unknown-text", reason: "hostunknown", loser: "rfc3463-x.4.1", lost: "expired"},
+		{name: "a temporary answer of an unknown domain is read by its words, not by the bare reply 451",
+			in:     Input{Diagnostic: "451 no such domain as shop.example here"},
+			winner: "host-unknown-text", reason: "hostunknown", loser: "reply-451", lost: "systemerror"},
+		{name: "...and a network error's words still name a DNS failure",
+			in:     Input{Status: "4.4.0", Diagnostic: "451 4.4.0 Host not found, try again (DNS lookup failed)"},
+			winner: "network-text", reason: "networkerror", loser: "rfc3463-x.4.other", lost: "networkerror"},
 	})
 }
 
