@@ -9,7 +9,7 @@ import (
 )
 
 // builtinDigest is BuiltinDigest: of the rules.yaml this file was generated from.
-const builtinDigest = "adfd9ceba8b3"
+const builtinDigest = "3529d5a35f40"
 
 // builtinTrue and builtinFalse are the values of the rules' *bool fields.
 var builtinTrue, builtinFalse = true, false
@@ -8740,16 +8740,6 @@ var builtinSet = &ruleSet{
 			id:   "hostunknown-specific",
 			file: "rules.yaml (built-in)",
 			line: 4588,
-			status: []statusPattern{
-				{class: 5, subject: -1, detailLo: -1, detHi: -1},
-				{none: true},
-			},
-			reply: []replyPattern{
-				{
-					digits: [3]int{0: 5, 1: -1, 2: -1},
-				},
-				{none: true},
-			},
 			text: phraseMask{
 				{index: 2, bits: 33554432},
 				{index: 22, bits: 1649267441664},
@@ -8760,7 +8750,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-specific",
 			file: "rules.yaml (built-in)",
-			line: 4598,
+			line: 4596,
 			text: phraseMask{
 				{index: 19, bits: 281474976776192},
 			},
@@ -8770,7 +8760,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific-553",
 			file: "rules.yaml (built-in)",
-			line: 4605,
+			line: 4603,
 			text: phraseMask{
 				{index: 21, bits: 36028797018963968},
 			},
@@ -8784,7 +8774,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-specific",
 			file: "rules.yaml (built-in)",
-			line: 4614,
+			line: 4612,
 			text: phraseMask{
 				{index: 17, bits: 576465150349934592},
 			},
@@ -8794,7 +8784,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 4621,
+			line: 4619,
 			text: phraseMask{
 				{index: 20, bits: 18446735277616529408},
 				{index: 8, bits: 1125899907891200},
@@ -8824,7 +8814,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4627,
+			line: 4625,
 			text: phraseMask{
 				{index: 22, bits: 2305838611167182848},
 			},
@@ -8860,7 +8850,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-any-stage",
 			file: "rules.yaml (built-in)",
-			line: 4646,
+			line: 4644,
 			text: phraseMask{
 				{index: 8, bits: 1125899906842624},
 				{index: 22, bits: 16140901064495857664},
@@ -8880,7 +8870,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-mailbox-inactive",
 			file: "rules.yaml (built-in)",
-			line: 4680,
+			line: 4678,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8956,7 +8946,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-mailbox-missing",
 			file: "rules.yaml (built-in)",
-			line: 4693,
+			line: 4691,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -9037,7 +9027,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-userunknown-missing",
 			file: "rules.yaml (built-in)",
-			line: 4718,
+			line: 4716,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -9136,7 +9126,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-text",
 			file: "rules.yaml (built-in)",
-			line: 4726,
+			line: 4724,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -9158,7 +9148,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4745,
+			line: 4743,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -9194,7 +9184,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-specific",
 			file: "rules.yaml (built-in)",
-			line: 4751,
+			line: 4749,
 			text: phraseMask{
 				{index: 23, bits: 7516192768},
 			},
@@ -9204,7 +9194,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-sender-named",
 			file: "rules.yaml (built-in)",
-			line: 4760,
+			line: 4758,
 			text: phraseMask{
 				{index: 23, bits: 8590131200},
 			},
@@ -9221,7 +9211,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-mailbox-inactive",
 			file: "rules.yaml (built-in)",
-			line: 4775,
+			line: 4773,
 			text: phraseMask{
 				{index: 23, bits: 1},
 			},
@@ -9291,7 +9281,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-mailbox-missing",
 			file: "rules.yaml (built-in)",
-			line: 4781,
+			line: 4779,
 			text: phraseMask{
 				{index: 21, bits: 562949953421312},
 				{index: 23, bits: 6},
@@ -9366,7 +9356,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-text",
 			file: "rules.yaml (built-in)",
-			line: 4789,
+			line: 4787,
 			text: phraseMask{
 				{index: 23, bits: 805306367},
 				{index: 10, bits: 18014432869220352},
@@ -9382,7 +9372,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-status",
 			file: "rules.yaml (built-in)",
-			line: 4797,
+			line: 4795,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -9391,7 +9381,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-text",
 			file: "rules.yaml (built-in)",
-			line: 4802,
+			line: 4800,
 			text: phraseMask{
 				{index: 23, bits: 18446744039349813248},
 				{index: 24, bits: 4095},
@@ -9406,7 +9396,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4823,
+			line: 4821,
 			text: phraseMask{
 				{index: 24, bits: 126976},
 			},
@@ -9423,7 +9413,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-text",
 			file: "rules.yaml (built-in)",
-			line: 4836,
+			line: 4834,
 			text: phraseMask{
 				{index: 24, bits: 66977792},
 			},
@@ -9433,7 +9423,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4844,
+			line: 4842,
 			text: phraseMask{
 				{index: 24, bits: 67108864},
 			},
@@ -9446,7 +9436,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-text",
 			file: "rules.yaml (built-in)",
-			line: 4855,
+			line: 4853,
 			text: phraseMask{
 				{index: 24, bits: 137304735744},
 				{index: 7, bits: 36028797018963968},
@@ -9458,7 +9448,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contenterror-text",
 			file: "rules.yaml (built-in)",
-			line: 4867,
+			line: 4865,
 			text: phraseMask{
 				{index: 24, bits: 2305842871774871552},
 				{index: 11, bits: 524288},
@@ -9481,7 +9471,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.8-bad-outbound-sender",
 			file: "rules.yaml (built-in)",
-			line: 4932,
+			line: 4930,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 8, detHi: 8},
 			},
@@ -9527,7 +9517,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-status",
 			file: "rules.yaml (built-in)",
-			line: 4951,
+			line: 4949,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 7, detHi: 7},
 				{class: -1, subject: 1, detailLo: 8, detHi: 8},
@@ -9537,7 +9527,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-at-mail",
 			file: "rules.yaml (built-in)",
-			line: 4956,
+			line: 4954,
 			text: phraseMask{
 				{index: 19, bits: 18446744073709551612},
 				{index: 5, bits: 36028797018963968},
@@ -9562,7 +9552,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-text",
 			file: "rules.yaml (built-in)",
-			line: 4999,
+			line: 4997,
 			text: phraseMask{
 				{index: 19, bits: 18446744073709551612},
 				{index: 5, bits: 36028797018963968},
@@ -9585,7 +9575,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-status",
 			file: "rules.yaml (built-in)",
-			line: 5013,
+			line: 5011,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -9603,7 +9593,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-specific",
 			file: "rules.yaml (built-in)",
-			line: 5033,
+			line: 5031,
 			text: phraseMask{
 				{index: 20, bits: 2147483648},
 			},
@@ -9613,7 +9603,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-text",
 			file: "rules.yaml (built-in)",
-			line: 5040,
+			line: 5038,
 			text: phraseMask{
 				{index: 2, bits: 65011712},
 				{index: 27, bits: 536870904},
@@ -9639,7 +9629,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-destination-computer",
 			file: "rules.yaml (built-in)",
-			line: 5065,
+			line: 5063,
 			text: phraseMask{
 				{index: 27, bits: 536870912},
 			},
@@ -9658,7 +9648,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-status",
 			file: "rules.yaml (built-in)",
-			line: 5078,
+			line: 5076,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 28, detHi: 28},
 			},
@@ -9667,7 +9657,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-named-by-scanner",
 			file: "rules.yaml (built-in)",
-			line: 5088,
+			line: 5086,
 			text: phraseMask{
 				{index: 27, bits: 16106127360},
 			},
@@ -9677,7 +9667,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-text",
 			file: "rules.yaml (built-in)",
-			line: 5092,
+			line: 5090,
 			text: phraseMask{
 				{index: 24, bits: 16140901064495857664},
 				{index: 25, bits: 18446744073709551615},
@@ -9700,7 +9690,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5097,
+			line: 5095,
 			text: phraseMask{
 				{index: 3, bits: 8192},
 				{index: 27, bits: 4380866641920},
@@ -9723,7 +9713,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "speeding-text",
 			file: "rules.yaml (built-in)",
-			line: 5111,
+			line: 5109,
 			text: phraseMask{
 				{index: 27, bits: 4611681620380876800},
 			},
@@ -9733,7 +9723,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-status",
 			file: "rules.yaml (built-in)",
-			line: 5121,
+			line: 5119,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -9742,7 +9732,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-text",
 			file: "rules.yaml (built-in)",
-			line: 5126,
+			line: 5124,
 			text: phraseMask{
 				{index: 27, bits: 13835058055282163712},
 				{index: 13, bits: 4063232},
@@ -9759,7 +9749,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-text",
 			file: "rules.yaml (built-in)",
-			line: 5144,
+			line: 5142,
 			text: phraseMask{
 				{index: 17, bits: 18446742974197923840},
 				{bits: 64513},
@@ -9782,7 +9772,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5149,
+			line: 5147,
 			text: phraseMask{
 				{index: 1, bits: 32768},
 				{index: 18, bits: 72057594037927936},
@@ -9823,7 +9813,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-encrypted-attachment",
 			file: "rules.yaml (built-in)",
-			line: 5180,
+			line: 5178,
 			text: phraseMask{
 				{index: 28, bits: 281337537757184},
 				{index: 1, bits: 16384},
@@ -9834,7 +9824,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 5189,
+			line: 5187,
 			text: phraseMask{
 				{index: 28, bits: 143833713099145216},
 			},
@@ -9844,7 +9834,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 5196,
+			line: 5194,
 			text: phraseMask{
 				{index: 28, bits: 18302628885633695744},
 				{index: 29, bits: 7},
@@ -9855,7 +9845,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-virus",
 			file: "rules.yaml (built-in)",
-			line: 5203,
+			line: 5201,
 			text: phraseMask{
 				{bits: 8070450532247928832},
 				{index: 29, bits: 8},
@@ -9866,7 +9856,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 5209,
+			line: 5207,
 			text: phraseMask{
 				{index: 29, bits: 65520},
 			},
@@ -9876,7 +9866,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-policy",
 			file: "rules.yaml (built-in)",
-			line: 5216,
+			line: 5214,
 			text: phraseMask{
 				{index: 29, bits: 458752},
 			},
@@ -9886,7 +9876,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-delivery-failed",
 			file: "rules.yaml (built-in)",
-			line: 5224,
+			line: 5222,
 			text: phraseMask{
 				{index: 29, bits: 133693440},
 			},
@@ -9896,7 +9886,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-text",
 			file: "rules.yaml (built-in)",
-			line: 5238,
+			line: 5236,
 			text: phraseMask{
 				{index: 29, bits: 549621596160},
 				{bits: 207165582859042816},
@@ -9907,7 +9897,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-transport-rule-reject",
 			file: "rules.yaml (built-in)",
-			line: 5248,
+			line: 5246,
 			text: phraseMask{
 				{index: 29, bits: 549755813888},
 			},
@@ -10003,7 +9993,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-text",
 			file: "rules.yaml (built-in)",
-			line: 5270,
+			line: 5268,
 			text: phraseMask{
 				{index: 29, bits: 18446742974197923840},
 				{index: 9, bits: 16777216},
@@ -10019,7 +10009,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5300,
+			line: 5298,
 			text: phraseMask{
 				{index: 30, bits: 33554432},
 			},
@@ -10032,7 +10022,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-type",
 			file: "rules.yaml (built-in)",
-			line: 5306,
+			line: 5304,
 			text: phraseMask{
 				{index: 30, bits: 2251799746576384},
 			},
@@ -10045,7 +10035,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-encrypted",
 			file: "rules.yaml (built-in)",
-			line: 5325,
+			line: 5323,
 			text: phraseMask{
 				{index: 30, bits: 2303591209400008704},
 				{bits: 9223372036854775808},
@@ -10057,7 +10047,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-name",
 			file: "rules.yaml (built-in)",
-			line: 5337,
+			line: 5335,
 			text: phraseMask{
 				{index: 30, bits: 2305843009213693952},
 			},
@@ -10070,7 +10060,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-loop-text",
 			file: "rules.yaml (built-in)",
-			line: 5345,
+			line: 5343,
 			text: phraseMask{
 				{index: 30, bits: 4611686018427387904},
 			},
@@ -10080,7 +10070,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-text",
 			file: "rules.yaml (built-in)",
-			line: 5355,
+			line: 5353,
 			text: phraseMask{
 				{index: 30, bits: 9223372036854775808},
 				{index: 31, bits: 67108863},
@@ -10094,7 +10084,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5371,
+			line: 5369,
 			text: phraseMask{
 				{index: 31, bits: 67108864},
 			},
@@ -10107,7 +10097,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-text",
 			file: "rules.yaml (built-in)",
-			line: 5377,
+			line: 5375,
 			text: phraseMask{
 				{index: 26, bits: 18446744004990074880},
 				{index: 1, bits: 9367487224930631680},
@@ -10127,7 +10117,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-dns-text",
 			file: "rules.yaml (built-in)",
-			line: 5382,
+			line: 5380,
 			text: phraseMask{
 				{index: 27, bits: 16384},
 				{index: 2, bits: 6291456},
@@ -10138,7 +10128,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-text",
 			file: "rules.yaml (built-in)",
-			line: 5388,
+			line: 5386,
 			text: phraseMask{
 				{index: 31, bits: 68585259008},
 				{index: 13, bits: 65536},
@@ -10149,7 +10139,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-text",
 			file: "rules.yaml (built-in)",
-			line: 5395,
+			line: 5393,
 			text: phraseMask{
 				{index: 20, bits: 8795824586752},
 				{index: 5, bits: 4398046511104},
@@ -10162,7 +10152,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-delayed",
 			file: "rules.yaml (built-in)",
-			line: 5400,
+			line: 5398,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -10254,7 +10244,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-text",
 			file: "rules.yaml (built-in)",
-			line: 5417,
+			line: 5415,
 			text: phraseMask{
 				{index: 7, bits: 13835058055282163712},
 				{index: 31, bits: 18446744004990074880},
@@ -10274,7 +10264,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5437,
+			line: 5435,
 			text: phraseMask{
 				{bits: 4294967296},
 			},
@@ -10287,7 +10277,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-attempts",
 			file: "rules.yaml (built-in)",
-			line: 5443,
+			line: 5441,
 			text: phraseMask{
 				{index: 32, bits: 64},
 			},
@@ -10300,7 +10290,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-text",
 			file: "rules.yaml (built-in)",
-			line: 5450,
+			line: 5448,
 			text: phraseMask{
 				{index: 8, bits: 2},
 				{index: 32, bits: 1073741696},
@@ -10315,7 +10305,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-reply",
 			file: "rules.yaml (built-in)",
-			line: 5465,
+			line: 5463,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 3},
@@ -10332,14 +10322,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "tls-command",
 			file:    "rules.yaml (built-in)",
-			line:    5472,
+			line:    5470,
 			command: []string{"STARTTLS"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "security-text",
 			file: "rules.yaml (built-in)",
-			line: 5477,
+			line: 5475,
 			text: phraseMask{
 				{index: 32, bits: 281473902968832},
 				{index: 10, bits: 201326592},
@@ -10357,7 +10347,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "security-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5492,
+			line: 5490,
 			text: phraseMask{
 				{index: 32, bits: 1970324836974592},
 				{index: 24, bits: 4096},
@@ -10376,7 +10366,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-text",
 			file: "rules.yaml (built-in)",
-			line: 5501,
+			line: 5499,
 			text: phraseMask{
 				{index: 32, bits: 18444492273895866368},
 				{index: 3, bits: 16},
@@ -10388,7 +10378,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "syntax-text",
 			file: "rules.yaml (built-in)",
-			line: 5510,
+			line: 5508,
 			text: phraseMask{
 				{index: 7, bits: 618475290624},
 				{index: 33, bits: 8176},
@@ -10399,7 +10389,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.1",
 			file: "rules.yaml (built-in)",
-			line: 5527,
+			line: 5525,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -10408,7 +10398,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.4",
 			file: "rules.yaml (built-in)",
-			line: 5533,
+			line: 5531,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -10457,7 +10447,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.5",
 			file: "rules.yaml (built-in)",
-			line: 5543,
+			line: 5541,
 			status: []statusPattern{
 				{class: 4, subject: 1, detailLo: 5, detHi: 5},
 				{class: 5, subject: 1, detailLo: 5, detHi: 5},
@@ -10512,7 +10502,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.6",
 			file: "rules.yaml (built-in)",
-			line: 5556,
+			line: 5554,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -10521,7 +10511,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.9",
 			file: "rules.yaml (built-in)",
-			line: 5562,
+			line: 5560,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 9, detHi: 9},
 			},
@@ -10562,7 +10552,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.10",
 			file: "rules.yaml (built-in)",
-			line: 5571,
+			line: 5569,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -10598,7 +10588,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.1",
 			file: "rules.yaml (built-in)",
-			line: 5578,
+			line: 5576,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -10607,7 +10597,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.4",
 			file: "rules.yaml (built-in)",
-			line: 5586,
+			line: 5584,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -10649,7 +10639,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.1",
 			file: "rules.yaml (built-in)",
-			line: 5596,
+			line: 5594,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -10658,7 +10648,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.2",
 			file: "rules.yaml (built-in)",
-			line: 5602,
+			line: 5600,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -10707,7 +10697,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.3",
 			file: "rules.yaml (built-in)",
-			line: 5612,
+			line: 5610,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -10756,7 +10746,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.5",
 			file: "rules.yaml (built-in)",
-			line: 5622,
+			line: 5620,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -10792,7 +10782,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.6",
 			file: "rules.yaml (built-in)",
-			line: 5629,
+			line: 5627,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 6, detHi: 6},
 				{class: 5, subject: 3, detailLo: 6, detHi: 6},
@@ -10835,7 +10825,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.1",
 			file: "rules.yaml (built-in)",
-			line: 5639,
+			line: 5637,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 1, detHi: 1},
 			},
@@ -10871,7 +10861,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.2",
 			file: "rules.yaml (built-in)",
-			line: 5646,
+			line: 5644,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -10880,7 +10870,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.3",
 			file: "rules.yaml (built-in)",
-			line: 5652,
+			line: 5650,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -10954,7 +10944,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.4",
 			file: "rules.yaml (built-in)",
-			line: 5667,
+			line: 5665,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -10990,7 +10980,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.5",
 			file: "rules.yaml (built-in)",
-			line: 5675,
+			line: 5673,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 5, detHi: 5},
 			},
@@ -11026,7 +11016,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.6",
 			file: "rules.yaml (built-in)",
-			line: 5682,
+			line: 5680,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -11062,7 +11052,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.2",
 			file: "rules.yaml (built-in)",
-			line: 5689,
+			line: 5687,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 2, detHi: 2},
 			},
@@ -11111,7 +11101,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.3",
 			file: "rules.yaml (built-in)",
-			line: 5702,
+			line: 5700,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -11160,7 +11150,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.4",
 			file: "rules.yaml (built-in)",
-			line: 5712,
+			line: 5710,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 4, detHi: 4},
 			},
@@ -11209,7 +11199,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.5",
 			file: "rules.yaml (built-in)",
-			line: 5722,
+			line: 5720,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 5, detHi: 5},
 			},
@@ -11258,7 +11248,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.6",
 			file: "rules.yaml (built-in)",
-			line: 5732,
+			line: 5730,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 6, detHi: 6},
 			},
@@ -11307,7 +11297,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.7",
 			file: "rules.yaml (built-in)",
-			line: 5742,
+			line: 5740,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 7, detHi: 7},
 			},
@@ -11356,7 +11346,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.8",
 			file: "rules.yaml (built-in)",
-			line: 5752,
+			line: 5750,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 8, detHi: 8},
 			},
@@ -11405,7 +11395,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.9",
 			file: "rules.yaml (built-in)",
-			line: 5762,
+			line: 5760,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 9, detHi: 9},
 			},
@@ -11454,7 +11444,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.10",
 			file: "rules.yaml (built-in)",
-			line: 5772,
+			line: 5770,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 10, detHi: 10},
 			},
@@ -11503,7 +11493,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.11",
 			file: "rules.yaml (built-in)",
-			line: 5782,
+			line: 5780,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 11, detHi: 11},
 			},
@@ -11552,7 +11542,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.12",
 			file: "rules.yaml (built-in)",
-			line: 5792,
+			line: 5790,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -11601,7 +11591,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.14",
 			file: "rules.yaml (built-in)",
-			line: 5802,
+			line: 5800,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 14, detHi: 14},
 			},
@@ -11650,7 +11640,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.15",
 			file: "rules.yaml (built-in)",
-			line: 5812,
+			line: 5810,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 15, detHi: 15},
 			},
@@ -11699,7 +11689,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.19",
 			file: "rules.yaml (built-in)",
-			line: 5822,
+			line: 5820,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 19, detHi: 19},
 			},
@@ -11748,7 +11738,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.13",
 			file: "rules.yaml (built-in)",
-			line: 5832,
+			line: 5830,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -11784,7 +11774,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.17-18",
 			file: "rules.yaml (built-in)",
-			line: 5839,
+			line: 5837,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 17, detHi: 17},
 				{class: -1, subject: 7, detailLo: 18, detHi: 18},
@@ -11821,7 +11811,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.27",
 			file: "rules.yaml (built-in)",
-			line: 5846,
+			line: 5844,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 27, detHi: 27},
 			},
@@ -11870,7 +11860,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.30",
 			file: "rules.yaml (built-in)",
-			line: 5858,
+			line: 5856,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 30, detHi: 30},
 			},
@@ -11899,14 +11889,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "blocked-at-connection",
 			file:    "rules.yaml (built-in)",
-			line:    5868,
+			line:    5866,
 			command: []string{"CONN", "HELO", "EHLO"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "user-unknown-after-data",
 			file: "rules.yaml (built-in)",
-			line: 5875,
+			line: 5873,
 			text: phraseMask{
 				{index: 20, bits: 18446735277616529408},
 				{index: 8, bits: 1125899907891200},
@@ -12038,7 +12028,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5899,
+			line: 5897,
 			text: phraseMask{
 				{index: 33, bits: 122880},
 				{index: 10, bits: 1125899906842624},
@@ -12049,7 +12039,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5904,
+			line: 5902,
 			text: phraseMask{
 				{index: 33, bits: 131072},
 			},
@@ -12059,7 +12049,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5909,
+			line: 5907,
 			text: phraseMask{
 				{index: 33, bits: 8589672448},
 			},
@@ -12069,7 +12059,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5916,
+			line: 5914,
 			text: phraseMask{
 				{index: 33, bits: 60129542144},
 			},
@@ -12079,7 +12069,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5921,
+			line: 5919,
 			text: phraseMask{
 				{index: 33, bits: 206158430208},
 			},
@@ -12089,7 +12079,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5926,
+			line: 5924,
 			text: phraseMask{
 				{index: 33, bits: 824633720832},
 				{index: 27, bits: 1099511627776},
@@ -12100,7 +12090,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5937,
+			line: 5935,
 			text: phraseMask{
 				{index: 33, bits: 144114088564228096},
 				{index: 1, bits: 64},
@@ -12119,7 +12109,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5952,
+			line: 5950,
 			text: phraseMask{
 				{index: 33, bits: 18158513697557839872},
 				{index: 34, bits: 7},
@@ -12130,7 +12120,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5958,
+			line: 5956,
 			text: phraseMask{
 				{index: 34, bits: 2040},
 				{index: 2, bits: 9007199254740992},
@@ -12142,7 +12132,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-connection-text",
 			file: "rules.yaml (built-in)",
-			line: 5964,
+			line: 5962,
 			text: phraseMask{
 				{index: 2, bits: 268435456},
 				{index: 12, bits: 864691145635004416},
@@ -12155,7 +12145,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5972,
+			line: 5970,
 			text: phraseMask{
 				{index: 2, bits: 9216},
 			},
@@ -12165,7 +12155,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5977,
+			line: 5975,
 			text: phraseMask{
 				{index: 34, bits: 16384},
 			},
@@ -12175,7 +12165,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "onhold-text",
 			file: "rules.yaml (built-in)",
-			line: 5982,
+			line: 5980,
 			text: phraseMask{
 				{index: 34, bits: 229376},
 			},
@@ -12185,7 +12175,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.4.7",
 			file: "rules.yaml (built-in)",
-			line: 5993,
+			line: 5991,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 7, detHi: 7},
 				{class: 5, subject: 4, detailLo: 7, detHi: 7},
@@ -12244,7 +12234,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1",
 			file: "rules.yaml (built-in)",
-			line: 6006,
+			line: 6004,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -12300,7 +12290,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.14",
 			file: "rules.yaml (built-in)",
-			line: 6018,
+			line: 6016,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
 			},
@@ -12349,7 +12339,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6",
 			file: "rules.yaml (built-in)",
-			line: 6027,
+			line: 6025,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -12398,7 +12388,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.6.11",
 			file: "rules.yaml (built-in)",
-			line: 6036,
+			line: 6034,
 			status: []statusPattern{
 				{class: 5, subject: 6, detailLo: 11, detHi: 11},
 			},
@@ -12447,7 +12437,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1",
 			file: "rules.yaml (built-in)",
-			line: 6045,
+			line: 6043,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -12561,7 +12551,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.2",
 			file: "rules.yaml (built-in)",
-			line: 6059,
+			line: 6057,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -12597,7 +12587,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.3",
 			file: "rules.yaml (built-in)",
-			line: 6066,
+			line: 6064,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -12689,7 +12679,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4",
 			file: "rules.yaml (built-in)",
-			line: 6077,
+			line: 6075,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -12725,7 +12715,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4-temporary",
 			file: "rules.yaml (built-in)",
-			line: 6084,
+			line: 6082,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -12761,7 +12751,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.5",
 			file: "rules.yaml (built-in)",
-			line: 6091,
+			line: 6089,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 5, detHi: 5},
 			},
@@ -12790,7 +12780,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.6",
 			file: "rules.yaml (built-in)",
-			line: 6098,
+			line: 6096,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -12834,7 +12824,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.0",
 			file: "rules.yaml (built-in)",
-			line: 6106,
+			line: 6104,
 			status: []statusPattern{
 				{class: 5, subject: 4},
 			},
@@ -12843,7 +12833,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.6",
 			file: "rules.yaml (built-in)",
-			line: 6112,
+			line: 6110,
 			status: []statusPattern{
 				{class: -1, subject: 6, detailLo: -1, detHi: -1},
 			},
@@ -12879,7 +12869,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sisimai-4.2.1-4.7.1-4.7.2",
 			file: "rules.yaml (built-in)",
-			line: 6120,
+			line: 6118,
 			status: []statusPattern{
 				{class: 4, subject: 2, detailLo: 1, detHi: 1},
 				{class: 4, subject: 7, detailLo: 1, detHi: 1},
@@ -12893,7 +12883,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.1",
 			file: "rules.yaml (built-in)",
-			line: 6127,
+			line: 6125,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 1, detHi: 1},
 			},
@@ -13145,7 +13135,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.other",
 			file: "rules.yaml (built-in)",
-			line: 6156,
+			line: 6154,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: -1, detHi: -1},
 			},
@@ -13382,7 +13372,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "delayed-unknown",
 			file:   "rules.yaml (built-in)",
-			line:   6186,
+			line:   6184,
 			action: []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "expired",
@@ -13441,7 +13431,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.other",
 			file: "rules.yaml (built-in)",
-			line: 6196,
+			line: 6194,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: -1, detHi: -1},
 			},
@@ -13450,7 +13440,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.0",
 			file: "rules.yaml (built-in)",
-			line: 6201,
+			line: 6199,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: -1, detHi: -1},
 			},
@@ -13459,7 +13449,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.0",
 			file: "rules.yaml (built-in)",
-			line: 6206,
+			line: 6204,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: -1, detHi: -1},
 			},
@@ -13514,7 +13504,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.0",
 			file: "rules.yaml (built-in)",
-			line: 6215,
+			line: 6213,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: -1, detHi: -1},
 				{class: 4, subject: 3, detailLo: 3, detHi: 3},
@@ -13525,7 +13515,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.0",
 			file: "rules.yaml (built-in)",
-			line: 6223,
+			line: 6221,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: -1, detHi: -1},
 			},
@@ -13534,14 +13524,14 @@ var builtinSet = &ruleSet{
 		{
 			id:       "diagnostic-type-x-unix",
 			file:     "rules.yaml (built-in)",
-			line:     6228,
+			line:     6226,
 			diagType: []string{"x-unix"},
 			then:     thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "rfc3463-x.3.other",
 			file: "rules.yaml (built-in)",
-			line: 6238,
+			line: 6236,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: -1, detHi: -1},
 			},
@@ -13550,7 +13540,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-onhold",
 			file: "rules.yaml (built-in)",
-			line: 6248,
+			line: 6246,
 			text: phraseMask{
 				{index: 34, bits: 262144},
 			},
@@ -13560,7 +13550,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-onhold",
 			file: "rules.yaml (built-in)",
-			line: 6253,
+			line: 6251,
 			text: phraseMask{
 				{index: 34, bits: 3670016},
 			},
@@ -13570,7 +13560,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-onhold",
 			file: "rules.yaml (built-in)",
-			line: 6259,
+			line: 6257,
 			text: phraseMask{
 				{index: 34, bits: 29360128},
 			},
@@ -13581,7 +13571,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-521-556",
 			file: "rules.yaml (built-in)",
-			line: 6268,
+			line: 6266,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 1},
@@ -13595,7 +13585,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-552",
 			file: "rules.yaml (built-in)",
-			line: 6272,
+			line: 6270,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 2},
@@ -13611,7 +13601,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-452",
 			file: "rules.yaml (built-in)",
-			line: 6276,
+			line: 6274,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 2},
@@ -13622,7 +13612,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-421",
 			file: "rules.yaml (built-in)",
-			line: 6280,
+			line: 6278,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 2, 2: 1},
@@ -13636,7 +13626,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-553",
 			file: "rules.yaml (built-in)",
-			line: 6284,
+			line: 6282,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 3},
@@ -13647,7 +13637,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-syntax",
 			file: "rules.yaml (built-in)",
-			line: 6288,
+			line: 6286,
 			status: []statusPattern{
 				{none: true},
 				{class: 5, subject: 5, detailLo: -1, detHi: -1},
@@ -13707,7 +13697,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-451",
 			file: "rules.yaml (built-in)",
-			line: 6296,
+			line: 6294,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 1},
@@ -13764,7 +13754,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "vacation-text",
 			file: "rules.yaml (built-in)",
-			line: 6304,
+			line: 6302,
 			text: phraseMask{
 				{index: 34, bits: 2013265920},
 			},
@@ -13777,7 +13767,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unreadable-text",
 			file: "rules.yaml (built-in)",
-			line: 6311,
+			line: 6309,
 			regexps: []*pattern{
 				{src: "^[^a-z]+$", captures: false},
 			},
@@ -13816,7 +13806,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-550-554-alone",
 			file: "rules.yaml (built-in)",
-			line: 6320,
+			line: 6318,
 			status: []statusPattern{
 				{none: true},
 			},
@@ -13887,7 +13877,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.0.0",
 			file: "rules.yaml (built-in)",
-			line: 6329,
+			line: 6327,
 			status: []statusPattern{
 				{class: -1, detailLo: -1, detHi: -1},
 			},
