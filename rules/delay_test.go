@@ -3,6 +3,8 @@ package rules
 import (
 	"strings"
 	"testing"
+
+	"golang.org/x/text/language"
 )
 
 // TestDelayCausedByTLSDoesNotFixItself: a delay whose cause is the
@@ -61,5 +63,62 @@ func TestRelayDeniedDelayFromTheSendersOwnServerIsNotTheRecipients(t *testing.T)
 	v := e.Classify(Input{Action: "delayed", Status: "4.7.1", Diagnostic: "454 4.7.1 <bo@example.net>: Relay access denied"})
 	if strings.Contains(v.Fix, "will likely not fix itself") {
 		t.Errorf("owner %s fix %q: want no lasting-delay fix for a refusal of unknown origin", v.Owner, v.Fix)
+	}
+}
+
+// TestDelayFixSaysWhenTheSenderGivesUp: a warning's deadline is a fact
+// and the fix says it: the DSN's Will-Retry-Until date first (RFC 3464
+// section 2.3.9), else the notice's words (Postfix's and Sendmail's age of
+// the message, Gmail's and Exchange's time left); only one of them, and
+// the fix says what to do meanwhile.
+func TestDelayFixSaysWhenTheSenderGivesUp(t *testing.T) {
+	e := builtin(t)
+	for file, want := range map[string]string{
+		"delay-warning-01.eml": "keeps trying until 2024-06-24 06:44 UTC,", // Sendmail: Will-Retry-Until over "until message is 5 days old"
+		"delay-warning-05.eml": "keeps trying until 2024-06-28 12:21 UTC,",
+		"smtpsvc-delay-01.eml": "keeps trying until 2008-09-13 03:59 UTC,",
+	} {
+		rd := explainFixture(t, e, file)
+		if !strings.Contains(rd.Fix, want) || !strings.Contains(rd.Fix, "do not send the message again") {
+			t.Errorf("%s: fix %q, want %q and what to do meanwhile", file, rd.Fix, want)
+		}
+		if rd.Facts.Get(FactRetryAge) != "" || rd.Facts.Get(FactRetryLeft) != "" {
+			t.Errorf("%s: facts %v: a second deadline besides the date", file, rd.Facts)
+		}
+	}
+	for notice, want := range map[string]string{
+		"Your message could not be delivered for more than 4 hour(s).\nIt will be retried until it is 5 day(s) old.": "until the message is 5 days old,",
+		"Warning: message still undelivered after 4 hours\nWill keep trying until message is 5 days old":             "until the message is 5 days old,",
+		"There was a temporary problem delivering your message. Gmail will retry for 46 more hours.":                 "for about 46 hours more,",
+		"The server will keep trying to deliver this message for the next 1 days, 19 hours and 57 minutes.":          "for about 1 day, 19 hours and 57 minutes more,",
+		"Delivery is delayed. The sending server will retry for up to 2 days.":                                       "until the message is 2 days old,",
+	} {
+		v := e.Classify(Input{Action: "delayed", Status: "4.4.1", Diagnostic: "Connection timed out", Notice: notice})
+		if !strings.Contains(v.Fix, want) {
+			t.Errorf("notice %q: fix %q, want %q", notice, v.Fix, want)
+		}
+	}
+	// No deadline stated: the fix says none.
+	v := e.Classify(Input{Action: "delayed", Status: "4.4.1", Diagnostic: "Connection timed out", RetryUntil: "not a date"})
+	if !strings.Contains(v.Fix, "keeps trying, and sends a final report") {
+		t.Errorf("no deadline: fix %q", v.Fix)
+	}
+	// A final report's Will-Retry-Until is no deadline: nothing is retried.
+	v = e.Classify(Input{Action: "failed", Status: "5.4.1", Diagnostic: "Connection timed out", RetryUntil: "Mon, 24 Jun 2024 08:44:51 +0200"})
+	if v.Facts.Get(FactRetryUntil) != "" {
+		t.Errorf("failed record: retry_until %q", v.Facts.Get(FactRetryUntil))
+	}
+}
+
+// TestDeadlineInEveryLanguage: the delay fix keeps the deadline in each
+// language.
+func TestDeadlineInEveryLanguage(t *testing.T) {
+	e := builtin(t)
+	for _, tag := range []string{"de", "fr", "es", "ja"} {
+		v := e.ClassifyIn(language.MustParse(tag), Input{Action: "delayed", Status: "4.4.1", Diagnostic: "Connection timed out",
+			RetryUntil: "Mon, 24 Jun 2024 08:44:51 +0200"})
+		if !strings.Contains(v.Fix, "2024-06-24 06:44 UTC") {
+			t.Errorf("%s: fix %q lacks the deadline", tag, v.Fix)
+		}
 	}
 }

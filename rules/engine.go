@@ -365,7 +365,7 @@ func (e *Engine) sentences(rec *record, v *Classification, t *thenDef, rd *reaso
 		fixPiece = textPiece(texts[textDelayedLastingFix], valuesRecord)
 	case delayed && (ruleWords.fix.empty() || !t.delays):
 		// The reason's fix is for a final failure; a delay needs none yet.
-		fixPiece = textPiece(texts[textDelayedFix], valuesNone)
+		fixPiece = textPiece(texts[textDelayedFix], valuesRecord)
 	default:
 		tx, stoodIn := w.fix.choose(lang, vals, &standIn, &vs[valuesFixStandIn])
 		fixPiece = textPiece(tx, valuesRecord)
@@ -421,7 +421,17 @@ func (e *Engine) captureFacts(r *rule, rec *record, src *[numFacts]factSource, w
 		}
 		e.extract(sc.text, sc.orig, rec.diag, sc.hits, sc.class, &fs, src)
 	}
+	if rec.action == smtpcode.ActionDelayed {
+		// The deadline of a delay: the delay fixes say it (delay.go).
+		want |= deadlineSlots
+		if i := slotIndexOf(FactRetryUntil); fs.v[i] == "" {
+			if fs.v[i] = retryUntil(rec.in.RetryUntil); fs.v[i] != "" && src != nil {
+				src[i] = factSource{from: "Will-Retry-Until (RFC 3464 section 2.3.9)"}
+			}
+		}
+	}
 	e.noticeFacts(rec, &fs, src, want)
+	oneDeadline(&fs)
 	// Derived only where the words use it (the size-limit fixes).
 	if i, l := slotIndexOf(FactAttachmentBudget), fs.Get(FactLimit); l != "" && fs.v[i] == "" && want.has(slotFact0+slot(i)) {
 		if fs.v[i] = attachmentBudget(l); fs.v[i] != "" && src != nil {
@@ -759,7 +769,8 @@ func (e *Engine) lookup(codeOrReply string, lang int) Classification {
 func InputOf(r *dsn.Report, rc dsn.Recipient) Input {
 	return Input{Action: rc.Action, Status: rc.Status, ReplyCode: rc.ReplyCode,
 		Diagnostic: rc.Diagnostic, RemoteMTA: rc.RemoteMTA, ReportingMTA: r.ReportingMTA,
-		Command: rc.Command, Recipient: rc.Address, DiagnosticType: rc.DiagnosticType, Notice: r.Notice}
+		Command: rc.Command, Recipient: rc.Address, DiagnosticType: rc.DiagnosticType, Notice: r.Notice,
+		RetryUntil: rc.WillRetryUntil}
 }
 
 // matchesDiagnosticType says whether the record's Diagnostic-Code type is one

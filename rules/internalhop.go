@@ -260,4 +260,4 @@ const internalHopSource = "the gateway of the recipient's domain (Reporting-MTA)
 // internalHopSlots are the placeholders the texts of an internal hop may
 // use.
 var internalHopSlots = setOf(slotRecipient, slotReporting, slotFact0+slot(slotIndexOf(FactInternalHop)),
-	slotFact0+slot(slotIndexOf(FactRetriedFor)), slotFact0+slot(slotIndexOf(FactLastError)))
+	slotFact0+slot(slotIndexOf(FactRetriedFor)), slotFact0+slot(slotIndexOf(FactLastError))) | deadlineSlots

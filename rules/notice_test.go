@@ -22,7 +22,7 @@ func TestRetriedForFromEachMTAsWording(t *testing.T) {
 		{"sendmail warning text", "Warning: message still undelivered after 8 hours\nWill keep trying until message is 5 days old", "8 hours"},
 		{"exim delay warning", "A message that you sent has not yet been delivered to one or more of its\nrecipients after more than 24 hours on the queue on mx.example.net.", "24 hours"},
 		{"sitting in queue", "Message expired after sitting in queue for 2 days", "2 days"},
-		{"ezweb", "Your message was not delivered within 0 days and 1 hours.", "0 days and 1 hours"},
+		{"ezweb", "Your message was not delivered within 0 days and 1 hours.", "0 days and 1 hour"},
 		{"qmail states no duration", "I'm not going to try again; this message has been in the queue too long.", ""},
 		{"remaining time is not time tried", "The server will keep trying to deliver this message for the next 1 days, 19 hours and 57 minutes.", ""},
 	}

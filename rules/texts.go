@@ -179,7 +179,7 @@ var textDefs = [numTexts]struct {
 	slots slotSet
 }{
 	textUnknownCause:               {"unknown_cause", 0},
-	textDelayedFix:                 {"delayed_fix", 0},
+	textDelayedFix:                 {"delayed_fix", deadlineSlots},
 	textDelayedIntro:               {"delayed_intro", setOf(slotRecipient, slotRemote)},
 	textUnnamedRecipient:           {"unnamed_recipient", 0},
 	textUnnamedRemote:              {"unnamed_remote", 0},
@@ -217,7 +217,7 @@ var textDefs = [numTexts]struct {
 	textForwardedFix:               {"forwarded_fix", setOf(slotOriginal, slotRecipient)},
 	textForwardedRefused:           {"forwarded_refused", setOf(slotOriginal, slotRecipient, slotRemote, slotReply, slotFact0+slot(slotIndexOf(FactIP)))},
 	textForwardedRefusedFix:        {"forwarded_refused_fix", setOf(slotOriginal, slotRecipient)},
-	textDelayedLastingFix:          {"delayed_lasting_fix", setOf(slotRecipient)},
+	textDelayedLastingFix:          {"delayed_lasting_fix", setOf(slotRecipient) | deadlineSlots},
 	textGaveUpRefused:              {"gave_up_refused", setOf(slotRemote)},
 	textGaveUpFailed:               {"gave_up_failed", 0},
 	// The recipient organisation's gateway could not pass the message on
