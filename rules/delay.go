@@ -104,3 +104,23 @@ func retryUntil(v string) string {
 	}
 	return t.UTC().Format("2006-01-02 15:04") + " UTC"
 }
+
+// delayedExpiryText returns the explanation of a delay read as expired by a
+// rule without words for delays. The expired reason's words say that the
+// sending server gave up (RFC 3463 X.4.7), which a delay (RFC 3464 section
+// 2.3.3, Action: delayed) contradicts: Sisimai's expired phrases include
+// the words of warnings ("will keep trying", "has been delayed", Gmail's
+// "did not accept our requests to connect"). The words say the cause so
+// far instead, as the facts name it: a refused connection, no answer, DNS
+// not answering, else the last reply.
+func delayedExpiryText(fs *Facts) textKey {
+	switch {
+	case fs.Get(FactDNSTempFail) != "":
+		return textDelayedDNS
+	case fs.Get(FactConnRefused) != "":
+		return textDelayedRefused
+	case fs.Get(FactConnTimeout) != "":
+		return textDelayedNoAnswer
+	}
+	return textDelayedUnreachable
+}

@@ -122,3 +122,33 @@ func TestDeadlineInEveryLanguage(t *testing.T) {
 		}
 	}
 }
+
+// TestDelayReadAsExpiredSaysTheCauseSoFar: a delay that a rule without
+// words for delays reads as expired (Gmail's "did not accept our requests
+// to connect" in a warning, Sisimai's expired phrases) is not said to have
+// been given up: its words say the cause so far, from the facts.
+func TestDelayReadAsExpiredSaysTheCauseSoFar(t *testing.T) {
+	e := builtin(t)
+	for _, c := range []struct{ diag, want string }{
+		{"The recipient server did not accept our requests to connect. Learn more at https://support.google.com/mail/answer/7720 [mx.example.net. 192.0.2.7: timed out]",
+			"because the receiving server mx.example.net does not answer for now"},
+		{"Delivery attempts will continue to be made. connect to mx.example.net[192.0.2.1]:25: Connection refused",
+			"because the receiving server mx.example.net refuses connections for now"},
+		{"Message has been delayed. Temporary failure in name resolution", "the domain's name servers do not answer"},
+		{"This message has been delayed, we will keep trying", "could not be reached so far, or keeps putting the message off"},
+	} {
+		v := e.Classify(Input{Action: "delayed", Diagnostic: c.diag, Recipient: "a@example.net"})
+		if v.Reason != ReasonExpired {
+			t.Errorf("%q: reason %s, want expired (the case this test is about)", c.diag, v.Reason)
+			continue
+		}
+		if strings.Contains(v.Explanation, "gave up") || !strings.Contains(v.Explanation, c.want) {
+			t.Errorf("%q: explanation %q, want %q and no \"gave up\"", c.diag, v.Explanation, c.want)
+		}
+	}
+	// A final report keeps the expiry's words.
+	v := e.Classify(Input{Action: "failed", Status: "4.4.7", Diagnostic: "retry timeout exceeded", Recipient: "a@example.net"})
+	if !strings.Contains(v.Explanation, "gave up") {
+		t.Errorf("expiry: explanation %q, want it to say the sending server gave up", v.Explanation)
+	}
+}

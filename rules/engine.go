@@ -331,6 +331,14 @@ func (e *Engine) sentences(rec *record, v *Classification, t *thenDef, rd *reaso
 		// An older rule: its cause in the texts' sentence.
 		expl[0] = textPiece(e.explain(in, action, cause, lang, &vs[valuesExplain]), valuesExplain)
 		n = 1
+	case delayed && !t.delays && v.Reason == ReasonExpired && ruleWords.explanation.empty():
+		// Not expired yet: the cause so far (delay.go).
+		k := delayedExpiryText(&v.Facts)
+		if k == textDelayedUnreachable && vals[slotReply] == "" {
+			vals[slotReply] = quoteReply(rec.diag)
+		}
+		expl[0] = textPiece(texts[k], valuesRecord)
+		n = 1
 	case !w.explanation.empty():
 		vs[valuesOwn] = *vals
 		if delayed && !t.delays {

@@ -80,6 +80,10 @@ const (
 	textForwardingBlockedFix
 	textForwardingUnknownExplanation
 	textForwardingUnknownFix
+	textDelayedRefused
+	textDelayedNoAnswer
+	textDelayedDNS
+	textDelayedUnreachable
 	numTexts
 )
 
@@ -234,6 +238,13 @@ var textDefs = [numTexts]struct {
 	textForwardingBlockedFix:         {"forwarding_blocked_fix", setOf(slotOriginal, slotRecipient)},
 	textForwardingUnknownExplanation: {"forwarding_unknown_explanation", setOf(slotRecipient)},
 	textForwardingUnknownFix:         {"forwarding_unknown_fix", setOf(slotRecipient)},
+	// A delay read as expired (Sisimai's expired phrases name retries too),
+	// whose rule has no words for delays: the cause so far, not an expiry
+	// (delayedExpiryText).
+	textDelayedRefused:     {"delayed_refused", setOf(slotRecipient, slotFact0+slot(slotIndexOf(FactHost)))},
+	textDelayedNoAnswer:    {"delayed_no_answer", setOf(slotRecipient, slotFact0+slot(slotIndexOf(FactHost)))},
+	textDelayedDNS:         {"delayed_dns", setOf(slotRecipient, slotDomain)},
+	textDelayedUnreachable: {"delayed_unreachable", setOf(slotRecipient, slotRemote, slotReply)},
 }
 
 // textNames lists the names of the texts, sorted, for error messages.

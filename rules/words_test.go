@@ -338,6 +338,9 @@ func TestSizeLimitStatedInEachLanguage(t *testing.T) {
 		"552 5.3.4 Het bericht is te groot. De maximale grootte is 20 MB":                                   "20 MB",
 		"552 5.3.4 A mensagem é muito grande. O tamanho máximo permitido é 25 MB":                           "25 MB",
 		"552 5.3.4 メッセージのサイズが大きすぎます。最大サイズは10MBです。":                                                          "10 MB",
+		"552 5.3.4 Die maximal zulaessige Groesse betraegt 10 MB":                                           "10 MB",
+		"552 5.3.4 Message trop volumineux : la taille maximale autorisee est de 15 Mo":                     "15 MB",
+		"552 5.3.4 El tamano maximo permitido es de 15 MB":                                                  "15 MB",
 		"552 5.3.4 メールサイズ(12MB)が上限10MBを超えています":                                                              "10 MB",
 	} {
 		rd := e.Lookup(reply)
@@ -434,5 +437,38 @@ func TestTraceListsEveryMatchInOrder(t *testing.T) {
 		if m.File != BuiltinName || m.Line == 0 || pos[m.Rule] <= pos[tr.Matches[i-1].Rule] {
 			t.Errorf("match %d %+v: out of order, or without its built-in file and line", i, m)
 		}
+	}
+}
+
+// TestMalwareNameInBracketsAfterTheFile: a scanner's malware name in
+// brackets after its words and the file is captured; a file name in
+// brackets is not taken for a malware name.
+func TestMalwareNameInBracketsAfterTheFile(t *testing.T) {
+	e := builtin(t)
+	v := e.Lookup("550 Virus found in attachment 'Faktura_2026-11.zip' (Trojan.Downloader.JS.Agent-9811)")
+	if got := v.Facts.Get(FactVirus); got != "Trojan.Downloader.JS.Agent-9811" {
+		t.Errorf("virus %q, want Trojan.Downloader.JS.Agent-9811", got)
+	}
+	if got := v.Facts.Get(FactFile); got != "Faktura_2026-11.zip" {
+		t.Errorf("file %q, want Faktura_2026-11.zip", got)
+	}
+	v = e.Lookup("550 Virus found in attachment (invoice.zip)")
+	if got := v.Facts.Get(FactVirus); got != "" {
+		t.Errorf("virus %q taken from a file name in brackets", got)
+	}
+}
+
+// TestPostfixMXHostNotFoundIsNoDomain: Postfix's "type=MX: Host not
+// found" is the DNS's NXDOMAIN (h_errno HOST_NOT_FOUND): the domain does
+// not exist, which is not a domain without MX records.
+func TestPostfixMXHostNotFoundIsNoDomain(t *testing.T) {
+	e := builtin(t)
+	v := e.Classify(Input{Action: "failed", Status: "5.4.4", Recipient: "info@nodomain.example",
+		Diagnostic: "Host or domain name not found. Name service error for name=nodomain.example type=MX: Host not found"})
+	if v.Facts.Get(FactNoMX) != "" || v.Facts.Get(FactNoDomain) == "" {
+		t.Errorf("facts %v: want no_domain and no no_mx", v.Facts)
+	}
+	if strings.Contains(v.Explanation, "lists no mail server") {
+		t.Errorf("explanation %q says the domain has no mail server record", v.Explanation)
 	}
 }
