@@ -9,7 +9,7 @@ import (
 )
 
 // builtinDigest is BuiltinDigest: of the rules.yaml this file was generated from.
-const builtinDigest = "4f319acb9625"
+const builtinDigest = "c2114224f02c"
 
 // builtinTrue and builtinFalse are the values of the rules' *bool fields.
 var builtinTrue, builtinFalse = true, false
@@ -20,7 +20,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "success",
 			file:   "rules.yaml (built-in)",
-			line:   1123,
+			line:   1126,
 			action: []smtpcode.Action{"delivered", "relayed", "expanded"},
 			then: thenDef{
 				Reason: "delivered",
@@ -30,7 +30,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "success-code",
 			file: "rules.yaml (built-in)",
-			line: 1128,
+			line: 1131,
 			status: []statusPattern{
 				{class: 2, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -56,7 +56,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1143,
+			line: 1146,
 			text: phraseMask{
 				{index: 3, bits: 448},
 			},
@@ -70,7 +70,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1150,
+			line: 1153,
 			text: phraseMask{
 				{index: 3, bits: 512},
 			},
@@ -84,7 +84,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1157,
+			line: 1160,
 			text: phraseMask{
 				{index: 3, bits: 3072},
 			},
@@ -98,7 +98,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1164,
+			line: 1167,
 			text: phraseMask{
 				{index: 3, bits: 4096},
 			},
@@ -112,7 +112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1171,
+			line: 1174,
 			text: phraseMask{
 				{index: 3, bits: 122880},
 			},
@@ -126,7 +126,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1178,
+			line: 1181,
 			text: phraseMask{
 				{index: 3, bits: 393216},
 			},
@@ -140,7 +140,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1185,
+			line: 1188,
 			text: phraseMask{
 				{index: 3, bits: 524288},
 			},
@@ -154,7 +154,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 1192,
+			line: 1195,
 			text: phraseMask{
 				{index: 3, bits: 1048576},
 			},
@@ -168,7 +168,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1199,
+			line: 1202,
 			text: phraseMask{
 				{index: 3, bits: 2097152},
 			},
@@ -182,7 +182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1206,
+			line: 1209,
 			text: phraseMask{
 				{index: 3, bits: 12582912},
 			},
@@ -196,7 +196,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1213,
+			line: 1216,
 			text: phraseMask{
 				{index: 3, bits: 16777216},
 			},
@@ -210,7 +210,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1220,
+			line: 1223,
 			text: phraseMask{
 				{index: 3, bits: 100663296},
 			},
@@ -224,7 +224,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1227,
+			line: 1230,
 			text: phraseMask{
 				{index: 3, bits: 134217728},
 			},
@@ -238,7 +238,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1234,
+			line: 1237,
 			text: phraseMask{
 				{index: 3, bits: 268435456},
 			},
@@ -252,7 +252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1241,
+			line: 1244,
 			text: phraseMask{
 				{index: 3, bits: 536870912},
 			},
@@ -266,7 +266,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1248,
+			line: 1251,
 			text: phraseMask{
 				{index: 3, bits: 7516192768},
 			},
@@ -280,7 +280,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-other-message",
 			file: "rules.yaml (built-in)",
-			line: 1256,
+			line: 1259,
 			text: phraseMask{
 				{index: 3, bits: 1090921693184},
 			},
@@ -291,7 +291,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ironport-ldap-accept-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1277,
+			line: 1280,
 			text: phraseMask{
 				{index: 3, bits: 1099511627776},
 			},
@@ -301,7 +301,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-block-list",
 			file: "rules.yaml (built-in)",
-			line: 1288,
+			line: 1291,
 			text: phraseMask{
 				{index: 3, bits: 6597069766656},
 			},
@@ -370,7 +370,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "greylisting-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1305,
+			line: 1308,
 			text: phraseMask{
 				{index: 3, bits: 554153860399104},
 			},
@@ -422,7 +422,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "proofpoint-reputation",
 			file: "rules.yaml (built-in)",
-			line: 1323,
+			line: 1326,
 			text: phraseMask{
 				{index: 3, bits: 3940649673949184},
 			},
@@ -496,7 +496,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-verify-callout",
 			file: "rules.yaml (built-in)",
-			line: 1338,
+			line: 1341,
 			text: phraseMask{
 				{index: 3, bits: 283726776524341248},
 			},
@@ -546,7 +546,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1358,
+			line: 1361,
 			text: phraseMask{
 				{index: 3, bits: 864691128455135232},
 			},
@@ -598,7 +598,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate",
 			file: "rules.yaml (built-in)",
-			line: 1375,
+			line: 1378,
 			text: phraseMask{
 				{index: 3, bits: 864691128455135232},
 			},
@@ -648,7 +648,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-likely-unsolicited",
 			file: "rules.yaml (built-in)",
-			line: 1385,
+			line: 1388,
 			text: phraseMask{
 				{index: 3, bits: 1152921504606846976},
 			},
@@ -718,7 +718,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-user-block",
 			file: "rules.yaml (built-in)",
-			line: 1402,
+			line: 1405,
 			text: phraseMask{
 				{index: 3, bits: 16140901064495857664},
 				{index: 4, bits: 1},
@@ -769,7 +769,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policy-block",
 			file: "rules.yaml (built-in)",
-			line: 1417,
+			line: 1420,
 			text: phraseMask{
 				{index: 4, bits: 62},
 			},
@@ -819,7 +819,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-anti-spoofing",
 			file: "rules.yaml (built-in)",
-			line: 1433,
+			line: 1436,
 			text: phraseMask{
 				{index: 4, bits: 448},
 			},
@@ -869,7 +869,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1447,
+			line: 1450,
 			text: phraseMask{
 				{index: 4, bits: 3584},
 			},
@@ -882,7 +882,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1457,
+			line: 1460,
 			text: phraseMask{
 				{index: 4, bits: 3584},
 			},
@@ -895,7 +895,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1463,
+			line: 1466,
 			text: phraseMask{
 				{index: 4, bits: 3584},
 			},
@@ -908,7 +908,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1469,
+			line: 1472,
 			text: phraseMask{
 				{index: 4, bits: 3584},
 			},
@@ -921,7 +921,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1475,
+			line: 1478,
 			text: phraseMask{
 				{index: 4, bits: 3584},
 			},
@@ -934,7 +934,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1481,
+			line: 1484,
 			text: phraseMask{
 				{index: 4, bits: 3584},
 			},
@@ -947,7 +947,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1487,
+			line: 1490,
 			text: phraseMask{
 				{index: 4, bits: 3584},
 			},
@@ -960,7 +960,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1493,
+			line: 1496,
 			text: phraseMask{
 				{index: 4, bits: 3584},
 			},
@@ -973,7 +973,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1499,
+			line: 1502,
 			text: phraseMask{
 				{index: 4, bits: 3584},
 			},
@@ -986,7 +986,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1505,
+			line: 1508,
 			text: phraseMask{
 				{index: 4, bits: 3584},
 			},
@@ -999,7 +999,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1511,
+			line: 1514,
 			text: phraseMask{
 				{index: 4, bits: 3584},
 			},
@@ -1012,7 +1012,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1517,
+			line: 1520,
 			text: phraseMask{
 				{index: 4, bits: 3584},
 			},
@@ -1081,7 +1081,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1532,
+			line: 1535,
 			text: phraseMask{
 				{index: 4, bits: 61440},
 			},
@@ -1094,7 +1094,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1540,
+			line: 1543,
 			text: phraseMask{
 				{index: 4, bits: 65536},
 			},
@@ -1107,7 +1107,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1546,
+			line: 1549,
 			text: phraseMask{
 				{index: 4, bits: 131072},
 			},
@@ -1120,7 +1120,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1552,
+			line: 1555,
 			text: phraseMask{
 				{index: 4, bits: 262144},
 			},
@@ -1133,7 +1133,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1558,
+			line: 1561,
 			text: phraseMask{
 				{index: 4, bits: 1572864},
 			},
@@ -1146,7 +1146,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1564,
+			line: 1567,
 			text: phraseMask{
 				{index: 4, bits: 6291456},
 			},
@@ -1159,7 +1159,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1570,
+			line: 1573,
 			text: phraseMask{
 				{index: 4, bits: 8388608},
 			},
@@ -1172,7 +1172,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1576,
+			line: 1579,
 			text: phraseMask{
 				{index: 4, bits: 16777216},
 			},
@@ -1182,7 +1182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1585,
+			line: 1588,
 			text: phraseMask{
 				{index: 4, bits: 4261412864},
 			},
@@ -1192,7 +1192,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1590,
+			line: 1593,
 			text: phraseMask{
 				{index: 4, bits: 4294967296},
 			},
@@ -1202,7 +1202,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1595,
+			line: 1598,
 			text: phraseMask{
 				{index: 4, bits: 25769803776},
 			},
@@ -1212,7 +1212,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1600,
+			line: 1603,
 			text: phraseMask{
 				{index: 4, bits: 103079215104},
 			},
@@ -1222,7 +1222,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1605,
+			line: 1608,
 			text: phraseMask{
 				{index: 4, bits: 137438953472},
 			},
@@ -1232,7 +1232,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1610,
+			line: 1613,
 			text: phraseMask{
 				{index: 4, bits: 1924145348608},
 			},
@@ -1242,7 +1242,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1615,
+			line: 1618,
 			text: phraseMask{
 				{index: 4, bits: 6597069766656},
 			},
@@ -1252,7 +1252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1620,
+			line: 1623,
 			text: phraseMask{
 				{index: 4, bits: 8796093022208},
 			},
@@ -1262,7 +1262,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1625,
+			line: 1628,
 			text: phraseMask{
 				{index: 4, bits: 17592186044416},
 			},
@@ -1272,7 +1272,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1630,
+			line: 1633,
 			text: phraseMask{
 				{index: 4, bits: 35184372088832},
 			},
@@ -1282,7 +1282,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1635,
+			line: 1638,
 			text: phraseMask{
 				{index: 4, bits: 2181431069507584},
 			},
@@ -1292,7 +1292,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1640,
+			line: 1643,
 			text: phraseMask{
 				{index: 4, bits: 33776997205278720},
 			},
@@ -1302,7 +1302,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1645,
+			line: 1648,
 			text: phraseMask{
 				{index: 4, bits: 36028797018963968},
 			},
@@ -1312,7 +1312,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1650,
+			line: 1653,
 			text: phraseMask{
 				{index: 4, bits: 72057594037927936},
 			},
@@ -1325,7 +1325,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1659,
+			line: 1662,
 			text: phraseMask{
 				{index: 4, bits: 72057594037927936},
 			},
@@ -1338,7 +1338,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1665,
+			line: 1668,
 			text: phraseMask{
 				{index: 4, bits: 72057594037927936},
 			},
@@ -1351,7 +1351,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1671,
+			line: 1674,
 			text: phraseMask{
 				{index: 4, bits: 72057594037927936},
 			},
@@ -1364,7 +1364,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1677,
+			line: 1680,
 			text: phraseMask{
 				{index: 4, bits: 72057594037927936},
 			},
@@ -1377,7 +1377,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1683,
+			line: 1686,
 			text: phraseMask{
 				{index: 4, bits: 72057594037927936},
 			},
@@ -1390,7 +1390,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1689,
+			line: 1692,
 			text: phraseMask{
 				{index: 4, bits: 72057594037927936},
 			},
@@ -1403,7 +1403,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1695,
+			line: 1698,
 			text: phraseMask{
 				{index: 4, bits: 72057594037927936},
 			},
@@ -1416,7 +1416,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1701,
+			line: 1704,
 			text: phraseMask{
 				{index: 4, bits: 72057594037927936},
 			},
@@ -1429,7 +1429,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1707,
+			line: 1710,
 			text: phraseMask{
 				{index: 4, bits: 144115188075855872},
 			},
@@ -1442,7 +1442,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1714,
+			line: 1717,
 			text: phraseMask{
 				{index: 4, bits: 864691128455135232},
 			},
@@ -1455,7 +1455,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1720,
+			line: 1723,
 			text: phraseMask{
 				{index: 4, bits: 1152921504606846976},
 			},
@@ -1468,7 +1468,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1726,
+			line: 1729,
 			text: phraseMask{
 				{index: 4, bits: 2305843009213693952},
 			},
@@ -1481,7 +1481,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1732,
+			line: 1735,
 			text: phraseMask{
 				{index: 4, bits: 4611686018427387904},
 			},
@@ -1494,7 +1494,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1738,
+			line: 1741,
 			text: phraseMask{
 				{index: 4, bits: 9223372036854775808},
 			},
@@ -1507,7 +1507,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1744,
+			line: 1747,
 			text: phraseMask{
 				{index: 5, bits: 1},
 			},
@@ -1520,7 +1520,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1750,
+			line: 1753,
 			text: phraseMask{
 				{index: 5, bits: 6},
 			},
@@ -1533,7 +1533,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1756,
+			line: 1759,
 			text: phraseMask{
 				{index: 5, bits: 120},
 			},
@@ -1546,7 +1546,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1762,
+			line: 1765,
 			text: phraseMask{
 				{index: 5, bits: 16256},
 			},
@@ -1559,7 +1559,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1768,
+			line: 1771,
 			text: phraseMask{
 				{index: 5, bits: 16384},
 			},
@@ -1572,7 +1572,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1774,
+			line: 1777,
 			text: phraseMask{
 				{index: 5, bits: 32768},
 			},
@@ -1585,7 +1585,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1781,
+			line: 1784,
 			text: phraseMask{
 				{index: 5, bits: 32768},
 			},
@@ -1598,7 +1598,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1787,
+			line: 1790,
 			text: phraseMask{
 				{index: 5, bits: 32768},
 			},
@@ -1611,7 +1611,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1793,
+			line: 1796,
 			text: phraseMask{
 				{index: 5, bits: 32768},
 			},
@@ -1624,7 +1624,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1799,
+			line: 1802,
 			text: phraseMask{
 				{index: 5, bits: 32768},
 			},
@@ -1637,7 +1637,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1805,
+			line: 1808,
 			text: phraseMask{
 				{index: 5, bits: 32768},
 			},
@@ -1650,7 +1650,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1811,
+			line: 1814,
 			text: phraseMask{
 				{index: 5, bits: 32768},
 			},
@@ -1663,7 +1663,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1817,
+			line: 1820,
 			text: phraseMask{
 				{index: 5, bits: 32768},
 			},
@@ -1676,7 +1676,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1823,
+			line: 1826,
 			text: phraseMask{
 				{index: 5, bits: 65536},
 			},
@@ -1686,7 +1686,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1830,
+			line: 1833,
 			text: phraseMask{
 				{index: 5, bits: 131072},
 			},
@@ -1735,7 +1735,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1839,
+			line: 1842,
 			text: phraseMask{
 				{index: 5, bits: 786432},
 			},
@@ -1745,7 +1745,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1844,
+			line: 1847,
 			text: phraseMask{
 				{index: 5, bits: 1048576},
 			},
@@ -1755,7 +1755,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1849,
+			line: 1852,
 			text: phraseMask{
 				{index: 5, bits: 6291456},
 			},
@@ -1765,7 +1765,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1854,
+			line: 1857,
 			text: phraseMask{
 				{index: 5, bits: 8388608},
 			},
@@ -1775,7 +1775,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1859,
+			line: 1862,
 			text: phraseMask{
 				{index: 5, bits: 16777216},
 			},
@@ -1785,7 +1785,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1871,
+			line: 1874,
 			text: phraseMask{
 				{index: 5, bits: 33554432},
 			},
@@ -1795,7 +1795,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1876,
+			line: 1879,
 			text: phraseMask{
 				{index: 5, bits: 469762048},
 			},
@@ -1805,7 +1805,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1881,
+			line: 1884,
 			text: phraseMask{
 				{index: 5, bits: 536870912},
 			},
@@ -1815,7 +1815,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 1886,
+			line: 1889,
 			text: phraseMask{
 				{index: 5, bits: 1073741824},
 			},
@@ -1910,7 +1910,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-expired",
 			file: "rules.yaml (built-in)",
-			line: 1903,
+			line: 1906,
 			text: phraseMask{
 				{index: 5, bits: 2147483648},
 			},
@@ -1920,7 +1920,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1908,
+			line: 1911,
 			text: phraseMask{
 				{index: 5, bits: 30064771072},
 			},
@@ -1930,7 +1930,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-relay",
 			file: "rules.yaml (built-in)",
-			line: 1916,
+			line: 1919,
 			text: phraseMask{
 				{index: 5, bits: 34359738368},
 			},
@@ -1940,7 +1940,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1921,
+			line: 1924,
 			text: phraseMask{
 				{index: 5, bits: 68719476736},
 			},
@@ -1950,7 +1950,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1928,
+			line: 1931,
 			text: phraseMask{
 				{index: 5, bits: 137438953472},
 			},
@@ -1961,7 +1961,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ses-suppressed",
 			file: "rules.yaml (built-in)",
-			line: 1934,
+			line: 1937,
 			text: phraseMask{
 				{index: 5, bits: 8246337208320},
 			},
@@ -1971,7 +1971,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-ip-policy-codes",
 			file: "rules.yaml (built-in)",
-			line: 1942,
+			line: 1945,
 			text: phraseMask{
 				{index: 5, bits: 61572651155456},
 			},
@@ -2040,7 +2040,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-ip-codes",
 			file: "rules.yaml (built-in)",
-			line: 1962,
+			line: 1965,
 			text: phraseMask{
 				{index: 5, bits: 17944029765304320},
 			},
@@ -2050,7 +2050,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-no-reverse-dns",
 			file: "rules.yaml (built-in)",
-			line: 1969,
+			line: 1972,
 			text: phraseMask{
 				{index: 5, bits: 54043195528445952},
 			},
@@ -2060,7 +2060,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1980,
+			line: 1983,
 			text: phraseMask{
 				{index: 5, bits: 72057594037927936},
 			},
@@ -2071,7 +2071,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1987,
+			line: 1990,
 			text: phraseMask{
 				{index: 5, bits: 144115188075855872},
 			},
@@ -2082,7 +2082,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1993,
+			line: 1996,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, detailLo: 911, detHi: 911},
@@ -2093,7 +2093,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2002,
+			line: 2005,
 			status: []statusPattern{
 				{class: 5, subject: 2},
 			},
@@ -2103,7 +2103,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2008,
+			line: 2011,
 			text: phraseMask{
 				{index: 5, bits: 288230376151711744},
 			},
@@ -2114,7 +2114,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2014,
+			line: 2017,
 			text: phraseMask{
 				{index: 5, bits: 576460752303423488},
 			},
@@ -2125,7 +2125,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2020,
+			line: 2023,
 			text: phraseMask{
 				{index: 5, bits: 3458764513820540928},
 			},
@@ -2136,7 +2136,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 2026,
+			line: 2029,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2147,7 +2147,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-data",
 			file: "rules.yaml (built-in)",
-			line: 2033,
+			line: 2036,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2199,7 +2199,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2046,
+			line: 2049,
 			text: phraseMask{
 				{index: 5, bits: 4611686018427387904},
 			},
@@ -2210,7 +2210,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2053,
+			line: 2056,
 			text: phraseMask{
 				{index: 5, bits: 9223372036854775808},
 			},
@@ -2221,7 +2221,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2059,
+			line: 2062,
 			text: phraseMask{
 				{index: 6, bits: 3},
 			},
@@ -2232,7 +2232,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2066,
+			line: 2069,
 			text: phraseMask{
 				{index: 6, bits: 60},
 			},
@@ -2243,7 +2243,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-hasmoved",
 			file: "rules.yaml (built-in)",
-			line: 2073,
+			line: 2076,
 			text: phraseMask{
 				{index: 6, bits: 64},
 			},
@@ -2254,7 +2254,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2079,
+			line: 2082,
 			text: phraseMask{
 				{index: 3, bits: 67108864},
 			},
@@ -2265,7 +2265,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2085,
+			line: 2088,
 			text: phraseMask{
 				{index: 6, bits: 128},
 			},
@@ -2276,7 +2276,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2091,
+			line: 2094,
 			text: phraseMask{
 				{index: 6, bits: 256},
 			},
@@ -2287,7 +2287,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2097,
+			line: 2100,
 			text: phraseMask{
 				{index: 6, bits: 512},
 			},
@@ -2298,7 +2298,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2103,
+			line: 2106,
 			text: phraseMask{
 				{index: 6, bits: 1024},
 			},
@@ -2309,7 +2309,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2109,
+			line: 2112,
 			text: phraseMask{
 				{index: 6, bits: 2048},
 			},
@@ -2320,7 +2320,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2115,
+			line: 2118,
 			text: phraseMask{
 				{index: 6, bits: 28672},
 			},
@@ -2331,7 +2331,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2121,
+			line: 2124,
 			text: phraseMask{
 				{index: 6, bits: 98304},
 			},
@@ -2342,7 +2342,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2127,
+			line: 2130,
 			text: phraseMask{
 				{index: 6, bits: 393216},
 			},
@@ -2353,7 +2353,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2133,
+			line: 2136,
 			text: phraseMask{
 				{index: 6, bits: 1572864},
 			},
@@ -2364,7 +2364,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2139,
+			line: 2142,
 			text: phraseMask{
 				{index: 6, bits: 2097152},
 			},
@@ -2375,7 +2375,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2145,
+			line: 2148,
 			text: phraseMask{
 				{index: 6, bits: 4194304},
 			},
@@ -2386,7 +2386,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2151,
+			line: 2154,
 			text: phraseMask{
 				{index: 6, bits: 58720256},
 			},
@@ -2397,7 +2397,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2158,
+			line: 2161,
 			text: phraseMask{
 				{index: 6, bits: 67108864},
 			},
@@ -2408,7 +2408,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-text-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2164,
+			line: 2167,
 			text: phraseMask{
 				{index: 6, bits: 134217728},
 			},
@@ -2419,7 +2419,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2170,
+			line: 2173,
 			text: phraseMask{
 				{index: 6, bits: 805306368},
 			},
@@ -2430,7 +2430,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-expired",
 			file: "rules.yaml (built-in)",
-			line: 2176,
+			line: 2179,
 			text: phraseMask{
 				{index: 6, bits: 3221225472},
 			},
@@ -2441,7 +2441,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2182,
+			line: 2185,
 			text: phraseMask{
 				{index: 6, bits: 4294967296},
 			},
@@ -2452,7 +2452,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2188,
+			line: 2191,
 			text: phraseMask{
 				{index: 6, bits: 8589934592},
 			},
@@ -2463,7 +2463,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2194,
+			line: 2197,
 			text: phraseMask{
 				{index: 6, bits: 17179869184},
 			},
@@ -2474,7 +2474,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2200,
+			line: 2203,
 			text: phraseMask{
 				{index: 6, bits: 34359738368},
 			},
@@ -2485,7 +2485,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2206,
+			line: 2209,
 			text: phraseMask{
 				{index: 6, bits: 206158430208},
 			},
@@ -2496,7 +2496,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit-5.2.3",
 			file: "rules.yaml (built-in)",
-			line: 2212,
+			line: 2215,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -2510,7 +2510,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig-5.3.4",
 			file: "rules.yaml (built-in)",
-			line: 2224,
+			line: 2227,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -2524,7 +2524,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc-5.1.7",
 			file: "rules.yaml (built-in)",
-			line: 2231,
+			line: 2234,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -2538,7 +2538,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown-5.1.3",
 			file: "rules.yaml (built-in)",
-			line: 2238,
+			line: 2241,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -2552,7 +2552,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2245,
+			line: 2248,
 			text: phraseMask{
 				{index: 6, bits: 2250700302057472},
 			},
@@ -2563,7 +2563,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2256,
+			line: 2259,
 			text: phraseMask{
 				{index: 6, bits: 33776997205278720},
 			},
@@ -2574,7 +2574,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 2270,
+			line: 2273,
 			text: phraseMask{
 				{index: 6, bits: 108086391056891904},
 			},
@@ -2637,7 +2637,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate",
 			file: "rules.yaml (built-in)",
-			line: 2281,
+			line: 2284,
 			text: phraseMask{
 				{index: 6, bits: 108086391056891904},
 			},
@@ -2697,7 +2697,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2291,
+			line: 2294,
 			text: phraseMask{
 				{index: 6, bits: 2161727821137838080},
 			},
@@ -2708,7 +2708,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2300,
+			line: 2303,
 			text: phraseMask{
 				{index: 6, bits: 16140901064495857664},
 				{index: 7, bits: 3},
@@ -2720,7 +2720,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-expired",
 			file: "rules.yaml (built-in)",
-			line: 2308,
+			line: 2311,
 			text: phraseMask{
 				{index: 7, bits: 12},
 			},
@@ -2731,7 +2731,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2314,
+			line: 2317,
 			text: phraseMask{
 				{index: 7, bits: 240},
 			},
@@ -2742,7 +2742,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2321,
+			line: 2324,
 			text: phraseMask{
 				{index: 7, bits: 3840},
 			},
@@ -2753,7 +2753,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2328,
+			line: 2331,
 			text: phraseMask{
 				{index: 7, bits: 4096},
 			},
@@ -2764,7 +2764,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2334,
+			line: 2337,
 			text: phraseMask{
 				{index: 7, bits: 8192},
 			},
@@ -2775,7 +2775,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2340,
+			line: 2343,
 			text: phraseMask{
 				{index: 7, bits: 114688},
 			},
@@ -2786,7 +2786,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 2347,
+			line: 2350,
 			text: phraseMask{
 				{index: 7, bits: 16646144},
 			},
@@ -2797,7 +2797,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2356,
+			line: 2359,
 			text: phraseMask{
 				{index: 7, bits: 251658240},
 			},
@@ -2808,7 +2808,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2365,
+			line: 2368,
 			text: phraseMask{
 				{index: 7, bits: 805306368},
 			},
@@ -2819,7 +2819,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2371,
+			line: 2374,
 			text: phraseMask{
 				{index: 7, bits: 16106127360},
 			},
@@ -2830,7 +2830,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2379,
+			line: 2382,
 			text: phraseMask{
 				{index: 7, bits: 4380866641920},
 			},
@@ -2841,7 +2841,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2388,
+			line: 2391,
 			text: phraseMask{
 				{index: 7, bits: 13194139533312},
 			},
@@ -2852,7 +2852,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2394,
+			line: 2397,
 			text: phraseMask{
 				{index: 3, bits: 576460752303423488},
 				{index: 7, bits: 2234207627640832},
@@ -2864,7 +2864,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2403,
+			line: 2406,
 			text: phraseMask{
 				{index: 7, bits: 6755399441055744},
 			},
@@ -2875,7 +2875,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2409,
+			line: 2412,
 			text: phraseMask{
 				{index: 7, bits: 1143914305352105984},
 			},
@@ -2886,7 +2886,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2418,
+			line: 2421,
 			text: phraseMask{
 				{index: 7, bits: 3458764513820540928},
 			},
@@ -2897,7 +2897,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2424,
+			line: 2427,
 			text: phraseMask{
 				{index: 7, bits: 13835058055282163712},
 			},
@@ -2908,7 +2908,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2431,
+			line: 2434,
 			text: phraseMask{
 				{index: 8, bits: 16383},
 			},
@@ -2919,7 +2919,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2441,
+			line: 2444,
 			text: phraseMask{
 				{index: 8, bits: 16384},
 			},
@@ -2930,7 +2930,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2449,
+			line: 2452,
 			text: phraseMask{
 				{index: 8, bits: 32768},
 			},
@@ -2941,7 +2941,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2455,
+			line: 2458,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -2961,7 +2961,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2463,
+			line: 2466,
 			status: []statusPattern{
 				{none: true},
 				{class: 4, subject: -1, detailLo: -1, detHi: -1},
@@ -2983,7 +2983,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2471,
+			line: 2474,
 			text: phraseMask{
 				{index: 8, bits: 262144},
 			},
@@ -2994,7 +2994,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2479,
+			line: 2482,
 			text: phraseMask{
 				{index: 8, bits: 1572864},
 			},
@@ -3009,7 +3009,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.650-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2486,
+			line: 2489,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 650, detHi: 650},
 			},
@@ -3071,7 +3071,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.2-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2514,
+			line: 2517,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -3085,7 +3085,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.4-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2521,
+			line: 2524,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -3099,7 +3099,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.0-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2528,
+			line: 2531,
 			status: []statusPattern{
 				{class: 5, subject: 3},
 			},
@@ -3113,7 +3113,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.11-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2535,
+			line: 2538,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 11, detHi: 11},
 			},
@@ -3127,7 +3127,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.6-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2542,
+			line: 2545,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -3141,7 +3141,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.3-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2549,
+			line: 2552,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -3155,7 +3155,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.1-expired",
 			file: "rules.yaml (built-in)",
-			line: 2556,
+			line: 2559,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -3169,7 +3169,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.300-expired",
 			file: "rules.yaml (built-in)",
-			line: 2563,
+			line: 2566,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 300, detHi: 300},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3183,7 +3183,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.8-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2569,
+			line: 2572,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 8, detHi: 8},
 				{class: 5, subject: 4, detailLo: 8, detHi: 8},
@@ -3198,7 +3198,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.317-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2576,
+			line: 2579,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 317, detHi: 317},
 				{class: 5, subject: 4, detailLo: 317, detHi: 317},
@@ -3212,7 +3212,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.5-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2582,
+			line: 2585,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 5, detHi: 5},
 				{class: 5, subject: 7, detailLo: 5, detHi: 5},
@@ -3227,7 +3227,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.51-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2589,
+			line: 2592,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 51, detHi: 51},
 			},
@@ -3241,7 +3241,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.321-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2596,
+			line: 2599,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 321, detHi: 321},
 				{class: 5, subject: 7, detailLo: 321, detHi: 321},
@@ -3255,7 +3255,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.322-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2602,
+			line: 2605,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 322, detHi: 322},
 			},
@@ -3268,7 +3268,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.323-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2608,
+			line: 2611,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 323, detHi: 323},
 				{class: 5, subject: 7, detailLo: 323, detHi: 323},
@@ -3282,7 +3282,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.324-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2614,
+			line: 2617,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 324, detHi: 324},
 				{class: 5, subject: 7, detailLo: 324, detHi: 324},
@@ -3296,7 +3296,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.325-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2620,
+			line: 2623,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 325, detHi: 325},
 				{class: 5, subject: 7, detailLo: 325, detHi: 325},
@@ -3310,7 +3310,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.4-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2626,
+			line: 2629,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -3324,7 +3324,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.312-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2633,
+			line: 2636,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 312, detHi: 312},
 				{class: 5, subject: 4, detailLo: 312, detHi: 312},
@@ -3338,7 +3338,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.316-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2639,
+			line: 2642,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 316, detHi: 316},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3352,7 +3352,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.4-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2645,
+			line: 2648,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3366,7 +3366,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.64-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2652,
+			line: 2655,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
@@ -3439,7 +3439,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2668,
+			line: 2671,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3453,7 +3453,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.4-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2675,
+			line: 2678,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3467,7 +3467,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2682,
+			line: 2685,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3481,7 +3481,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.350-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2689,
+			line: 2692,
 			status: []statusPattern{
 				{class: 5, detailLo: 350, detHi: 350},
 			},
@@ -3494,7 +3494,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-transport-rule-code",
 			file: "rules.yaml (built-in)",
-			line: 2695,
+			line: 2698,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 900, detHi: 999},
 			},
@@ -3567,7 +3567,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.7-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2720,
+			line: 2723,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -3581,7 +3581,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.750-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2727,
+			line: 2730,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 750, detHi: 750},
 			},
@@ -3594,7 +3594,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.3-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2733,
+			line: 2736,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -3608,7 +3608,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2740,
+			line: 2743,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3622,7 +3622,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2747,
+			line: 2750,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3636,7 +3636,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2754,
+			line: 2757,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3650,7 +3650,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.3-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2761,
+			line: 2764,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -3664,7 +3664,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.2-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2768,
+			line: 2771,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -3678,7 +3678,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2775,
+			line: 2778,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3692,7 +3692,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.5-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2782,
+			line: 2785,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -3706,7 +3706,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2789,
+			line: 2792,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -3720,7 +3720,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2796,
+			line: 2799,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -3734,7 +3734,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2803,
+			line: 2806,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -3748,7 +3748,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.14-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2810,
+			line: 2813,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 14, detHi: 14},
 			},
@@ -3762,7 +3762,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.3-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2817,
+			line: 2820,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -3776,7 +3776,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2824,
+			line: 2827,
 			status: []statusPattern{
 				{class: 4, subject: 7},
 			},
@@ -3790,7 +3790,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.24-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2831,
+			line: 2834,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 24, detHi: 24},
 			},
@@ -3804,7 +3804,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.25-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2838,
+			line: 2841,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 25, detHi: 25},
 			},
@@ -3818,7 +3818,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.28-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2845,
+			line: 2848,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 28, detHi: 28},
 			},
@@ -3832,7 +3832,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.318-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2852,
+			line: 2855,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 318, detHi: 318},
 				{class: 5, subject: 4, detailLo: 318, detHi: 318},
@@ -3846,7 +3846,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-throttled-sending-ip",
 			file: "rules.yaml (built-in)",
-			line: 2858,
+			line: 2861,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -3917,7 +3917,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-throttled-sending-ip-final",
 			file: "rules.yaml (built-in)",
-			line: 2879,
+			line: 2882,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -3985,7 +3985,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.500-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2892,
+			line: 2895,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 500},
 			},
@@ -3998,7 +3998,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.700-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2898,
+			line: 2901,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 700, detHi: 700},
 			},
@@ -4011,7 +4011,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.1-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 2904,
+			line: 2907,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -4025,7 +4025,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.5.3-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2911,
+			line: 2914,
 			status: []statusPattern{
 				{class: 4, subject: 5, detailLo: 3, detHi: 3},
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
@@ -4040,7 +4040,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.652-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2918,
+			line: 2921,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 652, detHi: 652},
 			},
@@ -4053,7 +4053,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.3-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2924,
+			line: 2927,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -4067,7 +4067,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-5-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2931,
+			line: 2934,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 5},
 			},
@@ -4081,7 +4081,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.6-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2938,
+			line: 2941,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -4095,7 +4095,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.0-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2945,
+			line: 2948,
 			status: []statusPattern{
 				{class: 5, subject: 5},
 			},
@@ -4109,7 +4109,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.2-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2952,
+			line: 2955,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -4123,7 +4123,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.351-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2959,
+			line: 2962,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 351, detHi: 351},
 			},
@@ -4136,7 +4136,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2965,
+			line: 2968,
 			text: phraseMask{
 				{index: 9, bits: 3670016},
 			},
@@ -4147,7 +4147,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2975,
+			line: 2978,
 			text: phraseMask{
 				{index: 9, bits: 12582912},
 			},
@@ -4158,7 +4158,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2981,
+			line: 2984,
 			text: phraseMask{
 				{index: 9, bits: 117440512},
 			},
@@ -4169,7 +4169,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-expired",
 			file: "rules.yaml (built-in)",
-			line: 2987,
+			line: 2990,
 			text: phraseMask{
 				{index: 9, bits: 134217728},
 			},
@@ -4180,7 +4180,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2993,
+			line: 2996,
 			text: phraseMask{
 				{index: 9, bits: 4026531840},
 			},
@@ -4191,7 +4191,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3000,
+			line: 3003,
 			text: phraseMask{
 				{index: 9, bits: 4294967296},
 			},
@@ -4202,7 +4202,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3006,
+			line: 3009,
 			text: phraseMask{
 				{index: 9, bits: 25769803776},
 			},
@@ -4213,7 +4213,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3012,
+			line: 3015,
 			text: phraseMask{
 				{index: 9, bits: 103079215104},
 			},
@@ -4224,7 +4224,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3018,
+			line: 3021,
 			text: phraseMask{
 				{index: 9, bits: 137438953472},
 			},
@@ -4235,7 +4235,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 3024,
+			line: 3027,
 			text: phraseMask{
 				{index: 4, bits: 192},
 				{index: 9, bits: 1924145348608},
@@ -4247,7 +4247,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3032,
+			line: 3035,
 			text: phraseMask{
 				{index: 4, bits: 36},
 				{index: 3, bits: 6917529027641081856},
@@ -4260,7 +4260,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3042,
+			line: 3045,
 			text: phraseMask{
 				{index: 9, bits: 61572651155456},
 			},
@@ -4271,7 +4271,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3049,
+			line: 3052,
 			text: phraseMask{
 				{index: 9, bits: 1055531162664960},
 			},
@@ -4282,7 +4282,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3056,
+			line: 3059,
 			text: phraseMask{
 				{index: 9, bits: 3377699720527872},
 				{index: 1, bits: 16384},
@@ -4294,7 +4294,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3063,
+			line: 3066,
 			text: phraseMask{
 				{index: 8, bits: 1125899906842624},
 				{index: 9, bits: 13510798882111488},
@@ -4306,7 +4306,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 3069,
+			line: 3072,
 			text: phraseMask{
 				{index: 9, bits: 18014398509481984},
 			},
@@ -4317,7 +4317,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3075,
+			line: 3078,
 			text: phraseMask{
 				{index: 9, bits: 36028797018963968},
 			},
@@ -4328,7 +4328,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3081,
+			line: 3084,
 			text: phraseMask{
 				{index: 9, bits: 65536},
 			},
@@ -4339,7 +4339,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 3087,
+			line: 3090,
 			text: phraseMask{
 				{index: 9, bits: 216172782113783808},
 			},
@@ -4350,7 +4350,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3097,
+			line: 3100,
 			text: phraseMask{
 				{index: 9, bits: 2017612633061982208},
 			},
@@ -4361,7 +4361,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3103,
+			line: 3106,
 			text: phraseMask{
 				{index: 9, bits: 2305843009213693952},
 			},
@@ -4372,7 +4372,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3109,
+			line: 3112,
 			text: phraseMask{
 				{index: 9, bits: 13835058055282163712},
 			},
@@ -4383,7 +4383,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 3115,
+			line: 3118,
 			text: phraseMask{
 				{index: 10, bits: 3},
 			},
@@ -4394,7 +4394,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-speeding",
 			file: "rules.yaml (built-in)",
-			line: 3121,
+			line: 3124,
 			text: phraseMask{
 				{index: 10, bits: 12},
 			},
@@ -4405,7 +4405,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3127,
+			line: 3130,
 			text: phraseMask{
 				{index: 10, bits: 16},
 			},
@@ -4416,7 +4416,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3133,
+			line: 3136,
 			text: phraseMask{
 				{index: 10, bits: 32},
 			},
@@ -4427,7 +4427,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3139,
+			line: 3142,
 			text: phraseMask{
 				{index: 10, bits: 960},
 			},
@@ -4438,7 +4438,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3146,
+			line: 3149,
 			text: phraseMask{
 				{index: 10, bits: 1024},
 			},
@@ -4449,7 +4449,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 3152,
+			line: 3155,
 			text: phraseMask{
 				{index: 10, bits: 2048},
 			},
@@ -4460,7 +4460,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3163,
+			line: 3166,
 			text: phraseMask{
 				{index: 10, bits: 12288},
 			},
@@ -4505,7 +4505,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3174,
+			line: 3177,
 			text: phraseMask{
 				{index: 10, bits: 16384},
 			},
@@ -4516,7 +4516,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 3180,
+			line: 3183,
 			text: phraseMask{
 				{index: 10, bits: 32768},
 			},
@@ -4527,7 +4527,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 3186,
+			line: 3189,
 			text: phraseMask{
 				{index: 10, bits: 65536},
 			},
@@ -4538,7 +4538,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints-expired",
 			file: "rules.yaml (built-in)",
-			line: 3199,
+			line: 3202,
 			text: phraseMask{
 				{index: 10, bits: 131072},
 			},
@@ -4607,7 +4607,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints",
 			file: "rules.yaml (built-in)",
-			line: 3212,
+			line: 3215,
 			text: phraseMask{
 				{index: 10, bits: 131072},
 			},
@@ -4673,7 +4673,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3222,
+			line: 3225,
 			text: phraseMask{
 				{index: 10, bits: 786432},
 			},
@@ -4684,7 +4684,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-speeding",
 			file: "rules.yaml (built-in)",
-			line: 3230,
+			line: 3233,
 			text: phraseMask{
 				{index: 10, bits: 1048576},
 			},
@@ -4695,7 +4695,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3236,
+			line: 3239,
 			text: phraseMask{
 				{index: 10, bits: 6291456},
 			},
@@ -4706,7 +4706,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3242,
+			line: 3245,
 			text: phraseMask{
 				{index: 10, bits: 8388608},
 			},
@@ -4717,7 +4717,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3248,
+			line: 3251,
 			text: phraseMask{
 				{index: 10, bits: 16777216},
 			},
@@ -4728,7 +4728,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3254,
+			line: 3257,
 			text: phraseMask{
 				{index: 10, bits: 33555456},
 			},
@@ -4739,7 +4739,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-submission-quota",
 			file: "rules.yaml (built-in)",
-			line: 3266,
+			line: 3269,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 2, detHi: 2},
 				{class: 4, subject: 2, detailLo: 2, detHi: 2},
@@ -4789,7 +4789,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-recipient-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 3279,
+			line: 3282,
 			text: phraseMask{
 				{index: 10, bits: 32212254720},
 			},
@@ -4833,7 +4833,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-sending-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 3291,
+			line: 3294,
 			text: phraseMask{
 				{index: 10, bits: 515396075520},
 				{index: 7, bits: 140737488355328},
@@ -4877,7 +4877,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "relay-denied-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 3305,
+			line: 3308,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4951,7 +4951,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-authrequired-recipient",
 			file: "rules.yaml (built-in)",
-			line: 3330,
+			line: 3333,
 			text: phraseMask{
 				{index: 10, bits: 18014398509481984},
 			},
@@ -5001,7 +5001,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "not-authenticated-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 3339,
+			line: 3342,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -5059,7 +5059,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.1-delivery-not-authorized",
 			file: "rules.yaml (built-in)",
-			line: 3354,
+			line: 3357,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -5116,7 +5116,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.1.10-null-mx",
 			file: "rules.yaml (built-in)",
-			line: 3373,
+			line: 3376,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 				{class: 4, subject: 1, detailLo: 10, detHi: 10},
@@ -5171,7 +5171,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.7.13-account-disabled",
 			file: "rules.yaml (built-in)",
-			line: 3385,
+			line: 3388,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 				{class: 4, subject: 7, detailLo: 13, detHi: 13},
@@ -5212,7 +5212,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.26-ipv6-unauthenticated",
 			file: "rules.yaml (built-in)",
-			line: 3399,
+			line: 3402,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 26, detHi: 26},
 			},
@@ -5261,7 +5261,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.500-699",
 			file: "rules.yaml (built-in)",
-			line: 3408,
+			line: 3411,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -5310,7 +5310,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.850-899",
 			file: "rules.yaml (built-in)",
-			line: 3417,
+			line: 3420,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 850, detHi: 899},
 			},
@@ -5359,7 +5359,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.10",
 			file: "rules.yaml (built-in)",
-			line: 3426,
+			line: 3429,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -5408,7 +5408,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.90",
 			file: "rules.yaml (built-in)",
-			line: 3436,
+			line: 3439,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 90, detHi: 90},
 			},
@@ -5450,7 +5450,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.121",
 			file: "rules.yaml (built-in)",
-			line: 3445,
+			line: 3448,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 121, detHi: 121},
 			},
@@ -5499,7 +5499,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.122",
 			file: "rules.yaml (built-in)",
-			line: 3454,
+			line: 3457,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 122, detHi: 122},
 			},
@@ -5548,7 +5548,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.3.190",
 			file: "rules.yaml (built-in)",
-			line: 3463,
+			line: 3466,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 190, detHi: 190},
 			},
@@ -5597,7 +5597,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.12",
 			file: "rules.yaml (built-in)",
-			line: 3472,
+			line: 3475,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -5646,7 +5646,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.124",
 			file: "rules.yaml (built-in)",
-			line: 3481,
+			line: 3484,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 124, detHi: 124},
 			},
@@ -5695,7 +5695,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.133",
 			file: "rules.yaml (built-in)",
-			line: 3490,
+			line: 3493,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 133, detHi: 133},
 			},
@@ -5744,7 +5744,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.134",
 			file: "rules.yaml (built-in)",
-			line: 3499,
+			line: 3502,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 134, detHi: 134},
 			},
@@ -5793,7 +5793,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.13",
 			file: "rules.yaml (built-in)",
-			line: 3508,
+			line: 3511,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -5842,7 +5842,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.135",
 			file: "rules.yaml (built-in)",
-			line: 3517,
+			line: 3520,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 135, detHi: 135},
 			},
@@ -5891,7 +5891,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.136",
 			file: "rules.yaml (built-in)",
-			line: 3526,
+			line: 3529,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 136, detHi: 136},
 			},
@@ -5940,7 +5940,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.23-spf",
 			file: "rules.yaml (built-in)",
-			line: 3535,
+			line: 3538,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 23, detHi: 23},
 			},
@@ -5996,7 +5996,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.25",
 			file: "rules.yaml (built-in)",
-			line: 3544,
+			line: 3547,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -6053,7 +6053,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.57",
 			file: "rules.yaml (built-in)",
-			line: 3553,
+			line: 3556,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 57, detHi: 57},
 			},
@@ -6102,7 +6102,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.501",
 			file: "rules.yaml (built-in)",
-			line: 3562,
+			line: 3565,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 501, detHi: 501},
 			},
@@ -6151,7 +6151,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.502",
 			file: "rules.yaml (built-in)",
-			line: 3573,
+			line: 3576,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 502, detHi: 502},
 			},
@@ -6200,7 +6200,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.503",
 			file: "rules.yaml (built-in)",
-			line: 3582,
+			line: 3585,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 503, detHi: 503},
 			},
@@ -6249,7 +6249,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.504",
 			file: "rules.yaml (built-in)",
-			line: 3591,
+			line: 3594,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 504, detHi: 504},
 			},
@@ -6298,7 +6298,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.505",
 			file: "rules.yaml (built-in)",
-			line: 3602,
+			line: 3605,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 505, detHi: 505},
 			},
@@ -6347,7 +6347,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.506",
 			file: "rules.yaml (built-in)",
-			line: 3614,
+			line: 3617,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 506, detHi: 506},
 			},
@@ -6396,7 +6396,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.507",
 			file: "rules.yaml (built-in)",
-			line: 3623,
+			line: 3626,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 507, detHi: 507},
 			},
@@ -6445,7 +6445,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.508",
 			file: "rules.yaml (built-in)",
-			line: 3632,
+			line: 3635,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 508, detHi: 508},
 			},
@@ -6494,7 +6494,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.509",
 			file: "rules.yaml (built-in)",
-			line: 3641,
+			line: 3644,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 509, detHi: 509},
 			},
@@ -6550,7 +6550,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.64-tenantattribution",
 			file: "rules.yaml (built-in)",
-			line: 3650,
+			line: 3653,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
@@ -6618,7 +6618,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.510",
 			file: "rules.yaml (built-in)",
-			line: 3662,
+			line: 3665,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 510, detHi: 510},
 			},
@@ -6667,7 +6667,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.511",
 			file: "rules.yaml (built-in)",
-			line: 3672,
+			line: 3675,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 511, detHi: 511},
 			},
@@ -6716,7 +6716,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.512",
 			file: "rules.yaml (built-in)",
-			line: 3681,
+			line: 3684,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 512, detHi: 512},
 			},
@@ -6765,7 +6765,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.513",
 			file: "rules.yaml (built-in)",
-			line: 3690,
+			line: 3693,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 513, detHi: 513},
 			},
@@ -6822,7 +6822,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.515",
 			file: "rules.yaml (built-in)",
-			line: 3699,
+			line: 3702,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 515, detHi: 515},
 			},
@@ -6878,7 +6878,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.520",
 			file: "rules.yaml (built-in)",
-			line: 3711,
+			line: 3714,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 520, detHi: 520},
 			},
@@ -6920,7 +6920,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.233",
 			file: "rules.yaml (built-in)",
-			line: 3720,
+			line: 3723,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 233, detHi: 233},
 			},
@@ -6962,7 +6962,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.606-649",
 			file: "rules.yaml (built-in)",
-			line: 3729,
+			line: 3732,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 606, detHi: 649},
 			},
@@ -7028,7 +7028,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.703",
 			file: "rules.yaml (built-in)",
-			line: 3738,
+			line: 3741,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 703, detHi: 703},
 			},
@@ -7070,7 +7070,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.700-749",
 			file: "rules.yaml (built-in)",
-			line: 3747,
+			line: 3750,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 700, detHi: 749},
 			},
@@ -7119,7 +7119,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.310-no-domain",
 			file: "rules.yaml (built-in)",
-			line: 3758,
+			line: 3761,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 310, detHi: 310},
 			},
@@ -7155,7 +7155,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-helo-refused",
 			file: "rules.yaml (built-in)",
-			line: 3774,
+			line: 3777,
 			text: phraseMask{
 				{index: 11, bits: 262144},
 			},
@@ -7165,7 +7165,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-courier-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3781,
+			line: 3784,
 			text: phraseMask{
 				{index: 11, bits: 524288},
 			},
@@ -7175,7 +7175,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-filtered",
 			file: "rules.yaml (built-in)",
-			line: 3786,
+			line: 3789,
 			text: phraseMask{
 				{index: 11, bits: 1048576},
 			},
@@ -7185,7 +7185,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3791,
+			line: 3794,
 			text: phraseMask{
 				{index: 11, bits: 6291456},
 			},
@@ -7195,7 +7195,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3800,
+			line: 3803,
 			text: phraseMask{
 				{index: 11, bits: 260046848},
 			},
@@ -7205,7 +7205,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown-pairs",
 			file: "rules.yaml (built-in)",
-			line: 3807,
+			line: 3810,
 			text: phraseMask{
 				{index: 11, bits: 268435456},
 			},
@@ -7218,7 +7218,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-expired",
 			file: "rules.yaml (built-in)",
-			line: 3813,
+			line: 3816,
 			text: phraseMask{
 				{index: 11, bits: 536870912},
 			},
@@ -7228,7 +7228,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3818,
+			line: 3821,
 			text: phraseMask{
 				{index: 11, bits: 1073741824},
 			},
@@ -7238,7 +7238,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-einsundeins-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3823,
+			line: 3826,
 			text: phraseMask{
 				{index: 11, bits: 2147483648},
 			},
@@ -7248,7 +7248,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exim-mx-hosts-without-address",
 			file: "rules.yaml (built-in)",
-			line: 3836,
+			line: 3839,
 			text: phraseMask{
 				{index: 11, bits: 12884901888},
 			},
@@ -7299,7 +7299,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3846,
+			line: 3849,
 			text: phraseMask{
 				{index: 11, bits: 17179869184},
 			},
@@ -7309,7 +7309,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3854,
+			line: 3857,
 			text: phraseMask{
 				{index: 11, bits: 34359738368},
 			},
@@ -7319,7 +7319,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3859,
+			line: 3862,
 			text: phraseMask{
 				{index: 11, bits: 206158430208},
 			},
@@ -7329,7 +7329,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3864,
+			line: 3867,
 			text: phraseMask{
 				{index: 11, bits: 4123168604160},
 			},
@@ -7339,7 +7339,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3870,
+			line: 3873,
 			text: phraseMask{
 				{index: 11, bits: 65970697666560},
 			},
@@ -7349,7 +7349,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lines-too-long",
 			file: "rules.yaml (built-in)",
-			line: 3882,
+			line: 3885,
 			text: phraseMask{
 				{index: 11, bits: 492581209243648},
 			},
@@ -7399,7 +7399,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 3891,
+			line: 3894,
 			text: phraseMask{
 				{index: 11, bits: 562949953421312},
 			},
@@ -7409,7 +7409,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-expired",
 			file: "rules.yaml (built-in)",
-			line: 3896,
+			line: 3899,
 			text: phraseMask{
 				{index: 11, bits: 1125899906842624},
 			},
@@ -7419,7 +7419,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3901,
+			line: 3904,
 			text: phraseMask{
 				{index: 11, bits: 2251799813685248},
 			},
@@ -7429,7 +7429,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3906,
+			line: 3909,
 			text: phraseMask{
 				{index: 11, bits: 13510798882111488},
 			},
@@ -7439,7 +7439,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3911,
+			line: 3914,
 			text: phraseMask{
 				{index: 11, bits: 2287828610704211968},
 			},
@@ -7449,7 +7449,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3918,
+			line: 3921,
 			text: phraseMask{
 				{index: 11, bits: 16140901064495857664},
 				{index: 12, bits: 7},
@@ -7460,7 +7460,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3924,
+			line: 3927,
 			text: phraseMask{
 				{index: 12, bits: 8},
 			},
@@ -7470,7 +7470,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-expired",
 			file: "rules.yaml (built-in)",
-			line: 3929,
+			line: 3932,
 			text: phraseMask{
 				{index: 12, bits: 112},
 			},
@@ -7480,7 +7480,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3936,
+			line: 3939,
 			text: phraseMask{
 				{index: 12, bits: 384},
 			},
@@ -7490,7 +7490,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmx-expired",
 			file: "rules.yaml (built-in)",
-			line: 3941,
+			line: 3944,
 			text: phraseMask{
 				{index: 12, bits: 512},
 			},
@@ -7500,7 +7500,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3946,
+			line: 3949,
 			text: phraseMask{
 				{index: 8, bits: 196608},
 			},
@@ -7510,7 +7510,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3951,
+			line: 3954,
 			text: phraseMask{
 				{index: 8, bits: 16384},
 			},
@@ -7520,7 +7520,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3956,
+			line: 3959,
 			text: phraseMask{
 				{index: 8, bits: 32768},
 			},
@@ -7530,7 +7530,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3961,
+			line: 3964,
 			text: phraseMask{
 				{index: 12, bits: 1024},
 			},
@@ -7540,7 +7540,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3966,
+			line: 3969,
 			text: phraseMask{
 				{index: 12, bits: 2048},
 			},
@@ -7550,7 +7550,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 3971,
+			line: 3974,
 			text: phraseMask{
 				{index: 12, bits: 4096},
 			},
@@ -7560,7 +7560,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 3976,
+			line: 3979,
 			text: phraseMask{
 				{index: 12, bits: 8192},
 			},
@@ -7570,7 +7570,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-compuserve-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3981,
+			line: 3984,
 			text: phraseMask{
 				{index: 12, bits: 49152},
 			},
@@ -7580,7 +7580,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3990,
+			line: 3993,
 			text: phraseMask{
 				{index: 12, bits: 65536},
 			},
@@ -7590,7 +7590,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3995,
+			line: 3998,
 			text: phraseMask{
 				{index: 12, bits: 131072},
 			},
@@ -7600,7 +7600,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4000,
+			line: 4003,
 			text: phraseMask{
 				{index: 12, bits: 262144},
 			},
@@ -7610,7 +7610,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-messagingserver-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4005,
+			line: 4008,
 			text: phraseMask{
 				{index: 12, bits: 524288},
 			},
@@ -7620,7 +7620,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4010,
+			line: 4013,
 			text: phraseMask{
 				{index: 12, bits: 1048576},
 			},
@@ -7630,7 +7630,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4015,
+			line: 4018,
 			text: phraseMask{
 				{index: 12, bits: 6291456},
 			},
@@ -7640,7 +7640,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-expired",
 			file: "rules.yaml (built-in)",
-			line: 4021,
+			line: 4024,
 			text: phraseMask{
 				{index: 12, bits: 8388608},
 			},
@@ -7650,7 +7650,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 4026,
+			line: 4029,
 			text: phraseMask{
 				{index: 12, bits: 16777216},
 			},
@@ -7660,7 +7660,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4031,
+			line: 4034,
 			text: phraseMask{
 				{index: 12, bits: 8556380160},
 			},
@@ -7670,7 +7670,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4038,
+			line: 4041,
 			text: phraseMask{
 				{index: 12, bits: 60129542144},
 			},
@@ -7680,7 +7680,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 4043,
+			line: 4046,
 			text: phraseMask{
 				{index: 12, bits: 68719476736},
 			},
@@ -7690,7 +7690,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 4048,
+			line: 4051,
 			text: phraseMask{
 				{index: 12, bits: 2061584302080},
 			},
@@ -7700,7 +7700,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4054,
+			line: 4057,
 			text: phraseMask{
 				{index: 12, bits: 9005000231485440},
 			},
@@ -7710,7 +7710,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4064,
+			line: 4067,
 			text: phraseMask{
 				{index: 12, bits: 27021597764222976},
 			},
@@ -7720,7 +7720,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4069,
+			line: 4072,
 			text: phraseMask{
 				{index: 12, bits: 36028797018963968},
 			},
@@ -7730,7 +7730,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4074,
+			line: 4077,
 			text: phraseMask{
 				{index: 12, bits: 72057594037927936},
 			},
@@ -7740,7 +7740,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 4079,
+			line: 4082,
 			text: phraseMask{
 				{index: 12, bits: 144115188075855872},
 			},
@@ -7750,7 +7750,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4084,
+			line: 4087,
 			text: phraseMask{
 				{index: 12, bits: 864691128455135232},
 			},
@@ -7760,7 +7760,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4090,
+			line: 4093,
 			text: phraseMask{
 				{index: 12, bits: 1152921504606846976},
 			},
@@ -7770,7 +7770,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 4095,
+			line: 4098,
 			text: phraseMask{
 				{index: 12, bits: 2305843009213693952},
 			},
@@ -7780,7 +7780,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-verizon-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4100,
+			line: 4103,
 			text: phraseMask{
 				{index: 12, bits: 13835058055282163712},
 			},
@@ -7790,7 +7790,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-zoho-expired",
 			file: "rules.yaml (built-in)",
-			line: 4105,
+			line: 4108,
 			text: phraseMask{
 				{index: 13, bits: 1},
 			},
@@ -7800,7 +7800,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-filtered",
 			file: "rules.yaml (built-in)",
-			line: 4110,
+			line: 4113,
 			text: phraseMask{
 				{index: 13, bits: 2},
 			},
@@ -7810,7 +7810,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4115,
+			line: 4118,
 			text: phraseMask{
 				{index: 13, bits: 4},
 			},
@@ -7820,7 +7820,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-groups-refused",
 			file: "rules.yaml (built-in)",
-			line: 4120,
+			line: 4123,
 			text: phraseMask{
 				{index: 13, bits: 24},
 			},
@@ -7870,7 +7870,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-posting-restricted",
 			file: "rules.yaml (built-in)",
-			line: 4137,
+			line: 4140,
 			text: phraseMask{
 				{index: 13, bits: 16777184},
 			},
@@ -7920,7 +7920,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6-5.4.14-loop",
 			file: "rules.yaml (built-in)",
-			line: 4169,
+			line: 4172,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
@@ -7976,7 +7976,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-no-answer",
 			file: "rules.yaml (built-in)",
-			line: 4179,
+			line: 4182,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -8097,7 +8097,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1-access-denied",
 			file: "rules.yaml (built-in)",
-			line: 4196,
+			line: 4199,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -8150,7 +8150,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-unrecognised-or-name",
 			file: "rules.yaml (built-in)",
-			line: 4217,
+			line: 4220,
 			text: phraseMask{
 				{index: 13, bits: 34225520640},
 			},
@@ -8160,7 +8160,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-maximum-time-expired",
 			file: "rules.yaml (built-in)",
-			line: 4222,
+			line: 4225,
 			text: phraseMask{
 				{index: 13, bits: 103079215104},
 			},
@@ -8170,7 +8170,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-loop-detected",
 			file: "rules.yaml (built-in)",
-			line: 4226,
+			line: 4229,
 			text: phraseMask{
 				{index: 13, bits: 137438953472},
 			},
@@ -8180,7 +8180,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-content-too-long",
 			file: "rules.yaml (built-in)",
-			line: 4230,
+			line: 4233,
 			text: phraseMask{
 				{index: 13, bits: 1924145348608},
 			},
@@ -8190,7 +8190,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-conversion",
 			file: "rules.yaml (built-in)",
-			line: 4234,
+			line: 4237,
 			text: phraseMask{
 				{index: 13, bits: 68169720922112},
 			},
@@ -8200,7 +8200,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-status",
 			file: "rules.yaml (built-in)",
-			line: 4254,
+			line: 4257,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 2, detHi: 2},
 			},
@@ -8209,7 +8209,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-specific",
 			file: "rules.yaml (built-in)",
-			line: 4259,
+			line: 4262,
 			text: phraseMask{
 				{index: 13, bits: 70368744177664},
 			},
@@ -8219,7 +8219,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-specific",
 			file: "rules.yaml (built-in)",
-			line: 4265,
+			line: 4268,
 			text: phraseMask{
 				{index: 13, bits: 4362862139015168},
 			},
@@ -8229,7 +8229,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-languages",
 			file: "rules.yaml (built-in)",
-			line: 4279,
+			line: 4282,
 			text: phraseMask{
 				{index: 13, bits: 18442240474082181120},
 				{index: 14, bits: 33554431},
@@ -8243,7 +8243,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-text",
 			file: "rules.yaml (built-in)",
-			line: 4291,
+			line: 4294,
 			text: phraseMask{
 				{index: 14, bits: 18446744073675997184},
 				{index: 3, bits: 67372224},
@@ -8262,7 +8262,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-status",
 			file: "rules.yaml (built-in)",
-			line: 4331,
+			line: 4334,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 4, detHi: 4},
 				{class: -1, subject: 7, detailLo: 16, detHi: 16},
@@ -8272,7 +8272,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-status",
 			file: "rules.yaml (built-in)",
-			line: 4336,
+			line: 4339,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -8281,7 +8281,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-text",
 			file: "rules.yaml (built-in)",
-			line: 4341,
+			line: 4344,
 			text: phraseMask{
 				{index: 15, bits: 18446726481523507200},
 				{index: 8, bits: 549755813888},
@@ -8296,7 +8296,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-text",
 			file: "rules.yaml (built-in)",
-			line: 4355,
+			line: 4358,
 			text: phraseMask{
 				{index: 16, bits: 384},
 				{index: 9, bits: 2305843009213693952},
@@ -8307,7 +8307,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-reply-525",
 			file: "rules.yaml (built-in)",
-			line: 4367,
+			line: 4370,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 5},
@@ -8318,7 +8318,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-text",
 			file: "rules.yaml (built-in)",
-			line: 4372,
+			line: 4375,
 			text: phraseMask{
 				{index: 16, bits: 18446744073709551104},
 				{index: 10, bits: 4194328},
@@ -8335,7 +8335,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hasmoved-text",
 			file: "rules.yaml (built-in)",
-			line: 4405,
+			line: 4408,
 			text: phraseMask{
 				{index: 17, bits: 510},
 			},
@@ -8345,7 +8345,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "norelaying-text",
 			file: "rules.yaml (built-in)",
-			line: 4417,
+			line: 4420,
 			text: phraseMask{
 				{index: 17, bits: 268434944},
 				{index: 10, bits: 18013848753668096},
@@ -8361,7 +8361,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-dmarc",
 			file: "rules.yaml (built-in)",
-			line: 4438,
+			line: 4441,
 			text: phraseMask{
 				{index: 17, bits: 274609471488},
 			},
@@ -8402,7 +8402,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-status",
 			file: "rules.yaml (built-in)",
-			line: 4447,
+			line: 4450,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 20, detHi: 20},
 				{class: -1, subject: 7, detailLo: 21, detHi: 21},
@@ -8417,7 +8417,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-text",
 			file: "rules.yaml (built-in)",
-			line: 4452,
+			line: 4455,
 			text: phraseMask{
 				{index: 17, bits: 18446743798831644672},
 				{index: 18, bits: 15},
@@ -8432,7 +8432,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4465,
+			line: 4468,
 			text: phraseMask{
 				{index: 18, bits: 48},
 			},
@@ -8446,7 +8446,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-blocked",
 			file: "rules.yaml (built-in)",
-			line: 4484,
+			line: 4487,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -8474,7 +8474,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-rejected",
 			file: "rules.yaml (built-in)",
-			line: 4524,
+			line: 4527,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -8502,7 +8502,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4565,
+			line: 4568,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -8521,7 +8521,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unknown-at-mail-from",
 			file: "rules.yaml (built-in)",
-			line: 4577,
+			line: 4580,
 			text: phraseMask{
 				{index: 21, bits: 18446744073709551104},
 				{index: 8, bits: 1125899907891200},
@@ -8596,7 +8596,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.1",
 			file: "rules.yaml (built-in)",
-			line: 4638,
+			line: 4641,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -8645,7 +8645,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.0",
 			file: "rules.yaml (built-in)",
-			line: 4650,
+			line: 4653,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 			},
@@ -8694,7 +8694,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-x.1.3",
 			file: "rules.yaml (built-in)",
-			line: 4661,
+			line: 4664,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -8742,7 +8742,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific",
 			file: "rules.yaml (built-in)",
-			line: 4670,
+			line: 4673,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -8763,7 +8763,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-specific",
 			file: "rules.yaml (built-in)",
-			line: 4680,
+			line: 4683,
 			text: phraseMask{
 				{index: 19, bits: 70368744177664},
 				{index: 20, bits: 16384},
@@ -8774,7 +8774,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific-553",
 			file: "rules.yaml (built-in)",
-			line: 4687,
+			line: 4690,
 			text: phraseMask{
 				{index: 22, bits: 2097152},
 			},
@@ -8788,7 +8788,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-specific",
 			file: "rules.yaml (built-in)",
-			line: 4696,
+			line: 4699,
 			text: phraseMask{
 				{index: 18, bits: 33554688},
 			},
@@ -8798,7 +8798,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 4703,
+			line: 4706,
 			text: phraseMask{
 				{index: 21, bits: 18446744073709551104},
 				{index: 8, bits: 1125899907891200},
@@ -8829,7 +8829,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4709,
+			line: 4712,
 			text: phraseMask{
 				{index: 23, bits: 134217472},
 			},
@@ -8865,7 +8865,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-any-stage",
 			file: "rules.yaml (built-in)",
-			line: 4728,
+			line: 4731,
 			text: phraseMask{
 				{index: 9, bits: 65536},
 				{index: 23, bits: 939524096},
@@ -8885,7 +8885,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-mailbox-inactive",
 			file: "rules.yaml (built-in)",
-			line: 4762,
+			line: 4765,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8961,7 +8961,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-mailbox-missing",
 			file: "rules.yaml (built-in)",
-			line: 4775,
+			line: 4778,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -9042,7 +9042,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-userunknown-missing",
 			file: "rules.yaml (built-in)",
-			line: 4800,
+			line: 4803,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -9142,7 +9142,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-text",
 			file: "rules.yaml (built-in)",
-			line: 4808,
+			line: 4811,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -9164,7 +9164,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4827,
+			line: 4830,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -9201,7 +9201,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-specific",
 			file: "rules.yaml (built-in)",
-			line: 4833,
+			line: 4836,
 			text: phraseMask{
 				{index: 23, bits: 8070450532247928832},
 			},
@@ -9211,7 +9211,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-sender-named",
 			file: "rules.yaml (built-in)",
-			line: 4842,
+			line: 4845,
 			text: phraseMask{
 				{index: 23, bits: 9223583143087308800},
 			},
@@ -9228,7 +9228,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-mailbox-inactive",
 			file: "rules.yaml (built-in)",
-			line: 4857,
+			line: 4860,
 			text: phraseMask{
 				{index: 23, bits: 1073741824},
 			},
@@ -9298,7 +9298,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-mailbox-missing",
 			file: "rules.yaml (built-in)",
-			line: 4863,
+			line: 4866,
 			text: phraseMask{
 				{index: 22, bits: 32768},
 				{index: 23, bits: 6442450944},
@@ -9373,7 +9373,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-text",
 			file: "rules.yaml (built-in)",
-			line: 4871,
+			line: 4874,
 			text: phraseMask{
 				{index: 23, bits: 864691127381393408},
 				{index: 11, bits: 1048578},
@@ -9389,7 +9389,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-status",
 			file: "rules.yaml (built-in)",
-			line: 4879,
+			line: 4882,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -9398,7 +9398,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-text",
 			file: "rules.yaml (built-in)",
-			line: 4884,
+			line: 4887,
 			text: phraseMask{
 				{index: 24, bits: 4398046511102},
 			},
@@ -9412,7 +9412,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4905,
+			line: 4908,
 			text: phraseMask{
 				{index: 24, bits: 136339441844224},
 			},
@@ -9429,7 +9429,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-text",
 			file: "rules.yaml (built-in)",
-			line: 4918,
+			line: 4921,
 			text: phraseMask{
 				{index: 24, bits: 71916856549572608},
 			},
@@ -9439,7 +9439,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4926,
+			line: 4929,
 			text: phraseMask{
 				{index: 24, bits: 72057594037927936},
 			},
@@ -9452,7 +9452,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-text",
 			file: "rules.yaml (built-in)",
-			line: 4937,
+			line: 4940,
 			text: phraseMask{
 				{index: 24, bits: 18302628885633695744},
 				{index: 8, bits: 2097152},
@@ -9465,7 +9465,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contenterror-text",
 			file: "rules.yaml (built-in)",
-			line: 4949,
+			line: 4952,
 			text: phraseMask{
 				{index: 24, bits: 140737488355328},
 				{index: 25, bits: 134217720},
@@ -9488,7 +9488,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.8-bad-outbound-sender",
 			file: "rules.yaml (built-in)",
-			line: 5014,
+			line: 5017,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 8, detHi: 8},
 			},
@@ -9534,7 +9534,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-status",
 			file: "rules.yaml (built-in)",
-			line: 5033,
+			line: 5036,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 7, detHi: 7},
 				{class: -1, subject: 1, detailLo: 8, detHi: 8},
@@ -9544,7 +9544,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-at-mail",
 			file: "rules.yaml (built-in)",
-			line: 5038,
+			line: 5041,
 			text: phraseMask{
 				{index: 19, bits: 18446744069414584320},
 				{index: 20, bits: 72057594037927935},
@@ -9569,7 +9569,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-text",
 			file: "rules.yaml (built-in)",
-			line: 5081,
+			line: 5084,
 			text: phraseMask{
 				{index: 19, bits: 18446744069414584320},
 				{index: 20, bits: 72057594037927935},
@@ -9592,7 +9592,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-status",
 			file: "rules.yaml (built-in)",
-			line: 5095,
+			line: 5098,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -9607,7 +9607,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-specific",
 			file: "rules.yaml (built-in)",
-			line: 5115,
+			line: 5118,
 			text: phraseMask{
 				{index: 20, bits: 2305843009213693952},
 			},
@@ -9617,7 +9617,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-text",
 			file: "rules.yaml (built-in)",
-			line: 5122,
+			line: 5125,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -9650,7 +9650,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-destination-computer",
 			file: "rules.yaml (built-in)",
-			line: 5141,
+			line: 5144,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -9676,7 +9676,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-status",
 			file: "rules.yaml (built-in)",
-			line: 5156,
+			line: 5159,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 28, detHi: 28},
 			},
@@ -9685,7 +9685,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-named-by-scanner",
 			file: "rules.yaml (built-in)",
-			line: 5166,
+			line: 5169,
 			text: phraseMask{
 				{index: 27, bits: 17293822569102704640},
 			},
@@ -9695,7 +9695,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-text",
 			file: "rules.yaml (built-in)",
-			line: 5170,
+			line: 5173,
 			text: phraseMask{
 				{index: 25, bits: 18446744073575333888},
 				{index: 12, bits: 8192},
@@ -9717,7 +9717,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5175,
+			line: 5178,
 			text: phraseMask{
 				{index: 3, bits: 8796093022208},
 				{index: 28, bits: 255},
@@ -9740,7 +9740,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "speeding-text",
 			file: "rules.yaml (built-in)",
-			line: 5189,
+			line: 5192,
 			text: phraseMask{
 				{index: 28, bits: 268435200},
 			},
@@ -9750,7 +9750,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-status",
 			file: "rules.yaml (built-in)",
-			line: 5199,
+			line: 5202,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -9759,7 +9759,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-text",
 			file: "rules.yaml (built-in)",
-			line: 5204,
+			line: 5207,
 			text: phraseMask{
 				{index: 28, bits: 281474708275200},
 				{index: 13, bits: 4362862139015168},
@@ -9775,7 +9775,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-text",
 			file: "rules.yaml (built-in)",
-			line: 5222,
+			line: 5225,
 			text: phraseMask{
 				{index: 18, bits: 18446744073709551552},
 				{bits: 64513},
@@ -9798,7 +9798,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5227,
+			line: 5230,
 			text: phraseMask{
 				{index: 1, bits: 70368744177664},
 				{index: 19, bits: 4194304},
@@ -9840,7 +9840,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-encrypted-attachment",
 			file: "rules.yaml (built-in)",
-			line: 5258,
+			line: 5261,
 			text: phraseMask{
 				{index: 29, bits: 16376},
 				{index: 1, bits: 35184372088832},
@@ -9851,7 +9851,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 5267,
+			line: 5270,
 			text: phraseMask{
 				{index: 29, bits: 8372224},
 			},
@@ -9861,7 +9861,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 5274,
+			line: 5277,
 			text: phraseMask{
 				{index: 29, bits: 8581545984},
 			},
@@ -9871,7 +9871,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-virus",
 			file: "rules.yaml (built-in)",
-			line: 5281,
+			line: 5284,
 			text: phraseMask{
 				{index: 1, bits: 939524096},
 				{index: 29, bits: 8589934592},
@@ -9882,7 +9882,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 5287,
+			line: 5290,
 			text: phraseMask{
 				{index: 29, bits: 70351564308480},
 			},
@@ -9892,7 +9892,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-policy",
 			file: "rules.yaml (built-in)",
-			line: 5294,
+			line: 5297,
 			text: phraseMask{
 				{index: 29, bits: 492581209243648},
 			},
@@ -9902,7 +9902,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-delivery-failed",
 			file: "rules.yaml (built-in)",
-			line: 5302,
+			line: 5305,
 			text: phraseMask{
 				{index: 29, bits: 143552238122434560},
 			},
@@ -9912,7 +9912,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-text",
 			file: "rules.yaml (built-in)",
-			line: 5316,
+			line: 5319,
 			text: phraseMask{
 				{index: 29, bits: 18302628885633695744},
 				{index: 1, bits: 24117248},
@@ -9924,7 +9924,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-transport-rule-reject",
 			file: "rules.yaml (built-in)",
-			line: 5326,
+			line: 5329,
 			text: phraseMask{
 				{index: 30, bits: 32},
 			},
@@ -10020,7 +10020,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-text",
 			file: "rules.yaml (built-in)",
-			line: 5348,
+			line: 5351,
 			text: phraseMask{
 				{index: 30, bits: 36028797018963904},
 				{index: 9, bits: 18014398509481984},
@@ -10035,7 +10035,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5378,
+			line: 5381,
 			text: phraseMask{
 				{index: 30, bits: 36028797018963968},
 			},
@@ -10048,7 +10048,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-type",
 			file: "rules.yaml (built-in)",
-			line: 5384,
+			line: 5387,
 			text: phraseMask{
 				{index: 30, bits: 18374686479671623680},
 				{index: 31, bits: 131071},
@@ -10062,7 +10062,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-encrypted",
 			file: "rules.yaml (built-in)",
-			line: 5403,
+			line: 5406,
 			text: phraseMask{
 				{index: 31, bits: 134086656},
 				{index: 1, bits: 2200096997376},
@@ -10073,7 +10073,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-name",
 			file: "rules.yaml (built-in)",
-			line: 5415,
+			line: 5418,
 			text: phraseMask{
 				{index: 31, bits: 134217728},
 			},
@@ -10086,7 +10086,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-loop-text",
 			file: "rules.yaml (built-in)",
-			line: 5423,
+			line: 5426,
 			text: phraseMask{
 				{index: 31, bits: 268435456},
 			},
@@ -10096,7 +10096,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-text",
 			file: "rules.yaml (built-in)",
-			line: 5433,
+			line: 5436,
 			text: phraseMask{
 				{index: 31, bits: 72057593501057024},
 			},
@@ -10109,7 +10109,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5449,
+			line: 5452,
 			text: phraseMask{
 				{index: 31, bits: 72057594037927936},
 			},
@@ -10122,7 +10122,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-text",
 			file: "rules.yaml (built-in)",
-			line: 5455,
+			line: 5458,
 			text: phraseMask{
 				{index: 27, bits: 8589934588},
 				{index: 2, bits: 1125902607974400},
@@ -10139,7 +10139,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-dns-text",
 			file: "rules.yaml (built-in)",
-			line: 5460,
+			line: 5463,
 			text: phraseMask{
 				{index: 27, bits: 17592186044416},
 				{index: 2, bits: 6755399441055744},
@@ -10150,7 +10150,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-text",
 			file: "rules.yaml (built-in)",
-			line: 5466,
+			line: 5469,
 			text: phraseMask{
 				{index: 31, bits: 18302628885633695744},
 				{index: 13, bits: 70368744177664},
@@ -10162,7 +10162,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-text",
 			file: "rules.yaml (built-in)",
-			line: 5473,
+			line: 5476,
 			text: phraseMask{
 				{index: 20, bits: 18158513697557839872},
 				{index: 6, bits: 256},
@@ -10176,7 +10176,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-delayed",
 			file: "rules.yaml (built-in)",
-			line: 5478,
+			line: 5481,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -10268,7 +10268,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-text",
 			file: "rules.yaml (built-in)",
-			line: 5495,
+			line: 5498,
 			text: phraseMask{
 				{index: 8, bits: 805306368},
 				{index: 32, bits: 68719476732},
@@ -10287,7 +10287,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5515,
+			line: 5518,
 			text: phraseMask{
 				{bits: 4294967296},
 			},
@@ -10300,7 +10300,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-attempts",
 			file: "rules.yaml (built-in)",
-			line: 5521,
+			line: 5524,
 			text: phraseMask{
 				{index: 32, bits: 68719476736},
 			},
@@ -10313,7 +10313,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-text",
 			file: "rules.yaml (built-in)",
-			line: 5528,
+			line: 5531,
 			text: phraseMask{
 				{index: 8, bits: 2147483648},
 				{index: 32, bits: 1152921367167893504},
@@ -10328,7 +10328,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-reply",
 			file: "rules.yaml (built-in)",
-			line: 5543,
+			line: 5546,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 3},
@@ -10345,14 +10345,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "tls-command",
 			file:    "rules.yaml (built-in)",
-			line:    5550,
+			line:    5553,
 			command: []string{"STARTTLS"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "security-text",
 			file: "rules.yaml (built-in)",
-			line: 5555,
+			line: 5558,
 			text: phraseMask{
 				{index: 32, bits: 17293822569102704640},
 				{index: 10, bits: 216172782113783808},
@@ -10371,7 +10371,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "security-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5570,
+			line: 5573,
 			text: phraseMask{
 				{index: 33, bits: 114688},
 				{index: 24, bits: 4398046511104},
@@ -10390,7 +10390,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-text",
 			file: "rules.yaml (built-in)",
-			line: 5579,
+			line: 5582,
 			text: phraseMask{
 				{index: 33, bits: 17179738112},
 				{index: 3, bits: 17179869184},
@@ -10401,7 +10401,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "syntax-text",
 			file: "rules.yaml (built-in)",
-			line: 5588,
+			line: 5591,
 			text: phraseMask{
 				{index: 8, bits: 36},
 				{index: 33, bits: 8778913153024},
@@ -10412,7 +10412,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.1",
 			file: "rules.yaml (built-in)",
-			line: 5605,
+			line: 5608,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -10421,7 +10421,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.4",
 			file: "rules.yaml (built-in)",
-			line: 5611,
+			line: 5614,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -10470,7 +10470,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.5",
 			file: "rules.yaml (built-in)",
-			line: 5621,
+			line: 5624,
 			status: []statusPattern{
 				{class: 4, subject: 1, detailLo: 5, detHi: 5},
 				{class: 5, subject: 1, detailLo: 5, detHi: 5},
@@ -10525,7 +10525,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.6",
 			file: "rules.yaml (built-in)",
-			line: 5634,
+			line: 5637,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -10534,7 +10534,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.9",
 			file: "rules.yaml (built-in)",
-			line: 5640,
+			line: 5643,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 9, detHi: 9},
 			},
@@ -10575,7 +10575,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.10",
 			file: "rules.yaml (built-in)",
-			line: 5649,
+			line: 5652,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -10611,7 +10611,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.1",
 			file: "rules.yaml (built-in)",
-			line: 5656,
+			line: 5659,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -10620,7 +10620,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.4",
 			file: "rules.yaml (built-in)",
-			line: 5664,
+			line: 5667,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -10662,7 +10662,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.1",
 			file: "rules.yaml (built-in)",
-			line: 5674,
+			line: 5677,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -10671,7 +10671,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.2",
 			file: "rules.yaml (built-in)",
-			line: 5680,
+			line: 5683,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -10720,7 +10720,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.3",
 			file: "rules.yaml (built-in)",
-			line: 5690,
+			line: 5693,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -10769,7 +10769,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.5",
 			file: "rules.yaml (built-in)",
-			line: 5700,
+			line: 5703,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -10805,7 +10805,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.6",
 			file: "rules.yaml (built-in)",
-			line: 5707,
+			line: 5710,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 6, detHi: 6},
 				{class: 5, subject: 3, detailLo: 6, detHi: 6},
@@ -10848,7 +10848,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.1",
 			file: "rules.yaml (built-in)",
-			line: 5717,
+			line: 5720,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 1, detHi: 1},
 			},
@@ -10884,7 +10884,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.2",
 			file: "rules.yaml (built-in)",
-			line: 5724,
+			line: 5727,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -10893,7 +10893,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.3",
 			file: "rules.yaml (built-in)",
-			line: 5730,
+			line: 5733,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -10967,7 +10967,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.4",
 			file: "rules.yaml (built-in)",
-			line: 5745,
+			line: 5748,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -11003,7 +11003,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.5",
 			file: "rules.yaml (built-in)",
-			line: 5753,
+			line: 5756,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 5, detHi: 5},
 			},
@@ -11039,7 +11039,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.6",
 			file: "rules.yaml (built-in)",
-			line: 5760,
+			line: 5763,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -11075,7 +11075,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.2",
 			file: "rules.yaml (built-in)",
-			line: 5767,
+			line: 5770,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 2, detHi: 2},
 			},
@@ -11124,7 +11124,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.3",
 			file: "rules.yaml (built-in)",
-			line: 5780,
+			line: 5783,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -11173,7 +11173,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.4",
 			file: "rules.yaml (built-in)",
-			line: 5790,
+			line: 5793,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 4, detHi: 4},
 			},
@@ -11222,7 +11222,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.5",
 			file: "rules.yaml (built-in)",
-			line: 5800,
+			line: 5803,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 5, detHi: 5},
 			},
@@ -11271,7 +11271,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.6",
 			file: "rules.yaml (built-in)",
-			line: 5810,
+			line: 5813,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 6, detHi: 6},
 			},
@@ -11320,7 +11320,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.7",
 			file: "rules.yaml (built-in)",
-			line: 5820,
+			line: 5823,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 7, detHi: 7},
 			},
@@ -11369,7 +11369,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.8",
 			file: "rules.yaml (built-in)",
-			line: 5830,
+			line: 5833,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 8, detHi: 8},
 			},
@@ -11418,7 +11418,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.9",
 			file: "rules.yaml (built-in)",
-			line: 5840,
+			line: 5843,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 9, detHi: 9},
 			},
@@ -11467,7 +11467,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.10",
 			file: "rules.yaml (built-in)",
-			line: 5850,
+			line: 5853,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 10, detHi: 10},
 			},
@@ -11516,7 +11516,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.11",
 			file: "rules.yaml (built-in)",
-			line: 5860,
+			line: 5863,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 11, detHi: 11},
 			},
@@ -11565,7 +11565,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.12",
 			file: "rules.yaml (built-in)",
-			line: 5870,
+			line: 5873,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -11614,7 +11614,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.14",
 			file: "rules.yaml (built-in)",
-			line: 5880,
+			line: 5883,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 14, detHi: 14},
 			},
@@ -11663,7 +11663,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.15",
 			file: "rules.yaml (built-in)",
-			line: 5890,
+			line: 5893,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 15, detHi: 15},
 			},
@@ -11712,7 +11712,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.19",
 			file: "rules.yaml (built-in)",
-			line: 5900,
+			line: 5903,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 19, detHi: 19},
 			},
@@ -11761,7 +11761,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.13",
 			file: "rules.yaml (built-in)",
-			line: 5910,
+			line: 5913,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -11797,7 +11797,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.17-18",
 			file: "rules.yaml (built-in)",
-			line: 5917,
+			line: 5920,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 17, detHi: 17},
 				{class: -1, subject: 7, detailLo: 18, detHi: 18},
@@ -11834,7 +11834,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.27",
 			file: "rules.yaml (built-in)",
-			line: 5924,
+			line: 5927,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 27, detHi: 27},
 			},
@@ -11883,7 +11883,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.30",
 			file: "rules.yaml (built-in)",
-			line: 5936,
+			line: 5939,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 30, detHi: 30},
 			},
@@ -11912,14 +11912,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "blocked-at-connection",
 			file:    "rules.yaml (built-in)",
-			line:    5946,
+			line:    5949,
 			command: []string{"CONN", "HELO", "EHLO"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "user-unknown-after-data",
 			file: "rules.yaml (built-in)",
-			line: 5953,
+			line: 5956,
 			text: phraseMask{
 				{index: 21, bits: 18446744073709551104},
 				{index: 8, bits: 1125899907891200},
@@ -12052,7 +12052,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5977,
+			line: 5980,
 			text: phraseMask{
 				{index: 33, bits: 131941395333120},
 				{index: 11, bits: 65536},
@@ -12063,7 +12063,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5982,
+			line: 5985,
 			text: phraseMask{
 				{index: 33, bits: 140737488355328},
 			},
@@ -12073,7 +12073,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5987,
+			line: 5990,
 			text: phraseMask{
 				{index: 33, bits: 9223090561878065152},
 			},
@@ -12083,7 +12083,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5994,
+			line: 5997,
 			text: phraseMask{
 				{index: 33, bits: 9223372036854775808},
 				{index: 34, bits: 3},
@@ -12094,7 +12094,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5999,
+			line: 6002,
 			text: phraseMask{
 				{index: 34, bits: 12},
 			},
@@ -12104,7 +12104,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6004,
+			line: 6007,
 			text: phraseMask{
 				{index: 34, bits: 48},
 				{index: 28, bits: 64},
@@ -12115,7 +12115,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6015,
+			line: 6018,
 			text: phraseMask{
 				{index: 34, bits: 8388544},
 				{index: 1, bits: 137438953472},
@@ -12134,7 +12134,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6030,
+			line: 6033,
 			text: phraseMask{
 				{index: 34, bits: 8573157376},
 			},
@@ -12144,7 +12144,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6036,
+			line: 6039,
 			text: phraseMask{
 				{index: 34, bits: 2190433320960},
 				{index: 3, bits: 524288},
@@ -12156,7 +12156,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-connection-text",
 			file: "rules.yaml (built-in)",
-			line: 6042,
+			line: 6045,
 			text: phraseMask{
 				{index: 2, bits: 288230376151711744},
 				{index: 13, bits: 50331649},
@@ -12169,7 +12169,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6050,
+			line: 6053,
 			text: phraseMask{
 				{index: 2, bits: 9895604649984},
 			},
@@ -12179,7 +12179,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6055,
+			line: 6058,
 			text: phraseMask{
 				{index: 34, bits: 17592186044416},
 			},
@@ -12189,7 +12189,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "onhold-text",
 			file: "rules.yaml (built-in)",
-			line: 6060,
+			line: 6063,
 			text: phraseMask{
 				{index: 34, bits: 246290604621824},
 			},
@@ -12199,7 +12199,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.4.7",
 			file: "rules.yaml (built-in)",
-			line: 6071,
+			line: 6074,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 7, detHi: 7},
 				{class: 5, subject: 4, detailLo: 7, detHi: 7},
@@ -12258,7 +12258,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1",
 			file: "rules.yaml (built-in)",
-			line: 6084,
+			line: 6087,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -12314,7 +12314,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.14",
 			file: "rules.yaml (built-in)",
-			line: 6096,
+			line: 6099,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
 			},
@@ -12363,7 +12363,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6",
 			file: "rules.yaml (built-in)",
-			line: 6105,
+			line: 6108,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -12412,7 +12412,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.6.11",
 			file: "rules.yaml (built-in)",
-			line: 6114,
+			line: 6117,
 			status: []statusPattern{
 				{class: 5, subject: 6, detailLo: 11, detHi: 11},
 			},
@@ -12461,7 +12461,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1",
 			file: "rules.yaml (built-in)",
-			line: 6123,
+			line: 6126,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -12575,7 +12575,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.2",
 			file: "rules.yaml (built-in)",
-			line: 6137,
+			line: 6140,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -12611,7 +12611,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.3",
 			file: "rules.yaml (built-in)",
-			line: 6144,
+			line: 6147,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -12703,7 +12703,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4",
 			file: "rules.yaml (built-in)",
-			line: 6155,
+			line: 6158,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -12739,7 +12739,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4-temporary",
 			file: "rules.yaml (built-in)",
-			line: 6162,
+			line: 6165,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -12775,7 +12775,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.5",
 			file: "rules.yaml (built-in)",
-			line: 6169,
+			line: 6172,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 5, detHi: 5},
 			},
@@ -12804,7 +12804,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.6",
 			file: "rules.yaml (built-in)",
-			line: 6176,
+			line: 6179,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -12848,7 +12848,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.0",
 			file: "rules.yaml (built-in)",
-			line: 6184,
+			line: 6187,
 			status: []statusPattern{
 				{class: 5, subject: 4},
 			},
@@ -12857,7 +12857,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.6",
 			file: "rules.yaml (built-in)",
-			line: 6190,
+			line: 6193,
 			status: []statusPattern{
 				{class: -1, subject: 6, detailLo: -1, detHi: -1},
 			},
@@ -12893,7 +12893,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sisimai-4.2.1-4.7.1-4.7.2",
 			file: "rules.yaml (built-in)",
-			line: 6198,
+			line: 6201,
 			status: []statusPattern{
 				{class: 4, subject: 2, detailLo: 1, detHi: 1},
 				{class: 4, subject: 7, detailLo: 1, detHi: 1},
@@ -12907,7 +12907,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.1",
 			file: "rules.yaml (built-in)",
-			line: 6205,
+			line: 6208,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 1, detHi: 1},
 			},
@@ -13159,7 +13159,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.other",
 			file: "rules.yaml (built-in)",
-			line: 6234,
+			line: 6237,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: -1, detHi: -1},
 			},
@@ -13396,7 +13396,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "delayed-unknown",
 			file:   "rules.yaml (built-in)",
-			line:   6264,
+			line:   6267,
 			action: []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "expired",
@@ -13455,7 +13455,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.other",
 			file: "rules.yaml (built-in)",
-			line: 6274,
+			line: 6277,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: -1, detHi: -1},
 			},
@@ -13464,7 +13464,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.0",
 			file: "rules.yaml (built-in)",
-			line: 6279,
+			line: 6282,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: -1, detHi: -1},
 			},
@@ -13473,7 +13473,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.0",
 			file: "rules.yaml (built-in)",
-			line: 6284,
+			line: 6287,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: -1, detHi: -1},
 			},
@@ -13528,7 +13528,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.0",
 			file: "rules.yaml (built-in)",
-			line: 6293,
+			line: 6296,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: -1, detHi: -1},
 				{class: 4, subject: 3, detailLo: 3, detHi: 3},
@@ -13539,7 +13539,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.0",
 			file: "rules.yaml (built-in)",
-			line: 6301,
+			line: 6304,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: -1, detHi: -1},
 			},
@@ -13548,14 +13548,14 @@ var builtinSet = &ruleSet{
 		{
 			id:       "diagnostic-type-x-unix",
 			file:     "rules.yaml (built-in)",
-			line:     6306,
+			line:     6309,
 			diagType: []string{"x-unix"},
 			then:     thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "rfc3463-x.3.other",
 			file: "rules.yaml (built-in)",
-			line: 6316,
+			line: 6319,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: -1, detHi: -1},
 			},
@@ -13564,7 +13564,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-onhold",
 			file: "rules.yaml (built-in)",
-			line: 6326,
+			line: 6329,
 			text: phraseMask{
 				{index: 34, bits: 281474976710656},
 			},
@@ -13574,7 +13574,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-onhold",
 			file: "rules.yaml (built-in)",
-			line: 6331,
+			line: 6334,
 			text: phraseMask{
 				{index: 34, bits: 3940649673949184},
 			},
@@ -13584,7 +13584,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-onhold",
 			file: "rules.yaml (built-in)",
-			line: 6337,
+			line: 6340,
 			text: phraseMask{
 				{index: 34, bits: 31525197391593472},
 			},
@@ -13595,7 +13595,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-521-556",
 			file: "rules.yaml (built-in)",
-			line: 6346,
+			line: 6349,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 1},
@@ -13609,7 +13609,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-552",
 			file: "rules.yaml (built-in)",
-			line: 6350,
+			line: 6353,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 2},
@@ -13625,7 +13625,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-452",
 			file: "rules.yaml (built-in)",
-			line: 6354,
+			line: 6357,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 2},
@@ -13636,7 +13636,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-421",
 			file: "rules.yaml (built-in)",
-			line: 6358,
+			line: 6361,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 2, 2: 1},
@@ -13650,7 +13650,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-553",
 			file: "rules.yaml (built-in)",
-			line: 6362,
+			line: 6365,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 3},
@@ -13661,7 +13661,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-syntax",
 			file: "rules.yaml (built-in)",
-			line: 6366,
+			line: 6369,
 			status: []statusPattern{
 				{none: true},
 				{class: 5, subject: 5, detailLo: -1, detHi: -1},
@@ -13721,7 +13721,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-451",
 			file: "rules.yaml (built-in)",
-			line: 6374,
+			line: 6377,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 1},
@@ -13778,7 +13778,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "vacation-text",
 			file: "rules.yaml (built-in)",
-			line: 6382,
+			line: 6385,
 			text: phraseMask{
 				{index: 34, bits: 2161727821137838080},
 			},
@@ -13791,7 +13791,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unreadable-text",
 			file: "rules.yaml (built-in)",
-			line: 6389,
+			line: 6392,
 			regexps: []*pattern{
 				{src: "^[^a-z]+$", captures: false},
 			},
@@ -13830,7 +13830,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-550-554-alone",
 			file: "rules.yaml (built-in)",
-			line: 6398,
+			line: 6401,
 			status: []statusPattern{
 				{none: true},
 			},
@@ -13901,7 +13901,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.0.0",
 			file: "rules.yaml (built-in)",
-			line: 6407,
+			line: 6410,
 			status: []statusPattern{
 				{class: -1, detailLo: -1, detHi: -1},
 			},
@@ -13989,7 +13989,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-used",
 			file: "rules.yaml (built-in)",
-			line: 718,
+			line: 721,
 			text: phraseMask{
 				{bits: 4095},
 			},
@@ -14004,7 +14004,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-name",
 			file: "rules.yaml (built-in)",
-			line: 729,
+			line: 732,
 			text: phraseMask{
 				{bits: 4190208},
 			},
@@ -14015,7 +14015,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-named",
 			file: "rules.yaml (built-in)",
-			line: 735,
+			line: 738,
 			text: phraseMask{
 				{bits: 536607744},
 			},
@@ -14026,7 +14026,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sending-ip",
 			file: "rules.yaml (built-in)",
-			line: 744,
+			line: 747,
 			regexps: []*pattern{
 				{src: "client(?: host)? \\[(?P<ip>[0-9a-f:.]{7,45})\\]", captures: true},
 				{src: "(?:your|sending|sender|sender's|client|the|source) ip(?:v[46])?(?: address)?(?: is| of)?:? \\[?\\(?(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})", captures: true},
@@ -14040,7 +14040,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "url",
 			file: "rules.yaml (built-in)",
-			line: 757,
+			line: 760,
 			text: phraseMask{
 				{bits: 3758096384},
 			},
@@ -14052,7 +14052,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "retried-for",
 			file: "rules.yaml (built-in)",
-			line: 763,
+			line: 766,
 			text: phraseMask{
 				{bits: 1095216660480},
 			},
@@ -14064,7 +14064,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "retry-deadline",
 			file: "rules.yaml (built-in)",
-			line: 787,
+			line: 790,
 			text: phraseMask{
 				{bits: 2250700302057472},
 			},
@@ -14078,7 +14078,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "size-limit",
 			file: "rules.yaml (built-in)",
-			line: 810,
+			line: 813,
 			text: phraseMask{
 				{bits: 18444492273895866368},
 				{index: 1, bits: 16383},
@@ -14100,7 +14100,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "recipient-limit",
 			file: "rules.yaml (built-in)",
-			line: 844,
+			line: 847,
 			text: phraseMask{
 				{index: 1, bits: 1032192},
 			},
@@ -14115,7 +14115,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus",
 			file: "rules.yaml (built-in)",
-			line: 853,
+			line: 856,
 			text: phraseMask{
 				{index: 1, bits: 1072693248},
 			},
@@ -14133,7 +14133,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-attachment",
 			file: "rules.yaml (built-in)",
-			line: 881,
+			line: 884,
 			text: phraseMask{
 				{index: 1, bits: 543313362944},
 			},
@@ -14144,7 +14144,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-encrypted-attachment",
 			file: "rules.yaml (built-in)",
-			line: 905,
+			line: 908,
 			text: phraseMask{
 				{index: 1, bits: 8246337208320},
 			},
@@ -14155,7 +14155,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-encrypted-attachment-ja",
 			file: "rules.yaml (built-in)",
-			line: 927,
+			line: 930,
 			text: phraseMask{
 				{index: 1, bits: 61572651155456},
 			},
@@ -14166,7 +14166,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "barracuda-recipient-outcome",
 			file: "rules.yaml (built-in)",
-			line: 934,
+			line: 937,
 			text: phraseMask{
 				{index: 1, bits: 70368744177664},
 			},
@@ -14177,7 +14177,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "attachment-file",
 			file: "rules.yaml (built-in)",
-			line: 947,
+			line: 950,
 			text: phraseMask{
 				{index: 1, bits: 18446603473660149760},
 				{index: 2, bits: 511},
@@ -14195,7 +14195,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contact-address",
 			file: "rules.yaml (built-in)",
-			line: 966,
+			line: 969,
 			text: phraseMask{
 				{index: 2, bits: 8388096},
 			},
@@ -14207,7 +14207,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "loop",
 			file: "rules.yaml (built-in)",
-			line: 973,
+			line: 976,
 			text: phraseMask{
 				{index: 2, bits: 125829120},
 			},
@@ -14218,7 +14218,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "dns-temporary",
 			file: "rules.yaml (built-in)",
-			line: 980,
+			line: 983,
 			text: phraseMask{
 				{bits: 281474976710656},
 				{index: 2, bits: 137304735744},
@@ -14232,7 +14232,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "last-error",
 			file: "rules.yaml (built-in)",
-			line: 999,
+			line: 1002,
 			text: phraseMask{
 				{index: 2, bits: 962072674304},
 			},
@@ -14246,7 +14246,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls",
 			file: "rules.yaml (built-in)",
-			line: 1016,
+			line: 1019,
 			text: phraseMask{
 				{index: 2, bits: 280375465082880},
 			},
@@ -14261,7 +14261,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-mx",
 			file: "rules.yaml (built-in)",
-			line: 1043,
+			line: 1046,
 			text: phraseMask{
 				{index: 2, bits: 844424930131968},
 			},
@@ -14276,7 +14276,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-domain",
 			file: "rules.yaml (built-in)",
-			line: 1058,
+			line: 1061,
 			text: phraseMask{
 				{index: 2, bits: 69805794224242688},
 			},
@@ -14290,7 +14290,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "connection",
 			file: "rules.yaml (built-in)",
-			line: 1066,
+			line: 1069,
 			text: phraseMask{
 				{index: 2, bits: 18374686479671623680},
 				{index: 3, bits: 63},
@@ -14307,7 +14307,7 @@ var builtinSet = &ruleSet{
 			},
 		},
 	},
-	texts: [56]text{
+	texts: [57]text{
 		0: {
 			{literal: "the receiving side gave no reason that could be understood"},
 		},
@@ -14842,11 +14842,14 @@ var builtinSet = &ruleSet{
 				},
 			},
 		},
+		56: {
+			{literal: "delivery delayed"},
+		},
 	},
-	textsFrom: [56]string{
+	textsFrom: [57]string{
 		0: "rules.yaml (built-in)", 1: "rules.yaml (built-in)", 2: "rules.yaml (built-in)", 3: "rules.yaml (built-in)", 4: "rules.yaml (built-in)", 5: "rules.yaml (built-in)", 6: "rules.yaml (built-in)", 7: "rules.yaml (built-in)", 8: "rules.yaml (built-in)", 9: "rules.yaml (built-in)", 10: "rules.yaml (built-in)", 11: "rules.yaml (built-in)", 12: "rules.yaml (built-in)", 13: "rules.yaml (built-in)", 14: "rules.yaml (built-in)", 15: "rules.yaml (built-in)", 16: "rules.yaml (built-in)", 17: "rules.yaml (built-in)", 18: "rules.yaml (built-in)", 19: "rules.yaml (built-in)",
 		20: "rules.yaml (built-in)", 21: "rules.yaml (built-in)", 22: "rules.yaml (built-in)", 23: "rules.yaml (built-in)", 24: "rules.yaml (built-in)", 25: "rules.yaml (built-in)", 26: "rules.yaml (built-in)", 27: "rules.yaml (built-in)", 28: "rules.yaml (built-in)", 29: "rules.yaml (built-in)", 30: "rules.yaml (built-in)", 31: "rules.yaml (built-in)", 32: "rules.yaml (built-in)", 33: "rules.yaml (built-in)", 34: "rules.yaml (built-in)", 35: "rules.yaml (built-in)", 36: "rules.yaml (built-in)", 37: "rules.yaml (built-in)", 38: "rules.yaml (built-in)", 39: "rules.yaml (built-in)",
-		40: "rules.yaml (built-in)", 41: "rules.yaml (built-in)", 42: "rules.yaml (built-in)", 43: "rules.yaml (built-in)", 44: "rules.yaml (built-in)", 45: "rules.yaml (built-in)", 46: "rules.yaml (built-in)", 47: "rules.yaml (built-in)", 48: "rules.yaml (built-in)", 49: "rules.yaml (built-in)", 50: "rules.yaml (built-in)", 51: "rules.yaml (built-in)", 52: "rules.yaml (built-in)", 53: "rules.yaml (built-in)", 54: "rules.yaml (built-in)", 55: "rules.yaml (built-in)",
+		40: "rules.yaml (built-in)", 41: "rules.yaml (built-in)", 42: "rules.yaml (built-in)", 43: "rules.yaml (built-in)", 44: "rules.yaml (built-in)", 45: "rules.yaml (built-in)", 46: "rules.yaml (built-in)", 47: "rules.yaml (built-in)", 48: "rules.yaml (built-in)", 49: "rules.yaml (built-in)", 50: "rules.yaml (built-in)", 51: "rules.yaml (built-in)", 52: "rules.yaml (built-in)", 53: "rules.yaml (built-in)", 54: "rules.yaml (built-in)", 55: "rules.yaml (built-in)", 56: "rules.yaml (built-in)",
 	},
 	phrases: []string{
 		"blocked using", "black list at", "blacklist at", "block list at", "blocklist at", "listed at", "listed in", "listed on", "listed by", "found on", "rbl", "dnsbl", "spamhaus", "sorbs", "barracuda", "spamcop", "uceprotect", "spamrats", "cbl", "psbl",

@@ -145,10 +145,13 @@ func TestDelayReadAsExpiredSaysTheCauseSoFar(t *testing.T) {
 		if strings.Contains(v.Explanation, "gave up") || !strings.Contains(v.Explanation, c.want) {
 			t.Errorf("%q: explanation %q, want %q and no \"gave up\"", c.diag, v.Explanation, c.want)
 		}
+		if v.Summary != "delivery delayed" {
+			t.Errorf("%q: summary %q, want \"delivery delayed\"", c.diag, v.Summary)
+		}
 	}
 	// A final report keeps the expiry's words.
 	v := e.Classify(Input{Action: "failed", Status: "4.4.7", Diagnostic: "retry timeout exceeded", Recipient: "a@example.net"})
-	if !strings.Contains(v.Explanation, "gave up") {
-		t.Errorf("expiry: explanation %q, want it to say the sending server gave up", v.Explanation)
+	if !strings.Contains(v.Explanation, "gave up") || v.Summary != "delivery timed out" {
+		t.Errorf("expiry: explanation %q, summary %q: want it to say the sending server gave up", v.Explanation, v.Summary)
 	}
 }

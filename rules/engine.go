@@ -265,6 +265,10 @@ func (e *Engine) classify(in Input, lang int) Classification {
 	}
 	v.HardBounce = hard != nil && *hard && hardBounce(action, v.Status, rp)
 	v.Summary = w.summary.in(lang)
+	if action == smtpcode.ActionDelayed && v.Reason == ReasonExpired && ruleWords.summary.en == "" {
+		// Not timed out yet: the sending server keeps trying (delay.go).
+		v.Summary = e.textsFor(lang)[textDelayedSummary].plain()
+	}
 
 	v.Explanation, v.Fix = e.sentences(&rec, &v, t, rd, ruleWords, w, lasting, lang)
 	e.internalHopReading(&v, &rec, lang) // the recipient's gateway and its internal server (internalhop.go)

@@ -84,6 +84,7 @@ const (
 	textDelayedNoAnswer
 	textDelayedDNS
 	textDelayedUnreachable
+	textDelayedSummary
 	numTexts
 )
 
@@ -245,6 +246,7 @@ var textDefs = [numTexts]struct {
 	textDelayedNoAnswer:    {"delayed_no_answer", setOf(slotRecipient, slotFact0+slot(slotIndexOf(FactHost)))},
 	textDelayedDNS:         {"delayed_dns", setOf(slotRecipient, slotDomain)},
 	textDelayedUnreachable: {"delayed_unreachable", setOf(slotRecipient, slotRemote, slotReply)},
+	textDelayedSummary:     {"delayed_summary", 0},
 }
 
 // textNames lists the names of the texts, sorted, for error messages.
