@@ -155,3 +155,27 @@ func TestDelayReadAsExpiredSaysTheCauseSoFar(t *testing.T) {
 		t.Errorf("expiry: explanation %q, summary %q: want it to say the sending server gave up", v.Explanation, v.Summary)
 	}
 }
+
+// TestDurationsInTheReadersLanguage: a duration the notice states in
+// English is written in the words of the translation that shows it.
+func TestDurationsInTheReadersLanguage(t *testing.T) {
+	for _, c := range []struct{ tag, in, want string }{
+		{"de", "1 day, 19 hours and 57 minutes", "1 Tag, 19 Stunden und 57 Minuten"},
+		{"de", "5 days", "5 Tage"},
+		{"fr", "46 hours", "46 heures"},
+		{"es", "1 day", "1 día"},
+		{"ja", "1 day, 19 hours and 57 minutes", "1日19時間57分"},
+		{"de", "a long time", "a long time"},
+		{"en", "5 days", "5 days"},
+	} {
+		if got := localDuration(language.MustParse(c.tag), c.in); got != c.want {
+			t.Errorf("%s %q: %q, want %q", c.tag, c.in, got, c.want)
+		}
+	}
+	e := builtin(t)
+	v := e.ClassifyIn(language.German, Input{Action: "delayed", Status: "4.4.1", Diagnostic: "Connection timed out",
+		Notice: "Your message could not be delivered for more than 4 hour(s).\nIt will be retried until it is 5 day(s) old."})
+	if !strings.Contains(v.Fix, "5 Tage alt") {
+		t.Errorf("German fix %q: want the deadline in German", v.Fix)
+	}
+}

@@ -309,6 +309,7 @@ func (e *Engine) sentences(rec *record, v *Classification, t *thenDef, rd *reaso
 	for i, f := range v.Facts.v {
 		vals[slotFact0+slot(i)] = f
 	}
+	localDurations(lang, vals) // "5 Tage", not "5 days", in German
 	if (w.explanation.uses | w.fix.uses).has(slotReply) {
 		vals[slotReply] = quoteReply(rec.diag)
 	}

@@ -220,6 +220,7 @@ func (e *Engine) internalHopReading(v *Classification, rec *record, lang int) {
 	for i, f := range v.Facts.v {
 		vals[slotFact0+slot(i)] = f
 	}
+	localDurations(lang, &vals)
 	v.Summary = t[textInternalHopSummary].plain()
 	if rec.action == smtpcode.ActionDelayed {
 		// The gateway keeps trying: nobody need act yet (as for any delay).

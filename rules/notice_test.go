@@ -121,10 +121,17 @@ func TestExpiryTextsNameTheDurationOnlyWhenStated(t *testing.T) {
 	if !strings.Contains(with.Explanation, "5 days") {
 		t.Errorf("with a duration: %q does not name it", with.Explanation)
 	}
+	// In each language's words (durations.go).
+	want := map[string]string{"en": "5 days", "de": "5 Tage", "fr": "5 jours", "es": "5 días", "ja": "5日"}
 	for _, tag := range e.Languages() {
 		c := e.ClassifyIn(tag, in)
-		if !strings.Contains(c.Explanation, "5 days") {
-			t.Errorf("%s: %q does not name the duration", tag, c.Explanation)
+		w, ok := want[tag.String()]
+		if !ok {
+			t.Errorf("%s: no expected duration for this language", tag)
+			continue
+		}
+		if !strings.Contains(c.Explanation, w) {
+			t.Errorf("%s: %q does not name the duration %q", tag, c.Explanation, w)
 		}
 	}
 }
