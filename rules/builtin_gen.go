@@ -9,7 +9,7 @@ import (
 )
 
 // builtinDigest is BuiltinDigest: of the rules.yaml this file was generated from.
-const builtinDigest = "c2114224f02c"
+const builtinDigest = "a551f26b3e52"
 
 // builtinTrue and builtinFalse are the values of the rules' *bool fields.
 var builtinTrue, builtinFalse = true, false
@@ -14090,7 +14090,7 @@ var builtinSet = &ruleSet{
 				{src: "maximum (?:message )?size(?: of| is|:| =)? ?(?:is |of )?\\(?(?P<limit>[0-9][0-9.,]*\\s?(?:[kmg]i?b|bytes?|megabytes?|kilobytes?)?)\\b", captures: true},
 				{src: "(?:exceeds|exceeding|over|above|larger than|bigger than) (?:the |our |its )?(?:fixed |maximum |max |allowed |size |message |limit )*(?:limit |size )?(?:of |is )?\\(?(?P<limit>[0-9][0-9.,]*\\s?(?:[kmg]i?b|bytes?|megabytes?|kilobytes?)\\b|[0-9]{4,}\\b)", captures: true},
 				{src: "(?P<limit>[0-9][0-9.,]*\\s?(?:[kmg]i?b|megabytes?|kilobytes?)) (?:limit|maximum|max|size limit)", captures: true},
-				{src: "(?:size )?(?:limit|maximum|max) (?:is|=|:) ?\\(?(?P<limit>[0-9][0-9.,]*\\s?(?:[kmg]i?b|bytes?|megabytes?|kilobytes?)\\b|[0-9]{6,}\\b)", captures: true},
+				{src: "(?:size )?(?:limit|maximum|max)(?: for (?:this|the|your) (?:recipient|domain|organi[sz]ation|mailbox|server|account))?(?: is|=|:)? ?\\(?(?P<limit>[0-9][0-9.,]*\\s?(?:[kmg]i?b|bytes?|megabytes?|kilobytes?)\\b|[0-9]{6,}\\b)", captures: true},
 				{src: "(?:maximal(?:e|en|er)?|h(?:ö|oe)chst(?:ens|grenze|gr(?:ö|oe|o)(?:ß|ss)e)|zul(?:ä|ae|a)ssigen?|erlaubten?|gr(?:ö|oe|o)(?:ß|ss)enbeschr(?:ä|ae|a)nkung|grenze|taille maximale|maximale|m(?:á|a)xim[oa]|massim[oa]|maximaal|l(?:í|i)mite|limiet)(?:[ :]+(?:zul(?:ä|ae|a)ssigen?|erlaubten?|(?:nachrichten|e-mail-)?gr(?:ö|oe|o)(?:ß|ss)e|betr(?:ä|ae|a)gt|ist|von|liegt|bei|autoris(?:é|e)e|permise|admise|de|du|est|d'un|message|tama(?:ñ|n)o|permitid[oa]|es|del|mensaje|consentit[ao]|(?:è|e)|di|messaggio|dimensione|toegestane|grootte|berichtgrootte|is|van|(?:é|e)|do|da|mensagem|tamanho)){0,4}[ :=]*\\(?(?P<limit>[0-9][0-9.,]*\\s?(?:[kmg]i?b|[kmg]o|bytes?|octets?|megabytes?|kilobytes?)\\b)", captures: true},
 				{src: "(?:最大(?:サイズ|容量)?|上限|サイズ制限|容量制限|制限)(?:サイズ|容量)?(?:は|:|=|\\(| )*(?P<limit>[0-9][0-9.,]*\\s?(?:[kmg]i?b|bytes?|バイト))", captures: true},
 				{src: "(?P<limit>[0-9][0-9.,]*\\s?(?:[kmg]i?b|bytes?|バイト))\\)?\\s?を超え", captures: true},
