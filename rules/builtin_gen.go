@@ -9,7 +9,7 @@ import (
 )
 
 // builtinDigest is BuiltinDigest: of the rules.yaml this file was generated from.
-const builtinDigest = "a551f26b3e52"
+const builtinDigest = "dc0622ab52f3"
 
 // builtinTrue and builtinFalse are the values of the rules' *bool fields.
 var builtinTrue, builtinFalse = true, false
@@ -20,7 +20,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "success",
 			file:   "rules.yaml (built-in)",
-			line:   1126,
+			line:   1130,
 			action: []smtpcode.Action{"delivered", "relayed", "expanded"},
 			then: thenDef{
 				Reason: "delivered",
@@ -30,7 +30,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "success-code",
 			file: "rules.yaml (built-in)",
-			line: 1131,
+			line: 1135,
 			status: []statusPattern{
 				{class: 2, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -56,7 +56,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1146,
+			line: 1150,
 			text: phraseMask{
 				{index: 3, bits: 448},
 			},
@@ -70,7 +70,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1153,
+			line: 1157,
 			text: phraseMask{
 				{index: 3, bits: 512},
 			},
@@ -84,7 +84,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1160,
+			line: 1164,
 			text: phraseMask{
 				{index: 3, bits: 3072},
 			},
@@ -98,7 +98,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1167,
+			line: 1171,
 			text: phraseMask{
 				{index: 3, bits: 4096},
 			},
@@ -112,7 +112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1174,
+			line: 1178,
 			text: phraseMask{
 				{index: 3, bits: 122880},
 			},
@@ -126,7 +126,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1181,
+			line: 1185,
 			text: phraseMask{
 				{index: 3, bits: 393216},
 			},
@@ -140,7 +140,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1188,
+			line: 1192,
 			text: phraseMask{
 				{index: 3, bits: 524288},
 			},
@@ -154,7 +154,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 1195,
+			line: 1199,
 			text: phraseMask{
 				{index: 3, bits: 1048576},
 			},
@@ -168,7 +168,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1202,
+			line: 1206,
 			text: phraseMask{
 				{index: 3, bits: 2097152},
 			},
@@ -182,7 +182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1209,
+			line: 1213,
 			text: phraseMask{
 				{index: 3, bits: 12582912},
 			},
@@ -196,7 +196,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1216,
+			line: 1220,
 			text: phraseMask{
 				{index: 3, bits: 16777216},
 			},
@@ -210,7 +210,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1223,
+			line: 1227,
 			text: phraseMask{
 				{index: 3, bits: 100663296},
 			},
@@ -224,7 +224,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1230,
+			line: 1234,
 			text: phraseMask{
 				{index: 3, bits: 134217728},
 			},
@@ -238,7 +238,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1237,
+			line: 1241,
 			text: phraseMask{
 				{index: 3, bits: 268435456},
 			},
@@ -252,7 +252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1244,
+			line: 1248,
 			text: phraseMask{
 				{index: 3, bits: 536870912},
 			},
@@ -266,7 +266,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1251,
+			line: 1255,
 			text: phraseMask{
 				{index: 3, bits: 7516192768},
 			},
@@ -280,7 +280,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-other-message",
 			file: "rules.yaml (built-in)",
-			line: 1259,
+			line: 1263,
 			text: phraseMask{
 				{index: 3, bits: 1090921693184},
 			},
@@ -291,7 +291,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ironport-ldap-accept-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1280,
+			line: 1284,
 			text: phraseMask{
 				{index: 3, bits: 1099511627776},
 			},
@@ -301,7 +301,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-block-list",
 			file: "rules.yaml (built-in)",
-			line: 1291,
+			line: 1295,
 			text: phraseMask{
 				{index: 3, bits: 6597069766656},
 			},
@@ -370,7 +370,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "greylisting-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1308,
+			line: 1312,
 			text: phraseMask{
 				{index: 3, bits: 554153860399104},
 			},
@@ -422,7 +422,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "proofpoint-reputation",
 			file: "rules.yaml (built-in)",
-			line: 1326,
+			line: 1330,
 			text: phraseMask{
 				{index: 3, bits: 3940649673949184},
 			},
@@ -496,7 +496,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-verify-callout",
 			file: "rules.yaml (built-in)",
-			line: 1341,
+			line: 1345,
 			text: phraseMask{
 				{index: 3, bits: 283726776524341248},
 			},
@@ -546,7 +546,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1361,
+			line: 1365,
 			text: phraseMask{
 				{index: 3, bits: 864691128455135232},
 			},
@@ -598,7 +598,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate",
 			file: "rules.yaml (built-in)",
-			line: 1378,
+			line: 1382,
 			text: phraseMask{
 				{index: 3, bits: 864691128455135232},
 			},
@@ -648,7 +648,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-likely-unsolicited",
 			file: "rules.yaml (built-in)",
-			line: 1388,
+			line: 1392,
 			text: phraseMask{
 				{index: 3, bits: 1152921504606846976},
 			},
@@ -718,7 +718,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-user-block",
 			file: "rules.yaml (built-in)",
-			line: 1405,
+			line: 1409,
 			text: phraseMask{
 				{index: 3, bits: 16140901064495857664},
 				{index: 4, bits: 1},
@@ -769,7 +769,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policy-block",
 			file: "rules.yaml (built-in)",
-			line: 1420,
+			line: 1424,
 			text: phraseMask{
 				{index: 4, bits: 62},
 			},
@@ -819,7 +819,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-anti-spoofing",
 			file: "rules.yaml (built-in)",
-			line: 1436,
+			line: 1440,
 			text: phraseMask{
 				{index: 4, bits: 448},
 			},
@@ -869,7 +869,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1450,
+			line: 1454,
 			text: phraseMask{
 				{index: 4, bits: 3584},
 			},
@@ -882,7 +882,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1460,
+			line: 1464,
 			text: phraseMask{
 				{index: 4, bits: 3584},
 			},
@@ -895,7 +895,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1466,
+			line: 1470,
 			text: phraseMask{
 				{index: 4, bits: 3584},
 			},
@@ -908,7 +908,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1472,
+			line: 1476,
 			text: phraseMask{
 				{index: 4, bits: 3584},
 			},
@@ -921,7 +921,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1478,
+			line: 1482,
 			text: phraseMask{
 				{index: 4, bits: 3584},
 			},
@@ -934,7 +934,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1484,
+			line: 1488,
 			text: phraseMask{
 				{index: 4, bits: 3584},
 			},
@@ -947,7 +947,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1490,
+			line: 1494,
 			text: phraseMask{
 				{index: 4, bits: 3584},
 			},
@@ -960,7 +960,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1496,
+			line: 1500,
 			text: phraseMask{
 				{index: 4, bits: 3584},
 			},
@@ -973,7 +973,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1502,
+			line: 1506,
 			text: phraseMask{
 				{index: 4, bits: 3584},
 			},
@@ -986,7 +986,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1508,
+			line: 1512,
 			text: phraseMask{
 				{index: 4, bits: 3584},
 			},
@@ -999,7 +999,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1514,
+			line: 1518,
 			text: phraseMask{
 				{index: 4, bits: 3584},
 			},
@@ -1012,7 +1012,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1520,
+			line: 1524,
 			text: phraseMask{
 				{index: 4, bits: 3584},
 			},
@@ -1081,7 +1081,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1535,
+			line: 1539,
 			text: phraseMask{
 				{index: 4, bits: 61440},
 			},
@@ -1094,7 +1094,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1543,
+			line: 1547,
 			text: phraseMask{
 				{index: 4, bits: 65536},
 			},
@@ -1107,7 +1107,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1549,
+			line: 1553,
 			text: phraseMask{
 				{index: 4, bits: 131072},
 			},
@@ -1120,7 +1120,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1555,
+			line: 1559,
 			text: phraseMask{
 				{index: 4, bits: 262144},
 			},
@@ -1133,7 +1133,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1561,
+			line: 1565,
 			text: phraseMask{
 				{index: 4, bits: 1572864},
 			},
@@ -1146,7 +1146,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1567,
+			line: 1571,
 			text: phraseMask{
 				{index: 4, bits: 6291456},
 			},
@@ -1159,7 +1159,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1573,
+			line: 1577,
 			text: phraseMask{
 				{index: 4, bits: 8388608},
 			},
@@ -1172,7 +1172,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1579,
+			line: 1583,
 			text: phraseMask{
 				{index: 4, bits: 16777216},
 			},
@@ -1182,7 +1182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1588,
+			line: 1592,
 			text: phraseMask{
 				{index: 4, bits: 4261412864},
 			},
@@ -1192,7 +1192,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1593,
+			line: 1597,
 			text: phraseMask{
 				{index: 4, bits: 4294967296},
 			},
@@ -1202,7 +1202,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1598,
+			line: 1602,
 			text: phraseMask{
 				{index: 4, bits: 25769803776},
 			},
@@ -1212,7 +1212,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1603,
+			line: 1607,
 			text: phraseMask{
 				{index: 4, bits: 103079215104},
 			},
@@ -1222,7 +1222,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1608,
+			line: 1612,
 			text: phraseMask{
 				{index: 4, bits: 137438953472},
 			},
@@ -1232,7 +1232,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1613,
+			line: 1617,
 			text: phraseMask{
 				{index: 4, bits: 1924145348608},
 			},
@@ -1242,7 +1242,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1618,
+			line: 1622,
 			text: phraseMask{
 				{index: 4, bits: 6597069766656},
 			},
@@ -1252,7 +1252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1623,
+			line: 1627,
 			text: phraseMask{
 				{index: 4, bits: 8796093022208},
 			},
@@ -1262,7 +1262,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1628,
+			line: 1632,
 			text: phraseMask{
 				{index: 4, bits: 17592186044416},
 			},
@@ -1272,7 +1272,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1633,
+			line: 1637,
 			text: phraseMask{
 				{index: 4, bits: 35184372088832},
 			},
@@ -1282,7 +1282,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1638,
+			line: 1642,
 			text: phraseMask{
 				{index: 4, bits: 2181431069507584},
 			},
@@ -1292,7 +1292,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1643,
+			line: 1647,
 			text: phraseMask{
 				{index: 4, bits: 33776997205278720},
 			},
@@ -1302,7 +1302,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1648,
+			line: 1652,
 			text: phraseMask{
 				{index: 4, bits: 36028797018963968},
 			},
@@ -1312,7 +1312,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1653,
+			line: 1657,
 			text: phraseMask{
 				{index: 4, bits: 72057594037927936},
 			},
@@ -1325,7 +1325,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1662,
+			line: 1666,
 			text: phraseMask{
 				{index: 4, bits: 72057594037927936},
 			},
@@ -1338,7 +1338,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1668,
+			line: 1672,
 			text: phraseMask{
 				{index: 4, bits: 72057594037927936},
 			},
@@ -1351,7 +1351,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1674,
+			line: 1678,
 			text: phraseMask{
 				{index: 4, bits: 72057594037927936},
 			},
@@ -1364,7 +1364,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1680,
+			line: 1684,
 			text: phraseMask{
 				{index: 4, bits: 72057594037927936},
 			},
@@ -1377,7 +1377,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1686,
+			line: 1690,
 			text: phraseMask{
 				{index: 4, bits: 72057594037927936},
 			},
@@ -1390,7 +1390,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1692,
+			line: 1696,
 			text: phraseMask{
 				{index: 4, bits: 72057594037927936},
 			},
@@ -1403,7 +1403,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1698,
+			line: 1702,
 			text: phraseMask{
 				{index: 4, bits: 72057594037927936},
 			},
@@ -1416,7 +1416,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1704,
+			line: 1708,
 			text: phraseMask{
 				{index: 4, bits: 72057594037927936},
 			},
@@ -1429,7 +1429,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1710,
+			line: 1714,
 			text: phraseMask{
 				{index: 4, bits: 144115188075855872},
 			},
@@ -1442,7 +1442,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1717,
+			line: 1721,
 			text: phraseMask{
 				{index: 4, bits: 864691128455135232},
 			},
@@ -1455,7 +1455,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1723,
+			line: 1727,
 			text: phraseMask{
 				{index: 4, bits: 1152921504606846976},
 			},
@@ -1468,7 +1468,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1729,
+			line: 1733,
 			text: phraseMask{
 				{index: 4, bits: 2305843009213693952},
 			},
@@ -1481,7 +1481,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1735,
+			line: 1739,
 			text: phraseMask{
 				{index: 4, bits: 4611686018427387904},
 			},
@@ -1494,7 +1494,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1741,
+			line: 1745,
 			text: phraseMask{
 				{index: 4, bits: 9223372036854775808},
 			},
@@ -1507,7 +1507,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1747,
+			line: 1751,
 			text: phraseMask{
 				{index: 5, bits: 1},
 			},
@@ -1520,7 +1520,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1753,
+			line: 1757,
 			text: phraseMask{
 				{index: 5, bits: 6},
 			},
@@ -1533,7 +1533,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1759,
+			line: 1763,
 			text: phraseMask{
 				{index: 5, bits: 120},
 			},
@@ -1546,7 +1546,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1765,
+			line: 1769,
 			text: phraseMask{
 				{index: 5, bits: 16256},
 			},
@@ -1559,7 +1559,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1771,
+			line: 1775,
 			text: phraseMask{
 				{index: 5, bits: 16384},
 			},
@@ -1572,7 +1572,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1777,
+			line: 1781,
 			text: phraseMask{
 				{index: 5, bits: 32768},
 			},
@@ -1585,7 +1585,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1784,
+			line: 1788,
 			text: phraseMask{
 				{index: 5, bits: 32768},
 			},
@@ -1598,7 +1598,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1790,
+			line: 1794,
 			text: phraseMask{
 				{index: 5, bits: 32768},
 			},
@@ -1611,7 +1611,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1796,
+			line: 1800,
 			text: phraseMask{
 				{index: 5, bits: 32768},
 			},
@@ -1624,7 +1624,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1802,
+			line: 1806,
 			text: phraseMask{
 				{index: 5, bits: 32768},
 			},
@@ -1637,7 +1637,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1808,
+			line: 1812,
 			text: phraseMask{
 				{index: 5, bits: 32768},
 			},
@@ -1650,7 +1650,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1814,
+			line: 1818,
 			text: phraseMask{
 				{index: 5, bits: 32768},
 			},
@@ -1663,7 +1663,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1820,
+			line: 1824,
 			text: phraseMask{
 				{index: 5, bits: 32768},
 			},
@@ -1676,7 +1676,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1826,
+			line: 1830,
 			text: phraseMask{
 				{index: 5, bits: 65536},
 			},
@@ -1686,7 +1686,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1833,
+			line: 1837,
 			text: phraseMask{
 				{index: 5, bits: 131072},
 			},
@@ -1735,7 +1735,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1842,
+			line: 1846,
 			text: phraseMask{
 				{index: 5, bits: 786432},
 			},
@@ -1745,7 +1745,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1847,
+			line: 1851,
 			text: phraseMask{
 				{index: 5, bits: 1048576},
 			},
@@ -1755,7 +1755,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1852,
+			line: 1856,
 			text: phraseMask{
 				{index: 5, bits: 6291456},
 			},
@@ -1765,7 +1765,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1857,
+			line: 1861,
 			text: phraseMask{
 				{index: 5, bits: 8388608},
 			},
@@ -1775,7 +1775,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1862,
+			line: 1866,
 			text: phraseMask{
 				{index: 5, bits: 16777216},
 			},
@@ -1785,7 +1785,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1874,
+			line: 1878,
 			text: phraseMask{
 				{index: 5, bits: 33554432},
 			},
@@ -1795,7 +1795,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1879,
+			line: 1883,
 			text: phraseMask{
 				{index: 5, bits: 469762048},
 			},
@@ -1805,7 +1805,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1884,
+			line: 1888,
 			text: phraseMask{
 				{index: 5, bits: 536870912},
 			},
@@ -1815,7 +1815,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 1889,
+			line: 1893,
 			text: phraseMask{
 				{index: 5, bits: 1073741824},
 			},
@@ -1910,7 +1910,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-expired",
 			file: "rules.yaml (built-in)",
-			line: 1906,
+			line: 1910,
 			text: phraseMask{
 				{index: 5, bits: 2147483648},
 			},
@@ -1920,7 +1920,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1911,
+			line: 1915,
 			text: phraseMask{
 				{index: 5, bits: 30064771072},
 			},
@@ -1930,7 +1930,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-relay",
 			file: "rules.yaml (built-in)",
-			line: 1919,
+			line: 1923,
 			text: phraseMask{
 				{index: 5, bits: 34359738368},
 			},
@@ -1940,7 +1940,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1924,
+			line: 1928,
 			text: phraseMask{
 				{index: 5, bits: 68719476736},
 			},
@@ -1950,7 +1950,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1931,
+			line: 1935,
 			text: phraseMask{
 				{index: 5, bits: 137438953472},
 			},
@@ -1961,7 +1961,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ses-suppressed",
 			file: "rules.yaml (built-in)",
-			line: 1937,
+			line: 1941,
 			text: phraseMask{
 				{index: 5, bits: 8246337208320},
 			},
@@ -1971,7 +1971,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-ip-policy-codes",
 			file: "rules.yaml (built-in)",
-			line: 1945,
+			line: 1949,
 			text: phraseMask{
 				{index: 5, bits: 61572651155456},
 			},
@@ -2040,7 +2040,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-ip-codes",
 			file: "rules.yaml (built-in)",
-			line: 1965,
+			line: 1969,
 			text: phraseMask{
 				{index: 5, bits: 17944029765304320},
 			},
@@ -2050,7 +2050,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-no-reverse-dns",
 			file: "rules.yaml (built-in)",
-			line: 1972,
+			line: 1976,
 			text: phraseMask{
 				{index: 5, bits: 54043195528445952},
 			},
@@ -2060,7 +2060,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1983,
+			line: 1987,
 			text: phraseMask{
 				{index: 5, bits: 72057594037927936},
 			},
@@ -2071,7 +2071,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1990,
+			line: 1994,
 			text: phraseMask{
 				{index: 5, bits: 144115188075855872},
 			},
@@ -2082,7 +2082,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1996,
+			line: 2000,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, detailLo: 911, detHi: 911},
@@ -2093,7 +2093,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2005,
+			line: 2009,
 			status: []statusPattern{
 				{class: 5, subject: 2},
 			},
@@ -2103,7 +2103,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2011,
+			line: 2015,
 			text: phraseMask{
 				{index: 5, bits: 288230376151711744},
 			},
@@ -2114,7 +2114,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2017,
+			line: 2021,
 			text: phraseMask{
 				{index: 5, bits: 576460752303423488},
 			},
@@ -2125,7 +2125,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2023,
+			line: 2027,
 			text: phraseMask{
 				{index: 5, bits: 3458764513820540928},
 			},
@@ -2136,7 +2136,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 2029,
+			line: 2033,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2147,7 +2147,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-data",
 			file: "rules.yaml (built-in)",
-			line: 2036,
+			line: 2040,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2199,7 +2199,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2049,
+			line: 2053,
 			text: phraseMask{
 				{index: 5, bits: 4611686018427387904},
 			},
@@ -2210,7 +2210,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2056,
+			line: 2060,
 			text: phraseMask{
 				{index: 5, bits: 9223372036854775808},
 			},
@@ -2221,7 +2221,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2062,
+			line: 2066,
 			text: phraseMask{
 				{index: 6, bits: 3},
 			},
@@ -2232,7 +2232,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2069,
+			line: 2073,
 			text: phraseMask{
 				{index: 6, bits: 60},
 			},
@@ -2243,7 +2243,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-hasmoved",
 			file: "rules.yaml (built-in)",
-			line: 2076,
+			line: 2080,
 			text: phraseMask{
 				{index: 6, bits: 64},
 			},
@@ -2254,7 +2254,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2082,
+			line: 2086,
 			text: phraseMask{
 				{index: 3, bits: 67108864},
 			},
@@ -2265,7 +2265,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2088,
+			line: 2092,
 			text: phraseMask{
 				{index: 6, bits: 128},
 			},
@@ -2276,7 +2276,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2094,
+			line: 2098,
 			text: phraseMask{
 				{index: 6, bits: 256},
 			},
@@ -2287,7 +2287,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2100,
+			line: 2104,
 			text: phraseMask{
 				{index: 6, bits: 512},
 			},
@@ -2298,7 +2298,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2106,
+			line: 2110,
 			text: phraseMask{
 				{index: 6, bits: 1024},
 			},
@@ -2309,7 +2309,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2112,
+			line: 2116,
 			text: phraseMask{
 				{index: 6, bits: 2048},
 			},
@@ -2320,7 +2320,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2118,
+			line: 2122,
 			text: phraseMask{
 				{index: 6, bits: 28672},
 			},
@@ -2331,7 +2331,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2124,
+			line: 2128,
 			text: phraseMask{
 				{index: 6, bits: 98304},
 			},
@@ -2342,7 +2342,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2130,
+			line: 2134,
 			text: phraseMask{
 				{index: 6, bits: 393216},
 			},
@@ -2353,7 +2353,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2136,
+			line: 2140,
 			text: phraseMask{
 				{index: 6, bits: 1572864},
 			},
@@ -2364,7 +2364,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2142,
+			line: 2146,
 			text: phraseMask{
 				{index: 6, bits: 2097152},
 			},
@@ -2375,7 +2375,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2148,
+			line: 2152,
 			text: phraseMask{
 				{index: 6, bits: 4194304},
 			},
@@ -2386,7 +2386,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2154,
+			line: 2158,
 			text: phraseMask{
 				{index: 6, bits: 58720256},
 			},
@@ -2397,7 +2397,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2161,
+			line: 2165,
 			text: phraseMask{
 				{index: 6, bits: 67108864},
 			},
@@ -2408,7 +2408,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-text-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2167,
+			line: 2171,
 			text: phraseMask{
 				{index: 6, bits: 134217728},
 			},
@@ -2419,7 +2419,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2173,
+			line: 2177,
 			text: phraseMask{
 				{index: 6, bits: 805306368},
 			},
@@ -2430,7 +2430,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-expired",
 			file: "rules.yaml (built-in)",
-			line: 2179,
+			line: 2183,
 			text: phraseMask{
 				{index: 6, bits: 3221225472},
 			},
@@ -2441,7 +2441,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2185,
+			line: 2189,
 			text: phraseMask{
 				{index: 6, bits: 4294967296},
 			},
@@ -2452,7 +2452,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2191,
+			line: 2195,
 			text: phraseMask{
 				{index: 6, bits: 8589934592},
 			},
@@ -2463,7 +2463,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2197,
+			line: 2201,
 			text: phraseMask{
 				{index: 6, bits: 17179869184},
 			},
@@ -2474,7 +2474,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2203,
+			line: 2207,
 			text: phraseMask{
 				{index: 6, bits: 34359738368},
 			},
@@ -2485,7 +2485,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2209,
+			line: 2213,
 			text: phraseMask{
 				{index: 6, bits: 206158430208},
 			},
@@ -2496,7 +2496,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit-5.2.3",
 			file: "rules.yaml (built-in)",
-			line: 2215,
+			line: 2219,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -2510,7 +2510,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig-5.3.4",
 			file: "rules.yaml (built-in)",
-			line: 2227,
+			line: 2231,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -2524,7 +2524,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc-5.1.7",
 			file: "rules.yaml (built-in)",
-			line: 2234,
+			line: 2238,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -2538,7 +2538,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown-5.1.3",
 			file: "rules.yaml (built-in)",
-			line: 2241,
+			line: 2245,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -2552,7 +2552,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2248,
+			line: 2252,
 			text: phraseMask{
 				{index: 6, bits: 2250700302057472},
 			},
@@ -2563,7 +2563,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2259,
+			line: 2263,
 			text: phraseMask{
 				{index: 6, bits: 33776997205278720},
 			},
@@ -2574,7 +2574,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 2273,
+			line: 2277,
 			text: phraseMask{
 				{index: 6, bits: 108086391056891904},
 			},
@@ -2637,7 +2637,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate",
 			file: "rules.yaml (built-in)",
-			line: 2284,
+			line: 2288,
 			text: phraseMask{
 				{index: 6, bits: 108086391056891904},
 			},
@@ -2697,7 +2697,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2294,
+			line: 2298,
 			text: phraseMask{
 				{index: 6, bits: 2161727821137838080},
 			},
@@ -2708,7 +2708,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2303,
+			line: 2307,
 			text: phraseMask{
 				{index: 6, bits: 16140901064495857664},
 				{index: 7, bits: 3},
@@ -2720,7 +2720,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-expired",
 			file: "rules.yaml (built-in)",
-			line: 2311,
+			line: 2315,
 			text: phraseMask{
 				{index: 7, bits: 12},
 			},
@@ -2731,7 +2731,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2317,
+			line: 2321,
 			text: phraseMask{
 				{index: 7, bits: 240},
 			},
@@ -2742,7 +2742,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2324,
+			line: 2328,
 			text: phraseMask{
 				{index: 7, bits: 3840},
 			},
@@ -2753,7 +2753,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2331,
+			line: 2335,
 			text: phraseMask{
 				{index: 7, bits: 4096},
 			},
@@ -2764,7 +2764,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2337,
+			line: 2341,
 			text: phraseMask{
 				{index: 7, bits: 8192},
 			},
@@ -2775,7 +2775,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2343,
+			line: 2347,
 			text: phraseMask{
 				{index: 7, bits: 114688},
 			},
@@ -2786,7 +2786,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 2350,
+			line: 2354,
 			text: phraseMask{
 				{index: 7, bits: 16646144},
 			},
@@ -2797,7 +2797,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2359,
+			line: 2363,
 			text: phraseMask{
 				{index: 7, bits: 251658240},
 			},
@@ -2808,7 +2808,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2368,
+			line: 2372,
 			text: phraseMask{
 				{index: 7, bits: 805306368},
 			},
@@ -2819,7 +2819,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2374,
+			line: 2378,
 			text: phraseMask{
 				{index: 7, bits: 16106127360},
 			},
@@ -2830,7 +2830,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2382,
+			line: 2386,
 			text: phraseMask{
 				{index: 7, bits: 4380866641920},
 			},
@@ -2841,7 +2841,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2391,
+			line: 2395,
 			text: phraseMask{
 				{index: 7, bits: 13194139533312},
 			},
@@ -2852,7 +2852,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2397,
+			line: 2401,
 			text: phraseMask{
 				{index: 3, bits: 576460752303423488},
 				{index: 7, bits: 2234207627640832},
@@ -2864,7 +2864,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2406,
+			line: 2410,
 			text: phraseMask{
 				{index: 7, bits: 6755399441055744},
 			},
@@ -2875,7 +2875,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2412,
+			line: 2416,
 			text: phraseMask{
 				{index: 7, bits: 1143914305352105984},
 			},
@@ -2886,7 +2886,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2421,
+			line: 2425,
 			text: phraseMask{
 				{index: 7, bits: 3458764513820540928},
 			},
@@ -2897,7 +2897,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2427,
+			line: 2431,
 			text: phraseMask{
 				{index: 7, bits: 13835058055282163712},
 			},
@@ -2908,7 +2908,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2434,
+			line: 2438,
 			text: phraseMask{
 				{index: 8, bits: 16383},
 			},
@@ -2919,7 +2919,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2444,
+			line: 2448,
 			text: phraseMask{
 				{index: 8, bits: 16384},
 			},
@@ -2930,7 +2930,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2452,
+			line: 2456,
 			text: phraseMask{
 				{index: 8, bits: 32768},
 			},
@@ -2941,7 +2941,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2458,
+			line: 2462,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -2961,7 +2961,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2466,
+			line: 2470,
 			status: []statusPattern{
 				{none: true},
 				{class: 4, subject: -1, detailLo: -1, detHi: -1},
@@ -2983,7 +2983,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2474,
+			line: 2478,
 			text: phraseMask{
 				{index: 8, bits: 262144},
 			},
@@ -2994,7 +2994,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2482,
+			line: 2486,
 			text: phraseMask{
 				{index: 8, bits: 1572864},
 			},
@@ -3009,7 +3009,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.650-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2489,
+			line: 2493,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 650, detHi: 650},
 			},
@@ -3071,7 +3071,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.2-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2517,
+			line: 2521,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -3085,7 +3085,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.4-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2524,
+			line: 2528,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -3099,7 +3099,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.0-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2531,
+			line: 2535,
 			status: []statusPattern{
 				{class: 5, subject: 3},
 			},
@@ -3113,7 +3113,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.11-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2538,
+			line: 2542,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 11, detHi: 11},
 			},
@@ -3127,7 +3127,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.6-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2545,
+			line: 2549,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -3141,7 +3141,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.3-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2552,
+			line: 2556,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -3155,7 +3155,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.1-expired",
 			file: "rules.yaml (built-in)",
-			line: 2559,
+			line: 2563,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -3169,7 +3169,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.300-expired",
 			file: "rules.yaml (built-in)",
-			line: 2566,
+			line: 2570,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 300, detHi: 300},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3183,7 +3183,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.8-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2572,
+			line: 2576,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 8, detHi: 8},
 				{class: 5, subject: 4, detailLo: 8, detHi: 8},
@@ -3198,7 +3198,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.317-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2579,
+			line: 2583,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 317, detHi: 317},
 				{class: 5, subject: 4, detailLo: 317, detHi: 317},
@@ -3212,7 +3212,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.5-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2585,
+			line: 2589,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 5, detHi: 5},
 				{class: 5, subject: 7, detailLo: 5, detHi: 5},
@@ -3227,7 +3227,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.51-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2592,
+			line: 2596,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 51, detHi: 51},
 			},
@@ -3241,7 +3241,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.321-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2599,
+			line: 2603,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 321, detHi: 321},
 				{class: 5, subject: 7, detailLo: 321, detHi: 321},
@@ -3255,7 +3255,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.322-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2605,
+			line: 2609,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 322, detHi: 322},
 			},
@@ -3268,7 +3268,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.323-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2611,
+			line: 2615,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 323, detHi: 323},
 				{class: 5, subject: 7, detailLo: 323, detHi: 323},
@@ -3282,7 +3282,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.324-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2617,
+			line: 2621,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 324, detHi: 324},
 				{class: 5, subject: 7, detailLo: 324, detHi: 324},
@@ -3296,7 +3296,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.325-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2623,
+			line: 2627,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 325, detHi: 325},
 				{class: 5, subject: 7, detailLo: 325, detHi: 325},
@@ -3310,7 +3310,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.4-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2629,
+			line: 2633,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -3324,7 +3324,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.312-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2636,
+			line: 2640,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 312, detHi: 312},
 				{class: 5, subject: 4, detailLo: 312, detHi: 312},
@@ -3338,7 +3338,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.316-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2642,
+			line: 2646,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 316, detHi: 316},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3352,7 +3352,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.4-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2648,
+			line: 2652,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3366,7 +3366,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.64-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2655,
+			line: 2659,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
@@ -3439,7 +3439,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2671,
+			line: 2675,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3453,7 +3453,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.4-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2678,
+			line: 2682,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3467,7 +3467,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2685,
+			line: 2689,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3481,7 +3481,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.350-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2692,
+			line: 2696,
 			status: []statusPattern{
 				{class: 5, detailLo: 350, detHi: 350},
 			},
@@ -3494,7 +3494,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-transport-rule-code",
 			file: "rules.yaml (built-in)",
-			line: 2698,
+			line: 2702,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 900, detHi: 999},
 			},
@@ -3567,7 +3567,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.7-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2723,
+			line: 2727,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -3581,7 +3581,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.750-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2730,
+			line: 2734,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 750, detHi: 750},
 			},
@@ -3594,7 +3594,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.3-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2736,
+			line: 2740,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -3608,7 +3608,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2743,
+			line: 2747,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3622,7 +3622,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2750,
+			line: 2754,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3636,7 +3636,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2757,
+			line: 2761,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3650,7 +3650,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.3-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2764,
+			line: 2768,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -3664,7 +3664,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.2-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2771,
+			line: 2775,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -3678,7 +3678,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2778,
+			line: 2782,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3692,7 +3692,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.5-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2785,
+			line: 2789,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -3706,7 +3706,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2792,
+			line: 2796,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -3720,7 +3720,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2799,
+			line: 2803,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -3734,7 +3734,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2806,
+			line: 2810,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -3748,7 +3748,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.14-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2813,
+			line: 2817,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 14, detHi: 14},
 			},
@@ -3762,7 +3762,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.3-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2820,
+			line: 2824,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -3776,7 +3776,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2827,
+			line: 2831,
 			status: []statusPattern{
 				{class: 4, subject: 7},
 			},
@@ -3790,7 +3790,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.24-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2834,
+			line: 2838,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 24, detHi: 24},
 			},
@@ -3804,7 +3804,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.25-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2841,
+			line: 2845,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 25, detHi: 25},
 			},
@@ -3818,7 +3818,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.28-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2848,
+			line: 2852,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 28, detHi: 28},
 			},
@@ -3832,7 +3832,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.318-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2855,
+			line: 2859,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 318, detHi: 318},
 				{class: 5, subject: 4, detailLo: 318, detHi: 318},
@@ -3846,7 +3846,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-throttled-sending-ip",
 			file: "rules.yaml (built-in)",
-			line: 2861,
+			line: 2865,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -3917,7 +3917,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-throttled-sending-ip-final",
 			file: "rules.yaml (built-in)",
-			line: 2882,
+			line: 2886,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -3985,7 +3985,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.500-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2895,
+			line: 2899,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 500},
 			},
@@ -3998,7 +3998,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.700-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2901,
+			line: 2905,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 700, detHi: 700},
 			},
@@ -4011,7 +4011,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.1-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 2907,
+			line: 2911,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -4025,7 +4025,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.5.3-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2914,
+			line: 2918,
 			status: []statusPattern{
 				{class: 4, subject: 5, detailLo: 3, detHi: 3},
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
@@ -4040,7 +4040,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.652-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2921,
+			line: 2925,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 652, detHi: 652},
 			},
@@ -4053,7 +4053,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.3-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2927,
+			line: 2931,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -4067,7 +4067,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-5-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2934,
+			line: 2938,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 5},
 			},
@@ -4081,7 +4081,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.6-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2941,
+			line: 2945,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -4095,7 +4095,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.0-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2948,
+			line: 2952,
 			status: []statusPattern{
 				{class: 5, subject: 5},
 			},
@@ -4109,7 +4109,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.2-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2955,
+			line: 2959,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -4123,7 +4123,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.351-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2962,
+			line: 2966,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 351, detHi: 351},
 			},
@@ -4136,7 +4136,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2968,
+			line: 2972,
 			text: phraseMask{
 				{index: 9, bits: 3670016},
 			},
@@ -4147,7 +4147,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2978,
+			line: 2982,
 			text: phraseMask{
 				{index: 9, bits: 12582912},
 			},
@@ -4158,7 +4158,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2984,
+			line: 2988,
 			text: phraseMask{
 				{index: 9, bits: 117440512},
 			},
@@ -4169,7 +4169,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-expired",
 			file: "rules.yaml (built-in)",
-			line: 2990,
+			line: 2994,
 			text: phraseMask{
 				{index: 9, bits: 134217728},
 			},
@@ -4180,7 +4180,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2996,
+			line: 3000,
 			text: phraseMask{
 				{index: 9, bits: 4026531840},
 			},
@@ -4191,7 +4191,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3003,
+			line: 3007,
 			text: phraseMask{
 				{index: 9, bits: 4294967296},
 			},
@@ -4202,7 +4202,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3009,
+			line: 3013,
 			text: phraseMask{
 				{index: 9, bits: 25769803776},
 			},
@@ -4213,7 +4213,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3015,
+			line: 3019,
 			text: phraseMask{
 				{index: 9, bits: 103079215104},
 			},
@@ -4224,7 +4224,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3021,
+			line: 3025,
 			text: phraseMask{
 				{index: 9, bits: 137438953472},
 			},
@@ -4235,7 +4235,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 3027,
+			line: 3031,
 			text: phraseMask{
 				{index: 4, bits: 192},
 				{index: 9, bits: 1924145348608},
@@ -4247,7 +4247,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3035,
+			line: 3039,
 			text: phraseMask{
 				{index: 4, bits: 36},
 				{index: 3, bits: 6917529027641081856},
@@ -4260,7 +4260,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3045,
+			line: 3049,
 			text: phraseMask{
 				{index: 9, bits: 61572651155456},
 			},
@@ -4271,7 +4271,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3052,
+			line: 3056,
 			text: phraseMask{
 				{index: 9, bits: 1055531162664960},
 			},
@@ -4282,7 +4282,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3059,
+			line: 3063,
 			text: phraseMask{
 				{index: 9, bits: 3377699720527872},
 				{index: 1, bits: 16384},
@@ -4294,7 +4294,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3066,
+			line: 3070,
 			text: phraseMask{
 				{index: 8, bits: 1125899906842624},
 				{index: 9, bits: 13510798882111488},
@@ -4306,7 +4306,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 3072,
+			line: 3076,
 			text: phraseMask{
 				{index: 9, bits: 18014398509481984},
 			},
@@ -4317,7 +4317,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3078,
+			line: 3082,
 			text: phraseMask{
 				{index: 9, bits: 36028797018963968},
 			},
@@ -4328,7 +4328,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3084,
+			line: 3088,
 			text: phraseMask{
 				{index: 9, bits: 65536},
 			},
@@ -4339,7 +4339,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 3090,
+			line: 3094,
 			text: phraseMask{
 				{index: 9, bits: 216172782113783808},
 			},
@@ -4350,7 +4350,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3100,
+			line: 3104,
 			text: phraseMask{
 				{index: 9, bits: 2017612633061982208},
 			},
@@ -4361,7 +4361,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3106,
+			line: 3110,
 			text: phraseMask{
 				{index: 9, bits: 2305843009213693952},
 			},
@@ -4372,7 +4372,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3112,
+			line: 3116,
 			text: phraseMask{
 				{index: 9, bits: 13835058055282163712},
 			},
@@ -4383,7 +4383,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 3118,
+			line: 3122,
 			text: phraseMask{
 				{index: 10, bits: 3},
 			},
@@ -4394,7 +4394,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-speeding",
 			file: "rules.yaml (built-in)",
-			line: 3124,
+			line: 3128,
 			text: phraseMask{
 				{index: 10, bits: 12},
 			},
@@ -4405,7 +4405,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3130,
+			line: 3134,
 			text: phraseMask{
 				{index: 10, bits: 16},
 			},
@@ -4416,7 +4416,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3136,
+			line: 3140,
 			text: phraseMask{
 				{index: 10, bits: 32},
 			},
@@ -4427,7 +4427,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3142,
+			line: 3146,
 			text: phraseMask{
 				{index: 10, bits: 960},
 			},
@@ -4438,7 +4438,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3149,
+			line: 3153,
 			text: phraseMask{
 				{index: 10, bits: 1024},
 			},
@@ -4449,7 +4449,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 3155,
+			line: 3159,
 			text: phraseMask{
 				{index: 10, bits: 2048},
 			},
@@ -4460,7 +4460,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3166,
+			line: 3170,
 			text: phraseMask{
 				{index: 10, bits: 12288},
 			},
@@ -4505,7 +4505,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3177,
+			line: 3181,
 			text: phraseMask{
 				{index: 10, bits: 16384},
 			},
@@ -4516,7 +4516,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 3183,
+			line: 3187,
 			text: phraseMask{
 				{index: 10, bits: 32768},
 			},
@@ -4527,7 +4527,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 3189,
+			line: 3193,
 			text: phraseMask{
 				{index: 10, bits: 65536},
 			},
@@ -4538,7 +4538,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints-expired",
 			file: "rules.yaml (built-in)",
-			line: 3202,
+			line: 3206,
 			text: phraseMask{
 				{index: 10, bits: 131072},
 			},
@@ -4607,7 +4607,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints",
 			file: "rules.yaml (built-in)",
-			line: 3215,
+			line: 3219,
 			text: phraseMask{
 				{index: 10, bits: 131072},
 			},
@@ -4673,7 +4673,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3225,
+			line: 3229,
 			text: phraseMask{
 				{index: 10, bits: 786432},
 			},
@@ -4684,7 +4684,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-speeding",
 			file: "rules.yaml (built-in)",
-			line: 3233,
+			line: 3237,
 			text: phraseMask{
 				{index: 10, bits: 1048576},
 			},
@@ -4695,7 +4695,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3239,
+			line: 3243,
 			text: phraseMask{
 				{index: 10, bits: 6291456},
 			},
@@ -4706,7 +4706,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3245,
+			line: 3249,
 			text: phraseMask{
 				{index: 10, bits: 8388608},
 			},
@@ -4717,7 +4717,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3251,
+			line: 3255,
 			text: phraseMask{
 				{index: 10, bits: 16777216},
 			},
@@ -4728,7 +4728,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3257,
+			line: 3261,
 			text: phraseMask{
 				{index: 10, bits: 33555456},
 			},
@@ -4739,7 +4739,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-submission-quota",
 			file: "rules.yaml (built-in)",
-			line: 3269,
+			line: 3273,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 2, detHi: 2},
 				{class: 4, subject: 2, detailLo: 2, detHi: 2},
@@ -4789,7 +4789,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-recipient-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 3282,
+			line: 3286,
 			text: phraseMask{
 				{index: 10, bits: 32212254720},
 			},
@@ -4833,7 +4833,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-sending-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 3294,
+			line: 3298,
 			text: phraseMask{
 				{index: 10, bits: 515396075520},
 				{index: 7, bits: 140737488355328},
@@ -4877,7 +4877,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "relay-denied-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 3308,
+			line: 3312,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4951,7 +4951,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-authrequired-recipient",
 			file: "rules.yaml (built-in)",
-			line: 3333,
+			line: 3337,
 			text: phraseMask{
 				{index: 10, bits: 18014398509481984},
 			},
@@ -5001,7 +5001,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "not-authenticated-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 3342,
+			line: 3346,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -5059,7 +5059,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.1-delivery-not-authorized",
 			file: "rules.yaml (built-in)",
-			line: 3357,
+			line: 3361,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -5116,7 +5116,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.1.10-null-mx",
 			file: "rules.yaml (built-in)",
-			line: 3376,
+			line: 3380,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 				{class: 4, subject: 1, detailLo: 10, detHi: 10},
@@ -5171,7 +5171,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.7.13-account-disabled",
 			file: "rules.yaml (built-in)",
-			line: 3388,
+			line: 3392,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 				{class: 4, subject: 7, detailLo: 13, detHi: 13},
@@ -5212,7 +5212,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.26-ipv6-unauthenticated",
 			file: "rules.yaml (built-in)",
-			line: 3402,
+			line: 3406,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 26, detHi: 26},
 			},
@@ -5261,7 +5261,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.500-699",
 			file: "rules.yaml (built-in)",
-			line: 3411,
+			line: 3415,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -5310,7 +5310,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.850-899",
 			file: "rules.yaml (built-in)",
-			line: 3420,
+			line: 3424,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 850, detHi: 899},
 			},
@@ -5359,7 +5359,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.10",
 			file: "rules.yaml (built-in)",
-			line: 3429,
+			line: 3433,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -5408,7 +5408,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.90",
 			file: "rules.yaml (built-in)",
-			line: 3439,
+			line: 3443,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 90, detHi: 90},
 			},
@@ -5450,7 +5450,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.121",
 			file: "rules.yaml (built-in)",
-			line: 3448,
+			line: 3452,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 121, detHi: 121},
 			},
@@ -5499,7 +5499,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.122",
 			file: "rules.yaml (built-in)",
-			line: 3457,
+			line: 3461,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 122, detHi: 122},
 			},
@@ -5548,7 +5548,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.3.190",
 			file: "rules.yaml (built-in)",
-			line: 3466,
+			line: 3470,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 190, detHi: 190},
 			},
@@ -5597,7 +5597,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.12",
 			file: "rules.yaml (built-in)",
-			line: 3475,
+			line: 3479,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -5646,7 +5646,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.124",
 			file: "rules.yaml (built-in)",
-			line: 3484,
+			line: 3488,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 124, detHi: 124},
 			},
@@ -5695,7 +5695,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.133",
 			file: "rules.yaml (built-in)",
-			line: 3493,
+			line: 3497,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 133, detHi: 133},
 			},
@@ -5744,7 +5744,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.134",
 			file: "rules.yaml (built-in)",
-			line: 3502,
+			line: 3506,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 134, detHi: 134},
 			},
@@ -5793,7 +5793,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.13",
 			file: "rules.yaml (built-in)",
-			line: 3511,
+			line: 3515,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -5842,7 +5842,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.135",
 			file: "rules.yaml (built-in)",
-			line: 3520,
+			line: 3524,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 135, detHi: 135},
 			},
@@ -5891,7 +5891,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.136",
 			file: "rules.yaml (built-in)",
-			line: 3529,
+			line: 3533,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 136, detHi: 136},
 			},
@@ -5940,7 +5940,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.23-spf",
 			file: "rules.yaml (built-in)",
-			line: 3538,
+			line: 3542,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 23, detHi: 23},
 			},
@@ -5996,7 +5996,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.25",
 			file: "rules.yaml (built-in)",
-			line: 3547,
+			line: 3551,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -6053,7 +6053,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.57",
 			file: "rules.yaml (built-in)",
-			line: 3556,
+			line: 3560,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 57, detHi: 57},
 			},
@@ -6102,7 +6102,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.501",
 			file: "rules.yaml (built-in)",
-			line: 3565,
+			line: 3569,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 501, detHi: 501},
 			},
@@ -6151,7 +6151,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.502",
 			file: "rules.yaml (built-in)",
-			line: 3576,
+			line: 3580,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 502, detHi: 502},
 			},
@@ -6200,7 +6200,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.503",
 			file: "rules.yaml (built-in)",
-			line: 3585,
+			line: 3589,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 503, detHi: 503},
 			},
@@ -6249,7 +6249,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.504",
 			file: "rules.yaml (built-in)",
-			line: 3594,
+			line: 3598,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 504, detHi: 504},
 			},
@@ -6298,7 +6298,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.505",
 			file: "rules.yaml (built-in)",
-			line: 3605,
+			line: 3609,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 505, detHi: 505},
 			},
@@ -6347,7 +6347,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.506",
 			file: "rules.yaml (built-in)",
-			line: 3617,
+			line: 3621,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 506, detHi: 506},
 			},
@@ -6396,7 +6396,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.507",
 			file: "rules.yaml (built-in)",
-			line: 3626,
+			line: 3630,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 507, detHi: 507},
 			},
@@ -6445,7 +6445,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.508",
 			file: "rules.yaml (built-in)",
-			line: 3635,
+			line: 3639,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 508, detHi: 508},
 			},
@@ -6494,7 +6494,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.509",
 			file: "rules.yaml (built-in)",
-			line: 3644,
+			line: 3648,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 509, detHi: 509},
 			},
@@ -6550,7 +6550,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.64-tenantattribution",
 			file: "rules.yaml (built-in)",
-			line: 3653,
+			line: 3657,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
@@ -6618,7 +6618,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.510",
 			file: "rules.yaml (built-in)",
-			line: 3665,
+			line: 3669,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 510, detHi: 510},
 			},
@@ -6667,7 +6667,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.511",
 			file: "rules.yaml (built-in)",
-			line: 3675,
+			line: 3679,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 511, detHi: 511},
 			},
@@ -6716,7 +6716,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.512",
 			file: "rules.yaml (built-in)",
-			line: 3684,
+			line: 3688,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 512, detHi: 512},
 			},
@@ -6765,7 +6765,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.513",
 			file: "rules.yaml (built-in)",
-			line: 3693,
+			line: 3697,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 513, detHi: 513},
 			},
@@ -6822,7 +6822,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.515",
 			file: "rules.yaml (built-in)",
-			line: 3702,
+			line: 3706,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 515, detHi: 515},
 			},
@@ -6878,7 +6878,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.520",
 			file: "rules.yaml (built-in)",
-			line: 3714,
+			line: 3718,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 520, detHi: 520},
 			},
@@ -6920,7 +6920,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.233",
 			file: "rules.yaml (built-in)",
-			line: 3723,
+			line: 3727,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 233, detHi: 233},
 			},
@@ -6962,7 +6962,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.606-649",
 			file: "rules.yaml (built-in)",
-			line: 3732,
+			line: 3736,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 606, detHi: 649},
 			},
@@ -7028,7 +7028,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.703",
 			file: "rules.yaml (built-in)",
-			line: 3741,
+			line: 3745,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 703, detHi: 703},
 			},
@@ -7070,7 +7070,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.700-749",
 			file: "rules.yaml (built-in)",
-			line: 3750,
+			line: 3754,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 700, detHi: 749},
 			},
@@ -7119,7 +7119,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.310-no-domain",
 			file: "rules.yaml (built-in)",
-			line: 3761,
+			line: 3765,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 310, detHi: 310},
 			},
@@ -7155,7 +7155,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-helo-refused",
 			file: "rules.yaml (built-in)",
-			line: 3777,
+			line: 3781,
 			text: phraseMask{
 				{index: 11, bits: 262144},
 			},
@@ -7165,7 +7165,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-courier-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3784,
+			line: 3788,
 			text: phraseMask{
 				{index: 11, bits: 524288},
 			},
@@ -7175,7 +7175,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-filtered",
 			file: "rules.yaml (built-in)",
-			line: 3789,
+			line: 3793,
 			text: phraseMask{
 				{index: 11, bits: 1048576},
 			},
@@ -7185,7 +7185,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3794,
+			line: 3798,
 			text: phraseMask{
 				{index: 11, bits: 6291456},
 			},
@@ -7195,7 +7195,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3803,
+			line: 3807,
 			text: phraseMask{
 				{index: 11, bits: 260046848},
 			},
@@ -7205,7 +7205,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown-pairs",
 			file: "rules.yaml (built-in)",
-			line: 3810,
+			line: 3814,
 			text: phraseMask{
 				{index: 11, bits: 268435456},
 			},
@@ -7218,7 +7218,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-expired",
 			file: "rules.yaml (built-in)",
-			line: 3816,
+			line: 3820,
 			text: phraseMask{
 				{index: 11, bits: 536870912},
 			},
@@ -7228,7 +7228,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3821,
+			line: 3825,
 			text: phraseMask{
 				{index: 11, bits: 1073741824},
 			},
@@ -7238,7 +7238,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-einsundeins-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3826,
+			line: 3830,
 			text: phraseMask{
 				{index: 11, bits: 2147483648},
 			},
@@ -7248,7 +7248,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exim-mx-hosts-without-address",
 			file: "rules.yaml (built-in)",
-			line: 3839,
+			line: 3843,
 			text: phraseMask{
 				{index: 11, bits: 12884901888},
 			},
@@ -7299,7 +7299,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3849,
+			line: 3853,
 			text: phraseMask{
 				{index: 11, bits: 17179869184},
 			},
@@ -7309,7 +7309,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3857,
+			line: 3861,
 			text: phraseMask{
 				{index: 11, bits: 34359738368},
 			},
@@ -7319,7 +7319,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3862,
+			line: 3866,
 			text: phraseMask{
 				{index: 11, bits: 206158430208},
 			},
@@ -7329,7 +7329,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3867,
+			line: 3871,
 			text: phraseMask{
 				{index: 11, bits: 4123168604160},
 			},
@@ -7339,7 +7339,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3873,
+			line: 3877,
 			text: phraseMask{
 				{index: 11, bits: 65970697666560},
 			},
@@ -7349,7 +7349,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lines-too-long",
 			file: "rules.yaml (built-in)",
-			line: 3885,
+			line: 3889,
 			text: phraseMask{
 				{index: 11, bits: 492581209243648},
 			},
@@ -7399,7 +7399,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 3894,
+			line: 3898,
 			text: phraseMask{
 				{index: 11, bits: 562949953421312},
 			},
@@ -7409,7 +7409,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-expired",
 			file: "rules.yaml (built-in)",
-			line: 3899,
+			line: 3903,
 			text: phraseMask{
 				{index: 11, bits: 1125899906842624},
 			},
@@ -7419,7 +7419,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3904,
+			line: 3908,
 			text: phraseMask{
 				{index: 11, bits: 2251799813685248},
 			},
@@ -7429,7 +7429,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3909,
+			line: 3913,
 			text: phraseMask{
 				{index: 11, bits: 13510798882111488},
 			},
@@ -7439,7 +7439,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3914,
+			line: 3918,
 			text: phraseMask{
 				{index: 11, bits: 2287828610704211968},
 			},
@@ -7449,7 +7449,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3921,
+			line: 3925,
 			text: phraseMask{
 				{index: 11, bits: 16140901064495857664},
 				{index: 12, bits: 7},
@@ -7460,7 +7460,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3927,
+			line: 3931,
 			text: phraseMask{
 				{index: 12, bits: 8},
 			},
@@ -7470,7 +7470,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-expired",
 			file: "rules.yaml (built-in)",
-			line: 3932,
+			line: 3936,
 			text: phraseMask{
 				{index: 12, bits: 112},
 			},
@@ -7480,7 +7480,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3939,
+			line: 3943,
 			text: phraseMask{
 				{index: 12, bits: 384},
 			},
@@ -7490,7 +7490,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmx-expired",
 			file: "rules.yaml (built-in)",
-			line: 3944,
+			line: 3948,
 			text: phraseMask{
 				{index: 12, bits: 512},
 			},
@@ -7500,7 +7500,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3949,
+			line: 3953,
 			text: phraseMask{
 				{index: 8, bits: 196608},
 			},
@@ -7510,7 +7510,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3954,
+			line: 3958,
 			text: phraseMask{
 				{index: 8, bits: 16384},
 			},
@@ -7520,7 +7520,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3959,
+			line: 3963,
 			text: phraseMask{
 				{index: 8, bits: 32768},
 			},
@@ -7530,7 +7530,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3964,
+			line: 3968,
 			text: phraseMask{
 				{index: 12, bits: 1024},
 			},
@@ -7540,7 +7540,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3969,
+			line: 3973,
 			text: phraseMask{
 				{index: 12, bits: 2048},
 			},
@@ -7550,7 +7550,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 3974,
+			line: 3978,
 			text: phraseMask{
 				{index: 12, bits: 4096},
 			},
@@ -7560,7 +7560,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 3979,
+			line: 3983,
 			text: phraseMask{
 				{index: 12, bits: 8192},
 			},
@@ -7570,7 +7570,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-compuserve-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3984,
+			line: 3988,
 			text: phraseMask{
 				{index: 12, bits: 49152},
 			},
@@ -7580,7 +7580,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3993,
+			line: 3997,
 			text: phraseMask{
 				{index: 12, bits: 65536},
 			},
@@ -7590,7 +7590,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3998,
+			line: 4002,
 			text: phraseMask{
 				{index: 12, bits: 131072},
 			},
@@ -7600,7 +7600,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4003,
+			line: 4007,
 			text: phraseMask{
 				{index: 12, bits: 262144},
 			},
@@ -7610,7 +7610,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-messagingserver-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4008,
+			line: 4012,
 			text: phraseMask{
 				{index: 12, bits: 524288},
 			},
@@ -7620,7 +7620,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4013,
+			line: 4017,
 			text: phraseMask{
 				{index: 12, bits: 1048576},
 			},
@@ -7630,7 +7630,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4018,
+			line: 4022,
 			text: phraseMask{
 				{index: 12, bits: 6291456},
 			},
@@ -7640,7 +7640,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-expired",
 			file: "rules.yaml (built-in)",
-			line: 4024,
+			line: 4028,
 			text: phraseMask{
 				{index: 12, bits: 8388608},
 			},
@@ -7650,7 +7650,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 4029,
+			line: 4033,
 			text: phraseMask{
 				{index: 12, bits: 16777216},
 			},
@@ -7660,7 +7660,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4034,
+			line: 4038,
 			text: phraseMask{
 				{index: 12, bits: 8556380160},
 			},
@@ -7670,7 +7670,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4041,
+			line: 4045,
 			text: phraseMask{
 				{index: 12, bits: 60129542144},
 			},
@@ -7680,7 +7680,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 4046,
+			line: 4050,
 			text: phraseMask{
 				{index: 12, bits: 68719476736},
 			},
@@ -7690,7 +7690,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 4051,
+			line: 4055,
 			text: phraseMask{
 				{index: 12, bits: 2061584302080},
 			},
@@ -7700,7 +7700,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4057,
+			line: 4061,
 			text: phraseMask{
 				{index: 12, bits: 9005000231485440},
 			},
@@ -7710,7 +7710,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4067,
+			line: 4071,
 			text: phraseMask{
 				{index: 12, bits: 27021597764222976},
 			},
@@ -7720,7 +7720,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4072,
+			line: 4076,
 			text: phraseMask{
 				{index: 12, bits: 36028797018963968},
 			},
@@ -7730,7 +7730,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4077,
+			line: 4081,
 			text: phraseMask{
 				{index: 12, bits: 72057594037927936},
 			},
@@ -7740,7 +7740,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 4082,
+			line: 4086,
 			text: phraseMask{
 				{index: 12, bits: 144115188075855872},
 			},
@@ -7750,7 +7750,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4087,
+			line: 4091,
 			text: phraseMask{
 				{index: 12, bits: 864691128455135232},
 			},
@@ -7760,7 +7760,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4093,
+			line: 4097,
 			text: phraseMask{
 				{index: 12, bits: 1152921504606846976},
 			},
@@ -7770,7 +7770,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 4098,
+			line: 4102,
 			text: phraseMask{
 				{index: 12, bits: 2305843009213693952},
 			},
@@ -7780,7 +7780,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-verizon-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4103,
+			line: 4107,
 			text: phraseMask{
 				{index: 12, bits: 13835058055282163712},
 			},
@@ -7790,7 +7790,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-zoho-expired",
 			file: "rules.yaml (built-in)",
-			line: 4108,
+			line: 4112,
 			text: phraseMask{
 				{index: 13, bits: 1},
 			},
@@ -7800,7 +7800,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-filtered",
 			file: "rules.yaml (built-in)",
-			line: 4113,
+			line: 4117,
 			text: phraseMask{
 				{index: 13, bits: 2},
 			},
@@ -7810,7 +7810,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4118,
+			line: 4122,
 			text: phraseMask{
 				{index: 13, bits: 4},
 			},
@@ -7820,7 +7820,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-groups-refused",
 			file: "rules.yaml (built-in)",
-			line: 4123,
+			line: 4127,
 			text: phraseMask{
 				{index: 13, bits: 24},
 			},
@@ -7870,7 +7870,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-posting-restricted",
 			file: "rules.yaml (built-in)",
-			line: 4140,
+			line: 4144,
 			text: phraseMask{
 				{index: 13, bits: 16777184},
 			},
@@ -7920,7 +7920,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6-5.4.14-loop",
 			file: "rules.yaml (built-in)",
-			line: 4172,
+			line: 4176,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
@@ -7976,7 +7976,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-no-answer",
 			file: "rules.yaml (built-in)",
-			line: 4182,
+			line: 4186,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -8097,7 +8097,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1-access-denied",
 			file: "rules.yaml (built-in)",
-			line: 4199,
+			line: 4203,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -8150,7 +8150,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-unrecognised-or-name",
 			file: "rules.yaml (built-in)",
-			line: 4220,
+			line: 4224,
 			text: phraseMask{
 				{index: 13, bits: 34225520640},
 			},
@@ -8160,7 +8160,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-maximum-time-expired",
 			file: "rules.yaml (built-in)",
-			line: 4225,
+			line: 4229,
 			text: phraseMask{
 				{index: 13, bits: 103079215104},
 			},
@@ -8170,7 +8170,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-loop-detected",
 			file: "rules.yaml (built-in)",
-			line: 4229,
+			line: 4233,
 			text: phraseMask{
 				{index: 13, bits: 137438953472},
 			},
@@ -8180,7 +8180,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-content-too-long",
 			file: "rules.yaml (built-in)",
-			line: 4233,
+			line: 4237,
 			text: phraseMask{
 				{index: 13, bits: 1924145348608},
 			},
@@ -8190,7 +8190,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-conversion",
 			file: "rules.yaml (built-in)",
-			line: 4237,
+			line: 4241,
 			text: phraseMask{
 				{index: 13, bits: 68169720922112},
 			},
@@ -8200,7 +8200,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-status",
 			file: "rules.yaml (built-in)",
-			line: 4257,
+			line: 4261,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 2, detHi: 2},
 			},
@@ -8209,7 +8209,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-specific",
 			file: "rules.yaml (built-in)",
-			line: 4262,
+			line: 4266,
 			text: phraseMask{
 				{index: 13, bits: 70368744177664},
 			},
@@ -8219,7 +8219,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-specific",
 			file: "rules.yaml (built-in)",
-			line: 4268,
+			line: 4272,
 			text: phraseMask{
 				{index: 13, bits: 4362862139015168},
 			},
@@ -8229,7 +8229,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-languages",
 			file: "rules.yaml (built-in)",
-			line: 4282,
+			line: 4286,
 			text: phraseMask{
 				{index: 13, bits: 18442240474082181120},
 				{index: 14, bits: 33554431},
@@ -8243,7 +8243,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-text",
 			file: "rules.yaml (built-in)",
-			line: 4294,
+			line: 4298,
 			text: phraseMask{
 				{index: 14, bits: 18446744073675997184},
 				{index: 3, bits: 67372224},
@@ -8262,7 +8262,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-status",
 			file: "rules.yaml (built-in)",
-			line: 4334,
+			line: 4338,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 4, detHi: 4},
 				{class: -1, subject: 7, detailLo: 16, detHi: 16},
@@ -8272,7 +8272,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-status",
 			file: "rules.yaml (built-in)",
-			line: 4339,
+			line: 4343,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -8281,7 +8281,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-text",
 			file: "rules.yaml (built-in)",
-			line: 4344,
+			line: 4348,
 			text: phraseMask{
 				{index: 15, bits: 18446726481523507200},
 				{index: 8, bits: 549755813888},
@@ -8296,7 +8296,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-text",
 			file: "rules.yaml (built-in)",
-			line: 4358,
+			line: 4362,
 			text: phraseMask{
 				{index: 16, bits: 384},
 				{index: 9, bits: 2305843009213693952},
@@ -8307,7 +8307,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-reply-525",
 			file: "rules.yaml (built-in)",
-			line: 4370,
+			line: 4374,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 5},
@@ -8318,7 +8318,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-text",
 			file: "rules.yaml (built-in)",
-			line: 4375,
+			line: 4379,
 			text: phraseMask{
 				{index: 16, bits: 18446744073709551104},
 				{index: 10, bits: 4194328},
@@ -8335,7 +8335,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hasmoved-text",
 			file: "rules.yaml (built-in)",
-			line: 4408,
+			line: 4412,
 			text: phraseMask{
 				{index: 17, bits: 510},
 			},
@@ -8345,7 +8345,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "norelaying-text",
 			file: "rules.yaml (built-in)",
-			line: 4420,
+			line: 4424,
 			text: phraseMask{
 				{index: 17, bits: 268434944},
 				{index: 10, bits: 18013848753668096},
@@ -8361,7 +8361,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-dmarc",
 			file: "rules.yaml (built-in)",
-			line: 4441,
+			line: 4445,
 			text: phraseMask{
 				{index: 17, bits: 274609471488},
 			},
@@ -8402,7 +8402,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-status",
 			file: "rules.yaml (built-in)",
-			line: 4450,
+			line: 4454,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 20, detHi: 20},
 				{class: -1, subject: 7, detailLo: 21, detHi: 21},
@@ -8417,7 +8417,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-text",
 			file: "rules.yaml (built-in)",
-			line: 4455,
+			line: 4459,
 			text: phraseMask{
 				{index: 17, bits: 18446743798831644672},
 				{index: 18, bits: 15},
@@ -8432,7 +8432,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4468,
+			line: 4472,
 			text: phraseMask{
 				{index: 18, bits: 48},
 			},
@@ -8446,7 +8446,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-blocked",
 			file: "rules.yaml (built-in)",
-			line: 4487,
+			line: 4491,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -8474,7 +8474,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-rejected",
 			file: "rules.yaml (built-in)",
-			line: 4527,
+			line: 4531,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -8502,7 +8502,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4568,
+			line: 4572,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -8521,7 +8521,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unknown-at-mail-from",
 			file: "rules.yaml (built-in)",
-			line: 4580,
+			line: 4584,
 			text: phraseMask{
 				{index: 21, bits: 18446744073709551104},
 				{index: 8, bits: 1125899907891200},
@@ -8596,7 +8596,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.1",
 			file: "rules.yaml (built-in)",
-			line: 4641,
+			line: 4645,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -8645,7 +8645,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.0",
 			file: "rules.yaml (built-in)",
-			line: 4653,
+			line: 4657,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 			},
@@ -8694,7 +8694,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-x.1.3",
 			file: "rules.yaml (built-in)",
-			line: 4664,
+			line: 4668,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -8742,7 +8742,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific",
 			file: "rules.yaml (built-in)",
-			line: 4673,
+			line: 4677,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -8763,7 +8763,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-specific",
 			file: "rules.yaml (built-in)",
-			line: 4683,
+			line: 4687,
 			text: phraseMask{
 				{index: 19, bits: 70368744177664},
 				{index: 20, bits: 16384},
@@ -8774,7 +8774,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific-553",
 			file: "rules.yaml (built-in)",
-			line: 4690,
+			line: 4694,
 			text: phraseMask{
 				{index: 22, bits: 2097152},
 			},
@@ -8788,7 +8788,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-specific",
 			file: "rules.yaml (built-in)",
-			line: 4699,
+			line: 4703,
 			text: phraseMask{
 				{index: 18, bits: 33554688},
 			},
@@ -8798,7 +8798,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 4706,
+			line: 4710,
 			text: phraseMask{
 				{index: 21, bits: 18446744073709551104},
 				{index: 8, bits: 1125899907891200},
@@ -8829,7 +8829,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4712,
+			line: 4716,
 			text: phraseMask{
 				{index: 23, bits: 134217472},
 			},
@@ -8865,7 +8865,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-any-stage",
 			file: "rules.yaml (built-in)",
-			line: 4731,
+			line: 4735,
 			text: phraseMask{
 				{index: 9, bits: 65536},
 				{index: 23, bits: 939524096},
@@ -8885,7 +8885,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-mailbox-inactive",
 			file: "rules.yaml (built-in)",
-			line: 4765,
+			line: 4769,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8961,7 +8961,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-mailbox-missing",
 			file: "rules.yaml (built-in)",
-			line: 4778,
+			line: 4782,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -9042,7 +9042,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-userunknown-missing",
 			file: "rules.yaml (built-in)",
-			line: 4803,
+			line: 4807,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -9142,7 +9142,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-text",
 			file: "rules.yaml (built-in)",
-			line: 4811,
+			line: 4815,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -9164,7 +9164,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4830,
+			line: 4834,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -9201,7 +9201,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-specific",
 			file: "rules.yaml (built-in)",
-			line: 4836,
+			line: 4840,
 			text: phraseMask{
 				{index: 23, bits: 8070450532247928832},
 			},
@@ -9211,7 +9211,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-sender-named",
 			file: "rules.yaml (built-in)",
-			line: 4845,
+			line: 4849,
 			text: phraseMask{
 				{index: 23, bits: 9223583143087308800},
 			},
@@ -9228,7 +9228,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-mailbox-inactive",
 			file: "rules.yaml (built-in)",
-			line: 4860,
+			line: 4864,
 			text: phraseMask{
 				{index: 23, bits: 1073741824},
 			},
@@ -9298,7 +9298,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-mailbox-missing",
 			file: "rules.yaml (built-in)",
-			line: 4866,
+			line: 4870,
 			text: phraseMask{
 				{index: 22, bits: 32768},
 				{index: 23, bits: 6442450944},
@@ -9373,7 +9373,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-text",
 			file: "rules.yaml (built-in)",
-			line: 4874,
+			line: 4878,
 			text: phraseMask{
 				{index: 23, bits: 864691127381393408},
 				{index: 11, bits: 1048578},
@@ -9389,7 +9389,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-status",
 			file: "rules.yaml (built-in)",
-			line: 4882,
+			line: 4886,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -9398,7 +9398,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-text",
 			file: "rules.yaml (built-in)",
-			line: 4887,
+			line: 4891,
 			text: phraseMask{
 				{index: 24, bits: 4398046511102},
 			},
@@ -9412,7 +9412,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4908,
+			line: 4912,
 			text: phraseMask{
 				{index: 24, bits: 136339441844224},
 			},
@@ -9429,7 +9429,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-text",
 			file: "rules.yaml (built-in)",
-			line: 4921,
+			line: 4925,
 			text: phraseMask{
 				{index: 24, bits: 71916856549572608},
 			},
@@ -9439,7 +9439,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4929,
+			line: 4933,
 			text: phraseMask{
 				{index: 24, bits: 72057594037927936},
 			},
@@ -9452,7 +9452,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-text",
 			file: "rules.yaml (built-in)",
-			line: 4940,
+			line: 4944,
 			text: phraseMask{
 				{index: 24, bits: 18302628885633695744},
 				{index: 8, bits: 2097152},
@@ -9465,7 +9465,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contenterror-text",
 			file: "rules.yaml (built-in)",
-			line: 4952,
+			line: 4956,
 			text: phraseMask{
 				{index: 24, bits: 140737488355328},
 				{index: 25, bits: 134217720},
@@ -9488,7 +9488,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.8-bad-outbound-sender",
 			file: "rules.yaml (built-in)",
-			line: 5017,
+			line: 5021,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 8, detHi: 8},
 			},
@@ -9534,7 +9534,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-status",
 			file: "rules.yaml (built-in)",
-			line: 5036,
+			line: 5040,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 7, detHi: 7},
 				{class: -1, subject: 1, detailLo: 8, detHi: 8},
@@ -9544,7 +9544,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-at-mail",
 			file: "rules.yaml (built-in)",
-			line: 5041,
+			line: 5045,
 			text: phraseMask{
 				{index: 19, bits: 18446744069414584320},
 				{index: 20, bits: 72057594037927935},
@@ -9569,7 +9569,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-text",
 			file: "rules.yaml (built-in)",
-			line: 5084,
+			line: 5088,
 			text: phraseMask{
 				{index: 19, bits: 18446744069414584320},
 				{index: 20, bits: 72057594037927935},
@@ -9592,7 +9592,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-status",
 			file: "rules.yaml (built-in)",
-			line: 5098,
+			line: 5102,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -9607,7 +9607,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-specific",
 			file: "rules.yaml (built-in)",
-			line: 5118,
+			line: 5122,
 			text: phraseMask{
 				{index: 20, bits: 2305843009213693952},
 			},
@@ -9617,7 +9617,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-text",
 			file: "rules.yaml (built-in)",
-			line: 5125,
+			line: 5129,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -9650,7 +9650,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-destination-computer",
 			file: "rules.yaml (built-in)",
-			line: 5144,
+			line: 5148,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 				{none: true},
@@ -9676,7 +9676,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-status",
 			file: "rules.yaml (built-in)",
-			line: 5159,
+			line: 5163,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 28, detHi: 28},
 			},
@@ -9685,7 +9685,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-named-by-scanner",
 			file: "rules.yaml (built-in)",
-			line: 5169,
+			line: 5173,
 			text: phraseMask{
 				{index: 27, bits: 17293822569102704640},
 			},
@@ -9695,7 +9695,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-text",
 			file: "rules.yaml (built-in)",
-			line: 5173,
+			line: 5177,
 			text: phraseMask{
 				{index: 25, bits: 18446744073575333888},
 				{index: 12, bits: 8192},
@@ -9717,7 +9717,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5178,
+			line: 5182,
 			text: phraseMask{
 				{index: 3, bits: 8796093022208},
 				{index: 28, bits: 255},
@@ -9740,7 +9740,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "speeding-text",
 			file: "rules.yaml (built-in)",
-			line: 5192,
+			line: 5196,
 			text: phraseMask{
 				{index: 28, bits: 268435200},
 			},
@@ -9750,7 +9750,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-status",
 			file: "rules.yaml (built-in)",
-			line: 5202,
+			line: 5206,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -9759,7 +9759,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-text",
 			file: "rules.yaml (built-in)",
-			line: 5207,
+			line: 5211,
 			text: phraseMask{
 				{index: 28, bits: 281474708275200},
 				{index: 13, bits: 4362862139015168},
@@ -9775,7 +9775,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-text",
 			file: "rules.yaml (built-in)",
-			line: 5225,
+			line: 5229,
 			text: phraseMask{
 				{index: 18, bits: 18446744073709551552},
 				{bits: 64513},
@@ -9798,7 +9798,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5230,
+			line: 5234,
 			text: phraseMask{
 				{index: 1, bits: 70368744177664},
 				{index: 19, bits: 4194304},
@@ -9840,7 +9840,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-encrypted-attachment",
 			file: "rules.yaml (built-in)",
-			line: 5261,
+			line: 5265,
 			text: phraseMask{
 				{index: 29, bits: 16376},
 				{index: 1, bits: 35184372088832},
@@ -9851,7 +9851,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 5270,
+			line: 5274,
 			text: phraseMask{
 				{index: 29, bits: 8372224},
 			},
@@ -9861,7 +9861,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 5277,
+			line: 5281,
 			text: phraseMask{
 				{index: 29, bits: 8581545984},
 			},
@@ -9871,7 +9871,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-virus",
 			file: "rules.yaml (built-in)",
-			line: 5284,
+			line: 5288,
 			text: phraseMask{
 				{index: 1, bits: 939524096},
 				{index: 29, bits: 8589934592},
@@ -9882,7 +9882,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 5290,
+			line: 5294,
 			text: phraseMask{
 				{index: 29, bits: 70351564308480},
 			},
@@ -9892,7 +9892,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-policy",
 			file: "rules.yaml (built-in)",
-			line: 5297,
+			line: 5301,
 			text: phraseMask{
 				{index: 29, bits: 492581209243648},
 			},
@@ -9902,7 +9902,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-delivery-failed",
 			file: "rules.yaml (built-in)",
-			line: 5305,
+			line: 5309,
 			text: phraseMask{
 				{index: 29, bits: 143552238122434560},
 			},
@@ -9912,7 +9912,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-text",
 			file: "rules.yaml (built-in)",
-			line: 5319,
+			line: 5323,
 			text: phraseMask{
 				{index: 29, bits: 18302628885633695744},
 				{index: 1, bits: 24117248},
@@ -9924,7 +9924,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-transport-rule-reject",
 			file: "rules.yaml (built-in)",
-			line: 5329,
+			line: 5333,
 			text: phraseMask{
 				{index: 30, bits: 32},
 			},
@@ -10020,7 +10020,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-text",
 			file: "rules.yaml (built-in)",
-			line: 5351,
+			line: 5355,
 			text: phraseMask{
 				{index: 30, bits: 36028797018963904},
 				{index: 9, bits: 18014398509481984},
@@ -10035,7 +10035,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5381,
+			line: 5385,
 			text: phraseMask{
 				{index: 30, bits: 36028797018963968},
 			},
@@ -10048,7 +10048,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-type",
 			file: "rules.yaml (built-in)",
-			line: 5387,
+			line: 5391,
 			text: phraseMask{
 				{index: 30, bits: 18374686479671623680},
 				{index: 31, bits: 131071},
@@ -10062,7 +10062,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-encrypted",
 			file: "rules.yaml (built-in)",
-			line: 5406,
+			line: 5410,
 			text: phraseMask{
 				{index: 31, bits: 134086656},
 				{index: 1, bits: 2200096997376},
@@ -10073,7 +10073,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-name",
 			file: "rules.yaml (built-in)",
-			line: 5418,
+			line: 5422,
 			text: phraseMask{
 				{index: 31, bits: 134217728},
 			},
@@ -10086,7 +10086,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-loop-text",
 			file: "rules.yaml (built-in)",
-			line: 5426,
+			line: 5430,
 			text: phraseMask{
 				{index: 31, bits: 268435456},
 			},
@@ -10096,7 +10096,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-text",
 			file: "rules.yaml (built-in)",
-			line: 5436,
+			line: 5440,
 			text: phraseMask{
 				{index: 31, bits: 72057593501057024},
 			},
@@ -10109,7 +10109,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5452,
+			line: 5456,
 			text: phraseMask{
 				{index: 31, bits: 72057594037927936},
 			},
@@ -10122,7 +10122,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-text",
 			file: "rules.yaml (built-in)",
-			line: 5458,
+			line: 5462,
 			text: phraseMask{
 				{index: 27, bits: 8589934588},
 				{index: 2, bits: 1125902607974400},
@@ -10139,7 +10139,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-dns-text",
 			file: "rules.yaml (built-in)",
-			line: 5463,
+			line: 5467,
 			text: phraseMask{
 				{index: 27, bits: 17592186044416},
 				{index: 2, bits: 6755399441055744},
@@ -10150,7 +10150,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-text",
 			file: "rules.yaml (built-in)",
-			line: 5469,
+			line: 5473,
 			text: phraseMask{
 				{index: 31, bits: 18302628885633695744},
 				{index: 13, bits: 70368744177664},
@@ -10162,7 +10162,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-text",
 			file: "rules.yaml (built-in)",
-			line: 5476,
+			line: 5480,
 			text: phraseMask{
 				{index: 20, bits: 18158513697557839872},
 				{index: 6, bits: 256},
@@ -10176,7 +10176,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-delayed",
 			file: "rules.yaml (built-in)",
-			line: 5481,
+			line: 5485,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -10268,7 +10268,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-text",
 			file: "rules.yaml (built-in)",
-			line: 5498,
+			line: 5502,
 			text: phraseMask{
 				{index: 8, bits: 805306368},
 				{index: 32, bits: 68719476732},
@@ -10287,7 +10287,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5518,
+			line: 5522,
 			text: phraseMask{
 				{bits: 4294967296},
 			},
@@ -10300,7 +10300,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-attempts",
 			file: "rules.yaml (built-in)",
-			line: 5524,
+			line: 5528,
 			text: phraseMask{
 				{index: 32, bits: 68719476736},
 			},
@@ -10313,7 +10313,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-text",
 			file: "rules.yaml (built-in)",
-			line: 5531,
+			line: 5535,
 			text: phraseMask{
 				{index: 8, bits: 2147483648},
 				{index: 32, bits: 1152921367167893504},
@@ -10328,7 +10328,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-reply",
 			file: "rules.yaml (built-in)",
-			line: 5546,
+			line: 5550,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 3},
@@ -10345,14 +10345,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "tls-command",
 			file:    "rules.yaml (built-in)",
-			line:    5553,
+			line:    5557,
 			command: []string{"STARTTLS"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "security-text",
 			file: "rules.yaml (built-in)",
-			line: 5558,
+			line: 5562,
 			text: phraseMask{
 				{index: 32, bits: 17293822569102704640},
 				{index: 10, bits: 216172782113783808},
@@ -10371,7 +10371,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "security-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5573,
+			line: 5577,
 			text: phraseMask{
 				{index: 33, bits: 114688},
 				{index: 24, bits: 4398046511104},
@@ -10390,7 +10390,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-text",
 			file: "rules.yaml (built-in)",
-			line: 5582,
+			line: 5586,
 			text: phraseMask{
 				{index: 33, bits: 17179738112},
 				{index: 3, bits: 17179869184},
@@ -10401,7 +10401,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "syntax-text",
 			file: "rules.yaml (built-in)",
-			line: 5591,
+			line: 5595,
 			text: phraseMask{
 				{index: 8, bits: 36},
 				{index: 33, bits: 8778913153024},
@@ -10412,7 +10412,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.1",
 			file: "rules.yaml (built-in)",
-			line: 5608,
+			line: 5612,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -10421,7 +10421,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.4",
 			file: "rules.yaml (built-in)",
-			line: 5614,
+			line: 5618,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -10470,7 +10470,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.5",
 			file: "rules.yaml (built-in)",
-			line: 5624,
+			line: 5628,
 			status: []statusPattern{
 				{class: 4, subject: 1, detailLo: 5, detHi: 5},
 				{class: 5, subject: 1, detailLo: 5, detHi: 5},
@@ -10525,7 +10525,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.6",
 			file: "rules.yaml (built-in)",
-			line: 5637,
+			line: 5641,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -10534,7 +10534,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.9",
 			file: "rules.yaml (built-in)",
-			line: 5643,
+			line: 5647,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 9, detHi: 9},
 			},
@@ -10575,7 +10575,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.10",
 			file: "rules.yaml (built-in)",
-			line: 5652,
+			line: 5656,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -10611,7 +10611,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.1",
 			file: "rules.yaml (built-in)",
-			line: 5659,
+			line: 5663,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -10620,7 +10620,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.4",
 			file: "rules.yaml (built-in)",
-			line: 5667,
+			line: 5671,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -10662,7 +10662,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.1",
 			file: "rules.yaml (built-in)",
-			line: 5677,
+			line: 5681,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -10671,7 +10671,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.2",
 			file: "rules.yaml (built-in)",
-			line: 5683,
+			line: 5687,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -10720,7 +10720,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.3",
 			file: "rules.yaml (built-in)",
-			line: 5693,
+			line: 5697,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -10769,7 +10769,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.5",
 			file: "rules.yaml (built-in)",
-			line: 5703,
+			line: 5707,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -10805,7 +10805,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.6",
 			file: "rules.yaml (built-in)",
-			line: 5710,
+			line: 5714,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 6, detHi: 6},
 				{class: 5, subject: 3, detailLo: 6, detHi: 6},
@@ -10848,7 +10848,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.1",
 			file: "rules.yaml (built-in)",
-			line: 5720,
+			line: 5724,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 1, detHi: 1},
 			},
@@ -10884,7 +10884,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.2",
 			file: "rules.yaml (built-in)",
-			line: 5727,
+			line: 5731,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -10893,7 +10893,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.3",
 			file: "rules.yaml (built-in)",
-			line: 5733,
+			line: 5737,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -10967,7 +10967,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.4",
 			file: "rules.yaml (built-in)",
-			line: 5748,
+			line: 5752,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -11003,7 +11003,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.5",
 			file: "rules.yaml (built-in)",
-			line: 5756,
+			line: 5760,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 5, detHi: 5},
 			},
@@ -11039,7 +11039,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.6",
 			file: "rules.yaml (built-in)",
-			line: 5763,
+			line: 5767,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -11075,7 +11075,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.2",
 			file: "rules.yaml (built-in)",
-			line: 5770,
+			line: 5774,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 2, detHi: 2},
 			},
@@ -11124,7 +11124,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.3",
 			file: "rules.yaml (built-in)",
-			line: 5783,
+			line: 5787,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -11173,7 +11173,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.4",
 			file: "rules.yaml (built-in)",
-			line: 5793,
+			line: 5797,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 4, detHi: 4},
 			},
@@ -11222,7 +11222,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.5",
 			file: "rules.yaml (built-in)",
-			line: 5803,
+			line: 5807,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 5, detHi: 5},
 			},
@@ -11271,7 +11271,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.6",
 			file: "rules.yaml (built-in)",
-			line: 5813,
+			line: 5817,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 6, detHi: 6},
 			},
@@ -11320,7 +11320,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.7",
 			file: "rules.yaml (built-in)",
-			line: 5823,
+			line: 5827,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 7, detHi: 7},
 			},
@@ -11369,7 +11369,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.8",
 			file: "rules.yaml (built-in)",
-			line: 5833,
+			line: 5837,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 8, detHi: 8},
 			},
@@ -11418,7 +11418,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.9",
 			file: "rules.yaml (built-in)",
-			line: 5843,
+			line: 5847,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 9, detHi: 9},
 			},
@@ -11467,7 +11467,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.10",
 			file: "rules.yaml (built-in)",
-			line: 5853,
+			line: 5857,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 10, detHi: 10},
 			},
@@ -11516,7 +11516,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.11",
 			file: "rules.yaml (built-in)",
-			line: 5863,
+			line: 5867,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 11, detHi: 11},
 			},
@@ -11565,7 +11565,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.12",
 			file: "rules.yaml (built-in)",
-			line: 5873,
+			line: 5877,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -11614,7 +11614,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.14",
 			file: "rules.yaml (built-in)",
-			line: 5883,
+			line: 5887,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 14, detHi: 14},
 			},
@@ -11663,7 +11663,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.15",
 			file: "rules.yaml (built-in)",
-			line: 5893,
+			line: 5897,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 15, detHi: 15},
 			},
@@ -11712,7 +11712,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.19",
 			file: "rules.yaml (built-in)",
-			line: 5903,
+			line: 5907,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 19, detHi: 19},
 			},
@@ -11761,7 +11761,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.13",
 			file: "rules.yaml (built-in)",
-			line: 5913,
+			line: 5917,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -11797,7 +11797,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.17-18",
 			file: "rules.yaml (built-in)",
-			line: 5920,
+			line: 5924,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 17, detHi: 17},
 				{class: -1, subject: 7, detailLo: 18, detHi: 18},
@@ -11834,7 +11834,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.27",
 			file: "rules.yaml (built-in)",
-			line: 5927,
+			line: 5931,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 27, detHi: 27},
 			},
@@ -11883,7 +11883,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.30",
 			file: "rules.yaml (built-in)",
-			line: 5939,
+			line: 5943,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 30, detHi: 30},
 			},
@@ -11912,14 +11912,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "blocked-at-connection",
 			file:    "rules.yaml (built-in)",
-			line:    5949,
+			line:    5953,
 			command: []string{"CONN", "HELO", "EHLO"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "user-unknown-after-data",
 			file: "rules.yaml (built-in)",
-			line: 5956,
+			line: 5960,
 			text: phraseMask{
 				{index: 21, bits: 18446744073709551104},
 				{index: 8, bits: 1125899907891200},
@@ -12052,7 +12052,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5980,
+			line: 5984,
 			text: phraseMask{
 				{index: 33, bits: 131941395333120},
 				{index: 11, bits: 65536},
@@ -12063,7 +12063,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5985,
+			line: 5989,
 			text: phraseMask{
 				{index: 33, bits: 140737488355328},
 			},
@@ -12073,7 +12073,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5990,
+			line: 5994,
 			text: phraseMask{
 				{index: 33, bits: 9223090561878065152},
 			},
@@ -12083,7 +12083,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-general-text",
 			file: "rules.yaml (built-in)",
-			line: 5997,
+			line: 6001,
 			text: phraseMask{
 				{index: 33, bits: 9223372036854775808},
 				{index: 34, bits: 3},
@@ -12094,7 +12094,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6002,
+			line: 6006,
 			text: phraseMask{
 				{index: 34, bits: 12},
 			},
@@ -12104,7 +12104,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6007,
+			line: 6011,
 			text: phraseMask{
 				{index: 34, bits: 48},
 				{index: 28, bits: 64},
@@ -12115,7 +12115,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6018,
+			line: 6022,
 			text: phraseMask{
 				{index: 34, bits: 8388544},
 				{index: 1, bits: 137438953472},
@@ -12134,7 +12134,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6033,
+			line: 6037,
 			text: phraseMask{
 				{index: 34, bits: 8573157376},
 			},
@@ -12144,7 +12144,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6039,
+			line: 6043,
 			text: phraseMask{
 				{index: 34, bits: 2190433320960},
 				{index: 3, bits: 524288},
@@ -12156,7 +12156,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-connection-text",
 			file: "rules.yaml (built-in)",
-			line: 6045,
+			line: 6049,
 			text: phraseMask{
 				{index: 2, bits: 288230376151711744},
 				{index: 13, bits: 50331649},
@@ -12169,7 +12169,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6053,
+			line: 6057,
 			text: phraseMask{
 				{index: 2, bits: 9895604649984},
 			},
@@ -12179,7 +12179,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6058,
+			line: 6062,
 			text: phraseMask{
 				{index: 34, bits: 17592186044416},
 			},
@@ -12189,7 +12189,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "onhold-text",
 			file: "rules.yaml (built-in)",
-			line: 6063,
+			line: 6067,
 			text: phraseMask{
 				{index: 34, bits: 246290604621824},
 			},
@@ -12199,7 +12199,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.4.7",
 			file: "rules.yaml (built-in)",
-			line: 6074,
+			line: 6078,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 7, detHi: 7},
 				{class: 5, subject: 4, detailLo: 7, detHi: 7},
@@ -12258,7 +12258,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1",
 			file: "rules.yaml (built-in)",
-			line: 6087,
+			line: 6091,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -12314,7 +12314,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.14",
 			file: "rules.yaml (built-in)",
-			line: 6099,
+			line: 6103,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
 			},
@@ -12363,7 +12363,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6",
 			file: "rules.yaml (built-in)",
-			line: 6108,
+			line: 6112,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -12412,7 +12412,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.6.11",
 			file: "rules.yaml (built-in)",
-			line: 6117,
+			line: 6121,
 			status: []statusPattern{
 				{class: 5, subject: 6, detailLo: 11, detHi: 11},
 			},
@@ -12461,7 +12461,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1",
 			file: "rules.yaml (built-in)",
-			line: 6126,
+			line: 6130,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -12575,7 +12575,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.2",
 			file: "rules.yaml (built-in)",
-			line: 6140,
+			line: 6144,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -12611,7 +12611,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.3",
 			file: "rules.yaml (built-in)",
-			line: 6147,
+			line: 6151,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -12703,7 +12703,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4",
 			file: "rules.yaml (built-in)",
-			line: 6158,
+			line: 6162,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -12739,7 +12739,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4-temporary",
 			file: "rules.yaml (built-in)",
-			line: 6165,
+			line: 6169,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -12775,7 +12775,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.5",
 			file: "rules.yaml (built-in)",
-			line: 6172,
+			line: 6176,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 5, detHi: 5},
 			},
@@ -12804,7 +12804,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.6",
 			file: "rules.yaml (built-in)",
-			line: 6179,
+			line: 6183,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -12848,7 +12848,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.0",
 			file: "rules.yaml (built-in)",
-			line: 6187,
+			line: 6191,
 			status: []statusPattern{
 				{class: 5, subject: 4},
 			},
@@ -12857,7 +12857,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.6",
 			file: "rules.yaml (built-in)",
-			line: 6193,
+			line: 6197,
 			status: []statusPattern{
 				{class: -1, subject: 6, detailLo: -1, detHi: -1},
 			},
@@ -12893,7 +12893,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sisimai-4.2.1-4.7.1-4.7.2",
 			file: "rules.yaml (built-in)",
-			line: 6201,
+			line: 6205,
 			status: []statusPattern{
 				{class: 4, subject: 2, detailLo: 1, detHi: 1},
 				{class: 4, subject: 7, detailLo: 1, detHi: 1},
@@ -12907,7 +12907,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.1",
 			file: "rules.yaml (built-in)",
-			line: 6208,
+			line: 6212,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 1, detHi: 1},
 			},
@@ -13159,7 +13159,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.other",
 			file: "rules.yaml (built-in)",
-			line: 6237,
+			line: 6241,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: -1, detHi: -1},
 			},
@@ -13396,7 +13396,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "delayed-unknown",
 			file:   "rules.yaml (built-in)",
-			line:   6267,
+			line:   6271,
 			action: []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "expired",
@@ -13455,7 +13455,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.other",
 			file: "rules.yaml (built-in)",
-			line: 6277,
+			line: 6281,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: -1, detHi: -1},
 			},
@@ -13464,7 +13464,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.0",
 			file: "rules.yaml (built-in)",
-			line: 6282,
+			line: 6286,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: -1, detHi: -1},
 			},
@@ -13473,7 +13473,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.0",
 			file: "rules.yaml (built-in)",
-			line: 6287,
+			line: 6291,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: -1, detHi: -1},
 			},
@@ -13528,7 +13528,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.0",
 			file: "rules.yaml (built-in)",
-			line: 6296,
+			line: 6300,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: -1, detHi: -1},
 				{class: 4, subject: 3, detailLo: 3, detHi: 3},
@@ -13539,7 +13539,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.0",
 			file: "rules.yaml (built-in)",
-			line: 6304,
+			line: 6308,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: -1, detHi: -1},
 			},
@@ -13548,14 +13548,14 @@ var builtinSet = &ruleSet{
 		{
 			id:       "diagnostic-type-x-unix",
 			file:     "rules.yaml (built-in)",
-			line:     6309,
+			line:     6313,
 			diagType: []string{"x-unix"},
 			then:     thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "rfc3463-x.3.other",
 			file: "rules.yaml (built-in)",
-			line: 6319,
+			line: 6323,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: -1, detHi: -1},
 			},
@@ -13564,7 +13564,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-onhold",
 			file: "rules.yaml (built-in)",
-			line: 6329,
+			line: 6333,
 			text: phraseMask{
 				{index: 34, bits: 281474976710656},
 			},
@@ -13574,7 +13574,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-onhold",
 			file: "rules.yaml (built-in)",
-			line: 6334,
+			line: 6338,
 			text: phraseMask{
 				{index: 34, bits: 3940649673949184},
 			},
@@ -13584,7 +13584,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-onhold",
 			file: "rules.yaml (built-in)",
-			line: 6340,
+			line: 6344,
 			text: phraseMask{
 				{index: 34, bits: 31525197391593472},
 			},
@@ -13595,7 +13595,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-521-556",
 			file: "rules.yaml (built-in)",
-			line: 6349,
+			line: 6353,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 1},
@@ -13609,7 +13609,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-552",
 			file: "rules.yaml (built-in)",
-			line: 6353,
+			line: 6357,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 2},
@@ -13625,7 +13625,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-452",
 			file: "rules.yaml (built-in)",
-			line: 6357,
+			line: 6361,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 2},
@@ -13636,7 +13636,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-421",
 			file: "rules.yaml (built-in)",
-			line: 6361,
+			line: 6365,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 2, 2: 1},
@@ -13650,7 +13650,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-553",
 			file: "rules.yaml (built-in)",
-			line: 6365,
+			line: 6369,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 3},
@@ -13661,7 +13661,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-syntax",
 			file: "rules.yaml (built-in)",
-			line: 6369,
+			line: 6373,
 			status: []statusPattern{
 				{none: true},
 				{class: 5, subject: 5, detailLo: -1, detHi: -1},
@@ -13721,7 +13721,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-451",
 			file: "rules.yaml (built-in)",
-			line: 6377,
+			line: 6381,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 1},
@@ -13778,7 +13778,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "vacation-text",
 			file: "rules.yaml (built-in)",
-			line: 6385,
+			line: 6389,
 			text: phraseMask{
 				{index: 34, bits: 2161727821137838080},
 			},
@@ -13791,7 +13791,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unreadable-text",
 			file: "rules.yaml (built-in)",
-			line: 6392,
+			line: 6396,
 			regexps: []*pattern{
 				{src: "^[^a-z]+$", captures: false},
 			},
@@ -13830,7 +13830,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-550-554-alone",
 			file: "rules.yaml (built-in)",
-			line: 6401,
+			line: 6405,
 			status: []statusPattern{
 				{none: true},
 			},
@@ -13901,7 +13901,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.0.0",
 			file: "rules.yaml (built-in)",
-			line: 6410,
+			line: 6414,
 			status: []statusPattern{
 				{class: -1, detailLo: -1, detHi: -1},
 			},
@@ -13989,7 +13989,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-used",
 			file: "rules.yaml (built-in)",
-			line: 721,
+			line: 725,
 			text: phraseMask{
 				{bits: 4095},
 			},
@@ -14004,7 +14004,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-name",
 			file: "rules.yaml (built-in)",
-			line: 732,
+			line: 736,
 			text: phraseMask{
 				{bits: 4190208},
 			},
@@ -14015,7 +14015,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-named",
 			file: "rules.yaml (built-in)",
-			line: 738,
+			line: 742,
 			text: phraseMask{
 				{bits: 536607744},
 			},
@@ -14026,7 +14026,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sending-ip",
 			file: "rules.yaml (built-in)",
-			line: 747,
+			line: 751,
 			regexps: []*pattern{
 				{src: "client(?: host)? \\[(?P<ip>[0-9a-f:.]{7,45})\\]", captures: true},
 				{src: "(?:your|sending|sender|sender's|client|the|source) ip(?:v[46])?(?: address)?(?: is| of)?:? \\[?\\(?(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})", captures: true},
@@ -14040,7 +14040,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "url",
 			file: "rules.yaml (built-in)",
-			line: 760,
+			line: 764,
 			text: phraseMask{
 				{bits: 3758096384},
 			},
@@ -14052,7 +14052,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "retried-for",
 			file: "rules.yaml (built-in)",
-			line: 766,
+			line: 770,
 			text: phraseMask{
 				{bits: 1095216660480},
 			},
@@ -14064,7 +14064,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "retry-deadline",
 			file: "rules.yaml (built-in)",
-			line: 790,
+			line: 794,
 			text: phraseMask{
 				{bits: 2250700302057472},
 			},
@@ -14078,7 +14078,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "size-limit",
 			file: "rules.yaml (built-in)",
-			line: 813,
+			line: 817,
 			text: phraseMask{
 				{bits: 18444492273895866368},
 				{index: 1, bits: 16383},
@@ -14100,7 +14100,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "recipient-limit",
 			file: "rules.yaml (built-in)",
-			line: 847,
+			line: 851,
 			text: phraseMask{
 				{index: 1, bits: 1032192},
 			},
@@ -14115,7 +14115,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus",
 			file: "rules.yaml (built-in)",
-			line: 856,
+			line: 860,
 			text: phraseMask{
 				{index: 1, bits: 1072693248},
 			},
@@ -14133,7 +14133,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-attachment",
 			file: "rules.yaml (built-in)",
-			line: 884,
+			line: 888,
 			text: phraseMask{
 				{index: 1, bits: 543313362944},
 			},
@@ -14144,7 +14144,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-encrypted-attachment",
 			file: "rules.yaml (built-in)",
-			line: 908,
+			line: 912,
 			text: phraseMask{
 				{index: 1, bits: 8246337208320},
 			},
@@ -14155,7 +14155,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-encrypted-attachment-ja",
 			file: "rules.yaml (built-in)",
-			line: 930,
+			line: 934,
 			text: phraseMask{
 				{index: 1, bits: 61572651155456},
 			},
@@ -14166,7 +14166,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "barracuda-recipient-outcome",
 			file: "rules.yaml (built-in)",
-			line: 937,
+			line: 941,
 			text: phraseMask{
 				{index: 1, bits: 70368744177664},
 			},
@@ -14177,7 +14177,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "attachment-file",
 			file: "rules.yaml (built-in)",
-			line: 950,
+			line: 954,
 			text: phraseMask{
 				{index: 1, bits: 18446603473660149760},
 				{index: 2, bits: 511},
@@ -14195,7 +14195,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contact-address",
 			file: "rules.yaml (built-in)",
-			line: 969,
+			line: 973,
 			text: phraseMask{
 				{index: 2, bits: 8388096},
 			},
@@ -14207,7 +14207,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "loop",
 			file: "rules.yaml (built-in)",
-			line: 976,
+			line: 980,
 			text: phraseMask{
 				{index: 2, bits: 125829120},
 			},
@@ -14218,7 +14218,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "dns-temporary",
 			file: "rules.yaml (built-in)",
-			line: 983,
+			line: 987,
 			text: phraseMask{
 				{bits: 281474976710656},
 				{index: 2, bits: 137304735744},
@@ -14232,7 +14232,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "last-error",
 			file: "rules.yaml (built-in)",
-			line: 1002,
+			line: 1006,
 			text: phraseMask{
 				{index: 2, bits: 962072674304},
 			},
@@ -14246,7 +14246,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls",
 			file: "rules.yaml (built-in)",
-			line: 1019,
+			line: 1023,
 			text: phraseMask{
 				{index: 2, bits: 280375465082880},
 			},
@@ -14261,7 +14261,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-mx",
 			file: "rules.yaml (built-in)",
-			line: 1046,
+			line: 1050,
 			text: phraseMask{
 				{index: 2, bits: 844424930131968},
 			},
@@ -14276,7 +14276,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-domain",
 			file: "rules.yaml (built-in)",
-			line: 1061,
+			line: 1065,
 			text: phraseMask{
 				{index: 2, bits: 69805794224242688},
 			},
@@ -14290,7 +14290,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "connection",
 			file: "rules.yaml (built-in)",
-			line: 1069,
+			line: 1073,
 			text: phraseMask{
 				{index: 2, bits: 18374686479671623680},
 				{index: 3, bits: 63},
@@ -14307,7 +14307,7 @@ var builtinSet = &ruleSet{
 			},
 		},
 	},
-	texts: [57]text{
+	texts: [58]text{
 		0: {
 			{literal: "the receiving side gave no reason that could be understood"},
 		},
@@ -14845,11 +14845,34 @@ var builtinSet = &ruleSet{
 		56: {
 			{literal: "delivery delayed"},
 		},
+		57: {
+			{literal: "The sending server gives up"},
+			{
+				group: []textPart{
+					{literal: " at "},
+					{slot: 21, isSlot: true},
+				},
+			},
+			{
+				group: []textPart{
+					{literal: " in about "},
+					{slot: 22, isSlot: true},
+				},
+			},
+			{
+				group: []textPart{
+					{literal: " when the message is "},
+					{slot: 23, isSlot: true},
+					{literal: " old"},
+				},
+			},
+			{literal: ", and then sends a final report."},
+		},
 	},
-	textsFrom: [57]string{
+	textsFrom: [58]string{
 		0: "rules.yaml (built-in)", 1: "rules.yaml (built-in)", 2: "rules.yaml (built-in)", 3: "rules.yaml (built-in)", 4: "rules.yaml (built-in)", 5: "rules.yaml (built-in)", 6: "rules.yaml (built-in)", 7: "rules.yaml (built-in)", 8: "rules.yaml (built-in)", 9: "rules.yaml (built-in)", 10: "rules.yaml (built-in)", 11: "rules.yaml (built-in)", 12: "rules.yaml (built-in)", 13: "rules.yaml (built-in)", 14: "rules.yaml (built-in)", 15: "rules.yaml (built-in)", 16: "rules.yaml (built-in)", 17: "rules.yaml (built-in)", 18: "rules.yaml (built-in)", 19: "rules.yaml (built-in)",
 		20: "rules.yaml (built-in)", 21: "rules.yaml (built-in)", 22: "rules.yaml (built-in)", 23: "rules.yaml (built-in)", 24: "rules.yaml (built-in)", 25: "rules.yaml (built-in)", 26: "rules.yaml (built-in)", 27: "rules.yaml (built-in)", 28: "rules.yaml (built-in)", 29: "rules.yaml (built-in)", 30: "rules.yaml (built-in)", 31: "rules.yaml (built-in)", 32: "rules.yaml (built-in)", 33: "rules.yaml (built-in)", 34: "rules.yaml (built-in)", 35: "rules.yaml (built-in)", 36: "rules.yaml (built-in)", 37: "rules.yaml (built-in)", 38: "rules.yaml (built-in)", 39: "rules.yaml (built-in)",
-		40: "rules.yaml (built-in)", 41: "rules.yaml (built-in)", 42: "rules.yaml (built-in)", 43: "rules.yaml (built-in)", 44: "rules.yaml (built-in)", 45: "rules.yaml (built-in)", 46: "rules.yaml (built-in)", 47: "rules.yaml (built-in)", 48: "rules.yaml (built-in)", 49: "rules.yaml (built-in)", 50: "rules.yaml (built-in)", 51: "rules.yaml (built-in)", 52: "rules.yaml (built-in)", 53: "rules.yaml (built-in)", 54: "rules.yaml (built-in)", 55: "rules.yaml (built-in)", 56: "rules.yaml (built-in)",
+		40: "rules.yaml (built-in)", 41: "rules.yaml (built-in)", 42: "rules.yaml (built-in)", 43: "rules.yaml (built-in)", 44: "rules.yaml (built-in)", 45: "rules.yaml (built-in)", 46: "rules.yaml (built-in)", 47: "rules.yaml (built-in)", 48: "rules.yaml (built-in)", 49: "rules.yaml (built-in)", 50: "rules.yaml (built-in)", 51: "rules.yaml (built-in)", 52: "rules.yaml (built-in)", 53: "rules.yaml (built-in)", 54: "rules.yaml (built-in)", 55: "rules.yaml (built-in)", 56: "rules.yaml (built-in)", 57: "rules.yaml (built-in)",
 	},
 	phrases: []string{
 		"blocked using", "black list at", "blacklist at", "block list at", "blocklist at", "listed at", "listed in", "listed on", "listed by", "found on", "rbl", "dnsbl", "spamhaus", "sorbs", "barracuda", "spamcop", "uceprotect", "spamrats", "cbl", "psbl",

@@ -74,6 +74,9 @@ var deadlineFacts = [...]Fact{FactRetryUntil, FactRetryLeft, FactRetryAge}
 var deadlineSlots = setOf(slotFact0+slot(slotIndexOf(FactRetryUntil)), slotFact0+slot(slotIndexOf(FactRetryLeft)),
 	slotFact0+slot(slotIndexOf(FactRetryAge)))
 
+// deadlineFactSet is deadlineFacts as a factSet.
+var deadlineFactSet = factSet(1)<<slotIndexOf(FactRetryUntil) | factSet(1)<<slotIndexOf(FactRetryLeft) | factSet(1)<<slotIndexOf(FactRetryAge)
+
 // oneDeadline keeps the first of deadlineFacts that fs has and clears the
 // others: the texts say one deadline, not the same one twice in other
 // words (Sendmail's warning gives both Will-Retry-Until and "Will keep

@@ -179,3 +179,19 @@ func TestDurationsInTheReadersLanguage(t *testing.T) {
 		t.Errorf("German fix %q: want the deadline in German", v.Fix)
 	}
 }
+
+// TestRuleOwnDelayFixGetsTheDeadline: a rule with its own words for a
+// delay (greylisting, a receiver's rate limit) keeps them, and the
+// deadline the report states is said after them, once.
+func TestRuleOwnDelayFixGetsTheDeadline(t *testing.T) {
+	e := builtin(t)
+	for file, want := range map[string]string{
+		"greylisting-delay-01.eml":      "The sending server gives up when the message is 5 days old",
+		"microsoft-throttled-ip-01.eml": "The sending server gives up at 2026-12-06 04:35 UTC",
+	} {
+		rd := explainFixture(t, e, file)
+		if !strings.Contains(rd.Fix, want) || strings.Count(rd.Fix, "gives up") != 1 {
+			t.Errorf("%s: fix %q, want %q once after the rule's own words", file, rd.Fix, want)
+		}
+	}
+}

@@ -386,7 +386,13 @@ func (e *Engine) sentences(rec *record, v *Classification, t *thenDef, rd *reaso
 			fixPiece.v = valuesFixStandIn
 		}
 	}
-	return joinSentences(expl[:n], fixPiece, &vs)
+	explanation, fix = joinSentences(expl[:n], fixPiece, &vs)
+	if delayed && !lasting && t.delays && !ruleWords.fix.empty() && w.fix.uses&deadlineSlots == 0 && v.Facts.set()&deadlineFactSet != 0 {
+		// A rule's own words for a delay: the deadline the report states
+		// is said after them (delay.go).
+		fix += " " + texts[textDelayedDeadline].render(vals)
+	}
+	return explanation, fix
 }
 
 // gaveUpOnTemporary says whether a record is a temporary failure (a

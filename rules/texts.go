@@ -85,6 +85,7 @@ const (
 	textDelayedDNS
 	textDelayedUnreachable
 	textDelayedSummary
+	textDelayedDeadline
 	numTexts
 )
 
@@ -247,6 +248,8 @@ var textDefs = [numTexts]struct {
 	textDelayedDNS:         {"delayed_dns", setOf(slotRecipient, slotDomain)},
 	textDelayedUnreachable: {"delayed_unreachable", setOf(slotRecipient, slotRemote, slotReply)},
 	textDelayedSummary:     {"delayed_summary", 0},
+	// The deadline after a rule's own fix for a delay (Engine.sentences).
+	textDelayedDeadline: {"delayed_deadline", deadlineSlots},
 }
 
 // textNames lists the names of the texts, sorted, for error messages.
