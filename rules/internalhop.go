@@ -220,6 +220,7 @@ func (e *Engine) internalHopReading(v *Classification, rec *record, lang int) {
 	for i, f := range v.Facts.v {
 		vals[slotFact0+slot(i)] = f
 	}
+	localDurations(lang, &vals)
 	v.Summary = t[textInternalHopSummary].plain()
 	if rec.action == smtpcode.ActionDelayed {
 		// The gateway keeps trying: nobody need act yet (as for any delay).
@@ -260,4 +261,4 @@ const internalHopSource = "the gateway of the recipient's domain (Reporting-MTA)
 // internalHopSlots are the placeholders the texts of an internal hop may
 // use.
 var internalHopSlots = setOf(slotRecipient, slotReporting, slotFact0+slot(slotIndexOf(FactInternalHop)),
-	slotFact0+slot(slotIndexOf(FactRetriedFor)), slotFact0+slot(slotIndexOf(FactLastError)))
+	slotFact0+slot(slotIndexOf(FactRetriedFor)), slotFact0+slot(slotIndexOf(FactLastError))) | deadlineSlots
