@@ -60,15 +60,13 @@ func TestGuidanceURLWithoutParsingAgreesWithParsing(t *testing.T) {
 	for _, h := range guidanceHosts {
 		up := strings.ToUpper(h)
 		enc := strings.Replace(h, ".", "%2E", 1)
-		for _, v := range []string{
-			"https://" + h + "/", "http://" + up + ":8080/x", "https://www." + h, "www." + h + "/a",
-			"https://" + enc + "/", "https://not" + h + "/", "https://" + h + ".evil.example/",
-			"https://" + h + "@evil.example/", "https://evil.example/" + h, "https://x." + h + "./",
-			"ftp://" + h + "/", "https://" + strings.Replace(h, "i", "\u0130", 1) + "/",
-			"https://" + strings.Replace(h, "k", "\u212a", 1) + "/", "https://[" + h + "]/",
-		} {
-			urls = append(urls, v)
-		}
+		urls = append(urls,
+			"https://"+h+"/", "http://"+up+":8080/x", "https://www."+h, "www."+h+"/a",
+			"https://"+enc+"/", "https://not"+h+"/", "https://"+h+".evil.example/",
+			"https://"+h+"@evil.example/", "https://evil.example/"+h, "https://x."+h+"./",
+			"ftp://"+h+"/", "https://"+strings.Replace(h, "i", "\u0130", 1)+"/",
+			"https://"+strings.Replace(h, "k", "\u212a", 1)+"/", "https://["+h+"]/",
+		)
 	}
 	urls = append(urls, "https://evil.example/delist", "http://[::1]/", "", "www.", "https://", "javascript://google.com/%0aalert(1)")
 	for _, v := range urls {
