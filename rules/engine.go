@@ -10,6 +10,7 @@ import (
 	"golang.org/x/text/language"
 
 	"github.com/ndrmilter/ndrmilter/dsn"
+	"github.com/ndrmilter/ndrmilter/internal/ascii"
 	"github.com/ndrmilter/ndrmilter/smtpcode"
 )
 
@@ -222,7 +223,7 @@ func (e *Engine) classify(in Input, lang int) Classification {
 		v.Status = c.String()
 	case rd.Code != "" && class != 0 && (action == smtpcode.ActionFailed || action == smtpcode.ActionDelayed):
 		// Only for records of a report: a looked-up reply keeps its own codes.
-		v.Status = string(rune('0'+class)) + ".0." + rd.Code
+		v.Status = pseudoStatus(class, rd.Code)
 	}
 	switch {
 	case hasStatus:
@@ -953,3 +954,29 @@ func (m phraseMask) any(hits []uint64) bool {
 	}
 	return false
 }
+
+// pseudoStatus returns class.0.code, the status made from a reason's code
+// (Sisimai's pseudo-codes 900-999) and a class: for the classes 4 and 5 a
+// part of pseudoStatuses, with no allocation per record (issue 14).
+func pseudoStatus(class smtpcode.Class, code string) string {
+	if (class == smtpcode.ClassTransient || class == smtpcode.ClassPermanent) && len(code) == 3 &&
+		code[0] == '9' && ascii.IsDigit(code[1]) && ascii.IsDigit(code[2]) {
+		i := (int(class-smtpcode.ClassTransient)*100 + int(code[1]-'0')*10 + int(code[2]-'0')) * len("4.0.900")
+		return pseudoStatuses()[i : i+len("4.0.900")]
+	}
+	return string(rune('0'+class)) + ".0." + code
+}
+
+// pseudoStatuses are "4.0.900" to "4.0.999" then "5.0.900" to "5.0.999",
+// one after the other, made on first use.
+var pseudoStatuses = sync.OnceValue(func() string {
+	var b strings.Builder
+	for _, class := range []byte{'4', '5'} {
+		for n := 900; n <= 999; n++ {
+			b.WriteByte(class)
+			b.WriteString(".0.")
+			b.WriteString(strconv.Itoa(n))
+		}
+	}
+	return b.String()
+})

@@ -110,11 +110,18 @@ func hostName(s string) string {
 		return ""
 	}
 	if mayBeAddr(s) {
+		// An address parses either alone or with a port, never both: the
+		// more common bare address first, as the failed parse allocates its
+		// error; and s itself when it is the address as String writes it.
+		if a, err := netip.ParseAddr(s); err == nil {
+			var buf [64]byte
+			if string(a.AppendTo(buf[:0])) == s {
+				return s
+			}
+			return a.String()
+		}
 		if ap, err := netip.ParseAddrPort(s); err == nil {
 			return ap.Addr().String()
-		}
-		if a, err := netip.ParseAddr(s); err == nil {
-			return a.String()
 		}
 	}
 	if h, port, ok := strings.Cut(s, ":"); ok && isDigits(port) {

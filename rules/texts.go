@@ -404,6 +404,9 @@ func (t text) plain() string {
 
 // render writes the text with the given values, in one allocation.
 func (t text) render(v *slotValues) string {
+	if len(t) == 1 && t[0].group == nil && !t[0].isSlot {
+		return t[0].literal // a text without placeholders is its words
+	}
 	var b strings.Builder
 	b.Grow(walkParts(nil, t, v))
 	walkParts(&b, t, v)
