@@ -69,6 +69,10 @@ func TestPrecedenceRecordKind(t *testing.T) {
 // generic reading of the same words; a vendor phrase counts only at its host.
 func TestPrecedenceVendorTables(t *testing.T) {
 	checkConflicts(t, []conflict{
+		{name: "Gmail's full and inactive mailbox (OverQuotaPerm) is refused for good, not a passing full mailbox",
+			in: Input{Status: "5.2.2", RemoteMTA: "gmail-smtp-in.l.google.com",
+				Diagnostic: "552-5.2.2 The recipient's inbox is out of storage space and inactive. Please direct the recipient to 552 5.2.2 https://support.google.com/mail/?p=OverQuotaPerm"},
+			winner: "google-mailboxfull-inactive", reason: "mailboxfull", loser: "google-mailboxfull", lost: "mailboxfull"},
 		{name: "KDDI's empty-address user unknown is a filter, not a missing address",
 			in:     Input{Diagnostic: "550 : User unknown", Command: "RCPT", RemoteMTA: "lsean.ezweb.ne.jp"},
 			winner: "kddi-filtered", reason: "filtered", loser: "user-unknown-rcpt", lost: "userunknown"},
