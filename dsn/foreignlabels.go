@@ -2,6 +2,7 @@ package dsn
 
 import (
 	"bytes"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/text/width"
@@ -79,15 +80,30 @@ var labelBullets = [...]string{"■", "□", "●", "○", "◆", "◇", "・", 
 // ("【理由】", a colon optional). The label is matched without regard to
 // case. ok is false when t does not start with it.
 func foreignLabelValue(t, lab []byte) (v []byte, ok bool) {
-	t = trimLabelBullet(t)
-	bracket := bytes.HasPrefix(t, []byte("【"))
-	if bracket {
-		t = t[len("【"):]
+	h, bracket := labelHead(t)
+	return headLabelValue(h, bracket, lab)
+}
+
+// labelHead is line t (trimmed) without its bullet (trimLabelBullet) and
+// its opening lenticular bracket, which bracket reports: where a label of
+// another language starts. It depends on the line alone, so a search of a
+// list of labels takes it once (issue 14: taking it again for each label
+// was a third of Parse's instructions).
+func labelHead(t []byte) (h []byte, bracket bool) {
+	h = trimLabelBullet(t)
+	if bytes.HasPrefix(h, []byte("【")) {
+		return h[len("【"):], true
 	}
-	if len(t) < len(lab) || !bytes.EqualFold(t[:len(lab)], lab) {
+	return h, false
+}
+
+// headLabelValue is foreignLabelValue for a line whose head (labelHead) is
+// h and bracket.
+func headLabelValue(h []byte, bracket bool, lab []byte) (v []byte, ok bool) {
+	if len(h) < len(lab) || !bytes.EqualFold(h[:len(lab)], lab) {
 		return nil, false
 	}
-	v = trimLabelPadding(t[len(lab):])
+	v = trimLabelPadding(h[len(lab):])
 	if bracket {
 		if !bytes.HasPrefix(v, []byte("】")) {
 			return nil, false
@@ -108,10 +124,48 @@ func foreignLabelValue(t, lab []byte) (v []byte, ok bool) {
 	return trimLabelPadding(v), true
 }
 
+// foreignLabel is a label of another language (lower case) and the byte a
+// head (labelHead) of ASCII must start with, in lower case, to start with
+// the label without regard to case: the label's first byte, or the ASCII
+// letter that folds to its first character (none folds to a Japanese one;
+// U+212A KELVIN SIGN folds to k), or utf8.RuneSelf when there is none.
+type foreignLabel struct {
+	text    []byte
+	initial byte
+}
+
+// newForeignLabels returns labels as foreignLabels.
+func newForeignLabels(labels []string) []foreignLabel {
+	out := make([]foreignLabel, len(labels))
+	for i, l := range labels {
+		out[i] = foreignLabel{text: []byte(l), initial: utf8.RuneSelf}
+		r, _ := utf8.DecodeRuneInString(l)
+		for f := r; ; {
+			if f < utf8.RuneSelf {
+				out[i].initial = ascii.Lower(byte(f))
+				break
+			}
+			if f = unicode.SimpleFold(f); f == r {
+				break
+			}
+		}
+	}
+	return out
+}
+
+// value is headLabelValue for the label, which first tells a head of ASCII
+// by its first byte from a label it cannot start with.
+func (l *foreignLabel) value(h []byte, bracket bool) (v []byte, ok bool) {
+	if len(h) < len(l.text) || h[0] < utf8.RuneSelf && ascii.Lower(h[0]) != l.initial {
+		return nil, false
+	}
+	return headLabelValue(h, bracket, l.text)
+}
+
 // trimLabelBullet drops one bullet mark and the padding after it from the
 // start of t.
 func trimLabelBullet(t []byte) []byte {
-	if len(t) == 0 {
+	if len(t) == 0 || !maybeBullet[t[0]] {
 		return t
 	}
 	for _, b := range labelBullets {
@@ -125,6 +179,14 @@ func trimLabelBullet(t []byte) []byte {
 	}
 	return t
 }
+
+// maybeBullet holds the first bytes of labelBullets.
+var maybeBullet = func() (m [256]bool) {
+	for _, b := range labelBullets {
+		m[b[0]] = true
+	}
+	return m
+}()
 
 // trimLabelPadding drops spaces, tabs and full-width spaces (U+3000) from
 // the start of b.
@@ -146,16 +208,14 @@ func trimLabelPadding(b []byte) []byte {
 // slices: reason labels, the other cause labels, reply labels, the others.
 var foreignLabelSets = func() (sets [4]struct {
 	kind   labelKind
-	labels [][]byte
+	labels []foreignLabel
 }) {
 	for i, set := range [...]struct {
 		kind   labelKind
 		labels []string
 	}{{labelCause, foreignReasonLabels[:]}, {labelCause, foreignCauseLabels[:]}, {labelReply, foreignReplyLabels[:]}, {labelOther, foreignOtherLabels[:]}} {
 		sets[i].kind = set.kind
-		for _, l := range set.labels {
-			sets[i].labels = append(sets[i].labels, []byte(l))
-		}
+		sets[i].labels = newForeignLabels(set.labels)
 	}
 	return sets
 }()
@@ -169,9 +229,10 @@ func foreignNoticeLabel(t []byte) (labelKind, []byte) {
 	if len(t) < 3 || !maybeForeignLabel(t[0]) {
 		return labelNone, nil
 	}
+	h, bracket := labelHead(t)
 	for _, set := range foreignLabelSets {
-		for _, l := range set.labels {
-			if v, ok := foreignLabelValue(t, l); ok {
+		for i := range set.labels {
+			if v, ok := set.labels[i].value(h, bracket); ok {
 				return set.kind, v
 			}
 		}
@@ -192,9 +253,9 @@ var foreignLabelInitial = func() (m [256]bool) {
 	m['*'], m['-'] = true, true
 	for _, set := range foreignLabelSets {
 		for _, l := range set.labels {
-			if l[0] < utf8.RuneSelf {
-				m[l[0]] = true
-				m[l[0]&^0x20] = true
+			if c := l.text[0]; c < utf8.RuneSelf {
+				m[c] = true
+				m[c&^0x20] = true
 			}
 		}
 	}
@@ -250,8 +311,9 @@ func statesForeignReason(buf []byte) bool {
 		if len(t) < 3 || !maybeForeignLabel(t[0]) {
 			continue
 		}
-		for _, l := range foreignLabelSets[0].labels {
-			if v, ok := foreignLabelValue(t, l); ok && len(bytes.TrimSpace(v)) > 0 {
+		h, bracket := labelHead(t)
+		for j := range foreignLabelSets[0].labels {
+			if v, ok := foreignLabelSets[0].labels[j].value(h, bracket); ok && len(bytes.TrimSpace(v)) > 0 {
 				return true
 			}
 		}

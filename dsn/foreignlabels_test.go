@@ -4,6 +4,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 )
 
 // TestJapaneseGatewayNoticeNamesTheLabelledRecipientInEveryEncoding checks
@@ -130,6 +132,42 @@ func TestForeignLabelValueReadsPaddingColonsAndBrackets(t *testing.T) {
 		v, ok := foreignLabelValue([]byte(c.line), []byte(c.label))
 		if ok != c.ok || string(v) != c.value {
 			t.Errorf("foreignLabelValue(%q, %q) = %q, %v; want %q, %v", c.line, c.label, v, ok, c.value, c.ok)
+		}
+	}
+}
+
+// TestForeignLabelInitialRejectsOnlyWhatEqualFoldWould checks that the
+// first-byte test of foreignLabel.value turns away no line that
+// headLabelValue (bytes.EqualFold) reads as the label: every label of the
+// lists, in lower, upper and title case, behind every ASCII byte, and with
+// the characters that fold to ASCII letters (U+212A KELVIN SIGN, U+017F
+// LONG S) in place of its first letter or, in a label, before it.
+func TestForeignLabelInitialRejectsOnlyWhatEqualFoldWould(t *testing.T) {
+	var labels []foreignLabel
+	for _, set := range foreignLabelSets {
+		labels = append(labels, set.labels...)
+	}
+	labels = append(labels, foreignRecipientLabelSet...)
+	// "\u212ak" is "k\u212a" without regard to case, a line of ASCII
+	// first byte of the same length.
+	labels = append(labels, newForeignLabels([]string{"kelvin", "sender", "\u212aelvin", "\u017fender", "\u212ak"})...)
+	for _, l := range labels {
+		lab := string(l.text)
+		first, size := utf8.DecodeRuneInString(lab)
+		rest := lab[size:]
+		lines := []string{lab, strings.ToUpper(lab), string(unicode.ToUpper(first)) + rest, "\u212a" + rest, "\u017f" + rest, "K" + rest, "S" + rest, "k\u212a"}
+		for c := 0; c < utf8.RuneSelf; c++ {
+			lines = append(lines, string(rune(c))+rest)
+		}
+		for _, line := range lines {
+			for _, form := range []string{line + ": v", "【" + line + "】v"} {
+				h, bracket := labelHead([]byte(form))
+				want, wantOK := headLabelValue(h, bracket, l.text)
+				got, gotOK := l.value(h, bracket)
+				if gotOK != wantOK || string(got) != string(want) {
+					t.Errorf("label %q, line %q: value = %q, %v; headLabelValue = %q, %v", lab, form, got, gotOK, want, wantOK)
+				}
+			}
 		}
 	}
 }
