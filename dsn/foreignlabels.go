@@ -293,13 +293,25 @@ var failurePhrasesJa = [...]string{
 // found anywhere, not at the start of a word as failurePhrases finds
 // theirs.
 func failureStatedJa(words []byte) bool {
-	for _, p := range failurePhrasesJa {
-		if bytes.Contains(words, []byte(p)) {
+	for _, p := range failurePhrasesJaBytes {
+		if bytes.Contains(words, p) {
 			return true
 		}
 	}
 	return false
 }
+
+// failurePhrasesJaBytes are failurePhrasesJa as byte slices: []byte(p) in
+// the loop was a heap copy per phrase longer than 32 bytes at every call
+// (issue 14: two allocations per message). bytes.Contains skips text of
+// ASCII alone at the speed of IndexByte, which an automaton would read a
+// byte at a time.
+var failurePhrasesJaBytes = func() (out [len(failurePhrasesJa)][]byte) {
+	for i, p := range failurePhrasesJa {
+		out[i] = []byte(p)
+	}
+	return out
+}()
 
 // statesForeignReason says whether the lines of a block (buf) hold a
 // reason label of another language (foreignReasonLabels) with a value.
