@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/ndrmilter/ndrmilter/internal/ascii"
-	"github.com/ndrmilter/ndrmilter/message"
 )
 
 // Addresses a free-text notice gives to write to, not as failed: the
@@ -215,7 +214,7 @@ func (p *parser) setAside(blocks []textBlock) []textBlock {
 	if len(blocks) == 0 {
 		return blocks
 	}
-	reporting := []string{domainOf(firstAddress(message.DecodeWords(headerString(p.hdr, "From"))))}
+	reporting := []string{domainOf(firstAddress(decodeWords(p.sc, headerString(p.hdr, "From"))))}
 	for i := range blocks {
 		if b := &blocks[i]; b.address != "" && (b.ownFailure || b.listed) && !isRoleMailbox(b.address) && len(reporting) < 8 {
 			reporting = append(reporting, domainOf(b.address))

@@ -64,11 +64,11 @@ func readOriginal(o *Original, h message.Header, sc *scratch) {
 		case o.MessageID == "" && ascii.EqualFold(f.Name, "Message-ID"):
 			o.MessageID = messageID(value(i, false))
 		case o.From == "" && ascii.EqualFold(f.Name, "From"):
-			o.From = firstAddress(message.DecodeWords(value(i, false)))
+			o.From = firstAddress(decodeWords(sc, value(i, false)))
 		case o.To == "" && ascii.EqualFold(f.Name, "To"):
-			o.To = collapseSpace(sc, message.DecodeWords(value(i, false)))
+			o.To = collapseSpace(sc, decodeWords(sc, value(i, false)))
 		case o.Subject == "" && ascii.EqualFold(f.Name, "Subject"):
-			o.Subject = collapseSpace(sc, message.DecodeWords(value(i, false)))
+			o.Subject = collapseSpace(sc, decodeWords(sc, value(i, false)))
 		case o.Date == "" && ascii.EqualFold(f.Name, "Date"):
 			o.Date = textclean.UTF8(value(i, true))
 		case o.Sender == "" && (ascii.EqualFold(f.Name, "Return-Path") || ascii.EqualFold(f.Name, "X-Envelope-From")):

@@ -329,7 +329,7 @@ func (p *parser) finish(fallback func() smtpcode.Action) {
 		}
 	}
 	if r.Addressee == "" {
-		r.Addressee = firstAddress(message.DecodeWords(headerString(p.hdr, "To"))) // a view: detach copies it
+		r.Addressee = firstAddress(decodeWords(p.sc, headerString(p.hdr, "To"))) // a view: detach copies it
 	}
 }
 
