@@ -214,9 +214,10 @@ func (p *parser) setAside(blocks []textBlock) []textBlock {
 	if len(blocks) == 0 {
 		return blocks
 	}
-	reporting := []string{domainOf(firstAddress(decodeWords(p.sc, headerString(p.hdr, "From"))))}
+	var room [8]string // the list on the stack
+	reporting := append(room[:0], domainOf(firstAddress(decodeWords(p.sc, headerString(p.hdr, "From")))))
 	for i := range blocks {
-		if b := &blocks[i]; b.address != "" && (b.ownFailure || b.listed) && !isRoleMailbox(b.address) && len(reporting) < 8 {
+		if b := &blocks[i]; b.address != "" && (b.ownFailure || b.listed) && !isRoleMailbox(b.address) && len(reporting) < len(room) {
 			reporting = append(reporting, domainOf(b.address))
 		}
 	}

@@ -58,7 +58,7 @@ func (p *parser) readFreeText() bool {
 				rc.addAddress(b.alias)
 			}
 			if rc.Diagnostic == "" {
-				rc.Diagnostic = noticeSummary(section)
+				rc.Diagnostic = noticeSummary(p.sc, section)
 			}
 			r.Recipients = p.sc.addRecipient(r.Recipients, rc)
 		}
@@ -91,7 +91,7 @@ func (p *parser) readFreeText() bool {
 		if a == "" && !failureStated(p.noticeWords()) {
 			return false
 		}
-		r.Recipients = p.sc.addRecipient(r.Recipients, Recipient{Address: a, Diagnostic: noticeSummary(section)})
+		r.Recipients = p.sc.addRecipient(r.Recipients, Recipient{Address: a, Diagnostic: noticeSummary(p.sc, section)})
 	}
 	p.applyReasonSection(section, lowerSection)
 	r.Format = textFamily(lowerSection)

@@ -650,7 +650,7 @@ func (s *blockScanner) finishBlock(code int) {
 	if !transcript {
 		// A security gateway's labelled lines: its cause and the
 		// remote reply, without the words around them.
-		if ld, ok := labelledDiagnostic(s.buf); ok {
+		if ld, ok := labelledDiagnostic(s.sc, s.buf); ok {
 			d = ld
 		}
 		// A Japanese notice whose only cause is its opening sentence
