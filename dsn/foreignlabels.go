@@ -293,6 +293,9 @@ var failurePhrasesJa = [...]string{
 // found anywhere, not at the start of a word as failurePhrases finds
 // theirs.
 func failureStatedJa(words []byte) bool {
+	if isASCII(words) {
+		return false
+	}
 	for _, p := range failurePhrasesJaBytes {
 		if bytes.Contains(words, p) {
 			return true
@@ -341,9 +344,9 @@ func statesForeignReason(buf []byte) bool {
 // により受信を拒否いたしました。", which is then its only cause. d as it is
 // otherwise.
 func (s *blockScanner) withJapaneseOpening(b *textBlock, d string) string {
-	if hasCode(d) || statesForeignReason(s.buf) {
-		return d
-	}
+	// The paragraphs are tried first: most notices have no Japanese one,
+	// and the tests of d and of the block (a search for codes, a reading
+	// of every line as a label) are then not needed.
 	var stack [maxEarlier + 1][2]int // no allocation per block
 	paras := stack[:0]
 	if b.hasBefore {
@@ -357,11 +360,14 @@ func (s *blockScanner) withJapaneseOpening(b *textBlock, d string) string {
 		if len(e) > maxBlockText || !failureStatedJa(e) {
 			continue
 		}
-		opening := foldWidth(collapseSpace(nil, string(e)))
+		if hasCode(d) || statesForeignReason(s.buf) {
+			return d
+		}
+		opening := foldWidth(collapseSpace(s.sc, s.sc.add(e)))
 		if d == "" {
 			return opening
 		}
-		return opening + " " + d
+		return s.sc.concat(opening, " ", d)
 	}
 	return d
 }

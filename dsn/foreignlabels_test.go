@@ -191,3 +191,19 @@ func TestJapaneseFailureSentenceMakesAnAutoRepliedNoticeABounce(t *testing.T) {
 		t.Error("an out-of-office sentence read as a failure")
 	}
 }
+
+// TestIsASCII checks isASCII at every place of a text of ASCII, the
+// eight-byte words and the bytes after them.
+func TestIsASCII(t *testing.T) {
+	text := []byte("Delivery to the following recipients failed permanently")
+	if !isASCII(text) || !isASCII(nil) {
+		t.Errorf("isASCII of ASCII text = false")
+	}
+	for i := range text {
+		b := append([]byte(nil), text...)
+		b[i] = 0xE3
+		if isASCII(b) {
+			t.Errorf("isASCII with a byte 0xE3 at %d = true", i)
+		}
+	}
+}

@@ -245,6 +245,13 @@ func (x *blockIndex) find(blocks []textBlock, addr string) int {
 
 // hasCode says whether text holds an SMTP reply code or an enhanced status code.
 func hasCode(s string) bool {
+	// The codes it counts start with 4 or 5 (of 2, 4 and 5, the first
+	// digits smtpcode reads): a text with neither digit has none, which
+	// two byte searches tell faster than the scanners' byte-by-byte
+	// reading (issue 14: hasCode was 8% of Parse's instructions).
+	if strings.IndexByte(s, '5') < 0 && strings.IndexByte(s, '4') < 0 {
+		return false
+	}
 	if c := smtpcode.FindStatus(s); c != "" && c[0] != '2' {
 		return true
 	}
