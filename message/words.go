@@ -1,10 +1,13 @@
 package message
 
 import (
-	"bytes"
 	"strings"
+	"sync"
 	"unicode/utf8"
 	"unsafe"
+
+	"golang.org/x/text/encoding"
+	"golang.org/x/text/transform"
 
 	"github.com/ndrmilter/ndrmilter/internal/ascii"
 	"github.com/ndrmilter/ndrmilter/internal/textclean"
@@ -140,14 +143,10 @@ func appendWord(dst []byte, s string) (out []byte, n int) {
 		if e == nil {
 			return dst, 0
 		}
-		// The decoder reads a copy: given out, which an interface method
-		// may keep for all the compiler knows, it would move dst, the
-		// caller's buffer, to the heap.
-		conv, err := e.NewDecoder().Bytes(bytes.Clone(out[at:]))
-		if err != nil {
+		var ok bool
+		if out, ok = appendConverted(out, at, e); !ok {
 			return dst, 0
 		}
-		out = append(out[:at], conv...)
 	}
 	return out, 2 + q1 + 3 + end + 2
 }
@@ -161,4 +160,54 @@ func utf8Charset(cs string) bool {
 		}
 	}
 	return false
+}
+
+// convertBufs are the buffers appendConverted converts a word in.
+type convertBufs struct{ src, dst []byte }
+
+// convertPool keeps convertBufs from one word to the next.
+var convertPool = sync.Pool{New: func() any { return new(convertBufs) }}
+
+// maxPooledConvert is the largest buffer convertPool keeps.
+const maxPooledConvert = 4 << 10
+
+// appendConverted replaces out[at:], text in the charset e, by its UTF-8,
+// as e.NewDecoder().Bytes(out[at:]) gives it (the loop of
+// transform.Bytes); ok is false where Bytes returns an error. It converts
+// in pooled buffers: Bytes allocates its result, and out, given to the
+// decoder (an interface), would move the caller's buffer to the heap.
+func appendConverted(out []byte, at int, e encoding.Encoding) (_ []byte, ok bool) {
+	bufs := convertPool.Get().(*convertBufs)
+	src := append(bufs.src[:0], out[at:]...)
+	dst := bufs.dst[:cap(bufs.dst)]
+	if len(dst) < max(len(src), 64) {
+		dst = make([]byte, max(len(src), 64))
+	}
+	d := e.NewDecoder()
+	d.Reset()
+	pDst, pSrc := 0, 0
+	var err error
+	for {
+		var nDst, nSrc int
+		nDst, nSrc, err = d.Transform(dst[pDst:], src[pSrc:], true)
+		pDst += nDst
+		pSrc += nSrc
+		if err != transform.ErrShortDst {
+			break
+		}
+		if nDst == 0 {
+			// No progress: more room (what transform.Bytes does).
+			grown := make([]byte, 2*len(dst))
+			copy(grown, dst[:pDst])
+			dst = grown
+		}
+	}
+	if err == nil {
+		out = append(out[:at], dst[:pDst]...)
+	}
+	if cap(src) <= maxPooledConvert && cap(dst) <= maxPooledConvert {
+		bufs.src, bufs.dst = src[:0], dst[:0]
+		convertPool.Put(bufs)
+	}
+	return out, err == nil
 }
