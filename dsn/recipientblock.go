@@ -342,7 +342,7 @@ func (s *blockScanner) headingText(t []byte) {
 		b.diagnostic = collapseSpace(s.sc, s.sc.concat(b.diagnostic, " ", textclean.UTF8(view(t))))
 	}
 	if b.command == "" {
-		b.command = findCommand(string(t))
+		b.command = findCommand(view(t)) // one of commandMarks: nothing of t is kept
 		if b.command == "" && len(t) <= 8 {
 			b.command = bareCommand(t)
 		}
