@@ -175,7 +175,7 @@ func (p *parser) senderAddresses() []string {
 	if p.senders != nil {
 		return p.senders
 	}
-	p.senders = []string{}
+	p.senders = p.sc.strings(8) // non-nil: computed; views, valid during the Parse
 	add := func(h message.Header, names ...string) {
 		for _, n := range names {
 			if len(p.senders) < maxSenders {

@@ -184,7 +184,12 @@ func inlineOriginal(a *message.Arena, text []byte, seps []int) message.Header {
 // "header" or "content-type", so only the lines around those words are
 // looked at: a few passes over the text instead of one per separator.
 func separatorLines(lowerText []byte) []int {
-	var starts []int
+	return appendSeparatorLines(nil, lowerText)
+}
+
+// appendSeparatorLines is separatorLines adding to starts (empty), for a
+// caller with room of its own.
+func appendSeparatorLines(starts []int, lowerText []byte) []int {
 	for _, anchor := range [...]string{"message", "header", "content-type"} {
 		for i := 0; i < len(lowerText); {
 			k := indexString(lowerText[i:], anchor)
