@@ -288,7 +288,7 @@ func hasWasColon(d string) bool {
 // serverReply keeps of a diagnostic the remote server's reply when the
 // report introduces it with one of replyIntros and it starts with a reply
 // code: the boilerplate before it would mislead the rules.
-func serverReply(d string) string {
+func serverReply(sc *scratch, d string) string {
 	if !hasWasColon(d) {
 		return d // every intro ends in "was:"; most diagnostics have none
 	}
@@ -299,7 +299,7 @@ func serverReply(d string) string {
 		}
 		r := strings.TrimSpace(d[k+len(intro):])
 		if len(r) >= 3 && smtpcode.IsReply(r[:3]) {
-			return joinMultiline(r)
+			return joinMultiline(sc, r)
 		}
 	}
 	return d

@@ -155,9 +155,9 @@ func labelledDiagnostic(sc *scratch, buf []byte) (d string, ok bool) {
 	out := strings.TrimRight(collapseSpace(sc, sc.add(causes)), " .")
 	if r := strings.Trim(collapseSpace(sc, sc.add(reply)), `'"`); r != "" {
 		if out != "" {
-			out = sc.concat(out, ". ", joinMultiline(r))
+			out = sc.concat(out, ". ", joinMultiline(sc, r))
 		} else {
-			out = joinMultiline(r)
+			out = joinMultiline(sc, r)
 		}
 	}
 	out = foldWidth(out) // "（暗号化）ＺＩＰ" as "(暗号化)ZIP" (foreignlabels.go)

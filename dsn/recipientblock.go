@@ -646,7 +646,7 @@ func (s *blockScanner) finishBlock(code int) {
 		cur.ownFailure = cur.ownText
 	}
 	full := s.blockText(cur) // the host and command may be named in the words around the reply
-	d := serverReply(full)
+	d := serverReply(s.sc, full)
 	if !transcript {
 		// A security gateway's labelled lines: its cause and the
 		// remote reply, without the words around them.
