@@ -206,19 +206,52 @@ func trimLabelPadding(b []byte) []byte {
 
 // foreignLabelSets are the foreign labels by what they introduce, as byte
 // slices: reason labels, the other cause labels, reply labels, the others.
-var foreignLabelSets = func() (sets [4]struct {
-	kind   labelKind
-	labels []foreignLabel
-}) {
+var foreignLabelSets = func() (sets [4]foreignLabelSet) {
 	for i, set := range [...]struct {
 		kind   labelKind
 		labels []string
 	}{{labelCause, foreignReasonLabels[:]}, {labelCause, foreignCauseLabels[:]}, {labelReply, foreignReplyLabels[:]}, {labelOther, foreignOtherLabels[:]}} {
-		sets[i].kind = set.kind
-		sets[i].labels = newForeignLabels(set.labels)
+		sets[i] = newForeignLabelSet(set.kind, set.labels)
 	}
 	return sets
 }()
+
+// foreignLabelSet is a list of foreign labels, with the indexes of those a
+// head (labelHead) of ASCII may start with by its first byte: a line is
+// tried against those alone (issue 14: trying every label was 4% of
+// Parse's instructions).
+type foreignLabelSet struct {
+	kind      labelKind
+	labels    []foreignLabel
+	all       []uint8                // every index, for a head that starts beyond ASCII
+	byInitial [utf8.RuneSelf][]uint8 // by foreignLabel.initial, in list order
+}
+
+// newForeignLabelSet returns the set of labels (at most 256), which
+// introduce kind.
+func newForeignLabelSet(kind labelKind, labels []string) foreignLabelSet {
+	s := foreignLabelSet{kind: kind, labels: newForeignLabels(labels)}
+	for i, l := range s.labels {
+		s.all = append(s.all, uint8(i))
+		if l.initial < utf8.RuneSelf {
+			s.byInitial[l.initial] = append(s.byInitial[l.initial], uint8(i))
+		}
+	}
+	return s
+}
+
+// candidates returns the indexes of the labels head h may start with, in
+// list order: those of its first byte when it is ASCII (see
+// foreignLabel.value), every one otherwise.
+func (s *foreignLabelSet) candidates(h []byte) []uint8 {
+	switch {
+	case len(h) == 0:
+		return nil
+	case h[0] < utf8.RuneSelf:
+		return s.byInitial[ascii.Lower(h[0])]
+	}
+	return s.all
+}
 
 // foreignNoticeLabel reads a trimmed line of a notice as a label of
 // another language and its value (see foreignLabelValue): labelNone when
@@ -230,8 +263,9 @@ func foreignNoticeLabel(t []byte) (labelKind, []byte) {
 		return labelNone, nil
 	}
 	h, bracket := labelHead(t)
-	for _, set := range foreignLabelSets {
-		for i := range set.labels {
+	for k := range foreignLabelSets {
+		set := &foreignLabelSets[k]
+		for _, i := range set.candidates(h) {
 			if v, ok := set.labels[i].value(h, bracket); ok {
 				return set.kind, v
 			}
@@ -251,8 +285,8 @@ func maybeForeignLabel(c byte) bool {
 // (either case) and of the ASCII bullets.
 var foreignLabelInitial = func() (m [256]bool) {
 	m['*'], m['-'] = true, true
-	for _, set := range foreignLabelSets {
-		for _, l := range set.labels {
+	for k := range foreignLabelSets {
+		for _, l := range foreignLabelSets[k].labels {
 			if c := l.text[0]; c < utf8.RuneSelf {
 				m[c] = true
 				m[c&^0x20] = true
@@ -327,8 +361,9 @@ func statesForeignReason(buf []byte) bool {
 			continue
 		}
 		h, bracket := labelHead(t)
-		for j := range foreignLabelSets[0].labels {
-			if v, ok := foreignLabelSets[0].labels[j].value(h, bracket); ok && len(bytes.TrimSpace(v)) > 0 {
+		reasons := &foreignLabelSets[0]
+		for _, j := range reasons.candidates(h) {
+			if v, ok := reasons.labels[j].value(h, bracket); ok && len(bytes.TrimSpace(v)) > 0 {
 				return true
 			}
 		}

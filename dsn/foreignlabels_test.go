@@ -172,6 +172,39 @@ func TestForeignLabelInitialRejectsOnlyWhatEqualFoldWould(t *testing.T) {
 	}
 }
 
+// TestForeignLabelCandidatesFindTheFirstLabel checks that a set tried
+// through candidates gives, for lines of every label and case, the label
+// a try of the whole list with headLabelValue finds first.
+func TestForeignLabelCandidatesFindTheFirstLabel(t *testing.T) {
+	for k := range foreignLabelSets {
+		set := &foreignLabelSets[k]
+		for _, l := range set.labels {
+			lab := string(l.text)
+			first, size := utf8.DecodeRuneInString(lab)
+			for _, line := range []string{lab + ": v", strings.ToUpper(lab) + "：v", "■" + string(unicode.ToUpper(first)) + lab[size:] + " : v", "【" + lab + "】v", "x" + lab + ": v"} {
+				h, bracket := labelHead([]byte(line))
+				want := -1
+				for i := range set.labels {
+					if _, ok := headLabelValue(h, bracket, set.labels[i].text); ok {
+						want = i
+						break
+					}
+				}
+				got := -1
+				for _, i := range set.candidates(h) {
+					if _, ok := set.labels[i].value(h, bracket); ok {
+						got = int(i)
+						break
+					}
+				}
+				if got != want {
+					t.Errorf("set %d, line %q: label %d through candidates, %d in the whole list", k, line, got, want)
+				}
+			}
+		}
+	}
+}
+
 // TestJapaneseFailureSentenceMakesAnAutoRepliedNoticeABounce checks that
 // a Japanese notice marked Auto-Submitted: auto-replied is a bounce when
 // its text says the message was refused (受信を拒否いたしました), and that
