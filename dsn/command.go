@@ -176,22 +176,10 @@ func (x *wordIndex) build() {
 	x.t = t
 }
 
-// at returns the indexes, in list order, of the words that may start at
-// s[i] (a superset of those that do), nil when none can.
-func (x *wordTable) at(s string, i int) []uint8 {
-	if i+1 >= len(s) {
-		return nil
-	}
-	c0 := ascii.Lower(s[i])
-	k := uint16(c0)<<8 | uint16(ascii.Lower(s[i+1]))
-	if x.pairs[k>>6]&(1<<(k&63)) == 0 {
-		return nil
-	}
-	return x.byFirst[c0]
-}
-
-// atSpaced is at for a text whose white space counts as one space: a
-// second byte that is white space is taken for a space.
+// atSpaced returns the indexes, in list order, of the words that may start
+// at s[i] (a superset of those that do), nil when none can, for a text whose
+// white space counts as one space: a second byte that is white space is
+// taken for a space.
 func (x *wordTable) atSpaced(s string, i int) []uint8 {
 	if i+1 >= len(s) {
 		return nil

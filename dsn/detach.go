@@ -178,7 +178,7 @@ func textSize(r *Report) int {
 	for i := range r.Recipients {
 		rc := &r.Recipients[i]
 		n += len(rc.Address) + len(rc.OriginalRecipient) + len(rc.Action) + len(rc.Status) + len(rc.ReplyCode) +
-			len(rc.Diagnostic) + len(rc.Reply) + len(rc.DiagnosticType) + len(rc.RemoteMTA) + len(rc.Command)
+			len(rc.Diagnostic) + len(rc.Reply) + len(rc.DiagnosticType) + len(rc.RemoteMTA) + len(rc.Command) + len(rc.WillRetryUntil)
 		for _, a := range rc.Aliases {
 			n += len(a)
 		}
@@ -208,6 +208,7 @@ func detach(r *Report, st stringStore) {
 		rc.Status, rc.ReplyCode = st.keep(rc.Status), st.keep(rc.ReplyCode)
 		rc.Diagnostic, rc.Reply, rc.DiagnosticType = st.keep(rc.Diagnostic), st.keep(rc.Reply), st.keep(rc.DiagnosticType)
 		rc.RemoteMTA, rc.Command = st.keep(rc.RemoteMTA), st.keep(rc.Command)
+		rc.WillRetryUntil = st.keep(rc.WillRetryUntil)
 		for k := range rc.Aliases {
 			rc.Aliases[k] = st.keep(rc.Aliases[k])
 		}

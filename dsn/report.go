@@ -184,6 +184,12 @@ type Recipient struct {
 	// RemoteMTA is the server that refused the message, if known.
 	RemoteMTA string
 
+	// WillRetryUntil is the Will-Retry-Until field of a delayed record (RFC
+	// 3464 section 2.3.9: the date after which the reporting MTA stops
+	// trying, an RFC 5322 date-time) as written, "" when the report gives
+	// none.
+	WillRetryUntil string
+
 	// Command is the SMTP command the failure happened at (CONN for the
 	// greeting, EHLO, HELO, STARTTLS, AUTH, MAIL, RCPT, DATA), "" when the
 	// report does not show it. It is read from the report's words ("in

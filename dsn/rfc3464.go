@@ -125,6 +125,8 @@ func parseDeliveryStatus(b []byte, sc *scratch) (msg dsnFields, rcpts []Recipien
 			cur.DiagnosticType = diagnosticType(value)
 			cur.Diagnostic = value
 			lastField = &cur.Diagnostic
+		case ascii.EqualFold(name, "Will-Retry-Until"):
+			cur.WillRetryUntil = value
 		case ascii.EqualFold(name, "X-Actual-Recipient"):
 			// Sendmail: the address it delivered to after aliasing.
 			actual = recipientAddress(value)

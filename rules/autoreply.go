@@ -45,13 +45,25 @@ func autoreplyQuote(notice string) string {
 	if len(notice) > maxAutoreplyScan {
 		notice = notice[:maxAutoreplyScan]
 	}
-	var kept []replySentence
-	for _, rs := range replySentences(textclean.Terminal(notice)) {
+	// The sentences, the flags and the quote are on the stack for a reply
+	// of up to maxStackSentences sentences (issue 14: allocations).
+	var sentences [maxStackSentences]replySentence
+	kept := replySentences(sentences[:0], textclean.Terminal(notice))
+	n := 0
+	for _, rs := range kept {
 		if !courtesy(rs.text) || replyFact(rs.text) {
-			kept = append(kept, rs)
+			kept[n] = rs
+			n++
 		}
 	}
-	chosen := make([]bool, len(kept))
+	kept = kept[:n]
+	var flags [maxStackSentences]bool
+	chosen := flags[:0]
+	if len(kept) <= len(flags) {
+		chosen = flags[:len(kept)]
+	} else {
+		chosen = make([]bool, len(kept))
+	}
 	size := 0
 	add := func(i int) {
 		if chosen[i] || (size > 0 && size+1+len(kept[i].text) > maxAutoreplyQuote) {
@@ -73,6 +85,7 @@ func autoreplyQuote(notice string) string {
 		}
 	}
 	var b strings.Builder
+	b.Grow(size)
 	for i, rs := range kept {
 		if !chosen[i] {
 			continue
@@ -96,16 +109,25 @@ type replySentence struct {
 	paragraph int
 }
 
-// replySentences returns the sentences of an auto-reply's text after its
-// salutation, up to its sign-off, its signature ("-- ", RFC 3676 section
-// 4.3) or the quoted original message; a paragraph's end ends a sentence.
-func replySentences(notice string) []replySentence {
-	var out []replySentence
+// maxStackSentences is how many sentences of an auto-reply autoreplyQuote
+// keeps on the stack; a longer reply takes an allocation.
+const maxStackSentences = 32
+
+// replySentences appends to out the sentences of an auto-reply's text after
+// its salutation, up to its sign-off, its signature ("-- ", RFC 3676
+// section 4.3) or the quoted original message; a paragraph's end ends a
+// sentence.
+func replySentences(out []replySentence, notice string) []replySentence {
+	// The paragraphs, their lines joined by a space, are written one after
+	// the other into one buffer, never longer than notice: one allocation.
+	// A sentence is a part of the buffer as it stood when its paragraph
+	// ended.
 	var para strings.Builder
-	paragraph := 0
+	para.Grow(len(notice))
+	start, paragraph := 0, 0
 	flush := func() {
-		rest := para.String()
-		para.Reset()
+		rest := para.String()[start:]
+		start = para.Len()
 		for rest != "" {
 			_, end := sentenceEnds(rest, 1)
 			if t := strings.TrimSpace(rest[:end]); t != "" {
@@ -135,7 +157,7 @@ func replySentences(notice string) []replySentence {
 			continue
 		}
 		started = true
-		if para.Len() > 0 {
+		if para.Len() > start {
 			para.WriteByte(' ')
 		}
 		para.WriteString(t)
@@ -174,13 +196,44 @@ const maxCourtesyLead = 12
 // courtesy says whether a sentence opens with a courtesy (see
 // courtesyOpenings), a salutation aside.
 func courtesy(s string) bool {
-	l := strings.ToLower(s)
+	// An opening that starts at most maxCourtesyLead bytes in lies in the
+	// first courtesyWindow bytes of the lower-cased sentence: only those
+	// are made, on the stack.
+	var buf [courtesyWindow + utf8.UTFMax]byte
+	l := lowerPrefix(buf[:0], s, courtesyWindow)
 	for _, o := range courtesyOpenings {
-		if i := strings.Index(l, o); i >= 0 && i <= maxCourtesyLead {
-			return true
+		for i := 0; i <= maxCourtesyLead && i+len(o) <= len(l); i++ {
+			if string(l[i:i+len(o)]) == o {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// courtesyWindow is how much of a sentence courtesy reads, lower-cased, in
+// bytes: the longest courtesyOpenings (TestCourtesyWindowHoldsEveryOpening)
+// starting maxCourtesyLead bytes in.
+const courtesyWindow = maxCourtesyLead + 64
+
+// lowerPrefix appends s lower-cased, as strings.ToLower makes it, to dst,
+// until at least n bytes are appended or s ends.
+func lowerPrefix(dst []byte, s string, n int) []byte {
+	end := len(dst) + n
+	for i := 0; i < len(s) && len(dst) < end; {
+		if c := s[i]; c < utf8.RuneSelf {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			dst = append(dst, c)
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		dst = utf8.AppendRune(dst, unicode.ToLower(r))
+		i += size
+	}
+	return dst
 }
 
 // signOffs are lower-case closing words after which an auto-reply's text
@@ -196,9 +249,11 @@ func signOff(t string) bool {
 	if len(t) > 40 {
 		return false
 	}
-	l := strings.ToLower(strings.TrimRight(t, " ,.!"))
+	var buf [64]byte
+	t = strings.TrimRight(t, " ,.!")
+	l := lowerPrefix(buf[:0], t, len(t)*utf8.UTFMax)
 	for _, s := range signOffs {
-		if l == s {
+		if string(l) == s {
 			return true
 		}
 	}
@@ -275,10 +330,30 @@ func replyFact(s string) bool {
 		}
 		prev = r
 	}
-	for w := range strings.FieldsFuncSeq(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) }) {
-		if isWeekdayWord(w) || (hasDigit && isMonthWord(w)) {
+	// The words, lower-cased on the stack for a sentence of up to 512
+	// bytes.
+	var buf [512]byte
+	l := lowerPrefix(buf[:0], s, len(s)*utf8.UTFMax)
+	for i := 0; i < len(l); {
+		r, size := utf8.DecodeRune(l[i:])
+		if !unicode.IsLetter(r) {
+			i += size
+			continue
+		}
+		j := i + size
+		for j < len(l) {
+			r, size := utf8.DecodeRune(l[j:])
+			if !unicode.IsLetter(r) {
+				break
+			}
+			j += size
+		}
+		// No month or weekday name is longer than 16 bytes; a shorter word
+		// is compared on the stack.
+		if w := l[i:j]; len(w) <= 16 && (isWeekdayWord(string(w)) || (hasDigit && isMonthWord(string(w)))) {
 			return true
 		}
+		i = j
 	}
 	return false
 }

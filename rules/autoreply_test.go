@@ -153,3 +153,43 @@ func TestOutOfOfficeExplanationQuotesReturnDateAndUrgentContact(t *testing.T) {
 		t.Errorf("explanation %q quotes the courtesy or the sign-off", got)
 	}
 }
+
+// courtesy reads only the first courtesyWindow bytes of a sentence: every
+// courtesy opening fits there after maxCourtesyLead bytes of salutation.
+func TestCourtesyWindowHoldsEveryOpening(t *testing.T) {
+	for _, o := range courtesyOpenings {
+		if maxCourtesyLead+len(o) > courtesyWindow {
+			t.Errorf("opening %q (%d bytes) does not fit in courtesyWindow", o, len(o))
+		}
+		// maxCourtesyLead (12) bytes of salutation, and one more.
+		if !courtesy("Hello Anna, " + strings.ToUpper(o) + " and more.") {
+			t.Errorf("courtesy misses %q after a salutation", o)
+		}
+		if courtesy("Hello Annie, " + o + " and more.") {
+			t.Errorf("courtesy finds %q after more than maxCourtesyLead bytes", o)
+		}
+		if courtesy("We have received many requests today, " + o) {
+			t.Errorf("courtesy finds %q far into a sentence", o)
+		}
+	}
+}
+
+// The words of auto-replies are lower-cased as strings.ToLower does it,
+// invalid UTF-8 and letters whose lower case is longer or shorter
+// included.
+func TestLowerPrefixIsToLower(t *testing.T) {
+	for _, s := range []string{
+		"", "Out Of Office", "VIELEN DANK FÜR IHRE NACHRICHT", "İSTANBUL", "ȺȾ KELVIN \u212a",
+		"bad \xff\xfe UTF-8 \xe3\x81", "メールありがとうございます", "ΣΊΣΥΦΟΣ", "\uFFFD",
+	} {
+		if got, want := string(lowerPrefix(nil, s, len(s)*4)), strings.ToLower(s); got != want {
+			t.Errorf("lowerPrefix(%q) = %q, strings.ToLower gives %q", s, got, want)
+		}
+		for n := 0; n <= len(s); n++ {
+			got := lowerPrefix(nil, s, n)
+			if len(got) < min(n, len(strings.ToLower(s))) || !strings.HasPrefix(strings.ToLower(s), string(got)) {
+				t.Errorf("lowerPrefix(%q, %d) = %q, not a prefix of at least %d bytes of %q", s, n, got, n, strings.ToLower(s))
+			}
+		}
+	}
+}

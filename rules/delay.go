@@ -1,5 +1,10 @@
 package rules
 
+import (
+	"net/mail"
+	"strings"
+)
+
 // A delay (RFC 3464 section 2.3.3, Action: delayed) is read as temporary:
 // nobody needs to act yet, the sending server keeps trying. Some causes of
 // a delay do not go away with retries, though: they are a configuration of
@@ -51,4 +56,74 @@ func lastingDelay(v *Classification, in *Input) bool {
 		}
 	}
 	return false
+}
+
+// The deadline of a delay. A warning says when the sending server will give
+// up, so that the reader knows how long the message may still arrive and
+// when to act otherwise: the DSN's Will-Retry-Until field (RFC 3464
+// section 2.3.9), or the notice's words (the retry-deadline extractor of
+// rules.yaml). The delay fixes say it (delayed_fix, delayed_lasting_fix,
+// internal_hop_delayed_fix).
+
+// deadlineFacts are the facts that state a delay's deadline, in the order
+// a reading prefers them: a date is the most precise, then how much longer
+// the server keeps trying, then the age at which it gives up.
+var deadlineFacts = [...]Fact{FactRetryUntil, FactRetryLeft, FactRetryAge}
+
+// deadlineSlots are the slots of deadlineFacts.
+var deadlineSlots = setOf(slotFact0+slot(slotIndexOf(FactRetryUntil)), slotFact0+slot(slotIndexOf(FactRetryLeft)),
+	slotFact0+slot(slotIndexOf(FactRetryAge)))
+
+// deadlineFactSet is deadlineFacts as a factSet.
+var deadlineFactSet = factSet(1)<<slotIndexOf(FactRetryUntil) | factSet(1)<<slotIndexOf(FactRetryLeft) | factSet(1)<<slotIndexOf(FactRetryAge)
+
+// oneDeadline keeps the first of deadlineFacts that fs has and clears the
+// others: the texts say one deadline, not the same one twice in other
+// words (Sendmail's warning gives both Will-Retry-Until and "Will keep
+// trying until message is 5 days old").
+func oneDeadline(fs *Facts) {
+	found := false
+	for _, f := range deadlineFacts {
+		i := slotIndexOf(f)
+		if found {
+			fs.v[i] = ""
+		} else if fs.v[i] != "" {
+			found = true
+		}
+	}
+}
+
+// retryUntil writes a Will-Retry-Until date (RFC 5322 date-time, as RFC
+// 3464 section 2.3.9 says) in UTC, in the same form in every language:
+// "2024-06-24 06:44 UTC". It returns "" for a value that is no date.
+func retryUntil(v string) string {
+	v = strings.TrimSpace(v)
+	if v == "" || len(v) > 100 {
+		return ""
+	}
+	t, err := mail.ParseDate(v)
+	if err != nil {
+		return ""
+	}
+	return t.UTC().Format("2006-01-02 15:04") + " UTC"
+}
+
+// delayedExpiryText returns the explanation of a delay read as expired by a
+// rule without words for delays. The expired reason's words say that the
+// sending server gave up (RFC 3463 X.4.7), which a delay (RFC 3464 section
+// 2.3.3, Action: delayed) contradicts: Sisimai's expired phrases include
+// the words of warnings ("will keep trying", "has been delayed", Gmail's
+// "did not accept our requests to connect"). The words say the cause so
+// far instead, as the facts name it: a refused connection, no answer, DNS
+// not answering, else the last reply.
+func delayedExpiryText(fs *Facts) textKey {
+	switch {
+	case fs.Get(FactDNSTempFail) != "":
+		return textDelayedDNS
+	case fs.Get(FactConnRefused) != "":
+		return textDelayedRefused
+	case fs.Get(FactConnTimeout) != "":
+		return textDelayedNoAnswer
+	}
+	return textDelayedUnreachable
 }

@@ -158,7 +158,10 @@
 //     these: the class alone (X.0.0), the "other" codes (X.n.0), the routing
 //     codes (X.4.x, 4.4.7 included: often the reporting server's summary of a
 //     refusal its words name), the media codes (X.6.x), X.7.1 and the
-//     temporary 4.2.1, 4.7.1 and 4.7.2.
+//     temporary 4.2.1, 4.7.1 and 4.7.2. A phrase decides whatever the class
+//     of the answer: "451 4.7.1 ... Domain not found" is hostunknown, read
+//     as temporary (no hard bounce, see permanent.go), not a block of the
+//     sending host.
 //  6. The more specific phrase beats the general one. A phrase that contains
 //     a more general phrase of an earlier reason is placed right before that
 //     general phrase (the rules named *-specific): "requested mail action

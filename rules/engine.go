@@ -10,6 +10,7 @@ import (
 	"golang.org/x/text/language"
 
 	"github.com/ndrmilter/ndrmilter/dsn"
+	"github.com/ndrmilter/ndrmilter/internal/ascii"
 	"github.com/ndrmilter/ndrmilter/smtpcode"
 )
 
@@ -222,7 +223,7 @@ func (e *Engine) classify(in Input, lang int) Classification {
 		v.Status = c.String()
 	case rd.Code != "" && class != 0 && (action == smtpcode.ActionFailed || action == smtpcode.ActionDelayed):
 		// Only for records of a report: a looked-up reply keeps its own codes.
-		v.Status = string(rune('0'+class)) + ".0." + rd.Code
+		v.Status = pseudoStatus(class, rd.Code)
 	}
 	switch {
 	case hasStatus:
@@ -265,6 +266,10 @@ func (e *Engine) classify(in Input, lang int) Classification {
 	}
 	v.HardBounce = hard != nil && *hard && hardBounce(action, v.Status, rp)
 	v.Summary = w.summary.in(lang)
+	if action == smtpcode.ActionDelayed && v.Reason == ReasonExpired && ruleWords.summary.en == "" {
+		// Not timed out yet: the sending server keeps trying (delay.go).
+		v.Summary = e.textsFor(lang)[textDelayedSummary].plain()
+	}
 
 	v.Explanation, v.Fix = e.sentences(&rec, &v, t, rd, ruleWords, w, lasting, lang)
 	e.internalHopReading(&v, &rec, lang) // the recipient's gateway and its internal server (internalhop.go)
@@ -305,6 +310,7 @@ func (e *Engine) sentences(rec *record, v *Classification, t *thenDef, rd *reaso
 	for i, f := range v.Facts.v {
 		vals[slotFact0+slot(i)] = f
 	}
+	localDurations(lang, vals) // "5 Tage", not "5 days", in German
 	if (w.explanation.uses | w.fix.uses).has(slotReply) {
 		vals[slotReply] = quoteReply(rec.diag)
 	}
@@ -330,6 +336,14 @@ func (e *Engine) sentences(rec *record, v *Classification, t *thenDef, rd *reaso
 	case ruleWords.explanation.empty() && t.Cause != "":
 		// An older rule: its cause in the texts' sentence.
 		expl[0] = textPiece(e.explain(in, action, cause, lang, &vs[valuesExplain]), valuesExplain)
+		n = 1
+	case delayed && !t.delays && v.Reason == ReasonExpired && ruleWords.explanation.empty():
+		// Not expired yet: the cause so far (delay.go).
+		k := delayedExpiryText(&v.Facts)
+		if k == textDelayedUnreachable && vals[slotReply] == "" {
+			vals[slotReply] = quoteReply(rec.diag)
+		}
+		expl[0] = textPiece(texts[k], valuesRecord)
 		n = 1
 	case !w.explanation.empty():
 		vs[valuesOwn] = *vals
@@ -365,7 +379,7 @@ func (e *Engine) sentences(rec *record, v *Classification, t *thenDef, rd *reaso
 		fixPiece = textPiece(texts[textDelayedLastingFix], valuesRecord)
 	case delayed && (ruleWords.fix.empty() || !t.delays):
 		// The reason's fix is for a final failure; a delay needs none yet.
-		fixPiece = textPiece(texts[textDelayedFix], valuesNone)
+		fixPiece = textPiece(texts[textDelayedFix], valuesRecord)
 	default:
 		tx, stoodIn := w.fix.choose(lang, vals, &standIn, &vs[valuesFixStandIn])
 		fixPiece = textPiece(tx, valuesRecord)
@@ -373,7 +387,13 @@ func (e *Engine) sentences(rec *record, v *Classification, t *thenDef, rd *reaso
 			fixPiece.v = valuesFixStandIn
 		}
 	}
-	return joinSentences(expl[:n], fixPiece, &vs)
+	explanation, fix = joinSentences(expl[:n], fixPiece, &vs)
+	if delayed && !lasting && t.delays && !ruleWords.fix.empty() && w.fix.uses&deadlineSlots == 0 && v.Facts.set()&deadlineFactSet != 0 {
+		// A rule's own words for a delay: the deadline the report states
+		// is said after them (delay.go).
+		fix += " " + texts[textDelayedDeadline].render(vals)
+	}
+	return explanation, fix
 }
 
 // gaveUpOnTemporary says whether a record is a temporary failure (a
@@ -421,7 +441,17 @@ func (e *Engine) captureFacts(r *rule, rec *record, src *[numFacts]factSource, w
 		}
 		e.extract(sc.text, sc.orig, rec.diag, sc.hits, sc.class, &fs, src)
 	}
+	if rec.action == smtpcode.ActionDelayed {
+		// The deadline of a delay: the delay fixes say it (delay.go).
+		want |= deadlineSlots
+		if i := slotIndexOf(FactRetryUntil); fs.v[i] == "" {
+			if fs.v[i] = retryUntil(rec.in.RetryUntil); fs.v[i] != "" && src != nil {
+				src[i] = factSource{from: "Will-Retry-Until (RFC 3464 section 2.3.9)"}
+			}
+		}
+	}
 	e.noticeFacts(rec, &fs, src, want)
+	oneDeadline(&fs)
 	// Derived only where the words use it (the size-limit fixes).
 	if i, l := slotIndexOf(FactAttachmentBudget), fs.Get(FactLimit); l != "" && fs.v[i] == "" && want.has(slotFact0+slot(i)) {
 		if fs.v[i] = attachmentBudget(l); fs.v[i] != "" && src != nil {
@@ -759,7 +789,8 @@ func (e *Engine) lookup(codeOrReply string, lang int) Classification {
 func InputOf(r *dsn.Report, rc dsn.Recipient) Input {
 	return Input{Action: rc.Action, Status: rc.Status, ReplyCode: rc.ReplyCode,
 		Diagnostic: rc.Diagnostic, RemoteMTA: rc.RemoteMTA, ReportingMTA: r.ReportingMTA,
-		Command: rc.Command, Recipient: rc.Address, DiagnosticType: rc.DiagnosticType, Notice: r.Notice}
+		Command: rc.Command, Recipient: rc.Address, DiagnosticType: rc.DiagnosticType, Notice: r.Notice,
+		RetryUntil: rc.WillRetryUntil}
 }
 
 // matchesDiagnosticType says whether the record's Diagnostic-Code type is one
@@ -923,3 +954,29 @@ func (m phraseMask) any(hits []uint64) bool {
 	}
 	return false
 }
+
+// pseudoStatus returns class.0.code, the status made from a reason's code
+// (Sisimai's pseudo-codes 900-999) and a class: for the classes 4 and 5 a
+// part of pseudoStatuses, with no allocation per record (issue 14).
+func pseudoStatus(class smtpcode.Class, code string) string {
+	if (class == smtpcode.ClassTransient || class == smtpcode.ClassPermanent) && len(code) == 3 &&
+		code[0] == '9' && ascii.IsDigit(code[1]) && ascii.IsDigit(code[2]) {
+		i := (int(class-smtpcode.ClassTransient)*100 + int(code[1]-'0')*10 + int(code[2]-'0')) * len("4.0.900")
+		return pseudoStatuses()[i : i+len("4.0.900")]
+	}
+	return string(rune('0'+class)) + ".0." + code
+}
+
+// pseudoStatuses are "4.0.900" to "4.0.999" then "5.0.900" to "5.0.999",
+// one after the other, made on first use.
+var pseudoStatuses = sync.OnceValue(func() string {
+	var b strings.Builder
+	for _, class := range []byte{'4', '5'} {
+		for n := 900; n <= 999; n++ {
+			b.WriteByte(class)
+			b.WriteString(".0.")
+			b.WriteString(strconv.Itoa(n))
+		}
+	}
+	return b.String()
+})

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ndrmilter/ndrmilter/dsn"
+	"github.com/ndrmilter/ndrmilter/smtpcode"
 )
 
 func builtin(t testing.TB) *Engine {
@@ -583,5 +584,17 @@ func TestAChallengeNamesTheSenderToConfirm(t *testing.T) {
 	if len(challenge) != 1 || challenge[0].Owner != OwnerSender || challenge[0].Reason != ReasonVacation ||
 		!strings.Contains(challenge[0].Explanation, "not been delivered yet") || !strings.Contains(challenge[0].Fix, "confirm") {
 		t.Errorf("challenge: %+v, want the sender to confirm a message not delivered yet", challenge)
+	}
+}
+
+// The status made from a reason's code is class.0.code, whether it comes
+// from the table of pseudo-codes or is written out.
+func TestPseudoStatusIsClassZeroCode(t *testing.T) {
+	for class := smtpcode.Class(1); class <= 5; class++ {
+		for _, code := range []string{"900", "909", "910", "955", "999", "899", "1000", "9a0", "", "12"} {
+			if got, want := pseudoStatus(class, code), string(rune('0'+class))+".0."+code; got != want {
+				t.Errorf("pseudoStatus(%d, %q) = %q, want %q", class, code, got, want)
+			}
+		}
 	}
 }

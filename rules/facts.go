@@ -3,6 +3,7 @@ package rules
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -38,6 +39,21 @@ const (
 	// gave up (or, in a warning, so far), the number and the unit as the
 	// notice states them: "5 days", "48 hours".
 	FactRetriedFor Fact = "retried_for"
+	// The deadline of a delay: when the sending server will give up, as
+	// the report states it. FactRetryUntil is a date, the DSN's
+	// Will-Retry-Until field (RFC 3464 section 2.3.9), written
+	// "2024-06-24 06:44 UTC" (retryUntil); FactRetryLeft is how much
+	// longer it keeps trying from the notice on ("46 hours": Gmail's
+	// "will retry for 46 more hours", Exchange's "will keep trying to
+	// deliver this message for the next 1 day, 19 hours and 57 minutes");
+	// FactRetryAge is the age of the message at which it gives up ("5
+	// days": Postfix's delay_template "It will be retried until it is 5
+	// day(s) old", Sendmail's "Will keep trying until message is 5 days
+	// old", "will retry for up to 2 days"). A reading keeps one of them,
+	// the first in that order (oneDeadline).
+	FactRetryUntil Fact = "retry_until"
+	FactRetryLeft  Fact = "retry_left"
+	FactRetryAge   Fact = "retry_age"
 	// FactLastError is the error of the last attempt, as an expiry notice
 	// states it next to its "gave up" sentence: Exim's "retry timeout
 	// exceeded" followed by "host X [ip]: Connection timed out", Postfix's
@@ -110,7 +126,7 @@ const (
 
 // facts is the fact vocabulary, in the order JSON and --why list them.
 var facts = [...]Fact{FactList, FactURL, FactLimit, FactHost, FactIP, FactFile, FactVirus, FactAddress, FactRetriedFor,
-	FactLastError, FactLoop, FactDNSTempFail, FactNoMX, FactNoDomain, FactConnRefused, FactConnTimeout, FactTooManyRecipients,
+	FactRetryUntil, FactRetryLeft, FactRetryAge, FactLastError, FactLoop, FactDNSTempFail, FactNoMX, FactNoDomain, FactConnRefused, FactConnTimeout, FactTooManyRecipients,
 	FactTLSRequired, FactTLSNotOffered, FactTLSRefused, FactTLSCert, FactEncryptedAttachment, FactBlockedAttachment, FactAttachmentBudget, FactOrgText, FactRecipientFilter, FactInternalHop}
 
 const numFacts = len(facts)
@@ -214,7 +230,7 @@ func (fs Facts) MarshalJSON() ([]byte, error) {
 // The conditions (a loop, no MX record...) are not among them: they choose
 // the words of a reason, and a notice's general help text names them
 // without their being the cause.
-var noticeFacts = [...]Fact{FactRetriedFor, FactFile, FactVirus, FactLimit, FactLastError}
+var noticeFacts = [...]Fact{FactRetriedFor, FactRetryLeft, FactRetryAge, FactFile, FactVirus, FactLimit, FactLastError}
 
 // isNoticeFact says whether f is one of noticeFacts.
 func isNoticeFact(f Fact) bool {
@@ -321,8 +337,14 @@ func capture(names []string, m []int, orig []byte, base string, fs *Facts, src *
 // punctuation around it that a sentence or a bracket left.
 func cleanFact(f Fact, v string) string {
 	v = textclean.ASCII(strings.TrimSpace(v), maxFactLen)
-	if f == FactRetriedFor {
+	switch f {
+	case FactRetryLeft:
+		// Gmail's "for 46 more hours": the texts say "more" themselves.
+		v = plainUnits(strings.Replace(v, " more ", " ", 1))
+	case FactRetriedFor, FactRetryAge:
 		v = plainUnits(v)
+	case FactLimit:
+		v = sizeUnits(v)
 	}
 	v = strings.TrimRight(strings.TrimLeft(v, `(<['"`), `.,;:)]>'"`)
 	if strings.Count(v, "(") > strings.Count(v, ")") {
@@ -336,38 +358,98 @@ func cleanFact(f Fact, v string) string {
 }
 
 // plainUnits writes the units of a duration that a template wrote for any
-// number ("4 hour(s)", Postfix's bounce templates) as the number needs
-// them: "4 hours", "1 day".
+// number ("4 hour(s)", Postfix's bounce templates; "1 days, 19 hours",
+// Exchange's delay notices) as the number needs them: "4 hours", "1 day".
 func plainUnits(v string) string {
-	if !strings.Contains(v, "(s)") {
+	if !strings.Contains(v, "(s)") && !strings.Contains(v, "1 ") {
 		return v
 	}
+	fields := strings.Fields(v)
 	var b strings.Builder
-	for i, w := range strings.Fields(v) {
+	for i, w := range fields {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
-		if u, ok := strings.CutSuffix(w, "(s)"); ok {
-			w = u + "s"
-			if i > 0 && strings.Fields(v)[i-1] == "1" {
-				w = u
+		word, comma := strings.CutSuffix(w, ",")
+		one := i > 0 && fields[i-1] == "1"
+		if u, ok := strings.CutSuffix(word, "(s)"); ok {
+			word = u + "s"
+		}
+		if one && len(word) > 3 && strings.HasSuffix(word, "s") {
+			switch word[:len(word)-1] {
+			case "day", "hour", "minute", "second", "week", "min", "hr":
+				word = word[:len(word)-1]
 			}
 		}
-		b.WriteString(w)
+		b.WriteString(word)
+		if comma {
+			b.WriteByte(',')
+		}
 	}
 	return b.String()
 }
 
+// sizeUnits writes the unit of a size limit the way the explanations
+// write sizes, whatever the language of the notice: French "10 Mo" (mégaoctet),
+// "500 Ko", "1 Go" and "octets" are "10 MB", "500 KB", "1 GB" and "bytes";
+// "megabytes", Japanese "バイト" and "20MB" are "MB", "bytes" and "20 MB".
+// A value without a size unit (a number of recipients) is kept.
+func sizeUnits(v string) string {
+	end := 0
+	for end < len(v) && (v[end] >= '0' && v[end] <= '9' || v[end] == '.' || v[end] == ',') {
+		end++
+	}
+	if end == 0 || end == len(v) {
+		return v
+	}
+	num, unit := v[:end], strings.ToLower(strings.TrimSpace(v[end:]))
+	switch unit {
+	case "mo", "mb", "megabyte", "megabytes", "mbyte", "mbytes":
+		unit = "MB"
+	case "ko", "kb", "kilobyte", "kilobytes", "kbyte", "kbytes":
+		unit = "KB"
+	case "go", "gb", "gigabyte", "gigabytes":
+		unit = "GB"
+	case "mib":
+		unit = "MiB"
+	case "kib":
+		unit = "KiB"
+	case "gib":
+		unit = "GiB"
+	case "octet", "octets", "byte", "bytes", "バイト":
+		unit = "bytes"
+	default:
+		return v
+	}
+	return num + " " + unit
+}
+
 // withMegabytes writes a size given as a bare number of bytes ("10485760",
-// "10485760 bytes") as "10 MB (10485760 bytes)"; any other value is kept.
+// "10485760 bytes", "10.485.760 Bytes", "10,485,760 octets") as "10 MB
+// (10485760 bytes)"; any other value is kept.
 func withMegabytes(v string) string {
-	digits := strings.TrimSpace(strings.TrimSuffix(strings.TrimSuffix(strings.ToLower(v), "bytes"), "byte"))
+	digits := strings.ToLower(v)
+	for _, u := range [...]string{"bytes", "byte", "octets", "octet"} {
+		if d, ok := strings.CutSuffix(digits, u); ok {
+			digits = d
+			break
+		}
+	}
+	digits = strings.TrimSpace(digits)
+	digits = thousandsUngrouped(digits)
 	n, err := strconv.ParseUint(digits, 10, 64)
 	if err != nil || n < 1<<16 {
 		return v
 	}
+	// Limits are set in binary megabytes (10485760, 26214400) or decimal
+	// ones (10000000, 50000000): a round figure reads as the one it is.
+	// Otherwise the binary megabytes, rounded down, so that a message under
+	// the figure fits.
 	mb := float64(n) / (1 << 20)
-	s := strconv.FormatFloat(mb, 'f', 1, 64)
+	if n%(1<<20) != 0 && n%1000000 == 0 {
+		mb = float64(n) / 1000000
+	}
+	s := strconv.FormatFloat(math.Floor(mb*10)/10, 'f', 1, 64)
 	s = strings.TrimSuffix(s, ".0")
 	return s + " MB (" + digits + " bytes)"
 }
@@ -393,4 +475,28 @@ func foldSpace(dst []byte, text string) []byte {
 		dst = dst[:n-1]
 	}
 	return dst
+}
+
+// thousandsUngrouped removes the separators of a number written in groups
+// of three digits ("10,485,760", "10.485.760"); any other string is kept.
+func thousandsUngrouped(s string) string {
+	if len(s) < 5 {
+		return s
+	}
+	sep := s[len(s)-4]
+	if sep != ',' && sep != '.' {
+		return s
+	}
+	parts := strings.Split(s, string(sep))
+	for i, p := range parts {
+		if p == "" || len(p) > 3 || (i > 0 && len(p) != 3) {
+			return s
+		}
+		for j := 0; j < len(p); j++ {
+			if p[j] < '0' || p[j] > '9' {
+				return s
+			}
+		}
+	}
+	return strings.Join(parts, "")
 }

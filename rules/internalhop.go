@@ -110,11 +110,18 @@ func hostName(s string) string {
 		return ""
 	}
 	if mayBeAddr(s) {
+		// An address parses either alone or with a port, never both: the
+		// more common bare address first, as the failed parse allocates its
+		// error; and s itself when it is the address as String writes it.
+		if a, err := netip.ParseAddr(s); err == nil {
+			var buf [64]byte
+			if string(a.AppendTo(buf[:0])) == s {
+				return s
+			}
+			return a.String()
+		}
 		if ap, err := netip.ParseAddrPort(s); err == nil {
 			return ap.Addr().String()
-		}
-		if a, err := netip.ParseAddr(s); err == nil {
-			return a.String()
 		}
 	}
 	if h, port, ok := strings.Cut(s, ":"); ok && isDigits(port) {
@@ -220,6 +227,7 @@ func (e *Engine) internalHopReading(v *Classification, rec *record, lang int) {
 	for i, f := range v.Facts.v {
 		vals[slotFact0+slot(i)] = f
 	}
+	localDurations(lang, &vals)
 	v.Summary = t[textInternalHopSummary].plain()
 	if rec.action == smtpcode.ActionDelayed {
 		// The gateway keeps trying: nobody need act yet (as for any delay).
@@ -260,4 +268,4 @@ const internalHopSource = "the gateway of the recipient's domain (Reporting-MTA)
 // internalHopSlots are the placeholders the texts of an internal hop may
 // use.
 var internalHopSlots = setOf(slotRecipient, slotReporting, slotFact0+slot(slotIndexOf(FactInternalHop)),
-	slotFact0+slot(slotIndexOf(FactRetriedFor)), slotFact0+slot(slotIndexOf(FactLastError)))
+	slotFact0+slot(slotIndexOf(FactRetriedFor)), slotFact0+slot(slotIndexOf(FactLastError))) | deadlineSlots

@@ -158,3 +158,22 @@ func TestMayBeAddrPassesEveryAddress(t *testing.T) {
 		}
 	}
 }
+
+// A host named by its address is written as netip writes the address, with
+// or without a port, in brackets or not.
+func TestHostNameWritesAnAddressAsNetipDoes(t *testing.T) {
+	for in, want := range map[string]string{
+		"192.0.2.1":              "192.0.2.1",
+		"[192.0.2.1]":            "192.0.2.1",
+		"192.0.2.1:25":           "192.0.2.1",
+		"2001:DB8:0:0::1":        "2001:db8::1",
+		"2001:db8::1":            "2001:db8::1",
+		"dns; [2001:0db8::0001]": "2001:db8::1",
+		"fe80::1%eth0":           "fe80::1%eth0",
+		"mx.example.org:25":      "mx.example.org",
+	} {
+		if got := hostName(in); got != want {
+			t.Errorf("hostName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

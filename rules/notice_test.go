@@ -22,7 +22,7 @@ func TestRetriedForFromEachMTAsWording(t *testing.T) {
 		{"sendmail warning text", "Warning: message still undelivered after 8 hours\nWill keep trying until message is 5 days old", "8 hours"},
 		{"exim delay warning", "A message that you sent has not yet been delivered to one or more of its\nrecipients after more than 24 hours on the queue on mx.example.net.", "24 hours"},
 		{"sitting in queue", "Message expired after sitting in queue for 2 days", "2 days"},
-		{"ezweb", "Your message was not delivered within 0 days and 1 hours.", "0 days and 1 hours"},
+		{"ezweb", "Your message was not delivered within 0 days and 1 hours.", "0 days and 1 hour"},
 		{"qmail states no duration", "I'm not going to try again; this message has been in the queue too long.", ""},
 		{"remaining time is not time tried", "The server will keep trying to deliver this message for the next 1 days, 19 hours and 57 minutes.", ""},
 	}
@@ -121,10 +121,17 @@ func TestExpiryTextsNameTheDurationOnlyWhenStated(t *testing.T) {
 	if !strings.Contains(with.Explanation, "5 days") {
 		t.Errorf("with a duration: %q does not name it", with.Explanation)
 	}
+	// In each language's words (durations.go).
+	want := map[string]string{"en": "5 days", "de": "5 Tage", "fr": "5 jours", "es": "5 días", "ja": "5日"}
 	for _, tag := range e.Languages() {
 		c := e.ClassifyIn(tag, in)
-		if !strings.Contains(c.Explanation, "5 days") {
-			t.Errorf("%s: %q does not name the duration", tag, c.Explanation)
+		w, ok := want[tag.String()]
+		if !ok {
+			t.Errorf("%s: no expected duration for this language", tag)
+			continue
+		}
+		if !strings.Contains(c.Explanation, w) {
+			t.Errorf("%s: %q does not name the duration %q", tag, c.Explanation, w)
 		}
 	}
 }

@@ -80,6 +80,12 @@ const (
 	textForwardingBlockedFix
 	textForwardingUnknownExplanation
 	textForwardingUnknownFix
+	textDelayedRefused
+	textDelayedNoAnswer
+	textDelayedDNS
+	textDelayedUnreachable
+	textDelayedSummary
+	textDelayedDeadline
 	numTexts
 )
 
@@ -179,7 +185,7 @@ var textDefs = [numTexts]struct {
 	slots slotSet
 }{
 	textUnknownCause:               {"unknown_cause", 0},
-	textDelayedFix:                 {"delayed_fix", 0},
+	textDelayedFix:                 {"delayed_fix", deadlineSlots},
 	textDelayedIntro:               {"delayed_intro", setOf(slotRecipient, slotRemote)},
 	textUnnamedRecipient:           {"unnamed_recipient", 0},
 	textUnnamedRemote:              {"unnamed_remote", 0},
@@ -217,7 +223,7 @@ var textDefs = [numTexts]struct {
 	textForwardedFix:               {"forwarded_fix", setOf(slotOriginal, slotRecipient)},
 	textForwardedRefused:           {"forwarded_refused", setOf(slotOriginal, slotRecipient, slotRemote, slotReply, slotFact0+slot(slotIndexOf(FactIP)))},
 	textForwardedRefusedFix:        {"forwarded_refused_fix", setOf(slotOriginal, slotRecipient)},
-	textDelayedLastingFix:          {"delayed_lasting_fix", setOf(slotRecipient)},
+	textDelayedLastingFix:          {"delayed_lasting_fix", setOf(slotRecipient) | deadlineSlots},
 	textGaveUpRefused:              {"gave_up_refused", setOf(slotRemote)},
 	textGaveUpFailed:               {"gave_up_failed", 0},
 	// The recipient organisation's gateway could not pass the message on
@@ -234,6 +240,16 @@ var textDefs = [numTexts]struct {
 	textForwardingBlockedFix:         {"forwarding_blocked_fix", setOf(slotOriginal, slotRecipient)},
 	textForwardingUnknownExplanation: {"forwarding_unknown_explanation", setOf(slotRecipient)},
 	textForwardingUnknownFix:         {"forwarding_unknown_fix", setOf(slotRecipient)},
+	// A delay read as expired (Sisimai's expired phrases name retries too),
+	// whose rule has no words for delays: the cause so far, not an expiry
+	// (delayedExpiryText).
+	textDelayedRefused:     {"delayed_refused", setOf(slotRecipient, slotFact0+slot(slotIndexOf(FactHost)))},
+	textDelayedNoAnswer:    {"delayed_no_answer", setOf(slotRecipient, slotFact0+slot(slotIndexOf(FactHost)))},
+	textDelayedDNS:         {"delayed_dns", setOf(slotRecipient, slotDomain)},
+	textDelayedUnreachable: {"delayed_unreachable", setOf(slotRecipient, slotRemote, slotReply)},
+	textDelayedSummary:     {"delayed_summary", 0},
+	// The deadline after a rule's own fix for a delay (Engine.sentences).
+	textDelayedDeadline: {"delayed_deadline", deadlineSlots},
 }
 
 // textNames lists the names of the texts, sorted, for error messages.
@@ -388,6 +404,9 @@ func (t text) plain() string {
 
 // render writes the text with the given values, in one allocation.
 func (t text) render(v *slotValues) string {
+	if len(t) == 1 && t[0].group == nil && !t[0].isSlot {
+		return t[0].literal // a text without placeholders is its words
+	}
 	var b strings.Builder
 	b.Grow(walkParts(nil, t, v))
 	walkParts(&b, t, v)

@@ -19,6 +19,10 @@ type Input struct {
 	// or "". Only the facts are read from it (see noticeFacts), when the
 	// diagnostic does not state them; the reason is never decided by it.
 	Notice string
+	// RetryUntil is the record's Will-Retry-Until date (RFC 3464 section
+	// 2.3.9, dsn.Recipient.WillRetryUntil), or "": read only for a delay,
+	// as the retry_until fact.
+	RetryUntil string
 
 	lookup bool // made by Lookup: the command is assumed, not reported
 }

@@ -51,3 +51,27 @@ func TestExplanationLeavesOutAForgedURL(t *testing.T) {
 		t.Errorf("the block list was not captured; facts %v", v.Facts)
 	}
 }
+
+// Telling a URL without a guidance host by its text alone gives what
+// parsing it gives, for hosts in any case, percent-encoded, with
+// non-ASCII letters, user information, ports and lookalike names.
+func TestGuidanceURLWithoutParsingAgreesWithParsing(t *testing.T) {
+	var urls []string
+	for _, h := range guidanceHosts {
+		up := strings.ToUpper(h)
+		enc := strings.Replace(h, ".", "%2E", 1)
+		urls = append(urls,
+			"https://"+h+"/", "http://"+up+":8080/x", "https://www."+h, "www."+h+"/a",
+			"https://"+enc+"/", "https://not"+h+"/", "https://"+h+".evil.example/",
+			"https://"+h+"@evil.example/", "https://evil.example/"+h, "https://x."+h+"./",
+			"ftp://"+h+"/", "https://"+strings.Replace(h, "i", "\u0130", 1)+"/",
+			"https://"+strings.Replace(h, "k", "\u212a", 1)+"/", "https://["+h+"]/",
+		)
+	}
+	urls = append(urls, "https://evil.example/delist", "http://[::1]/", "", "www.", "https://", "javascript://google.com/%0aalert(1)")
+	for _, v := range urls {
+		if got, want := guidanceURL(v), parsedGuidanceURL(v); got != want {
+			t.Errorf("guidanceURL(%q) = %v, parsing says %v", v, got, want)
+		}
+	}
+}

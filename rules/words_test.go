@@ -287,11 +287,71 @@ func TestQuoteReply(t *testing.T) {
 	}
 }
 
+// TestWithMegabytes: a limit in bytes reads in megabytes, binary or
+// decimal as the round figure is, rounded down (a message under the figure
+// fits), whatever the unit's language and the digit grouping.
 func TestWithMegabytes(t *testing.T) {
-	for in, want := range map[string]string{"10485760": "10 MB (10485760 bytes)", "10240000 bytes": "9.8 MB (10240000 bytes)",
-		"25 MB": "25 MB", "100": "100", "x": "x"} {
+	for in, want := range map[string]string{"10485760": "10 MB (10485760 bytes)", "10240000 bytes": "9.7 MB (10240000 bytes)",
+		"10000000": "10 MB (10000000 bytes)", "50000000 bytes": "50 MB (50000000 bytes)",
+		"10.485.760 bytes": "10 MB (10485760 bytes)", "26,214,400 octets": "25 MB (26214400 bytes)",
+		"25 MB": "25 MB", "100": "100", "x": "x", "1.5": "1.5"} {
 		if got := withMegabytes(in); got != want {
 			t.Errorf("withMegabytes(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestSizeUnitsReadAsTheExplanationsWriteThem: a limit stated in French
+// units, in words or without a space reads in the units of the
+// explanations; a number without a size unit is kept.
+func TestSizeUnitsReadAsTheExplanationsWriteThem(t *testing.T) {
+	for in, want := range map[string]string{"10 Mo": "10 MB", "500 Ko": "500 KB", "1 Go": "1 GB", "10485760 octets": "10485760 bytes",
+		"20MB": "20 MB", "15 megabytes": "15 MB", "10 MiB": "10 MiB", "10485760 Bytes": "10485760 bytes", "100": "100",
+		"100 recipients": "100 recipients"} {
+		if got := sizeUnits(in); got != want {
+			t.Errorf("sizeUnits(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestSizeLimitStatedInEachLanguage: the size limit a refusal states is
+// captured in the English wordings of the MTAs and in each language the
+// notices come in, with its unit made readable; a message's own size
+// stated before the limit is not taken for it.
+func TestSizeLimitStatedInEachLanguage(t *testing.T) {
+	e := builtin(t)
+	for reply, want := range map[string]string{
+		"552 5.3.4 message size 31457280 exceeds size limit 26214400 of server mx.example.com[192.0.2.1]":   "25 MB (26214400 bytes)",
+		"552 5.2.3 Message size exceeds fixed maximum message size (10000000)":                              "10 MB (10000000 bytes)",
+		"552 message too big: read=52428800 max=52428800":                                                   "50 MB (52428800 bytes)",
+		"552 5.3.4 Message size exceeds fixed maximum message size. Limit is 36700160":                      "35 MB (36700160 bytes)",
+		"554 5.3.4 Message too big for system; limit is 10MB":                                               "10 MB",
+		"552-5.2.3 The message you sent is too large. Maximum is 50000000 bytes":                            "50 MB (50000000 bytes)",
+		"552 5.2.3 Message exceeds the maximum size allowed by the recipient's server. Maximum size: 35 MB": "35 MB",
+		"552 5.3.4 Die Nachricht ist zu groß. Die maximal zulässige Größe beträgt 10 MB.":                   "10 MB",
+		"552 5.3.4 Nachricht zu groß: maximal 10.485.760 Bytes erlaubt":                                     "10 MB (10485760 bytes)",
+		"552 5.3.4 Die Nachrichtengröße (12 MB) überschreitet die maximale Größe von 10 MB":                 "10 MB",
+		"552 5.3.4 Message trop volumineux (taille maximale autorisée : 20 Mo)":                             "20 MB",
+		"552 5.3.4 Le message dépasse la limite de 10485760 octets":                                         "10 MB (10485760 bytes)",
+		"552 5.3.4 El mensaje es demasiado grande. El tamaño máximo permitido es de 15 MB":                  "15 MB",
+		"552 5.3.4 Il messaggio è troppo grande: dimensione massima 25 MB":                                  "25 MB",
+		"552 5.3.4 Het bericht is te groot. De maximale grootte is 20 MB":                                   "20 MB",
+		"552 5.3.4 A mensagem é muito grande. O tamanho máximo permitido é 25 MB":                           "25 MB",
+		"552 5.3.4 メッセージのサイズが大きすぎます。最大サイズは10MBです。":                                                          "10 MB",
+		"552 5.3.4 The message size limit for this recipient is 10 MB":                                      "10 MB",
+		"552 5.3.4 Message too big (max 20 MB)":                                                             "20 MB",
+		"552 5.3.4 size limit exceeded (limit: 15728640)":                                                   "15 MB (15728640 bytes)",
+		"552 5.3.4 Die maximal zulaessige Groesse betraegt 10 MB":                                           "10 MB",
+		"552 5.3.4 Message trop volumineux : la taille maximale autorisee est de 15 Mo":                     "15 MB",
+		"552 5.3.4 El tamano maximo permitido es de 15 MB":                                                  "15 MB",
+		"552 5.3.4 メールサイズ(12MB)が上限10MBを超えています":                                                              "10 MB",
+	} {
+		rd := e.Lookup(reply)
+		if got := rd.Facts.Get(FactLimit); got != want {
+			t.Errorf("%q: limit %q, want %q", reply, got, want)
+		}
+		if rd.Reason != ReasonMesgTooBig && rd.Reason != ReasonExceedLimit {
+			t.Errorf("%q: reason %s, want a size reason", reply, rd.Reason)
 		}
 	}
 }
@@ -380,5 +440,38 @@ func TestTraceListsEveryMatchInOrder(t *testing.T) {
 		if m.File != BuiltinName || m.Line == 0 || pos[m.Rule] <= pos[tr.Matches[i-1].Rule] {
 			t.Errorf("match %d %+v: out of order, or without its built-in file and line", i, m)
 		}
+	}
+}
+
+// TestMalwareNameInBracketsAfterTheFile: a scanner's malware name in
+// brackets after its words and the file is captured; a file name in
+// brackets is not taken for a malware name.
+func TestMalwareNameInBracketsAfterTheFile(t *testing.T) {
+	e := builtin(t)
+	v := e.Lookup("550 Virus found in attachment 'Faktura_2026-11.zip' (Trojan.Downloader.JS.Agent-9811)")
+	if got := v.Facts.Get(FactVirus); got != "Trojan.Downloader.JS.Agent-9811" {
+		t.Errorf("virus %q, want Trojan.Downloader.JS.Agent-9811", got)
+	}
+	if got := v.Facts.Get(FactFile); got != "Faktura_2026-11.zip" {
+		t.Errorf("file %q, want Faktura_2026-11.zip", got)
+	}
+	v = e.Lookup("550 Virus found in attachment (invoice.zip)")
+	if got := v.Facts.Get(FactVirus); got != "" {
+		t.Errorf("virus %q taken from a file name in brackets", got)
+	}
+}
+
+// TestPostfixMXHostNotFoundIsNoDomain: Postfix's "type=MX: Host not
+// found" is the DNS's NXDOMAIN (h_errno HOST_NOT_FOUND): the domain does
+// not exist, which is not a domain without MX records.
+func TestPostfixMXHostNotFoundIsNoDomain(t *testing.T) {
+	e := builtin(t)
+	v := e.Classify(Input{Action: "failed", Status: "5.4.4", Recipient: "info@nodomain.example",
+		Diagnostic: "Host or domain name not found. Name service error for name=nodomain.example type=MX: Host not found"})
+	if v.Facts.Get(FactNoMX) != "" || v.Facts.Get(FactNoDomain) == "" {
+		t.Errorf("facts %v: want no_domain and no no_mx", v.Facts)
+	}
+	if strings.Contains(v.Explanation, "lists no mail server") {
+		t.Errorf("explanation %q says the domain has no mail server record", v.Explanation)
 	}
 }

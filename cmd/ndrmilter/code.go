@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -72,24 +73,27 @@ func codeMain(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitOK
 	}
-	fmt.Fprintf(stdout, "%s\n", text)
+	// The lines go out in one write: a Fprintf to the process's stdout is a
+	// write call of its own (issue 14: start-up).
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%s\n", text)
 	// Only the codes given: a status ndrmilter inferred is not shown as one.
 	given := v.ReplyCode
 	if v.StatusSource == rules.StatusServer {
 		given = strings.TrimSpace(given + " " + v.Status)
 	}
 	if given != "" {
-		fmt.Fprintf(stdout, "  %s%s\n", lw.label("cli.code", lw.width), given)
+		fmt.Fprintf(&b, "  %s%s\n", lw.label("cli.code", lw.width), given)
 	}
-	fmt.Fprintf(stdout, "  %s%s\n", lw.label("cli.means", lw.width), v.Explanation)
+	fmt.Fprintf(&b, "  %s%s\n", lw.label("cli.means", lw.width), v.Explanation)
 	owner := lw.owner(v.Owner)
 	if v.Reason == rules.ReasonDelivered {
 		// A success code: nothing failed, so nobody has to wait or act.
 		owner = lw.text("cli.owner.nofailure")
 	}
-	fmt.Fprintf(stdout, "  %s%s\n", lw.label("cli.who", lw.width), owner)
+	fmt.Fprintf(&b, "  %s%s\n", lw.label("cli.who", lw.width), owner)
 	if v.Fix != "" {
-		fmt.Fprintf(stdout, "  %s%s\n", lw.label("cli.fix", lw.width), v.Fix)
+		fmt.Fprintf(&b, "  %s%s\n", lw.label("cli.fix", lw.width), v.Fix)
 	}
 	reason := string(v.Reason)
 	switch {
@@ -100,9 +104,10 @@ func codeMain(args []string, stdout, stderr io.Writer) int {
 	default:
 		reason = lw.text("cli.temporary", "value", reason)
 	}
-	fmt.Fprintf(stdout, "  %s%s\n", lw.label("cli.reason", lw.width), reason)
+	fmt.Fprintf(&b, "  %s%s\n", lw.label("cli.reason", lw.width), reason)
 	if v.Rule != "" {
-		fmt.Fprintf(stdout, "  %s%s\n", lw.label("cli.rule", lw.width), lw.text("cli.matched", "rule", v.Rule, "phrase", strconv.Quote(v.Matched)))
+		fmt.Fprintf(&b, "  %s%s\n", lw.label("cli.rule", lw.width), lw.text("cli.matched", "rule", v.Rule, "phrase", strconv.Quote(v.Matched)))
 	}
+	stdout.Write(b.Bytes())
 	return exitOK
 }

@@ -100,6 +100,7 @@ func main() {
 	all := flag.Bool("all", false, "list every rule, not only the flagged ones")
 	perFamily := flag.Bool("families", false, "print the score of every family")
 	phrases := flag.Bool("phrases", false, "list the text phrases found in one corpus file only and in no reference table")
+	misses := flag.Bool("misses", false, "list every record whose reason is wrong with its family left out: file, truth, reading, deciding rule and diagnostic")
 	keep := flag.String("keep", "", "a regexp of rule ids never left out (e.g. the vendor and registry tables, whose rules are written from sources, not from a family's samples)")
 	flag.Parse()
 	var keepRE *regexp.Regexp
@@ -110,7 +111,7 @@ func main() {
 			os.Exit(2)
 		}
 	}
-	if err := run(os.Stdout, *shared, *rulesSrc, *all, *perFamily, *phrases, keepRE); err != nil {
+	if err := run(os.Stdout, *shared, *rulesSrc, *all, *perFamily, *phrases, *misses, keepRE); err != nil {
 		fmt.Fprintf(os.Stderr, "corpuseval: %v\n", err)
 		os.Exit(2)
 	}
@@ -210,7 +211,7 @@ func (c *corpus) scoreFile(name string, got []record) score {
 	return s
 }
 
-func run(w io.Writer, shared, rulesSrc string, all, perFamily, phrases bool, keep *regexp.Regexp) error {
+func run(w io.Writer, shared, rulesSrc string, all, perFamily, phrases, misses bool, keep *regexp.Regexp) error {
 	c, err := loadCorpus(shared)
 	if err != nil {
 		return err
@@ -295,6 +296,7 @@ func run(w io.Writer, shared, rulesSrc string, all, perFamily, phrases bool, kee
 	sort.Strings(fams)
 	var totalFull, totalOut score
 	var macroFull, macroOut float64
+	var missed []string // with -misses: the records read wrong with their family left out
 	fmt.Fprintln(w, "# Leave-family-out: each family read without the rules that decide only its records")
 	if perFamily {
 		fmt.Fprintf(w, "%-28s %4s %5s  %-15s %-15s\n", "family", "recs", "own", "all rules r/s", "left out r/s")
@@ -312,15 +314,21 @@ func run(w io.Writer, shared, rulesSrc string, all, perFamily, phrases bool, kee
 			sFull.add(c.scoreFile(name, readings[name]))
 		}
 		sOut = sFull
+		out := readings
 		if len(own) > 0 {
 			e, err := rules.LoadWithout(own)
 			if err != nil {
 				return err
 			}
-			out := c.read(e, famFiles[fam])
+			out = c.read(e, famFiles[fam])
 			sOut = score{}
 			for _, name := range famFiles[fam] {
 				sOut.add(c.scoreFile(name, out[name]))
+			}
+		}
+		if misses {
+			for _, name := range famFiles[fam] {
+				missed = append(missed, c.reasonMisses(name, out[name])...)
 			}
 		}
 		totalFull.add(sFull)
@@ -331,6 +339,12 @@ func run(w io.Writer, shared, rulesSrc string, all, perFamily, phrases bool, kee
 			fmt.Fprintf(w, "%-28s %4d %5d  %5.1f / %5.1f   %5.1f / %5.1f  %s\n", fam, sFull.n, len(own),
 				pct(sFull.reason, sFull.n), pct(sFull.status, sFull.n), pct(sOut.reason, sOut.n), pct(sOut.status, sOut.n),
 				strings.Join(own, " "))
+		}
+	}
+	if misses {
+		fmt.Fprintln(w, "# Reason misses with the family left out: file#index truth -> reading (rule) diagnostic")
+		for _, m := range missed {
+			fmt.Fprintln(w, m)
 		}
 	}
 	oneOut, err := leaveFileOut(c, readings, keep)
@@ -353,6 +367,35 @@ func run(w io.Writer, shared, rulesSrc string, all, perFamily, phrases bool, kee
 		pct(oneOut.s.recipient, oneOut.s.n), pct(oneOut.s.status, oneOut.s.n), pct(oneOut.s.reason, oneOut.s.n),
 		pct(oneOut.s.hard, oneOut.s.n), oneOut.s.n, oneOut.files)
 	return nil
+}
+
+// reasonMisses lists the truth records of one file whose reason the
+// readings got wrong (or whose recipient they missed), one line each.
+func (c *corpus) reasonMisses(name string, got []record) []string {
+	var out []string
+	for _, t := range c.truth[name] {
+		want := strings.ToLower(t.Recipient)
+		line := fmt.Sprintf("%s#%d %s -> (no reading of %s)", name, t.Index, t.Reason, want)
+		for _, r := range got {
+			if r.recipient != want {
+				continue
+			}
+			if r.reason == t.Reason {
+				line = ""
+				break
+			}
+			diag := r.diagnostic
+			if len(diag) > 160 {
+				diag = diag[:160] + "..."
+			}
+			line = fmt.Sprintf("%s#%d %s -> %s (%s) status %s/%s %q", name, t.Index, t.Reason, r.reason, r.rule, t.Status, r.status, diag)
+			break
+		}
+		if line != "" {
+			out = append(out, line)
+		}
+	}
+	return out
 }
 
 // fileOutScore is the leave-one-file-out score over the whole corpus.

@@ -69,7 +69,7 @@ func TestRunScoresAndLeavesFamiliesOut(t *testing.T) {
 	}
 	rulesFile := filepath.Join("..", "..", "..", "rules", "rules.yaml")
 	var out bytes.Buffer
-	if err := run(&out, shared, rulesFile, true, true, false, nil); err != nil {
+	if err := run(&out, shared, rulesFile, true, true, false, true, nil); err != nil {
 		t.Fatalf("run: %v", err)
 	}
 	text := out.String()
