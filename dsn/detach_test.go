@@ -12,7 +12,7 @@ import (
 // Report, its recipients and its original, set to a view of one buffer,
 // and its lists in arrays of the caller, keep their values when the buffer
 // and the arrays are overwritten. A field added to Report and forgotten in
-// detach fails here.
+// detach or in textSize (the room detach has for the strings) fails here.
 func TestFinalReportOwnsItsMemory(t *testing.T) {
 	for _, n := range []int{1, 3} { // one recipient (in the report's block) and several
 		buf := []byte("abcdefghijklmnopqrstuvwxyz")
@@ -23,6 +23,9 @@ func TestFinalReportOwnsItsMemory(t *testing.T) {
 		filled := fillStrings(reflect.ValueOf(&from).Elem(), s)
 		if filled < 20 {
 			t.Fatalf("filled %d string fields, expected every one of Report's (20 or more)", filled)
+		}
+		if got, want := textSize(&from), filled*len(s); got != want {
+			t.Fatalf("%d recipients: textSize = %d, want %d for %d strings: a field is missing from textSize", n, got, want, filled)
 		}
 		r := finalReport(&from)
 		for i := range buf {
