@@ -105,11 +105,11 @@ func TestJoinMultiline(t *testing.T) {
 		{"550 5.1.1 one line", "550 5.1.1 one line"},
 		{"550-5.1.1", "550-5.1.1"},
 	} {
-		if got := joinMultiline(c.in); got != c.want {
+		if got := joinMultiline(nil, c.in); got != c.want {
 			t.Errorf("joinMultiline(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
-	if got := serverReply("Technical details: Google tried. The error that the other server returned was: 550-5.2.1 disabled 550 5.2.1 account"); got != "550 5.2.1 disabled account" {
+	if got := serverReply(nil, "Technical details: Google tried. The error that the other server returned was: 550-5.2.1 disabled 550 5.2.1 account"); got != "550 5.2.1 disabled account" {
 		t.Errorf("serverReply: %q", got)
 	}
 }

@@ -1,5 +1,10 @@
 package dsn
 
+import (
+	"encoding/binary"
+	"unicode/utf8"
+)
+
 // ASCII byte tests: the formats dsn reads are ASCII in their structure,
 // whatever the charset of their text.
 
@@ -17,6 +22,24 @@ func equalFoldASCII(a, b string) bool {
 			y += 'a' - 'A'
 		}
 		if x != y {
+			return false
+		}
+	}
+	return true
+}
+
+// isASCII says whether b has no byte above 0x7F, eight bytes at a time: a
+// text of ASCII alone holds none of the phrases of a language written in
+// other characters (failureStatedJa).
+func isASCII(b []byte) bool {
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		if binary.LittleEndian.Uint64(b[i:])&0x8080808080808080 != 0 {
+			return false
+		}
+	}
+	for ; i < len(b); i++ {
+		if b[i] >= utf8.RuneSelf {
 			return false
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/ndrmilter/ndrmilter/internal/ascii"
-	"github.com/ndrmilter/ndrmilter/message"
 )
 
 // Addresses a free-text notice gives to write to, not as failed: the
@@ -101,15 +100,15 @@ var contactWords = [...]string{
 	"お問い合わせ", "お問合せ", "問い合わせ先", "問合せ先", "連絡先", "窓口", "管理者", "联系", "聯絡", "문의",
 }
 
+// contactWordSet finds contactWords in one pass over a text.
+var contactWordSet = newPhraseSet(contactWords[:]...)
+
 // contactWording says whether lower-case text (the words before an
-// address, or the line above it) holds one of contactWords.
+// address, or the line above it) holds one of contactWords. The block
+// scanner asks it of every line without an address (contactHeading): a
+// search per word was a sixth of Parse's instructions (issue 14).
 func contactWording(lt []byte) bool {
-	for _, w := range contactWords {
-		if containsString(lt, w) {
-			return true
-		}
-	}
-	return false
+	return contactWordSet.in(lt)
 }
 
 // contactLine says whether a recipient line (lt in lower case, naming
@@ -215,9 +214,10 @@ func (p *parser) setAside(blocks []textBlock) []textBlock {
 	if len(blocks) == 0 {
 		return blocks
 	}
-	reporting := []string{domainOf(firstAddress(message.DecodeWords(headerString(p.hdr, "From"))))}
+	var room [8]string // the list on the stack
+	reporting := append(room[:0], domainOf(firstAddress(decodeWords(p.sc, headerString(p.hdr, "From")))))
 	for i := range blocks {
-		if b := &blocks[i]; b.address != "" && (b.ownFailure || b.listed) && !isRoleMailbox(b.address) && len(reporting) < 8 {
+		if b := &blocks[i]; b.address != "" && (b.ownFailure || b.listed) && !isRoleMailbox(b.address) && len(reporting) < len(room) {
 			reporting = append(reporting, domainOf(b.address))
 		}
 	}

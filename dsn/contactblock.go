@@ -22,12 +22,15 @@ const maxContactHeading = 120
 // full-width) or is set in lenticular brackets or behind a bullet, with no
 // reply or status code and no failure words.
 func contactHeading(t, lt []byte) bool {
-	if len(t) > maxContactHeading || !contactWording(lt) || hasCodeBytes(t) || failurePhrases.in(lt) {
+	if len(t) > maxContactHeading {
 		return false
 	}
+	// The shape of a heading first: the block scanner asks of every line
+	// without an address, and few have it (issue 14).
 	u := trimLabelBullet(t)
-	return len(u) != len(t) || bytes.HasPrefix(u, []byte("【")) ||
+	heading := len(u) != len(t) || bytes.HasPrefix(u, []byte("【")) ||
 		bytes.HasSuffix(t, []byte(":")) || bytes.HasSuffix(t, []byte("\uff1a")) || bytes.HasSuffix(t, []byte("】"))
+	return heading && contactWording(lt) && !hasCodeBytes(t) && !failurePhrases.in(lt)
 }
 
 // endsSentenceJa says whether a line ends a Japanese sentence (the

@@ -10,7 +10,8 @@ import (
 // The strings of a Report, while Parse reads, are often views of memory
 // that is not the Report's: the message itself, a decoded part, the
 // arena's lower-case text or a scanner's buffer (see view). detach copies
-// them, at the end of Parse, into one array that the Report owns: one
+// them, at the end of Parse, into one array that the Report owns, most
+// often in the same allocation as the Report itself (newReportBlock): one
 // allocation per Report instead of one per string, and a Report that
 // outlives its input and the arena (TestReportOutlivesInput).
 
@@ -32,10 +33,87 @@ type reportBlock struct {
 	lists [4]string
 }
 
+// reportBlockWith is a reportBlock with room for the bytes of the Report's
+// strings after it: the block and the strings in one allocation (issue
+// 14). Each size of text makes the allocation one of the runtime's size
+// classes (runtime/sizeclasses.go), so that no room is lost to rounding.
+type reportBlockWith[T any] struct {
+	reportBlock
+	text T
+}
+
+// The sizes of reportBlockWith: the size classes from 1 to 4 kB, less
+// the header the runtime puts before an object with pointers larger than
+// 512 bytes (mallocHeaderSize, runtime/mbitmap.go), so that a block holds
+// its text in no more room than two allocations would take.
+const (
+	mallocHeader = 8
+
+	reportText1024 = 1024 - mallocHeader - int(unsafe.Sizeof(reportBlock{}))
+	reportText1152 = 1152 - mallocHeader - int(unsafe.Sizeof(reportBlock{}))
+	reportText1280 = 1280 - mallocHeader - int(unsafe.Sizeof(reportBlock{}))
+	reportText1408 = 1408 - mallocHeader - int(unsafe.Sizeof(reportBlock{}))
+	reportText1536 = 1536 - mallocHeader - int(unsafe.Sizeof(reportBlock{}))
+	reportText1792 = 1792 - mallocHeader - int(unsafe.Sizeof(reportBlock{}))
+	reportText2048 = 2048 - mallocHeader - int(unsafe.Sizeof(reportBlock{}))
+	reportText2304 = 2304 - mallocHeader - int(unsafe.Sizeof(reportBlock{}))
+	reportText2688 = 2688 - mallocHeader - int(unsafe.Sizeof(reportBlock{}))
+	reportText3072 = 3072 - mallocHeader - int(unsafe.Sizeof(reportBlock{}))
+	reportText3200 = 3200 - mallocHeader - int(unsafe.Sizeof(reportBlock{}))
+	reportText3456 = 3456 - mallocHeader - int(unsafe.Sizeof(reportBlock{}))
+	reportText4096 = 4096 - mallocHeader - int(unsafe.Sizeof(reportBlock{}))
+)
+
+// newReportBlock returns a reportBlock and an empty store with room for n
+// bytes of strings, in one allocation when n fits one of the sizes of
+// reportBlockWith (most reports hold 0.5 to 3 kB of text), in two
+// otherwise.
+func newReportBlock(n int) (*reportBlock, stringStore) {
+	switch {
+	case n == 0:
+		return new(reportBlock), nil
+	case n <= reportText1024:
+		return blockWith[[reportText1024]byte](n)
+	case n <= reportText1152:
+		return blockWith[[reportText1152]byte](n)
+	case n <= reportText1280:
+		return blockWith[[reportText1280]byte](n)
+	case n <= reportText1408:
+		return blockWith[[reportText1408]byte](n)
+	case n <= reportText1536:
+		return blockWith[[reportText1536]byte](n)
+	case n <= reportText1792:
+		return blockWith[[reportText1792]byte](n)
+	case n <= reportText2048:
+		return blockWith[[reportText2048]byte](n)
+	case n <= reportText2304:
+		return blockWith[[reportText2304]byte](n)
+	case n <= reportText2688:
+		return blockWith[[reportText2688]byte](n)
+	case n <= reportText3072:
+		return blockWith[[reportText3072]byte](n)
+	case n <= reportText3200:
+		return blockWith[[reportText3200]byte](n)
+	case n <= reportText3456:
+		return blockWith[[reportText3456]byte](n)
+	case n <= reportText4096:
+		return blockWith[[reportText4096]byte](n)
+	}
+	return new(reportBlock), make(stringStore, 0, n)
+}
+
+// blockWith returns a new reportBlockWith[T], T an array of n bytes or
+// more, as newReportBlock does.
+func blockWith[T any](n int) (*reportBlock, stringStore) {
+	b := new(reportBlockWith[T])
+	text := unsafe.Slice((*byte)(unsafe.Pointer(&b.text)), unsafe.Sizeof(b.text))
+	return &b.reportBlock, text[:0:n]
+}
+
 // finalReport returns a copy of from (Parse's report, in the parser and
 // the scratch) that owns all its memory (see detach).
 func finalReport(from *Report) *Report {
-	b := new(reportBlock)
+	b, st := newReportBlock(textSize(from))
 	b.r = *from
 	r := &b.r
 	switch n := len(r.Recipients); {
@@ -48,7 +126,7 @@ func finalReport(from *Report) *Report {
 		r.Recipients = append([]Recipient(nil), r.Recipients...)
 	}
 	detachLists(r, b.lists[:])
-	detach(r)
+	detach(r, st)
 	return r
 }
 
@@ -94,8 +172,8 @@ func (st *stringStore) keep(s string) string {
 	return unsafe.String(&(*st)[start], len(s))
 }
 
-// detach replaces every string of r by a copy in one array of r's own.
-func detach(r *Report) {
+// textSize is the number of bytes of the strings of r.
+func textSize(r *Report) int {
 	n := len(r.Kind) + len(r.Format) + len(r.ReportingMTA) + len(r.FeedbackType) + len(r.Notice) + len(r.Addressee)
 	for i := range r.Recipients {
 		rc := &r.Recipients[i]
@@ -110,10 +188,16 @@ func detach(r *Report) {
 	for _, s := range o.Received {
 		n += len(s)
 	}
-	if n == 0 {
+	return n
+}
+
+// detach replaces every string of r by a copy in st, an array of r's own
+// with room for textSize(r) bytes.
+func detach(r *Report, st stringStore) {
+	if cap(st) == 0 {
 		return
 	}
-	st := make(stringStore, 0, n)
+	o := &r.Original
 	r.Kind = Kind(st.keep(string(r.Kind)))
 	r.Format, r.ReportingMTA, r.FeedbackType, r.Notice = st.keep(r.Format), st.keep(r.ReportingMTA), st.keep(r.FeedbackType), st.keep(r.Notice)
 	r.Addressee = st.keep(r.Addressee)

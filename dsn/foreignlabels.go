@@ -2,6 +2,7 @@ package dsn
 
 import (
 	"bytes"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/text/width"
@@ -79,15 +80,30 @@ var labelBullets = [...]string{"■", "□", "●", "○", "◆", "◇", "・", 
 // ("【理由】", a colon optional). The label is matched without regard to
 // case. ok is false when t does not start with it.
 func foreignLabelValue(t, lab []byte) (v []byte, ok bool) {
-	t = trimLabelBullet(t)
-	bracket := bytes.HasPrefix(t, []byte("【"))
-	if bracket {
-		t = t[len("【"):]
+	h, bracket := labelHead(t)
+	return headLabelValue(h, bracket, lab)
+}
+
+// labelHead is line t (trimmed) without its bullet (trimLabelBullet) and
+// its opening lenticular bracket, which bracket reports: where a label of
+// another language starts. It depends on the line alone, so a search of a
+// list of labels takes it once (issue 14: taking it again for each label
+// was a third of Parse's instructions).
+func labelHead(t []byte) (h []byte, bracket bool) {
+	h = trimLabelBullet(t)
+	if bytes.HasPrefix(h, []byte("【")) {
+		return h[len("【"):], true
 	}
-	if len(t) < len(lab) || !bytes.EqualFold(t[:len(lab)], lab) {
+	return h, false
+}
+
+// headLabelValue is foreignLabelValue for a line whose head (labelHead) is
+// h and bracket.
+func headLabelValue(h []byte, bracket bool, lab []byte) (v []byte, ok bool) {
+	if len(h) < len(lab) || !bytes.EqualFold(h[:len(lab)], lab) {
 		return nil, false
 	}
-	v = trimLabelPadding(t[len(lab):])
+	v = trimLabelPadding(h[len(lab):])
 	if bracket {
 		if !bytes.HasPrefix(v, []byte("】")) {
 			return nil, false
@@ -108,10 +124,48 @@ func foreignLabelValue(t, lab []byte) (v []byte, ok bool) {
 	return trimLabelPadding(v), true
 }
 
+// foreignLabel is a label of another language (lower case) and the byte a
+// head (labelHead) of ASCII must start with, in lower case, to start with
+// the label without regard to case: the label's first byte, or the ASCII
+// letter that folds to its first character (none folds to a Japanese one;
+// U+212A KELVIN SIGN folds to k), or utf8.RuneSelf when there is none.
+type foreignLabel struct {
+	text    []byte
+	initial byte
+}
+
+// newForeignLabels returns labels as foreignLabels.
+func newForeignLabels(labels []string) []foreignLabel {
+	out := make([]foreignLabel, len(labels))
+	for i, l := range labels {
+		out[i] = foreignLabel{text: []byte(l), initial: utf8.RuneSelf}
+		r, _ := utf8.DecodeRuneInString(l)
+		for f := r; ; {
+			if f < utf8.RuneSelf {
+				out[i].initial = ascii.Lower(byte(f))
+				break
+			}
+			if f = unicode.SimpleFold(f); f == r {
+				break
+			}
+		}
+	}
+	return out
+}
+
+// value is headLabelValue for the label, which first tells a head of ASCII
+// by its first byte from a label it cannot start with.
+func (l *foreignLabel) value(h []byte, bracket bool) (v []byte, ok bool) {
+	if len(h) < len(l.text) || h[0] < utf8.RuneSelf && ascii.Lower(h[0]) != l.initial {
+		return nil, false
+	}
+	return headLabelValue(h, bracket, l.text)
+}
+
 // trimLabelBullet drops one bullet mark and the padding after it from the
 // start of t.
 func trimLabelBullet(t []byte) []byte {
-	if len(t) == 0 {
+	if len(t) == 0 || !maybeBullet[t[0]] {
 		return t
 	}
 	for _, b := range labelBullets {
@@ -125,6 +179,14 @@ func trimLabelBullet(t []byte) []byte {
 	}
 	return t
 }
+
+// maybeBullet holds the first bytes of labelBullets.
+var maybeBullet = func() (m [256]bool) {
+	for _, b := range labelBullets {
+		m[b[0]] = true
+	}
+	return m
+}()
 
 // trimLabelPadding drops spaces, tabs and full-width spaces (U+3000) from
 // the start of b.
@@ -144,21 +206,52 @@ func trimLabelPadding(b []byte) []byte {
 
 // foreignLabelSets are the foreign labels by what they introduce, as byte
 // slices: reason labels, the other cause labels, reply labels, the others.
-var foreignLabelSets = func() (sets [4]struct {
-	kind   labelKind
-	labels [][]byte
-}) {
+var foreignLabelSets = func() (sets [4]foreignLabelSet) {
 	for i, set := range [...]struct {
 		kind   labelKind
 		labels []string
 	}{{labelCause, foreignReasonLabels[:]}, {labelCause, foreignCauseLabels[:]}, {labelReply, foreignReplyLabels[:]}, {labelOther, foreignOtherLabels[:]}} {
-		sets[i].kind = set.kind
-		for _, l := range set.labels {
-			sets[i].labels = append(sets[i].labels, []byte(l))
-		}
+		sets[i] = newForeignLabelSet(set.kind, set.labels)
 	}
 	return sets
 }()
+
+// foreignLabelSet is a list of foreign labels, with the indexes of those a
+// head (labelHead) of ASCII may start with by its first byte: a line is
+// tried against those alone (issue 14: trying every label was 4% of
+// Parse's instructions).
+type foreignLabelSet struct {
+	kind      labelKind
+	labels    []foreignLabel
+	all       []uint8                // every index, for a head that starts beyond ASCII
+	byInitial [utf8.RuneSelf][]uint8 // by foreignLabel.initial, in list order
+}
+
+// newForeignLabelSet returns the set of labels (at most 256), which
+// introduce kind.
+func newForeignLabelSet(kind labelKind, labels []string) foreignLabelSet {
+	s := foreignLabelSet{kind: kind, labels: newForeignLabels(labels)}
+	for i, l := range s.labels {
+		s.all = append(s.all, uint8(i))
+		if l.initial < utf8.RuneSelf {
+			s.byInitial[l.initial] = append(s.byInitial[l.initial], uint8(i))
+		}
+	}
+	return s
+}
+
+// candidates returns the indexes of the labels head h may start with, in
+// list order: those of its first byte when it is ASCII (see
+// foreignLabel.value), every one otherwise.
+func (s *foreignLabelSet) candidates(h []byte) []uint8 {
+	switch {
+	case len(h) == 0:
+		return nil
+	case h[0] < utf8.RuneSelf:
+		return s.byInitial[ascii.Lower(h[0])]
+	}
+	return s.all
+}
 
 // foreignNoticeLabel reads a trimmed line of a notice as a label of
 // another language and its value (see foreignLabelValue): labelNone when
@@ -169,9 +262,11 @@ func foreignNoticeLabel(t []byte) (labelKind, []byte) {
 	if len(t) < 3 || !maybeForeignLabel(t[0]) {
 		return labelNone, nil
 	}
-	for _, set := range foreignLabelSets {
-		for _, l := range set.labels {
-			if v, ok := foreignLabelValue(t, l); ok {
+	h, bracket := labelHead(t)
+	for k := range foreignLabelSets {
+		set := &foreignLabelSets[k]
+		for _, i := range set.candidates(h) {
+			if v, ok := set.labels[i].value(h, bracket); ok {
 				return set.kind, v
 			}
 		}
@@ -190,11 +285,11 @@ func maybeForeignLabel(c byte) bool {
 // (either case) and of the ASCII bullets.
 var foreignLabelInitial = func() (m [256]bool) {
 	m['*'], m['-'] = true, true
-	for _, set := range foreignLabelSets {
-		for _, l := range set.labels {
-			if l[0] < utf8.RuneSelf {
-				m[l[0]] = true
-				m[l[0]&^0x20] = true
+	for k := range foreignLabelSets {
+		for _, l := range foreignLabelSets[k].labels {
+			if c := l.text[0]; c < utf8.RuneSelf {
+				m[c] = true
+				m[c&^0x20] = true
 			}
 		}
 	}
@@ -232,13 +327,28 @@ var failurePhrasesJa = [...]string{
 // found anywhere, not at the start of a word as failurePhrases finds
 // theirs.
 func failureStatedJa(words []byte) bool {
-	for _, p := range failurePhrasesJa {
-		if bytes.Contains(words, []byte(p)) {
+	if isASCII(words) {
+		return false
+	}
+	for _, p := range failurePhrasesJaBytes {
+		if bytes.Contains(words, p) {
 			return true
 		}
 	}
 	return false
 }
+
+// failurePhrasesJaBytes are failurePhrasesJa as byte slices: []byte(p) in
+// the loop was a heap copy per phrase longer than 32 bytes at every call
+// (issue 14: two allocations per message). bytes.Contains skips text of
+// ASCII alone at the speed of IndexByte, which an automaton would read a
+// byte at a time.
+var failurePhrasesJaBytes = func() (out [len(failurePhrasesJa)][]byte) {
+	for i, p := range failurePhrasesJa {
+		out[i] = []byte(p)
+	}
+	return out
+}()
 
 // statesForeignReason says whether the lines of a block (buf) hold a
 // reason label of another language (foreignReasonLabels) with a value.
@@ -250,8 +360,10 @@ func statesForeignReason(buf []byte) bool {
 		if len(t) < 3 || !maybeForeignLabel(t[0]) {
 			continue
 		}
-		for _, l := range foreignLabelSets[0].labels {
-			if v, ok := foreignLabelValue(t, l); ok && len(bytes.TrimSpace(v)) > 0 {
+		h, bracket := labelHead(t)
+		reasons := &foreignLabelSets[0]
+		for _, j := range reasons.candidates(h) {
+			if v, ok := reasons.labels[j].value(h, bracket); ok && len(bytes.TrimSpace(v)) > 0 {
 				return true
 			}
 		}
@@ -267,9 +379,9 @@ func statesForeignReason(buf []byte) bool {
 // により受信を拒否いたしました。", which is then its only cause. d as it is
 // otherwise.
 func (s *blockScanner) withJapaneseOpening(b *textBlock, d string) string {
-	if hasCode(d) || statesForeignReason(s.buf) {
-		return d
-	}
+	// The paragraphs are tried first: most notices have no Japanese one,
+	// and the tests of d and of the block (a search for codes, a reading
+	// of every line as a label) are then not needed.
 	var stack [maxEarlier + 1][2]int // no allocation per block
 	paras := stack[:0]
 	if b.hasBefore {
@@ -283,11 +395,14 @@ func (s *blockScanner) withJapaneseOpening(b *textBlock, d string) string {
 		if len(e) > maxBlockText || !failureStatedJa(e) {
 			continue
 		}
-		opening := foldWidth(collapseSpace(nil, string(e)))
+		if hasCode(d) || statesForeignReason(s.buf) {
+			return d
+		}
+		opening := foldWidth(collapseSpace(s.sc, s.sc.add(e)))
 		if d == "" {
 			return opening
 		}
-		return opening + " " + d
+		return s.sc.concat(opening, " ", d)
 	}
 	return d
 }

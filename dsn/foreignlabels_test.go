@@ -4,6 +4,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 )
 
 // TestJapaneseGatewayNoticeNamesTheLabelledRecipientInEveryEncoding checks
@@ -134,6 +136,75 @@ func TestForeignLabelValueReadsPaddingColonsAndBrackets(t *testing.T) {
 	}
 }
 
+// TestForeignLabelInitialRejectsOnlyWhatEqualFoldWould checks that the
+// first-byte test of foreignLabel.value turns away no line that
+// headLabelValue (bytes.EqualFold) reads as the label: every label of the
+// lists, in lower, upper and title case, behind every ASCII byte, and with
+// the characters that fold to ASCII letters (U+212A KELVIN SIGN, U+017F
+// LONG S) in place of its first letter or, in a label, before it.
+func TestForeignLabelInitialRejectsOnlyWhatEqualFoldWould(t *testing.T) {
+	var labels []foreignLabel
+	for _, set := range foreignLabelSets {
+		labels = append(labels, set.labels...)
+	}
+	labels = append(labels, foreignRecipientLabelSet...)
+	// "\u212ak" is "k\u212a" without regard to case, a line of ASCII
+	// first byte of the same length.
+	labels = append(labels, newForeignLabels([]string{"kelvin", "sender", "\u212aelvin", "\u017fender", "\u212ak"})...)
+	for _, l := range labels {
+		lab := string(l.text)
+		first, size := utf8.DecodeRuneInString(lab)
+		rest := lab[size:]
+		lines := []string{lab, strings.ToUpper(lab), string(unicode.ToUpper(first)) + rest, "\u212a" + rest, "\u017f" + rest, "K" + rest, "S" + rest, "k\u212a"}
+		for c := 0; c < utf8.RuneSelf; c++ {
+			lines = append(lines, string(rune(c))+rest)
+		}
+		for _, line := range lines {
+			for _, form := range []string{line + ": v", "【" + line + "】v"} {
+				h, bracket := labelHead([]byte(form))
+				want, wantOK := headLabelValue(h, bracket, l.text)
+				got, gotOK := l.value(h, bracket)
+				if gotOK != wantOK || string(got) != string(want) {
+					t.Errorf("label %q, line %q: value = %q, %v; headLabelValue = %q, %v", lab, form, got, gotOK, want, wantOK)
+				}
+			}
+		}
+	}
+}
+
+// TestForeignLabelCandidatesFindTheFirstLabel checks that a set tried
+// through candidates gives, for lines of every label and case, the label
+// a try of the whole list with headLabelValue finds first.
+func TestForeignLabelCandidatesFindTheFirstLabel(t *testing.T) {
+	for k := range foreignLabelSets {
+		set := &foreignLabelSets[k]
+		for _, l := range set.labels {
+			lab := string(l.text)
+			first, size := utf8.DecodeRuneInString(lab)
+			for _, line := range []string{lab + ": v", strings.ToUpper(lab) + "：v", "■" + string(unicode.ToUpper(first)) + lab[size:] + " : v", "【" + lab + "】v", "x" + lab + ": v"} {
+				h, bracket := labelHead([]byte(line))
+				want := -1
+				for i := range set.labels {
+					if _, ok := headLabelValue(h, bracket, set.labels[i].text); ok {
+						want = i
+						break
+					}
+				}
+				got := -1
+				for _, i := range set.candidates(h) {
+					if _, ok := set.labels[i].value(h, bracket); ok {
+						got = int(i)
+						break
+					}
+				}
+				if got != want {
+					t.Errorf("set %d, line %q: label %d through candidates, %d in the whole list", k, line, got, want)
+				}
+			}
+		}
+	}
+}
+
 // TestJapaneseFailureSentenceMakesAnAutoRepliedNoticeABounce checks that
 // a Japanese notice marked Auto-Submitted: auto-replied is a bounce when
 // its text says the message was refused (受信を拒否いたしました), and that
@@ -151,5 +222,21 @@ func TestJapaneseFailureSentenceMakesAnAutoRepliedNoticeABounce(t *testing.T) {
 	}
 	if failureStatedJa([]byte("ただいま不在にしております。12月3日に戻ります。")) {
 		t.Error("an out-of-office sentence read as a failure")
+	}
+}
+
+// TestIsASCII checks isASCII at every place of a text of ASCII, the
+// eight-byte words and the bytes after them.
+func TestIsASCII(t *testing.T) {
+	text := []byte("Delivery to the following recipients failed permanently")
+	if !isASCII(text) || !isASCII(nil) {
+		t.Errorf("isASCII of ASCII text = false")
+	}
+	for i := range text {
+		b := append([]byte(nil), text...)
+		b[i] = 0xE3
+		if isASCII(b) {
+			t.Errorf("isASCII with a byte 0xE3 at %d = true", i)
+		}
 	}
 }

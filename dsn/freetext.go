@@ -58,7 +58,7 @@ func (p *parser) readFreeText() bool {
 				rc.addAddress(b.alias)
 			}
 			if rc.Diagnostic == "" {
-				rc.Diagnostic = noticeSummary(section)
+				rc.Diagnostic = noticeSummary(p.sc, section)
 			}
 			r.Recipients = p.sc.addRecipient(r.Recipients, rc)
 		}
@@ -91,7 +91,7 @@ func (p *parser) readFreeText() bool {
 		if a == "" && !failureStated(p.noticeWords()) {
 			return false
 		}
-		r.Recipients = p.sc.addRecipient(r.Recipients, Recipient{Address: a, Diagnostic: noticeSummary(section)})
+		r.Recipients = p.sc.addRecipient(r.Recipients, Recipient{Address: a, Diagnostic: noticeSummary(p.sc, section)})
 	}
 	p.applyReasonSection(section, lowerSection)
 	r.Format = textFamily(lowerSection)
@@ -245,6 +245,13 @@ func (x *blockIndex) find(blocks []textBlock, addr string) int {
 
 // hasCode says whether text holds an SMTP reply code or an enhanced status code.
 func hasCode(s string) bool {
+	// The codes it counts start with 4 or 5 (of 2, 4 and 5, the first
+	// digits smtpcode reads): a text with neither digit has none, which
+	// two byte searches tell faster than the scanners' byte-by-byte
+	// reading (issue 14: hasCode was 8% of Parse's instructions).
+	if strings.IndexByte(s, '5') < 0 && strings.IndexByte(s, '4') < 0 {
+		return false
+	}
 	if c := smtpcode.FindStatus(s); c != "" && c[0] != '2' {
 		return true
 	}
@@ -281,7 +288,7 @@ func hasWasColon(d string) bool {
 // serverReply keeps of a diagnostic the remote server's reply when the
 // report introduces it with one of replyIntros and it starts with a reply
 // code: the boilerplate before it would mislead the rules.
-func serverReply(d string) string {
+func serverReply(sc *scratch, d string) string {
 	if !hasWasColon(d) {
 		return d // every intro ends in "was:"; most diagnostics have none
 	}
@@ -292,7 +299,7 @@ func serverReply(d string) string {
 		}
 		r := strings.TrimSpace(d[k+len(intro):])
 		if len(r) >= 3 && smtpcode.IsReply(r[:3]) {
-			return joinMultiline(r)
+			return joinMultiline(sc, r)
 		}
 	}
 	return d

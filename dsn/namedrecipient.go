@@ -175,11 +175,11 @@ func (p *parser) senderAddresses() []string {
 	if p.senders != nil {
 		return p.senders
 	}
-	p.senders = []string{}
+	p.senders = p.sc.strings(8) // non-nil: computed; views, valid during the Parse
 	add := func(h message.Header, names ...string) {
 		for _, n := range names {
 			if len(p.senders) < maxSenders {
-				p.senders = appendAddressList(p.senders, message.DecodeWords(headerString(h, n)))
+				p.senders = appendAddressList(p.senders, decodeWords(p.sc, headerString(h, n)))
 			}
 		}
 		p.senders = p.senders[:min(len(p.senders), maxSenders)]
@@ -247,7 +247,7 @@ func (p *parser) soleOriginalRecipient() string {
 	var room [4]string
 	all := room[:0]
 	for _, n := range [...]string{"To", "Cc"} {
-		all = appendAddressList(all, message.DecodeWords(headerString(h, n)))
+		all = appendAddressList(all, decodeWords(p.sc, headerString(h, n)))
 	}
 	if len(all) != 1 || !plausibleAddress(all[0]) || p.isSender(all[0]) || isListAddress(h, all[0]) {
 		return ""

@@ -171,10 +171,10 @@ func (p *parser) readAutoReply() {
 	if p.challenge() {
 		r.Format = FormatChallengeResponse
 	}
-	if a := firstAddress(message.DecodeWords(headerString(p.hdr, "From"))); a != "" {
+	if a := firstAddress(decodeWords(p.sc, headerString(p.hdr, "From"))); a != "" {
 		r.Recipients = p.sc.addRecipient(r.Recipients, Recipient{Address: a})
 	}
 	if r.Original.Sender == "" {
-		r.Original.Sender = firstAddress(message.DecodeWords(headerString(p.hdr, "To")))
+		r.Original.Sender = firstAddress(decodeWords(p.sc, headerString(p.hdr, "To")))
 	}
 }

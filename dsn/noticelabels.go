@@ -96,10 +96,10 @@ func isNoticeLabelLine(line []byte) bool {
 // lines). ok is false when no line gives a reply or a cause: the text is
 // then read as before. A reply line whose value is empty takes the next
 // line ("Diagnostic information for administrators:" then the reply).
-func labelledDiagnostic(buf []byte) (d string, ok bool) {
+func labelledDiagnostic(sc *scratch, buf []byte) (d string, ok bool) {
 	// Gathered on the stack: most blocks have no labelled lines, and the
 	// result is copied out of them.
-	var causeRoom, replyRoom [256]byte
+	var causeRoom, replyRoom, lowRoom [256]byte
 	causes, reply := causeRoom[:0], replyRoom[:0]
 	last := labelNone
 	for i := 0; i < len(buf); {
@@ -133,7 +133,7 @@ func labelledDiagnostic(buf []byte) (d string, ok bool) {
 			switch {
 			case last == labelReply:
 				reply = appendLine(reply, t)
-			case last == labelCause && (endsSentenceJa(causes) || contactWording(ascii.ToLower(t))):
+			case last == labelCause && (endsSentenceJa(causes) || contactWording(ascii.LowerInto(lowRoom[:0], t))):
 				// A Japanese sentence ended, or the contact block
 				// begins: the cause does not run on (contactblock.go).
 				last = labelOther
@@ -151,12 +151,14 @@ func labelledDiagnostic(buf []byte) (d string, ok bool) {
 		// the words around it name the host and the command.
 		return "", false
 	}
-	out := strings.TrimRight(collapseSpace(nil, string(causes)), " .")
-	if r := strings.Trim(collapseSpace(nil, string(reply)), `'"`); r != "" {
+	// The result in the scratch (a copy, then made one line there).
+	out := strings.TrimRight(collapseSpace(sc, sc.add(causes)), " .")
+	if r := strings.Trim(collapseSpace(sc, sc.add(reply)), `'"`); r != "" {
 		if out != "" {
-			out += ". "
+			out = sc.concat(out, ". ", joinMultiline(sc, r))
+		} else {
+			out = joinMultiline(sc, r)
 		}
-		out += joinMultiline(r)
 	}
 	out = foldWidth(out) // "（暗号化）ＺＩＰ" as "(暗号化)ZIP" (foreignlabels.go)
 	if len(out) > maxBlockText {
@@ -168,9 +170,9 @@ func labelledDiagnostic(buf []byte) (d string, ok bool) {
 // noticeSummary is the diagnostic of a recipient that has no block of its
 // own: the labelled lines of the section when it has some, else the
 // section made one line (sectionSummary).
-func noticeSummary(section []byte) string {
-	if d, ok := labelledDiagnostic(section); ok {
+func noticeSummary(sc *scratch, section []byte) string {
+	if d, ok := labelledDiagnostic(sc, section); ok {
 		return d
 	}
-	return sectionSummary(section)
+	return sectionSummary(sc, section)
 }

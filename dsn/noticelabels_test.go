@@ -84,7 +84,7 @@ func TestLabelledDiagnosticReadsEachFamilysLabels(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, ok := labelledDiagnostic([]byte(tt.block))
+			got, ok := labelledDiagnostic(nil, []byte(tt.block))
 			if ok != tt.ok || got != tt.want {
 				t.Errorf("labelledDiagnostic = %q, %v; want %q, %v", got, ok, tt.want, tt.ok)
 			}

@@ -64,11 +64,11 @@ func readOriginal(o *Original, h message.Header, sc *scratch) {
 		case o.MessageID == "" && ascii.EqualFold(f.Name, "Message-ID"):
 			o.MessageID = messageID(value(i, false))
 		case o.From == "" && ascii.EqualFold(f.Name, "From"):
-			o.From = firstAddress(message.DecodeWords(value(i, false)))
+			o.From = firstAddress(decodeWords(sc, value(i, false)))
 		case o.To == "" && ascii.EqualFold(f.Name, "To"):
-			o.To = collapseSpace(sc, message.DecodeWords(value(i, false)))
+			o.To = collapseSpace(sc, decodeWords(sc, value(i, false)))
 		case o.Subject == "" && ascii.EqualFold(f.Name, "Subject"):
-			o.Subject = collapseSpace(sc, message.DecodeWords(value(i, false)))
+			o.Subject = collapseSpace(sc, decodeWords(sc, value(i, false)))
 		case o.Date == "" && ascii.EqualFold(f.Name, "Date"):
 			o.Date = textclean.UTF8(value(i, true))
 		case o.Sender == "" && (ascii.EqualFold(f.Name, "Return-Path") || ascii.EqualFold(f.Name, "X-Envelope-From")):
@@ -184,7 +184,12 @@ func inlineOriginal(a *message.Arena, text []byte, seps []int) message.Header {
 // "header" or "content-type", so only the lines around those words are
 // looked at: a few passes over the text instead of one per separator.
 func separatorLines(lowerText []byte) []int {
-	var starts []int
+	return appendSeparatorLines(nil, lowerText)
+}
+
+// appendSeparatorLines is separatorLines adding to starts (empty), for a
+// caller with room of its own.
+func appendSeparatorLines(starts []int, lowerText []byte) []int {
 	for _, anchor := range [...]string{"message", "header", "content-type"} {
 		for i := 0; i < len(lowerText); {
 			k := indexString(lowerText[i:], anchor)

@@ -89,6 +89,7 @@ type parser struct {
 	firstText int // the length of the first text part in text
 	textCut   int // where the copy of the original starts in text, -1 until known
 	seps      []int
+	sepRoom   [4]int // room for seps in the pooled parser: a text has one or two
 	sepsDone  bool
 
 	arena        *message.Arena // the memory of the reading; nil (allocate) in readEmbedded's parsers
@@ -329,7 +330,7 @@ func (p *parser) finish(fallback func() smtpcode.Action) {
 		}
 	}
 	if r.Addressee == "" {
-		r.Addressee = firstAddress(message.DecodeWords(p.hdr.GetString("To")))
+		r.Addressee = firstAddress(decodeWords(p.sc, headerString(p.hdr, "To"))) // a view: detach copies it
 	}
 }
 
@@ -512,7 +513,7 @@ func (p *parser) cut() int {
 func (p *parser) separators() []int {
 	p.loadText()
 	if !p.sepsDone {
-		p.seps, p.sepsDone = separatorLines(p.lowerText), true
+		p.seps, p.sepsDone = appendSeparatorLines(p.sepRoom[:0], p.lowerText), true
 	}
 	return p.seps
 }

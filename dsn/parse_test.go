@@ -281,7 +281,7 @@ func TestJoinReplyLinesInsideADiagnostic(t *testing.T) {
 		{"code 550-5.1.1 alone, its last line cut", "code 550 5.1.1 alone, its last line cut"},
 		{"id 12550-4.4.1 not a reply", "id 12550-4.4.1 not a reply"},
 	} {
-		if got := joinReplyLines(c.in); got != c.want {
+		if got := joinReplyLines(nil, c.in); got != c.want {
 			t.Errorf("joinReplyLines(%q)\n = %q\nwant %q", c.in, got, c.want)
 		}
 	}

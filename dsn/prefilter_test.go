@@ -23,7 +23,7 @@ func TestPrefilters(t *testing.T) {
 		{"was:", "was:"},
 		{":was:", ":was:"},
 	} {
-		if got := serverReply(c.d); got != c.want {
+		if got := serverReply(nil, c.d); got != c.want {
 			t.Errorf("serverReply(%q) = %q, want %q", c.d, got, c.want)
 		}
 	}

@@ -342,7 +342,7 @@ func (s *blockScanner) headingText(t []byte) {
 		b.diagnostic = collapseSpace(s.sc, s.sc.concat(b.diagnostic, " ", textclean.UTF8(view(t))))
 	}
 	if b.command == "" {
-		b.command = findCommand(string(t))
+		b.command = findCommand(view(t)) // one of commandMarks: nothing of t is kept
 		if b.command == "" && len(t) <= 8 {
 			b.command = bareCommand(t)
 		}
@@ -646,11 +646,11 @@ func (s *blockScanner) finishBlock(code int) {
 		cur.ownFailure = cur.ownText
 	}
 	full := s.blockText(cur) // the host and command may be named in the words around the reply
-	d := serverReply(full)
+	d := serverReply(s.sc, full)
 	if !transcript {
 		// A security gateway's labelled lines: its cause and the
 		// remote reply, without the words around them.
-		if ld, ok := labelledDiagnostic(s.buf); ok {
+		if ld, ok := labelledDiagnostic(s.sc, s.buf); ok {
 			d = ld
 		}
 		// A Japanese notice whose only cause is its opening sentence

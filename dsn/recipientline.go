@@ -62,15 +62,8 @@ var foreignLabelStart = func() (m [256]bool) {
 	return m
 }()
 
-// foreignLabelBytes are foreignRecipientLabels as byte slices, for
-// bytes.EqualFold.
-var foreignLabelBytes = func() [][]byte {
-	out := make([][]byte, len(foreignRecipientLabels))
-	for i, lab := range foreignRecipientLabels {
-		out[i] = []byte(lab)
-	}
-	return out
-}()
+// foreignRecipientLabelSet are foreignRecipientLabels as foreignLabels.
+var foreignRecipientLabelSet = newForeignLabels(foreignRecipientLabels[:])
 
 // afterRecipientLabel returns the text after a recipient label that starts
 // line t (lt in lower case), and whether there is one: one of
@@ -87,10 +80,11 @@ func afterRecipientLabel(t, lt []byte) ([]byte, bool) {
 	if !foreignLabelStart[t[0]] && t[0] < utf8.RuneSelf && t[0] != '*' && t[0] != '-' {
 		return nil, false
 	}
-	for _, lab := range foreignLabelBytes {
+	h, bracket := labelHead(t)
+	for i := range foreignRecipientLabelSet {
 		// Padded with spaces or full-width spaces, ended by an ASCII or
 		// a full-width colon, or set in brackets (foreignlabels.go).
-		if v, ok := foreignLabelValue(t, lab); ok {
+		if v, ok := foreignRecipientLabelSet[i].value(h, bracket); ok {
 			return bytes.TrimSpace(v), true
 		}
 	}

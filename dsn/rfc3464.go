@@ -200,7 +200,7 @@ func cleanDiagnostic(sc *scratch, d string) string {
 		d = rest
 	}
 	d = collapseSpace(sc, d)
-	d = joinReplyLines(d)
+	d = joinReplyLines(sc, d)
 	if len(d) > MaxDiagnostic {
 		d = d[:MaxDiagnostic]
 	}
@@ -335,7 +335,7 @@ func genericComment(c string) bool {
 // made one line, wherever it starts ("host mx.example.com said:
 // 550-5.1.1 The email account 550-5.1.1 does not exist 550 5.1.1 https://...")
 // (see joinMultiline).
-func joinReplyLines(d string) string {
+func joinReplyLines(sc *scratch, d string) string {
 	for i := 0; i+8 <= len(d); i++ {
 		k := strings.IndexByte(d[i:], '-')
 		if k < 0 {
@@ -346,8 +346,8 @@ func joinReplyLines(d string) string {
 		if s < 0 || !smtpcode.IsReply(d[s:i]) || s > 0 && !isReplyBoundary(d[s-1]) {
 			continue
 		}
-		if j := joinMultiline(d[s:]); len(j) != len(d)-s || j != d[s:] {
-			return d[:s] + j
+		if j := joinMultiline(sc, d[s:]); len(j) != len(d)-s || j != d[s:] {
+			return sc.concat(d[:s], j)
 		}
 	}
 	return d
@@ -363,7 +363,9 @@ func isReplyBoundary(c byte) bool {
 // section 4.2.1) made one line: "550-5.7.26 Unauthenticated email
 // 550-5.7.26 from example.org 550 5.7.26 is not accepted" becomes
 // "550 5.7.26 Unauthenticated email from example.org is not accepted".
-func joinMultiline(d string) string {
+// The result is d, a substring of it, or a string in sc (a nil sc
+// allocates one).
+func joinMultiline(sc *scratch, d string) string {
 	if len(d) < 8 || !smtpcode.IsReply(d[:3]) || d[3] != '-' {
 		return d
 	}
@@ -374,13 +376,13 @@ func joinMultiline(d string) string {
 	if n > 0 && (len(d) <= 4+n || d[4+n] != ' ') {
 		return d
 	}
-	var b strings.Builder
-	b.Grow(len(d))
-	b.WriteString(code)
-	b.WriteByte(' ')
+	// Built in the scratch: no longer than d.
+	b := sc.start(len(d))
+	b = append(b, code...)
+	b = append(b, ' ')
 	if status != "" {
-		b.WriteString(status)
-		b.WriteByte(' ')
+		b = append(b, status...)
+		b = append(b, ' ')
 	}
 	rest := strings.TrimSpace(d[len(prefix):])
 	last := code + " " + status
@@ -399,12 +401,12 @@ func joinMultiline(d string) string {
 			k, m = j, len(last)+2
 		}
 		if k < 0 {
-			b.WriteString(rest)
+			b = append(b, rest...)
 			break
 		}
-		b.WriteString(rest[:k])
-		b.WriteByte(' ')
+		b = append(b, rest[:k]...)
+		b = append(b, ' ')
 		rest = rest[k+m:]
 	}
-	return strings.TrimSpace(b.String())
+	return strings.TrimSpace(sc.finish(b))
 }

@@ -136,8 +136,10 @@ func isHeaderLine(line []byte) bool {
 // Lines that are fields of a copied header ("X-Mailman-Version: 2.1.12",
 // "Received: ...") are left out: their numbers are no status, and the
 // copy of the original is no explanation.
-func sectionSummary(section []byte) string {
-	var b []byte
+func sectionSummary(sc *scratch, section []byte) string {
+	// Gathered in the scratch: the lines up to maxBlockText, and the
+	// last one whole (an append beyond the room moves b out).
+	b := sc.start(min(len(section), 2*maxBlockText))
 	for i := 0; i < len(section) && len(b) < maxBlockText; {
 		line, next := ascii.NextLine(section, i)
 		i = next
@@ -146,7 +148,7 @@ func sectionSummary(section []byte) string {
 		}
 		b = appendLine(b, line)
 	}
-	s := collapseSpace(nil, view(b)) // b is its own: a view of it is safe
+	s := collapseSpace(sc, sc.finish(b))
 	if len(s) > maxBlockText {
 		s = s[:maxBlockText]
 	}

@@ -53,7 +53,7 @@ func (p *parser) readTextReceipt() bool {
 	r := p.rep
 	r.Kind = KindReceipt
 	r.Format = "receipt-text"
-	if a := firstAddress(message.DecodeWords(headerString(p.hdr, "From"))); a != "" {
+	if a := firstAddress(decodeWords(p.sc, headerString(p.hdr, "From"))); a != "" {
 		r.Recipients = p.sc.addRecipient(r.Recipients, Recipient{Address: a})
 	}
 	return true
@@ -130,7 +130,7 @@ func (p *parser) readModerationHold() bool {
 		r.Recipients = p.sc.addRecipient(r.Recipients, Recipient{Address: a, Diagnostic: p.holdReason(words)})
 	}
 	if r.Original.Sender == "" {
-		r.Original.Sender = firstAddress(message.DecodeWords(headerString(p.hdr, "To")))
+		r.Original.Sender = firstAddress(decodeWords(p.sc, headerString(p.hdr, "To")))
 	}
 	return true
 }
@@ -237,7 +237,7 @@ func (p *parser) robotsList(name string) string {
 	if name == "" || len(name) > 64 {
 		return ""
 	}
-	from := strings.ToLower(firstAddress(message.DecodeWords(headerString(p.hdr, "From"))))
+	from := strings.ToLower(firstAddress(decodeWords(p.sc, headerString(p.hdr, "From"))))
 	at := strings.LastIndexByte(from, '@')
 	if at <= 0 {
 		return ""
@@ -345,10 +345,13 @@ func automatic(h message.Header) bool {
 // words is searched where it is, without a copy.
 func headerHolds(h message.Header, name string, words *phraseSet) bool {
 	v := h.Get(name)
-	if bytes.Contains(v, []byte("=?")) {
-		v = []byte(message.DecodeWords(string(v)))
-	}
 	var buf [maxShortField]byte
+	if bytes.Contains(v, []byte("=?")) {
+		// Decoded on the stack when short, into memory of its own
+		// otherwise, and lowered where it is.
+		d := message.AppendDecodedWords(buf[:0], view(v))
+		return words.in(ascii.LowerInto(d, d))
+	}
 	if len(v) <= len(buf) {
 		// Lowered once for all the words, on the stack.
 		return words.in(ascii.LowerInto(buf[:0], v))
@@ -420,7 +423,7 @@ func (p *parser) readListRejection() bool {
 		Action:     smtpcode.ActionFailed,
 	})
 	if r.Original.Sender == "" {
-		r.Original.Sender = firstAddress(message.DecodeWords(headerString(p.hdr, "To")))
+		r.Original.Sender = firstAddress(decodeWords(p.sc, headerString(p.hdr, "To")))
 	}
 	p.finish(func() smtpcode.Action { return smtpcode.ActionFailed })
 	return true
@@ -448,7 +451,7 @@ func (p *parser) rejectingList(words []byte) string {
 			return a
 		}
 	}
-	from := firstAddress(message.DecodeWords(headerString(p.hdr, "From")))
+	from := firstAddress(decodeWords(p.sc, headerString(p.hdr, "From")))
 	at := strings.LastIndexByte(from, '@')
 	if at <= 0 {
 		return ""

@@ -2,6 +2,7 @@ package message
 
 import (
 	"bytes"
+	"unsafe"
 
 	"github.com/ndrmilter/ndrmilter/internal/ascii"
 )
@@ -131,5 +132,6 @@ func internFold(b []byte, known []string) string {
 			return k
 		}
 	}
-	return string(ascii.ToLower(b))
+	low := ascii.ToLower(b) // its own array, which becomes the string
+	return unsafe.String(unsafe.SliceData(low), len(low))
 }

@@ -22,7 +22,7 @@ func (p *Part) Decode(limit int) (b []byte, cut bool) {
 		if n := limit*4/3 + 4096; len(b) > n {
 			b, cut = b[:n], true
 		}
-		b = decodeBase64(b)
+		b = appendBase64(make([]byte, 0, len(b)*3/4), b)
 	case "quoted-printable":
 		if n := 3*limit + 4096; len(b) > n {
 			b, cut = b[:n], true
@@ -35,14 +35,14 @@ func (p *Part) Decode(limit int) (b []byte, cut bool) {
 	return toUTF8(b, p.Charset), cut
 }
 
-// decodeBase64 decodes base64 text leniently: characters outside the
-// alphabet (line ends, white space, garbage) are skipped and decoding stops
-// at the padding.
-func decodeBase64(b []byte) []byte {
-	out := make([]byte, 0, len(b)*3/4)
+// appendBase64 appends base64 text b, decoded leniently, to out:
+// characters outside the alphabet (line ends, white space, garbage) are
+// skipped and decoding stops at the padding.
+func appendBase64[T string | []byte](out []byte, b T) []byte {
 	var acc uint32
 	n := 0
-	for _, c := range b {
+	for i := 0; i < len(b); i++ {
+		c := b[i]
 		var v byte
 		switch {
 		case 'A' <= c && c <= 'Z':
