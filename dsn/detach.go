@@ -232,16 +232,25 @@ type scratch struct {
 	blocks []textBlock // the arrays of the block scanner's lists
 }
 
+// carve returns an empty list with room for n elements at the end of
+// *arena, growing the arena (to at least minCap) when it has no room: the
+// lists carved from one arena share its array, each with a capacity of its
+// own, so that an append beyond n moves that list out instead of
+// overwriting the next.
+func carve[T any](arena *[]T, n, minCap int) []T {
+	if cap(*arena)-len(*arena) < n {
+		*arena = make([]T, 0, max(2*cap(*arena), n, minCap))
+	}
+	start := len(*arena)
+	*arena = (*arena)[:start+n]
+	return (*arena)[start : start : start+n]
+}
+
 // addRecipient is append(list, rc), a nil list starting in the scratch
 // memory.
 func (sc *scratch) addRecipient(list []Recipient, rc Recipient) []Recipient {
 	if list == nil && sc != nil {
-		if cap(sc.recs)-len(sc.recs) < minRecipients {
-			sc.recs = make([]Recipient, 0, max(2*cap(sc.recs), minScratchRecipients))
-		}
-		start := len(sc.recs)
-		sc.recs = sc.recs[:start+minRecipients]
-		list = sc.recs[start : start : start+minRecipients]
+		list = carve(&sc.recs, minRecipients, minScratchRecipients)
 	}
 	return append(list, rc)
 }
@@ -252,12 +261,7 @@ func (sc *scratch) textBlocks(n int) []textBlock {
 	if sc == nil {
 		return make([]textBlock, 0, n)
 	}
-	if cap(sc.blocks)-len(sc.blocks) < n {
-		sc.blocks = make([]textBlock, 0, max(2*cap(sc.blocks), n, minScratchBlocks))
-	}
-	start := len(sc.blocks)
-	sc.blocks = sc.blocks[:start+n]
-	return sc.blocks[start : start : start+n]
+	return carve(&sc.blocks, n, minScratchBlocks)
 }
 
 // strings returns an empty list with room for n strings in the scratch
@@ -268,12 +272,7 @@ func (sc *scratch) strings(n int) []string {
 	if sc == nil {
 		return make([]string, 0, n)
 	}
-	if cap(sc.strs)-len(sc.strs) < n {
-		sc.strs = make([]string, 0, max(2*cap(sc.strs), n, minScratchStrings))
-	}
-	start := len(sc.strs)
-	sc.strs = sc.strs[:start+n]
-	return sc.strs[start : start : start+n]
+	return carve(&sc.strs, n, minScratchStrings)
 }
 
 // reset empties sc for the next Parse, and says whether it is small
