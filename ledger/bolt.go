@@ -88,7 +88,10 @@ type boltLedger struct {
 	// quiet moment for the applier (quietMoment).
 	journalling atomic.Bool
 	journalled  atomic.Int64
-	epoch       time.Time
+	// mergeWaits is set when a Merge's record is journalled: the applier
+	// writes it into bbolt at the next quiet moment (quietMoment).
+	mergeWaits atomic.Bool
+	epoch      time.Time
 
 	pairMu     sync.Mutex // guards pairNext and senderNext
 	pairNext   []byte     // where the next sweepPairs starts; nil: at the first pair

@@ -160,16 +160,24 @@ func (l *boltLedger) journalWrite(group []putReq, payloads [][]byte) {
 	// every Put.
 	// It is told too when pending reaches applyBacklog.
 	wake := len(l.pending) == 0 || len(l.pending) < applyBacklog && len(l.pending)+len(group) >= applyBacklog
+	merge := false
 	for i, req := range group {
 		e := journalled{seq: first + uint64(i), r: req.r}
 		if req.merge {
 			e.done = req.done
+			merge = true
 		}
 		l.pending = append(l.pending, e)
 	}
 	l.pendingN.Store(int64(len(l.pending)))
 	l.published.Store(j.seq)
 	l.pendMu.Unlock()
+	if merge {
+		// A Merge returns once its record is in bbolt: the applier
+		// goes at the next quiet moment, without waiting applyAge.
+		l.mergeWaits.Store(true)
+		wake = true
+	}
 	if wake {
 		select {
 		case l.kick <- struct{}{}:
@@ -222,6 +230,9 @@ func (l *boltLedger) applier() {
 			}
 		case <-again:
 		}
+		// The Merges journalled so far are in pending: this applyAll
+		// writes them.
+		l.mergeWaits.Store(false)
 		if err := l.applyAll(); err != nil {
 			retry = min(max(2*retry, minRetry), maxRetry)
 			again = time.After(retry)
@@ -275,14 +286,21 @@ const (
 )
 
 // quietMoment waits until the first record pending (the applier was
-// kicked when it came) has waited applyAge and the journal has had no
-// write for applyQuiet (none in progress, none queued), or applyBacklog
-// records are pending: while Puts stream in, the disk is left to their
-// syncs, and their records then go into bbolt in few transactions. It
-// reports false when the applier is to stop.
+// kicked when it came) has waited applyAge, or a Merge waits for its
+// record to be in bbolt, and the journal has had no write for applyQuiet
+// (none in progress, none queued); or until applyBacklog records are
+// pending: while Puts stream in, the disk is left to their syncs, and
+// their records then go into bbolt in few transactions. It reports false
+// when the applier is to stop.
 func (l *boltLedger) quietMoment() bool {
 	first := time.Now()
-	t := time.NewTimer(applyAge)
+	age := func() time.Duration {
+		if l.mergeWaits.Load() {
+			return 0
+		}
+		return applyAge
+	}
+	t := time.NewTimer(max(age(), applyQuiet))
 	defer t.Stop()
 	for l.pendingN.Load() < applyBacklog {
 		select {
@@ -291,16 +309,19 @@ func (l *boltLedger) quietMoment() bool {
 			// applier ran late): the time since the last write
 			// decides, not the order select takes them in.
 			since := time.Since(l.epoch) - time.Duration(l.journalled.Load())
-			age := time.Since(first)
-			if !l.journalling.Load() && l.queued.Load() == 0 && since >= applyQuiet && age >= applyAge {
+			waited := time.Since(first)
+			if !l.journalling.Load() && l.queued.Load() == 0 && since >= applyQuiet && waited >= age() {
 				return true
 			}
-			t.Reset(max(applyQuiet-since, applyAge-age, applyQuiet/4))
+			t.Reset(max(applyQuiet-since, age()-waited, applyQuiet/4))
 		case <-l.kick:
-			// pending reached applyBacklog (the loop ends), or was
-			// emptied (a read settled it) and filled again.
-			first = time.Now()
-			t.Reset(applyAge)
+			// A Merge waits, pending reached applyBacklog (the loop
+			// ends), or pending was emptied (a read settled it) and
+			// filled again.
+			if !l.mergeWaits.Load() {
+				first = time.Now()
+			}
+			t.Reset(max(age(), applyQuiet))
 		case <-l.applyEnd:
 			return false
 		}
