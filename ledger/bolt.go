@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -292,6 +293,20 @@ func (l *boltLedger) commitNext() {
 	clear(l.batch) // the records are not kept past their commit
 	if cap(l.batch) > 4*maxBatch/10 && n < maxBatch/10 {
 		l.batch = nil // a burst's array is not kept
+	}
+	// The callers just acknowledged are runnable: let them run before
+	// the next group is taken, so that those that Put again at once are
+	// in it. Otherwise the Put handed the next group (the scheduler runs
+	// a goroutine woken by a send next) syncs a group of a few while the
+	// others queue for a whole sync more: with 10 callers, groups
+	// alternated between a few records and the rest, and a Put waited
+	// for about two syncs. Measured in one process with the committer
+	// goroutine this replaced, turns of 300 Puts with and without, 8
+	// runs: callers=10 a mean of 0.41-1.78 ms against 0.68-2.25 ms
+	// without (14-44% less in each run); with 1 caller there is no one
+	// else to let run.
+	if n > 1 {
+		runtime.Gosched()
 	}
 
 	l.qmu.Lock()
