@@ -20,14 +20,18 @@ import (
 // is acknowledged only once its record is durable, so Put makes a record
 // durable the cheap way: it appends the record to the journal, a file
 // beside the bbolt file, of journalSize bytes written (zeros) once when it
-// is created, and fdatasyncs it once for every Put that arrived while the
-// previous fdatasync ran (group commit). The file never grows and its
+// is created, and syncs it once for every Put that arrived while the
+// previous sync ran (group commit): on Linux the write itself, the file
+// being opened with O_DSYNC (journalSyncFlag), elsewhere an fdatasync
+// after it. The Put that finds no sync running does it, for every Put
+// queued (commitNext). The file never grows and its
 // blocks are never unwritten (fallocate would leave them so, and the first
 // write of each would change the file's metadata, which fdatasync then
 // writes too): a sync is its data alone.
 //
 // An applier goroutine writes the journalled records into bbolt in
-// batches, at the first pause in the journal's writes (applyQuiet), in one
+// batches, at the first pause in the journal's writes (applyQuiet) once
+// the first of them has waited applyAge (at once for a Merge), in one
 // ordinary transaction per batch that also records the
 // sequence number of the last record it holds (metaJournalApplied). Once
 // all written records are in bbolt, the next one goes to the start of the
