@@ -27,9 +27,9 @@ import (
 //   - one-tx: one bbolt transaction per record (db.Update: bbolt's two
 //     fdatasyncs per record; concurrent callers wait for bbolt's lock):
 //     the baseline;
-//   - Put: the ledger's Put: its committer appends every Put pending to
-//     the journal in one write and one fdatasync (group commit), each
-//     caller waiting for its own; the applier writes them into bbolt
+//   - Put: the ledger's Put: one Put at a time appends every Put pending
+//     to the journal in one synced write (group commit), each caller
+//     waiting for its own; the applier writes them into bbolt
 //     meanwhile, in batches (see bolt_journal.go). Its durability is the
 //     journal's: the goal is a mean of at most 0.3 ms (issue 14).
 //

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -41,27 +42,33 @@ const maxBatch = 1000
 const sweepChunk = 1000
 
 // boltLedger is the embedded ledger: one bbolt file, and its write-ahead
-// journal (see bolt_journal.go). Puts go to a single goroutine, the
-// committer, which journals every Put pending in one write and one
-// fdatasync (group commit), so that N concurrent writers cost one sync, not
-// N; the applier writes the journalled records into bbolt in batches.
+// journal (see bolt_journal.go). Puts queue up, and one of them at a time,
+// the committer, journals every Put queued in one write and one fdatasync
+// (group commit), so that N concurrent writers cost one sync, not N; the
+// applier writes the journalled records into bbolt in batches.
 type boltLedger struct {
 	db  *bolt.DB
 	o   Options
 	now func() time.Time
 
-	mu     sync.RWMutex // guards closed and sends on reqs
+	mu     sync.RWMutex // guards closed and additions to queue
 	closed bool
-	reqs   chan putReq
+
+	// Puts waiting for the journal: see commitNext.
+	qmu        sync.Mutex
+	queue      []putReq     // in order
+	queued     atomic.Int64 // len(queue), read without the lock
+	committing bool         // a Put commits a group, or was handed the next one
+	qidle      sync.Cond    // on qmu: committing went false
+	batch      []putReq     // the committer's group (one committer at a time)
 
 	stop     chan struct{}
-	writerD  chan struct{}
 	sweepD   chan struct{}
 	applyD   chan struct{}
 	applyEnd chan struct{} // closed to stop the applier
 
-	// The journal; only the committer (and openBolt and Close, when it
-	// is not running) uses it.
+	// The journal; only the committer (and openBolt and Close, when none
+	// runs) uses it.
 	journal *journalFile
 	// journalTail says why the journal read at open ended early (a torn
 	// write, damage), nil when it did not.
@@ -77,12 +84,15 @@ type boltLedger struct {
 	// whose Put may have returned: what a read must see (settle).
 	published atomic.Uint64
 	kick      chan struct{} // tells the applier there is something pending
-	// journalling is true while the committer writes and syncs a group,
+	// journalling is true while a committer writes and syncs a group,
 	// and journalled is when it last finished one (time since epoch): no
 	// quiet moment for the applier (quietMoment).
 	journalling atomic.Bool
 	journalled  atomic.Int64
-	epoch       time.Time
+	// mergeWaits is set when a Merge's record is journalled: the applier
+	// writes it into bbolt at the next quiet moment (quietMoment).
+	mergeWaits atomic.Bool
+	epoch      time.Time
 
 	pairMu     sync.Mutex // guards pairNext and senderNext
 	pairNext   []byte     // where the next sweepPairs starts; nil: at the first pair
@@ -102,6 +112,7 @@ type putReq struct {
 type putResult struct {
 	change Change
 	err    error
+	lead   bool // not a result: the Put is to commit the next group (commitNext)
 }
 
 // boltRecord is the stored form of a Record: the Record (in the JSON form
@@ -162,9 +173,7 @@ func openBolt(path string, o Options, now func() time.Time) (*boltLedger, error)
 		db:       db,
 		o:        o,
 		now:      now,
-		reqs:     make(chan putReq, maxBatch),
 		stop:     make(chan struct{}),
-		writerD:  make(chan struct{}),
 		sweepD:   make(chan struct{}),
 		applyD:   make(chan struct{}),
 		applyEnd: make(chan struct{}),
@@ -175,7 +184,7 @@ func openBolt(path string, o Options, now func() time.Time) (*boltLedger, error)
 		db.Close()
 		return nil, err
 	}
-	go l.committer()
+	l.qidle.L = &l.qmu
 	go l.applier()
 	go l.sweeper()
 	return l, nil
@@ -212,19 +221,107 @@ func (l *boltLedger) put(ctx context.Context, r Record, merge bool) (Change, err
 		l.mu.RUnlock()
 		return ChangeNone, errors.New("ledger: closed")
 	}
-	select {
-	case l.reqs <- req:
-	case <-ctx.Done():
-		l.mu.RUnlock()
-		return ChangeNone, ctx.Err()
-	}
+	lead := l.enqueue(req)
 	l.mu.RUnlock()
-	select {
-	case res := <-req.done:
-		return res.change, res.err
-	case <-ctx.Done():
-		return ChangeNone, ctx.Err()
+	if lead {
+		l.commitNext()
 	}
+	for {
+		select {
+		case res := <-req.done:
+			if res.lead {
+				l.commitNext()
+				continue
+			}
+			return res.change, res.err
+		case <-ctx.Done():
+			// The record is queued: the group that holds it may still
+			// fall to this Put to commit, which a goroutine then does.
+			go l.await(req)
+			return ChangeNone, ctx.Err()
+		}
+	}
+}
+
+// enqueue queues req for the journal and reports whether the caller is
+// to commit the next group (no one else is committing). The caller holds
+// l.mu for reading, so that Close sees every Put queued.
+func (l *boltLedger) enqueue(req putReq) bool {
+	l.qmu.Lock()
+	defer l.qmu.Unlock()
+	l.queue = append(l.queue, req)
+	l.queued.Store(int64(len(l.queue)))
+	if l.committing {
+		return false
+	}
+	l.committing = true
+	return true
+}
+
+// await takes on the duty of a Put whose caller left (its context ended):
+// committing the next group when it falls to it.
+func (l *boltLedger) await(req putReq) {
+	for res := range req.done {
+		if !res.lead {
+			return
+		}
+		l.commitNext()
+	}
+}
+
+// commitNext commits the next group: the Puts queued (up to maxBatch), in
+// one write and one fdatasync of the journal, and acknowledges them; then
+// it hands the next group, queued meanwhile, to the first Put of it, or,
+// with nothing queued, lets the next Put commit its own. So a lone Put
+// writes and syncs its record itself, with no hand-off to another
+// goroutine and back (make bench-record, callers=1), and concurrent Puts
+// share a sync, as with a committer goroutine of its own.
+func (l *boltLedger) commitNext() {
+	l.qmu.Lock()
+	n := min(len(l.queue), maxBatch)
+	l.batch = append(l.batch[:0], l.queue[:n]...)
+	rest := copy(l.queue, l.queue[n:])
+	clear(l.queue[rest:])
+	l.queue = l.queue[:rest]
+	l.queued.Store(int64(rest))
+	l.qmu.Unlock()
+
+	l.journalling.Store(true)
+	l.commitGroup(l.batch)
+	l.journalled.Store(int64(time.Since(l.epoch)))
+	l.journalling.Store(false)
+	clear(l.batch) // the records are not kept past their commit
+	if cap(l.batch) > 4*maxBatch/10 && n < maxBatch/10 {
+		l.batch = nil // a burst's array is not kept
+	}
+	// The callers just acknowledged are runnable: let them run before
+	// the next group is taken, so that those that Put again at once are
+	// in it. Otherwise the Put handed the next group (the scheduler runs
+	// a goroutine woken by a send next) syncs a group of a few while the
+	// others queue for a whole sync more: with 10 callers, groups
+	// alternated between a few records and the rest, and a Put waited
+	// for about two syncs. Measured in one process with the committer
+	// goroutine this replaced, turns of 300 Puts with and without, 8
+	// runs: callers=10 a mean of 0.41-1.78 ms against 0.68-2.25 ms
+	// without (14-44% less in each run); with 1 caller there is no one
+	// else to let run.
+	if n > 1 {
+		runtime.Gosched()
+	}
+
+	l.qmu.Lock()
+	if len(l.queue) == 0 {
+		if cap(l.queue) > maxBatch {
+			l.queue = nil
+		}
+		l.committing = false
+		l.qidle.Broadcast()
+		l.qmu.Unlock()
+		return
+	}
+	next := l.queue[0].done
+	l.qmu.Unlock()
+	next <- putResult{lead: true}
 }
 
 func timeKey(t time.Time, id uint64) []byte {
@@ -726,9 +823,13 @@ func (l *boltLedger) Close() error {
 		return nil
 	}
 	l.closed = true
-	close(l.reqs)
 	l.mu.Unlock()
-	<-l.writerD
+	// Every Put queued before closed was set is committed first.
+	l.qmu.Lock()
+	for l.committing {
+		l.qidle.Wait()
+	}
+	l.qmu.Unlock()
 	close(l.applyEnd)
 	<-l.applyD
 	close(l.stop)

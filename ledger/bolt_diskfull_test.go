@@ -60,6 +60,11 @@ func TestBoltFullDiskChild(t *testing.T) {
 	if err := l.Put(ctx, Record{MessageID: "before@example.org", Sender: "a@example.org", Recipients: []string{"b@example.net"}}); err != nil {
 		t.Fatal(err)
 	}
+	// A read writes the records pending into bbolt (settle): this one is
+	// in bbolt before the disk fills, whenever the applier would go.
+	if _, err := l.ByMessageID(ctx, "before@example.org"); err != nil {
+		t.Fatal(err)
+	}
 	filler := filepath.Join(dir, "filler")
 	f, err := os.Create(filler)
 	if err != nil {

@@ -20,14 +20,18 @@ import (
 // is acknowledged only once its record is durable, so Put makes a record
 // durable the cheap way: it appends the record to the journal, a file
 // beside the bbolt file, of journalSize bytes written (zeros) once when it
-// is created, and fdatasyncs it once for every Put that arrived while the
-// previous fdatasync ran (group commit). The file never grows and its
+// is created, and syncs it once for every Put that arrived while the
+// previous sync ran (group commit): on Linux the write itself, the file
+// being opened with O_DSYNC (journalSyncFlag), elsewhere an fdatasync
+// after it. The Put that finds no sync running does it, for every Put
+// queued (commitNext). The file never grows and its
 // blocks are never unwritten (fallocate would leave them so, and the first
 // write of each would change the file's metadata, which fdatasync then
 // writes too): a sync is its data alone.
 //
 // An applier goroutine writes the journalled records into bbolt in
-// batches, at the first pause in the journal's writes (applyQuiet), in one
+// batches, at the first pause in the journal's writes (applyQuiet) once
+// the first of them has waited applyAge (at once for a Merge), in one
 // ordinary transaction per batch that also records the
 // sequence number of the last record it holds (metaJournalApplied). Once
 // all written records are in bbolt, the next one goes to the start of the
@@ -179,7 +183,7 @@ type journalFile struct {
 // its first journalSize bytes, and makes sure the file holds journalSize
 // written bytes, durably.
 func openJournalFile(path string) (*journalFile, []byte, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o640)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|journalSyncFlag, 0o640)
 	if err != nil {
 		return nil, nil, fmt.Errorf("ledger: opening the journal %s: %w", path, err)
 	}
@@ -237,7 +241,8 @@ func (j *journalFile) fits(k, n int) bool {
 
 // write writes the frames of payloads after the journal's end, numbered
 // from the journal's next sequence number, followed by a header of zeros
-// when there is room, and fdatasyncs them. They must fit. On success the
+// when there is room, and makes them durable (the write itself, on a file
+// opened with journalSyncFlag; else fdatasync). They must fit. On success the
 // end and the sequence number move past them; on an error they stay, and
 // the next write goes to the same place with the same numbers.
 func (j *journalFile) write(payloads [][]byte) error {
@@ -254,8 +259,10 @@ func (j *journalFile) write(payloads [][]byte) error {
 	if _, err := j.f.WriteAt(j.buf, j.end); err != nil {
 		return fmt.Errorf("ledger: writing %d records to the journal %s: %w", len(payloads), j.path, err)
 	}
-	if err := fdatasync(j.f); err != nil {
-		return fmt.Errorf("ledger: syncing the journal %s: %w", j.path, err)
+	if journalSyncFlag == 0 {
+		if err := fdatasync(j.f); err != nil {
+			return fmt.Errorf("ledger: syncing the journal %s: %w", j.path, err)
+		}
 	}
 	j.end += int64(n)
 	j.seq = seq

@@ -5,14 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"log"
-	"runtime"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
 )
 
 // The committer and the applier of the bbolt ledger's journal (see
-// bolt_journal.go): the committer journals Puts, the applier writes
+// bolt_journal.go): the committer (commitNext) journals Puts, the applier writes
 // journalled records into bbolt, and settle makes a read wait for them.
 
 // journalled is a record in the journal, durable, not yet in bbolt.
@@ -80,52 +79,6 @@ func (l *boltLedger) openJournal(path string) error {
 	return nil
 }
 
-// committer journals queued records: it takes what is waiting (up to
-// maxBatch) in one write and one fdatasync, then acknowledges every Put of
-// them. While a sync runs, new records queue up for the next one.
-func (l *boltLedger) committer() {
-	defer close(l.writerD)
-	batch := make([]putReq, 0, maxBatch)
-	for {
-		first, ok := <-l.reqs
-		if !ok {
-			return
-		}
-		batch = append(batch[:0], first)
-	drain:
-		for len(batch) < maxBatch {
-			select {
-			case r, ok := <-l.reqs:
-				if !ok {
-					break drain
-				}
-				batch = append(batch, r)
-			default:
-				break drain
-			}
-		}
-		l.journalling.Store(true)
-		l.commitGroup(batch)
-		l.journalled.Store(int64(time.Since(l.epoch)))
-		l.journalling.Store(false)
-		clear(batch) // the records are not kept past their commit
-		// The callers just acknowledged are runnable: let them run
-		// before taking the next group, so that those that Put again
-		// at once are in it. Otherwise the first of them wakes the
-		// committer (the scheduler runs a goroutine woken by a send
-		// next), which then syncs a group of one while the others queue
-		// for a whole sync more: with 10 callers, groups alternated
-		// between a few records and the rest, and a Put waited for
-		// about two syncs. Measured in one process, turns of 300 Puts
-		// with and without, 8 runs: callers=10 a mean of 0.41-1.78 ms
-		// against 0.68-2.25 ms without (14-44% less in each run); with 1
-		// caller there is no one else to let run.
-		if len(batch) > 1 {
-			runtime.Gosched()
-		}
-	}
-}
-
 // commitGroup journals the records of batch, in order, and acknowledges
 // them. Records go to the journal in writes that fit in it; when the next
 // does not fit, the records before it are written into bbolt first (the
@@ -147,20 +100,20 @@ func (l *boltLedger) commitGroup(batch []putReq) {
 	for i, req := range batch {
 		p, err := json.Marshal(req.r)
 		if err != nil {
-			req.done <- putResult{ChangeNone, fmt.Errorf("ledger: encoding a record for the journal: %w", err)}
+			req.done <- putResult{change: ChangeNone, err: fmt.Errorf("ledger: encoding a record for the journal: %w", err)}
 			continue
 		}
 		if len(p) > maxFramePayload {
 			flush()
 			c, err := l.applyDirect(req.r)
-			req.done <- putResult{c, err}
+			req.done <- putResult{change: c, err: err}
 			continue
 		}
 		if !j.fits(len(group)+1, size+len(p)) {
 			flush()
 			if err := l.makeRoom(); err != nil {
 				for _, req := range batch[i:] {
-					req.done <- putResult{ChangeNone, err}
+					req.done <- putResult{change: ChangeNone, err: err}
 				}
 				return
 			}
@@ -195,28 +148,45 @@ func (l *boltLedger) journalWrite(group []putReq, payloads [][]byte) {
 	first := j.seq + 1
 	if err := j.write(payloads); err != nil {
 		for _, req := range group {
-			req.done <- putResult{ChangeNone, err}
+			req.done <- putResult{change: ChangeNone, err: err}
 		}
 		return
 	}
 	l.pendMu.Lock()
+	// The applier is told when pending was empty: with records pending
+	// it is already waiting for a quiet moment (quietMoment reads the
+	// time of the last write), or writing them (applyAll empties
+	// pending before it waits again). A kick for every group woke it at
+	// every Put.
+	// It is told too when pending reaches applyBacklog.
+	wake := len(l.pending) == 0 || len(l.pending) < applyBacklog && len(l.pending)+len(group) >= applyBacklog
+	merge := false
 	for i, req := range group {
 		e := journalled{seq: first + uint64(i), r: req.r}
 		if req.merge {
 			e.done = req.done
+			merge = true
 		}
 		l.pending = append(l.pending, e)
 	}
 	l.pendingN.Store(int64(len(l.pending)))
 	l.published.Store(j.seq)
 	l.pendMu.Unlock()
-	select {
-	case l.kick <- struct{}{}:
-	default:
+	if merge {
+		// A Merge returns once its record is in bbolt: the applier
+		// goes at the next quiet moment, without waiting applyAge.
+		l.mergeWaits.Store(true)
+		wake = true
+	}
+	if wake {
+		select {
+		case l.kick <- struct{}{}:
+		default:
+		}
 	}
 	for _, req := range group {
 		if !req.merge {
-			req.done <- putResult{ChangeNone, nil}
+			req.done <- putResult{change: ChangeNone, err: nil}
 		}
 	}
 }
@@ -260,6 +230,9 @@ func (l *boltLedger) applier() {
 			}
 		case <-again:
 		}
+		// The Merges journalled so far are in pending: this applyAll
+		// writes them.
+		l.mergeWaits.Store(false)
 		if err := l.applyAll(); err != nil {
 			retry = min(max(2*retry, minRetry), maxRetry)
 			again = time.After(retry)
@@ -295,18 +268,39 @@ func (l *boltLedger) applier() {
 // difference, 1.67-1.69 ms against 1.43-2.21 ms). The price is a read's:
 // a lookup that matches a pending record (settleIf) may commit up to
 // 1,000 records first, where it committed up to 256, under such a stream.
+//
+// Nor does it go before the first record pending has waited applyAge:
+// mail comes at a few messages a second to a few hundred, with pauses of
+// more than applyQuiet between them, and a quiet moment alone made it
+// commit a bbolt transaction (two fdatasyncs, and the pages of every
+// index) for nearly every record, so that the journal saved the milter
+// nothing of bbolt's cost (a profile of the milter under
+// scripts/bench-postfix: bbolt's commits 10.5% of its CPU, beside the
+// journal's 6.3%). Waiting gathers the records of that time into one
+// transaction. A record's durability is the journal's either way; a read
+// that needs a pending record writes it itself (settleIf).
 const (
 	applyQuiet   = 2 * time.Millisecond // a pause in journal writes that lets the applier go
+	applyAge     = time.Second          // and the least time the first pending record waits
 	applyBacklog = maxBatch             // pending records after which it goes anyway
 )
 
-// quietMoment waits until the journal has had no write for applyQuiet
-// (none in progress, none queued), or applyBacklog records are pending:
-// while Puts stream in, the disk is left to their syncs, and their records
-// then go into bbolt in few transactions. It reports false when the
-// applier is to stop.
+// quietMoment waits until the first record pending (the applier was
+// kicked when it came) has waited applyAge, or a Merge waits for its
+// record to be in bbolt, and the journal has had no write for applyQuiet
+// (none in progress, none queued); or until applyBacklog records are
+// pending: while Puts stream in, the disk is left to their syncs, and
+// their records then go into bbolt in few transactions. It reports false
+// when the applier is to stop.
 func (l *boltLedger) quietMoment() bool {
-	t := time.NewTimer(applyQuiet)
+	first := time.Now()
+	age := func() time.Duration {
+		if l.mergeWaits.Load() {
+			return 0
+		}
+		return applyAge
+	}
+	t := time.NewTimer(max(age(), applyQuiet))
 	defer t.Stop()
 	for l.pendingN.Load() < applyBacklog {
 		select {
@@ -315,12 +309,19 @@ func (l *boltLedger) quietMoment() bool {
 			// applier ran late): the time since the last write
 			// decides, not the order select takes them in.
 			since := time.Since(l.epoch) - time.Duration(l.journalled.Load())
-			if !l.journalling.Load() && len(l.reqs) == 0 && since >= applyQuiet {
+			waited := time.Since(first)
+			if !l.journalling.Load() && l.queued.Load() == 0 && since >= applyQuiet && waited >= age() {
 				return true
 			}
-			t.Reset(max(applyQuiet-since, applyQuiet/4))
+			t.Reset(max(applyQuiet-since, age()-waited, applyQuiet/4))
 		case <-l.kick:
-			t.Reset(applyQuiet)
+			// A Merge waits, pending reached applyBacklog (the loop
+			// ends), or pending was emptied (a read settled it) and
+			// filled again.
+			if !l.mergeWaits.Load() {
+				first = time.Now()
+			}
+			t.Reset(max(age(), applyQuiet))
 		case <-l.applyEnd:
 			return false
 		}
@@ -465,7 +466,7 @@ func (l *boltLedger) applyBatch() (int, error) {
 		l.pendMu.Lock()
 		for i := range batch {
 			if d := l.pending[i].done; d != nil {
-				d <- putResult{ChangeNone, err}
+				d <- putResult{change: ChangeNone, err: err}
 				l.pending[i].done = nil
 			}
 		}
@@ -484,7 +485,7 @@ func (l *boltLedger) applyBatch() (int, error) {
 	l.pendMu.Unlock()
 	for i, e := range batch {
 		if e.done != nil {
-			e.done <- putResult{changes[i], nil}
+			e.done <- putResult{change: changes[i], err: nil}
 		}
 	}
 	return len(batch), nil
