@@ -289,6 +289,17 @@ func (p *parser) finish(fallback func() smtpcode.Action) {
 	}
 	for i := range r.Recipients {
 		rc := &r.Recipients[i]
+		if reply, cmd := transcriptFailure(rc.Diagnostic); reply != "" {
+			// A quoted session: its last error reply is the result,
+			// never its greeting, "220 Ready to start TLS" or "250 Ok".
+			if rc.RemoteMTA == "" {
+				rc.RemoteMTA = findRemoteHost(rc.Diagnostic) // "while talking to host:" is left out of the reply
+			}
+			rc.Diagnostic = reply
+			if cmd != "" {
+				rc.Command = cmd
+			}
+		}
 		rc.Diagnostic = cleanDiagnostic(p.sc, rc.Diagnostic)
 		// The server's own code in its reply is more precise than the
 		// reporting MTA's summary in the Status field (Sendmail writes 4.4.7

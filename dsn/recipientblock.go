@@ -746,7 +746,10 @@ func (s *blockScanner) keep(b *textBlock) {
 	if first.remoteMTA == "" {
 		first.remoteMTA = b.remoteMTA
 	}
-	if first.command == "" {
+	if first.command == "" || b.kind == lineTranscript && b.command != "" {
+		// A transcript shows the command the error answered; the words
+		// of a list's line only suggest one (the EHLO of "while talking
+		// to" is no failed command).
 		first.command = b.command
 	}
 	if !plausibleAddress(first.address) && plausibleAddress(b.address) {
