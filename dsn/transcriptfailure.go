@@ -28,7 +28,8 @@ import (
 const maxServerLabel = 40
 
 // transcriptFailure returns, of a diagnostic d that quotes an SMTP
-// session, the last error reply (its continuation lines included) and the
+// session, the last error reply (its continuation lines included, one a
+// line, without their marks) and the
 // command it answered ("" when the transcript does not show it). It
 // returns "", "" when d quotes no session with an error reply.
 func transcriptFailure(d string) (reply, command string) {
@@ -36,8 +37,9 @@ func transcriptFailure(d string) (reply, command string) {
 		return "", ""
 	}
 	lastCmd := ""
-	start, end := -1, -1 // the last error reply: d[start:end]
-	inError := false     // the last server segment was an error reply, and no command came since
+	var lines []string // the lines of the last error reply, without their marks
+	start := -1        // the offset of its first line in d
+	inError := false   // the last server segment was an error reply, and no command came since
 	_, at, side := nextSessionMark(d, 0)
 	for at < len(d) {
 		markAt, next, nextSide := nextSessionMark(d, at)
@@ -57,11 +59,11 @@ func transcriptFailure(d string) (reply, command string) {
 			switch class := replyClass([]byte(seg)); {
 			case class == '4' || class == '5':
 				if !inError || d[start:start+3] != seg[:3] {
-					start, command = segAt, lastCmd
+					start, command, lines = segAt, lastCmd, lines[:0]
 				}
-				end, inError = segAt+len(seg), true
+				lines, inError = appendReplyLine(lines, seg), true
 			case class == 0 && inError:
-				end = segAt + len(seg) // a continuation line without its code
+				lines = appendReplyLine(lines, seg) // a continuation line whose code a collapsed text lost
 			default:
 				inError = false
 			}
@@ -70,10 +72,24 @@ func transcriptFailure(d string) (reply, command string) {
 		// the reply open: its next line may follow.
 		at, side = next, nextSide
 	}
-	if start < 0 {
+	switch len(lines) {
+	case 0:
 		return "", ""
+	case 1:
+		return lines[0], command
 	}
-	return d[start:end], command
+	return strings.Join(lines, "\n"), command
+}
+
+// maxReplyLines caps the lines kept of one multi-line reply.
+const maxReplyLines = 32
+
+// appendReplyLine adds a line of a reply, up to maxReplyLines.
+func appendReplyLine(lines []string, line string) []string {
+	if len(lines) >= maxReplyLines {
+		return lines
+	}
+	return append(lines, line)
 }
 
 // nextSessionMark finds the next session line from d[from] on: it returns

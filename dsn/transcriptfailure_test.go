@@ -28,12 +28,16 @@ func TestTranscriptResultIsTheLastErrorReply(t *testing.T) {
 		{"sendmail marks, multi-line error reply",
 			">>> EHLO a.example.com\n<<< 250-b.example.net Hello\n<<< 250 HELP\n>>> DATA\n" +
 				"<<< 554-5.7.1 Message refused\n<<< 554 5.7.1 see https://b.example.net/policy\n",
-			"554-5.7.1 Message refused\n<<< 554 5.7.1 see https://b.example.net/policy", "DATA"},
+			"554-5.7.1 Message refused\n554 5.7.1 see https://b.example.net/policy", "DATA"},
 		{"collapsed text, multi-line EHLO reply first",
 			"Recipient: r@example.com Session Transcript: <-- 220 mail.example.com ESMTP --> EHLO gw.example.org " +
 				"<-- 250 mail.example.com Hello <-- SIZE 26214400 <-- HELP --> STARTTLS <-- 220 2.0.0 Ready to start TLS " +
 				"--> RCPT TO:<r@example.com> <-- 550 5.1.1 <r@example.com>: User unknown --> QUIT <-- 221 2.0.0 Bye",
 			"550 5.1.1 <r@example.com>: User unknown", "RCPT"},
+		{"collapsed multi-line reply, continuation without its code",
+			"--> RCPT TO:<r@example.com> <-- 250 2.1.5 Ok --> DATA <-- 354 Go ahead --> <CRLF>.<CRLF> " +
+				"<-- 554 5.7.1 Message rejected as spam <-- See https://mail.example.com/spam --> QUIT <-- 221 Bye",
+			"554 5.7.1 Message rejected as spam\nSee https://mail.example.com/spam", "DATA"},
 		{"labelled pairs",
 			"hMailServer sent: STARTTLS Remote server replied: 220 2.0.0 Ready to start TLS " +
 				"hMailServer sent: RCPT TO:<l@example.com> Remote server replied: 552 5.2.2 Mailbox full",
