@@ -39,6 +39,12 @@ type textBlock struct {
 // maxBlockText caps the diagnostic text gathered for one recipient.
 const maxBlockText = 2048
 
+// maxSessionText caps it for a quoted session past maxBlockText: the
+// commands and error replies of a long transcript (MDaemon logs its DNS
+// lookups and the EHLO capabilities before the RCPT that failed) are still
+// gathered, so that transcriptFailure finds the reply that failed.
+const maxSessionText = 2 * maxBlockText
+
 // maxBlockParagraphs is how many paragraphs a recipient block may run
 // over while looking for the server's reply.
 const maxBlockParagraphs = 3
@@ -338,7 +344,7 @@ func hasLetter(b []byte) bool {
 // headingText adds a line under a heading to the last block.
 func (s *blockScanner) headingText(t []byte) {
 	b := &s.blocks[len(s.blocks)-1]
-	if len(b.diagnostic) < maxBlockText {
+	if len(b.diagnostic) < maxBlockText || (len(b.diagnostic) < maxSessionText && sessionFailureLine(t)) {
 		b.diagnostic = collapseSpace(s.sc, s.sc.concat(b.diagnostic, " ", textclean.UTF8(view(t))))
 	}
 	if b.command == "" {
@@ -354,7 +360,7 @@ func (s *blockScanner) headingText(t []byte) {
 // recipient already being read.
 func (s *blockScanner) recipient(t, lt []byte, addr string, rest []byte, kind int) {
 	if s.cur != nil && sameRecipient(s.cur.address, addr) {
-		if len(s.buf) < maxBlockText {
+		if len(s.buf) < maxBlockText || (len(s.buf) < maxSessionText && sessionFailureLine(t)) {
 			s.buf = appendLine(s.buf, t)
 		}
 		if kind == lineSummary {
@@ -561,7 +567,7 @@ func sameRecipient(a, b string) bool {
 // being read, or of the paragraph between blocks.
 func (s *blockScanner) textLine(start, end int) {
 	if s.cur != nil {
-		if len(s.buf) < maxBlockText {
+		if len(s.buf) < maxBlockText || (len(s.buf) < maxSessionText && sessionFailureLine(s.text[start:end])) {
 			s.buf = appendLine(s.buf, s.text[start:end])
 		}
 		return
@@ -657,10 +663,7 @@ func (s *blockScanner) finishBlock(code int) {
 		// (foreignlabels.go).
 		d = s.withJapaneseOpening(cur, d)
 	}
-	if len(d) > maxBlockText {
-		d = d[:maxBlockText]
-	}
-	cur.diagnostic = d
+	cur.diagnostic = capDiagnostic(d)
 	cur.remoteMTA = findRemoteHost(full)
 	cur.alias = expandedFrom(full)
 	if !transcript || cur.command == "" {

@@ -148,11 +148,7 @@ func sectionSummary(sc *scratch, section []byte) string {
 		}
 		b = appendLine(b, line)
 	}
-	s := collapseSpace(sc, sc.finish(b))
-	if len(s) > maxBlockText {
-		s = s[:maxBlockText]
-	}
-	return s
+	return capDiagnostic(collapseSpace(sc, sc.finish(b)))
 }
 
 // copiedHeaderLine says whether a line of a notice is a field of a copied

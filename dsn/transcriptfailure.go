@@ -122,3 +122,33 @@ const lineSpace = " \t\r\v\f"
 
 // isLineSpace says whether c is white space or a line end.
 func isLineSpace(c byte) bool { return c == '\n' || strings.IndexByte(lineSpace, c) >= 0 }
+
+// sessionFailureLine says whether line is a command of a quoted session or
+// an error reply (4yz, 5yz): the lines transcriptFailure reads.
+func sessionFailureLine(line []byte) bool {
+	d := view(line)
+	_, at, side := nextSessionMark(d, 0)
+	switch side {
+	case clientSide:
+		return true
+	case serverSide:
+		class := replyClass([]byte(strings.TrimLeft(d[at:], lineSpace)))
+		return class == '4' || class == '5'
+	}
+	return false
+}
+
+// capDiagnostic cuts a diagnostic to maxBlockText, or to maxSessionText
+// when it quotes a session whose error reply comes after maxBlockText: a
+// long transcript's failure is at its end.
+func capDiagnostic(d string) string {
+	if len(d) <= maxBlockText {
+		return d
+	}
+	if r, _ := transcriptFailure(d[:min(len(d), maxSessionText)]); r != "" {
+		if r, _ := transcriptFailure(d[:maxBlockText]); r == "" {
+			return d[:min(len(d), maxSessionText)]
+		}
+	}
+	return d[:maxBlockText]
+}
