@@ -103,3 +103,90 @@ func hostOf(v string) string {
 	}
 	return v
 }
+
+// RelayedFrom returns the address the sender wrote when the report shows a
+// forward without naming it: no Original-Recipient or "expanded from" text
+// (ForwardedFrom found nothing), but the report was written by a host of
+// the domain of the one address the original message was written to (its
+// To), while the address that failed, rc.Address, is in another domain.
+// The sender's mail went to that domain's server, which sent it on to an
+// address the sender did not write: a forward (RFC 5321 section 3.9 on
+// aliases and forwarding: the forwarding server takes the message as its
+// own and sends it again). "" otherwise, and when:
+//   - rc names an Original-Recipient the same as its address (the writer
+//     says nothing was forwarded);
+//   - the original has no To, or more than one address in it, or neither
+//     a Reporting-MTA nor the "by" host of the returned copy's last
+//     Received field (RFC 5321 section 4.4: the server that received the
+//     copy the report returns) is given;
+//   - the two addresses share a domain, a parent domain or a local part
+//     (routing of one mailbox, as in ForwardedFrom);
+//   - the address written is in the sender's domain (the sender's own
+//     server, which may hold a Bcc to the failed address).
+//
+// It is a guess from the route, weaker than ForwardedFrom: callers use it
+// only where the refusal itself is one a forward explains (an SPF failure
+// at the forward target, RFC 7208 section 10.1.3).
+func (r *Report) RelayedFrom(rc *Recipient) string {
+	final := strings.ToLower(strings.TrimSpace(rc.Address))
+	if final == "" || !hasDomain(final) || r.ForwardedFrom(rc) != "" {
+		return ""
+	}
+	if o := strings.TrimSpace(rc.OriginalRecipient); o != "" && !equalFoldASCII(o, final) {
+		return ""
+	}
+	host := strings.ToLower(hostOf(r.ReportingMTA))
+	if host == "" && len(r.Original.Received) > 0 {
+		host = strings.ToLower(receivedBy(r.Original.Received[0]))
+	}
+	if host == "" {
+		return ""
+	}
+	to := r.Original.To
+	written, end := findAddress(to, 0)
+	if written == "" {
+		return ""
+	}
+	if again, _ := findAddress(to, end); again != "" && !equalFoldASCII(again, written) {
+		return ""
+	}
+	written = strings.ToLower(written)
+	ol, od := splitAddress(written)
+	fl, fd := splitAddress(final)
+	if od == "" || fd == "" || inDomain(fd, od) || inDomain(od, fd) || equalFoldASCII(baseLocalPart(ol), baseLocalPart(fl)) {
+		return ""
+	}
+	if !inDomain(host, od) {
+		return ""
+	}
+	sender := r.Original.Sender
+	if sender == "" {
+		sender = r.Original.From
+	}
+	if _, sd := splitAddress(strings.ToLower(sender)); sd == "" || inDomain(od, sd) || inDomain(sd, od) {
+		return ""
+	}
+	return written
+}
+
+// receivedBy returns the host of the "by" clause of a Received field value
+// (RFC 5321 section 4.4), "" when it has none.
+func receivedBy(v string) string {
+	lv := strings.ToLower(v)
+	i := strings.Index(lv, "by ")
+	for i > 0 && lv[i-1] != ' ' && lv[i-1] != '\t' && lv[i-1] != '\n' && lv[i-1] != ')' {
+		j := strings.Index(lv[i+3:], "by ")
+		if j < 0 {
+			return ""
+		}
+		i += 3 + j
+	}
+	if i < 0 {
+		return ""
+	}
+	h := strings.TrimSpace(v[i+3:])
+	if j := strings.IndexAny(h, " \t\r\n([;"); j >= 0 {
+		h = h[:j]
+	}
+	return h
+}

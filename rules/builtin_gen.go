@@ -9,7 +9,7 @@ import (
 )
 
 // builtinDigest is BuiltinDigest: of the rules.yaml this file was generated from.
-const builtinDigest = "33df0592b6f7"
+const builtinDigest = "7fa253a2d566"
 
 // builtinTrue and builtinFalse are the values of the rules' *bool fields.
 var builtinTrue, builtinFalse = true, false
@@ -2293,12 +2293,60 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{393},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
-			then:    thenDef{Reason: "policyviolation"},
+			then: thenDef{
+				Reason: "policyviolation",
+				words: words{
+					owner: "sender-admin",
+					summary: phrase{
+						en: "refused by iCloud's policy",
+						tr: &builtinSlots1[15],
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " under iCloud Mail's policy"},
+								{
+									group: []textPart{
+										{literal: " (\""},
+										{slot: 5, isSlot: true},
+										{literal: "\")"},
+									},
+								},
+								{literal: ". Apple refuses this way mail it judges by the sender: whether the sending domain passes SPF, DKIM and DMARC, the reputation of the sending server's IP address and of the domain, and the content."},
+							},
+						},
+						uses: 35,
+						tr:   &builtinSlots2[31],
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Sending it again unchanged will likely fail the same way. Your email admin should check that the message passes SPF, DKIM and DMARC for your domain, that the sending server's IP address and your domain are on no blocklist and have a good reputation (few complaints, no spam), and what Apple's postmaster page (support.apple.com/en-us/102322) asks of senders; then look at the content (links, attachments)."},
+							},
+						},
+						tr: &builtinSlots2[32],
+					},
+				},
+			},
 		},
 		{
 			id:   "apple-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2115,
+			line: 2127,
 			text: phraseMask{
 				{index: 6, bits: 1024},
 			},
@@ -2309,7 +2357,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2121,
+			line: 2133,
 			text: phraseMask{
 				{index: 6, bits: 2048},
 			},
@@ -2320,7 +2368,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2127,
+			line: 2139,
 			text: phraseMask{
 				{index: 6, bits: 28672},
 			},
@@ -2331,7 +2379,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2133,
+			line: 2145,
 			text: phraseMask{
 				{index: 6, bits: 98304},
 			},
@@ -2342,7 +2390,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2139,
+			line: 2151,
 			text: phraseMask{
 				{index: 6, bits: 393216},
 			},
@@ -2353,7 +2401,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2145,
+			line: 2157,
 			text: phraseMask{
 				{index: 6, bits: 1572864},
 			},
@@ -2364,7 +2412,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2151,
+			line: 2163,
 			text: phraseMask{
 				{index: 6, bits: 2097152},
 			},
@@ -2375,7 +2423,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2157,
+			line: 2169,
 			text: phraseMask{
 				{index: 6, bits: 4194304},
 			},
@@ -2386,7 +2434,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2163,
+			line: 2175,
 			text: phraseMask{
 				{index: 6, bits: 58720256},
 			},
@@ -2397,7 +2445,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2170,
+			line: 2182,
 			text: phraseMask{
 				{index: 6, bits: 67108864},
 			},
@@ -2408,7 +2456,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-text-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2176,
+			line: 2188,
 			text: phraseMask{
 				{index: 6, bits: 134217728},
 			},
@@ -2419,7 +2467,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2182,
+			line: 2194,
 			text: phraseMask{
 				{index: 6, bits: 805306368},
 			},
@@ -2430,7 +2478,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-expired",
 			file: "rules.yaml (built-in)",
-			line: 2188,
+			line: 2200,
 			text: phraseMask{
 				{index: 6, bits: 3221225472},
 			},
@@ -2441,7 +2489,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2194,
+			line: 2206,
 			text: phraseMask{
 				{index: 6, bits: 4294967296},
 			},
@@ -2452,7 +2500,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2200,
+			line: 2212,
 			text: phraseMask{
 				{index: 6, bits: 8589934592},
 			},
@@ -2463,7 +2511,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2206,
+			line: 2218,
 			text: phraseMask{
 				{index: 6, bits: 17179869184},
 			},
@@ -2474,7 +2522,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2212,
+			line: 2224,
 			text: phraseMask{
 				{index: 6, bits: 34359738368},
 			},
@@ -2485,7 +2533,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2218,
+			line: 2230,
 			text: phraseMask{
 				{index: 6, bits: 206158430208},
 			},
@@ -2496,7 +2544,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit-5.2.3",
 			file: "rules.yaml (built-in)",
-			line: 2224,
+			line: 2236,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -2510,7 +2558,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig-5.3.4",
 			file: "rules.yaml (built-in)",
-			line: 2236,
+			line: 2248,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -2524,7 +2572,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc-5.1.7",
 			file: "rules.yaml (built-in)",
-			line: 2243,
+			line: 2255,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -2538,7 +2586,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown-5.1.3",
 			file: "rules.yaml (built-in)",
-			line: 2250,
+			line: 2262,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -2552,7 +2600,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2257,
+			line: 2269,
 			text: phraseMask{
 				{index: 6, bits: 2250700302057472},
 			},
@@ -2563,7 +2611,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2268,
+			line: 2280,
 			text: phraseMask{
 				{index: 6, bits: 33776997205278720},
 			},
@@ -2574,7 +2622,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 2282,
+			line: 2294,
 			text: phraseMask{
 				{index: 6, bits: 108086391056891904},
 			},
@@ -2587,7 +2635,7 @@ var builtinSet = &ruleSet{
 					owner: "none",
 					summary: phrase{
 						en: "rate-limited for unsolicited mail",
-						tr: &builtinSlots1[15],
+						tr: &builtinSlots1[16],
 					},
 					explanation: alts{
 						list: []text{
@@ -2611,7 +2659,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[31],
+						tr:   &builtinSlots2[33],
 					},
 					fix: alts{
 						list: []text{
@@ -2628,7 +2676,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 8192,
-						tr:   &builtinSlots2[32],
+						tr:   &builtinSlots2[34],
 					},
 				},
 				delays: true,
@@ -2637,7 +2685,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate",
 			file: "rules.yaml (built-in)",
-			line: 2293,
+			line: 2305,
 			text: phraseMask{
 				{index: 6, bits: 108086391056891904},
 			},
@@ -2649,7 +2697,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "rate-limited for unsolicited mail",
-						tr: &builtinSlots1[16],
+						tr: &builtinSlots1[17],
 					},
 					explanation: alts{
 						list: []text{
@@ -2672,7 +2720,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[33],
+						tr:   &builtinSlots2[35],
 					},
 					fix: alts{
 						list: []text{
@@ -2689,7 +2737,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 8192,
-						tr:   &builtinSlots2[34],
+						tr:   &builtinSlots2[36],
 					},
 				},
 			},
@@ -2697,7 +2745,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2303,
+			line: 2315,
 			text: phraseMask{
 				{index: 6, bits: 2161727821137838080},
 			},
@@ -2708,7 +2756,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2312,
+			line: 2324,
 			text: phraseMask{
 				{index: 6, bits: 16140901064495857664},
 				{index: 7, bits: 3},
@@ -2720,7 +2768,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-expired",
 			file: "rules.yaml (built-in)",
-			line: 2320,
+			line: 2332,
 			text: phraseMask{
 				{index: 7, bits: 12},
 			},
@@ -2731,7 +2779,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2326,
+			line: 2338,
 			text: phraseMask{
 				{index: 7, bits: 240},
 			},
@@ -2742,7 +2790,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mailboxfull-inactive",
 			file: "rules.yaml (built-in)",
-			line: 2333,
+			line: 2345,
 			text: phraseMask{
 				{index: 7, bits: 768},
 			},
@@ -2753,7 +2801,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient",
 					summary: phrase{
 						en: "mailbox full and no longer used",
-						tr: &builtinSlots1[17],
+						tr: &builtinSlots1[18],
 					},
 					explanation: alts{
 						list: []text{
@@ -2776,7 +2824,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[35],
+						tr:   &builtinSlots2[37],
 					},
 					fix: alts{
 						list: []text{
@@ -2784,7 +2832,7 @@ var builtinSet = &ruleSet{
 								{literal: "Sending it again will most likely fail the same way. Reach the recipient by other means and ask whether the address is still in use; if not, ask for a current one and remove this address from your address book and lists."},
 							},
 						},
-						tr: &builtinSlots2[36],
+						tr: &builtinSlots2[38],
 					},
 				},
 			},
@@ -2792,7 +2840,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2347,
+			line: 2359,
 			text: phraseMask{
 				{index: 7, bits: 7424},
 			},
@@ -2803,7 +2851,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2354,
+			line: 2366,
 			text: phraseMask{
 				{index: 7, bits: 8192},
 			},
@@ -2814,7 +2862,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2360,
+			line: 2372,
 			text: phraseMask{
 				{index: 7, bits: 16384},
 			},
@@ -2825,7 +2873,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2366,
+			line: 2378,
 			text: phraseMask{
 				{index: 7, bits: 229376},
 			},
@@ -2836,7 +2884,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 2373,
+			line: 2385,
 			text: phraseMask{
 				{index: 7, bits: 33292288},
 			},
@@ -2847,7 +2895,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2382,
+			line: 2394,
 			text: phraseMask{
 				{index: 7, bits: 503316480},
 			},
@@ -2858,7 +2906,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2391,
+			line: 2403,
 			text: phraseMask{
 				{index: 7, bits: 1610612736},
 			},
@@ -2869,7 +2917,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2397,
+			line: 2409,
 			text: phraseMask{
 				{index: 7, bits: 32212254720},
 			},
@@ -2880,7 +2928,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2405,
+			line: 2417,
 			text: phraseMask{
 				{index: 7, bits: 8761733283840},
 			},
@@ -2891,7 +2939,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2414,
+			line: 2426,
 			text: phraseMask{
 				{index: 7, bits: 26388279066624},
 			},
@@ -2902,7 +2950,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2420,
+			line: 2432,
 			text: phraseMask{
 				{index: 3, bits: 576460752303423488},
 				{index: 7, bits: 4468415255281664},
@@ -2914,7 +2962,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2429,
+			line: 2441,
 			text: phraseMask{
 				{index: 7, bits: 13510798882111488},
 			},
@@ -2925,7 +2973,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2435,
+			line: 2447,
 			text: phraseMask{
 				{index: 7, bits: 2287828610704211968},
 			},
@@ -2936,7 +2984,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2444,
+			line: 2456,
 			text: phraseMask{
 				{index: 7, bits: 6917529027641081856},
 			},
@@ -2947,7 +2995,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2450,
+			line: 2462,
 			text: phraseMask{
 				{index: 7, bits: 9223372036854775808},
 				{index: 8, bits: 1},
@@ -2959,7 +3007,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2457,
+			line: 2469,
 			text: phraseMask{
 				{index: 8, bits: 32766},
 			},
@@ -2970,7 +3018,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2467,
+			line: 2479,
 			text: phraseMask{
 				{index: 8, bits: 32768},
 			},
@@ -2981,7 +3029,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2475,
+			line: 2487,
 			text: phraseMask{
 				{index: 8, bits: 65536},
 			},
@@ -2992,7 +3040,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2481,
+			line: 2493,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -3012,7 +3060,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2489,
+			line: 2501,
 			status: []statusPattern{
 				{none: true},
 				{class: 4, subject: -1, detailLo: -1, detHi: -1},
@@ -3034,7 +3082,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2497,
+			line: 2509,
 			text: phraseMask{
 				{index: 8, bits: 524288},
 			},
@@ -3045,7 +3093,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2505,
+			line: 2517,
 			text: phraseMask{
 				{index: 8, bits: 3145728},
 			},
@@ -3060,7 +3108,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.650-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2512,
+			line: 2524,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 650, detHi: 650},
 			},
@@ -3074,7 +3122,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "sending server limited for reputation",
-						tr: &builtinSlots1[18],
+						tr: &builtinSlots1[19],
 					},
 					explanation: alts{
 						list: []text{
@@ -3097,7 +3145,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[37],
+						tr:   &builtinSlots2[39],
 					},
 					fix: alts{
 						list: []text{
@@ -3114,7 +3162,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 8192,
-						tr:   &builtinSlots2[38],
+						tr:   &builtinSlots2[40],
 					},
 				},
 			},
@@ -3122,7 +3170,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.2-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2540,
+			line: 2552,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -3136,7 +3184,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.4-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2547,
+			line: 2559,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -3150,7 +3198,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.0-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2554,
+			line: 2566,
 			status: []statusPattern{
 				{class: 5, subject: 3},
 			},
@@ -3164,7 +3212,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.11-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2561,
+			line: 2573,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 11, detHi: 11},
 			},
@@ -3178,7 +3226,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.6-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2568,
+			line: 2580,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -3192,7 +3240,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.3-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2575,
+			line: 2587,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -3206,7 +3254,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.1-expired",
 			file: "rules.yaml (built-in)",
-			line: 2582,
+			line: 2594,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -3220,7 +3268,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.300-expired",
 			file: "rules.yaml (built-in)",
-			line: 2589,
+			line: 2601,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 300, detHi: 300},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3234,7 +3282,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.8-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2595,
+			line: 2607,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 8, detHi: 8},
 				{class: 5, subject: 4, detailLo: 8, detHi: 8},
@@ -3249,7 +3297,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.317-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2602,
+			line: 2614,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 317, detHi: 317},
 				{class: 5, subject: 4, detailLo: 317, detHi: 317},
@@ -3263,7 +3311,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.5-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2608,
+			line: 2620,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 5, detHi: 5},
 				{class: 5, subject: 7, detailLo: 5, detHi: 5},
@@ -3278,7 +3326,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.51-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2615,
+			line: 2627,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 51, detHi: 51},
 			},
@@ -3292,7 +3340,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.321-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2622,
+			line: 2634,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 321, detHi: 321},
 				{class: 5, subject: 7, detailLo: 321, detHi: 321},
@@ -3306,7 +3354,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.322-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2628,
+			line: 2640,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 322, detHi: 322},
 			},
@@ -3319,7 +3367,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.323-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2634,
+			line: 2646,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 323, detHi: 323},
 				{class: 5, subject: 7, detailLo: 323, detHi: 323},
@@ -3333,7 +3381,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.324-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2640,
+			line: 2652,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 324, detHi: 324},
 				{class: 5, subject: 7, detailLo: 324, detHi: 324},
@@ -3347,7 +3395,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.325-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2646,
+			line: 2658,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 325, detHi: 325},
 				{class: 5, subject: 7, detailLo: 325, detHi: 325},
@@ -3361,7 +3409,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.4-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2652,
+			line: 2664,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -3375,7 +3423,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.312-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2659,
+			line: 2671,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 312, detHi: 312},
 				{class: 5, subject: 4, detailLo: 312, detHi: 312},
@@ -3389,7 +3437,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.316-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2665,
+			line: 2677,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 316, detHi: 316},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3403,7 +3451,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.4-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2671,
+			line: 2683,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3417,7 +3465,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.64-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2678,
+			line: 2690,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
@@ -3432,7 +3480,7 @@ var builtinSet = &ruleSet{
 					owner: "unknown",
 					summary: phrase{
 						en: "Microsoft 365 connector did not match",
-						tr: &builtinSlots1[19],
+						tr: &builtinSlots1[20],
 					},
 					explanation: alts{
 						list: []text{
@@ -3474,7 +3522,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[39],
+						tr:   &builtinSlots2[41],
 					},
 					fix: alts{
 						list: []text{
@@ -3482,7 +3530,7 @@ var builtinSet = &ruleSet{
 								{literal: "If your organization sends its mail through Microsoft 365 or a gateway into it, ask your email admin to check that connector's IP addresses or certificate. Otherwise the recipient's own gateway passes mail on to their Microsoft 365: tell the recipient by other means, so that their email admin fixes their inbound connector. Send the message again once it is fixed."},
 							},
 						},
-						tr: &builtinSlots2[40],
+						tr: &builtinSlots2[42],
 					},
 				},
 			},
@@ -3490,7 +3538,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2694,
+			line: 2706,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3504,7 +3552,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.4-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2701,
+			line: 2713,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3518,7 +3566,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2708,
+			line: 2720,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3532,7 +3580,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.350-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2715,
+			line: 2727,
 			status: []statusPattern{
 				{class: 5, detailLo: 350, detHi: 350},
 			},
@@ -3545,7 +3593,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-transport-rule-code",
 			file: "rules.yaml (built-in)",
-			line: 2721,
+			line: 2733,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 900, detHi: 999},
 			},
@@ -3555,7 +3603,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "refused by the recipient organization's own rule",
-						tr: &builtinSlots1[20],
+						tr: &builtinSlots1[21],
 					},
 					explanation: alts{
 						list: []text{
@@ -3597,7 +3645,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 549755813891,
-						tr:   &builtinSlots2[41],
+						tr:   &builtinSlots2[43],
 					},
 					fix: alts{
 						list: []text{
@@ -3610,7 +3658,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 549755813888,
-						tr:   &builtinSlots2[42],
+						tr:   &builtinSlots2[44],
 					},
 				},
 			},
@@ -3618,7 +3666,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.7-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2746,
+			line: 2758,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -3632,7 +3680,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.750-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2753,
+			line: 2765,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 750, detHi: 750},
 			},
@@ -3645,7 +3693,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.3-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2759,
+			line: 2771,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -3659,7 +3707,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2766,
+			line: 2778,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3673,7 +3721,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2773,
+			line: 2785,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3687,7 +3735,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2780,
+			line: 2792,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3701,7 +3749,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.3-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2787,
+			line: 2799,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -3715,7 +3763,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.2-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2794,
+			line: 2806,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -3729,7 +3777,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2801,
+			line: 2813,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3743,7 +3791,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.5-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2808,
+			line: 2820,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -3757,7 +3805,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2815,
+			line: 2827,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -3771,7 +3819,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2822,
+			line: 2834,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -3785,7 +3833,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2829,
+			line: 2841,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -3799,7 +3847,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.14-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2836,
+			line: 2848,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 14, detHi: 14},
 			},
@@ -3813,7 +3861,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.3-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2843,
+			line: 2855,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -3827,7 +3875,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2850,
+			line: 2862,
 			status: []statusPattern{
 				{class: 4, subject: 7},
 			},
@@ -3841,7 +3889,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.24-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2857,
+			line: 2869,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 24, detHi: 24},
 			},
@@ -3855,7 +3903,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.25-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2864,
+			line: 2876,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 25, detHi: 25},
 			},
@@ -3869,7 +3917,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.28-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2871,
+			line: 2883,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 28, detHi: 28},
 			},
@@ -3883,7 +3931,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.318-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2878,
+			line: 2890,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 318, detHi: 318},
 				{class: 5, subject: 4, detailLo: 318, detHi: 318},
@@ -3897,7 +3945,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-throttled-sending-ip",
 			file: "rules.yaml (built-in)",
-			line: 2884,
+			line: 2896,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -3912,7 +3960,7 @@ var builtinSet = &ruleSet{
 					owner: "none",
 					summary: phrase{
 						en: "sending server's address slowed down",
-						tr: &builtinSlots1[21],
+						tr: &builtinSlots1[22],
 					},
 					explanation: alts{
 						list: []text{
@@ -3943,7 +3991,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 65539,
-						tr:   &builtinSlots2[43],
+						tr:   &builtinSlots2[45],
 					},
 					fix: alts{
 						list: []text{
@@ -3959,7 +4007,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 65536,
-						tr:   &builtinSlots2[44],
+						tr:   &builtinSlots2[46],
 					},
 				},
 				delays: true,
@@ -3968,7 +4016,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-throttled-sending-ip-final",
 			file: "rules.yaml (built-in)",
-			line: 2905,
+			line: 2917,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -3982,7 +4030,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "sending server's address slowed down",
-						tr: &builtinSlots1[22],
+						tr: &builtinSlots1[23],
 					},
 					explanation: alts{
 						list: []text{
@@ -4012,7 +4060,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 65539,
-						tr:   &builtinSlots2[45],
+						tr:   &builtinSlots2[47],
 					},
 					fix: alts{
 						list: []text{
@@ -4028,7 +4076,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 65536,
-						tr:   &builtinSlots2[46],
+						tr:   &builtinSlots2[48],
 					},
 				},
 			},
@@ -4036,7 +4084,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.500-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2918,
+			line: 2930,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 500},
 			},
@@ -4049,7 +4097,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.700-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2924,
+			line: 2936,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 700, detHi: 700},
 			},
@@ -4062,7 +4110,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.1-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 2930,
+			line: 2942,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -4076,7 +4124,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.5.3-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2937,
+			line: 2949,
 			status: []statusPattern{
 				{class: 4, subject: 5, detailLo: 3, detHi: 3},
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
@@ -4091,7 +4139,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.652-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2944,
+			line: 2956,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 652, detHi: 652},
 			},
@@ -4104,7 +4152,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.3-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2950,
+			line: 2962,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -4118,7 +4166,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-5-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2957,
+			line: 2969,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 5},
 			},
@@ -4132,7 +4180,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.6-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2964,
+			line: 2976,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -4146,7 +4194,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.0-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2971,
+			line: 2983,
 			status: []statusPattern{
 				{class: 5, subject: 5},
 			},
@@ -4160,7 +4208,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.2-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2978,
+			line: 2990,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -4174,7 +4222,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.351-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2985,
+			line: 2997,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 351, detHi: 351},
 			},
@@ -4187,7 +4235,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2991,
+			line: 3003,
 			text: phraseMask{
 				{index: 9, bits: 7340032},
 			},
@@ -4198,7 +4246,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 3001,
+			line: 3013,
 			text: phraseMask{
 				{index: 9, bits: 25165824},
 			},
@@ -4209,7 +4257,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3007,
+			line: 3019,
 			text: phraseMask{
 				{index: 9, bits: 234881024},
 			},
@@ -4220,7 +4268,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-expired",
 			file: "rules.yaml (built-in)",
-			line: 3013,
+			line: 3025,
 			text: phraseMask{
 				{index: 9, bits: 268435456},
 			},
@@ -4231,7 +4279,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 3019,
+			line: 3031,
 			text: phraseMask{
 				{index: 9, bits: 8053063680},
 			},
@@ -4242,7 +4290,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3026,
+			line: 3038,
 			text: phraseMask{
 				{index: 9, bits: 8589934592},
 			},
@@ -4253,7 +4301,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3032,
+			line: 3044,
 			text: phraseMask{
 				{index: 9, bits: 51539607552},
 			},
@@ -4264,7 +4312,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3038,
+			line: 3050,
 			text: phraseMask{
 				{index: 9, bits: 206158430208},
 			},
@@ -4275,7 +4323,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3044,
+			line: 3056,
 			text: phraseMask{
 				{index: 9, bits: 274877906944},
 			},
@@ -4286,7 +4334,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 3050,
+			line: 3062,
 			text: phraseMask{
 				{index: 4, bits: 192},
 				{index: 9, bits: 3848290697216},
@@ -4298,7 +4346,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3058,
+			line: 3070,
 			text: phraseMask{
 				{index: 4, bits: 36},
 				{index: 3, bits: 6917529027641081856},
@@ -4311,7 +4359,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3068,
+			line: 3080,
 			text: phraseMask{
 				{index: 9, bits: 123145302310912},
 			},
@@ -4322,7 +4370,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3075,
+			line: 3087,
 			text: phraseMask{
 				{index: 9, bits: 2111062325329920},
 			},
@@ -4333,7 +4381,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3082,
+			line: 3094,
 			text: phraseMask{
 				{index: 9, bits: 6755399441055744},
 				{index: 1, bits: 16384},
@@ -4345,7 +4393,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3089,
+			line: 3101,
 			text: phraseMask{
 				{index: 8, bits: 2251799813685248},
 				{index: 9, bits: 27021597764222976},
@@ -4357,7 +4405,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 3095,
+			line: 3107,
 			text: phraseMask{
 				{index: 9, bits: 36028797018963968},
 			},
@@ -4368,7 +4416,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3101,
+			line: 3113,
 			text: phraseMask{
 				{index: 9, bits: 72057594037927936},
 			},
@@ -4379,7 +4427,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3107,
+			line: 3119,
 			text: phraseMask{
 				{index: 9, bits: 131072},
 			},
@@ -4390,7 +4438,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 3113,
+			line: 3125,
 			text: phraseMask{
 				{index: 9, bits: 432345564227567616},
 			},
@@ -4401,7 +4449,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3123,
+			line: 3135,
 			text: phraseMask{
 				{index: 9, bits: 4035225266123964416},
 			},
@@ -4412,7 +4460,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3129,
+			line: 3141,
 			text: phraseMask{
 				{index: 9, bits: 4611686018427387904},
 			},
@@ -4423,7 +4471,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3135,
+			line: 3147,
 			text: phraseMask{
 				{index: 9, bits: 9223372036854775808},
 				{index: 10, bits: 1},
@@ -4435,7 +4483,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 3141,
+			line: 3153,
 			text: phraseMask{
 				{index: 10, bits: 6},
 			},
@@ -4446,7 +4494,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-speeding",
 			file: "rules.yaml (built-in)",
-			line: 3147,
+			line: 3159,
 			text: phraseMask{
 				{index: 10, bits: 24},
 			},
@@ -4457,7 +4505,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3153,
+			line: 3165,
 			text: phraseMask{
 				{index: 10, bits: 32},
 			},
@@ -4468,7 +4516,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3159,
+			line: 3171,
 			text: phraseMask{
 				{index: 10, bits: 64},
 			},
@@ -4479,7 +4527,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3165,
+			line: 3177,
 			text: phraseMask{
 				{index: 10, bits: 1920},
 			},
@@ -4490,7 +4538,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3172,
+			line: 3184,
 			text: phraseMask{
 				{index: 10, bits: 2048},
 			},
@@ -4501,7 +4549,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 3178,
+			line: 3190,
 			text: phraseMask{
 				{index: 10, bits: 4096},
 			},
@@ -4512,7 +4560,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3189,
+			line: 3201,
 			text: phraseMask{
 				{index: 10, bits: 24576},
 			},
@@ -4549,7 +4597,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 74752,
-						tr:   &builtinSlots2[47],
+						tr:   &builtinSlots2[49],
 					},
 				},
 			},
@@ -4557,7 +4605,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3200,
+			line: 3212,
 			text: phraseMask{
 				{index: 10, bits: 32768},
 			},
@@ -4568,7 +4616,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 3206,
+			line: 3218,
 			text: phraseMask{
 				{index: 10, bits: 65536},
 			},
@@ -4579,18 +4627,66 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 3212,
+			line: 3224,
 			text: phraseMask{
 				{index: 10, bits: 131072},
 			},
 			textIDs: []int32{657},
 			mta:     []string{".yahoodns.net"},
-			then:    thenDef{Reason: "policyviolation"},
+			then: thenDef{
+				Reason: "policyviolation",
+				words: words{
+					owner: "sender-admin",
+					summary: phrase{
+						en: "refused by Yahoo's policy",
+						tr: &builtinSlots1[24],
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " under Yahoo's policy"},
+								{
+									group: []textPart{
+										{literal: " (\""},
+										{slot: 5, isSlot: true},
+										{literal: "\")"},
+									},
+								},
+								{literal: ". Yahoo refuses this way mail it judges by the sender: whether the sending domain passes SPF, DKIM and DMARC, the reputation of the sending server's IP address and of the domain (including recipients' spam complaints), and the content."},
+							},
+						},
+						uses: 35,
+						tr:   &builtinSlots2[50],
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Sending it again unchanged will likely fail the same way. Your email admin should check that the message passes SPF, DKIM and DMARC for your domain, that the sending server's IP address and your domain are on no blocklist and draw few complaints, and what Yahoo Sender Hub (senders.yahooinc.com) asks of senders; then look at the content (links, attachments)."},
+							},
+						},
+						tr: &builtinSlots2[51],
+					},
+				},
+			},
 		},
 		{
 			id:   "yahoo-deferred-volume-complaints-expired",
 			file: "rules.yaml (built-in)",
-			line: 3225,
+			line: 3249,
 			text: phraseMask{
 				{index: 10, bits: 262144},
 			},
@@ -4603,7 +4699,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "deferred by Yahoo for volume or complaints, then given up",
-						tr: &builtinSlots1[23],
+						tr: &builtinSlots1[25],
 					},
 					explanation: alts{
 						list: []text{
@@ -4635,7 +4731,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 65539,
-						tr:   &builtinSlots2[48],
+						tr:   &builtinSlots2[52],
 					},
 					fix: alts{
 						list: []text{
@@ -4650,7 +4746,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 8192,
-						tr:   &builtinSlots2[49],
+						tr:   &builtinSlots2[53],
 					},
 				},
 				finals: true,
@@ -4659,7 +4755,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints",
 			file: "rules.yaml (built-in)",
-			line: 3238,
+			line: 3262,
 			text: phraseMask{
 				{index: 10, bits: 262144},
 			},
@@ -4671,7 +4767,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "deferred by Yahoo for volume or complaints",
-						tr: &builtinSlots1[24],
+						tr: &builtinSlots1[26],
 					},
 					explanation: alts{
 						list: []text{
@@ -4702,7 +4798,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 65539,
-						tr:   &builtinSlots2[50],
+						tr:   &builtinSlots2[54],
 					},
 					fix: alts{
 						list: []text{
@@ -4717,7 +4813,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 8192,
-						tr:   &builtinSlots2[51],
+						tr:   &builtinSlots2[55],
 					},
 				},
 			},
@@ -4725,7 +4821,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3248,
+			line: 3272,
 			text: phraseMask{
 				{index: 10, bits: 1572864},
 			},
@@ -4736,7 +4832,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-speeding",
 			file: "rules.yaml (built-in)",
-			line: 3256,
+			line: 3280,
 			text: phraseMask{
 				{index: 10, bits: 2097152},
 			},
@@ -4747,7 +4843,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3262,
+			line: 3286,
 			text: phraseMask{
 				{index: 10, bits: 12582912},
 			},
@@ -4758,7 +4854,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3268,
+			line: 3292,
 			text: phraseMask{
 				{index: 10, bits: 16777216},
 			},
@@ -4769,7 +4865,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3274,
+			line: 3298,
 			text: phraseMask{
 				{index: 10, bits: 33554432},
 			},
@@ -4780,7 +4876,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3280,
+			line: 3304,
 			text: phraseMask{
 				{index: 10, bits: 67110912},
 			},
@@ -4791,7 +4887,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-submission-quota",
 			file: "rules.yaml (built-in)",
-			line: 3292,
+			line: 3316,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 2, detHi: 2},
 				{class: 4, subject: 2, detailLo: 2, detHi: 2},
@@ -4808,7 +4904,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "your sending quota is exceeded",
-						tr: &builtinSlots1[25],
+						tr: &builtinSlots1[27],
 					},
 					explanation: alts{
 						list: []text{
@@ -4824,7 +4920,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[52],
+						tr:   &builtinSlots2[56],
 					},
 					fix: alts{
 						list: []text{
@@ -4832,7 +4928,7 @@ var builtinSet = &ruleSet{
 								{literal: "Wait before sending more. Your email admin should check the account for a break-in (a sudden burst of mail often means a stolen password) and review its sending limits."},
 							},
 						},
-						tr: &builtinSlots2[53],
+						tr: &builtinSlots2[57],
 					},
 				},
 			},
@@ -4841,7 +4937,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-recipient-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 3308,
+			line: 3332,
 			text: phraseMask{
 				{index: 10, bits: 128849018880},
 			},
@@ -4852,7 +4948,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "daily recipient limit reached",
-						tr: &builtinSlots1[26],
+						tr: &builtinSlots1[28],
 					},
 					explanation: alts{
 						list: []text{
@@ -4868,7 +4964,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[54],
+						tr:   &builtinSlots2[58],
 					},
 					fix: alts{
 						list: []text{
@@ -4876,7 +4972,7 @@ var builtinSet = &ruleSet{
 								{literal: "Wait until the limit resets, usually within a day. Your email admin should check the account for a break-in before lifting the restriction."},
 							},
 						},
-						tr: &builtinSlots2[55],
+						tr: &builtinSlots2[59],
 					},
 				},
 			},
@@ -4885,7 +4981,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-sending-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 3320,
+			line: 3344,
 			text: phraseMask{
 				{index: 10, bits: 2061584302080},
 				{index: 7, bits: 281474976710656},
@@ -4897,7 +4993,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "your sending limit is exceeded",
-						tr: &builtinSlots1[27],
+						tr: &builtinSlots1[29],
 					},
 					explanation: alts{
 						list: []text{
@@ -4913,7 +5009,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[56],
+						tr:   &builtinSlots2[60],
 					},
 					fix: alts{
 						list: []text{
@@ -4921,7 +5017,7 @@ var builtinSet = &ruleSet{
 								{literal: "Wait until the limit resets, usually within a day. Your email admin should check the account for a break-in and review its sending limits."},
 							},
 						},
-						tr: &builtinSlots2[57],
+						tr: &builtinSlots2[61],
 					},
 				},
 			},
@@ -4929,7 +5025,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "relay-denied-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 3334,
+			line: 3358,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -4949,7 +5045,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "relaying denied",
-						tr: &builtinSlots1[28],
+						tr: &builtinSlots1[30],
 					},
 					explanation: alts{
 						list: []text{
@@ -4979,7 +5075,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 19,
-						tr:   &builtinSlots2[58],
+						tr:   &builtinSlots2[62],
 					},
 					fix: alts{
 						list: []text{
@@ -4995,7 +5091,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 2048,
-						tr:   &builtinSlots2[59],
+						tr:   &builtinSlots2[63],
 					},
 				},
 			},
@@ -5003,7 +5099,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-authrequired-recipient",
 			file: "rules.yaml (built-in)",
-			line: 3359,
+			line: 3383,
 			text: phraseMask{
 				{index: 10, bits: 72057594037927936},
 			},
@@ -5014,7 +5110,7 @@ var builtinSet = &ruleSet{
 					owner: "group-owner",
 					summary: phrase{
 						en: "accepts only internal senders",
-						tr: &builtinSlots1[29],
+						tr: &builtinSlots1[31],
 					},
 					explanation: alts{
 						list: []text{
@@ -5037,7 +5133,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[60],
+						tr:   &builtinSlots2[64],
 					},
 					fix: alts{
 						list: []text{
@@ -5045,7 +5141,7 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. Ask the group's owner or the recipient's email admin, by other means, to accept mail from outside senders or to add your address to the allowed senders; meanwhile, write to a person there directly."},
 							},
 						},
-						tr: &builtinSlots2[61],
+						tr: &builtinSlots2[65],
 					},
 				},
 			},
@@ -5053,7 +5149,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "not-authenticated-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 3368,
+			line: 3392,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -5073,7 +5169,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "login required",
-						tr: &builtinSlots1[30],
+						tr: &builtinSlots1[32],
 					},
 					explanation: alts{
 						list: []text{
@@ -5096,7 +5192,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[62],
+						tr:   &builtinSlots2[66],
 					},
 					fix: alts{
 						list: []text{
@@ -5104,7 +5200,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing in your message needs to change. Your email admin must configure the sending system (server, device or application) to log in to the receiving server."},
 							},
 						},
-						tr: &builtinSlots2[63],
+						tr: &builtinSlots2[67],
 					},
 				},
 			},
@@ -5112,7 +5208,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.1-delivery-not-authorized",
 			file: "rules.yaml (built-in)",
-			line: 3383,
+			line: 3407,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -5129,7 +5225,7 @@ var builtinSet = &ruleSet{
 					owner: "group-owner",
 					summary: phrase{
 						en: "not allowed to send to this recipient",
-						tr: &builtinSlots1[31],
+						tr: &builtinSlots1[33],
 					},
 					explanation: alts{
 						list: []text{
@@ -5152,7 +5248,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[64],
+						tr:   &builtinSlots2[68],
 					},
 					fix: alts{
 						list: []text{
@@ -5160,7 +5256,52 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. Ask the owner of the group or mailbox, by other means, to allow your address, or send it through someone who is allowed."},
 							},
 						},
-						tr: &builtinSlots2[65],
+						tr: &builtinSlots2[69],
+					},
+				},
+				byFact: keyedWords{
+					{
+						key: 27,
+						words: words{
+							owner: "sender",
+							summary: phrase{
+								en: "refused by the recipient organization's own rule",
+								tr: &builtinSlots1[34],
+							},
+							explanation: alts{
+								list: []text{
+									{
+										{literal: "The message"},
+										{
+											group: []textPart{
+												{literal: " to "},
+												{isSlot: true},
+											},
+										},
+										{literal: " was refused"},
+										{
+											group: []textPart{
+												{literal: " by "},
+												{slot: 1, isSlot: true},
+											},
+										},
+										{literal: " by a mail rule that the recipient's organization set up itself, which explains: \""},
+										{slot: 39, isSlot: true},
+										{literal: "\""},
+									},
+								},
+								uses: 549755813891,
+								tr:   &builtinSlots2[70],
+							},
+							fix: alts{
+								list: []text{
+									{
+										{literal: "Follow the organization's instruction quoted above (for example another file format, or the way it asks you to send files), then send the message again. If it is unclear or you cannot do what it asks, ask the recipient by other means: their email admin set the rule and can tell you what it accepts."},
+									},
+								},
+								tr: &builtinSlots2[71],
+							},
+						},
 					},
 				},
 			},
@@ -5169,7 +5310,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.1.10-null-mx",
 			file: "rules.yaml (built-in)",
-			line: 3402,
+			line: 3434,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 				{class: 4, subject: 1, detailLo: 10, detHi: 10},
@@ -5185,7 +5326,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "domain accepts no mail",
-						tr: &builtinSlots1[32],
+						tr: &builtinSlots1[35],
 					},
 					explanation: alts{
 						list: []text{
@@ -5208,7 +5349,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 17,
-						tr:   &builtinSlots2[66],
+						tr:   &builtinSlots2[72],
 					},
 					fix: alts{
 						list: []text{
@@ -5216,7 +5357,7 @@ var builtinSet = &ruleSet{
 								{literal: "This address cannot receive email. Check it for typos; if it is right, reach the recipient by other means and ask for an address that works."},
 							},
 						},
-						tr: &builtinSlots2[67],
+						tr: &builtinSlots2[73],
 					},
 				},
 			},
@@ -5224,7 +5365,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.7.13-account-disabled",
 			file: "rules.yaml (built-in)",
-			line: 3414,
+			line: 3446,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 				{class: 4, subject: 7, detailLo: 13, detHi: 13},
@@ -5257,7 +5398,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[68],
+						tr:   &builtinSlots2[74],
 					},
 				},
 			},
@@ -5265,7 +5406,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.26-ipv6-unauthenticated",
 			file: "rules.yaml (built-in)",
-			line: 3428,
+			line: 3460,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 26, detHi: 26},
 			},
@@ -5275,7 +5416,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "IPv6 mail must pass SPF or DKIM",
-						tr: &builtinSlots1[33],
+						tr: &builtinSlots1[36],
 					},
 					explanation: alts{
 						list: []text{
@@ -5298,7 +5439,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[69],
+						tr:   &builtinSlots2[75],
 					},
 					fix: alts{
 						list: []text{
@@ -5306,7 +5447,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should add the sending server's IPv6 address to the domain's SPF record, or sign outgoing mail with DKIM."},
 							},
 						},
-						tr: &builtinSlots2[70],
+						tr: &builtinSlots2[76],
 					},
 				},
 			},
@@ -5314,7 +5455,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.500-699",
 			file: "rules.yaml (built-in)",
-			line: 3437,
+			line: 3469,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -5324,7 +5465,7 @@ var builtinSet = &ruleSet{
 					owner: "none",
 					summary: phrase{
 						en: "sending server temporarily restricted",
-						tr: &builtinSlots1[34],
+						tr: &builtinSlots1[37],
 					},
 					explanation: alts{
 						list: []text{
@@ -5347,7 +5488,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[71],
+						tr:   &builtinSlots2[77],
 					},
 					fix: alts{
 						list: []text{
@@ -5355,7 +5496,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing to do for now: if the traffic is legitimate, the restriction is lifted shortly and the sending server tries again. If it happens again, your email admin should check for hacked accounts."},
 							},
 						},
-						tr: &builtinSlots2[72],
+						tr: &builtinSlots2[78],
 					},
 				},
 			},
@@ -5363,7 +5504,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.850-899",
 			file: "rules.yaml (built-in)",
-			line: 3446,
+			line: 3478,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 850, detHi: 899},
 			},
@@ -5373,7 +5514,7 @@ var builtinSet = &ruleSet{
 					owner: "none",
 					summary: phrase{
 						en: "sending server temporarily restricted",
-						tr: &builtinSlots1[35],
+						tr: &builtinSlots1[38],
 					},
 					explanation: alts{
 						list: []text{
@@ -5396,7 +5537,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[73],
+						tr:   &builtinSlots2[79],
 					},
 					fix: alts{
 						list: []text{
@@ -5404,7 +5545,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing to do for now: if the traffic is legitimate, the restriction is lifted shortly and the sending server tries again. If it happens again, your email admin should check for hacked accounts."},
 							},
 						},
-						tr: &builtinSlots2[74],
+						tr: &builtinSlots2[80],
 					},
 				},
 			},
@@ -5412,7 +5553,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.10",
 			file: "rules.yaml (built-in)",
-			line: 3455,
+			line: 3487,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -5422,7 +5563,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "recipient not found",
-						tr: &builtinSlots1[36],
+						tr: &builtinSlots1[39],
 					},
 					explanation: alts{
 						list: []text{
@@ -5445,7 +5586,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[75],
+						tr:   &builtinSlots2[81],
 					},
 					fix: alts{
 						list: []text{
@@ -5453,7 +5594,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the address for typos and send the message again. If it is right, the recipient's admin should check that the address exists (for example after a move to another mail system)."},
 							},
 						},
-						tr: &builtinSlots2[76],
+						tr: &builtinSlots2[82],
 					},
 				},
 			},
@@ -5461,7 +5602,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.90",
 			file: "rules.yaml (built-in)",
-			line: 3465,
+			line: 3497,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 90, detHi: 90},
 			},
@@ -5471,7 +5612,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "daily recipient limit reached",
-						tr: &builtinSlots1[37],
+						tr: &builtinSlots1[40],
 					},
 					explanation: alts{
 						list: []text{
@@ -5487,7 +5628,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[77],
+						tr:   &builtinSlots2[83],
 					},
 					fix: alts{
 						list: []text{
@@ -5495,7 +5636,7 @@ var builtinSet = &ruleSet{
 								{literal: "Wait until the limit resets, usually within a day. Your email admin should check the account for a break-in before lifting the restriction."},
 							},
 						},
-						tr: &builtinSlots2[78],
+						tr: &builtinSlots2[84],
 					},
 				},
 			},
@@ -5503,7 +5644,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.121",
 			file: "rules.yaml (built-in)",
-			line: 3474,
+			line: 3506,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 121, detHi: 121},
 			},
@@ -5513,7 +5654,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "too many messages to this recipient",
-						tr: &builtinSlots1[38],
+						tr: &builtinSlots1[41],
 					},
 					explanation: alts{
 						list: []text{
@@ -5536,7 +5677,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[79],
+						tr:   &builtinSlots2[85],
 					},
 					fix: alts{
 						list: []text{
@@ -5544,7 +5685,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send it again later, and send fewer messages per hour to this recipient (for example, group automatic notifications)."},
 							},
 						},
-						tr: &builtinSlots2[80],
+						tr: &builtinSlots2[86],
 					},
 				},
 			},
@@ -5552,7 +5693,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.122",
 			file: "rules.yaml (built-in)",
-			line: 3483,
+			line: 3515,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 122, detHi: 122},
 			},
@@ -5562,7 +5703,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "recipient receives too much mail",
-						tr: &builtinSlots1[39],
+						tr: &builtinSlots1[42],
 					},
 					explanation: alts{
 						list: []text{
@@ -5585,7 +5726,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[81],
+						tr:   &builtinSlots2[87],
 					},
 					fix: alts{
 						list: []text{
@@ -5593,7 +5734,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing in your message needs to change: send it again later. Automatic senders should send fewer messages per hour to this recipient."},
 							},
 						},
-						tr: &builtinSlots2[82],
+						tr: &builtinSlots2[88],
 					},
 				},
 			},
@@ -5601,7 +5742,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.3.190",
 			file: "rules.yaml (built-in)",
-			line: 3492,
+			line: 3524,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 190, detHi: 190},
 			},
@@ -5611,7 +5752,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "journaling not supported",
-						tr: &builtinSlots1[40],
+						tr: &builtinSlots1[43],
 					},
 					explanation: alts{
 						list: []text{
@@ -5634,7 +5775,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[83],
+						tr:   &builtinSlots2[89],
 					},
 					fix: alts{
 						list: []text{
@@ -5642,7 +5783,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should turn on Journaling Archive in Office 365, or point the journaling rule to another place."},
 							},
 						},
-						tr: &builtinSlots2[84],
+						tr: &builtinSlots2[90],
 					},
 				},
 			},
@@ -5650,7 +5791,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.12",
 			file: "rules.yaml (built-in)",
-			line: 3501,
+			line: 3533,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -5660,7 +5801,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "recipient accepts only internal mail",
-						tr: &builtinSlots1[41],
+						tr: &builtinSlots1[44],
 					},
 					explanation: alts{
 						list: []text{
@@ -5683,7 +5824,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[85],
+						tr:   &builtinSlots2[91],
 					},
 					fix: alts{
 						list: []text{
@@ -5691,7 +5832,7 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. Only the recipient's email admin can allow outside senders; reach the recipient by other means."},
 							},
 						},
-						tr: &builtinSlots2[86],
+						tr: &builtinSlots2[92],
 					},
 				},
 			},
@@ -5699,7 +5840,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.124",
 			file: "rules.yaml (built-in)",
-			line: 3510,
+			line: 3542,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 124, detHi: 124},
 			},
@@ -5709,7 +5850,7 @@ var builtinSet = &ruleSet{
 					owner: "group-owner",
 					summary: phrase{
 						en: "not in the group's allowed senders",
-						tr: &builtinSlots1[42],
+						tr: &builtinSlots1[45],
 					},
 					explanation: alts{
 						list: []text{
@@ -5732,7 +5873,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[87],
+						tr:   &builtinSlots2[93],
 					},
 					fix: alts{
 						list: []text{
@@ -5740,7 +5881,7 @@ var builtinSet = &ruleSet{
 								{literal: "Ask the group's owner, by other means, to add your address to the allowed senders."},
 							},
 						},
-						tr: &builtinSlots2[88],
+						tr: &builtinSlots2[94],
 					},
 				},
 			},
@@ -5748,7 +5889,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.133",
 			file: "rules.yaml (built-in)",
-			line: 3519,
+			line: 3551,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 133, detHi: 133},
 			},
@@ -5758,7 +5899,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "group accepts only internal mail",
-						tr: &builtinSlots1[43],
+						tr: &builtinSlots1[46],
 					},
 					explanation: alts{
 						list: []text{
@@ -5781,7 +5922,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[89],
+						tr:   &builtinSlots2[95],
 					},
 					fix: alts{
 						list: []text{
@@ -5789,7 +5930,7 @@ var builtinSet = &ruleSet{
 								{literal: "Ask the group's owner or the recipient's email admin, by other means, to let outside senders write to the group."},
 							},
 						},
-						tr: &builtinSlots2[90],
+						tr: &builtinSlots2[96],
 					},
 				},
 			},
@@ -5797,7 +5938,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.134",
 			file: "rules.yaml (built-in)",
-			line: 3528,
+			line: 3560,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 134, detHi: 134},
 			},
@@ -5807,7 +5948,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "mailbox accepts only internal mail",
-						tr: &builtinSlots1[44],
+						tr: &builtinSlots1[47],
 					},
 					explanation: alts{
 						list: []text{
@@ -5830,7 +5971,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[91],
+						tr:   &builtinSlots2[97],
 					},
 					fix: alts{
 						list: []text{
@@ -5838,7 +5979,7 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. Only the recipient's email admin can allow outside senders; reach the recipient by other means."},
 							},
 						},
-						tr: &builtinSlots2[92],
+						tr: &builtinSlots2[98],
 					},
 				},
 			},
@@ -5846,7 +5987,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.13",
 			file: "rules.yaml (built-in)",
-			line: 3537,
+			line: 3569,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -5856,7 +5997,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "public folder accepts only internal mail",
-						tr: &builtinSlots1[45],
+						tr: &builtinSlots1[48],
 					},
 					explanation: alts{
 						list: []text{
@@ -5879,7 +6020,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[93],
+						tr:   &builtinSlots2[99],
 					},
 					fix: alts{
 						list: []text{
@@ -5887,7 +6028,7 @@ var builtinSet = &ruleSet{
 								{literal: "Only the recipient organization's email admin can allow outside senders to write to the folder; ask them by other means."},
 							},
 						},
-						tr: &builtinSlots2[94],
+						tr: &builtinSlots2[100],
 					},
 				},
 			},
@@ -5895,7 +6036,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.135",
 			file: "rules.yaml (built-in)",
-			line: 3546,
+			line: 3578,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 135, detHi: 135},
 			},
@@ -5905,7 +6046,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "public folder accepts only internal mail",
-						tr: &builtinSlots1[46],
+						tr: &builtinSlots1[49],
 					},
 					explanation: alts{
 						list: []text{
@@ -5928,7 +6069,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[95],
+						tr:   &builtinSlots2[101],
 					},
 					fix: alts{
 						list: []text{
@@ -5936,7 +6077,7 @@ var builtinSet = &ruleSet{
 								{literal: "Only the recipient organization's email admin can allow outside senders to write to the folder; ask them by other means."},
 							},
 						},
-						tr: &builtinSlots2[96],
+						tr: &builtinSlots2[102],
 					},
 				},
 			},
@@ -5944,7 +6085,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.136",
 			file: "rules.yaml (built-in)",
-			line: 3555,
+			line: 3587,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 136, detHi: 136},
 			},
@@ -5954,7 +6095,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "mail user accepts only internal mail",
-						tr: &builtinSlots1[47],
+						tr: &builtinSlots1[50],
 					},
 					explanation: alts{
 						list: []text{
@@ -5977,7 +6118,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[97],
+						tr:   &builtinSlots2[103],
 					},
 					fix: alts{
 						list: []text{
@@ -5985,7 +6126,7 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. Only the recipient's email admin can allow outside senders; reach the recipient by other means."},
 							},
 						},
-						tr: &builtinSlots2[98],
+						tr: &builtinSlots2[104],
 					},
 				},
 			},
@@ -5993,7 +6134,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.23-spf",
 			file: "rules.yaml (built-in)",
-			line: 3564,
+			line: 3596,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 23, detHi: 23},
 			},
@@ -6003,7 +6144,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "SPF failure",
-						tr: &builtinSlots1[48],
+						tr: &builtinSlots1[51],
 					},
 					explanation: alts{
 						list: []text{
@@ -6026,7 +6167,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[99],
+						tr:   &builtinSlots2[105],
 					},
 					fix: alts{
 						list: []text{
@@ -6041,7 +6182,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1024,
-						tr:   &builtinSlots2[100],
+						tr:   &builtinSlots2[106],
 					},
 				},
 			},
@@ -6049,7 +6190,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.25",
 			file: "rules.yaml (built-in)",
-			line: 3573,
+			line: 3605,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -6059,7 +6200,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "no reverse DNS",
-						tr: &builtinSlots1[49],
+						tr: &builtinSlots1[52],
 					},
 					explanation: alts{
 						list: []text{
@@ -6090,7 +6231,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 65539,
-						tr:   &builtinSlots2[101],
+						tr:   &builtinSlots2[107],
 					},
 					fix: alts{
 						list: []text{
@@ -6098,7 +6239,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing in your message needs to change. Your email admin should give the sending server's address (IPv6 included) a reverse DNS name that matches the server's own name."},
 							},
 						},
-						tr: &builtinSlots2[102],
+						tr: &builtinSlots2[108],
 					},
 				},
 			},
@@ -6106,7 +6247,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.57",
 			file: "rules.yaml (built-in)",
-			line: 3582,
+			line: 3614,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 57, detHi: 57},
 			},
@@ -6116,7 +6257,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "device or application did not log in",
-						tr: &builtinSlots1[50],
+						tr: &builtinSlots1[53],
 					},
 					explanation: alts{
 						list: []text{
@@ -6139,7 +6280,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[103],
+						tr:   &builtinSlots2[109],
 					},
 					fix: alts{
 						list: []text{
@@ -6147,7 +6288,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should configure the device or application to log in (with encryption), or to send through a connector or direct send instead."},
 							},
 						},
-						tr: &builtinSlots2[104],
+						tr: &builtinSlots2[110],
 					},
 				},
 			},
@@ -6155,7 +6296,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.501",
 			file: "rules.yaml (built-in)",
-			line: 3591,
+			line: 3623,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 501, detHi: 501},
 			},
@@ -6165,7 +6306,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "account banned for spam",
-						tr: &builtinSlots1[51],
+						tr: &builtinSlots1[54],
 					},
 					explanation: alts{
 						list: []text{
@@ -6188,7 +6329,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[105],
+						tr:   &builtinSlots2[111],
 					},
 					fix: alts{
 						list: []text{
@@ -6196,7 +6337,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should check the account for a break-in, reset its password, and ask the provider's support to restore sending."},
 							},
 						},
-						tr: &builtinSlots2[106],
+						tr: &builtinSlots2[112],
 					},
 				},
 			},
@@ -6204,7 +6345,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.502",
 			file: "rules.yaml (built-in)",
-			line: 3602,
+			line: 3634,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 502, detHi: 502},
 			},
@@ -6214,7 +6355,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "sender banned",
-						tr: &builtinSlots1[52],
+						tr: &builtinSlots1[55],
 					},
 					explanation: alts{
 						list: []text{
@@ -6237,7 +6378,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[107],
+						tr:   &builtinSlots2[113],
 					},
 					fix: alts{
 						list: []text{
@@ -6245,7 +6386,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should check the account for a break-in, reset its password, and ask the provider's support to restore sending."},
 							},
 						},
-						tr: &builtinSlots2[108],
+						tr: &builtinSlots2[114],
 					},
 				},
 			},
@@ -6253,7 +6394,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.503",
 			file: "rules.yaml (built-in)",
-			line: 3611,
+			line: 3643,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 503, detHi: 503},
 			},
@@ -6263,7 +6404,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "sender banned",
-						tr: &builtinSlots1[53],
+						tr: &builtinSlots1[56],
 					},
 					explanation: alts{
 						list: []text{
@@ -6286,7 +6427,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[109],
+						tr:   &builtinSlots2[115],
 					},
 					fix: alts{
 						list: []text{
@@ -6294,7 +6435,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should check the account for a break-in, reset its password, and ask the provider's support to restore sending."},
 							},
 						},
-						tr: &builtinSlots2[110],
+						tr: &builtinSlots2[116],
 					},
 				},
 			},
@@ -6302,7 +6443,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.504",
 			file: "rules.yaml (built-in)",
-			line: 3620,
+			line: 3652,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 504, detHi: 504},
 			},
@@ -6312,7 +6453,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "recipient address not valid",
-						tr: &builtinSlots1[54],
+						tr: &builtinSlots1[57],
 					},
 					explanation: alts{
 						list: []text{
@@ -6335,7 +6476,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[111],
+						tr:   &builtinSlots2[117],
 					},
 					fix: alts{
 						list: []text{
@@ -6343,7 +6484,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the recipient's address for typos and send the message again."},
 							},
 						},
-						tr: &builtinSlots2[112],
+						tr: &builtinSlots2[118],
 					},
 				},
 			},
@@ -6351,7 +6492,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.505",
 			file: "rules.yaml (built-in)",
-			line: 3631,
+			line: 3663,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 505, detHi: 505},
 			},
@@ -6361,7 +6502,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient",
 					summary: phrase{
 						en: "recipient banned",
-						tr: &builtinSlots1[55],
+						tr: &builtinSlots1[58],
 					},
 					explanation: alts{
 						list: []text{
@@ -6384,7 +6525,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[113],
+						tr:   &builtinSlots2[119],
 					},
 					fix: alts{
 						list: []text{
@@ -6392,7 +6533,7 @@ var builtinSet = &ruleSet{
 								{literal: "Reach the recipient by other means. If this is wrong, the recipient or their admin should contact the service's support."},
 							},
 						},
-						tr: &builtinSlots2[114],
+						tr: &builtinSlots2[120],
 					},
 				},
 			},
@@ -6400,7 +6541,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.506",
 			file: "rules.yaml (built-in)",
-			line: 3643,
+			line: 3675,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 506, detHi: 506},
 			},
@@ -6410,7 +6551,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "sending server's greeting refused",
-						tr: &builtinSlots1[56],
+						tr: &builtinSlots1[59],
 					},
 					explanation: alts{
 						list: []text{
@@ -6433,7 +6574,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[115],
+						tr:   &builtinSlots2[121],
 					},
 					fix: alts{
 						list: []text{
@@ -6441,7 +6582,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing in your message needs to change. Your email admin should make the sending server introduce itself with its own full host name."},
 							},
 						},
-						tr: &builtinSlots2[116],
+						tr: &builtinSlots2[122],
 					},
 				},
 			},
@@ -6449,7 +6590,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.507",
 			file: "rules.yaml (built-in)",
-			line: 3652,
+			line: 3684,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 507, detHi: 507},
 			},
@@ -6459,7 +6600,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "blocked by the recipient's organization",
-						tr: &builtinSlots1[57],
+						tr: &builtinSlots1[60],
 					},
 					explanation: alts{
 						list: []text{
@@ -6482,7 +6623,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[117],
+						tr:   &builtinSlots2[123],
 					},
 					fix: alts{
 						list: []text{
@@ -6490,7 +6631,7 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. Contact the recipient by other means and ask their email admin to unblock your sending server."},
 							},
 						},
-						tr: &builtinSlots2[118],
+						tr: &builtinSlots2[124],
 					},
 				},
 			},
@@ -6498,7 +6639,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.508",
 			file: "rules.yaml (built-in)",
-			line: 3661,
+			line: 3693,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 508, detHi: 508},
 			},
@@ -6508,7 +6649,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "IPv6 range over its limits",
-						tr: &builtinSlots1[58],
+						tr: &builtinSlots1[61],
 					},
 					explanation: alts{
 						list: []text{
@@ -6531,7 +6672,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[119],
+						tr:   &builtinSlots2[125],
 					},
 					fix: alts{
 						list: []text{
@@ -6539,7 +6680,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing in your message needs to change. Your email admin should slow down sending from that address range."},
 							},
 						},
-						tr: &builtinSlots2[120],
+						tr: &builtinSlots2[126],
 					},
 				},
 			},
@@ -6547,7 +6688,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.509",
 			file: "rules.yaml (built-in)",
-			line: 3670,
+			line: 3702,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 509, detHi: 509},
 			},
@@ -6557,7 +6698,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "DMARC failure (p=reject)",
-						tr: &builtinSlots1[59],
+						tr: &builtinSlots1[62],
 					},
 					explanation: alts{
 						list: []text{
@@ -6580,7 +6721,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[121],
+						tr:   &builtinSlots2[127],
 					},
 					fix: alts{
 						list: []text{
@@ -6595,7 +6736,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1024,
-						tr:   &builtinSlots2[122],
+						tr:   &builtinSlots2[128],
 					},
 				},
 			},
@@ -6603,7 +6744,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.64-tenantattribution",
 			file: "rules.yaml (built-in)",
-			line: 3679,
+			line: 3711,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
@@ -6613,7 +6754,7 @@ var builtinSet = &ruleSet{
 					owner: "unknown",
 					summary: phrase{
 						en: "Microsoft 365 connector did not match",
-						tr: &builtinSlots1[60],
+						tr: &builtinSlots1[63],
 					},
 					explanation: alts{
 						list: []text{
@@ -6655,7 +6796,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[123],
+						tr:   &builtinSlots2[129],
 					},
 					fix: alts{
 						list: []text{
@@ -6663,7 +6804,7 @@ var builtinSet = &ruleSet{
 								{literal: "If your organization sends its mail through Microsoft 365 or a gateway into it, ask your email admin to check that connector's IP addresses or certificate. Otherwise the recipient's own gateway passes mail on to their Microsoft 365: tell the recipient by other means, so that their email admin fixes their inbound connector. Send the message again once it is fixed."},
 							},
 						},
-						tr: &builtinSlots2[124],
+						tr: &builtinSlots2[130],
 					},
 				},
 			},
@@ -6671,7 +6812,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.510",
 			file: "rules.yaml (built-in)",
-			line: 3691,
+			line: 3723,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 510, detHi: 510},
 			},
@@ -6681,7 +6822,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "no mail over IPv6",
-						tr: &builtinSlots1[61],
+						tr: &builtinSlots1[64],
 					},
 					explanation: alts{
 						list: []text{
@@ -6704,7 +6845,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[125],
+						tr:   &builtinSlots2[131],
 					},
 					fix: alts{
 						list: []text{
@@ -6712,7 +6853,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing in your message needs to change. Your email admin should deliver to that domain over IPv4."},
 							},
 						},
-						tr: &builtinSlots2[126],
+						tr: &builtinSlots2[132],
 					},
 				},
 			},
@@ -6720,7 +6861,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.511",
 			file: "rules.yaml (built-in)",
-			line: 3701,
+			line: 3733,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 511, detHi: 511},
 			},
@@ -6730,7 +6871,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "sender banned",
-						tr: &builtinSlots1[62],
+						tr: &builtinSlots1[65],
 					},
 					explanation: alts{
 						list: []text{
@@ -6753,7 +6894,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[127],
+						tr:   &builtinSlots2[133],
 					},
 					fix: alts{
 						list: []text{
@@ -6761,7 +6902,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should check the account for a break-in, clean it up and request removal from the provider's block list."},
 							},
 						},
-						tr: &builtinSlots2[128],
+						tr: &builtinSlots2[134],
 					},
 				},
 			},
@@ -6769,7 +6910,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.512",
 			file: "rules.yaml (built-in)",
-			line: 3710,
+			line: 3742,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 512, detHi: 512},
 			},
@@ -6779,7 +6920,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "invalid From address",
-						tr: &builtinSlots1[63],
+						tr: &builtinSlots1[66],
 					},
 					explanation: alts{
 						list: []text{
@@ -6802,7 +6943,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[129],
+						tr:   &builtinSlots2[135],
 					},
 					fix: alts{
 						list: []text{
@@ -6810,7 +6951,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should make the sending program put a valid address, in angle brackets, in the message's From line."},
 							},
 						},
-						tr: &builtinSlots2[130],
+						tr: &builtinSlots2[136],
 					},
 				},
 			},
@@ -6818,7 +6959,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.513",
 			file: "rules.yaml (built-in)",
-			line: 3719,
+			line: 3751,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 513, detHi: 513},
 			},
@@ -6828,7 +6969,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "blocked by the recipient's own block list",
-						tr: &builtinSlots1[64],
+						tr: &builtinSlots1[67],
 					},
 					explanation: alts{
 						list: []text{
@@ -6859,7 +7000,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 65539,
-						tr:   &builtinSlots2[131],
+						tr:   &builtinSlots2[137],
 					},
 					fix: alts{
 						list: []text{
@@ -6867,7 +7008,7 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. Contact the recipient's organization directly and ask them to remove the sending server from their block list."},
 							},
 						},
-						tr: &builtinSlots2[132],
+						tr: &builtinSlots2[138],
 					},
 				},
 			},
@@ -6875,7 +7016,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.515",
 			file: "rules.yaml (built-in)",
-			line: 3728,
+			line: 3760,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 515, detHi: 515},
 			},
@@ -6885,7 +7026,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "sender authentication requirements not met",
-						tr: &builtinSlots1[65],
+						tr: &builtinSlots1[68],
 					},
 					explanation: alts{
 						list: []text{
@@ -6908,7 +7049,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[133],
+						tr:   &builtinSlots2[139],
 					},
 					fix: alts{
 						list: []text{
@@ -6923,7 +7064,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1024,
-						tr:   &builtinSlots2[134],
+						tr:   &builtinSlots2[140],
 					},
 				},
 			},
@@ -6931,7 +7072,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.520",
 			file: "rules.yaml (built-in)",
-			line: 3740,
+			line: 3772,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 520, detHi: 520},
 			},
@@ -6941,7 +7082,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "forwarding outside not allowed",
-						tr: &builtinSlots1[66],
+						tr: &builtinSlots1[69],
 					},
 					explanation: alts{
 						list: []text{
@@ -6957,7 +7098,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[135],
+						tr:   &builtinSlots2[141],
 					},
 					fix: alts{
 						list: []text{
@@ -6965,7 +7106,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin must allow outside forwarding for this mailbox in the outbound spam policy, or the forwarding rule must be removed."},
 							},
 						},
-						tr: &builtinSlots2[136],
+						tr: &builtinSlots2[142],
 					},
 				},
 			},
@@ -6973,7 +7114,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.233",
 			file: "rules.yaml (built-in)",
-			line: 3749,
+			line: 3781,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 233, detHi: 233},
 			},
@@ -6983,7 +7124,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "organization's outside recipient limit",
-						tr: &builtinSlots1[67],
+						tr: &builtinSlots1[70],
 					},
 					explanation: alts{
 						list: []text{
@@ -6999,7 +7140,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[137],
+						tr:   &builtinSlots2[143],
 					},
 					fix: alts{
 						list: []text{
@@ -7007,7 +7148,7 @@ var builtinSet = &ruleSet{
 								{literal: "Wait until the limit resets. Your email admin should check for hacked accounts and review bulk sending."},
 							},
 						},
-						tr: &builtinSlots2[138],
+						tr: &builtinSlots2[144],
 					},
 				},
 			},
@@ -7015,7 +7156,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.606-649",
 			file: "rules.yaml (built-in)",
-			line: 3758,
+			line: 3790,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 606, detHi: 649},
 			},
@@ -7025,7 +7166,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "sending server banned",
-						tr: &builtinSlots1[68],
+						tr: &builtinSlots1[71],
 					},
 					explanation: alts{
 						list: []text{
@@ -7056,7 +7197,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 65539,
-						tr:   &builtinSlots2[139],
+						tr:   &builtinSlots2[145],
 					},
 					fix: alts{
 						list: []text{
@@ -7073,7 +7214,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 8192,
-						tr:   &builtinSlots2[140],
+						tr:   &builtinSlots2[146],
 					},
 				},
 			},
@@ -7081,7 +7222,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.703",
 			file: "rules.yaml (built-in)",
-			line: 3767,
+			line: 3799,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 703, detHi: 703},
 			},
@@ -7091,7 +7232,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "blocked by your own organization",
-						tr: &builtinSlots1[69],
+						tr: &builtinSlots1[72],
 					},
 					explanation: alts{
 						list: []text{
@@ -7107,7 +7248,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[141],
+						tr:   &builtinSlots2[147],
 					},
 					fix: alts{
 						list: []text{
@@ -7115,7 +7256,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should review the block entries in the Tenant Allow/Block List."},
 							},
 						},
-						tr: &builtinSlots2[142],
+						tr: &builtinSlots2[148],
 					},
 				},
 			},
@@ -7123,7 +7264,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.700-749",
 			file: "rules.yaml (built-in)",
-			line: 3776,
+			line: 3808,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 700, detHi: 749},
 			},
@@ -7133,7 +7274,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "organization banned from sending",
-						tr: &builtinSlots1[70],
+						tr: &builtinSlots1[73],
 					},
 					explanation: alts{
 						list: []text{
@@ -7156,7 +7297,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[143],
+						tr:   &builtinSlots2[149],
 					},
 					fix: alts{
 						list: []text{
@@ -7164,7 +7305,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin must deal with hacked accounts or open relays first, then contact Microsoft support."},
 							},
 						},
-						tr: &builtinSlots2[144],
+						tr: &builtinSlots2[150],
 					},
 				},
 			},
@@ -7172,7 +7313,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.310-no-domain",
 			file: "rules.yaml (built-in)",
-			line: 3787,
+			line: 3819,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 310, detHi: 310},
 			},
@@ -7200,7 +7341,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 17,
-						tr:   &builtinSlots2[145],
+						tr:   &builtinSlots2[151],
 					},
 				},
 			},
@@ -7208,7 +7349,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-helo-refused",
 			file: "rules.yaml (built-in)",
-			line: 3803,
+			line: 3835,
 			text: phraseMask{
 				{index: 11, bits: 1048576},
 			},
@@ -7218,7 +7359,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-courier-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3810,
+			line: 3842,
 			text: phraseMask{
 				{index: 11, bits: 2097152},
 			},
@@ -7228,7 +7369,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-filtered",
 			file: "rules.yaml (built-in)",
-			line: 3815,
+			line: 3847,
 			text: phraseMask{
 				{index: 11, bits: 4194304},
 			},
@@ -7238,7 +7379,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3820,
+			line: 3852,
 			text: phraseMask{
 				{index: 11, bits: 25165824},
 			},
@@ -7248,7 +7389,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3829,
+			line: 3861,
 			text: phraseMask{
 				{index: 11, bits: 1040187392},
 			},
@@ -7258,7 +7399,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown-pairs",
 			file: "rules.yaml (built-in)",
-			line: 3836,
+			line: 3868,
 			text: phraseMask{
 				{index: 11, bits: 1073741824},
 			},
@@ -7271,7 +7412,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-expired",
 			file: "rules.yaml (built-in)",
-			line: 3842,
+			line: 3874,
 			text: phraseMask{
 				{index: 11, bits: 2147483648},
 			},
@@ -7281,7 +7422,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3847,
+			line: 3879,
 			text: phraseMask{
 				{index: 11, bits: 4294967296},
 			},
@@ -7291,7 +7432,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-einsundeins-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3852,
+			line: 3884,
 			text: phraseMask{
 				{index: 11, bits: 8589934592},
 			},
@@ -7301,7 +7442,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exim-mx-hosts-without-address",
 			file: "rules.yaml (built-in)",
-			line: 3865,
+			line: 3897,
 			text: phraseMask{
 				{index: 11, bits: 51539607552},
 			},
@@ -7313,7 +7454,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "the domain's mail servers cannot be found",
-						tr: &builtinSlots1[71],
+						tr: &builtinSlots1[74],
 					},
 					explanation: alts{
 						list: []text{
@@ -7336,7 +7477,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 17,
-						tr:   &builtinSlots2[146],
+						tr:   &builtinSlots2[152],
 					},
 					fix: alts{
 						list: []text{
@@ -7344,7 +7485,7 @@ var builtinSet = &ruleSet{
 								{literal: "Tell the recipient by other means: their email admin must fix the domain's mail server settings (the names of its mail servers). Send the message again once that is done; the address itself may well be right."},
 							},
 						},
-						tr: &builtinSlots2[147],
+						tr: &builtinSlots2[153],
 					},
 				},
 			},
@@ -7352,7 +7493,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3875,
+			line: 3907,
 			text: phraseMask{
 				{index: 11, bits: 68719476736},
 			},
@@ -7362,7 +7503,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3883,
+			line: 3915,
 			text: phraseMask{
 				{index: 11, bits: 137438953472},
 			},
@@ -7372,7 +7513,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3888,
+			line: 3920,
 			text: phraseMask{
 				{index: 11, bits: 824633720832},
 			},
@@ -7382,7 +7523,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3893,
+			line: 3925,
 			text: phraseMask{
 				{index: 11, bits: 16492674416640},
 			},
@@ -7392,7 +7533,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3899,
+			line: 3931,
 			text: phraseMask{
 				{index: 11, bits: 263882790666240},
 			},
@@ -7402,7 +7543,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lines-too-long",
 			file: "rules.yaml (built-in)",
-			line: 3911,
+			line: 3943,
 			text: phraseMask{
 				{index: 11, bits: 1970324836974592},
 			},
@@ -7413,7 +7554,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "lines too long",
-						tr: &builtinSlots1[72],
+						tr: &builtinSlots1[75],
 					},
 					explanation: alts{
 						list: []text{
@@ -7436,7 +7577,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 5,
-						tr:   &builtinSlots2[148],
+						tr:   &builtinSlots2[154],
 					},
 					fix: alts{
 						list: []text{
@@ -7444,7 +7585,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin, or whoever runs the program that wrote the message, should make it encode the message (quoted-printable or base64) instead of sending long lines as they are. Meanwhile, send the text as plain text, or the HTML as an attachment."},
 							},
 						},
-						tr: &builtinSlots2[149],
+						tr: &builtinSlots2[155],
 					},
 				},
 			},
@@ -7452,7 +7593,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 3920,
+			line: 3952,
 			text: phraseMask{
 				{index: 11, bits: 2251799813685248},
 			},
@@ -7462,7 +7603,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-expired",
 			file: "rules.yaml (built-in)",
-			line: 3925,
+			line: 3957,
 			text: phraseMask{
 				{index: 11, bits: 4503599627370496},
 			},
@@ -7472,7 +7613,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3930,
+			line: 3962,
 			text: phraseMask{
 				{index: 11, bits: 9007199254740992},
 			},
@@ -7482,7 +7623,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3935,
+			line: 3967,
 			text: phraseMask{
 				{index: 11, bits: 54043195528445952},
 			},
@@ -7492,7 +7633,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3940,
+			line: 3972,
 			text: phraseMask{
 				{index: 11, bits: 9151314442816847872},
 			},
@@ -7502,7 +7643,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3947,
+			line: 3979,
 			text: phraseMask{
 				{index: 11, bits: 9223372036854775808},
 				{index: 12, bits: 31},
@@ -7513,7 +7654,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3953,
+			line: 3985,
 			text: phraseMask{
 				{index: 12, bits: 32},
 			},
@@ -7523,7 +7664,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-expired",
 			file: "rules.yaml (built-in)",
-			line: 3958,
+			line: 3990,
 			text: phraseMask{
 				{index: 12, bits: 448},
 			},
@@ -7533,7 +7674,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3965,
+			line: 3997,
 			text: phraseMask{
 				{index: 12, bits: 1536},
 			},
@@ -7543,7 +7684,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmx-expired",
 			file: "rules.yaml (built-in)",
-			line: 3970,
+			line: 4002,
 			text: phraseMask{
 				{index: 12, bits: 2048},
 			},
@@ -7553,7 +7694,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3975,
+			line: 4007,
 			text: phraseMask{
 				{index: 8, bits: 393216},
 			},
@@ -7563,7 +7704,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3980,
+			line: 4012,
 			text: phraseMask{
 				{index: 8, bits: 32768},
 			},
@@ -7573,7 +7714,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3985,
+			line: 4017,
 			text: phraseMask{
 				{index: 8, bits: 65536},
 			},
@@ -7583,7 +7724,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3990,
+			line: 4022,
 			text: phraseMask{
 				{index: 12, bits: 4096},
 			},
@@ -7593,7 +7734,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3995,
+			line: 4027,
 			text: phraseMask{
 				{index: 12, bits: 8192},
 			},
@@ -7603,7 +7744,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 4000,
+			line: 4032,
 			text: phraseMask{
 				{index: 12, bits: 16384},
 			},
@@ -7613,7 +7754,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 4005,
+			line: 4037,
 			text: phraseMask{
 				{index: 12, bits: 32768},
 			},
@@ -7623,7 +7764,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-compuserve-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4010,
+			line: 4042,
 			text: phraseMask{
 				{index: 12, bits: 196608},
 			},
@@ -7633,7 +7774,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4019,
+			line: 4051,
 			text: phraseMask{
 				{index: 12, bits: 262144},
 			},
@@ -7643,7 +7784,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 4024,
+			line: 4056,
 			text: phraseMask{
 				{index: 12, bits: 524288},
 			},
@@ -7653,7 +7794,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4029,
+			line: 4061,
 			text: phraseMask{
 				{index: 12, bits: 1048576},
 			},
@@ -7663,7 +7804,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-messagingserver-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4034,
+			line: 4066,
 			text: phraseMask{
 				{index: 12, bits: 2097152},
 			},
@@ -7673,7 +7814,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4039,
+			line: 4071,
 			text: phraseMask{
 				{index: 12, bits: 4194304},
 			},
@@ -7683,7 +7824,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4044,
+			line: 4076,
 			text: phraseMask{
 				{index: 12, bits: 25165824},
 			},
@@ -7693,7 +7834,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-expired",
 			file: "rules.yaml (built-in)",
-			line: 4050,
+			line: 4082,
 			text: phraseMask{
 				{index: 12, bits: 33554432},
 			},
@@ -7703,7 +7844,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 4055,
+			line: 4087,
 			text: phraseMask{
 				{index: 12, bits: 67108864},
 			},
@@ -7713,7 +7854,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4060,
+			line: 4092,
 			text: phraseMask{
 				{index: 12, bits: 34225520640},
 			},
@@ -7723,7 +7864,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4067,
+			line: 4099,
 			text: phraseMask{
 				{index: 12, bits: 240518168576},
 			},
@@ -7733,7 +7874,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 4072,
+			line: 4104,
 			text: phraseMask{
 				{index: 12, bits: 274877906944},
 			},
@@ -7743,7 +7884,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 4077,
+			line: 4109,
 			text: phraseMask{
 				{index: 12, bits: 8246337208320},
 			},
@@ -7753,7 +7894,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4083,
+			line: 4115,
 			text: phraseMask{
 				{index: 12, bits: 36020000925941760},
 			},
@@ -7763,7 +7904,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4093,
+			line: 4125,
 			text: phraseMask{
 				{index: 12, bits: 108086391056891904},
 			},
@@ -7773,7 +7914,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4098,
+			line: 4130,
 			text: phraseMask{
 				{index: 12, bits: 144115188075855872},
 			},
@@ -7783,7 +7924,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4103,
+			line: 4135,
 			text: phraseMask{
 				{index: 12, bits: 288230376151711744},
 			},
@@ -7793,7 +7934,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 4108,
+			line: 4140,
 			text: phraseMask{
 				{index: 12, bits: 576460752303423488},
 			},
@@ -7803,7 +7944,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "qmail-mx-points-here",
 			file: "rules.yaml (built-in)",
-			line: 4113,
+			line: 4145,
 			text: phraseMask{
 				{index: 12, bits: 1152921504606846976},
 			},
@@ -7814,7 +7955,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "domain names the sending server as its mail server",
-						tr: &builtinSlots1[73],
+						tr: &builtinSlots1[76],
 					},
 					explanation: alts{
 						list: []text{
@@ -7845,7 +7986,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 21,
-						tr:   &builtinSlots2[150],
+						tr:   &builtinSlots2[156],
 					},
 					fix: alts{
 						list: []text{
@@ -7853,7 +7994,7 @@ var builtinSet = &ruleSet{
 								{literal: "Sending it again will fail the same way. Tell the recipient by other means that their domain's mail server record points at a server that does not accept mail for it, so that their admin corrects it; if that server is your own provider's, send the provider this notice too, in case the domain should be hosted there."},
 							},
 						},
-						tr: &builtinSlots2[151],
+						tr: &builtinSlots2[157],
 					},
 				},
 			},
@@ -7861,7 +8002,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4129,
+			line: 4161,
 			text: phraseMask{
 				{index: 12, bits: 6917529027641081856},
 			},
@@ -7871,7 +8012,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4135,
+			line: 4167,
 			text: phraseMask{
 				{index: 12, bits: 9223372036854775808},
 			},
@@ -7881,7 +8022,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 4140,
+			line: 4172,
 			text: phraseMask{
 				{index: 13, bits: 1},
 			},
@@ -7891,7 +8032,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-verizon-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4145,
+			line: 4177,
 			text: phraseMask{
 				{index: 13, bits: 6},
 			},
@@ -7901,7 +8042,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-zoho-expired",
 			file: "rules.yaml (built-in)",
-			line: 4150,
+			line: 4182,
 			text: phraseMask{
 				{index: 13, bits: 8},
 			},
@@ -7911,7 +8052,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-filtered",
 			file: "rules.yaml (built-in)",
-			line: 4155,
+			line: 4187,
 			text: phraseMask{
 				{index: 13, bits: 16},
 			},
@@ -7921,7 +8062,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4160,
+			line: 4192,
 			text: phraseMask{
 				{index: 13, bits: 32},
 			},
@@ -7931,7 +8072,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-groups-refused",
 			file: "rules.yaml (built-in)",
-			line: 4165,
+			line: 4197,
 			text: phraseMask{
 				{index: 13, bits: 192},
 			},
@@ -7942,7 +8083,7 @@ var builtinSet = &ruleSet{
 					owner: "group-owner",
 					summary: phrase{
 						en: "not allowed to post to the group",
-						tr: &builtinSlots1[74],
+						tr: &builtinSlots1[77],
 					},
 					explanation: alts{
 						list: []text{
@@ -7965,7 +8106,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[152],
+						tr:   &builtinSlots2[158],
 					},
 					fix: alts{
 						list: []text{
@@ -7973,7 +8114,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the group's address. If it is right, ask the group's owner or the organization, by other means, to let you post, or ask the person you meant to reach for a direct address."},
 							},
 						},
-						tr: &builtinSlots2[153],
+						tr: &builtinSlots2[159],
 					},
 				},
 			},
@@ -7981,7 +8122,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-posting-restricted",
 			file: "rules.yaml (built-in)",
-			line: 4182,
+			line: 4214,
 			text: phraseMask{
 				{index: 13, bits: 134217472},
 			},
@@ -7992,7 +8133,7 @@ var builtinSet = &ruleSet{
 					owner: "group-owner",
 					summary: phrase{
 						en: "not allowed to post to the list or group",
-						tr: &builtinSlots1[75],
+						tr: &builtinSlots1[78],
 					},
 					explanation: alts{
 						list: []text{
@@ -8015,7 +8156,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[154],
+						tr:   &builtinSlots2[160],
 					},
 					fix: alts{
 						list: []text{
@@ -8023,7 +8164,7 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. Join the list or group, or ask its owner, by other means, to allow your address."},
 							},
 						},
-						tr: &builtinSlots2[155],
+						tr: &builtinSlots2[161],
 					},
 				},
 			},
@@ -8031,7 +8172,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6-5.4.14-loop",
 			file: "rules.yaml (built-in)",
-			line: 4214,
+			line: 4246,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
@@ -8048,7 +8189,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "mail loop",
-						tr: &builtinSlots1[76],
+						tr: &builtinSlots1[79],
 					},
 					explanation: alts{
 						list: []text{
@@ -8071,7 +8212,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[156],
+						tr:   &builtinSlots2[162],
 					},
 					fix: alts{
 						list: []text{
@@ -8079,7 +8220,7 @@ var builtinSet = &ruleSet{
 								{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 							},
 						},
-						tr: &builtinSlots2[157],
+						tr: &builtinSlots2[163],
 					},
 				},
 			},
@@ -8087,7 +8228,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-no-answer",
 			file: "rules.yaml (built-in)",
-			line: 4224,
+			line: 4256,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -8146,7 +8287,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1081347,
-						tr:   &builtinSlots2[158],
+						tr:   &builtinSlots2[164],
 					},
 				},
 				byFact: keyedWords{
@@ -8198,7 +8339,7 @@ var builtinSet = &ruleSet{
 									},
 								},
 								uses: 1081347,
-								tr:   &builtinSlots2[159],
+								tr:   &builtinSlots2[165],
 							},
 						},
 					},
@@ -8208,7 +8349,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1-access-denied",
 			file: "rules.yaml (built-in)",
-			line: 4241,
+			line: 4273,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -8222,7 +8363,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "recipient refused (access denied)",
-						tr: &builtinSlots1[77],
+						tr: &builtinSlots1[80],
 					},
 					explanation: alts{
 						list: []text{
@@ -8245,7 +8386,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[160],
+						tr:   &builtinSlots2[166],
 					},
 					fix: alts{
 						list: []text{
@@ -8253,7 +8394,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the address for typos. If it is right, the recipient's admin should check that the address exists in their organization."},
 							},
 						},
-						tr: &builtinSlots2[161],
+						tr: &builtinSlots2[167],
 					},
 				},
 			},
@@ -8261,7 +8402,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-unrecognised-or-name",
 			file: "rules.yaml (built-in)",
-			line: 4262,
+			line: 4294,
 			text: phraseMask{
 				{index: 13, bits: 273804165120},
 			},
@@ -8271,7 +8412,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-maximum-time-expired",
 			file: "rules.yaml (built-in)",
-			line: 4267,
+			line: 4299,
 			text: phraseMask{
 				{index: 13, bits: 824633720832},
 			},
@@ -8281,7 +8422,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-loop-detected",
 			file: "rules.yaml (built-in)",
-			line: 4271,
+			line: 4303,
 			text: phraseMask{
 				{index: 13, bits: 1099511627776},
 			},
@@ -8291,7 +8432,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-content-too-long",
 			file: "rules.yaml (built-in)",
-			line: 4275,
+			line: 4307,
 			text: phraseMask{
 				{index: 13, bits: 15393162788864},
 			},
@@ -8301,7 +8442,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-conversion",
 			file: "rules.yaml (built-in)",
-			line: 4279,
+			line: 4311,
 			text: phraseMask{
 				{index: 13, bits: 545357767376896},
 			},
@@ -8311,7 +8452,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-status",
 			file: "rules.yaml (built-in)",
-			line: 4299,
+			line: 4331,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 2, detHi: 2},
 			},
@@ -8320,7 +8461,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-specific",
 			file: "rules.yaml (built-in)",
-			line: 4304,
+			line: 4336,
 			text: phraseMask{
 				{index: 13, bits: 562949953421312},
 			},
@@ -8330,7 +8471,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-specific",
 			file: "rules.yaml (built-in)",
-			line: 4310,
+			line: 4342,
 			text: phraseMask{
 				{index: 13, bits: 34902897112121344},
 			},
@@ -8340,7 +8481,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-languages",
 			file: "rules.yaml (built-in)",
-			line: 4324,
+			line: 4356,
 			text: phraseMask{
 				{index: 13, bits: 18410715276690587648},
 				{index: 14, bits: 268435455},
@@ -8354,7 +8495,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-text",
 			file: "rules.yaml (built-in)",
-			line: 4336,
+			line: 4368,
 			text: phraseMask{
 				{index: 14, bits: 18446744073441116160},
 				{index: 3, bits: 67372224},
@@ -8373,7 +8514,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-status",
 			file: "rules.yaml (built-in)",
-			line: 4376,
+			line: 4408,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 4, detHi: 4},
 				{class: -1, subject: 7, detailLo: 16, detHi: 16},
@@ -8383,7 +8524,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-status",
 			file: "rules.yaml (built-in)",
-			line: 4381,
+			line: 4413,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -8392,7 +8533,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-text",
 			file: "rules.yaml (built-in)",
-			line: 4386,
+			line: 4418,
 			text: phraseMask{
 				{index: 15, bits: 18446603336221196288},
 				{index: 8, bits: 1099511627776},
@@ -8407,7 +8548,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-text",
 			file: "rules.yaml (built-in)",
-			line: 4400,
+			line: 4432,
 			text: phraseMask{
 				{index: 16, bits: 3072},
 				{index: 9, bits: 4611686018427387904},
@@ -8418,7 +8559,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-reply-525",
 			file: "rules.yaml (built-in)",
-			line: 4412,
+			line: 4444,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 5},
@@ -8429,7 +8570,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-text",
 			file: "rules.yaml (built-in)",
-			line: 4417,
+			line: 4449,
 			text: phraseMask{
 				{index: 16, bits: 18446744073709547520},
 				{index: 10, bits: 8388656},
@@ -8446,7 +8587,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hasmoved-text",
 			file: "rules.yaml (built-in)",
-			line: 4450,
+			line: 4482,
 			text: phraseMask{
 				{index: 17, bits: 4080},
 			},
@@ -8456,7 +8597,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "norelaying-text",
 			file: "rules.yaml (built-in)",
-			line: 4462,
+			line: 4494,
 			text: phraseMask{
 				{index: 17, bits: 2147479552},
 				{index: 10, bits: 72055395014672384},
@@ -8472,7 +8613,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-dmarc",
 			file: "rules.yaml (built-in)",
-			line: 4483,
+			line: 4515,
 			text: phraseMask{
 				{index: 17, bits: 2196875771904},
 			},
@@ -8482,7 +8623,7 @@ var builtinSet = &ruleSet{
 				words: words{
 					summary: phrase{
 						en: "DMARC failure",
-						tr: &builtinSlots1[78],
+						tr: &builtinSlots1[81],
 					},
 					explanation: alts{
 						list: []text{
@@ -8505,7 +8646,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[162],
+						tr:   &builtinSlots2[168],
 					},
 				},
 			},
@@ -8513,7 +8654,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-status",
 			file: "rules.yaml (built-in)",
-			line: 4492,
+			line: 4524,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 20, detHi: 20},
 				{class: -1, subject: 7, detailLo: 21, detHi: 21},
@@ -8528,7 +8669,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-text",
 			file: "rules.yaml (built-in)",
-			line: 4497,
+			line: 4529,
 			text: phraseMask{
 				{index: 17, bits: 18446741874686296064},
 				{index: 18, bits: 127},
@@ -8543,7 +8684,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4510,
+			line: 4542,
 			text: phraseMask{
 				{index: 18, bits: 384},
 			},
@@ -8557,7 +8698,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-blocked",
 			file: "rules.yaml (built-in)",
-			line: 4529,
+			line: 4561,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -8585,7 +8726,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-rejected",
 			file: "rules.yaml (built-in)",
-			line: 4569,
+			line: 4601,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -8613,7 +8754,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4610,
+			line: 4642,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -8632,7 +8773,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unknown-at-mail-from",
 			file: "rules.yaml (built-in)",
-			line: 4622,
+			line: 4654,
 			text: phraseMask{
 				{index: 21, bits: 18446744073709547520},
 				{index: 8, bits: 2251799815782400},
@@ -8691,7 +8832,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[163],
+						tr:   &builtinSlots2[169],
 					},
 					fix: alts{
 						list: []text{
@@ -8699,7 +8840,7 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. Check that your address is set correctly in your mail program; if it is, your email admin should check that your domain exists and can receive replies."},
 							},
 						},
-						tr: &builtinSlots2[164],
+						tr: &builtinSlots2[170],
 					},
 				},
 			},
@@ -8707,7 +8848,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.1",
 			file: "rules.yaml (built-in)",
-			line: 4683,
+			line: 4715,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -8717,7 +8858,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "address does not exist",
-						tr: &builtinSlots1[79],
+						tr: &builtinSlots1[82],
 					},
 					explanation: alts{
 						list: []text{
@@ -8740,7 +8881,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[165],
+						tr:   &builtinSlots2[171],
 					},
 					fix: alts{
 						list: []text{
@@ -8748,7 +8889,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the address for typos, and confirm it with the recipient by other means (phone, their website, an earlier message from them). Then write a new message with the right address: sending the old message again fails the same way, and your mail program's autocomplete may still offer the wrong address, so remove that entry."},
 							},
 						},
-						tr: &builtinSlots2[166],
+						tr: &builtinSlots2[172],
 					},
 				},
 			},
@@ -8756,7 +8897,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.0",
 			file: "rules.yaml (built-in)",
-			line: 4695,
+			line: 4727,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 			},
@@ -8766,7 +8907,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "recipient could not be resolved",
-						tr: &builtinSlots1[80],
+						tr: &builtinSlots1[83],
 					},
 					explanation: alts{
 						list: []text{
@@ -8789,7 +8930,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[167],
+						tr:   &builtinSlots2[173],
 					},
 					fix: alts{
 						list: []text{
@@ -8797,7 +8938,7 @@ var builtinSet = &ruleSet{
 								{literal: "Write a new message to the recipient, with the address typed or picked again, instead of replying to the saved one."},
 							},
 						},
-						tr: &builtinSlots2[168],
+						tr: &builtinSlots2[174],
 					},
 				},
 			},
@@ -8805,7 +8946,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-x.1.3",
 			file: "rules.yaml (built-in)",
-			line: 4706,
+			line: 4738,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -8814,7 +8955,7 @@ var builtinSet = &ruleSet{
 				words: words{
 					summary: phrase{
 						en: "address not valid",
-						tr: &builtinSlots1[81],
+						tr: &builtinSlots1[84],
 					},
 					explanation: alts{
 						list: []text{
@@ -8837,7 +8978,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[169],
+						tr:   &builtinSlots2[175],
 					},
 					fix: alts{
 						list: []text{
@@ -8845,7 +8986,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the address for typos, spaces or missing parts, and send the message again."},
 							},
 						},
-						tr: &builtinSlots2[170],
+						tr: &builtinSlots2[176],
 					},
 				},
 			},
@@ -8853,7 +8994,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific",
 			file: "rules.yaml (built-in)",
-			line: 4715,
+			line: 4747,
 			text: phraseMask{
 				{index: 2, bits: 36028797018963968},
 				{index: 23, bits: 768},
@@ -8864,7 +9005,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-specific",
 			file: "rules.yaml (built-in)",
-			line: 4723,
+			line: 4755,
 			text: phraseMask{
 				{index: 19, bits: 562949953421312},
 				{index: 20, bits: 131072},
@@ -8875,7 +9016,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific-553",
 			file: "rules.yaml (built-in)",
-			line: 4730,
+			line: 4762,
 			text: phraseMask{
 				{index: 22, bits: 16777216},
 			},
@@ -8889,7 +9030,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-specific",
 			file: "rules.yaml (built-in)",
-			line: 4739,
+			line: 4771,
 			text: phraseMask{
 				{index: 18, bits: 268437504},
 			},
@@ -8899,7 +9040,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 4746,
+			line: 4778,
 			text: phraseMask{
 				{index: 21, bits: 18446744073709547520},
 				{index: 8, bits: 2251799815782400},
@@ -8930,7 +9071,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4752,
+			line: 4784,
 			text: phraseMask{
 				{index: 23, bits: 1073739776},
 			},
@@ -8966,7 +9107,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-any-stage",
 			file: "rules.yaml (built-in)",
-			line: 4771,
+			line: 4803,
 			text: phraseMask{
 				{index: 9, bits: 131072},
 				{index: 23, bits: 7516192768},
@@ -8986,7 +9127,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-mailbox-inactive",
 			file: "rules.yaml (built-in)",
-			line: 4805,
+			line: 4837,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -8998,345 +9139,6 @@ var builtinSet = &ruleSet{
 				{index: 23, bits: 8589934592},
 			},
 			textIDs: []int32{1505},
-			then: thenDef{
-				Reason: "filtered",
-				words: words{
-					owner: "recipient",
-					summary: phrase{
-						en: "mailbox closed for inactivity",
-						tr: &builtinSlots1[82],
-					},
-					explanation: alts{
-						list: []text{
-							{
-								{literal: "The message"},
-								{
-									group: []textPart{
-										{literal: " to "},
-										{isSlot: true},
-									},
-								},
-								{literal: " was refused"},
-								{
-									group: []textPart{
-										{literal: " by "},
-										{slot: 1, isSlot: true},
-									},
-								},
-								{literal: " because the mailbox has been closed or suspended after a long time without use: it does not accept new mail now. It said: \""},
-								{slot: 5, isSlot: true},
-								{literal: "\""},
-							},
-							{
-								{literal: "The message"},
-								{
-									group: []textPart{
-										{literal: " to "},
-										{isSlot: true},
-									},
-								},
-								{literal: " was refused"},
-								{
-									group: []textPart{
-										{literal: " by "},
-										{slot: 1, isSlot: true},
-									},
-								},
-								{literal: " because the mailbox has been closed or suspended after a long time without use: it does not accept new mail now."},
-							},
-						},
-						uses: 35,
-						tr:   &builtinSlots2[171],
-					},
-					fix: alts{
-						list: []text{
-							{
-								{literal: "Reach the recipient by other means: they must sign in to reopen the mailbox, or give you another address. Sending again before that will fail the same way."},
-							},
-						},
-						tr: &builtinSlots2[172],
-					},
-				},
-			},
-		},
-		{
-			id:   "filtered-status-mailbox-missing",
-			file: "rules.yaml (built-in)",
-			line: 4818,
-			status: []statusPattern{
-				{class: 5, subject: 1, detailLo: 4, detHi: 4},
-				{class: 5, subject: 2},
-				{class: 5, subject: 2, detailLo: 1, detHi: 1},
-				{class: 5, subject: 2, detailLo: 4, detHi: 4},
-				{class: 4, subject: 2, detailLo: 4, detHi: 4},
-			},
-			text: phraseMask{
-				{index: 22, bits: 262144},
-				{index: 23, bits: 51539607552},
-			},
-			textIDs: []int32{1426, 1506, 1507},
-			unless: phraseMask{
-				{index: 23, bits: 4611685949707911168},
-				{index: 11, bits: 4194312},
-			},
-			then: thenDef{
-				Reason: "filtered",
-				words: words{
-					owner: "sender",
-					summary: phrase{
-						en: "mailbox does not exist",
-						tr: &builtinSlots1[83],
-					},
-					explanation: alts{
-						list: []text{
-							{
-								{literal: "The message"},
-								{
-									group: []textPart{
-										{literal: " to "},
-										{isSlot: true},
-									},
-								},
-								{literal: " was refused"},
-								{
-									group: []textPart{
-										{literal: " by "},
-										{slot: 1, isSlot: true},
-									},
-								},
-								{literal: " because the receiving server says this mailbox does not exist (some servers check the address only after the message is sent). This usually means a mistyped or closed address. It said: \""},
-								{slot: 5, isSlot: true},
-								{literal: "\""},
-							},
-							{
-								{literal: "The message"},
-								{
-									group: []textPart{
-										{literal: " to "},
-										{isSlot: true},
-									},
-								},
-								{literal: " was refused"},
-								{
-									group: []textPart{
-										{literal: " by "},
-										{slot: 1, isSlot: true},
-									},
-								},
-								{literal: " because the receiving server says this mailbox does not exist (some servers check the address only after the message is sent). This usually means a mistyped or closed address."},
-							},
-						},
-						uses: 35,
-						tr:   &builtinSlots2[173],
-					},
-					fix: alts{
-						list: []text{
-							{
-								{literal: "Check the address with the recipient by other means (by phone, or at another address they use) before sending again. If it is closed, remove it from your address book and lists. Changing the message will not help."},
-							},
-						},
-						tr: &builtinSlots2[174],
-					},
-				},
-			},
-		},
-		{
-			id:   "filtered-status-userunknown-missing",
-			file: "rules.yaml (built-in)",
-			line: 4843,
-			status: []statusPattern{
-				{class: 5, subject: 1, detailLo: 4, detHi: 4},
-				{class: 5, subject: 2},
-				{class: 5, subject: 2, detailLo: 1, detHi: 1},
-				{class: 5, subject: 2, detailLo: 4, detHi: 4},
-				{class: 4, subject: 2, detailLo: 4, detHi: 4},
-			},
-			text: phraseMask{
-				{index: 21, bits: 18446744073709547520},
-				{index: 8, bits: 2251799815782400},
-				{index: 9, bits: 27021597764354048},
-				{index: 10, bits: 2048},
-				{index: 13, bits: 536870916},
-				{index: 6, bits: 206158442496},
-				{index: 22, bits: 18446744073709551615},
-				{index: 12, bits: 108086391056891904},
-				{index: 7, bits: 9223372036854775808},
-				{index: 16, bits: 268435456},
-				{index: 3, bits: 2147483648},
-				{index: 23, bits: 255},
-			},
-			textIDs: []int32{
-				1356, 1357, 1358, 1359, 1360, 1361, 1362, 1363, 1364, 1365, 1366, 1367, 563, 1368, 1369, 630, 1370, 1371, 1372, 1373,
-				1374, 1375, 1376, 1377, 651, 1378, 1379, 1380, 1381, 1382, 1383, 1384, 1385, 1386, 1387, 1388, 1389, 533, 1390, 1391,
-				1392, 1393, 1394, 1395, 1396, 861, 1397, 1398, 1399, 1400, 1401, 1402, 1403, 1404, 420, 1405, 1406, 1407, 593, 1408,
-				1409, 1410, 823, 1411, 1412, 511, 1413, 1414, 1415, 1052, 1416, 1417, 1418, 1419, 1420, 1421, 1422, 397, 1423, 1424,
-				1425, 1426, 1427, 629, 1428, 1429, 1430, 1431, 1432, 1433, 1434, 1435, 1436, 1437, 1438, 1439, 1440, 834, 1441, 1442,
-				1443, 1444, 1445, 1446, 1447, 1448, 396, 1449, 1450, 1451, 1452, 421, 1453, 1454, 1455, 1456, 1457, 1458, 1459, 1460,
-				1461, 1462, 1463, 1464, 824, 1465, 1466, 1467, 1468, 1469, 1470, 223, 1471, 1472, 1473, 1474, 1475, 1476, 1477, 1478,
-				1479,
-			},
-			unless: phraseMask{
-				{index: 23, bits: 4611685949707911168},
-				{index: 11, bits: 4194312},
-			},
-			then: thenDef{
-				Reason: "filtered",
-				words: words{
-					owner: "sender",
-					summary: phrase{
-						en: "mailbox does not exist",
-						tr: &builtinSlots1[84],
-					},
-					explanation: alts{
-						list: []text{
-							{
-								{literal: "The message"},
-								{
-									group: []textPart{
-										{literal: " to "},
-										{isSlot: true},
-									},
-								},
-								{literal: " was refused"},
-								{
-									group: []textPart{
-										{literal: " by "},
-										{slot: 1, isSlot: true},
-									},
-								},
-								{literal: " because the receiving server says this mailbox does not exist (some servers check the address only after the message is sent). This usually means a mistyped or closed address. It said: \""},
-								{slot: 5, isSlot: true},
-								{literal: "\""},
-							},
-							{
-								{literal: "The message"},
-								{
-									group: []textPart{
-										{literal: " to "},
-										{isSlot: true},
-									},
-								},
-								{literal: " was refused"},
-								{
-									group: []textPart{
-										{literal: " by "},
-										{slot: 1, isSlot: true},
-									},
-								},
-								{literal: " because the receiving server says this mailbox does not exist (some servers check the address only after the message is sent). This usually means a mistyped or closed address."},
-							},
-						},
-						uses: 35,
-						tr:   &builtinSlots2[175],
-					},
-					fix: alts{
-						list: []text{
-							{
-								{literal: "Check the address with the recipient by other means (by phone, or at another address they use) before sending again. If it is closed, remove it from your address book and lists. Changing the message will not help."},
-							},
-						},
-						tr: &builtinSlots2[176],
-					},
-				},
-			},
-		},
-		{
-			id:   "filtered-status-text",
-			file: "rules.yaml (built-in)",
-			line: 4851,
-			status: []statusPattern{
-				{class: 5, subject: 1, detailLo: 4, detHi: 4},
-				{class: 5, subject: 2},
-				{class: 5, subject: 2, detailLo: 1, detHi: 1},
-				{class: 5, subject: 2, detailLo: 4, detHi: 4},
-				{class: 4, subject: 2, detailLo: 4, detHi: 4},
-			},
-			text: phraseMask{
-				{index: 23, bits: 6917529019051147264},
-				{index: 11, bits: 4194312},
-				{index: 22, bits: 262144},
-			},
-			textIDs: []int32{
-				1508, 1507, 1534, 1509, 1510, 1511, 1512, 1506, 1513, 707, 1514, 1426, 1515, 1516, 1517, 1518, 1519, 1520, 1521, 1522,
-				1523, 1524, 1525, 1526, 1527, 1528, 1529, 1530, 1531, 1532, 1505, 726,
-			},
-			then: thenDef{Reason: "filtered"},
-		},
-		{
-			id:   "filtered-status-userunknown",
-			file: "rules.yaml (built-in)",
-			line: 4870,
-			status: []statusPattern{
-				{class: 5, subject: 1, detailLo: 4, detHi: 4},
-				{class: 5, subject: 2},
-				{class: 5, subject: 2, detailLo: 1, detHi: 1},
-				{class: 5, subject: 2, detailLo: 4, detHi: 4},
-				{class: 4, subject: 2, detailLo: 4, detHi: 4},
-			},
-			text: phraseMask{
-				{index: 21, bits: 18446744073709547520},
-				{index: 8, bits: 2251799815782400},
-				{index: 9, bits: 27021597764354048},
-				{index: 10, bits: 2048},
-				{index: 13, bits: 536870916},
-				{index: 6, bits: 206158442496},
-				{index: 22, bits: 18446744073709551615},
-				{index: 12, bits: 108086391056891904},
-				{index: 7, bits: 9223372036854775808},
-				{index: 16, bits: 268435456},
-				{index: 3, bits: 2147483648},
-				{index: 23, bits: 255},
-			},
-			textIDs: []int32{
-				1356, 1357, 1358, 1359, 1360, 1361, 1362, 1363, 1364, 1365, 1366, 1367, 563, 1368, 1369, 630, 1370, 1371, 1372, 1373,
-				1374, 1375, 1376, 1377, 651, 1378, 1379, 1380, 1381, 1382, 1383, 1384, 1385, 1386, 1387, 1388, 1389, 533, 1390, 1391,
-				1392, 1393, 1394, 1395, 1396, 861, 1397, 1398, 1399, 1400, 1401, 1402, 1403, 1404, 420, 1405, 1406, 1407, 593, 1408,
-				1409, 1410, 823, 1411, 1412, 511, 1413, 1414, 1415, 1052, 1416, 1417, 1418, 1419, 1420, 1421, 1422, 397, 1423, 1424,
-				1425, 1426, 1427, 629, 1428, 1429, 1430, 1431, 1432, 1433, 1434, 1435, 1436, 1437, 1438, 1439, 1440, 834, 1441, 1442,
-				1443, 1444, 1445, 1446, 1447, 1448, 396, 1449, 1450, 1451, 1452, 421, 1453, 1454, 1455, 1456, 1457, 1458, 1459, 1460,
-				1461, 1462, 1463, 1464, 824, 1465, 1466, 1467, 1468, 1469, 1470, 223, 1471, 1472, 1473, 1474, 1475, 1476, 1477, 1478,
-				1479,
-			},
-			then: thenDef{Reason: "filtered"},
-		},
-		{
-			id:   "spamdetected-specific",
-			file: "rules.yaml (built-in)",
-			line: 4876,
-			text: phraseMask{
-				{index: 23, bits: 9223372036854775808},
-				{index: 24, bits: 3},
-			},
-			textIDs: []int32{1535, 1536, 1537},
-			then:    thenDef{Reason: "spamdetected"},
-		},
-		{
-			id:   "rejected-sender-named",
-			file: "rules.yaml (built-in)",
-			line: 4885,
-			text: phraseMask{
-				{index: 23, bits: 1688849860263936},
-				{index: 24, bits: 4},
-			},
-			textIDs: []int32{1521, 1522, 1538},
-			unless: phraseMask{
-				{index: 23, bits: 32768},
-				{index: 24, bits: 8},
-			},
-			regexps: []*pattern{
-				{src: "(?:not accepting|does not accept|not accept) mail from:? ?<?[^ <>@]+@[a-z0-9.-]+", captures: false},
-			},
-			then: thenDef{Reason: "rejected"},
-		},
-		{
-			id:   "filtered-mailbox-inactive",
-			file: "rules.yaml (built-in)",
-			line: 4900,
-			text: phraseMask{
-				{index: 23, bits: 8589934592},
-			},
-			textIDs: []int32{1505},
-			command: []string{"RCPT", "DATA", ""},
 			then: thenDef{
 				Reason: "filtered",
 				words: words{
@@ -9399,9 +9201,16 @@ var builtinSet = &ruleSet{
 			},
 		},
 		{
-			id:   "filtered-mailbox-missing",
+			id:   "filtered-status-mailbox-missing",
 			file: "rules.yaml (built-in)",
-			line: 4906,
+			line: 4850,
+			status: []statusPattern{
+				{class: 5, subject: 1, detailLo: 4, detHi: 4},
+				{class: 5, subject: 2},
+				{class: 5, subject: 2, detailLo: 1, detHi: 1},
+				{class: 5, subject: 2, detailLo: 4, detHi: 4},
+				{class: 4, subject: 2, detailLo: 4, detHi: 4},
+			},
 			text: phraseMask{
 				{index: 22, bits: 262144},
 				{index: 23, bits: 51539607552},
@@ -9411,7 +9220,6 @@ var builtinSet = &ruleSet{
 				{index: 23, bits: 4611685949707911168},
 				{index: 11, bits: 4194312},
 			},
-			command: []string{"RCPT", "DATA", ""},
 			then: thenDef{
 				Reason: "filtered",
 				words: words{
@@ -9474,9 +9282,342 @@ var builtinSet = &ruleSet{
 			},
 		},
 		{
+			id:   "filtered-status-userunknown-missing",
+			file: "rules.yaml (built-in)",
+			line: 4875,
+			status: []statusPattern{
+				{class: 5, subject: 1, detailLo: 4, detHi: 4},
+				{class: 5, subject: 2},
+				{class: 5, subject: 2, detailLo: 1, detHi: 1},
+				{class: 5, subject: 2, detailLo: 4, detHi: 4},
+				{class: 4, subject: 2, detailLo: 4, detHi: 4},
+			},
+			text: phraseMask{
+				{index: 21, bits: 18446744073709547520},
+				{index: 8, bits: 2251799815782400},
+				{index: 9, bits: 27021597764354048},
+				{index: 10, bits: 2048},
+				{index: 13, bits: 536870916},
+				{index: 6, bits: 206158442496},
+				{index: 22, bits: 18446744073709551615},
+				{index: 12, bits: 108086391056891904},
+				{index: 7, bits: 9223372036854775808},
+				{index: 16, bits: 268435456},
+				{index: 3, bits: 2147483648},
+				{index: 23, bits: 255},
+			},
+			textIDs: []int32{
+				1356, 1357, 1358, 1359, 1360, 1361, 1362, 1363, 1364, 1365, 1366, 1367, 563, 1368, 1369, 630, 1370, 1371, 1372, 1373,
+				1374, 1375, 1376, 1377, 651, 1378, 1379, 1380, 1381, 1382, 1383, 1384, 1385, 1386, 1387, 1388, 1389, 533, 1390, 1391,
+				1392, 1393, 1394, 1395, 1396, 861, 1397, 1398, 1399, 1400, 1401, 1402, 1403, 1404, 420, 1405, 1406, 1407, 593, 1408,
+				1409, 1410, 823, 1411, 1412, 511, 1413, 1414, 1415, 1052, 1416, 1417, 1418, 1419, 1420, 1421, 1422, 397, 1423, 1424,
+				1425, 1426, 1427, 629, 1428, 1429, 1430, 1431, 1432, 1433, 1434, 1435, 1436, 1437, 1438, 1439, 1440, 834, 1441, 1442,
+				1443, 1444, 1445, 1446, 1447, 1448, 396, 1449, 1450, 1451, 1452, 421, 1453, 1454, 1455, 1456, 1457, 1458, 1459, 1460,
+				1461, 1462, 1463, 1464, 824, 1465, 1466, 1467, 1468, 1469, 1470, 223, 1471, 1472, 1473, 1474, 1475, 1476, 1477, 1478,
+				1479,
+			},
+			unless: phraseMask{
+				{index: 23, bits: 4611685949707911168},
+				{index: 11, bits: 4194312},
+			},
+			then: thenDef{
+				Reason: "filtered",
+				words: words{
+					owner: "sender",
+					summary: phrase{
+						en: "mailbox does not exist",
+						tr: &builtinSlots1[87],
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the receiving server says this mailbox does not exist (some servers check the address only after the message is sent). This usually means a mistyped or closed address. It said: \""},
+								{slot: 5, isSlot: true},
+								{literal: "\""},
+							},
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the receiving server says this mailbox does not exist (some servers check the address only after the message is sent). This usually means a mistyped or closed address."},
+							},
+						},
+						uses: 35,
+						tr:   &builtinSlots2[181],
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Check the address with the recipient by other means (by phone, or at another address they use) before sending again. If it is closed, remove it from your address book and lists. Changing the message will not help."},
+							},
+						},
+						tr: &builtinSlots2[182],
+					},
+				},
+			},
+		},
+		{
+			id:   "filtered-status-text",
+			file: "rules.yaml (built-in)",
+			line: 4883,
+			status: []statusPattern{
+				{class: 5, subject: 1, detailLo: 4, detHi: 4},
+				{class: 5, subject: 2},
+				{class: 5, subject: 2, detailLo: 1, detHi: 1},
+				{class: 5, subject: 2, detailLo: 4, detHi: 4},
+				{class: 4, subject: 2, detailLo: 4, detHi: 4},
+			},
+			text: phraseMask{
+				{index: 23, bits: 6917529019051147264},
+				{index: 11, bits: 4194312},
+				{index: 22, bits: 262144},
+			},
+			textIDs: []int32{
+				1508, 1507, 1534, 1509, 1510, 1511, 1512, 1506, 1513, 707, 1514, 1426, 1515, 1516, 1517, 1518, 1519, 1520, 1521, 1522,
+				1523, 1524, 1525, 1526, 1527, 1528, 1529, 1530, 1531, 1532, 1505, 726,
+			},
+			then: thenDef{Reason: "filtered"},
+		},
+		{
+			id:   "filtered-status-userunknown",
+			file: "rules.yaml (built-in)",
+			line: 4902,
+			status: []statusPattern{
+				{class: 5, subject: 1, detailLo: 4, detHi: 4},
+				{class: 5, subject: 2},
+				{class: 5, subject: 2, detailLo: 1, detHi: 1},
+				{class: 5, subject: 2, detailLo: 4, detHi: 4},
+				{class: 4, subject: 2, detailLo: 4, detHi: 4},
+			},
+			text: phraseMask{
+				{index: 21, bits: 18446744073709547520},
+				{index: 8, bits: 2251799815782400},
+				{index: 9, bits: 27021597764354048},
+				{index: 10, bits: 2048},
+				{index: 13, bits: 536870916},
+				{index: 6, bits: 206158442496},
+				{index: 22, bits: 18446744073709551615},
+				{index: 12, bits: 108086391056891904},
+				{index: 7, bits: 9223372036854775808},
+				{index: 16, bits: 268435456},
+				{index: 3, bits: 2147483648},
+				{index: 23, bits: 255},
+			},
+			textIDs: []int32{
+				1356, 1357, 1358, 1359, 1360, 1361, 1362, 1363, 1364, 1365, 1366, 1367, 563, 1368, 1369, 630, 1370, 1371, 1372, 1373,
+				1374, 1375, 1376, 1377, 651, 1378, 1379, 1380, 1381, 1382, 1383, 1384, 1385, 1386, 1387, 1388, 1389, 533, 1390, 1391,
+				1392, 1393, 1394, 1395, 1396, 861, 1397, 1398, 1399, 1400, 1401, 1402, 1403, 1404, 420, 1405, 1406, 1407, 593, 1408,
+				1409, 1410, 823, 1411, 1412, 511, 1413, 1414, 1415, 1052, 1416, 1417, 1418, 1419, 1420, 1421, 1422, 397, 1423, 1424,
+				1425, 1426, 1427, 629, 1428, 1429, 1430, 1431, 1432, 1433, 1434, 1435, 1436, 1437, 1438, 1439, 1440, 834, 1441, 1442,
+				1443, 1444, 1445, 1446, 1447, 1448, 396, 1449, 1450, 1451, 1452, 421, 1453, 1454, 1455, 1456, 1457, 1458, 1459, 1460,
+				1461, 1462, 1463, 1464, 824, 1465, 1466, 1467, 1468, 1469, 1470, 223, 1471, 1472, 1473, 1474, 1475, 1476, 1477, 1478,
+				1479,
+			},
+			then: thenDef{Reason: "filtered"},
+		},
+		{
+			id:   "spamdetected-specific",
+			file: "rules.yaml (built-in)",
+			line: 4908,
+			text: phraseMask{
+				{index: 23, bits: 9223372036854775808},
+				{index: 24, bits: 3},
+			},
+			textIDs: []int32{1535, 1536, 1537},
+			then:    thenDef{Reason: "spamdetected"},
+		},
+		{
+			id:   "rejected-sender-named",
+			file: "rules.yaml (built-in)",
+			line: 4917,
+			text: phraseMask{
+				{index: 23, bits: 1688849860263936},
+				{index: 24, bits: 4},
+			},
+			textIDs: []int32{1521, 1522, 1538},
+			unless: phraseMask{
+				{index: 23, bits: 32768},
+				{index: 24, bits: 8},
+			},
+			regexps: []*pattern{
+				{src: "(?:not accepting|does not accept|not accept) mail from:? ?<?[^ <>@]+@[a-z0-9.-]+", captures: false},
+			},
+			then: thenDef{Reason: "rejected"},
+		},
+		{
+			id:   "filtered-mailbox-inactive",
+			file: "rules.yaml (built-in)",
+			line: 4932,
+			text: phraseMask{
+				{index: 23, bits: 8589934592},
+			},
+			textIDs: []int32{1505},
+			command: []string{"RCPT", "DATA", ""},
+			then: thenDef{
+				Reason: "filtered",
+				words: words{
+					owner: "recipient",
+					summary: phrase{
+						en: "mailbox closed for inactivity",
+						tr: &builtinSlots1[88],
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the mailbox has been closed or suspended after a long time without use: it does not accept new mail now. It said: \""},
+								{slot: 5, isSlot: true},
+								{literal: "\""},
+							},
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the mailbox has been closed or suspended after a long time without use: it does not accept new mail now."},
+							},
+						},
+						uses: 35,
+						tr:   &builtinSlots2[183],
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Reach the recipient by other means: they must sign in to reopen the mailbox, or give you another address. Sending again before that will fail the same way."},
+							},
+						},
+						tr: &builtinSlots2[184],
+					},
+				},
+			},
+		},
+		{
+			id:   "filtered-mailbox-missing",
+			file: "rules.yaml (built-in)",
+			line: 4938,
+			text: phraseMask{
+				{index: 22, bits: 262144},
+				{index: 23, bits: 51539607552},
+			},
+			textIDs: []int32{1426, 1506, 1507},
+			unless: phraseMask{
+				{index: 23, bits: 4611685949707911168},
+				{index: 11, bits: 4194312},
+			},
+			command: []string{"RCPT", "DATA", ""},
+			then: thenDef{
+				Reason: "filtered",
+				words: words{
+					owner: "sender",
+					summary: phrase{
+						en: "mailbox does not exist",
+						tr: &builtinSlots1[89],
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the receiving server says this mailbox does not exist (some servers check the address only after the message is sent). This usually means a mistyped or closed address. It said: \""},
+								{slot: 5, isSlot: true},
+								{literal: "\""},
+							},
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the receiving server says this mailbox does not exist (some servers check the address only after the message is sent). This usually means a mistyped or closed address."},
+							},
+						},
+						uses: 35,
+						tr:   &builtinSlots2[185],
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Check the address with the recipient by other means (by phone, or at another address they use) before sending again. If it is closed, remove it from your address book and lists. Changing the message will not help."},
+							},
+						},
+						tr: &builtinSlots2[186],
+					},
+				},
+			},
+		},
+		{
 			id:   "filtered-text",
 			file: "rules.yaml (built-in)",
-			line: 4914,
+			line: 4946,
 			text: phraseMask{
 				{index: 23, bits: 6917529019051147264},
 				{index: 11, bits: 4194312},
@@ -9492,7 +9633,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-status",
 			file: "rules.yaml (built-in)",
-			line: 4922,
+			line: 4954,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -9501,7 +9642,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-text",
 			file: "rules.yaml (built-in)",
-			line: 4927,
+			line: 4959,
 			text: phraseMask{
 				{index: 24, bits: 35184372088816},
 			},
@@ -9515,7 +9656,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4948,
+			line: 4980,
 			text: phraseMask{
 				{index: 24, bits: 1090715534753792},
 			},
@@ -9532,7 +9673,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-text",
 			file: "rules.yaml (built-in)",
-			line: 4961,
+			line: 4993,
 			text: phraseMask{
 				{index: 24, bits: 575334852396580864},
 			},
@@ -9542,7 +9683,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4969,
+			line: 5001,
 			text: phraseMask{
 				{index: 24, bits: 576460752303423488},
 			},
@@ -9555,7 +9696,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-text",
 			file: "rules.yaml (built-in)",
-			line: 4980,
+			line: 5012,
 			text: phraseMask{
 				{index: 24, bits: 17293822569102704640},
 				{index: 8, bits: 4194304},
@@ -9568,7 +9709,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contenterror-text",
 			file: "rules.yaml (built-in)",
-			line: 4992,
+			line: 5024,
 			text: phraseMask{
 				{index: 24, bits: 1125899906842624},
 				{index: 25, bits: 1073741760},
@@ -9593,7 +9734,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.8-bad-outbound-sender",
 			file: "rules.yaml (built-in)",
-			line: 5057,
+			line: 5089,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 8, detHi: 8},
 			},
@@ -9607,7 +9748,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "your account is blocked from sending",
-						tr: &builtinSlots1[87],
+						tr: &builtinSlots1[90],
 					},
 					explanation: alts{
 						list: []text{
@@ -9623,7 +9764,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[181],
+						tr:   &builtinSlots2[187],
 					},
 					fix: alts{
 						list: []text{
@@ -9631,7 +9772,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should check the account for a break-in, reset its password (and remove anything the intruder set up, such as forwarding rules), then remove the account from Restricted entities in the Microsoft 365 Defender portal, or ask the provider's support to lift the block."},
 							},
 						},
-						tr: &builtinSlots2[182],
+						tr: &builtinSlots2[188],
 					},
 				},
 			},
@@ -9639,7 +9780,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-status",
 			file: "rules.yaml (built-in)",
-			line: 5076,
+			line: 5108,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 7, detHi: 7},
 				{class: -1, subject: 1, detailLo: 8, detHi: 8},
@@ -9649,7 +9790,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-at-mail",
 			file: "rules.yaml (built-in)",
-			line: 5081,
+			line: 5113,
 			text: phraseMask{
 				{index: 19, bits: 18446744039349813248},
 				{index: 20, bits: 576460752303423487},
@@ -9674,7 +9815,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-text",
 			file: "rules.yaml (built-in)",
-			line: 5124,
+			line: 5156,
 			text: phraseMask{
 				{index: 19, bits: 18446744039349813248},
 				{index: 20, bits: 576460752303423487},
@@ -9697,7 +9838,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-status",
 			file: "rules.yaml (built-in)",
-			line: 5138,
+			line: 5170,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -9712,7 +9853,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-specific",
 			file: "rules.yaml (built-in)",
-			line: 5158,
+			line: 5190,
 			text: phraseMask{
 				{index: 21, bits: 1},
 			},
@@ -9722,7 +9863,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-helo-specific",
 			file: "rules.yaml (built-in)",
-			line: 5165,
+			line: 5197,
 			text: phraseMask{
 				{index: 27, bits: 68719476736},
 			},
@@ -9732,7 +9873,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-text",
 			file: "rules.yaml (built-in)",
-			line: 5176,
+			line: 5208,
 			text: phraseMask{
 				{index: 2, bits: 69805794224242688},
 				{index: 27, bits: 9223371899415822336},
@@ -9755,7 +9896,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-destination-computer",
 			file: "rules.yaml (built-in)",
-			line: 5201,
+			line: 5233,
 			text: phraseMask{
 				{index: 27, bits: 9223372036854775808},
 			},
@@ -9771,7 +9912,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-status",
 			file: "rules.yaml (built-in)",
-			line: 5214,
+			line: 5246,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 28, detHi: 28},
 			},
@@ -9780,7 +9921,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-named-by-scanner",
 			file: "rules.yaml (built-in)",
-			line: 5224,
+			line: 5256,
 			text: phraseMask{
 				{index: 28, bits: 15},
 			},
@@ -9790,7 +9931,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-text",
 			file: "rules.yaml (built-in)",
-			line: 5228,
+			line: 5260,
 			text: phraseMask{
 				{index: 25, bits: 18446744072635809792},
 				{index: 12, bits: 32768},
@@ -9814,7 +9955,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5233,
+			line: 5265,
 			text: phraseMask{
 				{index: 3, bits: 8796093022208},
 				{index: 28, bits: 4080},
@@ -9837,7 +9978,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "speeding-text",
 			file: "rules.yaml (built-in)",
-			line: 5247,
+			line: 5279,
 			text: phraseMask{
 				{index: 28, bits: 4294963200},
 			},
@@ -9847,7 +9988,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-status",
 			file: "rules.yaml (built-in)",
-			line: 5257,
+			line: 5289,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -9856,7 +9997,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-text",
 			file: "rules.yaml (built-in)",
-			line: 5262,
+			line: 5294,
 			text: phraseMask{
 				{index: 28, bits: 4503595332403200},
 				{index: 13, bits: 34902897112121344},
@@ -9872,7 +10013,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-text",
 			file: "rules.yaml (built-in)",
-			line: 5280,
+			line: 5312,
 			text: phraseMask{
 				{index: 18, bits: 18446744073709551104},
 				{bits: 64513},
@@ -9895,7 +10036,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5285,
+			line: 5317,
 			text: phraseMask{
 				{index: 1, bits: 70368744177664},
 				{index: 19, bits: 33554432},
@@ -9937,7 +10078,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-encrypted-attachment",
 			file: "rules.yaml (built-in)",
-			line: 5316,
+			line: 5348,
 			text: phraseMask{
 				{index: 29, bits: 262016},
 				{index: 1, bits: 35184372088832},
@@ -9948,7 +10089,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 5325,
+			line: 5357,
 			text: phraseMask{
 				{index: 29, bits: 133955584},
 			},
@@ -9958,7 +10099,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 5332,
+			line: 5364,
 			text: phraseMask{
 				{index: 29, bits: 137304735744},
 			},
@@ -9968,7 +10109,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-virus",
 			file: "rules.yaml (built-in)",
-			line: 5339,
+			line: 5371,
 			text: phraseMask{
 				{index: 1, bits: 939524096},
 				{index: 29, bits: 137438953472},
@@ -9979,7 +10120,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 5345,
+			line: 5377,
 			text: phraseMask{
 				{index: 29, bits: 1125625028935680},
 			},
@@ -9989,7 +10130,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-policy",
 			file: "rules.yaml (built-in)",
-			line: 5352,
+			line: 5384,
 			text: phraseMask{
 				{index: 29, bits: 7881299347898368},
 			},
@@ -9999,7 +10140,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-delivery-failed",
 			file: "rules.yaml (built-in)",
-			line: 5360,
+			line: 5392,
 			text: phraseMask{
 				{index: 29, bits: 2296835809958952960},
 			},
@@ -10009,7 +10150,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-text",
 			file: "rules.yaml (built-in)",
-			line: 5374,
+			line: 5406,
 			text: phraseMask{
 				{index: 29, bits: 16140901064495857664},
 				{index: 30, bits: 511},
@@ -10021,7 +10162,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-transport-rule-reject",
 			file: "rules.yaml (built-in)",
-			line: 5384,
+			line: 5416,
 			text: phraseMask{
 				{index: 30, bits: 512},
 			},
@@ -10088,7 +10229,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 549755813923,
-						tr:   &builtinSlots2[183],
+						tr:   &builtinSlots2[189],
 					},
 					fix: alts{
 						list: []text{
@@ -10109,7 +10250,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 549756338176,
-						tr:   &builtinSlots2[184],
+						tr:   &builtinSlots2[190],
 					},
 				},
 			},
@@ -10117,7 +10258,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-text",
 			file: "rules.yaml (built-in)",
-			line: 5406,
+			line: 5438,
 			text: phraseMask{
 				{index: 30, bits: 576460752303422464},
 				{index: 9, bits: 36028797018963968},
@@ -10132,7 +10273,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5436,
+			line: 5468,
 			text: phraseMask{
 				{index: 30, bits: 576460752303423488},
 			},
@@ -10145,7 +10286,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-type",
 			file: "rules.yaml (built-in)",
-			line: 5442,
+			line: 5474,
 			text: phraseMask{
 				{index: 30, bits: 17293822569102704640},
 				{index: 31, bits: 2097151},
@@ -10159,7 +10300,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-encrypted",
 			file: "rules.yaml (built-in)",
-			line: 5461,
+			line: 5493,
 			text: phraseMask{
 				{index: 31, bits: 2145386496},
 				{index: 1, bits: 2200096997376},
@@ -10170,7 +10311,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-name",
 			file: "rules.yaml (built-in)",
-			line: 5473,
+			line: 5505,
 			text: phraseMask{
 				{index: 31, bits: 2147483648},
 			},
@@ -10183,7 +10324,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-loop-text",
 			file: "rules.yaml (built-in)",
-			line: 5481,
+			line: 5513,
 			text: phraseMask{
 				{index: 31, bits: 4294967296},
 			},
@@ -10193,7 +10334,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-text",
 			file: "rules.yaml (built-in)",
-			line: 5491,
+			line: 5523,
 			text: phraseMask{
 				{index: 31, bits: 1152921496016912384},
 			},
@@ -10206,7 +10347,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5507,
+			line: 5539,
 			text: phraseMask{
 				{index: 31, bits: 1152921504606846976},
 			},
@@ -10219,7 +10360,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-text",
 			file: "rules.yaml (built-in)",
-			line: 5513,
+			line: 5545,
 			text: phraseMask{
 				{index: 27, bits: 68719476704},
 				{index: 2, bits: 1125902607974400},
@@ -10236,7 +10377,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-dns-text",
 			file: "rules.yaml (built-in)",
-			line: 5518,
+			line: 5550,
 			text: phraseMask{
 				{index: 27, bits: 281474976710656},
 				{index: 2, bits: 6755399441055744},
@@ -10247,7 +10388,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-text",
 			file: "rules.yaml (built-in)",
-			line: 5524,
+			line: 5556,
 			text: phraseMask{
 				{index: 31, bits: 16140901064495857664},
 				{index: 13, bits: 562949953421312},
@@ -10259,7 +10400,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-text",
 			file: "rules.yaml (built-in)",
-			line: 5531,
+			line: 5563,
 			text: phraseMask{
 				{index: 20, bits: 16140901064495857664},
 				{index: 6, bits: 256},
@@ -10273,7 +10414,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-delayed",
 			file: "rules.yaml (built-in)",
-			line: 5536,
+			line: 5568,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -10314,7 +10455,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 32771,
-						tr:   &builtinSlots2[185],
+						tr:   &builtinSlots2[191],
 					},
 				},
 				byFact: keyedWords{
@@ -10354,7 +10495,7 @@ var builtinSet = &ruleSet{
 									},
 								},
 								uses: 32771,
-								tr:   &builtinSlots2[186],
+								tr:   &builtinSlots2[192],
 							},
 						},
 					},
@@ -10365,7 +10506,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-text",
 			file: "rules.yaml (built-in)",
-			line: 5553,
+			line: 5585,
 			text: phraseMask{
 				{index: 8, bits: 1610612736},
 				{index: 32, bits: 1099511627712},
@@ -10384,7 +10525,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5573,
+			line: 5605,
 			text: phraseMask{
 				{bits: 4294967296},
 			},
@@ -10397,7 +10538,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-attempts",
 			file: "rules.yaml (built-in)",
-			line: 5579,
+			line: 5611,
 			text: phraseMask{
 				{index: 32, bits: 1099511627776},
 			},
@@ -10410,7 +10551,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-text",
 			file: "rules.yaml (built-in)",
-			line: 5586,
+			line: 5618,
 			text: phraseMask{
 				{index: 8, bits: 4294967296},
 				{index: 32, bits: 18446741874686296064},
@@ -10425,7 +10566,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-reply",
 			file: "rules.yaml (built-in)",
-			line: 5601,
+			line: 5633,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 3},
@@ -10442,14 +10583,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "tls-command",
 			file:    "rules.yaml (built-in)",
-			line:    5608,
+			line:    5640,
 			command: []string{"STARTTLS"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "security-text",
 			file: "rules.yaml (built-in)",
-			line: 5613,
+			line: 5645,
 			text: phraseMask{
 				{index: 33, bits: 262143},
 				{index: 10, bits: 864691128455135232},
@@ -10467,7 +10608,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "security-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5628,
+			line: 5660,
 			text: phraseMask{
 				{index: 33, bits: 1835008},
 				{index: 24, bits: 35184372088832},
@@ -10486,7 +10627,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-text",
 			file: "rules.yaml (built-in)",
-			line: 5637,
+			line: 5669,
 			text: phraseMask{
 				{index: 33, bits: 274875809792},
 				{index: 3, bits: 17179869184},
@@ -10497,7 +10638,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "syntax-text",
 			file: "rules.yaml (built-in)",
-			line: 5646,
+			line: 5678,
 			text: phraseMask{
 				{index: 8, bits: 72},
 				{index: 33, bits: 140462610448384},
@@ -10508,7 +10649,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.1",
 			file: "rules.yaml (built-in)",
-			line: 5663,
+			line: 5695,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -10517,7 +10658,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.4",
 			file: "rules.yaml (built-in)",
-			line: 5669,
+			line: 5701,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -10527,7 +10668,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "recipient address ambiguous",
-						tr: &builtinSlots1[88],
+						tr: &builtinSlots1[91],
 					},
 					explanation: alts{
 						list: []text{
@@ -10550,7 +10691,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[187],
+						tr:   &builtinSlots2[193],
 					},
 					fix: alts{
 						list: []text{
@@ -10558,7 +10699,7 @@ var builtinSet = &ruleSet{
 								{literal: "Use the recipient's full, exact address. If that fails too, tell the recipient by other means so that their admin makes the address unique."},
 							},
 						},
-						tr: &builtinSlots2[188],
+						tr: &builtinSlots2[194],
 					},
 				},
 			},
@@ -10566,7 +10707,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.5",
 			file: "rules.yaml (built-in)",
-			line: 5679,
+			line: 5711,
 			status: []statusPattern{
 				{class: 4, subject: 1, detailLo: 5, detHi: 5},
 				{class: 5, subject: 1, detailLo: 5, detHi: 5},
@@ -10577,7 +10718,7 @@ var builtinSet = &ruleSet{
 					owner: "unknown",
 					summary: phrase{
 						en: "address reported valid",
-						tr: &builtinSlots1[89],
+						tr: &builtinSlots1[92],
 					},
 					explanation: alts{
 						list: []text{
@@ -10605,7 +10746,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 33,
-						tr:   &builtinSlots2[189],
+						tr:   &builtinSlots2[195],
 					},
 					fix: alts{
 						list: []text{
@@ -10613,7 +10754,7 @@ var builtinSet = &ruleSet{
 								{literal: "Forward this report to your email admin, who can read its technical details."},
 							},
 						},
-						tr: &builtinSlots2[190],
+						tr: &builtinSlots2[196],
 					},
 				},
 			},
@@ -10621,7 +10762,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.6",
 			file: "rules.yaml (built-in)",
-			line: 5692,
+			line: 5724,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -10630,7 +10771,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.9",
 			file: "rules.yaml (built-in)",
-			line: 5698,
+			line: 5730,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 9, detHi: 9},
 			},
@@ -10639,7 +10780,7 @@ var builtinSet = &ruleSet{
 				words: words{
 					summary: phrase{
 						en: "passed on without further reports",
-						tr: &builtinSlots1[90],
+						tr: &builtinSlots1[93],
 					},
 					explanation: alts{
 						list: []text{
@@ -10655,7 +10796,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[191],
+						tr:   &builtinSlots2[197],
 					},
 					fix: alts{
 						list: []text{
@@ -10663,7 +10804,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing to do unless the recipient says the message never arrived; then ask them by other means."},
 							},
 						},
-						tr: &builtinSlots2[192],
+						tr: &builtinSlots2[198],
 					},
 				},
 			},
@@ -10671,7 +10812,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.10",
 			file: "rules.yaml (built-in)",
-			line: 5707,
+			line: 5739,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -10699,7 +10840,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 17,
-						tr:   &builtinSlots2[193],
+						tr:   &builtinSlots2[199],
 					},
 				},
 			},
@@ -10707,7 +10848,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.1",
 			file: "rules.yaml (built-in)",
-			line: 5714,
+			line: 5746,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -10716,7 +10857,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.4",
 			file: "rules.yaml (built-in)",
-			line: 5722,
+			line: 5754,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -10726,7 +10867,7 @@ var builtinSet = &ruleSet{
 					owner: "group-owner",
 					summary: phrase{
 						en: "mailing list problem",
-						tr: &builtinSlots1[91],
+						tr: &builtinSlots1[94],
 					},
 					explanation: alts{
 						list: []text{
@@ -10742,7 +10883,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[194],
+						tr:   &builtinSlots2[200],
 					},
 					fix: alts{
 						list: []text{
@@ -10750,7 +10891,7 @@ var builtinSet = &ruleSet{
 								{literal: "Tell the list's owner by other means; they must fix the list."},
 							},
 						},
-						tr: &builtinSlots2[195],
+						tr: &builtinSlots2[201],
 					},
 				},
 			},
@@ -10758,7 +10899,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.1",
 			file: "rules.yaml (built-in)",
-			line: 5732,
+			line: 5764,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -10767,7 +10908,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.2",
 			file: "rules.yaml (built-in)",
-			line: 5738,
+			line: 5770,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -10777,7 +10918,7 @@ var builtinSet = &ruleSet{
 				words: words{
 					summary: phrase{
 						en: "receiving system not accepting mail",
-						tr: &builtinSlots1[92],
+						tr: &builtinSlots1[95],
 					},
 					explanation: alts{
 						list: []text{
@@ -10800,7 +10941,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[196],
+						tr:   &builtinSlots2[202],
 					},
 					fix: alts{
 						list: []text{
@@ -10808,7 +10949,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing in your message needs to change. Send it again later; if it keeps failing, tell the recipient by other means."},
 							},
 						},
-						tr: &builtinSlots2[197],
+						tr: &builtinSlots2[203],
 					},
 				},
 			},
@@ -10816,7 +10957,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.3",
 			file: "rules.yaml (built-in)",
-			line: 5748,
+			line: 5780,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -10826,7 +10967,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "feature not supported",
-						tr: &builtinSlots1[93],
+						tr: &builtinSlots1[96],
 					},
 					explanation: alts{
 						list: []text{
@@ -10849,7 +10990,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[198],
+						tr:   &builtinSlots2[204],
 					},
 					fix: alts{
 						list: []text{
@@ -10857,7 +10998,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should check which feature the receiving server refused (see the technical details) and send without it."},
 							},
 						},
-						tr: &builtinSlots2[199],
+						tr: &builtinSlots2[205],
 					},
 				},
 			},
@@ -10865,7 +11006,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.5",
 			file: "rules.yaml (built-in)",
-			line: 5758,
+			line: 5790,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -10893,7 +11034,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[200],
+						tr:   &builtinSlots2[206],
 					},
 				},
 			},
@@ -10901,7 +11042,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.6",
 			file: "rules.yaml (built-in)",
-			line: 5765,
+			line: 5797,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 6, detHi: 6},
 				{class: 5, subject: 3, detailLo: 6, detHi: 6},
@@ -10936,7 +11077,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 33,
-						tr:   &builtinSlots2[201],
+						tr:   &builtinSlots2[207],
 					},
 				},
 			},
@@ -10944,7 +11085,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.1",
 			file: "rules.yaml (built-in)",
-			line: 5775,
+			line: 5807,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 1, detHi: 1},
 			},
@@ -10972,7 +11113,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[202],
+						tr:   &builtinSlots2[208],
 					},
 				},
 			},
@@ -10980,7 +11121,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.2",
 			file: "rules.yaml (built-in)",
-			line: 5782,
+			line: 5814,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -10989,7 +11130,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.3",
 			file: "rules.yaml (built-in)",
-			line: 5788,
+			line: 5820,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -10999,7 +11140,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "too many recipients",
-						tr: &builtinSlots1[94],
+						tr: &builtinSlots1[97],
 					},
 					explanation: alts{
 						list: []text{
@@ -11041,7 +11182,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 16387,
-						tr:   &builtinSlots2[203],
+						tr:   &builtinSlots2[209],
 					},
 					fix: alts{
 						list: []text{
@@ -11055,7 +11196,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 16384,
-						tr:   &builtinSlots2[204],
+						tr:   &builtinSlots2[210],
 					},
 				},
 			},
@@ -11063,7 +11204,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.4",
 			file: "rules.yaml (built-in)",
-			line: 5803,
+			line: 5835,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -11091,7 +11232,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[205],
+						tr:   &builtinSlots2[211],
 					},
 				},
 			},
@@ -11099,7 +11240,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.5",
 			file: "rules.yaml (built-in)",
-			line: 5811,
+			line: 5843,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 5, detHi: 5},
 			},
@@ -11127,7 +11268,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[206],
+						tr:   &builtinSlots2[212],
 					},
 				},
 			},
@@ -11135,7 +11276,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.6",
 			file: "rules.yaml (built-in)",
-			line: 5818,
+			line: 5850,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -11163,7 +11304,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[207],
+						tr:   &builtinSlots2[213],
 					},
 				},
 			},
@@ -11171,7 +11312,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.2",
 			file: "rules.yaml (built-in)",
-			line: 5825,
+			line: 5857,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 2, detHi: 2},
 			},
@@ -11181,7 +11322,7 @@ var builtinSet = &ruleSet{
 					owner: "group-owner",
 					summary: phrase{
 						en: "not allowed to send to the list",
-						tr: &builtinSlots1[95],
+						tr: &builtinSlots1[98],
 					},
 					explanation: alts{
 						list: []text{
@@ -11204,7 +11345,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[208],
+						tr:   &builtinSlots2[214],
 					},
 					fix: alts{
 						list: []text{
@@ -11212,7 +11353,7 @@ var builtinSet = &ruleSet{
 								{literal: "Ask the list's owner or the organization, by other means, to let you post, or ask the person you meant to reach for a direct address."},
 							},
 						},
-						tr: &builtinSlots2[209],
+						tr: &builtinSlots2[215],
 					},
 				},
 			},
@@ -11220,7 +11361,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.3",
 			file: "rules.yaml (built-in)",
-			line: 5838,
+			line: 5870,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -11230,7 +11371,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "security conversion not possible",
-						tr: &builtinSlots1[96],
+						tr: &builtinSlots1[99],
 					},
 					explanation: alts{
 						list: []text{
@@ -11253,7 +11394,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[210],
+						tr:   &builtinSlots2[216],
 					},
 					fix: alts{
 						list: []text{
@@ -11261,7 +11402,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should check the technical details; sending the message without signing or encrypting it may work."},
 							},
 						},
-						tr: &builtinSlots2[211],
+						tr: &builtinSlots2[217],
 					},
 				},
 			},
@@ -11269,7 +11410,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.4",
 			file: "rules.yaml (built-in)",
-			line: 5848,
+			line: 5880,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 4, detHi: 4},
 			},
@@ -11279,7 +11420,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "security features not supported",
-						tr: &builtinSlots1[97],
+						tr: &builtinSlots1[100],
 					},
 					explanation: alts{
 						list: []text{
@@ -11302,7 +11443,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[212],
+						tr:   &builtinSlots2[218],
 					},
 					fix: alts{
 						list: []text{
@@ -11310,7 +11451,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should check the technical details; sending the message without those features may work."},
 							},
 						},
-						tr: &builtinSlots2[213],
+						tr: &builtinSlots2[219],
 					},
 				},
 			},
@@ -11318,7 +11459,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.5",
 			file: "rules.yaml (built-in)",
-			line: 5858,
+			line: 5890,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 5, detHi: 5},
 			},
@@ -11328,7 +11469,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "cryptographic failure",
-						tr: &builtinSlots1[98],
+						tr: &builtinSlots1[101],
 					},
 					explanation: alts{
 						list: []text{
@@ -11351,7 +11492,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[214],
+						tr:   &builtinSlots2[220],
 					},
 					fix: alts{
 						list: []text{
@@ -11359,7 +11500,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send the message again without signing or encrypting it, or ask your email admin to check the certificates."},
 							},
 						},
-						tr: &builtinSlots2[215],
+						tr: &builtinSlots2[221],
 					},
 				},
 			},
@@ -11367,7 +11508,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.6",
 			file: "rules.yaml (built-in)",
-			line: 5868,
+			line: 5900,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 6, detHi: 6},
 			},
@@ -11377,7 +11518,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "cryptographic algorithm not supported",
-						tr: &builtinSlots1[99],
+						tr: &builtinSlots1[102],
 					},
 					explanation: alts{
 						list: []text{
@@ -11400,7 +11541,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[216],
+						tr:   &builtinSlots2[222],
 					},
 					fix: alts{
 						list: []text{
@@ -11408,7 +11549,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send the message again without signing or encrypting it, or ask your email admin to use another method."},
 							},
 						},
-						tr: &builtinSlots2[217],
+						tr: &builtinSlots2[223],
 					},
 				},
 			},
@@ -11416,7 +11557,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.7",
 			file: "rules.yaml (built-in)",
-			line: 5878,
+			line: 5910,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 7, detHi: 7},
 			},
@@ -11426,7 +11567,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "message integrity failure",
-						tr: &builtinSlots1[100],
+						tr: &builtinSlots1[103],
 					},
 					explanation: alts{
 						list: []text{
@@ -11449,7 +11590,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[218],
+						tr:   &builtinSlots2[224],
 					},
 					fix: alts{
 						list: []text{
@@ -11457,7 +11598,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send the message again; if it keeps failing, your email admin should check the servers between you and the recipient."},
 							},
 						},
-						tr: &builtinSlots2[219],
+						tr: &builtinSlots2[225],
 					},
 				},
 			},
@@ -11465,7 +11606,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.8",
 			file: "rules.yaml (built-in)",
-			line: 5888,
+			line: 5920,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 8, detHi: 8},
 			},
@@ -11475,7 +11616,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "login details not valid",
-						tr: &builtinSlots1[101],
+						tr: &builtinSlots1[104],
 					},
 					explanation: alts{
 						list: []text{
@@ -11498,7 +11639,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[220],
+						tr:   &builtinSlots2[226],
 					},
 					fix: alts{
 						list: []text{
@@ -11506,7 +11647,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the user name and password configured in your mail program or device; your email admin can help."},
 							},
 						},
-						tr: &builtinSlots2[221],
+						tr: &builtinSlots2[227],
 					},
 				},
 			},
@@ -11514,7 +11655,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.9",
 			file: "rules.yaml (built-in)",
-			line: 5898,
+			line: 5930,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 9, detHi: 9},
 			},
@@ -11524,7 +11665,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "login method too weak",
-						tr: &builtinSlots1[102],
+						tr: &builtinSlots1[105],
 					},
 					explanation: alts{
 						list: []text{
@@ -11547,7 +11688,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[222],
+						tr:   &builtinSlots2[228],
 					},
 					fix: alts{
 						list: []text{
@@ -11555,7 +11696,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should configure a stronger login method on the sending system."},
 							},
 						},
-						tr: &builtinSlots2[223],
+						tr: &builtinSlots2[229],
 					},
 				},
 			},
@@ -11563,7 +11704,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.10",
 			file: "rules.yaml (built-in)",
-			line: 5908,
+			line: 5940,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 10, detHi: 10},
 			},
@@ -11573,7 +11714,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "encryption needed",
-						tr: &builtinSlots1[103],
+						tr: &builtinSlots1[106],
 					},
 					explanation: alts{
 						list: []text{
@@ -11596,7 +11737,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[224],
+						tr:   &builtinSlots2[230],
 					},
 					fix: alts{
 						list: []text{
@@ -11604,7 +11745,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should turn on encryption (TLS) for the sending system."},
 							},
 						},
-						tr: &builtinSlots2[225],
+						tr: &builtinSlots2[231],
 					},
 				},
 			},
@@ -11612,7 +11753,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.11",
 			file: "rules.yaml (built-in)",
-			line: 5918,
+			line: 5950,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 11, detHi: 11},
 			},
@@ -11622,7 +11763,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "encryption required to log in",
-						tr: &builtinSlots1[104],
+						tr: &builtinSlots1[107],
 					},
 					explanation: alts{
 						list: []text{
@@ -11645,7 +11786,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[226],
+						tr:   &builtinSlots2[232],
 					},
 					fix: alts{
 						list: []text{
@@ -11653,7 +11794,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should turn on encryption (TLS) before the sending system logs in."},
 							},
 						},
-						tr: &builtinSlots2[227],
+						tr: &builtinSlots2[233],
 					},
 				},
 			},
@@ -11661,7 +11802,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.12",
 			file: "rules.yaml (built-in)",
-			line: 5928,
+			line: 5960,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -11671,7 +11812,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "password change needed",
-						tr: &builtinSlots1[105],
+						tr: &builtinSlots1[108],
 					},
 					explanation: alts{
 						list: []text{
@@ -11694,7 +11835,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[228],
+						tr:   &builtinSlots2[234],
 					},
 					fix: alts{
 						list: []text{
@@ -11702,7 +11843,7 @@ var builtinSet = &ruleSet{
 								{literal: "Change the account's password (your email admin can help), then send again."},
 							},
 						},
-						tr: &builtinSlots2[229],
+						tr: &builtinSlots2[235],
 					},
 				},
 			},
@@ -11710,7 +11851,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.14",
 			file: "rules.yaml (built-in)",
-			line: 5938,
+			line: 5970,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 14, detHi: 14},
 			},
@@ -11720,7 +11861,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "trust relationship required",
-						tr: &builtinSlots1[106],
+						tr: &builtinSlots1[109],
 					},
 					explanation: alts{
 						list: []text{
@@ -11743,7 +11884,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[230],
+						tr:   &builtinSlots2[236],
 					},
 					fix: alts{
 						list: []text{
@@ -11751,7 +11892,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should ask the receiving organization what arrangement it requires."},
 							},
 						},
-						tr: &builtinSlots2[231],
+						tr: &builtinSlots2[237],
 					},
 				},
 			},
@@ -11759,7 +11900,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.15",
 			file: "rules.yaml (built-in)",
-			line: 5948,
+			line: 5980,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 15, detHi: 15},
 			},
@@ -11769,7 +11910,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "priority too low",
-						tr: &builtinSlots1[107],
+						tr: &builtinSlots1[110],
 					},
 					explanation: alts{
 						list: []text{
@@ -11792,7 +11933,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[232],
+						tr:   &builtinSlots2[238],
 					},
 					fix: alts{
 						list: []text{
@@ -11800,7 +11941,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send the message again without a low priority setting, or later."},
 							},
 						},
-						tr: &builtinSlots2[233],
+						tr: &builtinSlots2[239],
 					},
 				},
 			},
@@ -11808,7 +11949,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.19",
 			file: "rules.yaml (built-in)",
-			line: 5958,
+			line: 5990,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 19, detHi: 19},
 			},
@@ -11818,7 +11959,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "address age check not possible",
-						tr: &builtinSlots1[108],
+						tr: &builtinSlots1[111],
 					},
 					explanation: alts{
 						list: []text{
@@ -11841,7 +11982,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[234],
+						tr:   &builtinSlots2[240],
 					},
 					fix: alts{
 						list: []text{
@@ -11849,7 +11990,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send the message again without that check, or ask your email admin."},
 							},
 						},
-						tr: &builtinSlots2[235],
+						tr: &builtinSlots2[241],
 					},
 				},
 			},
@@ -11857,7 +11998,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.13",
 			file: "rules.yaml (built-in)",
-			line: 5968,
+			line: 6000,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -11885,7 +12026,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[236],
+						tr:   &builtinSlots2[242],
 					},
 				},
 			},
@@ -11893,7 +12034,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.17-18",
 			file: "rules.yaml (built-in)",
-			line: 5975,
+			line: 6007,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 17, detHi: 17},
 				{class: -1, subject: 7, detailLo: 18, detHi: 18},
@@ -11922,7 +12063,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[237],
+						tr:   &builtinSlots2[243],
 					},
 				},
 			},
@@ -11930,7 +12071,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.27",
 			file: "rules.yaml (built-in)",
-			line: 5982,
+			line: 6014,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 27, detHi: 27},
 			},
@@ -11940,7 +12081,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "your domain accepts no mail",
-						tr: &builtinSlots1[109],
+						tr: &builtinSlots1[112],
 					},
 					explanation: alts{
 						list: []text{
@@ -11963,7 +12104,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[238],
+						tr:   &builtinSlots2[244],
 					},
 					fix: alts{
 						list: []text{
@@ -11971,7 +12112,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should give your domain a mail server (or use a sender address whose domain receives mail)."},
 							},
 						},
-						tr: &builtinSlots2[239],
+						tr: &builtinSlots2[245],
 					},
 				},
 			},
@@ -11979,7 +12120,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.30",
 			file: "rules.yaml (built-in)",
-			line: 5994,
+			line: 6026,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 30, detHi: 30},
 			},
@@ -12000,7 +12141,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[240],
+						tr:   &builtinSlots2[246],
 					},
 				},
 			},
@@ -12008,14 +12149,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "blocked-at-connection",
 			file:    "rules.yaml (built-in)",
-			line:    6004,
+			line:    6036,
 			command: []string{"CONN", "HELO", "EHLO"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "user-unknown-after-data",
 			file: "rules.yaml (built-in)",
-			line: 6011,
+			line: 6043,
 			text: phraseMask{
 				{index: 21, bits: 18446744073709547520},
 				{index: 8, bits: 2251799815782400},
@@ -12047,7 +12188,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "mailbox does not exist (after sending)",
-						tr: &builtinSlots1[110],
+						tr: &builtinSlots1[113],
 					},
 					explanation: alts{
 						list: []text{
@@ -12089,7 +12230,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[241],
+						tr:   &builtinSlots2[247],
 					},
 					fix: alts{
 						list: []text{
@@ -12097,7 +12238,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the address with the recipient by other means (by phone, or at another address they use) before sending again. If it is closed, remove it from your address book and lists. Changing the message will not help."},
 							},
 						},
-						tr: &builtinSlots2[242],
+						tr: &builtinSlots2[248],
 					},
 				},
 				stages: keyedWords{
@@ -12107,7 +12248,7 @@ var builtinSet = &ruleSet{
 							owner: "sender",
 							summary: phrase{
 								en: "address does not exist",
-								tr: &builtinSlots1[111],
+								tr: &builtinSlots1[114],
 							},
 							explanation: alts{
 								list: []text{
@@ -12130,7 +12271,7 @@ var builtinSet = &ruleSet{
 									},
 								},
 								uses: 3,
-								tr:   &builtinSlots2[243],
+								tr:   &builtinSlots2[249],
 							},
 							fix: alts{
 								list: []text{
@@ -12138,7 +12279,7 @@ var builtinSet = &ruleSet{
 										{literal: "Check the address for typos. If it is right, the person may have left or changed address: ask them for a current one by other means, and remove this address from your address book and lists."},
 									},
 								},
-								tr: &builtinSlots2[244],
+								tr: &builtinSlots2[250],
 							},
 						},
 					},
@@ -12148,7 +12289,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6035,
+			line: 6067,
 			text: phraseMask{
 				{index: 33, bits: 2111062325329920},
 				{index: 11, bits: 262144},
@@ -12159,7 +12300,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6040,
+			line: 6072,
 			text: phraseMask{
 				{index: 33, bits: 2251799813685248},
 			},
@@ -12169,7 +12310,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6045,
+			line: 6077,
 			text: phraseMask{
 				{index: 33, bits: 18442240474082181120},
 				{index: 34, bits: 7},
@@ -12180,7 +12321,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6052,
+			line: 6084,
 			text: phraseMask{
 				{index: 34, bits: 56},
 			},
@@ -12190,7 +12331,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6057,
+			line: 6089,
 			text: phraseMask{
 				{index: 34, bits: 192},
 			},
@@ -12200,7 +12341,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6062,
+			line: 6094,
 			text: phraseMask{
 				{index: 34, bits: 768},
 				{index: 28, bits: 1024},
@@ -12211,7 +12352,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6073,
+			line: 6105,
 			text: phraseMask{
 				{index: 34, bits: 134216704},
 				{index: 1, bits: 137438953472},
@@ -12230,7 +12371,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6088,
+			line: 6120,
 			text: phraseMask{
 				{index: 34, bits: 137170518016},
 			},
@@ -12240,7 +12381,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6094,
+			line: 6126,
 			text: phraseMask{
 				{index: 34, bits: 35046933135360},
 				{index: 3, bits: 524288},
@@ -12252,7 +12393,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-connection-text",
 			file: "rules.yaml (built-in)",
-			line: 6100,
+			line: 6132,
 			text: phraseMask{
 				{index: 2, bits: 288230376151711744},
 				{index: 13, bits: 402653192},
@@ -12265,7 +12406,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6108,
+			line: 6140,
 			text: phraseMask{
 				{index: 2, bits: 9895604649984},
 			},
@@ -12275,7 +12416,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6113,
+			line: 6145,
 			text: phraseMask{
 				{index: 34, bits: 281474976710656},
 			},
@@ -12285,7 +12426,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "onhold-text",
 			file: "rules.yaml (built-in)",
-			line: 6118,
+			line: 6150,
 			text: phraseMask{
 				{index: 34, bits: 3940649673949184},
 			},
@@ -12295,7 +12436,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.4.7",
 			file: "rules.yaml (built-in)",
-			line: 6129,
+			line: 6161,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 7, detHi: 7},
 				{class: 5, subject: 4, detailLo: 7, detHi: 7},
@@ -12306,7 +12447,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "message expired",
-						tr: &builtinSlots1[112],
+						tr: &builtinSlots1[115],
 					},
 					explanation: alts{
 						list: []text{
@@ -12337,7 +12478,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1048579,
-						tr:   &builtinSlots2[245],
+						tr:   &builtinSlots2[251],
 					},
 					fix: alts{
 						list: []text{
@@ -12345,7 +12486,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the address. If it is right, the receiving server was unavailable or kept putting the message off: send it again later (to fewer recipients at a time can help), and tell the recipient by other means so that their email admin checks their mail server."},
 							},
 						},
-						tr: &builtinSlots2[246],
+						tr: &builtinSlots2[252],
 					},
 				},
 			},
@@ -12354,7 +12495,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1",
 			file: "rules.yaml (built-in)",
-			line: 6142,
+			line: 6174,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -12364,7 +12505,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "relay access denied",
-						tr: &builtinSlots1[113],
+						tr: &builtinSlots1[116],
 					},
 					explanation: alts{
 						list: []text{
@@ -12394,7 +12535,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 19,
-						tr:   &builtinSlots2[247],
+						tr:   &builtinSlots2[253],
 					},
 					fix: alts{
 						list: []text{
@@ -12402,7 +12543,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the part of the address after the @ for typos. If it is right, the recipient's admin must fix their domain's mail server settings or accepted domains; tell the recipient by other means."},
 							},
 						},
-						tr: &builtinSlots2[248],
+						tr: &builtinSlots2[254],
 					},
 				},
 			},
@@ -12410,7 +12551,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.14",
 			file: "rules.yaml (built-in)",
-			line: 6154,
+			line: 6186,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
 			},
@@ -12420,7 +12561,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "mail loop (too many hops)",
-						tr: &builtinSlots1[114],
+						tr: &builtinSlots1[117],
 					},
 					explanation: alts{
 						list: []text{
@@ -12443,7 +12584,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[249],
+						tr:   &builtinSlots2[255],
 					},
 					fix: alts{
 						list: []text{
@@ -12451,7 +12592,7 @@ var builtinSet = &ruleSet{
 								{literal: "Sending it again will loop again. Check the forwarding rules of your mailbox and ask the recipient to check theirs; whoever owns the looping forwarding or connector must fix it."},
 							},
 						},
-						tr: &builtinSlots2[250],
+						tr: &builtinSlots2[256],
 					},
 				},
 			},
@@ -12459,7 +12600,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6",
 			file: "rules.yaml (built-in)",
-			line: 6163,
+			line: 6195,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -12469,7 +12610,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "mail loop",
-						tr: &builtinSlots1[115],
+						tr: &builtinSlots1[118],
 					},
 					explanation: alts{
 						list: []text{
@@ -12492,7 +12633,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[251],
+						tr:   &builtinSlots2[257],
 					},
 					fix: alts{
 						list: []text{
@@ -12500,7 +12641,7 @@ var builtinSet = &ruleSet{
 								{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 							},
 						},
-						tr: &builtinSlots2[252],
+						tr: &builtinSlots2[258],
 					},
 				},
 			},
@@ -12508,17 +12649,17 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.6.11",
 			file: "rules.yaml (built-in)",
-			line: 6172,
+			line: 6204,
 			status: []statusPattern{
 				{class: 5, subject: 6, detailLo: 11, detHi: 11},
 			},
 			then: thenDef{
 				Reason: "contenterror",
 				words: words{
-					owner: "sender",
+					owner: "sender-admin",
 					summary: phrase{
-						en: "invalid characters",
-						tr: &builtinSlots1[116],
+						en: "invalid characters (bare line feeds)",
+						tr: &builtinSlots1[119],
 					},
 					explanation: alts{
 						list: []text{
@@ -12537,19 +12678,19 @@ var builtinSet = &ruleSet{
 										{slot: 1, isSlot: true},
 									},
 								},
-								{literal: " because your email program put invalid characters (bare line feeds) into the message."},
+								{literal: " because it contained bare line feeds: lines ending without the carriage return that email requires (CRLF). The program or server that produced or passed on the message wrote them, and the sending server did not send it in chunks (the CHUNKING extension), which the receiver would have accepted."},
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[253],
+						tr:   &builtinSlots2[259],
 					},
 					fix: alts{
 						list: []text{
 							{
-								{literal: "Update your email program or send the message from another one."},
+								{literal: "Sending it again will fail the same way. Your email admin should find the program or server that produced the message (an application, script, scanner or device, or a server that rewrites messages) and make it end every line with CRLF, or have the sending server fix the line ends or send in chunks (the CHUNKING extension)."},
 							},
 						},
-						tr: &builtinSlots2[254],
+						tr: &builtinSlots2[260],
 					},
 				},
 			},
@@ -12557,7 +12698,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1",
 			file: "rules.yaml (built-in)",
-			line: 6181,
+			line: 6221,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -12609,7 +12750,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1081347,
-						tr:   &builtinSlots2[255],
+						tr:   &builtinSlots2[261],
 					},
 				},
 				byFact: keyedWords{
@@ -12661,7 +12802,7 @@ var builtinSet = &ruleSet{
 									},
 								},
 								uses: 1081347,
-								tr:   &builtinSlots2[256],
+								tr:   &builtinSlots2[262],
 							},
 						},
 					},
@@ -12671,7 +12812,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.2",
 			file: "rules.yaml (built-in)",
-			line: 6195,
+			line: 6235,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -12699,7 +12840,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[257],
+						tr:   &builtinSlots2[263],
 					},
 				},
 			},
@@ -12707,7 +12848,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.3",
 			file: "rules.yaml (built-in)",
-			line: 6202,
+			line: 6242,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -12728,7 +12869,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[258],
+						tr:   &builtinSlots2[264],
 					},
 				},
 				byFact: keyedWords{
@@ -12738,7 +12879,7 @@ var builtinSet = &ruleSet{
 							owner: "recipient-admin",
 							summary: phrase{
 								en: "temporary DNS failure",
-								tr: &builtinSlots1[117],
+								tr: &builtinSlots1[120],
 							},
 							explanation: alts{
 								list: []text{
@@ -12773,7 +12914,7 @@ var builtinSet = &ruleSet{
 									},
 								},
 								uses: 32785,
-								tr:   &builtinSlots2[259],
+								tr:   &builtinSlots2[265],
 							},
 							fix: alts{
 								list: []text{
@@ -12789,7 +12930,7 @@ var builtinSet = &ruleSet{
 									},
 								},
 								uses: 16,
-								tr:   &builtinSlots2[260],
+								tr:   &builtinSlots2[266],
 							},
 						},
 					},
@@ -12799,7 +12940,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4",
 			file: "rules.yaml (built-in)",
-			line: 6213,
+			line: 6253,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -12827,7 +12968,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 17,
-						tr:   &builtinSlots2[261],
+						tr:   &builtinSlots2[267],
 					},
 				},
 			},
@@ -12835,7 +12976,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4-temporary",
 			file: "rules.yaml (built-in)",
-			line: 6220,
+			line: 6260,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -12863,7 +13004,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 17,
-						tr:   &builtinSlots2[262],
+						tr:   &builtinSlots2[268],
 					},
 				},
 			},
@@ -12871,7 +13012,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.5",
 			file: "rules.yaml (built-in)",
-			line: 6227,
+			line: 6267,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 5, detHi: 5},
 			},
@@ -12892,7 +13033,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[263],
+						tr:   &builtinSlots2[269],
 					},
 				},
 			},
@@ -12900,7 +13041,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.6",
 			file: "rules.yaml (built-in)",
-			line: 6234,
+			line: 6274,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -12928,7 +13069,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[264],
+						tr:   &builtinSlots2[270],
 					},
 					fix: alts{
 						list: []text{
@@ -12936,7 +13077,7 @@ var builtinSet = &ruleSet{
 								{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 							},
 						},
-						tr: &builtinSlots2[265],
+						tr: &builtinSlots2[271],
 					},
 				},
 			},
@@ -12944,7 +13085,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.0",
 			file: "rules.yaml (built-in)",
-			line: 6242,
+			line: 6282,
 			status: []statusPattern{
 				{class: 5, subject: 4},
 			},
@@ -12953,7 +13094,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.6",
 			file: "rules.yaml (built-in)",
-			line: 6248,
+			line: 6288,
 			status: []statusPattern{
 				{class: -1, subject: 6, detailLo: -1, detHi: -1},
 			},
@@ -12981,7 +13122,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[266],
+						tr:   &builtinSlots2[272],
 					},
 				},
 			},
@@ -12989,7 +13130,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sisimai-4.2.1-4.7.1-4.7.2",
 			file: "rules.yaml (built-in)",
-			line: 6256,
+			line: 6296,
 			status: []statusPattern{
 				{class: 4, subject: 2, detailLo: 1, detHi: 1},
 				{class: 4, subject: 7, detailLo: 1, detHi: 1},
@@ -13003,7 +13144,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.1",
 			file: "rules.yaml (built-in)",
-			line: 6263,
+			line: 6303,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 1, detHi: 1},
 			},
@@ -13013,7 +13154,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "delivery not authorized",
-						tr: &builtinSlots1[118],
+						tr: &builtinSlots1[121],
 					},
 					explanation: alts{
 						list: []text{
@@ -13055,7 +13196,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[267],
+						tr:   &builtinSlots2[273],
 					},
 					fix: alts{
 						list: []text{
@@ -13063,7 +13204,7 @@ var builtinSet = &ruleSet{
 								{literal: "Ask the recipient, by other means, whether they accept mail from you; their email admin (or the group's owner) can see which restriction refused it. If the server's words name a block list or a failed check of your domain, your own email admin must act instead."},
 							},
 						},
-						tr: &builtinSlots2[268],
+						tr: &builtinSlots2[274],
 					},
 				},
 				stages: keyedWords{
@@ -13072,7 +13213,7 @@ var builtinSet = &ruleSet{
 							owner: "sender-admin",
 							summary: phrase{
 								en: "sending server or sender refused",
-								tr: &builtinSlots1[119],
+								tr: &builtinSlots1[122],
 							},
 							explanation: alts{
 								list: []text{
@@ -13114,7 +13255,7 @@ var builtinSet = &ruleSet{
 									},
 								},
 								uses: 35,
-								tr:   &builtinSlots2[269],
+								tr:   &builtinSlots2[275],
 							},
 							fix: alts{
 								list: []text{
@@ -13131,7 +13272,7 @@ var builtinSet = &ruleSet{
 									},
 								},
 								uses: 8192,
-								tr:   &builtinSlots2[270],
+								tr:   &builtinSlots2[276],
 							},
 						},
 					},
@@ -13141,7 +13282,7 @@ var builtinSet = &ruleSet{
 							owner: "sender-admin",
 							summary: phrase{
 								en: "sending server or sender refused",
-								tr: &builtinSlots1[120],
+								tr: &builtinSlots1[123],
 							},
 							explanation: alts{
 								list: []text{
@@ -13183,7 +13324,7 @@ var builtinSet = &ruleSet{
 									},
 								},
 								uses: 35,
-								tr:   &builtinSlots2[271],
+								tr:   &builtinSlots2[277],
 							},
 							fix: alts{
 								list: []text{
@@ -13200,7 +13341,7 @@ var builtinSet = &ruleSet{
 									},
 								},
 								uses: 8192,
-								tr:   &builtinSlots2[272],
+								tr:   &builtinSlots2[278],
 							},
 						},
 					},
@@ -13212,7 +13353,7 @@ var builtinSet = &ruleSet{
 							owner: "sender",
 							summary: phrase{
 								en: "refused by the recipient organization's own rule",
-								tr: &builtinSlots1[121],
+								tr: &builtinSlots1[124],
 							},
 							explanation: alts{
 								list: []text{
@@ -13237,7 +13378,7 @@ var builtinSet = &ruleSet{
 									},
 								},
 								uses: 549755813891,
-								tr:   &builtinSlots2[273],
+								tr:   &builtinSlots2[279],
 							},
 							fix: alts{
 								list: []text{
@@ -13245,7 +13386,7 @@ var builtinSet = &ruleSet{
 										{literal: "Follow the organization's instruction quoted above (for example another file format, or the way it asks you to send files), then send the message again. If it is unclear or you cannot do what it asks, ask the recipient by other means: their email admin set the rule and can tell you what it accepts."},
 									},
 								},
-								tr: &builtinSlots2[274],
+								tr: &builtinSlots2[280],
 							},
 						},
 					},
@@ -13255,7 +13396,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.other",
 			file: "rules.yaml (built-in)",
-			line: 6292,
+			line: 6332,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: -1, detHi: -1},
 			},
@@ -13265,7 +13406,7 @@ var builtinSet = &ruleSet{
 					owner: "unknown",
 					summary: phrase{
 						en: "refused for a security or policy reason",
-						tr: &builtinSlots1[122],
+						tr: &builtinSlots1[125],
 					},
 					explanation: alts{
 						list: []text{
@@ -13307,7 +13448,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[275],
+						tr:   &builtinSlots2[281],
 					},
 					fix: alts{
 						list: []text{
@@ -13315,7 +13456,7 @@ var builtinSet = &ruleSet{
 								{literal: "Read what the server said. If it names a block list or a check of your domain, your email admin must act; otherwise ask the recipient, by other means, what their organization refused."},
 							},
 						},
-						tr: &builtinSlots2[276],
+						tr: &builtinSlots2[282],
 					},
 				},
 				stages: keyedWords{
@@ -13362,7 +13503,7 @@ var builtinSet = &ruleSet{
 									},
 								},
 								uses: 35,
-								tr:   &builtinSlots2[277],
+								tr:   &builtinSlots2[283],
 							},
 							fix: alts{
 								list: []text{
@@ -13370,7 +13511,7 @@ var builtinSet = &ruleSet{
 										{literal: "Changing the message will not help. Your email admin should find out from the receiving organization why it refuses the sending server or your address, and fix the cause."},
 									},
 								},
-								tr: &builtinSlots2[278],
+								tr: &builtinSlots2[284],
 							},
 						},
 					},
@@ -13418,7 +13559,7 @@ var builtinSet = &ruleSet{
 									},
 								},
 								uses: 35,
-								tr:   &builtinSlots2[279],
+								tr:   &builtinSlots2[285],
 							},
 							fix: alts{
 								list: []text{
@@ -13426,7 +13567,7 @@ var builtinSet = &ruleSet{
 										{literal: "Changing the message will not help. Your email admin should find out from the receiving organization why it refuses the sending server or your address, and fix the cause."},
 									},
 								},
-								tr: &builtinSlots2[280],
+								tr: &builtinSlots2[286],
 							},
 						},
 					},
@@ -13474,7 +13615,7 @@ var builtinSet = &ruleSet{
 									},
 								},
 								uses: 35,
-								tr:   &builtinSlots2[281],
+								tr:   &builtinSlots2[287],
 							},
 							fix: alts{
 								list: []text{
@@ -13482,7 +13623,7 @@ var builtinSet = &ruleSet{
 										{literal: "Changing the message will not help. Ask the recipient, by other means, whether they can receive mail from you; their email admin can see which rule refused it."},
 									},
 								},
-								tr: &builtinSlots2[282],
+								tr: &builtinSlots2[288],
 							},
 						},
 					},
@@ -13492,7 +13633,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "delayed-unknown",
 			file:   "rules.yaml (built-in)",
-			line:   6322,
+			line:   6362,
 			action: []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "expired",
@@ -13500,7 +13641,7 @@ var builtinSet = &ruleSet{
 					owner: "none",
 					summary: phrase{
 						en: "delivery delayed",
-						tr: &builtinSlots1[123],
+						tr: &builtinSlots1[126],
 					},
 					explanation: alts{
 						list: []text{
@@ -13542,7 +13683,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[283],
+						tr:   &builtinSlots2[289],
 					},
 				},
 				delays: true,
@@ -13551,7 +13692,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.other",
 			file: "rules.yaml (built-in)",
-			line: 6332,
+			line: 6372,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: -1, detHi: -1},
 			},
@@ -13560,7 +13701,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.0",
 			file: "rules.yaml (built-in)",
-			line: 6337,
+			line: 6377,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: -1, detHi: -1},
 			},
@@ -13569,7 +13710,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.0",
 			file: "rules.yaml (built-in)",
-			line: 6342,
+			line: 6382,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: -1, detHi: -1},
 			},
@@ -13616,7 +13757,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[284],
+						tr:   &builtinSlots2[290],
 					},
 				},
 			},
@@ -13624,7 +13765,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.0",
 			file: "rules.yaml (built-in)",
-			line: 6351,
+			line: 6391,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: -1, detHi: -1},
 				{class: 4, subject: 3, detailLo: 3, detHi: 3},
@@ -13635,7 +13776,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.0",
 			file: "rules.yaml (built-in)",
-			line: 6359,
+			line: 6399,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: -1, detHi: -1},
 			},
@@ -13644,14 +13785,14 @@ var builtinSet = &ruleSet{
 		{
 			id:       "diagnostic-type-x-unix",
 			file:     "rules.yaml (built-in)",
-			line:     6364,
+			line:     6404,
 			diagType: []string{"x-unix"},
 			then:     thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "rfc3463-x.3.other",
 			file: "rules.yaml (built-in)",
-			line: 6374,
+			line: 6414,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: -1, detHi: -1},
 			},
@@ -13660,7 +13801,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-onhold",
 			file: "rules.yaml (built-in)",
-			line: 6384,
+			line: 6424,
 			text: phraseMask{
 				{index: 34, bits: 4503599627370496},
 			},
@@ -13670,7 +13811,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-onhold",
 			file: "rules.yaml (built-in)",
-			line: 6389,
+			line: 6429,
 			text: phraseMask{
 				{index: 34, bits: 63050394783186944},
 			},
@@ -13680,7 +13821,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-onhold",
 			file: "rules.yaml (built-in)",
-			line: 6395,
+			line: 6435,
 			text: phraseMask{
 				{index: 34, bits: 504403158265495552},
 			},
@@ -13691,7 +13832,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-521-556",
 			file: "rules.yaml (built-in)",
-			line: 6404,
+			line: 6444,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 1},
@@ -13705,7 +13846,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-552",
 			file: "rules.yaml (built-in)",
-			line: 6408,
+			line: 6448,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 2},
@@ -13721,7 +13862,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-452",
 			file: "rules.yaml (built-in)",
-			line: 6412,
+			line: 6452,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 2},
@@ -13732,7 +13873,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-421",
 			file: "rules.yaml (built-in)",
-			line: 6416,
+			line: 6456,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 2, 2: 1},
@@ -13746,7 +13887,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-553",
 			file: "rules.yaml (built-in)",
-			line: 6420,
+			line: 6460,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 3},
@@ -13757,7 +13898,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-syntax",
 			file: "rules.yaml (built-in)",
-			line: 6424,
+			line: 6464,
 			status: []statusPattern{
 				{none: true},
 				{class: 5, subject: 5, detailLo: -1, detHi: -1},
@@ -13817,7 +13958,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-451",
 			file: "rules.yaml (built-in)",
-			line: 6432,
+			line: 6472,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 1},
@@ -13866,7 +14007,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[285],
+						tr:   &builtinSlots2[291],
 					},
 				},
 			},
@@ -13874,7 +14015,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "vacation-text",
 			file: "rules.yaml (built-in)",
-			line: 6440,
+			line: 6480,
 			text: phraseMask{
 				{index: 34, bits: 16140901064495857664},
 				{index: 35, bits: 1},
@@ -13888,7 +14029,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unreadable-text",
 			file: "rules.yaml (built-in)",
-			line: 6447,
+			line: 6487,
 			regexps: []*pattern{
 				{src: "^[^a-z]+$", captures: false},
 			},
@@ -13910,7 +14051,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[286],
+						tr:   &builtinSlots2[292],
 					},
 					fix: alts{
 						list: []text{
@@ -13918,7 +14059,7 @@ var builtinSet = &ruleSet{
 								{literal: "Have someone who reads the report's language look at the server's reply in it, or forward the report to your email admin."},
 							},
 						},
-						tr: &builtinSlots2[287],
+						tr: &builtinSlots2[293],
 					},
 				},
 				delays: true,
@@ -13927,7 +14068,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-550-554-alone",
 			file: "rules.yaml (built-in)",
-			line: 6456,
+			line: 6496,
 			status: []statusPattern{
 				{none: true},
 			},
@@ -13982,7 +14123,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[288],
+						tr:   &builtinSlots2[294],
 					},
 					fix: alts{
 						list: []text{
@@ -13990,7 +14131,7 @@ var builtinSet = &ruleSet{
 								{literal: "Read what the server said, if anything. If it is unclear, ask the recipient or their email admin, by other means, why mail from you is refused."},
 							},
 						},
-						tr: &builtinSlots2[289],
+						tr: &builtinSlots2[295],
 					},
 				},
 			},
@@ -13998,7 +14139,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.0.0",
 			file: "rules.yaml (built-in)",
-			line: 6465,
+			line: 6505,
 			status: []statusPattern{
 				{class: -1, detailLo: -1, detHi: -1},
 			},
@@ -14038,7 +14179,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[290],
+						tr:   &builtinSlots2[296],
 					},
 				},
 			},
@@ -15120,7 +15261,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "SPF/DKIM/DMARC failure",
-				tr: &builtinSlots1[124],
+				tr: &builtinSlots1[127],
 			},
 			explanation: alts{
 				list: []text{
@@ -15143,7 +15284,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[291],
+				tr:   &builtinSlots2[297],
 			},
 			fix: alts{
 				list: []text{
@@ -15166,7 +15307,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 9216,
-				tr:   &builtinSlots2[292],
+				tr:   &builtinSlots2[298],
 			},
 		},
 	},
@@ -15176,7 +15317,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "poor sender reputation",
-				tr: &builtinSlots1[125],
+				tr: &builtinSlots1[128],
 			},
 			explanation: alts{
 				list: []text{
@@ -15199,7 +15340,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[293],
+				tr:   &builtinSlots2[299],
 			},
 			fix: alts{
 				list: []text{
@@ -15216,7 +15357,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 8192,
-				tr:   &builtinSlots2[294],
+				tr:   &builtinSlots2[300],
 			},
 		},
 	},
@@ -15226,7 +15367,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "sending server blocked",
-				tr: &builtinSlots1[126],
+				tr: &builtinSlots1[129],
 			},
 			explanation: alts{
 				list: []text{
@@ -15284,7 +15425,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 69635,
-				tr:   &builtinSlots2[295],
+				tr:   &builtinSlots2[301],
 			},
 			fix: alts{
 				list: []text{
@@ -15335,7 +15476,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 537600,
-				tr:   &builtinSlots2[296],
+				tr:   &builtinSlots2[302],
 			},
 		},
 		byFact: keyedWords{
@@ -15345,7 +15486,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "blocked by the recipient's filter",
-						tr: &builtinSlots1[127],
+						tr: &builtinSlots1[130],
 					},
 					explanation: alts{
 						list: []text{
@@ -15368,7 +15509,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[297],
+						tr:   &builtinSlots2[303],
 					},
 					fix: alts{
 						list: []text{
@@ -15376,7 +15517,7 @@ var builtinData1 = [...]reasonDef{
 								{literal: "Ask the recipient by other means to have their email admin look the message up in their Barracuda message log: it shows why it was blocked, and the admin can allow your address or the message. Sending it again unchanged will most likely be blocked again."},
 							},
 						},
-						tr: &builtinSlots2[298],
+						tr: &builtinSlots2[304],
 					},
 				},
 			},
@@ -15388,7 +15529,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "invalid message format",
-				tr: &builtinSlots1[128],
+				tr: &builtinSlots1[131],
 			},
 			explanation: alts{
 				list: []text{
@@ -15411,7 +15552,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[299],
+				tr:   &builtinSlots2[305],
 			},
 			fix: alts{
 				list: []text{
@@ -15419,7 +15560,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Send the message again from another mail program, or without the unusual attachment or formatting. If it keeps failing, your email admin should check the program that produced it."},
 					},
 				},
-				tr: &builtinSlots2[300],
+				tr: &builtinSlots2[306],
 			},
 		},
 		byFact: keyedWords{
@@ -15429,7 +15570,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "mail loop",
-						tr: &builtinSlots1[129],
+						tr: &builtinSlots1[132],
 					},
 					explanation: alts{
 						list: []text{
@@ -15452,7 +15593,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[301],
+						tr:   &builtinSlots2[307],
 					},
 					fix: alts{
 						list: []text{
@@ -15460,7 +15601,7 @@ var builtinData1 = [...]reasonDef{
 								{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 							},
 						},
-						tr: &builtinSlots2[302],
+						tr: &builtinSlots2[308],
 					},
 				},
 			},
@@ -15471,7 +15612,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "none",
 			summary: phrase{
 				en: "delivered",
-				tr: &builtinSlots1[130],
+				tr: &builtinSlots1[133],
 			},
 			explanation: alts{
 				list: []text{
@@ -15494,7 +15635,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[303],
+				tr:   &builtinSlots2[309],
 			},
 		},
 	},
@@ -15504,7 +15645,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "message too large for the recipient",
-				tr: &builtinSlots1[131],
+				tr: &builtinSlots1[134],
 			},
 			explanation: alts{
 				list: []text{
@@ -15546,7 +15687,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 16387,
-				tr:   &builtinSlots2[304],
+				tr:   &builtinSlots2[310],
 			},
 			fix: alts{
 				list: []text{
@@ -15585,7 +15726,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 274877931520,
-				tr:   &builtinSlots2[305],
+				tr:   &builtinSlots2[311],
 			},
 		},
 	},
@@ -15595,7 +15736,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "delivery timed out",
-				tr: &builtinSlots1[132],
+				tr: &builtinSlots1[135],
 			},
 			explanation: alts{
 				list: []text{
@@ -15722,7 +15863,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 17858595,
-				tr:   &builtinSlots2[306],
+				tr:   &builtinSlots2[312],
 			},
 			fix: alts{
 				list: []text{
@@ -15738,7 +15879,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 32768,
-				tr:   &builtinSlots2[307],
+				tr:   &builtinSlots2[313],
 			},
 		},
 		byFact: keyedWords{
@@ -15747,7 +15888,7 @@ var builtinData1 = [...]reasonDef{
 				words: words{
 					summary: phrase{
 						en: "delivery timed out (DNS not answering)",
-						tr: &builtinSlots1[133],
+						tr: &builtinSlots1[136],
 					},
 					explanation: alts{
 						list: []text{
@@ -15778,7 +15919,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 1048593,
-						tr:   &builtinSlots2[308],
+						tr:   &builtinSlots2[314],
 					},
 					fix: alts{
 						list: []text{
@@ -15794,7 +15935,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 16,
-						tr:   &builtinSlots2[309],
+						tr:   &builtinSlots2[315],
 					},
 				},
 			},
@@ -15830,7 +15971,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 1081345,
-						tr:   &builtinSlots2[310],
+						tr:   &builtinSlots2[316],
 					},
 					fix: alts{
 						list: []text{
@@ -15846,7 +15987,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 32768,
-						tr:   &builtinSlots2[311],
+						tr:   &builtinSlots2[317],
 					},
 				},
 			},
@@ -15882,7 +16023,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 1081345,
-						tr:   &builtinSlots2[312],
+						tr:   &builtinSlots2[318],
 					},
 					fix: alts{
 						list: []text{
@@ -15898,7 +16039,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 32768,
-						tr:   &builtinSlots2[313],
+						tr:   &builtinSlots2[319],
 					},
 				},
 			},
@@ -15910,7 +16051,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "encryption (TLS) failed",
-				tr: &builtinSlots1[134],
+				tr: &builtinSlots1[137],
 			},
 			explanation: alts{
 				list: []text{
@@ -15926,7 +16067,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 1,
-				tr:   &builtinSlots2[314],
+				tr:   &builtinSlots2[320],
 			},
 			fix: alts{
 				list: []text{
@@ -15934,7 +16075,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. The admins of both servers should check their encryption settings (certificates, protocol versions, security policies)."},
 					},
 				},
-				tr: &builtinSlots2[315],
+				tr: &builtinSlots2[321],
 			},
 		},
 		byFact: keyedWords{
@@ -15944,7 +16085,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "receiving server requires encryption",
-						tr: &builtinSlots1[135],
+						tr: &builtinSlots1[138],
 					},
 					explanation: alts{
 						list: []text{
@@ -15967,7 +16108,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[316],
+						tr:   &builtinSlots2[322],
 					},
 					fix: alts{
 						list: []text{
@@ -15975,7 +16116,7 @@ var builtinData1 = [...]reasonDef{
 								{literal: "Nothing in your message needs to change. Your email admin must enable encryption (TLS) for outgoing mail on the sending server (or the device or application that sent it), then send the message again."},
 							},
 						},
-						tr: &builtinSlots2[317],
+						tr: &builtinSlots2[323],
 					},
 				},
 			},
@@ -15985,7 +16126,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "receiving server offers no encryption",
-						tr: &builtinSlots1[136],
+						tr: &builtinSlots1[139],
 					},
 					explanation: alts{
 						list: []text{
@@ -16008,7 +16149,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 32769,
-						tr:   &builtinSlots2[318],
+						tr:   &builtinSlots2[324],
 					},
 					fix: alts{
 						list: []text{
@@ -16032,7 +16173,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 32784,
-						tr:   &builtinSlots2[319],
+						tr:   &builtinSlots2[325],
 					},
 				},
 			},
@@ -16042,7 +16183,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "receiving server could not start encryption",
-						tr: &builtinSlots1[137],
+						tr: &builtinSlots1[140],
 					},
 					explanation: alts{
 						list: []text{
@@ -16065,7 +16206,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 32769,
-						tr:   &builtinSlots2[320],
+						tr:   &builtinSlots2[326],
 					},
 					fix: alts{
 						list: []text{
@@ -16081,7 +16222,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 32768,
-						tr:   &builtinSlots2[321],
+						tr:   &builtinSlots2[327],
 					},
 				},
 			},
@@ -16091,7 +16232,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "receiving server's certificate not accepted",
-						tr: &builtinSlots1[138],
+						tr: &builtinSlots1[141],
 					},
 					explanation: alts{
 						list: []text{
@@ -16114,7 +16255,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 32769,
-						tr:   &builtinSlots2[322],
+						tr:   &builtinSlots2[328],
 					},
 					fix: alts{
 						list: []text{
@@ -16122,7 +16263,7 @@ var builtinData1 = [...]reasonDef{
 								{literal: "Nothing in your message needs to change, and nothing on your side should: the check protects your message. Tell the recipient by other means: their email admin must fix their mail server's certificate (valid, from a trusted issuer, for the server's name) or the security policy their domain publishes for its mail servers. Send the message again once they confirm it is fixed."},
 							},
 						},
-						tr: &builtinSlots2[323],
+						tr: &builtinSlots2[329],
 					},
 				},
 			},
@@ -16133,7 +16274,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "complaint report",
-				tr: &builtinSlots1[139],
+				tr: &builtinSlots1[142],
 			},
 			explanation: alts{
 				list: []text{
@@ -16141,7 +16282,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "A recipient or their provider flagged the message."},
 					},
 				},
-				tr: &builtinSlots2[324],
+				tr: &builtinSlots2[330],
 			},
 			fix: alts{
 				list: []text{
@@ -16149,7 +16290,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Stop mailing the recipient who complained."},
 					},
 				},
-				tr: &builtinSlots2[325],
+				tr: &builtinSlots2[331],
 			},
 		},
 	},
@@ -16159,7 +16300,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "refused by recipient-side filter",
-				tr: &builtinSlots1[140],
+				tr: &builtinSlots1[143],
 			},
 			explanation: alts{
 				list: []text{
@@ -16201,7 +16342,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[326],
+				tr:   &builtinSlots2[332],
 			},
 			fix: alts{
 				list: []text{
@@ -16209,7 +16350,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Ask the recipient, by other means, to allow your address, or their email admin to relax the restriction. Changing the message is unlikely to help."},
 					},
 				},
-				tr: &builtinSlots2[327],
+				tr: &builtinSlots2[333],
 			},
 		},
 		byFact: keyedWords{
@@ -16219,7 +16360,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender",
 					summary: phrase{
 						en: "encrypted attachment not accepted",
-						tr: &builtinSlots1[141],
+						tr: &builtinSlots1[144],
 					},
 					explanation: alts{
 						list: []text{
@@ -16250,7 +16391,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 131075,
-						tr:   &builtinSlots2[328],
+						tr:   &builtinSlots2[334],
 					},
 					fix: alts{
 						list: []text{
@@ -16258,7 +16399,7 @@ var builtinData1 = [...]reasonDef{
 								{literal: "Send the file in a way the recipient's organization accepts: ask the recipient which (their organization's secure file exchange, the file without encryption or password, or a link to a shared folder you agree on). If it must stay protected, send the password separately, never in the same message."},
 							},
 						},
-						tr: &builtinSlots2[329],
+						tr: &builtinSlots2[335],
 					},
 				},
 			},
@@ -16268,7 +16409,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender",
 					summary: phrase{
 						en: "attachment type not accepted",
-						tr: &builtinSlots1[142],
+						tr: &builtinSlots1[145],
 					},
 					explanation: alts{
 						list: []text{
@@ -16310,7 +16451,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 131075,
-						tr:   &builtinSlots2[330],
+						tr:   &builtinSlots2[336],
 					},
 					fix: alts{
 						list: []text{
@@ -16324,7 +16465,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 131072,
-						tr:   &builtinSlots2[331],
+						tr:   &builtinSlots2[337],
 					},
 				},
 			},
@@ -16337,7 +16478,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "address has moved",
-				tr: &builtinSlots1[143],
+				tr: &builtinSlots1[146],
 			},
 			explanation: alts{
 				list: []text{
@@ -16360,7 +16501,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[332],
+				tr:   &builtinSlots2[338],
 			},
 			fix: alts{
 				list: []text{
@@ -16368,7 +16509,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Ask the recipient, by other means, for their new address, and update your address book and mailing lists."},
 					},
 				},
-				tr: &builtinSlots2[333],
+				tr: &builtinSlots2[339],
 			},
 		},
 	},
@@ -16379,7 +16520,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "domain does not exist",
-				tr: &builtinSlots1[144],
+				tr: &builtinSlots1[147],
 			},
 			explanation: alts{
 				list: []text{
@@ -16402,7 +16543,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 17,
-				tr:   &builtinSlots2[334],
+				tr:   &builtinSlots2[340],
 			},
 			fix: alts{
 				list: []text{
@@ -16419,7 +16560,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 16,
-				tr:   &builtinSlots2[335],
+				tr:   &builtinSlots2[341],
 			},
 		},
 		byFact: keyedWords{
@@ -16428,7 +16569,7 @@ var builtinData1 = [...]reasonDef{
 				words: words{
 					summary: phrase{
 						en: "domain has no mail server",
-						tr: &builtinSlots1[145],
+						tr: &builtinSlots1[148],
 					},
 					explanation: alts{
 						list: []text{
@@ -16463,7 +16604,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 32785,
-						tr:   &builtinSlots2[336],
+						tr:   &builtinSlots2[342],
 					},
 					fix: alts{
 						list: []text{
@@ -16480,7 +16621,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 16,
-						tr:   &builtinSlots2[337],
+						tr:   &builtinSlots2[343],
 					},
 				},
 			},
@@ -16492,7 +16633,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient",
 			summary: phrase{
 				en: "mailbox full",
-				tr: &builtinSlots1[146],
+				tr: &builtinSlots1[149],
 			},
 			explanation: alts{
 				list: []text{
@@ -16515,7 +16656,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[338],
+				tr:   &builtinSlots2[344],
 			},
 			fix: alts{
 				list: []text{
@@ -16523,7 +16664,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Send it again in a few days, or tell the recipient by other means so that they can make room in their mailbox (or ask their email admin for more space)."},
 					},
 				},
-				tr: &builtinSlots2[339],
+				tr: &builtinSlots2[345],
 			},
 		},
 	},
@@ -16533,7 +16674,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "delivery program failed",
-				tr: &builtinSlots1[147],
+				tr: &builtinSlots1[150],
 			},
 			explanation: alts{
 				list: []text{
@@ -16556,7 +16697,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[340],
+				tr:   &builtinSlots2[346],
 			},
 			fix: alts{
 				list: []text{
@@ -16564,7 +16705,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Tell the recipient by other means: their email admin must fix the delivery program."},
 					},
 				},
-				tr: &builtinSlots2[341],
+				tr: &builtinSlots2[347],
 			},
 		},
 	},
@@ -16574,7 +16715,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "message too large",
-				tr: &builtinSlots1[148],
+				tr: &builtinSlots1[151],
 			},
 			explanation: alts{
 				list: []text{
@@ -16616,7 +16757,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 16387,
-				tr:   &builtinSlots2[342],
+				tr:   &builtinSlots2[348],
 			},
 			fix: alts{
 				list: []text{
@@ -16655,7 +16796,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 274877931520,
-				tr:   &builtinSlots2[343],
+				tr:   &builtinSlots2[349],
 			},
 		},
 	},
@@ -16665,7 +16806,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "network or DNS problem",
-				tr: &builtinSlots1[149],
+				tr: &builtinSlots1[152],
 			},
 			explanation: alts{
 				list: []text{
@@ -16688,7 +16829,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 32769,
-				tr:   &builtinSlots2[344],
+				tr:   &builtinSlots2[350],
 			},
 			fix: alts{
 				list: []text{
@@ -16709,7 +16850,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 33792,
-				tr:   &builtinSlots2[345],
+				tr:   &builtinSlots2[351],
 			},
 		},
 		byFact: keyedWords{
@@ -16718,7 +16859,7 @@ var builtinData1 = [...]reasonDef{
 				words: words{
 					summary: phrase{
 						en: "mail loop",
-						tr: &builtinSlots1[150],
+						tr: &builtinSlots1[153],
 					},
 					explanation: alts{
 						list: []text{
@@ -16741,7 +16882,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[346],
+						tr:   &builtinSlots2[352],
 					},
 					fix: alts{
 						list: []text{
@@ -16749,7 +16890,7 @@ var builtinData1 = [...]reasonDef{
 								{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 							},
 						},
-						tr: &builtinSlots2[347],
+						tr: &builtinSlots2[353],
 					},
 				},
 			},
@@ -16759,7 +16900,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "temporary DNS failure",
-						tr: &builtinSlots1[151],
+						tr: &builtinSlots1[154],
 					},
 					explanation: alts{
 						list: []text{
@@ -16794,7 +16935,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 32785,
-						tr:   &builtinSlots2[348],
+						tr:   &builtinSlots2[354],
 					},
 					fix: alts{
 						list: []text{
@@ -16810,7 +16951,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 16,
-						tr:   &builtinSlots2[349],
+						tr:   &builtinSlots2[355],
 					},
 				},
 			},
@@ -16819,7 +16960,7 @@ var builtinData1 = [...]reasonDef{
 				words: words{
 					summary: phrase{
 						en: "domain has no mail server",
-						tr: &builtinSlots1[152],
+						tr: &builtinSlots1[155],
 					},
 					explanation: alts{
 						list: []text{
@@ -16854,7 +16995,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 32785,
-						tr:   &builtinSlots2[350],
+						tr:   &builtinSlots2[356],
 					},
 					fix: alts{
 						list: []text{
@@ -16871,7 +17012,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 16,
-						tr:   &builtinSlots2[351],
+						tr:   &builtinSlots2[357],
 					},
 				},
 			},
@@ -16881,7 +17022,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender",
 					summary: phrase{
 						en: "domain not found",
-						tr: &builtinSlots1[153],
+						tr: &builtinSlots1[156],
 					},
 					explanation: alts{
 						list: []text{
@@ -16904,7 +17045,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 17,
-						tr:   &builtinSlots2[352],
+						tr:   &builtinSlots2[358],
 					},
 					fix: alts{
 						list: []text{
@@ -16921,7 +17062,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 16,
-						tr:   &builtinSlots2[353],
+						tr:   &builtinSlots2[359],
 					},
 				},
 			},
@@ -16930,7 +17071,7 @@ var builtinData1 = [...]reasonDef{
 				words: words{
 					summary: phrase{
 						en: "receiving server refused the connection",
-						tr: &builtinSlots1[154],
+						tr: &builtinSlots1[157],
 					},
 					explanation: alts{
 						list: []text{
@@ -16953,7 +17094,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 32769,
-						tr:   &builtinSlots2[354],
+						tr:   &builtinSlots2[360],
 					},
 					fix: alts{
 						list: []text{
@@ -16969,7 +17110,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 32768,
-						tr:   &builtinSlots2[355],
+						tr:   &builtinSlots2[361],
 					},
 				},
 			},
@@ -16978,7 +17119,7 @@ var builtinData1 = [...]reasonDef{
 				words: words{
 					summary: phrase{
 						en: "receiving server did not answer",
-						tr: &builtinSlots1[155],
+						tr: &builtinSlots1[158],
 					},
 					explanation: alts{
 						list: []text{
@@ -17001,7 +17142,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 32769,
-						tr:   &builtinSlots2[356],
+						tr:   &builtinSlots2[362],
 					},
 					fix: alts{
 						list: []text{
@@ -17017,7 +17158,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 32768,
-						tr:   &builtinSlots2[357],
+						tr:   &builtinSlots2[363],
 					},
 				},
 			},
@@ -17029,7 +17170,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "relaying denied",
-				tr: &builtinSlots1[156],
+				tr: &builtinSlots1[159],
 			},
 			explanation: alts{
 				list: []text{
@@ -17059,7 +17200,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 19,
-				tr:   &builtinSlots2[358],
+				tr:   &builtinSlots2[364],
 			},
 			fix: alts{
 				list: []text{
@@ -17075,7 +17216,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 2048,
-				tr:   &builtinSlots2[359],
+				tr:   &builtinSlots2[365],
 			},
 		},
 	},
@@ -17086,7 +17227,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "domain accepts no mail",
-				tr: &builtinSlots1[157],
+				tr: &builtinSlots1[160],
 			},
 			explanation: alts{
 				list: []text{
@@ -17109,7 +17250,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 17,
-				tr:   &builtinSlots2[360],
+				tr:   &builtinSlots2[366],
 			},
 			fix: alts{
 				list: []text{
@@ -17126,7 +17267,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 16,
-				tr:   &builtinSlots2[361],
+				tr:   &builtinSlots2[367],
 			},
 		},
 		byFact: keyedWords{
@@ -17135,7 +17276,7 @@ var builtinData1 = [...]reasonDef{
 				words: words{
 					summary: phrase{
 						en: "domain has no mail server",
-						tr: &builtinSlots1[158],
+						tr: &builtinSlots1[161],
 					},
 					explanation: alts{
 						list: []text{
@@ -17170,7 +17311,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 32785,
-						tr:   &builtinSlots2[362],
+						tr:   &builtinSlots2[368],
 					},
 					fix: alts{
 						list: []text{
@@ -17187,7 +17328,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 16,
-						tr:   &builtinSlots2[363],
+						tr:   &builtinSlots2[369],
 					},
 				},
 			},
@@ -17199,7 +17340,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "message not standard",
-				tr: &builtinSlots1[159],
+				tr: &builtinSlots1[162],
 			},
 			explanation: alts{
 				list: []text{
@@ -17222,7 +17363,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[364],
+				tr:   &builtinSlots2[370],
 			},
 			fix: alts{
 				list: []text{
@@ -17237,7 +17378,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 1024,
-				tr:   &builtinSlots2[365],
+				tr:   &builtinSlots2[371],
 			},
 		},
 	},
@@ -17247,7 +17388,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "unknown",
 			summary: phrase{
 				en: "delivery on hold",
-				tr: &builtinSlots1[160],
+				tr: &builtinSlots1[163],
 			},
 			explanation: alts{
 				list: []text{
@@ -17289,7 +17430,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[366],
+				tr:   &builtinSlots2[372],
 			},
 			fix: alts{
 				list: []text{
@@ -17297,7 +17438,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Wait for a final report, or ask your email admin to look at the technical details of this report."},
 					},
 				},
-				tr: &builtinSlots2[367],
+				tr: &builtinSlots2[373],
 			},
 		},
 	},
@@ -17307,7 +17448,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "refused by policy",
-				tr: &builtinSlots1[161],
+				tr: &builtinSlots1[164],
 			},
 			explanation: alts{
 				list: []text{
@@ -17349,7 +17490,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[368],
+				tr:   &builtinSlots2[374],
 			},
 			fix: alts{
 				list: []text{
@@ -17371,7 +17512,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 655360,
-				tr:   &builtinSlots2[369],
+				tr:   &builtinSlots2[375],
 			},
 		},
 		stages: keyedWords{
@@ -17380,7 +17521,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "sending server refused by policy",
-						tr: &builtinSlots1[162],
+						tr: &builtinSlots1[165],
 					},
 					explanation: alts{
 						list: []text{
@@ -17422,7 +17563,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[370],
+						tr:   &builtinSlots2[376],
 					},
 					fix: alts{
 						list: []text{
@@ -17439,7 +17580,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 524288,
-						tr:   &builtinSlots2[371],
+						tr:   &builtinSlots2[377],
 					},
 				},
 			},
@@ -17449,7 +17590,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "sending server refused by policy",
-						tr: &builtinSlots1[163],
+						tr: &builtinSlots1[166],
 					},
 					explanation: alts{
 						list: []text{
@@ -17491,7 +17632,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[372],
+						tr:   &builtinSlots2[378],
 					},
 					fix: alts{
 						list: []text{
@@ -17508,7 +17649,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 524288,
-						tr:   &builtinSlots2[373],
+						tr:   &builtinSlots2[379],
 					},
 				},
 			},
@@ -17518,7 +17659,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "recipient refused by policy",
-						tr: &builtinSlots1[164],
+						tr: &builtinSlots1[167],
 					},
 					explanation: alts{
 						list: []text{
@@ -17560,7 +17701,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[374],
+						tr:   &builtinSlots2[380],
 					},
 					fix: alts{
 						list: []text{
@@ -17577,7 +17718,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 524288,
-						tr:   &builtinSlots2[375],
+						tr:   &builtinSlots2[381],
 					},
 				},
 			},
@@ -17589,7 +17730,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender",
 					summary: phrase{
 						en: "encrypted attachment not accepted",
-						tr: &builtinSlots1[165],
+						tr: &builtinSlots1[168],
 					},
 					explanation: alts{
 						list: []text{
@@ -17620,7 +17761,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 131075,
-						tr:   &builtinSlots2[376],
+						tr:   &builtinSlots2[382],
 					},
 					fix: alts{
 						list: []text{
@@ -17628,7 +17769,7 @@ var builtinData1 = [...]reasonDef{
 								{literal: "Send the file in a way the recipient's organization accepts: ask the recipient which (their organization's secure file exchange, the file without encryption or password, or a link to a shared folder you agree on). If it must stay protected, send the password separately, never in the same message."},
 							},
 						},
-						tr: &builtinSlots2[377],
+						tr: &builtinSlots2[383],
 					},
 				},
 			},
@@ -17638,7 +17779,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender",
 					summary: phrase{
 						en: "attachment type not accepted",
-						tr: &builtinSlots1[166],
+						tr: &builtinSlots1[169],
 					},
 					explanation: alts{
 						list: []text{
@@ -17680,7 +17821,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 131075,
-						tr:   &builtinSlots2[378],
+						tr:   &builtinSlots2[384],
 					},
 					fix: alts{
 						list: []text{
@@ -17694,7 +17835,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 131072,
-						tr:   &builtinSlots2[379],
+						tr:   &builtinSlots2[385],
 					},
 				},
 			},
@@ -17704,7 +17845,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender",
 					summary: phrase{
 						en: "refused by the recipient organization's own rule",
-						tr: &builtinSlots1[167],
+						tr: &builtinSlots1[170],
 					},
 					explanation: alts{
 						list: []text{
@@ -17729,7 +17870,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 549755813891,
-						tr:   &builtinSlots2[380],
+						tr:   &builtinSlots2[386],
 					},
 					fix: alts{
 						list: []text{
@@ -17737,7 +17878,7 @@ var builtinData1 = [...]reasonDef{
 								{literal: "Follow the organization's instruction quoted above (for example another file format, or the way it asks you to send files), then send the message again. If it is unclear or you cannot do what it asks, ask the recipient by other means: their email admin set the rule and can tell you what it accepts."},
 							},
 						},
-						tr: &builtinSlots2[381],
+						tr: &builtinSlots2[387],
 					},
 				},
 			},
@@ -17749,7 +17890,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "sender address refused",
-				tr: &builtinSlots1[168],
+				tr: &builtinSlots1[171],
 			},
 			explanation: alts{
 				list: []text{
@@ -17791,7 +17932,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[382],
+				tr:   &builtinSlots2[388],
 			},
 			fix: alts{
 				list: []text{
@@ -17808,7 +17949,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 524288,
-				tr:   &builtinSlots2[383],
+				tr:   &builtinSlots2[389],
 			},
 		},
 		byFact: keyedWords{
@@ -17817,7 +17958,7 @@ var builtinData1 = [...]reasonDef{
 				words: words{
 					summary: phrase{
 						en: "sender domain not found",
-						tr: &builtinSlots1[169],
+						tr: &builtinSlots1[172],
 					},
 					explanation: alts{
 						list: []text{
@@ -17840,7 +17981,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[384],
+						tr:   &builtinSlots2[390],
 					},
 					fix: alts{
 						list: []text{
@@ -17848,7 +17989,7 @@ var builtinData1 = [...]reasonDef{
 								{literal: "Changing the message will not help. Your email admin should check that your domain exists in DNS and receives mail (a name server or registration problem, or a typo in the sender address the sending program uses)."},
 							},
 						},
-						tr: &builtinSlots2[385],
+						tr: &builtinSlots2[391],
 					},
 				},
 			},
@@ -17860,7 +18001,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "no reverse DNS",
-				tr: &builtinSlots1[170],
+				tr: &builtinSlots1[173],
 			},
 			explanation: alts{
 				list: []text{
@@ -17891,7 +18032,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 65539,
-				tr:   &builtinSlots2[386],
+				tr:   &builtinSlots2[392],
 			},
 			fix: alts{
 				list: []text{
@@ -17907,7 +18048,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 65536,
-				tr:   &builtinSlots2[387],
+				tr:   &builtinSlots2[393],
 			},
 		},
 	},
@@ -17917,7 +18058,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "security requirement not met",
-				tr: &builtinSlots1[171],
+				tr: &builtinSlots1[174],
 			},
 			explanation: alts{
 				list: []text{
@@ -17959,7 +18100,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[388],
+				tr:   &builtinSlots2[394],
 			},
 			fix: alts{
 				list: []text{
@@ -17967,7 +18108,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Your email admin should configure the sending system (server, device or application) to log in and use encryption as the receiving server requires."},
 					},
 				},
-				tr: &builtinSlots2[389],
+				tr: &builtinSlots2[395],
 			},
 		},
 		byFact: keyedWords{
@@ -17977,7 +18118,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender",
 					summary: phrase{
 						en: "encrypted attachment not accepted",
-						tr: &builtinSlots1[172],
+						tr: &builtinSlots1[175],
 					},
 					explanation: alts{
 						list: []text{
@@ -18008,7 +18149,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 131075,
-						tr:   &builtinSlots2[390],
+						tr:   &builtinSlots2[396],
 					},
 					fix: alts{
 						list: []text{
@@ -18016,7 +18157,7 @@ var builtinData1 = [...]reasonDef{
 								{literal: "Send the file in a way the recipient's organization accepts: ask the recipient which (their organization's secure file exchange, the file without encryption or password, or a link to a shared folder you agree on). If it must stay protected, send the password separately, never in the same message."},
 							},
 						},
-						tr: &builtinSlots2[391],
+						tr: &builtinSlots2[397],
 					},
 				},
 			},
@@ -18026,7 +18167,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender",
 					summary: phrase{
 						en: "attachment type not accepted",
-						tr: &builtinSlots1[173],
+						tr: &builtinSlots1[176],
 					},
 					explanation: alts{
 						list: []text{
@@ -18068,7 +18209,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 131075,
-						tr:   &builtinSlots2[392],
+						tr:   &builtinSlots2[398],
 					},
 					fix: alts{
 						list: []text{
@@ -18082,7 +18223,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 131072,
-						tr:   &builtinSlots2[393],
+						tr:   &builtinSlots2[399],
 					},
 				},
 			},
@@ -18094,7 +18235,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "judged as spam",
-				tr: &builtinSlots1[174],
+				tr: &builtinSlots1[177],
 			},
 			explanation: alts{
 				list: []text{
@@ -18117,7 +18258,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[394],
+				tr:   &builtinSlots2[400],
 			},
 			fix: alts{
 				list: []text{
@@ -18125,7 +18266,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Look at what may look like spam in the message (many links or link shorteners, an image with little text, a misleading subject, unexpected attachments) and send a plainer version. If it is ordinary mail, ask the recipient by other means to add your address to their safe senders."},
 					},
 				},
-				tr: &builtinSlots2[395],
+				tr: &builtinSlots2[401],
 			},
 		},
 		stages: keyedWords{
@@ -18134,7 +18275,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "sending server refused as a spam source",
-						tr: &builtinSlots1[175],
+						tr: &builtinSlots1[178],
 					},
 					explanation: alts{
 						list: []text{
@@ -18176,7 +18317,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 4099,
-						tr:   &builtinSlots2[396],
+						tr:   &builtinSlots2[402],
 					},
 					fix: alts{
 						list: []text{
@@ -18193,7 +18334,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 8192,
-						tr:   &builtinSlots2[397],
+						tr:   &builtinSlots2[403],
 					},
 				},
 			},
@@ -18203,7 +18344,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "sending server refused as a spam source",
-						tr: &builtinSlots1[176],
+						tr: &builtinSlots1[179],
 					},
 					explanation: alts{
 						list: []text{
@@ -18245,7 +18386,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 4099,
-						tr:   &builtinSlots2[398],
+						tr:   &builtinSlots2[404],
 					},
 					fix: alts{
 						list: []text{
@@ -18262,7 +18403,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 8192,
-						tr:   &builtinSlots2[399],
+						tr:   &builtinSlots2[405],
 					},
 				},
 			},
@@ -18272,7 +18413,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "sending server refused as a spam source",
-						tr: &builtinSlots1[177],
+						tr: &builtinSlots1[180],
 					},
 					explanation: alts{
 						list: []text{
@@ -18314,7 +18455,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 4099,
-						tr:   &builtinSlots2[400],
+						tr:   &builtinSlots2[406],
 					},
 					fix: alts{
 						list: []text{
@@ -18331,7 +18472,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 8192,
-						tr:   &builtinSlots2[401],
+						tr:   &builtinSlots2[407],
 					},
 				},
 			},
@@ -18343,7 +18484,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender",
 					summary: phrase{
 						en: "malware detected",
-						tr: &builtinSlots1[178],
+						tr: &builtinSlots1[181],
 					},
 					explanation: alts{
 						list: []text{
@@ -18389,7 +18530,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 393219,
-						tr:   &builtinSlots2[402],
+						tr:   &builtinSlots2[408],
 					},
 					fix: alts{
 						list: []text{
@@ -18403,7 +18544,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 131072,
-						tr:   &builtinSlots2[403],
+						tr:   &builtinSlots2[409],
 					},
 				},
 			},
@@ -18415,7 +18556,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "sending rate limit",
-				tr: &builtinSlots1[179],
+				tr: &builtinSlots1[182],
 			},
 			explanation: alts{
 				list: []text{
@@ -18438,7 +18579,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[404],
+				tr:   &builtinSlots2[410],
 			},
 			fix: alts{
 				list: []text{
@@ -18455,7 +18596,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 8192,
-				tr:   &builtinSlots2[405],
+				tr:   &builtinSlots2[411],
 			},
 		},
 	},
@@ -18465,7 +18606,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "suppressed address",
-				tr: &builtinSlots1[180],
+				tr: &builtinSlots1[183],
 			},
 			explanation: alts{
 				list: []text{
@@ -18481,7 +18622,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 1,
-				tr:   &builtinSlots2[406],
+				tr:   &builtinSlots2[412],
 			},
 			fix: alts{
 				list: []text{
@@ -18489,7 +18630,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Check the address. If you know that it works again, ask whoever runs your sending service account (for example Amazon SES, SendGrid, Mailgun or Postmark) to take it off the account's suppression list; otherwise remove it from your lists."},
 					},
 				},
-				tr: &builtinSlots2[407],
+				tr: &builtinSlots2[413],
 			},
 		},
 	},
@@ -18499,7 +18640,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient",
 			summary: phrase{
 				en: "mailbox disabled",
-				tr: &builtinSlots1[181],
+				tr: &builtinSlots1[184],
 			},
 			explanation: alts{
 				list: []text{
@@ -18522,7 +18663,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[408],
+				tr:   &builtinSlots2[414],
 			},
 			fix: alts{
 				list: []text{
@@ -18530,7 +18671,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Reach the recipient by other means: only they or their email admin can reactivate the mailbox. If it stays disabled, stop writing to this address."},
 					},
 				},
-				tr: &builtinSlots2[409],
+				tr: &builtinSlots2[415],
 			},
 		},
 	},
@@ -18540,7 +18681,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "mail protocol error",
-				tr: &builtinSlots1[182],
+				tr: &builtinSlots1[185],
 			},
 			explanation: alts{
 				list: []text{
@@ -18563,7 +18704,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[410],
+				tr:   &builtinSlots2[416],
 			},
 			fix: alts{
 				list: []text{
@@ -18571,7 +18712,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Your email admin should check the sending server's software and settings."},
 					},
 				},
-				tr: &builtinSlots2[411],
+				tr: &builtinSlots2[417],
 			},
 		},
 	},
@@ -18581,7 +18722,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "error at the receiving system",
-				tr: &builtinSlots1[183],
+				tr: &builtinSlots1[186],
 			},
 			explanation: alts{
 				list: []text{
@@ -18623,7 +18764,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[412],
+				tr:   &builtinSlots2[418],
 			},
 			fix: alts{
 				list: []text{
@@ -18631,7 +18772,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Send it again later; if it keeps failing, tell the recipient by other means so that their email admin can look at the error."},
 					},
 				},
-				tr: &builtinSlots2[413],
+				tr: &builtinSlots2[419],
 			},
 		},
 		byFact: keyedWords{
@@ -18640,7 +18781,7 @@ var builtinData1 = [...]reasonDef{
 				words: words{
 					summary: phrase{
 						en: "mail loop",
-						tr: &builtinSlots1[184],
+						tr: &builtinSlots1[187],
 					},
 					explanation: alts{
 						list: []text{
@@ -18663,7 +18804,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[414],
+						tr:   &builtinSlots2[420],
 					},
 					fix: alts{
 						list: []text{
@@ -18671,7 +18812,7 @@ var builtinData1 = [...]reasonDef{
 								{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 							},
 						},
-						tr: &builtinSlots2[415],
+						tr: &builtinSlots2[421],
 					},
 				},
 			},
@@ -18683,7 +18824,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "receiving system out of storage",
-				tr: &builtinSlots1[185],
+				tr: &builtinSlots1[188],
 			},
 			explanation: alts{
 				list: []text{
@@ -18706,7 +18847,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[416],
+				tr:   &builtinSlots2[422],
 			},
 			fix: alts{
 				list: []text{
@@ -18714,7 +18855,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Send it again later; if it keeps failing, tell the recipient by other means so that their email admin frees space."},
 					},
 				},
-				tr: &builtinSlots2[417],
+				tr: &builtinSlots2[423],
 			},
 		},
 	},
@@ -18724,7 +18865,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "too many connections",
-				tr: &builtinSlots1[186],
+				tr: &builtinSlots1[189],
 			},
 			explanation: alts{
 				list: []text{
@@ -18747,7 +18888,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[418],
+				tr:   &builtinSlots2[424],
 			},
 			fix: alts{
 				list: []text{
@@ -18755,7 +18896,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change; the message can be sent again later. If it keeps happening, your email admin should lower the number of simultaneous connections from the sending server to that destination."},
 					},
 				},
-				tr: &builtinSlots2[419],
+				tr: &builtinSlots2[425],
 			},
 		},
 		byFact: keyedWords{
@@ -18765,7 +18906,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender",
 					summary: phrase{
 						en: "too many recipients",
-						tr: &builtinSlots1[187],
+						tr: &builtinSlots1[190],
 					},
 					explanation: alts{
 						list: []text{
@@ -18807,7 +18948,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 16387,
-						tr:   &builtinSlots2[420],
+						tr:   &builtinSlots2[426],
 					},
 					fix: alts{
 						list: []text{
@@ -18821,7 +18962,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 16384,
-						tr:   &builtinSlots2[421],
+						tr:   &builtinSlots2[427],
 					},
 				},
 			},
@@ -18833,7 +18974,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "unknown",
 			summary: phrase{
 				en: "undetermined failure",
-				tr: &builtinSlots1[188],
+				tr: &builtinSlots1[191],
 			},
 			explanation: alts{
 				list: []text{
@@ -18868,7 +19009,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[422],
+				tr:   &builtinSlots2[428],
 			},
 			fix: alts{
 				list: []text{
@@ -18888,7 +19029,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 8192,
-				tr:   &builtinSlots2[423],
+				tr:   &builtinSlots2[429],
 			},
 		},
 	},
@@ -18899,7 +19040,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "address does not exist",
-				tr: &builtinSlots1[189],
+				tr: &builtinSlots1[192],
 			},
 			explanation: alts{
 				list: []text{
@@ -18922,7 +19063,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[424],
+				tr:   &builtinSlots2[430],
 			},
 			fix: alts{
 				list: []text{
@@ -18930,7 +19071,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Check the address for typos. If it is right, the person may have left or changed address: ask them for a current one by other means, and remove this address from your address book, your mail program's autocomplete and your mailing lists."},
 					},
 				},
-				tr: &builtinSlots2[425],
+				tr: &builtinSlots2[431],
 			},
 		},
 	},
@@ -18939,7 +19080,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "none",
 			summary: phrase{
 				en: "auto-reply",
-				tr: &builtinSlots1[190],
+				tr: &builtinSlots1[193],
 			},
 			explanation: alts{
 				list: []text{
@@ -18947,7 +19088,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "This is an automatic reply, not a bounce."},
 					},
 				},
-				tr: &builtinSlots2[426],
+				tr: &builtinSlots2[432],
 			},
 		},
 	},
@@ -18957,7 +19098,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "malware detected",
-				tr: &builtinSlots1[191],
+				tr: &builtinSlots1[194],
 			},
 			explanation: alts{
 				list: []text{
@@ -19039,7 +19180,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 393219,
-				tr:   &builtinSlots2[427],
+				tr:   &builtinSlots2[433],
 			},
 			fix: alts{
 				list: []text{
@@ -19053,7 +19194,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 131072,
-				tr:   &builtinSlots2[428],
+				tr:   &builtinSlots2[434],
 			},
 		},
 		byFact: keyedWords{
@@ -19063,7 +19204,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender",
 					summary: phrase{
 						en: "malware detected",
-						tr: &builtinSlots1[192],
+						tr: &builtinSlots1[195],
 					},
 					explanation: alts{
 						list: []text{
@@ -19109,7 +19250,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 393219,
-						tr:   &builtinSlots2[429],
+						tr:   &builtinSlots2[435],
 					},
 					fix: alts{
 						list: []text{
@@ -19123,7 +19264,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 131072,
-						tr:   &builtinSlots2[430],
+						tr:   &builtinSlots2[436],
 					},
 				},
 			},
@@ -19133,7 +19274,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender",
 					summary: phrase{
 						en: "encrypted attachment not accepted",
-						tr: &builtinSlots1[193],
+						tr: &builtinSlots1[196],
 					},
 					explanation: alts{
 						list: []text{
@@ -19164,7 +19305,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 131075,
-						tr:   &builtinSlots2[431],
+						tr:   &builtinSlots2[437],
 					},
 					fix: alts{
 						list: []text{
@@ -19172,7 +19313,7 @@ var builtinData1 = [...]reasonDef{
 								{literal: "Send the file in a way the recipient's organization accepts: ask the recipient which (their organization's secure file exchange, the file without encryption or password, or a link to a shared folder you agree on). If it must stay protected, send the password separately, never in the same message."},
 							},
 						},
-						tr: &builtinSlots2[432],
+						tr: &builtinSlots2[438],
 					},
 				},
 			},
@@ -19182,7 +19323,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender",
 					summary: phrase{
 						en: "attachment type not accepted",
-						tr: &builtinSlots1[194],
+						tr: &builtinSlots1[197],
 					},
 					explanation: alts{
 						list: []text{
@@ -19224,7 +19365,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 131075,
-						tr:   &builtinSlots2[433],
+						tr:   &builtinSlots2[439],
 					},
 					fix: alts{
 						list: []text{
@@ -19238,7 +19379,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 131072,
-						tr:   &builtinSlots2[434],
+						tr:   &builtinSlots2[440],
 					},
 				},
 			},
@@ -19248,11 +19389,11 @@ var builtinData1 = [...]reasonDef{
 
 // builtinSlots1 are the translations of the []string slots, filled when first needed:
 // zero data, so that starting writes none of the rules' pages.
-var builtinSlots1 [195][]string
+var builtinSlots1 [198][]string
 
 // builtinSlots2 are the translations of the [][]text slots, filled when first needed:
 // zero data, so that starting writes none of the rules' pages.
-var builtinSlots2 [435][][]text
+var builtinSlots2 [441][][]text
 
 // builtinTrie is the trie of the phrase automaton of builtinSet, as newTrie
 // builds it from builtinSet.phrases.

@@ -846,6 +846,14 @@ func (e *Engine) explainReport(r *dsn.Report, lang int) []Reading {
 				if v.Rule == externalForwardingRule {
 					e.externalForwarding(&v, r, &rc, lang) // whose forwarding (externalforwarding.go)
 				}
+				if forwardedByRoute(&v) && forwardedRecord(r.Kind) {
+					// An SPF refusal of mail the route shows was
+					// forwarded (forwarded.go, forwardedByRoute).
+					if from = r.RelayedFrom(&rc); from != "" {
+						to = rc.Address
+						e.forwarded(&v, from, to, rc.RemoteMTA, rc.Diagnostic, lang)
+					}
+				}
 				break
 			}
 			// The words name the address that failed, the forward target.

@@ -50,7 +50,7 @@ func TestSeedCodes(t *testing.T) {
 		{"5.4.1", "ms-5.4.1", "norelaying", OwnerRecipientAdmin, true},
 		{"5.4.6", "ms-5.4.6", "networkerror", OwnerRecipientAdmin, true},
 		{"5.4.14", "ms-5.4.14", "networkerror", OwnerRecipientAdmin, true},
-		{"5.6.11", "ms-5.6.11", "contenterror", OwnerSender, true},
+		{"5.6.11", "ms-5.6.11", "contenterror", OwnerSenderAdmin, true},
 		{"5.7.12", "ms-5.7.12", "filtered", OwnerRecipientAdmin, true},
 		{"5.7.124", "ms-5.7.124", "filtered", OwnerGroupOwner, true},
 		{"5.7.133", "ms-5.7.133", "filtered", OwnerRecipientAdmin, true},

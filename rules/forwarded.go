@@ -124,3 +124,18 @@ func forwarderRefusal(v *Classification) bool {
 func forwardedRecord(k dsn.Kind) bool {
 	return k == dsn.KindBounce || k == dsn.KindDelay
 }
+
+// forwardedByRoute says whether v is a refusal that the route alone
+// (dsn.Report.RelayedFrom: a report from the server of the domain the
+// sender wrote to, about an address in another domain) shows to be the
+// forward target's: a failed authentication check (SPF, DMARC) of the
+// sender's domain. RFC 7208 section 10.1.3 (and appendix D): a forwarder
+// that re-sends mail without rewriting the envelope sender (SRS) sends it
+// from an IP address the sender's SPF record does not list, and SPF fails
+// at the target; adding "the sending server" to the sender's SPF record,
+// the fix for a sender's own unlisted server, is wrong there, since the
+// sending server is the forwarder's. Other refusals keep their reading:
+// the route is a guess, weaker than a named Original-Recipient.
+func forwardedByRoute(v *Classification) bool {
+	return v.Reason == ReasonAuthFailure && senderSideOwner(v.Owner)
+}

@@ -28,7 +28,10 @@ import (
 // default "Delivery not authorized, message refused". With 5.7.1 and no
 // marker, the reply's text is the organisation's only when the NDR also
 // shows it as its paragraph for the sender: Exchange writes its own
-// template sentence there for any other 5.7.1.
+// template sentence there for any other 5.7.1. A 5.7.1 with that default
+// reply is a rule's rejection too; its paragraph for the sender, when it is
+// not Exchange's own sentence, is the organisation's custom NDR text
+// (Microsoft Learn, "Customize NDR messages", New-SystemMessage -DsnCode).
 
 // transportRuleMarker is the lower-case mark of an Exchange transport
 // rule's rejection in its reply.
@@ -91,6 +94,11 @@ func organisationText(diag, notice, recipient string) string {
 		if own != "" && !strings.HasPrefix(ascii.LowerString(own), customRuleDefault) {
 			return cleanOrgText(own)
 		}
+		return noticeOrgText(notice, recipient)
+	case code == "5.7.1" && strings.HasPrefix(ascii.LowerString(own), customRuleDefault):
+		// A rule's rejection without a text of its own: the words for the
+		// sender, when the organisation gave any, are the NDR's paragraph
+		// (a custom NDR text, New-SystemMessage -DsnCode 5.7.1).
 		return noticeOrgText(notice, recipient)
 	case code == "5.7.1" && own != "":
 		if para := noticeOrgText(notice, recipient); para != "" && repeats(para, own) {

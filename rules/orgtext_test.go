@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -32,7 +33,15 @@ func TestATransportRuleRejectionQuotesTheOrganisationsOwnText(t *testing.T) {
 		"exchange online's own sentence": {transportRuleReply,
 			exchangeNotice("Diagnostic information for administrators", "A custom mail flow rule created by an admin at corp.example has blocked your message."), ""},
 		"no exchange layout": {transportRuleReply, "Delivery failed.\n\no.hale@corp.example\nSome words.\n", ""},
-		"no transport rule": {"550 5.7.1 Delivery not authorized, message refused",
+		// A rule's default reply with the organisation's custom NDR text
+		// for the sender (New-SystemMessage -DsnCode 5.7.1): the text.
+		"a rule's default reply under the organisation's paragraph": {"550 5.7.1 Delivery not authorized, message refused",
+			exchangeNotice("Diagnostic information for administrators", "Please send PDF files only."), "Please send PDF files only."},
+		"a rule's default reply under exchange's own sentence": {"550 5.7.1 Delivery not authorized, message refused",
+			exchangeNotice("Diagnostic information for administrators", "You do not have permission to send to this recipient. For assistance, contact your system administrator."), ""},
+		"a rule's default reply without exchange's layout": {"550 5.7.1 Delivery not authorized, message refused",
+			"Delivery failed.\n\no.hale@corp.example\nPlease send PDF files only.\n", ""},
+		"no transport rule": {"550 5.7.1 Recipient address rejected: Access denied",
 			exchangeNotice("Diagnostic information for administrators", "Please send PDF files only."), ""},
 	} {
 		if got := organisationText(tc.diag, tc.notice, "o.hale@corp.example"); got != tc.want {
@@ -154,4 +163,44 @@ func TestPrecedenceCustomRuleCodeBeforePhrases(t *testing.T) {
 		in:     Input{Status: "5.7.905", Diagnostic: "550 5.7.905 Archives may hide a virus: please send PDF files only", Command: "DATA"},
 		winner: "exchange-transport-rule-code", reason: ReasonPolicyViolation,
 		loser: "virus-text", lost: ReasonVirusDetected}})
+}
+
+// TestARulesDefaultRefusalUnderTheOrganisationsTextSaysToFollowIt: an
+// Exchange NDR whose reply is a transport rule's default "5.7.1 Delivery
+// not authorized, message refused" and whose part for the sender carries
+// the organisation's own text (a custom NDR text) quotes that text and
+// tells the sender to follow it, not "changing the message will not help".
+func TestARulesDefaultRefusalUnderTheOrganisationsTextSaysToFollowIt(t *testing.T) {
+	e := builtin(t)
+	for file, says := range map[string]string{
+		"transport-rule-system-message-01.eml": "Please remove the password protection, or use our upload portal",
+		"transport-rule-system-message-02.eml": "Please send them through the secure message centre",
+	} {
+		r := parseFixture(t, file)
+		rds := e.Explain(r)
+		if len(rds) != 1 {
+			t.Fatalf("%s: %d readings, want 1", file, len(rds))
+		}
+		rd := rds[0]
+		if !strings.Contains(rd.Explanation, says) || !strings.Contains(rd.Fix, "Follow the organization's instruction") || rd.Owner != OwnerSender {
+			t.Errorf("%s: owner %s, explanation %q, fix %q; want the organisation's words quoted and followed by the sender", file, rd.Owner, rd.Explanation, rd.Fix)
+		}
+		if strings.Contains(rd.Fix, "Changing the message will not help") {
+			t.Errorf("%s: fix %q", file, rd.Fix)
+		}
+	}
+}
+
+// parseFixture parses a message of internal/testdata/bounces/eml.
+func parseFixture(t *testing.T, file string) *dsn.Report {
+	t.Helper()
+	b, err := os.ReadFile("../internal/testdata/bounces/eml/" + file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := dsn.Parse(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

@@ -1,0 +1,67 @@
+package rules
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/ndrmilter/ndrmilter/dsn"
+)
+
+// TestYahooAndICloudPolicyRefusalsSendTheSendersAdminToAuthenticationAndReputation:
+// Yahoo's "Message not accepted for policy reasons" (Yahoo Sender Hub) and
+// iCloud's "[CS01] Message rejected due to local policy" (Apple's
+// postmaster page) judge the sender: the reading gives them to the
+// sender's email admin, with SPF, DKIM, DMARC and the sending IP's
+// reputation to check, never "ask the recipient what their organization
+// accepts" (a personal mailbox has no organisation's rules).
+func TestYahooAndICloudPolicyRefusalsSendTheSendersAdminToAuthenticationAndReputation(t *testing.T) {
+	e := builtin(t)
+	for _, file := range []string{"yahoo-policy-not-accepted-01.eml", "yahoo-policy-not-accepted-02.eml",
+		"apple-cs01-local-policy-01.eml", "apple-cs01-local-policy-02.eml"} {
+		b, err := os.ReadFile("../internal/testdata/bounces/eml/" + file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := dsn.Parse(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rds := e.Explain(r)
+		if len(rds) != 1 {
+			t.Fatalf("%s: %d readings, want 1", file, len(rds))
+		}
+		rd := rds[0]
+		if rd.Reason != ReasonPolicyViolation || rd.Owner != OwnerSenderAdmin {
+			t.Errorf("%s: reason %s owner %s, want %s %s", file, rd.Reason, rd.Owner, ReasonPolicyViolation, OwnerSenderAdmin)
+		}
+		for _, w := range []string{"SPF", "DKIM", "DMARC", "IP address", "blocklist"} {
+			if !strings.Contains(rd.Fix, w) {
+				t.Errorf("%s: fix %q does not name %q", file, rd.Fix, w)
+			}
+		}
+		if strings.Contains(rd.Fix, "what their organization accepts") {
+			t.Errorf("%s: fix %q sends the sender to the recipient's organisation", file, rd.Fix)
+		}
+	}
+}
+
+// TestBareLineFeedsAreTheProducingProgramsAndTheSendingServersToFix:
+// Microsoft's 5.6.11 (Microsoft Learn, "Fix NDR error 550 5.6.11") is fixed
+// by the program that wrote bare line feeds or by the sending server (CRLF,
+// BDAT/CHUNKING): the sender's email admin, not the user's mail program.
+func TestBareLineFeedsAreTheProducingProgramsAndTheSendingServersToFix(t *testing.T) {
+	e := builtin(t)
+	v := e.Lookup("5.6.11")
+	if v.Owner != OwnerSenderAdmin {
+		t.Errorf("5.6.11: owner %s, want %s", v.Owner, OwnerSenderAdmin)
+	}
+	for _, w := range []string{"CRLF", "CHUNKING", "program or server"} {
+		if !strings.Contains(v.Fix, w) {
+			t.Errorf("5.6.11: fix %q does not name %q", v.Fix, w)
+		}
+	}
+	if strings.Contains(v.Fix, "Update your email program") {
+		t.Errorf("5.6.11: fix %q blames the user's mail program", v.Fix)
+	}
+}
