@@ -46,6 +46,33 @@ func TestYahooAndICloudPolicyRefusalsSendTheSendersAdminToAuthenticationAndReput
 	}
 }
 
+// TestYahooAndICloudPolicyRepliesAreKnownWithoutTheirHost: a relay's
+// notice that quotes the reply but names no receiving host still reads as
+// Yahoo's or iCloud's refusal when the reply marks itself (Yahoo's Sender
+// Hub address, Apple's [CS01] code), with the same owner and words.
+func TestYahooAndICloudPolicyRepliesAreKnownWithoutTheirHost(t *testing.T) {
+	e := builtin(t)
+	for _, tc := range []struct{ diag, rule, withHost, host string }{
+		{"554 5.7.9 Message not accepted for policy reasons. See https://senders.yahooinc.com/error-codes",
+			"yahoo-policyviolation-by-reply", "yahoo-policyviolation", "mta7.am0.yahoodns.net"},
+		{"550 5.7.1 [CS01] Message rejected due to local policy. Please visit https://support.apple.com/en-us/HT204137",
+			"apple-policyviolation-by-reply", "apple-policyviolation", "mx01.mail.icloud.com"},
+	} {
+		v := e.Classify(Input{Action: "failed", Status: "5.7.1", Diagnostic: tc.diag})
+		if v.Rule != tc.rule || v.Owner != OwnerSenderAdmin {
+			t.Errorf("%q without a host: rule %q owner %q, want %s, %s", tc.diag, v.Rule, v.Owner, tc.rule, OwnerSenderAdmin)
+		}
+		h := e.Classify(Input{Action: "failed", Status: "5.7.1", Diagnostic: tc.diag, RemoteMTA: tc.host})
+		if h.Rule != tc.withHost || h.Fix != v.Fix {
+			t.Errorf("%q from %s: rule %q, fix the same: %v; want %s with the same words", tc.diag, tc.host, h.Rule, h.Fix == v.Fix, tc.withHost)
+		}
+	}
+	// The words alone, from another provider, keep the generic reading.
+	if v := e.Classify(Input{Action: "failed", Status: "5.7.1", Diagnostic: "554 5.7.1 Message not accepted for policy reasons"}); v.Rule == "yahoo-policyviolation-by-reply" {
+		t.Errorf("a policy refusal that does not mark itself as Yahoo's read as Yahoo's")
+	}
+}
+
 // TestBareLineFeedsAreTheProducingProgramsAndTheSendingServersToFix:
 // Microsoft's 5.6.11 (Microsoft Learn, "Fix NDR error 550 5.6.11") is fixed
 // by the program that wrote bare line feeds or by the sending server (CRLF,

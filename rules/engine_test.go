@@ -530,7 +530,9 @@ func TestLargeReceivers(t *testing.T) {
 		{"421 4.7.0 [TSS04] Messages from 192.0.2.7 temporarily deferred due to unexpected volume or user complaints", "badreputation", OwnerSenderAdmin},
 		{"550 5.7.0 Blocked - see https://dnsbl.example.com/lookup?ip=192.0.2.7", "blocked", OwnerSenderAdmin},
 		{"550 5.1.1 <ann@example.com>: inactive email address", "userunknown", OwnerSender},
-		{"554 5.7.1 [CS01] Message rejected due to local policy.", "policyviolation", OwnerSender},
+		// Apple marks its reply with [CS01]: its postmaster page (102322) sends
+		// the sender's admin to authentication and reputation.
+		{"554 5.7.1 [CS01] Message rejected due to local policy.", "policyviolation", OwnerSenderAdmin},
 	}
 	for _, tc := range tests {
 		command := "RCPT"
