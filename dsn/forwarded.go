@@ -55,7 +55,7 @@ func (r *Report) ForwardedFrom(rc *Recipient) string {
 	}
 	ol, od := splitAddress(orig)
 	fl, fd := splitAddress(final)
-	if equalFoldASCII(baseLocalPart(ol), baseLocalPart(fl)) {
+	if equalFoldASCII(baseLocalPart(ol), baseLocalPart(fl)) && sameOrganization(strings.ToLower(od), strings.ToLower(fd)) {
 		return "" // routing of the same mailbox, not a forward
 	}
 	if equalFoldASCII(ol, fl) && (strings.Contains(od, "xn--") || strings.Contains(fd, "xn--")) {
@@ -69,6 +69,52 @@ func (r *Report) ForwardedFrom(rc *Recipient) string {
 		return "" // the sender's own alias, expanded by the sender's own server
 	}
 	return orig
+}
+
+// routingDomains are the domains a hosted mailbox is routed through under
+// the same local part: Microsoft 365's tenant domains
+// (user@example.com delivered as user@example.mail.onmicrosoft.com) and
+// Google Workspace's (user@example.com as user@example.com.test-google-a.com).
+var routingDomains = [...]string{"onmicrosoft.com", "test-google-a.com"}
+
+// sameOrganization says whether two domains (lower case) of one local
+// part are one organization's routing of one mailbox, not a forward to
+// someone else who happens to have the same name: one is under the other,
+// one is a hosting provider's routing domain, or their names are the same
+// under other top levels (example.com, example.de). A name kept at another
+// organization (a forward from an alumni or a club address to the person's
+// own mailbox keeps "first.last") is a forward.
+func sameOrganization(a, b string) bool {
+	if a == "" || b == "" || inDomain(a, b) || inDomain(b, a) {
+		return true
+	}
+	for _, r := range routingDomains {
+		if inDomain(a, r) || inDomain(b, r) {
+			return true
+		}
+	}
+	return orgName(a) != "" && orgName(a) == orgName(b)
+}
+
+// orgName is the label that names the organization of a domain: the label
+// left of its registered suffix ("example" of mail.example.co.uk), "" when
+// the domain has a single label.
+func orgName(d string) string {
+	labels := strings.Split(d, ".")
+	n := len(labels)
+	if n < 2 {
+		return ""
+	}
+	i := n - 2
+	if n >= 3 && len(labels[n-1]) == 2 {
+		for _, s := range secondLevels {
+			if labels[n-2] == s {
+				i = n - 3
+				break
+			}
+		}
+	}
+	return labels[i]
 }
 
 // splitAddress returns the local part and the domain of an address; the

@@ -11,6 +11,8 @@ func TestForwardNamesTheAddressWrittenAndTheOneThatFailed(t *testing.T) {
 		{"forwarded-recipient-02.eml", "r.tanaka@mailbox.example.org", "events@choir-society.example", "r.tanaka@mailbox.example.org"},
 		// Sendmail reports the alias written, with X-Actual-Recipient.
 		{"forwarded-recipient-03.eml", "editor@fjord-press.example", "editor@fjord-press.example", "k.ueda@home-isp.example.net"},
+		// The same local part at another organization is still a forward.
+		{"forwarded-recipient-04.eml", "tom.barrow@fieldfare-mail.example", "tom.barrow@members.rowing-club.example", "tom.barrow@fieldfare-mail.example"},
 	} {
 		b, err := os.ReadFile("../internal/testdata/bounces/eml/" + c.file)
 		if err != nil {
@@ -42,6 +44,9 @@ func TestForwardedFromIsEmptyWithoutAForwardOnTheRecipientsSide(t *testing.T) {
 		{"case only", "Anna.Berg@Example.net", "anna.berg@example.net", "s@example.com", "mx.example.net"},
 		{"a subaddress", "anna@example.net", "anna+news@example.net", "s@example.com", "mx.example.net"},
 		{"routing to another domain of the same mailbox", "anna@example.mail.onmicrosoft.com", "anna@example.net", "s@example.com", "mx.example.net"},
+		{"Google Workspace's routing domain", "anna@example.net.test-google-a.com", "anna@example.net", "s@example.com", "mx.example.net"},
+		{"the same name under another top level", "anna@example.de", "anna@example.net", "s@example.com", "mx.example.net"},
+		{"a host under the domain", "anna@mail.example.net", "anna@example.net", "s@example.com", "mx.example.net"},
 		{"a local part alone", "anna@example.net", "anna", "s@example.com", "mx.example.net"},
 		{"the sender's own alias", "bob@example.org", "sales@example.com", "s@example.com", "mail.example.com"},
 	} {
@@ -50,6 +55,12 @@ func TestForwardedFromIsEmptyWithoutAForwardOnTheRecipientsSide(t *testing.T) {
 		if got := r.ForwardedFrom(rc); got != "" {
 			t.Errorf("%s: ForwardedFrom %q, want none", c.name, got)
 		}
+	}
+	// The same local part at another organization is a forward: an alumni
+	// or club address forwarded to the person's own mailbox keeps the name.
+	alumni := &Report{ReportingMTA: "relay.alumni.uni-example.example", Original: Original{Sender: "s@example.com"}}
+	if got := alumni.ForwardedFrom(&Recipient{Address: "lena.vogt@kellerhof.example", OriginalRecipient: "lena.vogt@alumni.uni-example.example"}); got != "lena.vogt@alumni.uni-example.example" {
+		t.Errorf("same name at another organization: ForwardedFrom %q, want lena.vogt@alumni.uni-example.example", got)
 	}
 	// The same sender's domain, but the report comes from elsewhere: the
 	// recipient's side (hosted mail of the same organization) forwarded.
