@@ -133,23 +133,29 @@ func Start(t testing.TB, cfg Config) *Instance {
 	}
 
 	p.Sink = startSink(t)
-	p.SMTP = freeAddr(t)
 	host, port, _ := net.SplitHostPort(p.Sink.Addr)
 	data := templateData{
-		Dir: dir, Log: p.log, SMTP: p.SMTP, Relay: "[" + host + "]:" + port,
+		Dir: dir, Log: p.log, Relay: "[" + host + "]:" + port,
 		Domain: Domain, LocalDomain: LocalDomain,
 	}
-
-	mainCf, err := mergeSettings(string(render(t, "main.cf", data)), cfg.Settings)
-	if err != nil {
-		t.Fatalf("postfixtest: %v", err)
+	// writeConfig writes main.cf and master.cf for a new free SMTP port,
+	// and returns the smtpd addresses to wait for.
+	writeConfig := func() []string {
+		p.SMTP = freeAddr(t)
+		data.SMTP = p.SMTP
+		mainCf, err := mergeSettings(string(render(t, "main.cf", data)), cfg.Settings)
+		if err != nil {
+			t.Fatalf("postfixtest: %v", err)
+		}
+		writeFile(t, filepath.Join(p.etc, "main.cf"), []byte(mainCf))
+		masterCf, smtpds, err := mergeServices(string(render(t, "master.cf", data)), p.SMTP, cfg.Services)
+		if err != nil {
+			t.Fatalf("postfixtest: %v", err)
+		}
+		writeFile(t, filepath.Join(p.etc, "master.cf"), []byte(masterCf))
+		return smtpds
 	}
-	writeFile(t, filepath.Join(p.etc, "main.cf"), []byte(mainCf))
-	masterCf, smtpds, err := mergeServices(string(render(t, "master.cf", data)), p.SMTP, cfg.Services)
-	if err != nil {
-		t.Fatalf("postfixtest: %v", err)
-	}
-	writeFile(t, filepath.Join(p.etc, "master.cf"), []byte(masterCf))
+	smtpds := writeConfig()
 
 	params, err := p.postconf("meta_directory", "daemon_directory", "mail_owner", "setgid_group")
 	if err != nil {
@@ -191,8 +197,21 @@ func Start(t testing.TB, cfg Config) *Instance {
 	}
 	// -w: return once master has started its services, with its status.
 	// The directory must be absolute: -c ignores a relative one.
-	if out, err := exec.Command(filepath.Join(params["daemon_directory"], "master"), "-c", p.etc, "-w").CombinedOutput(); err != nil {
-		t.Fatalf("postfixtest: master(8) did not start: %v\n%s\n%s", err, out, p.LogTail(30))
+	//
+	// The SMTP port was free when freeAddr closed it, but with instances
+	// started four at a time another process can take it before master
+	// binds it, and master exits (seen in CI, with an empty log): a
+	// start that fails is tried again on a new port, three times at most.
+	for attempt := 1; ; attempt++ {
+		out, err := exec.Command(filepath.Join(params["daemon_directory"], "master"), "-c", p.etc, "-w").CombinedOutput()
+		if err == nil {
+			break
+		}
+		if attempt == maxMasterStarts {
+			t.Fatalf("postfixtest: master(8) did not start (%d tries): %v\n%s\n%s", attempt, err, out, p.LogTail(30))
+		}
+		t.Logf("postfixtest: master(8) did not start on %s (%v: %s); trying a new port", p.SMTP, err, out)
+		smtpds = writeConfig()
 	}
 	p.running = true
 	t.Cleanup(func() {
@@ -298,6 +317,10 @@ func writeFile(t testing.TB, name string, data []byte) {
 		t.Fatal(err)
 	}
 }
+
+// maxMasterStarts is how many times Start starts master(8), each on a new
+// SMTP port, before it gives up.
+const maxMasterStarts = 3
 
 // freeAddr returns 127.0.0.1:PORT with a port that was free a moment ago.
 // master.cf needs a fixed port: Postfix cannot be asked for port 0.
