@@ -53,6 +53,11 @@ var adminHeadings = [...]string{
 	"informazioni di diagnostica per gli amministratori", "informações de diagnóstico para administradores",
 	"diagnostische gegevens voor beheerders", "diagnostikinformation för administratörer",
 	"管理者向けの診断情報", "管理员诊断信息", "관리자용 진단 정보",
+	// Exchange Online's newest layout (seed 001, "What's included in an
+	// NDR?": Cause, fix-it owner, How to fix it, More info for email
+	// admins): the cause paragraph under "Your message to X couldn't be
+	// delivered." is the rule's text when it gave one.
+	"more info for email admins",
 }
 
 // exchangeDefaults are lower-case openings of Exchange's own sentences for

@@ -24,6 +24,12 @@ func TestATransportRuleRejectionQuotesTheOrganisationsOwnText(t *testing.T) {
 		"french text in the part for the sender": {transportRuleReply,
 			exchangeNotice("Informations de diagnostic pour les administrateurs", "Les fichiers ZIP protégés par mot de passe sont refusés.\nMerci d'envoyer un PDF."),
 			"Les fichiers ZIP protégés par mot de passe sont refusés. Merci d'envoyer un PDF."},
+		// Exchange Online's newest layout (seed 001): the cause paragraph
+		// under "Your message to X couldn't be delivered.", before "More
+		// info for email admins".
+		"exchange online's newest layout": {transportRuleReply,
+			"Your message to o.hale@corp.example couldn't be delivered.\n\nEncrypted attachments are not accepted. Please use our upload portal.\n\nsender\tOffice 365\to.hale\nAction Required\t\t\tRecipient\n\nMore Info for Email Admins\nStatus code: 550 5.7.1\n",
+			"Encrypted attachments are not accepted. Please use our upload portal."},
 		"japanese heading": {transportRuleReply, exchangeNotice("管理者向けの診断情報", "パスワード付きZIPファイルは受信できません。"), "パスワード付きZIPファイルは受信できません。"},
 		"the rule's own text in the reply": {"550 5.7.1 TRANSPORT.RULES.RejectMessage; Executable attachments are not accepted here, send a link", "",
 			"Executable attachments are not accepted here, send a link"},
