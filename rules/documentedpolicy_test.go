@@ -1,11 +1,8 @@
 package rules
 
 import (
-	"os"
 	"strings"
 	"testing"
-
-	"github.com/ndrmilter/ndrmilter/dsn"
 )
 
 // TestYahooAndICloudPolicyRefusalsSendTheSendersAdminToAuthenticationAndReputation:
@@ -19,19 +16,7 @@ func TestYahooAndICloudPolicyRefusalsSendTheSendersAdminToAuthenticationAndReput
 	e := builtin(t)
 	for _, file := range []string{"yahoo-policy-not-accepted-01.eml", "yahoo-policy-not-accepted-02.eml",
 		"apple-cs01-local-policy-01.eml", "apple-cs01-local-policy-02.eml"} {
-		b, err := os.ReadFile("../internal/testdata/bounces/eml/" + file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := dsn.Parse(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rds := e.Explain(r)
-		if len(rds) != 1 {
-			t.Fatalf("%s: %d readings, want 1", file, len(rds))
-		}
-		rd := rds[0]
+		rd := explainFixture(t, e, file)
 		if rd.Reason != ReasonPolicyViolation || rd.Owner != OwnerSenderAdmin {
 			t.Errorf("%s: reason %s owner %s, want %s %s", file, rd.Reason, rd.Owner, ReasonPolicyViolation, OwnerSenderAdmin)
 		}

@@ -99,15 +99,7 @@ func TestRecipientInPersonOwnsAFullMailboxAndTheirOwnBlockList(t *testing.T) {
 // internal/testdata/bounces.
 func explainFixture(t *testing.T, e *Engine, file string) Reading {
 	t.Helper()
-	b, err := os.ReadFile("../internal/testdata/bounces/eml/" + file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := dsn.Parse(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rds := e.Explain(r)
+	rds := e.Explain(parseFixture(t, file))
 	if len(rds) != 1 {
 		t.Fatalf("%s: %d readings, want 1", file, len(rds))
 	}

@@ -1,11 +1,8 @@
 package rules
 
 import (
-	"os"
 	"strings"
 	"testing"
-
-	"github.com/ndrmilter/ndrmilter/dsn"
 )
 
 // TestSPFRefusalOfMailTheRouteShowsForwardedIsTheForwardersProblem: an SPF
@@ -25,19 +22,7 @@ func TestSPFRefusalOfMailTheRouteShowsForwardedIsTheForwardersProblem(t *testing
 		{"spf-forwarded-route-02.eml", "hiro.sato@old-university.example", OwnerRecipientAdmin},
 		{"spf-own-server-01.eml", "", OwnerSenderAdmin},
 	} {
-		b, err := os.ReadFile("../internal/testdata/bounces/eml/" + c.file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := dsn.Parse(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rds := e.Explain(r)
-		if len(rds) != 1 {
-			t.Fatalf("%s: %d readings, want 1", c.file, len(rds))
-		}
-		rd := rds[0]
+		rd := explainFixture(t, e, c.file)
 		if rd.ForwardedFrom != c.orig || rd.Owner != c.owner {
 			t.Errorf("%s: forwarded from %q, owner %s; want %q, %s", c.file, rd.ForwardedFrom, rd.Owner, c.orig, c.owner)
 		}
