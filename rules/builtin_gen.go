@@ -9,7 +9,7 @@ import (
 )
 
 // builtinDigest is BuiltinDigest: of the rules.yaml this file was generated from.
-const builtinDigest = "dad29d4b28d5"
+const builtinDigest = "53cd8b6d51ec"
 
 // builtinTrue and builtinFalse are the values of the rules' *bool fields.
 var builtinTrue, builtinFalse = true, false
@@ -8270,7 +8270,7 @@ var builtinSet = &ruleSet{
 					fix: alts{
 						list: []text{
 							{
-								{literal: "Changing the message will not help. Join the list or group, or ask its owner, by other means, to allow your address."},
+								{literal: "Changing the message will not help. If you are a member under another address, send from that one; otherwise join the list or group, or ask its owner, by other means, to allow your address."},
 							},
 						},
 						tr: &builtinSlots2[165],

@@ -90,3 +90,17 @@ func TestFrenchSympaHoldIsReadAsHeldForTheListNotAsVacation(t *testing.T) {
 		t.Errorf("explanation %q: want the list, held for its moderator, not yet on the list, and no robot", v.Explanation)
 	}
 }
+
+// A closed list refuses the address, not the person: someone subscribed
+// under another address (a private and a work address) is told to send
+// from that one before joining again or asking the owner.
+func TestClosedListRefusalPointsToTheSubscribedAddress(t *testing.T) {
+	e := builtin(t)
+	v := e.Classify(Input{Action: "failed", Status: "5.7.1", Diagnostic: "550 5.7.1 Post by non-member: you are not a member of this list"})
+	if v.Rule != "list-posting-restricted" || v.Owner != OwnerGroupOwner {
+		t.Fatalf("rule %q owner %q, want list-posting-restricted, group-owner", v.Rule, v.Owner)
+	}
+	if !strings.Contains(v.Fix, "member under another address") {
+		t.Errorf("fix %q: want the advice to send from the subscribed address", v.Fix)
+	}
+}
