@@ -149,6 +149,13 @@ func TestDelayReadAsExpiredSaysTheCauseSoFar(t *testing.T) {
 			t.Errorf("%q: summary %q, want \"delivery delayed\"", c.diag, v.Summary)
 		}
 	}
+	// A rule with words of its own for expiry (ms-4.4.7: Exchange Online's
+	// warning carries the reporting server's 4.4.7) does not say "gave up"
+	// in a warning either.
+	w := e.Classify(Input{Action: "delayed", Status: "4.4.7", Diagnostic: "400 4.4.7 Message delayed", Recipient: "a@example.net"})
+	if w.Rule != "ms-4.4.7" || strings.Contains(w.Explanation, "gave up") || !strings.Contains(w.Explanation, "could not be reached so far") {
+		t.Errorf("Exchange Online's 4.4.7 warning: rule %q explanation %q, want ms-4.4.7 with the cause so far and no \"gave up\"", w.Rule, w.Explanation)
+	}
 	// A final report keeps the expiry's words.
 	v := e.Classify(Input{Action: "failed", Status: "4.4.7", Diagnostic: "retry timeout exceeded", Recipient: "a@example.net"})
 	if !strings.Contains(v.Explanation, "gave up") || v.Summary != "delivery timed out" {
