@@ -9,7 +9,7 @@ import (
 )
 
 // builtinDigest is BuiltinDigest: of the rules.yaml this file was generated from.
-const builtinDigest = "53cd8b6d51ec"
+const builtinDigest = "c89b5ec9907b"
 
 // builtinTrue and builtinFalse are the values of the rules' *bool fields.
 var builtinTrue, builtinFalse = true, false
@@ -12591,7 +12591,7 @@ var builtinSet = &ruleSet{
 					fix: alts{
 						list: []text{
 							{
-								{literal: "Check the address. If it is right, the receiving server was unavailable or kept putting the message off: send it again later (to fewer recipients at a time can help), and tell the recipient by other means so that their email admin checks their mail server."},
+								{literal: "The message was not delivered: the receiving server was unavailable or kept putting it off. Tell the recipient by other means so that their email admin checks their mail server, and send the message again once it accepts mail (to fewer recipients at a time can help); if it is urgent, send the content another way."},
 							},
 						},
 						tr: &builtinSlots2[256],
