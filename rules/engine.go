@@ -582,11 +582,7 @@ func statusString(st smtpcode.Status, src string) string {
 		return ""
 	}
 	var b [16]byte
-	out := strconv.AppendUint(b[:0], uint64(st.Class), 10)
-	out = append(out, '.')
-	out = strconv.AppendUint(out, uint64(st.Subject), 10)
-	out = append(out, '.')
-	out = strconv.AppendUint(out, uint64(st.Detail), 10)
+	out := st.Append(b[:0])
 	if string(out) == src {
 		return src
 	}

@@ -82,12 +82,20 @@ func (s Status) String() string {
 		return ""
 	}
 	var b [11]byte
-	out := strconv.AppendUint(b[:0], uint64(s.Class), 10)
-	out = append(out, '.')
-	out = strconv.AppendUint(out, uint64(s.Subject), 10)
-	out = append(out, '.')
-	out = strconv.AppendUint(out, uint64(s.Detail), 10)
-	return string(out)
+	return string(s.Append(b[:0]))
+}
+
+// Append appends the code in its canonical form to b, as String writes
+// it, and returns the extended buffer: nothing for the zero Status.
+func (s Status) Append(b []byte) []byte {
+	if s.IsZero() {
+		return b
+	}
+	b = strconv.AppendUint(b, uint64(s.Class), 10)
+	b = append(b, '.')
+	b = strconv.AppendUint(b, uint64(s.Subject), 10)
+	b = append(b, '.')
+	return strconv.AppendUint(b, uint64(s.Detail), 10)
 }
 
 // IsZero says whether s is the zero Status, no code.
