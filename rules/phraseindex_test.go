@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/ndrmilter/ndrmilter/dsn"
 )
 
 // TestPhraseIndexKeepsTheFirstMatch: the rule firstMatch finds among the
@@ -16,23 +14,7 @@ import (
 // records whose words name no phrase.
 func TestPhraseIndexKeepsTheFirstMatch(t *testing.T) {
 	e := builtin(t)
-	var inputs []Input
-	for _, dir := range append(fixtureDirs, corpusDir) {
-		files, _ := filepath.Glob(filepath.Join(dir, "*.eml"))
-		for _, f := range files {
-			raw, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, _ := dsn.Parse(raw)
-			if r == nil {
-				continue
-			}
-			for _, rc := range r.Recipients {
-				inputs = append(inputs, InputOf(r, rc))
-			}
-		}
-	}
+	inputs := recordInputs(t, append(fixtureDirs[:len(fixtureDirs):len(fixtureDirs)], corpusDir))
 	inputs = append(inputs, Input{Status: "5.1.1"}, Input{Diagnostic: "550 no phrase here"}, Input{ReplyCode: "421"})
 	// Each rule's own phrases (the first of its text, or all of its
 	// all), with and without a status code.

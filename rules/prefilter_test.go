@@ -172,7 +172,21 @@ func TestLiteralFilterSkippedOnNonASCII(t *testing.T) {
 // fixtureTexts returns the diagnostics of the repository's bounce fixtures.
 func fixtureTexts(t *testing.T) [][]byte {
 	var out [][]byte
-	for _, dir := range fixtureDirs {
+	for _, in := range recordInputs(t, fixtureDirs) {
+		out = append(out, []byte(in.Diagnostic))
+	}
+	if len(out) == 0 {
+		t.Fatal("no fixture diagnostics")
+	}
+	return out
+}
+
+// recordInputs returns the Input of every recipient record of the .eml
+// files in dirs (a directory that is missing gives none).
+func recordInputs(t *testing.T, dirs []string) []Input {
+	t.Helper()
+	var inputs []Input
+	for _, dir := range dirs {
 		files, _ := filepath.Glob(filepath.Join(dir, "*.eml"))
 		for _, f := range files {
 			raw, err := os.ReadFile(f)
@@ -184,14 +198,11 @@ func fixtureTexts(t *testing.T) [][]byte {
 				continue
 			}
 			for _, rc := range r.Recipients {
-				out = append(out, []byte(rc.Diagnostic))
+				inputs = append(inputs, InputOf(r, rc))
 			}
 		}
 	}
-	if len(out) == 0 {
-		t.Fatal("no fixture diagnostics")
-	}
-	return out
+	return inputs
 }
 
 // generate writes a random string that re matches (as far as its
