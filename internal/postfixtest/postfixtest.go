@@ -39,6 +39,8 @@ import (
 	"testing"
 	"text/template"
 	"time"
+
+	"github.com/ndrmilter/ndrmilter/internal/freeport"
 )
 
 const (
@@ -198,19 +200,24 @@ func Start(t testing.TB, cfg Config) *Instance {
 	// -w: return once master has started its services, with its status.
 	// The directory must be absolute: -c ignores a relative one.
 	//
-	// The SMTP port was free when freeAddr closed it, but with instances
-	// started four at a time another process can take it before master
-	// binds it, and master exits (seen in CI, with an empty log): a
-	// start that fails is tried again on a new port, three times at most.
+	// The SMTP port was free when freeAddr closed it, and lies outside
+	// the ephemeral range, but another test can pick it at the same moment
+	// and master then exits (its complaint goes to syslog, not to the
+	// empty maillog): a start that fails is tried again on a new port,
+	// three times at most. A master that reported failure (or a slow
+	// start) but still runs holds the queue's lock and would make every
+	// retry fail: it is stopped first.
 	for attempt := 1; ; attempt++ {
 		out, err := exec.Command(filepath.Join(params["daemon_directory"], "master"), "-c", p.etc, "-w").CombinedOutput()
 		if err == nil {
 			break
 		}
 		if attempt == maxMasterStarts {
+			p.stopMaster()
 			t.Fatalf("postfixtest: master(8) did not start (%d tries): %v\n%s\n%s", attempt, err, out, p.LogTail(30))
 		}
 		t.Logf("postfixtest: master(8) did not start on %s (%v: %s); trying a new port", p.SMTP, err, out)
+		p.stopMaster()
 		smtpds = writeConfig()
 	}
 	p.running = true
@@ -256,6 +263,12 @@ func (p *Instance) Stop() {
 		return
 	}
 	p.running = false
+	p.stopMaster()
+}
+
+// stopMaster stops the master(8) that master.pid names, if it runs, and
+// waits (at most 10 s) for it to exit.
+func (p *Instance) stopMaster() {
 	// What "postfix stop" does (SIGTERM to master, which stops its
 	// services), without its one-second polls: wait for master to go, so
 	// that the directory is not removed under daemons still writing.
@@ -322,16 +335,12 @@ func writeFile(t testing.TB, name string, data []byte) {
 // SMTP port, before it gives up.
 const maxMasterStarts = 3
 
-// freeAddr returns 127.0.0.1:PORT with a port that was free a moment ago.
-// master.cf needs a fixed port: Postfix cannot be asked for port 0.
+// freeAddr returns 127.0.0.1:PORT with a port that was free a moment ago,
+// outside the kernel's ephemeral range (see package freeport). master.cf
+// needs a fixed port: Postfix cannot be asked for port 0.
 func freeAddr(t testing.TB) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("postfixtest: finding a free port: %v", err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
+	return freeport.Addr(t)
 }
 
 // greets reports whether an SMTP server at addr sends a 220 greeting.

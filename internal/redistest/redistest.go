@@ -19,6 +19,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ndrmilter/ndrmilter/internal/freeport"
 )
 
 // Server is one redis-server process owned by a test.
@@ -47,16 +49,11 @@ func Binary(t testing.TB, name string) string {
 	return p
 }
 
-// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
-// redis-server does not accept --port 0, so the port is picked here.
+// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago,
+// outside the kernel's ephemeral range (see package freeport).
 func FreePort(t testing.TB) int {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("redistest: finding a free port: %v", err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	return freeport.Port(t)
 }
 
 // Start starts a standalone redis-server with no persistence; extra
