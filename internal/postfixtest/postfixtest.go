@@ -212,11 +212,12 @@ func Start(t testing.TB, cfg Config) *Instance {
 		if err == nil {
 			break
 		}
+		busy := portsInUse(smtpds)
 		if attempt == maxMasterStarts {
 			p.stopMaster()
-			t.Fatalf("postfixtest: master(8) did not start (%d tries): %v\n%s\n%s", attempt, err, out, p.LogTail(30))
+			t.Fatalf("postfixtest: master(8) did not start (%d tries): %v (ports of its smtpd services in use: %q)\n%s\n%s", attempt, err, busy, out, p.LogTail(30))
 		}
-		t.Logf("postfixtest: master(8) did not start on %s (%v: %s); trying a new port", p.SMTP, err, out)
+		t.Logf("postfixtest: master(8) did not start on %s (%v: %s; ports of its smtpd services in use: %q); trying a new port", p.SMTP, err, out, busy)
 		p.stopMaster()
 		smtpds = writeConfig()
 	}
@@ -341,6 +342,22 @@ const maxMasterStarts = 3
 func freeAddr(t testing.TB) string {
 	t.Helper()
 	return freeport.Addr(t)
+}
+
+// portsInUse returns the addresses of addrs that cannot be bound: after a
+// failed start, the likely reason why master(8) exited (it logs that to
+// syslog, not to the instance's maillog).
+func portsInUse(addrs []string) []string {
+	var busy []string
+	for _, a := range addrs {
+		ln, err := net.Listen("tcp", a)
+		if err != nil {
+			busy = append(busy, a)
+			continue
+		}
+		ln.Close()
+	}
+	return busy
 }
 
 // greets reports whether an SMTP server at addr sends a 220 greeting.
