@@ -1,6 +1,8 @@
 package dsn
 
 import (
+	"strings"
+
 	"github.com/ndrmilter/ndrmilter/internal/ascii"
 	"github.com/ndrmilter/ndrmilter/message"
 )
@@ -171,10 +173,71 @@ func (p *parser) readAutoReply() {
 	if p.challenge() {
 		r.Format = FormatChallengeResponse
 	}
-	if a := firstAddress(decodeWords(p.sc, headerString(p.hdr, "From"))); a != "" {
+	a := ""
+	if r.Format == FormatChallengeResponse {
+		a = p.challengedAddress()
+	} else {
+		a = firstAddress(decodeWords(p.sc, headerString(p.hdr, "From")))
+	}
+	if a != "" {
 		r.Recipients = p.sc.addRecipient(r.Recipients, Recipient{Address: a})
 	}
 	if r.Original.Sender == "" {
 		r.Original.Sender = firstAddress(decodeWords(p.sc, headerString(p.hdr, "To")))
 	}
+}
+
+// sentToPhrases are lower-case phrases after which a challenge names the
+// address the held message was sent to ("You recently sent an email to
+// ron@example.com", "your message to <ron@example.com> is being held").
+var sentToPhrases = newPhraseList([]string{
+	"sent an email to", "sent an e-mail to", "sent a message to", "sent mail to",
+	"your message to", "your email to", "your e-mail to", "your mail to",
+})
+
+// challengedAddress returns the address whose filter sent a challenge.
+// The challenge may come from the person's own address (Spam Arrest,
+// TMDA) or from the filter service's ("Ron via SafeSender"
+// <verify@service.example>, Boxbe's notification address), which is not
+// the recipient of the held message: the address the text says the
+// message was sent to wins; else From, unless its display name says it
+// comes "via" a service; else none (issue 8: an empty recipient rather
+// than a wrong one).
+func (p *parser) challengedAddress() string {
+	words := p.noticeWords()
+	if at := sentToPhrases.find(words); at >= 0 {
+		// Skip the phrase's words (three or four; each phrase has
+		// the same count as its spaces plus one).
+		end := at
+		for n := 0; n < sentToWords(words, at); n++ {
+			for end < len(words) && isSpace(words[end]) {
+				end++
+			}
+			for end < len(words) && !isSpace(words[end]) {
+				end++
+			}
+		}
+		text := string(p.text[end:len(words)])
+		if a, aEnd := findAddress(text, 0); a != "" && aEnd >= len(a) &&
+			strings.Trim(text[:aEnd-len(a)], " \t\r\n<\"'") == "" {
+			return a
+		}
+	}
+	from := decodeWords(p.sc, headerString(p.hdr, "From"))
+	if lt := strings.IndexByte(from, '<'); lt >= 0 && indexFold(from[:lt], " via ") >= 0 {
+		return ""
+	}
+	return firstAddress(from)
+}
+
+// sentToWords returns the number of words of the sentToPhrases phrase
+// that starts at words[at].
+func sentToWords(words []byte, at int) int {
+	s := string(words)
+	for _, ph := range sentToPhrases.phrases {
+		if matchSpaced(s, at, ph) {
+			return strings.Count(ph, " ") + 1
+		}
+	}
+	return 0
 }

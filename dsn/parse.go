@@ -299,6 +299,12 @@ func (p *parser) finish(fallback func() smtpcode.Action) {
 			if cmd != "" {
 				rc.Command = cmd
 			}
+		} else if indexFold(rc.Diagnostic, "transcript") >= 0 {
+			if notes := transcriptNotes(rc.Diagnostic); notes != "" {
+				// MDaemon's transcript of an attempt no server
+				// answered: its last notes say why.
+				rc.Diagnostic = notes
+			}
 		}
 		rc.Diagnostic = cleanDiagnostic(p.sc, rc.Diagnostic)
 		// The server's own code in its reply is more precise than the

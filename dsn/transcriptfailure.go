@@ -152,3 +152,106 @@ func capDiagnostic(d string) string {
 	}
 	return d[:maxBlockText]
 }
+
+// MDaemon's session transcript ("--- Session Transcript ---" ... "---
+// End Transcript ---") writes each line after a time stamp ("Thu
+// 2026-04-16 10:02:41.491: "), and its own notes after "*  ": the
+// connection it attempts, the MX and A records it found, and, when no
+// server ever replied, why the attempt failed ("*  Connection timed out
+// (10060)", "*  Socket connection failed [192.0.2.61 : 25]", "No more MX
+// hosts to try"). Its progress lines ("Resolving MX records for [...]",
+// "Attempting SMTP connection to [...]") are no error: read as one, they
+// made the whole notice a "rejected" by the words "MX records for".
+
+// minStampedLines is how many time-stamped lines make a diagnostic an
+// MDaemon transcript.
+const minStampedLines = 3
+
+// transcriptNotes returns, of a diagnostic d that quotes an MDaemon
+// session transcript with no error reply, the notes at its end that say
+// why the last attempt failed, one a line, without their time stamps and
+// marks; "" when d quotes no such transcript or it ends in a progress line.
+func transcriptNotes(d string) string {
+	var lines []string
+	n := 0
+	for i := nextStamp(d, 0); i >= 0; {
+		end := nextStamp(d, i)
+		text := d[i:]
+		if end >= 0 {
+			text = d[i:stampStart(d, end)]
+		}
+		if k := strings.Index(text, "--- End Transcript"); k >= 0 {
+			text = text[:k]
+		}
+		text = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(text), "*"))
+		n++
+		if progressNote(text) {
+			lines = lines[:0]
+		} else if text != "" && len(lines) < maxReplyLines {
+			lines = append(lines, text)
+		}
+		i = end
+	}
+	if n < minStampedLines || len(lines) == 0 {
+		return ""
+	}
+	return strings.Join(lines, "\n")
+}
+
+// progressNote says whether a line of an MDaemon transcript (without its
+// time stamp and "*") reports progress, not a failure: the message it
+// parses and its headers, the records it resolved, the connection it
+// attempts or made, a command or a reply.
+func progressNote(t string) bool {
+	for _, p := range [...]string{"parsing message", "from:", "to:", "subject:", "size", "message-id:",
+		"attempting ", "resolving ", "waiting for ", "connection established", "p=", "d=", "-->", "<--"} {
+		if ascii.HasPrefixFold(t, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// nextStamp returns the offset just after the next MDaemon time stamp in
+// d from at on ("Thu 2026-04-16 10:02:41.491: ", "Sat 2010-07-24
+// 14:56:31: "), -1 when there is none.
+func nextStamp(d string, at int) int {
+	for i := at; i+19 <= len(d); i++ {
+		// "2026-04-16 10:02:41": digits at fixed places.
+		if d[i+4] != '-' || d[i+7] != '-' || d[i+10] != ' ' || d[i+13] != ':' || d[i+16] != ':' {
+			continue
+		}
+		ok := true
+		for _, k := range [...]int{0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18} {
+			if !ascii.IsDigit(d[i+k]) {
+				ok = false
+				break
+			}
+		}
+		if !ok || i < 4 || d[i-1] != ' ' || !ascii.IsAlpha(d[i-2]) || !ascii.IsAlpha(d[i-3]) || !ascii.IsAlpha(d[i-4]) {
+			continue
+		}
+		j := i + 19
+		if j < len(d) && d[j] == '.' {
+			j++
+			for j < len(d) && ascii.IsDigit(d[j]) {
+				j++
+			}
+		}
+		if j < len(d) && d[j] == ':' {
+			return j + 1
+		}
+	}
+	return -1
+}
+
+// stampStart returns the offset of the weekday of the time stamp that
+// ends at end (as nextStamp returned it).
+func stampStart(d string, end int) int {
+	i := end - 1 // the colon
+	for i > 0 && d[i-1] != ' ' {
+		i--
+	}
+	// i is at the time; the date and the weekday come before it.
+	return max(0, i-len("Thu 2026-04-16 "))
+}

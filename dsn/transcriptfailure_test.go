@@ -83,3 +83,34 @@ func TestTranscriptNoticeIsNotReadAsAccepted(t *testing.T) {
 		}
 	}
 }
+
+// TestTranscriptWithNoReplyIsReadFromItsLastNotes: an MDaemon transcript
+// of an attempt no server answered gives its last notes (why the
+// connection failed) as the diagnostic, never its progress lines
+// ("Resolving MX records for ..."), in line and in collapsed form; a
+// transcript that ends in progress, or a text with too few time stamps,
+// gives nothing.
+func TestTranscriptWithNoReplyIsReadFromItsLastNotes(t *testing.T) {
+	const attempt = " Mon 2026-03-02 08:31:15.221: Attempting SMTP connection to [example.net]\n" +
+		" Mon 2026-03-02 08:31:15.222: Resolving MX records for [example.net] (DNS Server: 10.0.0.2)...\n" +
+		" Mon 2026-03-02 08:31:15.260: *  P=010 S=000 D=example.net TTL=(300) MX=[mx.example.net]\n" +
+		" Mon 2026-03-02 08:31:15.290: Waiting for socket connection...\n"
+	tests := []struct{ name, d, want string }{
+		{"timed out, lines", "--- Session Transcript ---\n" + attempt +
+			" Mon 2026-03-02 08:31:45.291: *  Connection timed out (10060)\n" +
+			" Mon 2026-03-02 08:31:45.291: *  Socket connection failed [192.0.2.61 : 25]\n" +
+			" Mon 2026-03-02 08:31:45.291: No more MX hosts to try\n--- End Transcript ---\n",
+			"Connection timed out (10060)\nSocket connection failed [192.0.2.61 : 25]\nNo more MX hosts to try"},
+		{"refused, collapsed, seconds without fraction",
+			strings.ReplaceAll("--- Session Transcript --- "+attempt, "\n", " ") +
+				"Mon 2026-03-02 08:31:16: *  Connection refused (10061) --- End Transcript --- : Message contains [1] file attachments",
+			"Connection refused (10061)"},
+		{"ends in progress", "--- Session Transcript ---\n" + attempt + "--- End Transcript ---\n", ""},
+		{"too few time stamps", "Session Transcript: Mon 2026-03-02 08:31:16: Connection refused", ""},
+	}
+	for _, tc := range tests {
+		if got := transcriptNotes(tc.d); got != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
