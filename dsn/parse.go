@@ -368,6 +368,10 @@ func replyFrom(d, code string) string {
 			if i > 0 && (d[i-1] == '\'' || d[i-1] == '"') && r[len(r)-1] == d[i-1] {
 				r = r[:len(r)-1] // Exchange's "Remote Server returned '550 ...'"
 			}
+			if r[len(r)-1] == ')' && strings.Count(d[:i], "(") > strings.Count(d[:i], ")") &&
+				strings.Count(r, ")") > strings.Count(r, "(") {
+				r = r[:len(r)-1] // Sendmail's "(reason: 550 Host unknown)": the parenthesis opened before the reply
+			}
 			if k := strings.Index(r, " Giving up on "); k > 0 {
 				r = r[:k] // qmail-remote's own words after the reply
 			}

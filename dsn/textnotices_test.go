@@ -94,6 +94,9 @@ func TestTheServerReplyLeavesOutTheReportingMTAsWords(t *testing.T) {
 		{"Remote Server returned '552 5.2.2 mailbox full'", "552", "552 5.2.2 mailbox full"},
 		{"Sorry, I couldn't find any host named example.invalid. (#5.1.2)", "", ""},
 		{"554 5.7.1 blocked", "554", "554 5.7.1 blocked"},
+		{"(reason: 550 Host unknown)", "550", "550 Host unknown"},
+		{"(reason: 552 5.2.3 Message size exceeds fixed maximum message size (10485760))", "552", "552 5.2.3 Message size exceeds fixed maximum message size (10485760)"},
+		{"552 5.6.0 Headers too large (3 max)", "552", "552 5.6.0 Headers too large (3 max)"},
 	} {
 		if got := replyFrom(tc.d, tc.code); got != tc.want {
 			t.Errorf("replyFrom(%q, %q) = %q, want %q", tc.d, tc.code, got, tc.want)
