@@ -289,6 +289,15 @@ func (p *parser) finish(fallback func() smtpcode.Action) {
 	}
 	for i := range r.Recipients {
 		rc := &r.Recipients[i]
+		if rc.Action == smtpcode.ActionDelayed && summaryOnlyDelay(rc.Diagnostic) {
+			// The cause so far is the last attempt's reply, not the
+			// reporting server's X.4.7 summary (lastattempt.go).
+			p.loadText()
+			if a := lastAttemptReply(p.text, p.lowerText, rc.Address); a != nil {
+				rc.Diagnostic = p.sc.add(a)
+				rc.ReplyCode = ""
+			}
+		}
 		if reply, cmd := transcriptFailure(rc.Diagnostic); reply != "" {
 			// A quoted session: its last error reply is the result,
 			// never its greeting, "220 Ready to start TLS" or "250 Ok".
