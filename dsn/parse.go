@@ -287,6 +287,8 @@ func (p *parser) finish(fallback func() smtpcode.Action) {
 		}
 		return memo
 	}
+	var outs []programOutput // Exim's returned program output, read once
+	outsRead := false
 	for i := range r.Recipients {
 		rc := &r.Recipients[i]
 		if rc.Action == smtpcode.ActionDelayed && summaryOnlyDelay(rc.Diagnostic) {
@@ -296,6 +298,18 @@ func (p *parser) finish(fallback func() smtpcode.Action) {
 			if a := lastAttemptReply(p.text, p.lowerText, rc.Address); a != nil {
 				rc.Diagnostic = p.sc.add(a)
 				rc.ReplyCode = ""
+			}
+		}
+		if strings.Contains(rc.Diagnostic, "pipe to |") {
+			// Exim's bounce quotes the failed program's own output
+			// below its boilerplate (programoutput.go).
+			if !outsRead {
+				p.loadText()
+				outs, outsRead = programOutputs(p.text, p.lowerText), true
+			}
+			if o := pipeOutputFor(outs, rc.Address, len(r.Recipients) == 1); o != nil {
+				rc.Diagnostic = p.sc.add(o)
+				rc.DiagnosticType = "x-unix"
 			}
 		}
 		if reply, cmd := transcriptFailure(rc.Diagnostic); reply != "" {

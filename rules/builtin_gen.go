@@ -9,7 +9,7 @@ import (
 )
 
 // builtinDigest is BuiltinDigest: of the rules.yaml this file was generated from.
-const builtinDigest = "c89b5ec9907b"
+const builtinDigest = "a84915036164"
 
 // builtinTrue and builtinFalse are the values of the rules' *bool fields.
 var builtinTrue, builtinFalse = true, false
@@ -20,7 +20,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "success",
 			file:   "rules.yaml (built-in)",
-			line:   1135,
+			line:   1143,
 			action: []smtpcode.Action{"delivered", "relayed", "expanded"},
 			then: thenDef{
 				Reason: "delivered",
@@ -30,7 +30,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "success-code",
 			file: "rules.yaml (built-in)",
-			line: 1140,
+			line: 1148,
 			status: []statusPattern{
 				{class: 2, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -56,7 +56,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1155,
+			line: 1163,
 			text: phraseMask{
 				{index: 3, bits: 448},
 			},
@@ -70,7 +70,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1162,
+			line: 1170,
 			text: phraseMask{
 				{index: 3, bits: 512},
 			},
@@ -84,7 +84,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1169,
+			line: 1177,
 			text: phraseMask{
 				{index: 3, bits: 3072},
 			},
@@ -98,7 +98,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1176,
+			line: 1184,
 			text: phraseMask{
 				{index: 3, bits: 4096},
 			},
@@ -112,7 +112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1183,
+			line: 1191,
 			text: phraseMask{
 				{index: 3, bits: 122880},
 			},
@@ -126,7 +126,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1190,
+			line: 1198,
 			text: phraseMask{
 				{index: 3, bits: 393216},
 			},
@@ -140,7 +140,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1197,
+			line: 1205,
 			text: phraseMask{
 				{index: 3, bits: 524288},
 			},
@@ -154,7 +154,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 1204,
+			line: 1212,
 			text: phraseMask{
 				{index: 3, bits: 1048576},
 			},
@@ -168,7 +168,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1211,
+			line: 1219,
 			text: phraseMask{
 				{index: 3, bits: 2097152},
 			},
@@ -182,7 +182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1218,
+			line: 1226,
 			text: phraseMask{
 				{index: 3, bits: 12582912},
 			},
@@ -196,7 +196,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1225,
+			line: 1233,
 			text: phraseMask{
 				{index: 3, bits: 16777216},
 			},
@@ -210,7 +210,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1232,
+			line: 1240,
 			text: phraseMask{
 				{index: 3, bits: 100663296},
 			},
@@ -224,7 +224,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1239,
+			line: 1247,
 			text: phraseMask{
 				{index: 3, bits: 134217728},
 			},
@@ -238,7 +238,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1246,
+			line: 1254,
 			text: phraseMask{
 				{index: 3, bits: 268435456},
 			},
@@ -252,7 +252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1253,
+			line: 1261,
 			text: phraseMask{
 				{index: 3, bits: 536870912},
 			},
@@ -266,7 +266,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1260,
+			line: 1268,
 			text: phraseMask{
 				{index: 3, bits: 7516192768},
 			},
@@ -280,7 +280,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-other-message",
 			file: "rules.yaml (built-in)",
-			line: 1268,
+			line: 1276,
 			text: phraseMask{
 				{index: 3, bits: 1090921693184},
 			},
@@ -291,7 +291,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ironport-ldap-accept-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1289,
+			line: 1297,
 			text: phraseMask{
 				{index: 3, bits: 1099511627776},
 			},
@@ -301,7 +301,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-block-list",
 			file: "rules.yaml (built-in)",
-			line: 1300,
+			line: 1308,
 			text: phraseMask{
 				{index: 3, bits: 6597069766656},
 			},
@@ -370,7 +370,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "greylisting-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1317,
+			line: 1325,
 			text: phraseMask{
 				{index: 3, bits: 554153860399104},
 			},
@@ -422,7 +422,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "proofpoint-reputation",
 			file: "rules.yaml (built-in)",
-			line: 1335,
+			line: 1343,
 			text: phraseMask{
 				{index: 3, bits: 3940649673949184},
 			},
@@ -496,7 +496,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-verify-callout",
 			file: "rules.yaml (built-in)",
-			line: 1350,
+			line: 1358,
 			text: phraseMask{
 				{index: 3, bits: 283726776524341248},
 			},
@@ -546,7 +546,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1370,
+			line: 1378,
 			text: phraseMask{
 				{index: 3, bits: 864691128455135232},
 			},
@@ -598,7 +598,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate",
 			file: "rules.yaml (built-in)",
-			line: 1387,
+			line: 1395,
 			text: phraseMask{
 				{index: 3, bits: 864691128455135232},
 			},
@@ -648,7 +648,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-likely-unsolicited",
 			file: "rules.yaml (built-in)",
-			line: 1397,
+			line: 1405,
 			text: phraseMask{
 				{index: 3, bits: 1152921504606846976},
 			},
@@ -718,7 +718,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-user-block",
 			file: "rules.yaml (built-in)",
-			line: 1414,
+			line: 1422,
 			text: phraseMask{
 				{index: 3, bits: 16140901064495857664},
 				{index: 4, bits: 1},
@@ -769,7 +769,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policy-block",
 			file: "rules.yaml (built-in)",
-			line: 1429,
+			line: 1437,
 			text: phraseMask{
 				{index: 4, bits: 62},
 			},
@@ -819,7 +819,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-anti-spoofing",
 			file: "rules.yaml (built-in)",
-			line: 1445,
+			line: 1453,
 			text: phraseMask{
 				{index: 4, bits: 448},
 			},
@@ -869,7 +869,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1459,
+			line: 1467,
 			text: phraseMask{
 				{index: 4, bits: 3584},
 			},
@@ -882,7 +882,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1469,
+			line: 1477,
 			text: phraseMask{
 				{index: 4, bits: 3584},
 			},
@@ -895,7 +895,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1475,
+			line: 1483,
 			text: phraseMask{
 				{index: 4, bits: 3584},
 			},
@@ -908,7 +908,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1481,
+			line: 1489,
 			text: phraseMask{
 				{index: 4, bits: 3584},
 			},
@@ -921,7 +921,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1487,
+			line: 1495,
 			text: phraseMask{
 				{index: 4, bits: 3584},
 			},
@@ -934,7 +934,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1493,
+			line: 1501,
 			text: phraseMask{
 				{index: 4, bits: 3584},
 			},
@@ -947,7 +947,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1499,
+			line: 1507,
 			text: phraseMask{
 				{index: 4, bits: 3584},
 			},
@@ -960,7 +960,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1505,
+			line: 1513,
 			text: phraseMask{
 				{index: 4, bits: 3584},
 			},
@@ -973,7 +973,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1511,
+			line: 1519,
 			text: phraseMask{
 				{index: 4, bits: 3584},
 			},
@@ -986,7 +986,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1517,
+			line: 1525,
 			text: phraseMask{
 				{index: 4, bits: 3584},
 			},
@@ -999,7 +999,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1523,
+			line: 1531,
 			text: phraseMask{
 				{index: 4, bits: 3584},
 			},
@@ -1012,7 +1012,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1529,
+			line: 1537,
 			text: phraseMask{
 				{index: 4, bits: 3584},
 			},
@@ -1081,7 +1081,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1544,
+			line: 1552,
 			text: phraseMask{
 				{index: 4, bits: 61440},
 			},
@@ -1094,7 +1094,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1552,
+			line: 1560,
 			text: phraseMask{
 				{index: 4, bits: 65536},
 			},
@@ -1107,7 +1107,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1558,
+			line: 1566,
 			text: phraseMask{
 				{index: 4, bits: 131072},
 			},
@@ -1120,7 +1120,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1564,
+			line: 1572,
 			text: phraseMask{
 				{index: 4, bits: 262144},
 			},
@@ -1133,7 +1133,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1570,
+			line: 1578,
 			text: phraseMask{
 				{index: 4, bits: 1572864},
 			},
@@ -1146,7 +1146,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1576,
+			line: 1584,
 			text: phraseMask{
 				{index: 4, bits: 6291456},
 			},
@@ -1159,7 +1159,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1582,
+			line: 1590,
 			text: phraseMask{
 				{index: 4, bits: 8388608},
 			},
@@ -1172,7 +1172,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1588,
+			line: 1596,
 			text: phraseMask{
 				{index: 4, bits: 16777216},
 			},
@@ -1182,7 +1182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1597,
+			line: 1605,
 			text: phraseMask{
 				{index: 4, bits: 4261412864},
 			},
@@ -1192,7 +1192,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1602,
+			line: 1610,
 			text: phraseMask{
 				{index: 4, bits: 4294967296},
 			},
@@ -1202,7 +1202,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1607,
+			line: 1615,
 			text: phraseMask{
 				{index: 4, bits: 25769803776},
 			},
@@ -1212,7 +1212,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1612,
+			line: 1620,
 			text: phraseMask{
 				{index: 4, bits: 103079215104},
 			},
@@ -1222,7 +1222,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1617,
+			line: 1625,
 			text: phraseMask{
 				{index: 4, bits: 137438953472},
 			},
@@ -1232,7 +1232,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1622,
+			line: 1630,
 			text: phraseMask{
 				{index: 4, bits: 1924145348608},
 			},
@@ -1242,7 +1242,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1627,
+			line: 1635,
 			text: phraseMask{
 				{index: 4, bits: 6597069766656},
 			},
@@ -1252,7 +1252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1632,
+			line: 1640,
 			text: phraseMask{
 				{index: 4, bits: 8796093022208},
 			},
@@ -1262,7 +1262,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1637,
+			line: 1645,
 			text: phraseMask{
 				{index: 4, bits: 17592186044416},
 			},
@@ -1272,7 +1272,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1642,
+			line: 1650,
 			text: phraseMask{
 				{index: 4, bits: 35184372088832},
 			},
@@ -1282,7 +1282,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1647,
+			line: 1655,
 			text: phraseMask{
 				{index: 4, bits: 2181431069507584},
 			},
@@ -1292,7 +1292,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1652,
+			line: 1660,
 			text: phraseMask{
 				{index: 4, bits: 33776997205278720},
 			},
@@ -1302,7 +1302,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1657,
+			line: 1665,
 			text: phraseMask{
 				{index: 4, bits: 36028797018963968},
 			},
@@ -1312,7 +1312,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1662,
+			line: 1670,
 			text: phraseMask{
 				{index: 4, bits: 72057594037927936},
 			},
@@ -1325,7 +1325,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1671,
+			line: 1679,
 			text: phraseMask{
 				{index: 4, bits: 72057594037927936},
 			},
@@ -1338,7 +1338,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1677,
+			line: 1685,
 			text: phraseMask{
 				{index: 4, bits: 72057594037927936},
 			},
@@ -1351,7 +1351,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1683,
+			line: 1691,
 			text: phraseMask{
 				{index: 4, bits: 72057594037927936},
 			},
@@ -1364,7 +1364,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1689,
+			line: 1697,
 			text: phraseMask{
 				{index: 4, bits: 72057594037927936},
 			},
@@ -1377,7 +1377,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1695,
+			line: 1703,
 			text: phraseMask{
 				{index: 4, bits: 72057594037927936},
 			},
@@ -1390,7 +1390,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1701,
+			line: 1709,
 			text: phraseMask{
 				{index: 4, bits: 72057594037927936},
 			},
@@ -1403,7 +1403,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1707,
+			line: 1715,
 			text: phraseMask{
 				{index: 4, bits: 72057594037927936},
 			},
@@ -1416,7 +1416,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1713,
+			line: 1721,
 			text: phraseMask{
 				{index: 4, bits: 72057594037927936},
 			},
@@ -1429,7 +1429,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1719,
+			line: 1727,
 			text: phraseMask{
 				{index: 4, bits: 144115188075855872},
 			},
@@ -1442,7 +1442,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1726,
+			line: 1734,
 			text: phraseMask{
 				{index: 4, bits: 864691128455135232},
 			},
@@ -1455,7 +1455,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1732,
+			line: 1740,
 			text: phraseMask{
 				{index: 4, bits: 1152921504606846976},
 			},
@@ -1468,7 +1468,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1738,
+			line: 1746,
 			text: phraseMask{
 				{index: 4, bits: 2305843009213693952},
 			},
@@ -1481,7 +1481,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1744,
+			line: 1752,
 			text: phraseMask{
 				{index: 4, bits: 4611686018427387904},
 			},
@@ -1494,7 +1494,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1750,
+			line: 1758,
 			text: phraseMask{
 				{index: 4, bits: 9223372036854775808},
 			},
@@ -1507,7 +1507,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1756,
+			line: 1764,
 			text: phraseMask{
 				{index: 5, bits: 1},
 			},
@@ -1520,7 +1520,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1762,
+			line: 1770,
 			text: phraseMask{
 				{index: 5, bits: 6},
 			},
@@ -1533,7 +1533,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1768,
+			line: 1776,
 			text: phraseMask{
 				{index: 5, bits: 120},
 			},
@@ -1546,7 +1546,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1774,
+			line: 1782,
 			text: phraseMask{
 				{index: 5, bits: 16256},
 			},
@@ -1559,7 +1559,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1780,
+			line: 1788,
 			text: phraseMask{
 				{index: 5, bits: 16384},
 			},
@@ -1572,7 +1572,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1786,
+			line: 1794,
 			text: phraseMask{
 				{index: 5, bits: 32768},
 			},
@@ -1585,7 +1585,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1793,
+			line: 1801,
 			text: phraseMask{
 				{index: 5, bits: 32768},
 			},
@@ -1598,7 +1598,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1799,
+			line: 1807,
 			text: phraseMask{
 				{index: 5, bits: 32768},
 			},
@@ -1611,7 +1611,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1805,
+			line: 1813,
 			text: phraseMask{
 				{index: 5, bits: 32768},
 			},
@@ -1624,7 +1624,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1811,
+			line: 1819,
 			text: phraseMask{
 				{index: 5, bits: 32768},
 			},
@@ -1637,7 +1637,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1817,
+			line: 1825,
 			text: phraseMask{
 				{index: 5, bits: 32768},
 			},
@@ -1650,7 +1650,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1823,
+			line: 1831,
 			text: phraseMask{
 				{index: 5, bits: 32768},
 			},
@@ -1663,7 +1663,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1829,
+			line: 1837,
 			text: phraseMask{
 				{index: 5, bits: 32768},
 			},
@@ -1676,7 +1676,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1835,
+			line: 1843,
 			text: phraseMask{
 				{index: 5, bits: 65536},
 			},
@@ -1686,7 +1686,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1842,
+			line: 1850,
 			text: phraseMask{
 				{index: 5, bits: 131072},
 			},
@@ -1735,7 +1735,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1851,
+			line: 1859,
 			text: phraseMask{
 				{index: 5, bits: 786432},
 			},
@@ -1745,7 +1745,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1856,
+			line: 1864,
 			text: phraseMask{
 				{index: 5, bits: 1048576},
 			},
@@ -1755,7 +1755,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1861,
+			line: 1869,
 			text: phraseMask{
 				{index: 5, bits: 6291456},
 			},
@@ -1765,7 +1765,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1866,
+			line: 1874,
 			text: phraseMask{
 				{index: 5, bits: 8388608},
 			},
@@ -1775,7 +1775,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1871,
+			line: 1879,
 			text: phraseMask{
 				{index: 5, bits: 16777216},
 			},
@@ -1785,7 +1785,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1883,
+			line: 1891,
 			text: phraseMask{
 				{index: 5, bits: 33554432},
 			},
@@ -1795,7 +1795,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1888,
+			line: 1896,
 			text: phraseMask{
 				{index: 5, bits: 469762048},
 			},
@@ -1805,7 +1805,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1893,
+			line: 1901,
 			text: phraseMask{
 				{index: 5, bits: 536870912},
 			},
@@ -1815,7 +1815,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 1898,
+			line: 1906,
 			text: phraseMask{
 				{index: 5, bits: 1073741824},
 			},
@@ -1910,7 +1910,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-expired",
 			file: "rules.yaml (built-in)",
-			line: 1915,
+			line: 1923,
 			text: phraseMask{
 				{index: 5, bits: 2147483648},
 			},
@@ -1920,7 +1920,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1920,
+			line: 1928,
 			text: phraseMask{
 				{index: 5, bits: 30064771072},
 			},
@@ -1930,7 +1930,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-relay",
 			file: "rules.yaml (built-in)",
-			line: 1928,
+			line: 1936,
 			text: phraseMask{
 				{index: 5, bits: 34359738368},
 			},
@@ -1940,7 +1940,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1933,
+			line: 1941,
 			text: phraseMask{
 				{index: 5, bits: 68719476736},
 			},
@@ -1950,7 +1950,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1940,
+			line: 1948,
 			text: phraseMask{
 				{index: 5, bits: 137438953472},
 			},
@@ -1961,7 +1961,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ses-suppressed",
 			file: "rules.yaml (built-in)",
-			line: 1946,
+			line: 1954,
 			text: phraseMask{
 				{index: 5, bits: 8246337208320},
 			},
@@ -1971,7 +1971,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-ip-policy-codes",
 			file: "rules.yaml (built-in)",
-			line: 1954,
+			line: 1962,
 			text: phraseMask{
 				{index: 5, bits: 61572651155456},
 			},
@@ -2040,7 +2040,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-ip-codes",
 			file: "rules.yaml (built-in)",
-			line: 1974,
+			line: 1982,
 			text: phraseMask{
 				{index: 5, bits: 17944029765304320},
 			},
@@ -2050,7 +2050,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-no-reverse-dns",
 			file: "rules.yaml (built-in)",
-			line: 1981,
+			line: 1989,
 			text: phraseMask{
 				{index: 5, bits: 54043195528445952},
 			},
@@ -2060,7 +2060,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1992,
+			line: 2000,
 			text: phraseMask{
 				{index: 5, bits: 72057594037927936},
 			},
@@ -2071,7 +2071,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1999,
+			line: 2007,
 			text: phraseMask{
 				{index: 5, bits: 144115188075855872},
 			},
@@ -2082,7 +2082,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2005,
+			line: 2013,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, detailLo: 911, detHi: 911},
@@ -2093,7 +2093,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2014,
+			line: 2022,
 			status: []statusPattern{
 				{class: 5, subject: 2},
 			},
@@ -2103,7 +2103,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2020,
+			line: 2028,
 			text: phraseMask{
 				{index: 5, bits: 288230376151711744},
 			},
@@ -2114,7 +2114,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2026,
+			line: 2034,
 			text: phraseMask{
 				{index: 5, bits: 576460752303423488},
 			},
@@ -2125,7 +2125,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2032,
+			line: 2040,
 			text: phraseMask{
 				{index: 5, bits: 3458764513820540928},
 			},
@@ -2136,7 +2136,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 2038,
+			line: 2046,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2147,7 +2147,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-data",
 			file: "rules.yaml (built-in)",
-			line: 2045,
+			line: 2053,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2199,7 +2199,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2058,
+			line: 2066,
 			text: phraseMask{
 				{index: 5, bits: 4611686018427387904},
 			},
@@ -2210,7 +2210,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2065,
+			line: 2073,
 			text: phraseMask{
 				{index: 5, bits: 9223372036854775808},
 			},
@@ -2221,7 +2221,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2071,
+			line: 2079,
 			text: phraseMask{
 				{index: 6, bits: 3},
 			},
@@ -2232,7 +2232,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2078,
+			line: 2086,
 			text: phraseMask{
 				{index: 6, bits: 60},
 			},
@@ -2243,7 +2243,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-hasmoved",
 			file: "rules.yaml (built-in)",
-			line: 2085,
+			line: 2093,
 			text: phraseMask{
 				{index: 6, bits: 64},
 			},
@@ -2254,7 +2254,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2091,
+			line: 2099,
 			text: phraseMask{
 				{index: 3, bits: 67108864},
 			},
@@ -2265,7 +2265,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2097,
+			line: 2105,
 			text: phraseMask{
 				{index: 6, bits: 128},
 			},
@@ -2276,7 +2276,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2103,
+			line: 2111,
 			text: phraseMask{
 				{index: 6, bits: 256},
 			},
@@ -2287,7 +2287,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2109,
+			line: 2117,
 			text: phraseMask{
 				{index: 6, bits: 512},
 			},
@@ -2346,7 +2346,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-policyviolation-by-reply",
 			file: "rules.yaml (built-in)",
-			line: 2127,
+			line: 2135,
 			all:  []int32{394, 393},
 			then: thenDef{
 				Reason: "policyviolation",
@@ -2401,7 +2401,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2134,
+			line: 2142,
 			text: phraseMask{
 				{index: 6, bits: 2048},
 			},
@@ -2412,7 +2412,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2140,
+			line: 2148,
 			text: phraseMask{
 				{index: 6, bits: 4096},
 			},
@@ -2423,7 +2423,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2146,
+			line: 2154,
 			text: phraseMask{
 				{index: 6, bits: 57344},
 			},
@@ -2434,7 +2434,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2152,
+			line: 2160,
 			text: phraseMask{
 				{index: 6, bits: 196608},
 			},
@@ -2445,7 +2445,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2158,
+			line: 2166,
 			text: phraseMask{
 				{index: 6, bits: 786432},
 			},
@@ -2456,7 +2456,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2164,
+			line: 2172,
 			text: phraseMask{
 				{index: 6, bits: 3145728},
 			},
@@ -2467,7 +2467,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2170,
+			line: 2178,
 			text: phraseMask{
 				{index: 6, bits: 4194304},
 			},
@@ -2478,7 +2478,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2176,
+			line: 2184,
 			text: phraseMask{
 				{index: 6, bits: 8388608},
 			},
@@ -2489,7 +2489,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2182,
+			line: 2190,
 			text: phraseMask{
 				{index: 6, bits: 117440512},
 			},
@@ -2500,7 +2500,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2189,
+			line: 2197,
 			text: phraseMask{
 				{index: 6, bits: 134217728},
 			},
@@ -2511,7 +2511,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-text-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2195,
+			line: 2203,
 			text: phraseMask{
 				{index: 6, bits: 268435456},
 			},
@@ -2522,7 +2522,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2201,
+			line: 2209,
 			text: phraseMask{
 				{index: 6, bits: 1610612736},
 			},
@@ -2533,7 +2533,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-expired",
 			file: "rules.yaml (built-in)",
-			line: 2207,
+			line: 2215,
 			text: phraseMask{
 				{index: 6, bits: 6442450944},
 			},
@@ -2544,7 +2544,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2213,
+			line: 2221,
 			text: phraseMask{
 				{index: 6, bits: 8589934592},
 			},
@@ -2555,7 +2555,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2219,
+			line: 2227,
 			text: phraseMask{
 				{index: 6, bits: 17179869184},
 			},
@@ -2566,7 +2566,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2225,
+			line: 2233,
 			text: phraseMask{
 				{index: 6, bits: 34359738368},
 			},
@@ -2577,7 +2577,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2231,
+			line: 2239,
 			text: phraseMask{
 				{index: 6, bits: 68719476736},
 			},
@@ -2588,7 +2588,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2237,
+			line: 2245,
 			text: phraseMask{
 				{index: 6, bits: 412316860416},
 			},
@@ -2599,7 +2599,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit-5.2.3",
 			file: "rules.yaml (built-in)",
-			line: 2243,
+			line: 2251,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -2613,7 +2613,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig-5.3.4",
 			file: "rules.yaml (built-in)",
-			line: 2255,
+			line: 2263,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -2627,7 +2627,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc-5.1.7",
 			file: "rules.yaml (built-in)",
-			line: 2262,
+			line: 2270,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -2641,7 +2641,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown-5.1.3",
 			file: "rules.yaml (built-in)",
-			line: 2269,
+			line: 2277,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -2655,7 +2655,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2276,
+			line: 2284,
 			text: phraseMask{
 				{index: 6, bits: 4501400604114944},
 			},
@@ -2666,7 +2666,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2287,
+			line: 2295,
 			text: phraseMask{
 				{index: 6, bits: 67553994410557440},
 			},
@@ -2677,7 +2677,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 2301,
+			line: 2309,
 			text: phraseMask{
 				{index: 6, bits: 216172782113783808},
 			},
@@ -2740,7 +2740,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate",
 			file: "rules.yaml (built-in)",
-			line: 2312,
+			line: 2320,
 			text: phraseMask{
 				{index: 6, bits: 216172782113783808},
 			},
@@ -2800,7 +2800,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2322,
+			line: 2330,
 			text: phraseMask{
 				{index: 6, bits: 4323455642275676160},
 			},
@@ -2811,7 +2811,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2331,
+			line: 2339,
 			text: phraseMask{
 				{index: 6, bits: 13835058055282163712},
 				{index: 7, bits: 7},
@@ -2823,7 +2823,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-expired",
 			file: "rules.yaml (built-in)",
-			line: 2339,
+			line: 2347,
 			text: phraseMask{
 				{index: 7, bits: 24},
 			},
@@ -2834,7 +2834,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2345,
+			line: 2353,
 			text: phraseMask{
 				{index: 7, bits: 480},
 			},
@@ -2845,7 +2845,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mailboxfull-inactive",
 			file: "rules.yaml (built-in)",
-			line: 2352,
+			line: 2360,
 			text: phraseMask{
 				{index: 7, bits: 1536},
 			},
@@ -2895,7 +2895,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2366,
+			line: 2374,
 			text: phraseMask{
 				{index: 7, bits: 14848},
 			},
@@ -2906,7 +2906,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2373,
+			line: 2381,
 			text: phraseMask{
 				{index: 7, bits: 16384},
 			},
@@ -2917,7 +2917,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2379,
+			line: 2387,
 			text: phraseMask{
 				{index: 7, bits: 32768},
 			},
@@ -2928,7 +2928,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2385,
+			line: 2393,
 			text: phraseMask{
 				{index: 7, bits: 458752},
 			},
@@ -2939,7 +2939,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 2392,
+			line: 2400,
 			text: phraseMask{
 				{index: 7, bits: 66584576},
 			},
@@ -2950,7 +2950,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2401,
+			line: 2409,
 			text: phraseMask{
 				{index: 7, bits: 1006632960},
 			},
@@ -2961,7 +2961,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2410,
+			line: 2418,
 			text: phraseMask{
 				{index: 7, bits: 3221225472},
 			},
@@ -2972,7 +2972,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2416,
+			line: 2424,
 			text: phraseMask{
 				{index: 7, bits: 64424509440},
 			},
@@ -2983,7 +2983,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2424,
+			line: 2432,
 			text: phraseMask{
 				{index: 7, bits: 17523466567680},
 			},
@@ -2994,7 +2994,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2433,
+			line: 2441,
 			text: phraseMask{
 				{index: 7, bits: 52776558133248},
 			},
@@ -3005,7 +3005,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2439,
+			line: 2447,
 			text: phraseMask{
 				{index: 3, bits: 576460752303423488},
 				{index: 7, bits: 8936830510563328},
@@ -3017,7 +3017,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2448,
+			line: 2456,
 			text: phraseMask{
 				{index: 7, bits: 27021597764222976},
 			},
@@ -3028,7 +3028,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2454,
+			line: 2462,
 			text: phraseMask{
 				{index: 7, bits: 4575657221408423936},
 			},
@@ -3039,7 +3039,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2463,
+			line: 2471,
 			text: phraseMask{
 				{index: 7, bits: 13835058055282163712},
 			},
@@ -3050,7 +3050,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2469,
+			line: 2477,
 			text: phraseMask{
 				{index: 8, bits: 3},
 			},
@@ -3061,7 +3061,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2476,
+			line: 2484,
 			text: phraseMask{
 				{index: 8, bits: 65532},
 			},
@@ -3072,7 +3072,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2486,
+			line: 2494,
 			text: phraseMask{
 				{index: 8, bits: 65536},
 			},
@@ -3083,7 +3083,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2494,
+			line: 2502,
 			text: phraseMask{
 				{index: 8, bits: 131072},
 			},
@@ -3094,7 +3094,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2500,
+			line: 2508,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -3114,7 +3114,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2508,
+			line: 2516,
 			status: []statusPattern{
 				{none: true},
 				{class: 4, subject: -1, detailLo: -1, detHi: -1},
@@ -3136,7 +3136,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2516,
+			line: 2524,
 			text: phraseMask{
 				{index: 8, bits: 1048576},
 			},
@@ -3147,7 +3147,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2524,
+			line: 2532,
 			text: phraseMask{
 				{index: 8, bits: 6291456},
 			},
@@ -3162,7 +3162,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.650-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2531,
+			line: 2539,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 650, detHi: 650},
 			},
@@ -3224,7 +3224,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.2-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2559,
+			line: 2567,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -3238,7 +3238,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.4-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2566,
+			line: 2574,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -3252,7 +3252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.0-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2573,
+			line: 2581,
 			status: []statusPattern{
 				{class: 5, subject: 3},
 			},
@@ -3266,7 +3266,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.11-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2580,
+			line: 2588,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 11, detHi: 11},
 			},
@@ -3280,7 +3280,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.6-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2587,
+			line: 2595,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -3294,7 +3294,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.3-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2594,
+			line: 2602,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -3308,7 +3308,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.1-expired",
 			file: "rules.yaml (built-in)",
-			line: 2601,
+			line: 2609,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -3322,7 +3322,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.300-expired",
 			file: "rules.yaml (built-in)",
-			line: 2608,
+			line: 2616,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 300, detHi: 300},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3336,7 +3336,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.8-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2614,
+			line: 2622,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 8, detHi: 8},
 				{class: 5, subject: 4, detailLo: 8, detHi: 8},
@@ -3351,7 +3351,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.317-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2621,
+			line: 2629,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 317, detHi: 317},
 				{class: 5, subject: 4, detailLo: 317, detHi: 317},
@@ -3365,7 +3365,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.5-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2627,
+			line: 2635,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 5, detHi: 5},
 				{class: 5, subject: 7, detailLo: 5, detHi: 5},
@@ -3380,7 +3380,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.51-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2634,
+			line: 2642,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 51, detHi: 51},
 			},
@@ -3394,7 +3394,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.321-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2641,
+			line: 2649,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 321, detHi: 321},
 				{class: 5, subject: 7, detailLo: 321, detHi: 321},
@@ -3408,7 +3408,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.322-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2647,
+			line: 2655,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 322, detHi: 322},
 			},
@@ -3421,7 +3421,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.323-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2653,
+			line: 2661,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 323, detHi: 323},
 				{class: 5, subject: 7, detailLo: 323, detHi: 323},
@@ -3435,7 +3435,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.324-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2659,
+			line: 2667,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 324, detHi: 324},
 				{class: 5, subject: 7, detailLo: 324, detHi: 324},
@@ -3449,7 +3449,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.325-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2665,
+			line: 2673,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 325, detHi: 325},
 				{class: 5, subject: 7, detailLo: 325, detHi: 325},
@@ -3463,7 +3463,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.4-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2671,
+			line: 2679,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -3477,7 +3477,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.312-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2678,
+			line: 2686,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 312, detHi: 312},
 				{class: 5, subject: 4, detailLo: 312, detHi: 312},
@@ -3491,7 +3491,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.316-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2684,
+			line: 2692,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 316, detHi: 316},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3505,7 +3505,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.4-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2690,
+			line: 2698,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3519,7 +3519,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.64-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2697,
+			line: 2705,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
@@ -3592,7 +3592,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2713,
+			line: 2721,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3606,7 +3606,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.4-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2720,
+			line: 2728,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3620,7 +3620,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2727,
+			line: 2735,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3634,7 +3634,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.350-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2734,
+			line: 2742,
 			status: []statusPattern{
 				{class: 5, detailLo: 350, detHi: 350},
 			},
@@ -3647,7 +3647,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-transport-rule-code",
 			file: "rules.yaml (built-in)",
-			line: 2740,
+			line: 2748,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 900, detHi: 999},
 			},
@@ -3720,7 +3720,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.7-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2765,
+			line: 2773,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -3734,7 +3734,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.750-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2772,
+			line: 2780,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 750, detHi: 750},
 			},
@@ -3747,7 +3747,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.3-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2778,
+			line: 2786,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -3761,7 +3761,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2785,
+			line: 2793,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3775,7 +3775,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2792,
+			line: 2800,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3789,7 +3789,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2799,
+			line: 2807,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3803,7 +3803,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.3-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2806,
+			line: 2814,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -3817,7 +3817,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.2-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2813,
+			line: 2821,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -3831,7 +3831,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2820,
+			line: 2828,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3845,7 +3845,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.5-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2827,
+			line: 2835,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -3859,7 +3859,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2834,
+			line: 2842,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -3873,7 +3873,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2841,
+			line: 2849,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -3887,7 +3887,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2848,
+			line: 2856,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -3901,7 +3901,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.14-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2855,
+			line: 2863,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 14, detHi: 14},
 			},
@@ -3915,7 +3915,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.3-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2862,
+			line: 2870,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -3929,7 +3929,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2869,
+			line: 2877,
 			status: []statusPattern{
 				{class: 4, subject: 7},
 			},
@@ -3943,7 +3943,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.24-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2876,
+			line: 2884,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 24, detHi: 24},
 			},
@@ -3957,7 +3957,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.25-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2883,
+			line: 2891,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 25, detHi: 25},
 			},
@@ -3971,7 +3971,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.28-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2890,
+			line: 2898,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 28, detHi: 28},
 			},
@@ -3985,7 +3985,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.318-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2897,
+			line: 2905,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 318, detHi: 318},
 				{class: 5, subject: 4, detailLo: 318, detHi: 318},
@@ -3999,7 +3999,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-throttled-sending-ip",
 			file: "rules.yaml (built-in)",
-			line: 2903,
+			line: 2911,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -4070,7 +4070,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-throttled-sending-ip-final",
 			file: "rules.yaml (built-in)",
-			line: 2924,
+			line: 2932,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -4138,7 +4138,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.500-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2937,
+			line: 2945,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 500},
 			},
@@ -4151,7 +4151,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.700-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2943,
+			line: 2951,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 700, detHi: 700},
 			},
@@ -4164,7 +4164,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.1-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 2949,
+			line: 2957,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -4178,7 +4178,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.5.3-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2956,
+			line: 2964,
 			status: []statusPattern{
 				{class: 4, subject: 5, detailLo: 3, detHi: 3},
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
@@ -4193,7 +4193,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.652-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2963,
+			line: 2971,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 652, detHi: 652},
 			},
@@ -4206,7 +4206,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.3-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2969,
+			line: 2977,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -4220,7 +4220,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-5-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2976,
+			line: 2984,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 5},
 			},
@@ -4234,7 +4234,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.6-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2983,
+			line: 2991,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -4248,7 +4248,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.0-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2990,
+			line: 2998,
 			status: []statusPattern{
 				{class: 5, subject: 5},
 			},
@@ -4262,7 +4262,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.2-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2997,
+			line: 3005,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -4276,7 +4276,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.351-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3004,
+			line: 3012,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 351, detHi: 351},
 			},
@@ -4289,7 +4289,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 3010,
+			line: 3018,
 			text: phraseMask{
 				{index: 9, bits: 14680064},
 			},
@@ -4300,7 +4300,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 3020,
+			line: 3028,
 			text: phraseMask{
 				{index: 9, bits: 50331648},
 			},
@@ -4311,7 +4311,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3026,
+			line: 3034,
 			text: phraseMask{
 				{index: 9, bits: 469762048},
 			},
@@ -4322,7 +4322,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-expired",
 			file: "rules.yaml (built-in)",
-			line: 3032,
+			line: 3040,
 			text: phraseMask{
 				{index: 9, bits: 536870912},
 			},
@@ -4333,7 +4333,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 3038,
+			line: 3046,
 			text: phraseMask{
 				{index: 9, bits: 16106127360},
 			},
@@ -4344,7 +4344,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3045,
+			line: 3053,
 			text: phraseMask{
 				{index: 9, bits: 17179869184},
 			},
@@ -4355,7 +4355,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3051,
+			line: 3059,
 			text: phraseMask{
 				{index: 9, bits: 103079215104},
 			},
@@ -4366,7 +4366,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3057,
+			line: 3065,
 			text: phraseMask{
 				{index: 9, bits: 412316860416},
 			},
@@ -4377,7 +4377,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3063,
+			line: 3071,
 			text: phraseMask{
 				{index: 9, bits: 549755813888},
 			},
@@ -4388,7 +4388,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 3069,
+			line: 3077,
 			text: phraseMask{
 				{index: 4, bits: 192},
 				{index: 9, bits: 7696581394432},
@@ -4400,7 +4400,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3077,
+			line: 3085,
 			text: phraseMask{
 				{index: 4, bits: 36},
 				{index: 3, bits: 6917529027641081856},
@@ -4413,7 +4413,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3087,
+			line: 3095,
 			text: phraseMask{
 				{index: 9, bits: 246290604621824},
 			},
@@ -4424,7 +4424,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3094,
+			line: 3102,
 			text: phraseMask{
 				{index: 9, bits: 4222124650659840},
 			},
@@ -4435,7 +4435,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3101,
+			line: 3109,
 			text: phraseMask{
 				{index: 9, bits: 13510798882111488},
 				{index: 1, bits: 16384},
@@ -4447,7 +4447,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3108,
+			line: 3116,
 			text: phraseMask{
 				{index: 8, bits: 4503599627370496},
 				{index: 9, bits: 54043195528445952},
@@ -4459,7 +4459,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 3114,
+			line: 3122,
 			text: phraseMask{
 				{index: 9, bits: 72057594037927936},
 			},
@@ -4470,7 +4470,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3120,
+			line: 3128,
 			text: phraseMask{
 				{index: 9, bits: 144115188075855872},
 			},
@@ -4481,7 +4481,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3126,
+			line: 3134,
 			text: phraseMask{
 				{index: 9, bits: 262144},
 			},
@@ -4492,7 +4492,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 3132,
+			line: 3140,
 			text: phraseMask{
 				{index: 9, bits: 864691128455135232},
 			},
@@ -4503,7 +4503,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3142,
+			line: 3150,
 			text: phraseMask{
 				{index: 9, bits: 8070450532247928832},
 			},
@@ -4514,7 +4514,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3148,
+			line: 3156,
 			text: phraseMask{
 				{index: 9, bits: 9223372036854775808},
 			},
@@ -4525,7 +4525,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3154,
+			line: 3162,
 			text: phraseMask{
 				{index: 10, bits: 3},
 			},
@@ -4536,7 +4536,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 3160,
+			line: 3168,
 			text: phraseMask{
 				{index: 10, bits: 12},
 			},
@@ -4547,7 +4547,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-speeding",
 			file: "rules.yaml (built-in)",
-			line: 3166,
+			line: 3174,
 			text: phraseMask{
 				{index: 10, bits: 48},
 			},
@@ -4558,7 +4558,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3172,
+			line: 3180,
 			text: phraseMask{
 				{index: 10, bits: 64},
 			},
@@ -4569,7 +4569,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3178,
+			line: 3186,
 			text: phraseMask{
 				{index: 10, bits: 128},
 			},
@@ -4580,7 +4580,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3184,
+			line: 3192,
 			text: phraseMask{
 				{index: 10, bits: 3840},
 			},
@@ -4591,7 +4591,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3191,
+			line: 3199,
 			text: phraseMask{
 				{index: 10, bits: 4096},
 			},
@@ -4602,7 +4602,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 3197,
+			line: 3205,
 			text: phraseMask{
 				{index: 10, bits: 8192},
 			},
@@ -4613,7 +4613,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3208,
+			line: 3216,
 			text: phraseMask{
 				{index: 10, bits: 49152},
 			},
@@ -4658,7 +4658,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3219,
+			line: 3227,
 			text: phraseMask{
 				{index: 10, bits: 65536},
 			},
@@ -4669,7 +4669,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 3225,
+			line: 3233,
 			text: phraseMask{
 				{index: 10, bits: 131072},
 			},
@@ -4680,7 +4680,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 3231,
+			line: 3239,
 			text: phraseMask{
 				{index: 10, bits: 262144},
 			},
@@ -4739,7 +4739,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-policyviolation-by-reply",
 			file: "rules.yaml (built-in)",
-			line: 3256,
+			line: 3264,
 			all:  []int32{658, 659},
 			then: thenDef{
 				Reason: "policyviolation",
@@ -4794,7 +4794,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints-expired",
 			file: "rules.yaml (built-in)",
-			line: 3262,
+			line: 3270,
 			text: phraseMask{
 				{index: 10, bits: 1048576},
 			},
@@ -4863,7 +4863,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints",
 			file: "rules.yaml (built-in)",
-			line: 3275,
+			line: 3283,
 			text: phraseMask{
 				{index: 10, bits: 1048576},
 			},
@@ -4929,7 +4929,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3285,
+			line: 3293,
 			text: phraseMask{
 				{index: 10, bits: 6291456},
 			},
@@ -4940,7 +4940,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-speeding",
 			file: "rules.yaml (built-in)",
-			line: 3293,
+			line: 3301,
 			text: phraseMask{
 				{index: 10, bits: 8388608},
 			},
@@ -4951,7 +4951,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3299,
+			line: 3307,
 			text: phraseMask{
 				{index: 10, bits: 50331648},
 			},
@@ -4962,7 +4962,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3305,
+			line: 3313,
 			text: phraseMask{
 				{index: 10, bits: 67108864},
 			},
@@ -4973,7 +4973,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3311,
+			line: 3319,
 			text: phraseMask{
 				{index: 10, bits: 134217728},
 			},
@@ -4984,7 +4984,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3317,
+			line: 3325,
 			text: phraseMask{
 				{index: 10, bits: 268439552},
 			},
@@ -4995,7 +4995,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-submission-quota",
 			file: "rules.yaml (built-in)",
-			line: 3329,
+			line: 3337,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 2, detHi: 2},
 				{class: 4, subject: 2, detailLo: 2, detHi: 2},
@@ -5045,7 +5045,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-recipient-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 3345,
+			line: 3353,
 			text: phraseMask{
 				{index: 10, bits: 515396075520},
 			},
@@ -5089,7 +5089,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-sending-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 3357,
+			line: 3365,
 			text: phraseMask{
 				{index: 10, bits: 8246337208320},
 				{index: 7, bits: 562949953421312},
@@ -5133,7 +5133,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "relay-denied-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 3371,
+			line: 3379,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -5207,7 +5207,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-authrequired-recipient",
 			file: "rules.yaml (built-in)",
-			line: 3396,
+			line: 3404,
 			text: phraseMask{
 				{index: 10, bits: 288230376151711744},
 			},
@@ -5257,7 +5257,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "not-authenticated-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 3405,
+			line: 3413,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -5316,7 +5316,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.1-delivery-not-authorized",
 			file: "rules.yaml (built-in)",
-			line: 3420,
+			line: 3428,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -5418,7 +5418,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.1.10-null-mx",
 			file: "rules.yaml (built-in)",
-			line: 3447,
+			line: 3455,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 				{class: 4, subject: 1, detailLo: 10, detHi: 10},
@@ -5473,7 +5473,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.7.13-account-disabled",
 			file: "rules.yaml (built-in)",
-			line: 3459,
+			line: 3467,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 				{class: 4, subject: 7, detailLo: 13, detHi: 13},
@@ -5514,7 +5514,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.26-ipv6-unauthenticated",
 			file: "rules.yaml (built-in)",
-			line: 3473,
+			line: 3481,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 26, detHi: 26},
 			},
@@ -5563,7 +5563,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.500-699",
 			file: "rules.yaml (built-in)",
-			line: 3482,
+			line: 3490,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -5612,7 +5612,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.850-899",
 			file: "rules.yaml (built-in)",
-			line: 3491,
+			line: 3499,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 850, detHi: 899},
 			},
@@ -5661,7 +5661,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.10",
 			file: "rules.yaml (built-in)",
-			line: 3500,
+			line: 3508,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -5710,7 +5710,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.90",
 			file: "rules.yaml (built-in)",
-			line: 3510,
+			line: 3518,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 90, detHi: 90},
 			},
@@ -5752,7 +5752,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.121",
 			file: "rules.yaml (built-in)",
-			line: 3519,
+			line: 3527,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 121, detHi: 121},
 			},
@@ -5801,7 +5801,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.122",
 			file: "rules.yaml (built-in)",
-			line: 3528,
+			line: 3536,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 122, detHi: 122},
 			},
@@ -5850,7 +5850,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.3.190",
 			file: "rules.yaml (built-in)",
-			line: 3537,
+			line: 3545,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 190, detHi: 190},
 			},
@@ -5899,7 +5899,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.12",
 			file: "rules.yaml (built-in)",
-			line: 3546,
+			line: 3554,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -5948,7 +5948,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.124",
 			file: "rules.yaml (built-in)",
-			line: 3555,
+			line: 3563,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 124, detHi: 124},
 			},
@@ -5997,7 +5997,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.133",
 			file: "rules.yaml (built-in)",
-			line: 3564,
+			line: 3572,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 133, detHi: 133},
 			},
@@ -6046,7 +6046,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.134",
 			file: "rules.yaml (built-in)",
-			line: 3573,
+			line: 3581,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 134, detHi: 134},
 			},
@@ -6095,7 +6095,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.13",
 			file: "rules.yaml (built-in)",
-			line: 3582,
+			line: 3590,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -6144,7 +6144,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.135",
 			file: "rules.yaml (built-in)",
-			line: 3591,
+			line: 3599,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 135, detHi: 135},
 			},
@@ -6193,7 +6193,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.136",
 			file: "rules.yaml (built-in)",
-			line: 3600,
+			line: 3608,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 136, detHi: 136},
 			},
@@ -6242,7 +6242,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.23-spf",
 			file: "rules.yaml (built-in)",
-			line: 3609,
+			line: 3617,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 23, detHi: 23},
 			},
@@ -6298,7 +6298,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.25",
 			file: "rules.yaml (built-in)",
-			line: 3618,
+			line: 3626,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -6355,7 +6355,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.57",
 			file: "rules.yaml (built-in)",
-			line: 3627,
+			line: 3635,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 57, detHi: 57},
 			},
@@ -6404,7 +6404,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.501",
 			file: "rules.yaml (built-in)",
-			line: 3636,
+			line: 3644,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 501, detHi: 501},
 			},
@@ -6453,7 +6453,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.502",
 			file: "rules.yaml (built-in)",
-			line: 3647,
+			line: 3655,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 502, detHi: 502},
 			},
@@ -6502,7 +6502,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.503",
 			file: "rules.yaml (built-in)",
-			line: 3656,
+			line: 3664,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 503, detHi: 503},
 			},
@@ -6551,7 +6551,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.504",
 			file: "rules.yaml (built-in)",
-			line: 3665,
+			line: 3673,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 504, detHi: 504},
 			},
@@ -6600,7 +6600,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.505",
 			file: "rules.yaml (built-in)",
-			line: 3676,
+			line: 3684,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 505, detHi: 505},
 			},
@@ -6649,7 +6649,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.506",
 			file: "rules.yaml (built-in)",
-			line: 3688,
+			line: 3696,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 506, detHi: 506},
 			},
@@ -6698,7 +6698,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.507",
 			file: "rules.yaml (built-in)",
-			line: 3697,
+			line: 3705,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 507, detHi: 507},
 			},
@@ -6747,7 +6747,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.508",
 			file: "rules.yaml (built-in)",
-			line: 3706,
+			line: 3714,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 508, detHi: 508},
 			},
@@ -6796,7 +6796,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.509",
 			file: "rules.yaml (built-in)",
-			line: 3715,
+			line: 3723,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 509, detHi: 509},
 			},
@@ -6852,7 +6852,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.64-tenantattribution",
 			file: "rules.yaml (built-in)",
-			line: 3724,
+			line: 3732,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
@@ -6920,7 +6920,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.510",
 			file: "rules.yaml (built-in)",
-			line: 3736,
+			line: 3744,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 510, detHi: 510},
 			},
@@ -6969,7 +6969,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.511",
 			file: "rules.yaml (built-in)",
-			line: 3746,
+			line: 3754,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 511, detHi: 511},
 			},
@@ -7018,7 +7018,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.512",
 			file: "rules.yaml (built-in)",
-			line: 3755,
+			line: 3763,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 512, detHi: 512},
 			},
@@ -7067,7 +7067,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.513",
 			file: "rules.yaml (built-in)",
-			line: 3764,
+			line: 3772,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 513, detHi: 513},
 			},
@@ -7124,7 +7124,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.515",
 			file: "rules.yaml (built-in)",
-			line: 3773,
+			line: 3781,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 515, detHi: 515},
 			},
@@ -7180,7 +7180,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.520",
 			file: "rules.yaml (built-in)",
-			line: 3785,
+			line: 3793,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 520, detHi: 520},
 			},
@@ -7222,7 +7222,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.233",
 			file: "rules.yaml (built-in)",
-			line: 3794,
+			line: 3802,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 233, detHi: 233},
 			},
@@ -7264,7 +7264,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.606-649",
 			file: "rules.yaml (built-in)",
-			line: 3803,
+			line: 3811,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 606, detHi: 649},
 			},
@@ -7330,7 +7330,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.703",
 			file: "rules.yaml (built-in)",
-			line: 3812,
+			line: 3820,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 703, detHi: 703},
 			},
@@ -7372,7 +7372,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.700-749",
 			file: "rules.yaml (built-in)",
-			line: 3821,
+			line: 3829,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 700, detHi: 749},
 			},
@@ -7421,7 +7421,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.310-no-domain",
 			file: "rules.yaml (built-in)",
-			line: 3832,
+			line: 3840,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 310, detHi: 310},
 			},
@@ -7457,7 +7457,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-helo-refused",
 			file: "rules.yaml (built-in)",
-			line: 3848,
+			line: 3856,
 			text: phraseMask{
 				{index: 11, bits: 4194304},
 			},
@@ -7467,7 +7467,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-courier-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3855,
+			line: 3863,
 			text: phraseMask{
 				{index: 11, bits: 8388608},
 			},
@@ -7477,7 +7477,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-filtered",
 			file: "rules.yaml (built-in)",
-			line: 3860,
+			line: 3868,
 			text: phraseMask{
 				{index: 11, bits: 16777216},
 			},
@@ -7487,7 +7487,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3865,
+			line: 3873,
 			text: phraseMask{
 				{index: 11, bits: 100663296},
 			},
@@ -7497,7 +7497,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3874,
+			line: 3882,
 			text: phraseMask{
 				{index: 11, bits: 4160749568},
 			},
@@ -7507,7 +7507,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown-pairs",
 			file: "rules.yaml (built-in)",
-			line: 3881,
+			line: 3889,
 			text: phraseMask{
 				{index: 11, bits: 4294967296},
 			},
@@ -7520,7 +7520,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-expired",
 			file: "rules.yaml (built-in)",
-			line: 3887,
+			line: 3895,
 			text: phraseMask{
 				{index: 11, bits: 8589934592},
 			},
@@ -7530,7 +7530,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3892,
+			line: 3900,
 			text: phraseMask{
 				{index: 11, bits: 17179869184},
 			},
@@ -7540,7 +7540,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-einsundeins-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3897,
+			line: 3905,
 			text: phraseMask{
 				{index: 11, bits: 34359738368},
 			},
@@ -7550,7 +7550,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exim-mx-hosts-without-address",
 			file: "rules.yaml (built-in)",
-			line: 3910,
+			line: 3918,
 			text: phraseMask{
 				{index: 11, bits: 206158430208},
 			},
@@ -7601,7 +7601,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3920,
+			line: 3928,
 			text: phraseMask{
 				{index: 11, bits: 274877906944},
 			},
@@ -7611,7 +7611,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3928,
+			line: 3936,
 			text: phraseMask{
 				{index: 11, bits: 549755813888},
 			},
@@ -7621,7 +7621,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3933,
+			line: 3941,
 			text: phraseMask{
 				{index: 11, bits: 3298534883328},
 			},
@@ -7631,7 +7631,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3938,
+			line: 3946,
 			text: phraseMask{
 				{index: 11, bits: 65970697666560},
 			},
@@ -7641,7 +7641,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3944,
+			line: 3952,
 			text: phraseMask{
 				{index: 11, bits: 1055531162664960},
 			},
@@ -7651,7 +7651,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lines-too-long",
 			file: "rules.yaml (built-in)",
-			line: 3956,
+			line: 3964,
 			text: phraseMask{
 				{index: 11, bits: 7881299347898368},
 			},
@@ -7701,7 +7701,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 3965,
+			line: 3973,
 			text: phraseMask{
 				{index: 11, bits: 9007199254740992},
 			},
@@ -7711,7 +7711,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-expired",
 			file: "rules.yaml (built-in)",
-			line: 3970,
+			line: 3978,
 			text: phraseMask{
 				{index: 11, bits: 18014398509481984},
 			},
@@ -7721,7 +7721,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3975,
+			line: 3983,
 			text: phraseMask{
 				{index: 11, bits: 36028797018963968},
 			},
@@ -7731,7 +7731,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3980,
+			line: 3988,
 			text: phraseMask{
 				{index: 11, bits: 216172782113783808},
 			},
@@ -7741,7 +7741,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3985,
+			line: 3993,
 			text: phraseMask{
 				{index: 11, bits: 18158513697557839872},
 				{index: 12, bits: 1},
@@ -7752,7 +7752,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3992,
+			line: 4000,
 			text: phraseMask{
 				{index: 12, bits: 126},
 			},
@@ -7762,7 +7762,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3998,
+			line: 4006,
 			text: phraseMask{
 				{index: 12, bits: 128},
 			},
@@ -7772,7 +7772,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-expired",
 			file: "rules.yaml (built-in)",
-			line: 4003,
+			line: 4011,
 			text: phraseMask{
 				{index: 12, bits: 1792},
 			},
@@ -7782,7 +7782,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4010,
+			line: 4018,
 			text: phraseMask{
 				{index: 12, bits: 6144},
 			},
@@ -7792,7 +7792,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmx-expired",
 			file: "rules.yaml (built-in)",
-			line: 4015,
+			line: 4023,
 			text: phraseMask{
 				{index: 12, bits: 8192},
 			},
@@ -7802,7 +7802,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4020,
+			line: 4028,
 			text: phraseMask{
 				{index: 8, bits: 786432},
 			},
@@ -7812,7 +7812,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4025,
+			line: 4033,
 			text: phraseMask{
 				{index: 8, bits: 65536},
 			},
@@ -7822,7 +7822,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4030,
+			line: 4038,
 			text: phraseMask{
 				{index: 8, bits: 131072},
 			},
@@ -7832,7 +7832,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4035,
+			line: 4043,
 			text: phraseMask{
 				{index: 12, bits: 16384},
 			},
@@ -7842,7 +7842,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4040,
+			line: 4048,
 			text: phraseMask{
 				{index: 12, bits: 32768},
 			},
@@ -7852,7 +7852,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 4045,
+			line: 4053,
 			text: phraseMask{
 				{index: 12, bits: 65536},
 			},
@@ -7862,7 +7862,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 4050,
+			line: 4058,
 			text: phraseMask{
 				{index: 12, bits: 131072},
 			},
@@ -7872,7 +7872,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-compuserve-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4055,
+			line: 4063,
 			text: phraseMask{
 				{index: 12, bits: 786432},
 			},
@@ -7882,7 +7882,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4064,
+			line: 4072,
 			text: phraseMask{
 				{index: 12, bits: 1048576},
 			},
@@ -7892,7 +7892,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 4069,
+			line: 4077,
 			text: phraseMask{
 				{index: 12, bits: 2097152},
 			},
@@ -7902,7 +7902,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4074,
+			line: 4082,
 			text: phraseMask{
 				{index: 12, bits: 4194304},
 			},
@@ -7912,7 +7912,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-messagingserver-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4079,
+			line: 4087,
 			text: phraseMask{
 				{index: 12, bits: 8388608},
 			},
@@ -7922,7 +7922,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4084,
+			line: 4092,
 			text: phraseMask{
 				{index: 12, bits: 16777216},
 			},
@@ -7932,7 +7932,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4089,
+			line: 4097,
 			text: phraseMask{
 				{index: 12, bits: 100663296},
 			},
@@ -7942,7 +7942,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-expired",
 			file: "rules.yaml (built-in)",
-			line: 4095,
+			line: 4103,
 			text: phraseMask{
 				{index: 12, bits: 134217728},
 			},
@@ -7952,7 +7952,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 4100,
+			line: 4108,
 			text: phraseMask{
 				{index: 12, bits: 268435456},
 			},
@@ -7962,7 +7962,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4105,
+			line: 4113,
 			text: phraseMask{
 				{index: 12, bits: 136902082560},
 			},
@@ -7972,7 +7972,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4112,
+			line: 4120,
 			text: phraseMask{
 				{index: 12, bits: 962072674304},
 			},
@@ -7982,7 +7982,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 4117,
+			line: 4125,
 			text: phraseMask{
 				{index: 12, bits: 1099511627776},
 			},
@@ -7992,7 +7992,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 4122,
+			line: 4130,
 			text: phraseMask{
 				{index: 12, bits: 32985348833280},
 			},
@@ -8002,7 +8002,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4128,
+			line: 4136,
 			text: phraseMask{
 				{index: 12, bits: 144080003703767040},
 			},
@@ -8012,7 +8012,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4138,
+			line: 4146,
 			text: phraseMask{
 				{index: 12, bits: 432345564227567616},
 			},
@@ -8022,7 +8022,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4143,
+			line: 4151,
 			text: phraseMask{
 				{index: 12, bits: 576460752303423488},
 			},
@@ -8032,7 +8032,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4148,
+			line: 4156,
 			text: phraseMask{
 				{index: 12, bits: 1152921504606846976},
 			},
@@ -8042,7 +8042,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 4153,
+			line: 4161,
 			text: phraseMask{
 				{index: 12, bits: 2305843009213693952},
 			},
@@ -8052,7 +8052,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "qmail-mx-points-here",
 			file: "rules.yaml (built-in)",
-			line: 4158,
+			line: 4166,
 			text: phraseMask{
 				{index: 12, bits: 4611686018427387904},
 			},
@@ -8110,7 +8110,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4174,
+			line: 4182,
 			text: phraseMask{
 				{index: 12, bits: 9223372036854775808},
 				{index: 13, bits: 1},
@@ -8121,7 +8121,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4180,
+			line: 4188,
 			text: phraseMask{
 				{index: 13, bits: 2},
 			},
@@ -8131,7 +8131,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 4185,
+			line: 4193,
 			text: phraseMask{
 				{index: 13, bits: 4},
 			},
@@ -8141,7 +8141,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-verizon-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4190,
+			line: 4198,
 			text: phraseMask{
 				{index: 13, bits: 24},
 			},
@@ -8151,7 +8151,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-zoho-expired",
 			file: "rules.yaml (built-in)",
-			line: 4195,
+			line: 4203,
 			text: phraseMask{
 				{index: 13, bits: 32},
 			},
@@ -8161,7 +8161,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-filtered",
 			file: "rules.yaml (built-in)",
-			line: 4200,
+			line: 4208,
 			text: phraseMask{
 				{index: 13, bits: 64},
 			},
@@ -8171,7 +8171,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4205,
+			line: 4213,
 			text: phraseMask{
 				{index: 13, bits: 128},
 			},
@@ -8181,7 +8181,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-groups-refused",
 			file: "rules.yaml (built-in)",
-			line: 4210,
+			line: 4218,
 			text: phraseMask{
 				{index: 13, bits: 768},
 			},
@@ -8231,7 +8231,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-posting-restricted",
 			file: "rules.yaml (built-in)",
-			line: 4227,
+			line: 4235,
 			text: phraseMask{
 				{index: 13, bits: 536869888},
 			},
@@ -8281,7 +8281,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6-5.4.14-loop",
 			file: "rules.yaml (built-in)",
-			line: 4259,
+			line: 4267,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
@@ -8337,7 +8337,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-no-answer",
 			file: "rules.yaml (built-in)",
-			line: 4269,
+			line: 4277,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -8458,7 +8458,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1-access-denied",
 			file: "rules.yaml (built-in)",
-			line: 4286,
+			line: 4294,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -8511,7 +8511,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-unrecognised-or-name",
 			file: "rules.yaml (built-in)",
-			line: 4307,
+			line: 4315,
 			text: phraseMask{
 				{index: 13, bits: 1095216660480},
 			},
@@ -8521,7 +8521,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-maximum-time-expired",
 			file: "rules.yaml (built-in)",
-			line: 4312,
+			line: 4320,
 			text: phraseMask{
 				{index: 13, bits: 3298534883328},
 			},
@@ -8531,7 +8531,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-loop-detected",
 			file: "rules.yaml (built-in)",
-			line: 4316,
+			line: 4324,
 			text: phraseMask{
 				{index: 13, bits: 4398046511104},
 			},
@@ -8541,7 +8541,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-content-too-long",
 			file: "rules.yaml (built-in)",
-			line: 4320,
+			line: 4328,
 			text: phraseMask{
 				{index: 13, bits: 61572651155456},
 			},
@@ -8551,7 +8551,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-conversion",
 			file: "rules.yaml (built-in)",
-			line: 4324,
+			line: 4332,
 			text: phraseMask{
 				{index: 13, bits: 2181431069507584},
 			},
@@ -8561,7 +8561,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-status",
 			file: "rules.yaml (built-in)",
-			line: 4344,
+			line: 4352,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 2, detHi: 2},
 			},
@@ -8570,7 +8570,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-specific",
 			file: "rules.yaml (built-in)",
-			line: 4349,
+			line: 4357,
 			text: phraseMask{
 				{index: 13, bits: 2251799813685248},
 			},
@@ -8580,7 +8580,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-specific",
 			file: "rules.yaml (built-in)",
-			line: 4355,
+			line: 4363,
 			text: phraseMask{
 				{index: 13, bits: 139611588448485376},
 			},
@@ -8590,7 +8590,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-languages",
 			file: "rules.yaml (built-in)",
-			line: 4369,
+			line: 4377,
 			text: phraseMask{
 				{index: 13, bits: 18302628885633695744},
 				{index: 14, bits: 1073741823},
@@ -8604,7 +8604,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-text",
 			file: "rules.yaml (built-in)",
-			line: 4381,
+			line: 4389,
 			text: phraseMask{
 				{index: 14, bits: 18446744072635809792},
 				{index: 3, bits: 67372224},
@@ -8623,7 +8623,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-status",
 			file: "rules.yaml (built-in)",
-			line: 4421,
+			line: 4429,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 4, detHi: 4},
 				{class: -1, subject: 7, detailLo: 16, detHi: 16},
@@ -8633,7 +8633,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-status",
 			file: "rules.yaml (built-in)",
-			line: 4426,
+			line: 4434,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -8642,7 +8642,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-text",
 			file: "rules.yaml (built-in)",
-			line: 4431,
+			line: 4439,
 			text: phraseMask{
 				{index: 15, bits: 18446181123756130304},
 				{index: 8, bits: 2199023255552},
@@ -8657,7 +8657,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-text",
 			file: "rules.yaml (built-in)",
-			line: 4445,
+			line: 4453,
 			text: phraseMask{
 				{index: 16, bits: 12288},
 				{index: 9, bits: 9223372036854775808},
@@ -8668,7 +8668,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-reply-525",
 			file: "rules.yaml (built-in)",
-			line: 4457,
+			line: 4465,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 5},
@@ -8679,7 +8679,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-text",
 			file: "rules.yaml (built-in)",
-			line: 4462,
+			line: 4470,
 			text: phraseMask{
 				{index: 16, bits: 18446744073709535232},
 				{index: 10, bits: 33554528},
@@ -8696,7 +8696,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hasmoved-text",
 			file: "rules.yaml (built-in)",
-			line: 4495,
+			line: 4503,
 			text: phraseMask{
 				{index: 17, bits: 16320},
 			},
@@ -8706,7 +8706,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "norelaying-text",
 			file: "rules.yaml (built-in)",
-			line: 4507,
+			line: 4515,
 			text: phraseMask{
 				{index: 17, bits: 8589918208},
 				{index: 10, bits: 288221580058689536},
@@ -8722,7 +8722,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-dmarc",
 			file: "rules.yaml (built-in)",
-			line: 4528,
+			line: 4536,
 			text: phraseMask{
 				{index: 17, bits: 8787503087616},
 			},
@@ -8763,7 +8763,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-status",
 			file: "rules.yaml (built-in)",
-			line: 4537,
+			line: 4545,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 20, detHi: 20},
 				{class: -1, subject: 7, detailLo: 21, detHi: 21},
@@ -8778,7 +8778,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-text",
 			file: "rules.yaml (built-in)",
-			line: 4542,
+			line: 4550,
 			text: phraseMask{
 				{index: 17, bits: 18446735277616529408},
 				{index: 18, bits: 511},
@@ -8793,7 +8793,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4555,
+			line: 4563,
 			text: phraseMask{
 				{index: 18, bits: 1536},
 			},
@@ -8807,7 +8807,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-blocked",
 			file: "rules.yaml (built-in)",
-			line: 4574,
+			line: 4582,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -8835,7 +8835,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-rejected",
 			file: "rules.yaml (built-in)",
-			line: 4614,
+			line: 4622,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -8863,7 +8863,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4655,
+			line: 4663,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -8882,7 +8882,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unknown-at-mail-from",
 			file: "rules.yaml (built-in)",
-			line: 4667,
+			line: 4675,
 			text: phraseMask{
 				{index: 21, bits: 18446744073709535232},
 				{index: 8, bits: 4503599631564801},
@@ -8956,7 +8956,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.1",
 			file: "rules.yaml (built-in)",
-			line: 4728,
+			line: 4736,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -9005,7 +9005,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.0",
 			file: "rules.yaml (built-in)",
-			line: 4740,
+			line: 4748,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 			},
@@ -9054,7 +9054,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-x.1.3",
 			file: "rules.yaml (built-in)",
-			line: 4751,
+			line: 4759,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -9102,7 +9102,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific",
 			file: "rules.yaml (built-in)",
-			line: 4760,
+			line: 4768,
 			text: phraseMask{
 				{index: 2, bits: 36028797018963968},
 				{index: 23, bits: 3072},
@@ -9113,7 +9113,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-specific",
 			file: "rules.yaml (built-in)",
-			line: 4768,
+			line: 4776,
 			text: phraseMask{
 				{index: 19, bits: 2251799813685248},
 				{index: 20, bits: 524288},
@@ -9124,7 +9124,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific-553",
 			file: "rules.yaml (built-in)",
-			line: 4775,
+			line: 4783,
 			text: phraseMask{
 				{index: 22, bits: 67108864},
 			},
@@ -9138,7 +9138,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-specific",
 			file: "rules.yaml (built-in)",
-			line: 4784,
+			line: 4792,
 			text: phraseMask{
 				{index: 18, bits: 1073750016},
 			},
@@ -9148,7 +9148,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 4791,
+			line: 4799,
 			text: phraseMask{
 				{index: 21, bits: 18446744073709535232},
 				{index: 8, bits: 4503599631564801},
@@ -9178,7 +9178,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4797,
+			line: 4805,
 			text: phraseMask{
 				{index: 23, bits: 4294959104},
 			},
@@ -9214,7 +9214,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-any-stage",
 			file: "rules.yaml (built-in)",
-			line: 4816,
+			line: 4824,
 			text: phraseMask{
 				{index: 9, bits: 262144},
 				{index: 23, bits: 30064771072},
@@ -9234,7 +9234,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-mailbox-inactive",
 			file: "rules.yaml (built-in)",
-			line: 4850,
+			line: 4858,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -9310,7 +9310,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-mailbox-missing",
 			file: "rules.yaml (built-in)",
-			line: 4863,
+			line: 4871,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -9391,7 +9391,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-userunknown-missing",
 			file: "rules.yaml (built-in)",
-			line: 4888,
+			line: 4896,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -9490,7 +9490,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-text",
 			file: "rules.yaml (built-in)",
-			line: 4896,
+			line: 4904,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -9513,7 +9513,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4915,
+			line: 4923,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -9549,7 +9549,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-specific",
 			file: "rules.yaml (built-in)",
-			line: 4921,
+			line: 4929,
 			text: phraseMask{
 				{index: 24, bits: 14},
 			},
@@ -9559,7 +9559,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-sender-named",
 			file: "rules.yaml (built-in)",
-			line: 4930,
+			line: 4938,
 			text: phraseMask{
 				{index: 23, bits: 6755399441055744},
 				{index: 24, bits: 16},
@@ -9577,7 +9577,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-mailbox-inactive",
 			file: "rules.yaml (built-in)",
-			line: 4945,
+			line: 4953,
 			text: phraseMask{
 				{index: 23, bits: 34359738368},
 			},
@@ -9647,7 +9647,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-mailbox-missing",
 			file: "rules.yaml (built-in)",
-			line: 4951,
+			line: 4959,
 			text: phraseMask{
 				{index: 22, bits: 1048576},
 				{index: 23, bits: 206158430208},
@@ -9722,7 +9722,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-text",
 			file: "rules.yaml (built-in)",
-			line: 4959,
+			line: 4967,
 			text: phraseMask{
 				{index: 23, bits: 9223372002495037440},
 				{index: 24, bits: 1},
@@ -9739,7 +9739,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-status",
 			file: "rules.yaml (built-in)",
-			line: 4967,
+			line: 4975,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -9748,7 +9748,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-text",
 			file: "rules.yaml (built-in)",
-			line: 4972,
+			line: 4980,
 			text: phraseMask{
 				{index: 24, bits: 140737488355264},
 			},
@@ -9762,7 +9762,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4993,
+			line: 5001,
 			text: phraseMask{
 				{index: 24, bits: 4362862139015168},
 			},
@@ -9779,7 +9779,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-text",
 			file: "rules.yaml (built-in)",
-			line: 5006,
+			line: 5014,
 			text: phraseMask{
 				{index: 24, bits: 2301339409586323456},
 			},
@@ -9789,7 +9789,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5014,
+			line: 5022,
 			text: phraseMask{
 				{index: 24, bits: 2305843009213693952},
 			},
@@ -9802,7 +9802,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-text",
 			file: "rules.yaml (built-in)",
-			line: 5025,
+			line: 5033,
 			text: phraseMask{
 				{index: 24, bits: 13835058055282163712},
 				{index: 8, bits: 8388608},
@@ -9815,7 +9815,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contenterror-text",
 			file: "rules.yaml (built-in)",
-			line: 5037,
+			line: 5045,
 			text: phraseMask{
 				{index: 24, bits: 4503599627370496},
 				{index: 25, bits: 4294967040},
@@ -9840,7 +9840,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.8-bad-outbound-sender",
 			file: "rules.yaml (built-in)",
-			line: 5102,
+			line: 5110,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 8, detHi: 8},
 			},
@@ -9886,7 +9886,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-status",
 			file: "rules.yaml (built-in)",
-			line: 5121,
+			line: 5129,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 7, detHi: 7},
 				{class: -1, subject: 1, detailLo: 8, detHi: 8},
@@ -9896,7 +9896,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-at-mail",
 			file: "rules.yaml (built-in)",
-			line: 5126,
+			line: 5134,
 			text: phraseMask{
 				{index: 19, bits: 18446743936270598144},
 				{index: 20, bits: 2305843009213693951},
@@ -9921,7 +9921,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-text",
 			file: "rules.yaml (built-in)",
-			line: 5169,
+			line: 5177,
 			text: phraseMask{
 				{index: 19, bits: 18446743936270598144},
 				{index: 20, bits: 2305843009213693951},
@@ -9944,7 +9944,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-status",
 			file: "rules.yaml (built-in)",
-			line: 5183,
+			line: 5191,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -9959,7 +9959,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-specific",
 			file: "rules.yaml (built-in)",
-			line: 5203,
+			line: 5211,
 			text: phraseMask{
 				{index: 21, bits: 4},
 			},
@@ -9969,7 +9969,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-helo-specific",
 			file: "rules.yaml (built-in)",
-			line: 5210,
+			line: 5218,
 			text: phraseMask{
 				{index: 27, bits: 274877906944},
 			},
@@ -9979,7 +9979,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-text",
 			file: "rules.yaml (built-in)",
-			line: 5221,
+			line: 5229,
 			text: phraseMask{
 				{index: 2, bits: 69805794224242688},
 				{index: 27, bits: 18446743523953737728},
@@ -10003,7 +10003,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-destination-computer",
 			file: "rules.yaml (built-in)",
-			line: 5246,
+			line: 5254,
 			text: phraseMask{
 				{index: 28, bits: 2},
 			},
@@ -10019,7 +10019,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-status",
 			file: "rules.yaml (built-in)",
-			line: 5259,
+			line: 5267,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 28, detHi: 28},
 			},
@@ -10028,7 +10028,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-named-by-scanner",
 			file: "rules.yaml (built-in)",
-			line: 5269,
+			line: 5277,
 			text: phraseMask{
 				{index: 28, bits: 60},
 			},
@@ -10038,7 +10038,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-text",
 			file: "rules.yaml (built-in)",
-			line: 5273,
+			line: 5281,
 			text: phraseMask{
 				{index: 25, bits: 18446744069414584320},
 				{index: 12, bits: 131072},
@@ -10062,7 +10062,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5278,
+			line: 5286,
 			text: phraseMask{
 				{index: 3, bits: 8796093022208},
 				{index: 28, bits: 16320},
@@ -10085,7 +10085,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "speeding-text",
 			file: "rules.yaml (built-in)",
-			line: 5292,
+			line: 5300,
 			text: phraseMask{
 				{index: 28, bits: 17179852800},
 			},
@@ -10095,7 +10095,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-status",
 			file: "rules.yaml (built-in)",
-			line: 5302,
+			line: 5310,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -10104,7 +10104,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-text",
 			file: "rules.yaml (built-in)",
-			line: 5307,
+			line: 5315,
 			text: phraseMask{
 				{index: 28, bits: 18014381329612800},
 				{index: 13, bits: 139611588448485376},
@@ -10120,7 +10120,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-text",
 			file: "rules.yaml (built-in)",
-			line: 5325,
+			line: 5333,
 			text: phraseMask{
 				{index: 18, bits: 18446744073709549568},
 				{bits: 64513},
@@ -10143,7 +10143,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5330,
+			line: 5338,
 			text: phraseMask{
 				{index: 1, bits: 70368744177664},
 				{index: 19, bits: 134217728},
@@ -10185,7 +10185,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-encrypted-attachment",
 			file: "rules.yaml (built-in)",
-			line: 5361,
+			line: 5369,
 			text: phraseMask{
 				{index: 29, bits: 1048064},
 				{index: 1, bits: 35184372088832},
@@ -10196,7 +10196,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 5370,
+			line: 5378,
 			text: phraseMask{
 				{index: 29, bits: 535822336},
 			},
@@ -10206,7 +10206,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 5377,
+			line: 5385,
 			text: phraseMask{
 				{index: 29, bits: 549218942976},
 			},
@@ -10216,7 +10216,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-virus",
 			file: "rules.yaml (built-in)",
-			line: 5384,
+			line: 5392,
 			text: phraseMask{
 				{index: 1, bits: 939524096},
 				{index: 29, bits: 549755813888},
@@ -10227,7 +10227,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 5390,
+			line: 5398,
 			text: phraseMask{
 				{index: 29, bits: 4502500115742720},
 			},
@@ -10237,7 +10237,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-policy",
 			file: "rules.yaml (built-in)",
-			line: 5397,
+			line: 5405,
 			text: phraseMask{
 				{index: 29, bits: 31525197391593472},
 			},
@@ -10247,7 +10247,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-delivery-failed",
 			file: "rules.yaml (built-in)",
-			line: 5405,
+			line: 5413,
 			text: phraseMask{
 				{index: 29, bits: 9187343239835811840},
 			},
@@ -10257,7 +10257,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-text",
 			file: "rules.yaml (built-in)",
-			line: 5419,
+			line: 5427,
 			text: phraseMask{
 				{index: 29, bits: 9223372036854775808},
 				{index: 30, bits: 2047},
@@ -10269,7 +10269,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-transport-rule-reject",
 			file: "rules.yaml (built-in)",
-			line: 5429,
+			line: 5437,
 			text: phraseMask{
 				{index: 30, bits: 2048},
 			},
@@ -10365,7 +10365,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-text",
 			file: "rules.yaml (built-in)",
-			line: 5451,
+			line: 5459,
 			text: phraseMask{
 				{index: 30, bits: 2305843009213689856},
 				{index: 9, bits: 72057594037927936},
@@ -10380,7 +10380,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5481,
+			line: 5489,
 			text: phraseMask{
 				{index: 30, bits: 2305843009213693952},
 			},
@@ -10393,7 +10393,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-type",
 			file: "rules.yaml (built-in)",
-			line: 5487,
+			line: 5495,
 			text: phraseMask{
 				{index: 30, bits: 13835058055282163712},
 				{index: 31, bits: 8388607},
@@ -10407,7 +10407,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-encrypted",
 			file: "rules.yaml (built-in)",
-			line: 5506,
+			line: 5514,
 			text: phraseMask{
 				{index: 31, bits: 8581545984},
 				{index: 1, bits: 2200096997376},
@@ -10418,7 +10418,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-name",
 			file: "rules.yaml (built-in)",
-			line: 5518,
+			line: 5526,
 			text: phraseMask{
 				{index: 31, bits: 8589934592},
 			},
@@ -10431,7 +10431,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-loop-text",
 			file: "rules.yaml (built-in)",
-			line: 5526,
+			line: 5534,
 			text: phraseMask{
 				{index: 31, bits: 17179869184},
 			},
@@ -10441,7 +10441,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-text",
 			file: "rules.yaml (built-in)",
-			line: 5536,
+			line: 5544,
 			text: phraseMask{
 				{index: 31, bits: 4611685984067649536},
 			},
@@ -10454,7 +10454,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5552,
+			line: 5560,
 			text: phraseMask{
 				{index: 31, bits: 4611686018427387904},
 			},
@@ -10467,7 +10467,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-text",
 			file: "rules.yaml (built-in)",
-			line: 5558,
+			line: 5566,
 			text: phraseMask{
 				{index: 27, bits: 274877906816},
 				{index: 2, bits: 1125902607974400},
@@ -10484,7 +10484,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-dns-text",
 			file: "rules.yaml (built-in)",
-			line: 5563,
+			line: 5571,
 			text: phraseMask{
 				{index: 27, bits: 1125899906842624},
 				{index: 2, bits: 6755399441055744},
@@ -10495,7 +10495,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-text",
 			file: "rules.yaml (built-in)",
-			line: 5569,
+			line: 5577,
 			text: phraseMask{
 				{index: 31, bits: 9223372036854775808},
 				{index: 13, bits: 2251799813685248},
@@ -10507,7 +10507,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-text",
 			file: "rules.yaml (built-in)",
-			line: 5576,
+			line: 5584,
 			text: phraseMask{
 				{index: 20, bits: 9223372036854775808},
 				{index: 6, bits: 256},
@@ -10521,7 +10521,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-delayed",
 			file: "rules.yaml (built-in)",
-			line: 5581,
+			line: 5589,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -10613,7 +10613,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-text",
 			file: "rules.yaml (built-in)",
-			line: 5598,
+			line: 5606,
 			text: phraseMask{
 				{index: 8, bits: 3221225472},
 				{index: 32, bits: 4398046510848},
@@ -10632,7 +10632,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5618,
+			line: 5626,
 			text: phraseMask{
 				{bits: 4294967296},
 			},
@@ -10645,7 +10645,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-attempts",
 			file: "rules.yaml (built-in)",
-			line: 5624,
+			line: 5632,
 			text: phraseMask{
 				{index: 32, bits: 4398046511104},
 			},
@@ -10658,7 +10658,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-text",
 			file: "rules.yaml (built-in)",
-			line: 5631,
+			line: 5639,
 			text: phraseMask{
 				{index: 8, bits: 8589934592},
 				{index: 32, bits: 18446735277616529408},
@@ -10674,7 +10674,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-reply",
 			file: "rules.yaml (built-in)",
-			line: 5646,
+			line: 5654,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 3},
@@ -10691,14 +10691,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "tls-command",
 			file:    "rules.yaml (built-in)",
-			line:    5653,
+			line:    5661,
 			command: []string{"STARTTLS"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "security-text",
 			file: "rules.yaml (built-in)",
-			line: 5658,
+			line: 5666,
 			text: phraseMask{
 				{index: 33, bits: 1048572},
 				{index: 10, bits: 3458764513820540928},
@@ -10716,7 +10716,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "security-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5673,
+			line: 5681,
 			text: phraseMask{
 				{index: 33, bits: 7340032},
 				{index: 24, bits: 140737488355328},
@@ -10735,7 +10735,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-text",
 			file: "rules.yaml (built-in)",
-			line: 5682,
+			line: 5690,
 			text: phraseMask{
 				{index: 33, bits: 1099503239168},
 				{index: 3, bits: 17179869184},
@@ -10746,7 +10746,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "syntax-text",
 			file: "rules.yaml (built-in)",
-			line: 5691,
+			line: 5699,
 			text: phraseMask{
 				{index: 8, bits: 144},
 				{index: 33, bits: 561850441793536},
@@ -10757,7 +10757,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.1",
 			file: "rules.yaml (built-in)",
-			line: 5708,
+			line: 5716,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -10766,7 +10766,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.4",
 			file: "rules.yaml (built-in)",
-			line: 5714,
+			line: 5722,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -10815,7 +10815,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.5",
 			file: "rules.yaml (built-in)",
-			line: 5724,
+			line: 5732,
 			status: []statusPattern{
 				{class: 4, subject: 1, detailLo: 5, detHi: 5},
 				{class: 5, subject: 1, detailLo: 5, detHi: 5},
@@ -10870,7 +10870,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.6",
 			file: "rules.yaml (built-in)",
-			line: 5737,
+			line: 5745,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -10879,7 +10879,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.9",
 			file: "rules.yaml (built-in)",
-			line: 5743,
+			line: 5751,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 9, detHi: 9},
 			},
@@ -10920,7 +10920,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.10",
 			file: "rules.yaml (built-in)",
-			line: 5752,
+			line: 5760,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -10956,7 +10956,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.1",
 			file: "rules.yaml (built-in)",
-			line: 5759,
+			line: 5767,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -10965,7 +10965,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.4",
 			file: "rules.yaml (built-in)",
-			line: 5767,
+			line: 5775,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -11007,7 +11007,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.1",
 			file: "rules.yaml (built-in)",
-			line: 5777,
+			line: 5785,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -11016,7 +11016,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.2",
 			file: "rules.yaml (built-in)",
-			line: 5783,
+			line: 5791,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -11065,7 +11065,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.3",
 			file: "rules.yaml (built-in)",
-			line: 5793,
+			line: 5801,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -11114,7 +11114,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.5",
 			file: "rules.yaml (built-in)",
-			line: 5803,
+			line: 5811,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -11150,7 +11150,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.6",
 			file: "rules.yaml (built-in)",
-			line: 5810,
+			line: 5818,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 6, detHi: 6},
 				{class: 5, subject: 3, detailLo: 6, detHi: 6},
@@ -11193,7 +11193,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.1",
 			file: "rules.yaml (built-in)",
-			line: 5820,
+			line: 5828,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 1, detHi: 1},
 			},
@@ -11229,7 +11229,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.2",
 			file: "rules.yaml (built-in)",
-			line: 5827,
+			line: 5835,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -11238,7 +11238,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.3",
 			file: "rules.yaml (built-in)",
-			line: 5833,
+			line: 5841,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -11312,7 +11312,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.4",
 			file: "rules.yaml (built-in)",
-			line: 5848,
+			line: 5856,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -11348,7 +11348,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.5",
 			file: "rules.yaml (built-in)",
-			line: 5856,
+			line: 5864,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 5, detHi: 5},
 			},
@@ -11384,7 +11384,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.6",
 			file: "rules.yaml (built-in)",
-			line: 5863,
+			line: 5871,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -11420,7 +11420,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.2",
 			file: "rules.yaml (built-in)",
-			line: 5870,
+			line: 5878,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 2, detHi: 2},
 			},
@@ -11469,7 +11469,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.3",
 			file: "rules.yaml (built-in)",
-			line: 5883,
+			line: 5891,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -11518,7 +11518,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.4",
 			file: "rules.yaml (built-in)",
-			line: 5893,
+			line: 5901,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 4, detHi: 4},
 			},
@@ -11567,7 +11567,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.5",
 			file: "rules.yaml (built-in)",
-			line: 5903,
+			line: 5911,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 5, detHi: 5},
 			},
@@ -11616,7 +11616,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.6",
 			file: "rules.yaml (built-in)",
-			line: 5913,
+			line: 5921,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 6, detHi: 6},
 			},
@@ -11665,7 +11665,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.7",
 			file: "rules.yaml (built-in)",
-			line: 5923,
+			line: 5931,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 7, detHi: 7},
 			},
@@ -11714,7 +11714,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.8",
 			file: "rules.yaml (built-in)",
-			line: 5933,
+			line: 5941,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 8, detHi: 8},
 			},
@@ -11763,7 +11763,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.9",
 			file: "rules.yaml (built-in)",
-			line: 5943,
+			line: 5951,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 9, detHi: 9},
 			},
@@ -11812,7 +11812,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.10",
 			file: "rules.yaml (built-in)",
-			line: 5953,
+			line: 5961,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 10, detHi: 10},
 			},
@@ -11861,7 +11861,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.11",
 			file: "rules.yaml (built-in)",
-			line: 5963,
+			line: 5971,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 11, detHi: 11},
 			},
@@ -11910,7 +11910,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.12",
 			file: "rules.yaml (built-in)",
-			line: 5973,
+			line: 5981,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -11959,7 +11959,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.14",
 			file: "rules.yaml (built-in)",
-			line: 5983,
+			line: 5991,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 14, detHi: 14},
 			},
@@ -12008,7 +12008,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.15",
 			file: "rules.yaml (built-in)",
-			line: 5993,
+			line: 6001,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 15, detHi: 15},
 			},
@@ -12057,7 +12057,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.19",
 			file: "rules.yaml (built-in)",
-			line: 6003,
+			line: 6011,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 19, detHi: 19},
 			},
@@ -12106,7 +12106,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.13",
 			file: "rules.yaml (built-in)",
-			line: 6013,
+			line: 6021,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -12142,7 +12142,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.17-18",
 			file: "rules.yaml (built-in)",
-			line: 6020,
+			line: 6028,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 17, detHi: 17},
 				{class: -1, subject: 7, detailLo: 18, detHi: 18},
@@ -12179,7 +12179,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.27",
 			file: "rules.yaml (built-in)",
-			line: 6027,
+			line: 6035,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 27, detHi: 27},
 			},
@@ -12228,7 +12228,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.30",
 			file: "rules.yaml (built-in)",
-			line: 6039,
+			line: 6047,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 30, detHi: 30},
 			},
@@ -12257,14 +12257,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "blocked-at-connection",
 			file:    "rules.yaml (built-in)",
-			line:    6049,
+			line:    6057,
 			command: []string{"CONN", "HELO", "EHLO"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "user-unknown-after-data",
 			file: "rules.yaml (built-in)",
-			line: 6056,
+			line: 6064,
 			text: phraseMask{
 				{index: 21, bits: 18446744073709535232},
 				{index: 8, bits: 4503599631564801},
@@ -12396,7 +12396,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6080,
+			line: 6088,
 			text: phraseMask{
 				{index: 33, bits: 8444249301319680},
 				{index: 11, bits: 1048576},
@@ -12407,7 +12407,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6085,
+			line: 6093,
 			text: phraseMask{
 				{index: 33, bits: 9007199254740992},
 			},
@@ -12417,7 +12417,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6090,
+			line: 6098,
 			text: phraseMask{
 				{index: 33, bits: 18428729675200069632},
 				{index: 34, bits: 31},
@@ -12428,7 +12428,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6097,
+			line: 6105,
 			text: phraseMask{
 				{index: 34, bits: 224},
 			},
@@ -12438,7 +12438,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6102,
+			line: 6110,
 			text: phraseMask{
 				{index: 34, bits: 768},
 			},
@@ -12448,7 +12448,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6107,
+			line: 6115,
 			text: phraseMask{
 				{index: 34, bits: 3072},
 				{index: 28, bits: 4096},
@@ -12459,7 +12459,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6118,
+			line: 6126,
 			text: phraseMask{
 				{index: 34, bits: 536866816},
 				{index: 1, bits: 137438953472},
@@ -12479,7 +12479,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6133,
+			line: 6141,
 			text: phraseMask{
 				{index: 34, bits: 548682072064},
 			},
@@ -12489,7 +12489,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6139,
+			line: 6147,
 			text: phraseMask{
 				{index: 34, bits: 140187732541440},
 				{index: 3, bits: 524288},
@@ -12501,7 +12501,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-connection-text",
 			file: "rules.yaml (built-in)",
-			line: 6145,
+			line: 6153,
 			text: phraseMask{
 				{index: 2, bits: 288230376151711744},
 				{index: 13, bits: 1610612768},
@@ -12514,7 +12514,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6153,
+			line: 6161,
 			text: phraseMask{
 				{index: 2, bits: 9895604649984},
 			},
@@ -12524,7 +12524,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6158,
+			line: 6166,
 			text: phraseMask{
 				{index: 34, bits: 1125899906842624},
 			},
@@ -12534,7 +12534,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "onhold-text",
 			file: "rules.yaml (built-in)",
-			line: 6163,
+			line: 6171,
 			text: phraseMask{
 				{index: 34, bits: 15762598695796736},
 			},
@@ -12544,7 +12544,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.4.7",
 			file: "rules.yaml (built-in)",
-			line: 6174,
+			line: 6182,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 7, detHi: 7},
 				{class: 5, subject: 4, detailLo: 7, detHi: 7},
@@ -12603,7 +12603,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1",
 			file: "rules.yaml (built-in)",
-			line: 6187,
+			line: 6195,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -12659,7 +12659,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.14",
 			file: "rules.yaml (built-in)",
-			line: 6199,
+			line: 6207,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
 			},
@@ -12708,7 +12708,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6",
 			file: "rules.yaml (built-in)",
-			line: 6208,
+			line: 6216,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -12757,7 +12757,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.6.11",
 			file: "rules.yaml (built-in)",
-			line: 6217,
+			line: 6225,
 			status: []statusPattern{
 				{class: 5, subject: 6, detailLo: 11, detHi: 11},
 			},
@@ -12806,7 +12806,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1",
 			file: "rules.yaml (built-in)",
-			line: 6234,
+			line: 6242,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -12920,7 +12920,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.2",
 			file: "rules.yaml (built-in)",
-			line: 6248,
+			line: 6256,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -12956,7 +12956,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.3",
 			file: "rules.yaml (built-in)",
-			line: 6255,
+			line: 6263,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -13048,7 +13048,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4",
 			file: "rules.yaml (built-in)",
-			line: 6266,
+			line: 6274,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -13084,7 +13084,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4-temporary",
 			file: "rules.yaml (built-in)",
-			line: 6273,
+			line: 6281,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -13120,7 +13120,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.5",
 			file: "rules.yaml (built-in)",
-			line: 6280,
+			line: 6288,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 5, detHi: 5},
 			},
@@ -13149,7 +13149,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.6",
 			file: "rules.yaml (built-in)",
-			line: 6287,
+			line: 6295,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -13193,7 +13193,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.0",
 			file: "rules.yaml (built-in)",
-			line: 6295,
+			line: 6303,
 			status: []statusPattern{
 				{class: 5, subject: 4},
 			},
@@ -13202,7 +13202,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.6",
 			file: "rules.yaml (built-in)",
-			line: 6301,
+			line: 6309,
 			status: []statusPattern{
 				{class: -1, subject: 6, detailLo: -1, detHi: -1},
 			},
@@ -13238,7 +13238,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sisimai-4.2.1-4.7.1-4.7.2",
 			file: "rules.yaml (built-in)",
-			line: 6309,
+			line: 6317,
 			status: []statusPattern{
 				{class: 4, subject: 2, detailLo: 1, detHi: 1},
 				{class: 4, subject: 7, detailLo: 1, detHi: 1},
@@ -13252,7 +13252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.1",
 			file: "rules.yaml (built-in)",
-			line: 6316,
+			line: 6324,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 1, detHi: 1},
 			},
@@ -13504,7 +13504,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.other",
 			file: "rules.yaml (built-in)",
-			line: 6345,
+			line: 6353,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: -1, detHi: -1},
 			},
@@ -13741,7 +13741,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "delayed-unknown",
 			file:   "rules.yaml (built-in)",
-			line:   6375,
+			line:   6383,
 			action: []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "expired",
@@ -13800,7 +13800,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.other",
 			file: "rules.yaml (built-in)",
-			line: 6385,
+			line: 6393,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: -1, detHi: -1},
 			},
@@ -13809,7 +13809,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.0",
 			file: "rules.yaml (built-in)",
-			line: 6390,
+			line: 6398,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: -1, detHi: -1},
 			},
@@ -13818,7 +13818,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.0",
 			file: "rules.yaml (built-in)",
-			line: 6395,
+			line: 6403,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: -1, detHi: -1},
 			},
@@ -13873,7 +13873,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.0",
 			file: "rules.yaml (built-in)",
-			line: 6404,
+			line: 6412,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: -1, detHi: -1},
 				{class: 4, subject: 3, detailLo: 3, detHi: 3},
@@ -13884,7 +13884,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.0",
 			file: "rules.yaml (built-in)",
-			line: 6412,
+			line: 6420,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: -1, detHi: -1},
 			},
@@ -13893,14 +13893,14 @@ var builtinSet = &ruleSet{
 		{
 			id:       "diagnostic-type-x-unix",
 			file:     "rules.yaml (built-in)",
-			line:     6417,
+			line:     6425,
 			diagType: []string{"x-unix"},
 			then:     thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "rfc3463-x.3.other",
 			file: "rules.yaml (built-in)",
-			line: 6427,
+			line: 6435,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: -1, detHi: -1},
 			},
@@ -13909,7 +13909,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-onhold",
 			file: "rules.yaml (built-in)",
-			line: 6437,
+			line: 6445,
 			text: phraseMask{
 				{index: 34, bits: 18014398509481984},
 			},
@@ -13919,7 +13919,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-onhold",
 			file: "rules.yaml (built-in)",
-			line: 6442,
+			line: 6450,
 			text: phraseMask{
 				{index: 34, bits: 252201579132747776},
 			},
@@ -13929,7 +13929,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-onhold",
 			file: "rules.yaml (built-in)",
-			line: 6448,
+			line: 6456,
 			text: phraseMask{
 				{index: 34, bits: 2017612633061982208},
 			},
@@ -13940,7 +13940,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-521-556",
 			file: "rules.yaml (built-in)",
-			line: 6457,
+			line: 6465,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 1},
@@ -13954,7 +13954,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-552",
 			file: "rules.yaml (built-in)",
-			line: 6461,
+			line: 6469,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 2},
@@ -13970,7 +13970,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-452",
 			file: "rules.yaml (built-in)",
-			line: 6465,
+			line: 6473,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 2},
@@ -13981,7 +13981,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-421",
 			file: "rules.yaml (built-in)",
-			line: 6469,
+			line: 6477,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 2, 2: 1},
@@ -13995,7 +13995,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-553",
 			file: "rules.yaml (built-in)",
-			line: 6473,
+			line: 6481,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 3},
@@ -14006,7 +14006,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-syntax",
 			file: "rules.yaml (built-in)",
-			line: 6477,
+			line: 6485,
 			status: []statusPattern{
 				{none: true},
 				{class: 5, subject: 5, detailLo: -1, detHi: -1},
@@ -14066,7 +14066,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-451",
 			file: "rules.yaml (built-in)",
-			line: 6485,
+			line: 6493,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 1},
@@ -14123,7 +14123,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "vacation-text",
 			file: "rules.yaml (built-in)",
-			line: 6493,
+			line: 6501,
 			text: phraseMask{
 				{index: 34, bits: 9223372036854775808},
 				{index: 35, bits: 7},
@@ -14137,7 +14137,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unreadable-text",
 			file: "rules.yaml (built-in)",
-			line: 6500,
+			line: 6508,
 			regexps: []*pattern{
 				{src: "^[^a-z]+$", captures: false},
 			},
@@ -14176,7 +14176,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-550-554-alone",
 			file: "rules.yaml (built-in)",
-			line: 6509,
+			line: 6517,
 			status: []statusPattern{
 				{none: true},
 			},
@@ -14247,7 +14247,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.0.0",
 			file: "rules.yaml (built-in)",
-			line: 6518,
+			line: 6526,
 			status: []statusPattern{
 				{class: -1, detailLo: -1, detHi: -1},
 			},
@@ -14335,7 +14335,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-used",
 			file: "rules.yaml (built-in)",
-			line: 730,
+			line: 738,
 			text: phraseMask{
 				{bits: 4095},
 			},
@@ -14350,7 +14350,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-name",
 			file: "rules.yaml (built-in)",
-			line: 741,
+			line: 749,
 			text: phraseMask{
 				{bits: 4190208},
 			},
@@ -14361,7 +14361,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-named",
 			file: "rules.yaml (built-in)",
-			line: 747,
+			line: 755,
 			text: phraseMask{
 				{bits: 536607744},
 			},
@@ -14372,7 +14372,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sending-ip",
 			file: "rules.yaml (built-in)",
-			line: 756,
+			line: 764,
 			regexps: []*pattern{
 				{src: "client(?: host)? \\[(?P<ip>[0-9a-f:.]{7,45})\\]", captures: true},
 				{src: "(?:your|sending|sender|sender's|client|the|source) ip(?:v[46])?(?: address)?(?: is| of)?:? \\[?\\(?(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})", captures: true},
@@ -14386,7 +14386,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "url",
 			file: "rules.yaml (built-in)",
-			line: 769,
+			line: 777,
 			text: phraseMask{
 				{bits: 3758096384},
 			},
@@ -14398,7 +14398,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "retried-for",
 			file: "rules.yaml (built-in)",
-			line: 775,
+			line: 783,
 			text: phraseMask{
 				{bits: 1095216660480},
 			},
@@ -14410,7 +14410,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "retry-deadline",
 			file: "rules.yaml (built-in)",
-			line: 799,
+			line: 807,
 			text: phraseMask{
 				{bits: 2250700302057472},
 			},
@@ -14424,7 +14424,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "size-limit",
 			file: "rules.yaml (built-in)",
-			line: 822,
+			line: 830,
 			text: phraseMask{
 				{bits: 18444492273895866368},
 				{index: 1, bits: 16383},
@@ -14446,7 +14446,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "recipient-limit",
 			file: "rules.yaml (built-in)",
-			line: 856,
+			line: 864,
 			text: phraseMask{
 				{index: 1, bits: 1032192},
 			},
@@ -14461,7 +14461,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus",
 			file: "rules.yaml (built-in)",
-			line: 865,
+			line: 873,
 			text: phraseMask{
 				{index: 1, bits: 1072693248},
 			},
@@ -14479,7 +14479,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-attachment",
 			file: "rules.yaml (built-in)",
-			line: 893,
+			line: 901,
 			text: phraseMask{
 				{index: 1, bits: 543313362944},
 			},
@@ -14490,7 +14490,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-encrypted-attachment",
 			file: "rules.yaml (built-in)",
-			line: 917,
+			line: 925,
 			text: phraseMask{
 				{index: 1, bits: 8246337208320},
 			},
@@ -14501,7 +14501,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-encrypted-attachment-ja",
 			file: "rules.yaml (built-in)",
-			line: 939,
+			line: 947,
 			text: phraseMask{
 				{index: 1, bits: 61572651155456},
 			},
@@ -14512,7 +14512,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "barracuda-recipient-outcome",
 			file: "rules.yaml (built-in)",
-			line: 946,
+			line: 954,
 			text: phraseMask{
 				{index: 1, bits: 70368744177664},
 			},
@@ -14523,7 +14523,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "attachment-file",
 			file: "rules.yaml (built-in)",
-			line: 959,
+			line: 967,
 			text: phraseMask{
 				{index: 1, bits: 18446603473660149760},
 				{index: 2, bits: 511},
@@ -14541,7 +14541,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contact-address",
 			file: "rules.yaml (built-in)",
-			line: 978,
+			line: 986,
 			text: phraseMask{
 				{index: 2, bits: 8388096},
 			},
@@ -14553,7 +14553,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "loop",
 			file: "rules.yaml (built-in)",
-			line: 985,
+			line: 993,
 			text: phraseMask{
 				{index: 2, bits: 125829120},
 			},
@@ -14564,7 +14564,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "dns-temporary",
 			file: "rules.yaml (built-in)",
-			line: 992,
+			line: 1000,
 			text: phraseMask{
 				{bits: 281474976710656},
 				{index: 2, bits: 137304735744},
@@ -14578,7 +14578,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "last-error",
 			file: "rules.yaml (built-in)",
-			line: 1011,
+			line: 1019,
 			text: phraseMask{
 				{index: 2, bits: 962072674304},
 			},
@@ -14592,7 +14592,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls",
 			file: "rules.yaml (built-in)",
-			line: 1028,
+			line: 1036,
 			text: phraseMask{
 				{index: 2, bits: 280375465082880},
 			},
@@ -14607,7 +14607,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-mx",
 			file: "rules.yaml (built-in)",
-			line: 1055,
+			line: 1063,
 			text: phraseMask{
 				{index: 2, bits: 844424930131968},
 			},
@@ -14622,7 +14622,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-domain",
 			file: "rules.yaml (built-in)",
-			line: 1070,
+			line: 1078,
 			text: phraseMask{
 				{index: 2, bits: 69805794224242688},
 			},
@@ -14636,7 +14636,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "connection",
 			file: "rules.yaml (built-in)",
-			line: 1078,
+			line: 1086,
 			text: phraseMask{
 				{index: 2, bits: 18374686479671623680},
 				{index: 3, bits: 63},
@@ -16801,10 +16801,29 @@ var builtinData1 = [...]reasonDef{
 								{slot: 1, isSlot: true},
 							},
 						},
+						{literal: ", but the program that puts mail into their mailbox failed. It said: \""},
+						{slot: 5, isSlot: true},
+						{literal: "\""},
+					},
+					{
+						{literal: "The message"},
+						{
+							group: []textPart{
+								{literal: " to "},
+								{isSlot: true},
+							},
+						},
+						{literal: " reached the recipient's mail server"},
+						{
+							group: []textPart{
+								{literal: " "},
+								{slot: 1, isSlot: true},
+							},
+						},
 						{literal: ", but the program that puts mail into their mailbox failed."},
 					},
 				},
-				uses: 3,
+				uses: 35,
 				tr:   &builtinSlots2[350],
 			},
 			fix: alts{

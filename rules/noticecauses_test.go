@@ -34,3 +34,28 @@ func TestAnExchangeDelayIsExplainedByItsLastAttemptNotItsSummary(t *testing.T) {
 		}
 	}
 }
+
+// Exim returns a failed pipe's own output under "The following text was
+// generated during the delivery attempt": the explanation quotes it, not
+// "local delivery failed", and the reading is the delivery program's
+// failure, for the recipient's admin.
+func TestAnEximPipeFailureQuotesTheProgramsOwnOutput(t *testing.T) {
+	e := builtin(t)
+	for file, quote := range map[string]string{
+		"exim-pipe-output-01.eml": "ticket-import: cannot open queue database",
+		"exim-pipe-output-02.eml": "Group mismatch error. Mailman expected",
+	} {
+		rd := explainFixture(t, e, file)
+		if rd.Reason != ReasonMailerError || rd.Owner != OwnerRecipientAdmin {
+			t.Errorf("%s: reason %s owner %s, want mailererror for the recipient's admin", file, rd.Reason, rd.Owner)
+		}
+		if !strings.Contains(rd.Explanation, quote) {
+			t.Errorf("%s: explanation %q, want the program's output %q", file, rd.Explanation, quote)
+		}
+		for _, no := range []string{"local delivery failed", "generated during the delivery attempt", "pipe to |"} {
+			if strings.Contains(rd.Explanation, no) {
+				t.Errorf("%s: explanation %q quotes Exim's boilerplate %q", file, rd.Explanation, no)
+			}
+		}
+	}
+}
