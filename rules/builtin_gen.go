@@ -9,7 +9,7 @@ import (
 )
 
 // builtinDigest is BuiltinDigest: of the rules.yaml this file was generated from.
-const builtinDigest = "a84915036164"
+const builtinDigest = "b4be38791041"
 
 // builtinTrue and builtinFalse are the values of the rules' *bool fields.
 var builtinTrue, builtinFalse = true, false
@@ -20,7 +20,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "success",
 			file:   "rules.yaml (built-in)",
-			line:   1143,
+			line:   1157,
 			action: []smtpcode.Action{"delivered", "relayed", "expanded"},
 			then: thenDef{
 				Reason: "delivered",
@@ -30,7 +30,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "success-code",
 			file: "rules.yaml (built-in)",
-			line: 1148,
+			line: 1162,
 			status: []statusPattern{
 				{class: 2, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -56,7 +56,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1163,
+			line: 1177,
 			text: phraseMask{
 				{index: 3, bits: 448},
 			},
@@ -70,7 +70,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1170,
+			line: 1184,
 			text: phraseMask{
 				{index: 3, bits: 512},
 			},
@@ -84,7 +84,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1177,
+			line: 1191,
 			text: phraseMask{
 				{index: 3, bits: 3072},
 			},
@@ -98,7 +98,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1184,
+			line: 1198,
 			text: phraseMask{
 				{index: 3, bits: 4096},
 			},
@@ -112,7 +112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1191,
+			line: 1205,
 			text: phraseMask{
 				{index: 3, bits: 122880},
 			},
@@ -126,7 +126,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1198,
+			line: 1212,
 			text: phraseMask{
 				{index: 3, bits: 393216},
 			},
@@ -140,7 +140,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1205,
+			line: 1219,
 			text: phraseMask{
 				{index: 3, bits: 524288},
 			},
@@ -154,7 +154,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 1212,
+			line: 1226,
 			text: phraseMask{
 				{index: 3, bits: 1048576},
 			},
@@ -168,7 +168,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1219,
+			line: 1233,
 			text: phraseMask{
 				{index: 3, bits: 2097152},
 			},
@@ -182,7 +182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1226,
+			line: 1240,
 			text: phraseMask{
 				{index: 3, bits: 12582912},
 			},
@@ -196,7 +196,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1233,
+			line: 1247,
 			text: phraseMask{
 				{index: 3, bits: 16777216},
 			},
@@ -210,7 +210,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1240,
+			line: 1254,
 			text: phraseMask{
 				{index: 3, bits: 100663296},
 			},
@@ -224,7 +224,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1247,
+			line: 1261,
 			text: phraseMask{
 				{index: 3, bits: 134217728},
 			},
@@ -238,7 +238,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1254,
+			line: 1268,
 			text: phraseMask{
 				{index: 3, bits: 268435456},
 			},
@@ -252,7 +252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1261,
+			line: 1275,
 			text: phraseMask{
 				{index: 3, bits: 536870912},
 			},
@@ -266,7 +266,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1268,
+			line: 1282,
 			text: phraseMask{
 				{index: 3, bits: 7516192768},
 			},
@@ -280,7 +280,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-other-message",
 			file: "rules.yaml (built-in)",
-			line: 1276,
+			line: 1290,
 			text: phraseMask{
 				{index: 3, bits: 1090921693184},
 			},
@@ -291,7 +291,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ironport-ldap-accept-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1297,
+			line: 1311,
 			text: phraseMask{
 				{index: 3, bits: 1099511627776},
 			},
@@ -301,7 +301,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-block-list",
 			file: "rules.yaml (built-in)",
-			line: 1308,
+			line: 1322,
 			text: phraseMask{
 				{index: 3, bits: 6597069766656},
 			},
@@ -370,7 +370,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "greylisting-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1325,
+			line: 1339,
 			text: phraseMask{
 				{index: 3, bits: 554153860399104},
 			},
@@ -422,7 +422,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "proofpoint-reputation",
 			file: "rules.yaml (built-in)",
-			line: 1343,
+			line: 1357,
 			text: phraseMask{
 				{index: 3, bits: 3940649673949184},
 			},
@@ -496,7 +496,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-verify-callout",
 			file: "rules.yaml (built-in)",
-			line: 1358,
+			line: 1372,
 			text: phraseMask{
 				{index: 3, bits: 283726776524341248},
 			},
@@ -546,7 +546,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1378,
+			line: 1392,
 			text: phraseMask{
 				{index: 3, bits: 864691128455135232},
 			},
@@ -598,7 +598,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate",
 			file: "rules.yaml (built-in)",
-			line: 1395,
+			line: 1409,
 			text: phraseMask{
 				{index: 3, bits: 864691128455135232},
 			},
@@ -648,7 +648,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-likely-unsolicited",
 			file: "rules.yaml (built-in)",
-			line: 1405,
+			line: 1419,
 			text: phraseMask{
 				{index: 3, bits: 1152921504606846976},
 			},
@@ -718,7 +718,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-user-block",
 			file: "rules.yaml (built-in)",
-			line: 1422,
+			line: 1436,
 			text: phraseMask{
 				{index: 3, bits: 16140901064495857664},
 				{index: 4, bits: 1},
@@ -769,7 +769,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policy-block",
 			file: "rules.yaml (built-in)",
-			line: 1437,
+			line: 1451,
 			text: phraseMask{
 				{index: 4, bits: 62},
 			},
@@ -819,7 +819,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-anti-spoofing",
 			file: "rules.yaml (built-in)",
-			line: 1453,
+			line: 1467,
 			text: phraseMask{
 				{index: 4, bits: 448},
 			},
@@ -869,7 +869,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1467,
+			line: 1481,
 			text: phraseMask{
 				{index: 4, bits: 3584},
 			},
@@ -882,7 +882,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1477,
+			line: 1491,
 			text: phraseMask{
 				{index: 4, bits: 3584},
 			},
@@ -895,7 +895,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1483,
+			line: 1497,
 			text: phraseMask{
 				{index: 4, bits: 3584},
 			},
@@ -908,7 +908,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1489,
+			line: 1503,
 			text: phraseMask{
 				{index: 4, bits: 3584},
 			},
@@ -921,7 +921,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1495,
+			line: 1509,
 			text: phraseMask{
 				{index: 4, bits: 3584},
 			},
@@ -934,7 +934,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1501,
+			line: 1515,
 			text: phraseMask{
 				{index: 4, bits: 3584},
 			},
@@ -947,7 +947,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1507,
+			line: 1521,
 			text: phraseMask{
 				{index: 4, bits: 3584},
 			},
@@ -960,7 +960,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1513,
+			line: 1527,
 			text: phraseMask{
 				{index: 4, bits: 3584},
 			},
@@ -973,7 +973,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1519,
+			line: 1533,
 			text: phraseMask{
 				{index: 4, bits: 3584},
 			},
@@ -986,7 +986,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1525,
+			line: 1539,
 			text: phraseMask{
 				{index: 4, bits: 3584},
 			},
@@ -999,7 +999,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1531,
+			line: 1545,
 			text: phraseMask{
 				{index: 4, bits: 3584},
 			},
@@ -1012,7 +1012,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1537,
+			line: 1551,
 			text: phraseMask{
 				{index: 4, bits: 3584},
 			},
@@ -1081,7 +1081,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1552,
+			line: 1566,
 			text: phraseMask{
 				{index: 4, bits: 61440},
 			},
@@ -1094,7 +1094,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1560,
+			line: 1574,
 			text: phraseMask{
 				{index: 4, bits: 65536},
 			},
@@ -1107,7 +1107,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1566,
+			line: 1580,
 			text: phraseMask{
 				{index: 4, bits: 131072},
 			},
@@ -1120,7 +1120,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1572,
+			line: 1586,
 			text: phraseMask{
 				{index: 4, bits: 262144},
 			},
@@ -1133,7 +1133,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1578,
+			line: 1592,
 			text: phraseMask{
 				{index: 4, bits: 1572864},
 			},
@@ -1146,7 +1146,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1584,
+			line: 1598,
 			text: phraseMask{
 				{index: 4, bits: 6291456},
 			},
@@ -1159,7 +1159,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1590,
+			line: 1604,
 			text: phraseMask{
 				{index: 4, bits: 8388608},
 			},
@@ -1172,7 +1172,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1596,
+			line: 1610,
 			text: phraseMask{
 				{index: 4, bits: 16777216},
 			},
@@ -1182,7 +1182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1605,
+			line: 1619,
 			text: phraseMask{
 				{index: 4, bits: 4261412864},
 			},
@@ -1192,7 +1192,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1610,
+			line: 1624,
 			text: phraseMask{
 				{index: 4, bits: 4294967296},
 			},
@@ -1202,7 +1202,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1615,
+			line: 1629,
 			text: phraseMask{
 				{index: 4, bits: 25769803776},
 			},
@@ -1212,7 +1212,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1620,
+			line: 1634,
 			text: phraseMask{
 				{index: 4, bits: 103079215104},
 			},
@@ -1222,7 +1222,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1625,
+			line: 1639,
 			text: phraseMask{
 				{index: 4, bits: 137438953472},
 			},
@@ -1232,7 +1232,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1630,
+			line: 1644,
 			text: phraseMask{
 				{index: 4, bits: 1924145348608},
 			},
@@ -1242,7 +1242,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1635,
+			line: 1649,
 			text: phraseMask{
 				{index: 4, bits: 6597069766656},
 			},
@@ -1252,7 +1252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1640,
+			line: 1654,
 			text: phraseMask{
 				{index: 4, bits: 8796093022208},
 			},
@@ -1262,7 +1262,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1645,
+			line: 1659,
 			text: phraseMask{
 				{index: 4, bits: 17592186044416},
 			},
@@ -1272,7 +1272,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1650,
+			line: 1664,
 			text: phraseMask{
 				{index: 4, bits: 35184372088832},
 			},
@@ -1282,7 +1282,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1655,
+			line: 1669,
 			text: phraseMask{
 				{index: 4, bits: 2181431069507584},
 			},
@@ -1292,7 +1292,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1660,
+			line: 1674,
 			text: phraseMask{
 				{index: 4, bits: 33776997205278720},
 			},
@@ -1302,7 +1302,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1665,
+			line: 1679,
 			text: phraseMask{
 				{index: 4, bits: 36028797018963968},
 			},
@@ -1312,7 +1312,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1670,
+			line: 1684,
 			text: phraseMask{
 				{index: 4, bits: 72057594037927936},
 			},
@@ -1325,7 +1325,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1679,
+			line: 1693,
 			text: phraseMask{
 				{index: 4, bits: 72057594037927936},
 			},
@@ -1338,7 +1338,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1685,
+			line: 1699,
 			text: phraseMask{
 				{index: 4, bits: 72057594037927936},
 			},
@@ -1351,7 +1351,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1691,
+			line: 1705,
 			text: phraseMask{
 				{index: 4, bits: 72057594037927936},
 			},
@@ -1364,7 +1364,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1697,
+			line: 1711,
 			text: phraseMask{
 				{index: 4, bits: 72057594037927936},
 			},
@@ -1377,7 +1377,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1703,
+			line: 1717,
 			text: phraseMask{
 				{index: 4, bits: 72057594037927936},
 			},
@@ -1390,7 +1390,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1709,
+			line: 1723,
 			text: phraseMask{
 				{index: 4, bits: 72057594037927936},
 			},
@@ -1403,7 +1403,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1715,
+			line: 1729,
 			text: phraseMask{
 				{index: 4, bits: 72057594037927936},
 			},
@@ -1416,7 +1416,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1721,
+			line: 1735,
 			text: phraseMask{
 				{index: 4, bits: 72057594037927936},
 			},
@@ -1429,7 +1429,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1727,
+			line: 1741,
 			text: phraseMask{
 				{index: 4, bits: 144115188075855872},
 			},
@@ -1442,7 +1442,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1734,
+			line: 1748,
 			text: phraseMask{
 				{index: 4, bits: 864691128455135232},
 			},
@@ -1455,7 +1455,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1740,
+			line: 1754,
 			text: phraseMask{
 				{index: 4, bits: 1152921504606846976},
 			},
@@ -1468,7 +1468,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1746,
+			line: 1760,
 			text: phraseMask{
 				{index: 4, bits: 2305843009213693952},
 			},
@@ -1481,7 +1481,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1752,
+			line: 1766,
 			text: phraseMask{
 				{index: 4, bits: 4611686018427387904},
 			},
@@ -1494,7 +1494,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1758,
+			line: 1772,
 			text: phraseMask{
 				{index: 4, bits: 9223372036854775808},
 			},
@@ -1507,7 +1507,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1764,
+			line: 1778,
 			text: phraseMask{
 				{index: 5, bits: 1},
 			},
@@ -1520,7 +1520,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1770,
+			line: 1784,
 			text: phraseMask{
 				{index: 5, bits: 6},
 			},
@@ -1533,7 +1533,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1776,
+			line: 1790,
 			text: phraseMask{
 				{index: 5, bits: 120},
 			},
@@ -1546,7 +1546,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1782,
+			line: 1796,
 			text: phraseMask{
 				{index: 5, bits: 16256},
 			},
@@ -1559,7 +1559,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1788,
+			line: 1802,
 			text: phraseMask{
 				{index: 5, bits: 16384},
 			},
@@ -1572,7 +1572,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1794,
+			line: 1808,
 			text: phraseMask{
 				{index: 5, bits: 32768},
 			},
@@ -1585,7 +1585,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1801,
+			line: 1815,
 			text: phraseMask{
 				{index: 5, bits: 32768},
 			},
@@ -1598,7 +1598,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1807,
+			line: 1821,
 			text: phraseMask{
 				{index: 5, bits: 32768},
 			},
@@ -1611,7 +1611,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1813,
+			line: 1827,
 			text: phraseMask{
 				{index: 5, bits: 32768},
 			},
@@ -1624,7 +1624,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1819,
+			line: 1833,
 			text: phraseMask{
 				{index: 5, bits: 32768},
 			},
@@ -1637,7 +1637,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1825,
+			line: 1839,
 			text: phraseMask{
 				{index: 5, bits: 32768},
 			},
@@ -1650,7 +1650,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1831,
+			line: 1845,
 			text: phraseMask{
 				{index: 5, bits: 32768},
 			},
@@ -1663,7 +1663,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1837,
+			line: 1851,
 			text: phraseMask{
 				{index: 5, bits: 32768},
 			},
@@ -1676,7 +1676,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1843,
+			line: 1857,
 			text: phraseMask{
 				{index: 5, bits: 65536},
 			},
@@ -1686,7 +1686,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1850,
+			line: 1864,
 			text: phraseMask{
 				{index: 5, bits: 131072},
 			},
@@ -1735,7 +1735,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1859,
+			line: 1873,
 			text: phraseMask{
 				{index: 5, bits: 786432},
 			},
@@ -1745,7 +1745,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1864,
+			line: 1878,
 			text: phraseMask{
 				{index: 5, bits: 1048576},
 			},
@@ -1755,7 +1755,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1869,
+			line: 1883,
 			text: phraseMask{
 				{index: 5, bits: 6291456},
 			},
@@ -1765,7 +1765,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1874,
+			line: 1888,
 			text: phraseMask{
 				{index: 5, bits: 8388608},
 			},
@@ -1775,7 +1775,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1879,
+			line: 1893,
 			text: phraseMask{
 				{index: 5, bits: 16777216},
 			},
@@ -1785,7 +1785,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1891,
+			line: 1905,
 			text: phraseMask{
 				{index: 5, bits: 33554432},
 			},
@@ -1795,7 +1795,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1896,
+			line: 1910,
 			text: phraseMask{
 				{index: 5, bits: 469762048},
 			},
@@ -1805,7 +1805,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1901,
+			line: 1915,
 			text: phraseMask{
 				{index: 5, bits: 536870912},
 			},
@@ -1815,7 +1815,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 1906,
+			line: 1920,
 			text: phraseMask{
 				{index: 5, bits: 1073741824},
 			},
@@ -1910,7 +1910,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-expired",
 			file: "rules.yaml (built-in)",
-			line: 1923,
+			line: 1937,
 			text: phraseMask{
 				{index: 5, bits: 2147483648},
 			},
@@ -1920,7 +1920,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1928,
+			line: 1942,
 			text: phraseMask{
 				{index: 5, bits: 30064771072},
 			},
@@ -1930,7 +1930,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-relay",
 			file: "rules.yaml (built-in)",
-			line: 1936,
+			line: 1950,
 			text: phraseMask{
 				{index: 5, bits: 34359738368},
 			},
@@ -1940,7 +1940,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1941,
+			line: 1955,
 			text: phraseMask{
 				{index: 5, bits: 68719476736},
 			},
@@ -1950,7 +1950,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1948,
+			line: 1962,
 			text: phraseMask{
 				{index: 5, bits: 137438953472},
 			},
@@ -1961,7 +1961,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ses-suppressed",
 			file: "rules.yaml (built-in)",
-			line: 1954,
+			line: 1968,
 			text: phraseMask{
 				{index: 5, bits: 8246337208320},
 			},
@@ -1971,7 +1971,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-ip-policy-codes",
 			file: "rules.yaml (built-in)",
-			line: 1962,
+			line: 1976,
 			text: phraseMask{
 				{index: 5, bits: 61572651155456},
 			},
@@ -2040,7 +2040,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-ip-codes",
 			file: "rules.yaml (built-in)",
-			line: 1982,
+			line: 1996,
 			text: phraseMask{
 				{index: 5, bits: 17944029765304320},
 			},
@@ -2050,7 +2050,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-no-reverse-dns",
 			file: "rules.yaml (built-in)",
-			line: 1989,
+			line: 2003,
 			text: phraseMask{
 				{index: 5, bits: 54043195528445952},
 			},
@@ -2060,7 +2060,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2000,
+			line: 2014,
 			text: phraseMask{
 				{index: 5, bits: 72057594037927936},
 			},
@@ -2071,7 +2071,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2007,
+			line: 2021,
 			text: phraseMask{
 				{index: 5, bits: 144115188075855872},
 			},
@@ -2082,7 +2082,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2013,
+			line: 2027,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, detailLo: 911, detHi: 911},
@@ -2093,7 +2093,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2022,
+			line: 2036,
 			status: []statusPattern{
 				{class: 5, subject: 2},
 			},
@@ -2103,7 +2103,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2028,
+			line: 2042,
 			text: phraseMask{
 				{index: 5, bits: 288230376151711744},
 			},
@@ -2114,7 +2114,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2034,
+			line: 2048,
 			text: phraseMask{
 				{index: 5, bits: 576460752303423488},
 			},
@@ -2125,7 +2125,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2040,
+			line: 2054,
 			text: phraseMask{
 				{index: 5, bits: 3458764513820540928},
 			},
@@ -2136,7 +2136,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 2046,
+			line: 2060,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2147,7 +2147,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-data",
 			file: "rules.yaml (built-in)",
-			line: 2053,
+			line: 2067,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2199,7 +2199,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2066,
+			line: 2080,
 			text: phraseMask{
 				{index: 5, bits: 4611686018427387904},
 			},
@@ -2210,7 +2210,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2073,
+			line: 2087,
 			text: phraseMask{
 				{index: 5, bits: 9223372036854775808},
 			},
@@ -2221,7 +2221,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2079,
+			line: 2093,
 			text: phraseMask{
 				{index: 6, bits: 3},
 			},
@@ -2232,7 +2232,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2086,
+			line: 2100,
 			text: phraseMask{
 				{index: 6, bits: 60},
 			},
@@ -2243,7 +2243,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-hasmoved",
 			file: "rules.yaml (built-in)",
-			line: 2093,
+			line: 2107,
 			text: phraseMask{
 				{index: 6, bits: 64},
 			},
@@ -2254,7 +2254,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2099,
+			line: 2113,
 			text: phraseMask{
 				{index: 3, bits: 67108864},
 			},
@@ -2265,7 +2265,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2105,
+			line: 2119,
 			text: phraseMask{
 				{index: 6, bits: 128},
 			},
@@ -2276,7 +2276,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2111,
+			line: 2125,
 			text: phraseMask{
 				{index: 6, bits: 256},
 			},
@@ -2287,7 +2287,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2117,
+			line: 2131,
 			text: phraseMask{
 				{index: 6, bits: 512},
 			},
@@ -2346,7 +2346,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-policyviolation-by-reply",
 			file: "rules.yaml (built-in)",
-			line: 2135,
+			line: 2149,
 			all:  []int32{394, 393},
 			then: thenDef{
 				Reason: "policyviolation",
@@ -2401,7 +2401,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2142,
+			line: 2156,
 			text: phraseMask{
 				{index: 6, bits: 2048},
 			},
@@ -2412,7 +2412,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2148,
+			line: 2162,
 			text: phraseMask{
 				{index: 6, bits: 4096},
 			},
@@ -2423,7 +2423,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2154,
+			line: 2168,
 			text: phraseMask{
 				{index: 6, bits: 57344},
 			},
@@ -2434,7 +2434,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2160,
+			line: 2174,
 			text: phraseMask{
 				{index: 6, bits: 196608},
 			},
@@ -2445,7 +2445,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2166,
+			line: 2180,
 			text: phraseMask{
 				{index: 6, bits: 786432},
 			},
@@ -2456,7 +2456,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2172,
+			line: 2186,
 			text: phraseMask{
 				{index: 6, bits: 3145728},
 			},
@@ -2467,7 +2467,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2178,
+			line: 2192,
 			text: phraseMask{
 				{index: 6, bits: 4194304},
 			},
@@ -2478,7 +2478,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2184,
+			line: 2198,
 			text: phraseMask{
 				{index: 6, bits: 8388608},
 			},
@@ -2489,7 +2489,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2190,
+			line: 2204,
 			text: phraseMask{
 				{index: 6, bits: 117440512},
 			},
@@ -2500,7 +2500,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2197,
+			line: 2211,
 			text: phraseMask{
 				{index: 6, bits: 134217728},
 			},
@@ -2511,7 +2511,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-text-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2203,
+			line: 2217,
 			text: phraseMask{
 				{index: 6, bits: 268435456},
 			},
@@ -2522,7 +2522,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2209,
+			line: 2223,
 			text: phraseMask{
 				{index: 6, bits: 1610612736},
 			},
@@ -2533,7 +2533,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-expired",
 			file: "rules.yaml (built-in)",
-			line: 2215,
+			line: 2229,
 			text: phraseMask{
 				{index: 6, bits: 6442450944},
 			},
@@ -2544,7 +2544,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2221,
+			line: 2235,
 			text: phraseMask{
 				{index: 6, bits: 8589934592},
 			},
@@ -2555,7 +2555,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2227,
+			line: 2241,
 			text: phraseMask{
 				{index: 6, bits: 17179869184},
 			},
@@ -2566,7 +2566,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2233,
+			line: 2247,
 			text: phraseMask{
 				{index: 6, bits: 34359738368},
 			},
@@ -2577,7 +2577,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2239,
+			line: 2253,
 			text: phraseMask{
 				{index: 6, bits: 68719476736},
 			},
@@ -2588,7 +2588,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2245,
+			line: 2259,
 			text: phraseMask{
 				{index: 6, bits: 412316860416},
 			},
@@ -2599,7 +2599,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit-5.2.3",
 			file: "rules.yaml (built-in)",
-			line: 2251,
+			line: 2265,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -2613,7 +2613,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig-5.3.4",
 			file: "rules.yaml (built-in)",
-			line: 2263,
+			line: 2277,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -2627,7 +2627,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc-5.1.7",
 			file: "rules.yaml (built-in)",
-			line: 2270,
+			line: 2284,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -2641,7 +2641,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown-5.1.3",
 			file: "rules.yaml (built-in)",
-			line: 2277,
+			line: 2291,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -2655,7 +2655,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2284,
+			line: 2298,
 			text: phraseMask{
 				{index: 6, bits: 4501400604114944},
 			},
@@ -2666,7 +2666,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2295,
+			line: 2309,
 			text: phraseMask{
 				{index: 6, bits: 67553994410557440},
 			},
@@ -2677,7 +2677,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 2309,
+			line: 2323,
 			text: phraseMask{
 				{index: 6, bits: 216172782113783808},
 			},
@@ -2740,7 +2740,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate",
 			file: "rules.yaml (built-in)",
-			line: 2320,
+			line: 2334,
 			text: phraseMask{
 				{index: 6, bits: 216172782113783808},
 			},
@@ -2800,7 +2800,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2330,
+			line: 2344,
 			text: phraseMask{
 				{index: 6, bits: 4323455642275676160},
 			},
@@ -2811,7 +2811,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2339,
+			line: 2353,
 			text: phraseMask{
 				{index: 6, bits: 13835058055282163712},
 				{index: 7, bits: 7},
@@ -2823,7 +2823,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-expired",
 			file: "rules.yaml (built-in)",
-			line: 2347,
+			line: 2361,
 			text: phraseMask{
 				{index: 7, bits: 24},
 			},
@@ -2834,7 +2834,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2353,
+			line: 2367,
 			text: phraseMask{
 				{index: 7, bits: 480},
 			},
@@ -2845,7 +2845,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mailboxfull-inactive",
 			file: "rules.yaml (built-in)",
-			line: 2360,
+			line: 2374,
 			text: phraseMask{
 				{index: 7, bits: 1536},
 			},
@@ -2895,7 +2895,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2374,
+			line: 2388,
 			text: phraseMask{
 				{index: 7, bits: 14848},
 			},
@@ -2906,7 +2906,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2381,
+			line: 2395,
 			text: phraseMask{
 				{index: 7, bits: 16384},
 			},
@@ -2917,7 +2917,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2387,
+			line: 2401,
 			text: phraseMask{
 				{index: 7, bits: 32768},
 			},
@@ -2928,7 +2928,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2393,
+			line: 2407,
 			text: phraseMask{
 				{index: 7, bits: 458752},
 			},
@@ -2939,7 +2939,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 2400,
+			line: 2414,
 			text: phraseMask{
 				{index: 7, bits: 66584576},
 			},
@@ -2950,7 +2950,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2409,
+			line: 2423,
 			text: phraseMask{
 				{index: 7, bits: 1006632960},
 			},
@@ -2961,7 +2961,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2418,
+			line: 2432,
 			text: phraseMask{
 				{index: 7, bits: 3221225472},
 			},
@@ -2972,7 +2972,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2424,
+			line: 2438,
 			text: phraseMask{
 				{index: 7, bits: 64424509440},
 			},
@@ -2983,7 +2983,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2432,
+			line: 2446,
 			text: phraseMask{
 				{index: 7, bits: 17523466567680},
 			},
@@ -2994,7 +2994,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2441,
+			line: 2455,
 			text: phraseMask{
 				{index: 7, bits: 52776558133248},
 			},
@@ -3005,7 +3005,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2447,
+			line: 2461,
 			text: phraseMask{
 				{index: 3, bits: 576460752303423488},
 				{index: 7, bits: 8936830510563328},
@@ -3017,7 +3017,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2456,
+			line: 2470,
 			text: phraseMask{
 				{index: 7, bits: 27021597764222976},
 			},
@@ -3028,7 +3028,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2462,
+			line: 2476,
 			text: phraseMask{
 				{index: 7, bits: 4575657221408423936},
 			},
@@ -3039,7 +3039,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2471,
+			line: 2485,
 			text: phraseMask{
 				{index: 7, bits: 13835058055282163712},
 			},
@@ -3050,7 +3050,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2477,
+			line: 2491,
 			text: phraseMask{
 				{index: 8, bits: 3},
 			},
@@ -3061,7 +3061,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2484,
+			line: 2498,
 			text: phraseMask{
 				{index: 8, bits: 65532},
 			},
@@ -3072,7 +3072,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2494,
+			line: 2508,
 			text: phraseMask{
 				{index: 8, bits: 65536},
 			},
@@ -3083,7 +3083,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2502,
+			line: 2516,
 			text: phraseMask{
 				{index: 8, bits: 131072},
 			},
@@ -3094,7 +3094,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2508,
+			line: 2522,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -3114,7 +3114,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2516,
+			line: 2530,
 			status: []statusPattern{
 				{none: true},
 				{class: 4, subject: -1, detailLo: -1, detHi: -1},
@@ -3136,7 +3136,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2524,
+			line: 2538,
 			text: phraseMask{
 				{index: 8, bits: 1048576},
 			},
@@ -3147,7 +3147,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2532,
+			line: 2546,
 			text: phraseMask{
 				{index: 8, bits: 6291456},
 			},
@@ -3162,7 +3162,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.650-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2539,
+			line: 2553,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 650, detHi: 650},
 			},
@@ -3224,7 +3224,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.2-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2567,
+			line: 2581,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -3238,7 +3238,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.4-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2574,
+			line: 2588,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -3252,7 +3252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.0-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2581,
+			line: 2595,
 			status: []statusPattern{
 				{class: 5, subject: 3},
 			},
@@ -3266,7 +3266,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.11-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2588,
+			line: 2602,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 11, detHi: 11},
 			},
@@ -3280,7 +3280,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.6-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2595,
+			line: 2609,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -3294,7 +3294,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.3-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2602,
+			line: 2616,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -3308,7 +3308,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.1-expired",
 			file: "rules.yaml (built-in)",
-			line: 2609,
+			line: 2623,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -3322,7 +3322,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.300-expired",
 			file: "rules.yaml (built-in)",
-			line: 2616,
+			line: 2630,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 300, detHi: 300},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3336,7 +3336,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.8-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2622,
+			line: 2636,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 8, detHi: 8},
 				{class: 5, subject: 4, detailLo: 8, detHi: 8},
@@ -3351,7 +3351,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.317-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2629,
+			line: 2643,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 317, detHi: 317},
 				{class: 5, subject: 4, detailLo: 317, detHi: 317},
@@ -3365,7 +3365,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.5-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2635,
+			line: 2649,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 5, detHi: 5},
 				{class: 5, subject: 7, detailLo: 5, detHi: 5},
@@ -3380,7 +3380,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.51-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2642,
+			line: 2656,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 51, detHi: 51},
 			},
@@ -3394,7 +3394,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.321-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2649,
+			line: 2663,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 321, detHi: 321},
 				{class: 5, subject: 7, detailLo: 321, detHi: 321},
@@ -3408,7 +3408,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.322-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2655,
+			line: 2669,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 322, detHi: 322},
 			},
@@ -3421,7 +3421,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.323-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2661,
+			line: 2675,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 323, detHi: 323},
 				{class: 5, subject: 7, detailLo: 323, detHi: 323},
@@ -3435,7 +3435,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.324-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2667,
+			line: 2681,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 324, detHi: 324},
 				{class: 5, subject: 7, detailLo: 324, detHi: 324},
@@ -3449,7 +3449,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.325-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2673,
+			line: 2687,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 325, detHi: 325},
 				{class: 5, subject: 7, detailLo: 325, detHi: 325},
@@ -3463,7 +3463,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.4-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2679,
+			line: 2693,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -3477,7 +3477,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.312-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2686,
+			line: 2700,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 312, detHi: 312},
 				{class: 5, subject: 4, detailLo: 312, detHi: 312},
@@ -3491,7 +3491,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.316-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2692,
+			line: 2706,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 316, detHi: 316},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3505,7 +3505,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.4-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2698,
+			line: 2712,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3519,7 +3519,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.64-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2705,
+			line: 2719,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
@@ -3592,7 +3592,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2721,
+			line: 2735,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3606,7 +3606,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.4-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2728,
+			line: 2742,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3620,7 +3620,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2735,
+			line: 2749,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3634,7 +3634,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.350-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2742,
+			line: 2756,
 			status: []statusPattern{
 				{class: 5, detailLo: 350, detHi: 350},
 			},
@@ -3647,7 +3647,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-transport-rule-code",
 			file: "rules.yaml (built-in)",
-			line: 2748,
+			line: 2762,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 900, detHi: 999},
 			},
@@ -3720,7 +3720,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.7-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2773,
+			line: 2787,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -3734,7 +3734,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.750-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2780,
+			line: 2794,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 750, detHi: 750},
 			},
@@ -3747,7 +3747,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.3-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2786,
+			line: 2800,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -3761,7 +3761,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2793,
+			line: 2807,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3775,7 +3775,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2800,
+			line: 2814,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3789,7 +3789,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2807,
+			line: 2821,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3803,7 +3803,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.3-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2814,
+			line: 2828,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -3817,7 +3817,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.2-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2821,
+			line: 2835,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -3831,7 +3831,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2828,
+			line: 2842,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3845,7 +3845,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.5-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2835,
+			line: 2849,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -3859,7 +3859,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2842,
+			line: 2856,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -3873,7 +3873,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2849,
+			line: 2863,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -3887,7 +3887,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2856,
+			line: 2870,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -3901,7 +3901,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.14-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2863,
+			line: 2877,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 14, detHi: 14},
 			},
@@ -3915,7 +3915,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.3-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2870,
+			line: 2884,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -3929,7 +3929,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2877,
+			line: 2891,
 			status: []statusPattern{
 				{class: 4, subject: 7},
 			},
@@ -3943,7 +3943,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.24-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2884,
+			line: 2898,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 24, detHi: 24},
 			},
@@ -3957,7 +3957,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.25-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2891,
+			line: 2905,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 25, detHi: 25},
 			},
@@ -3971,7 +3971,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.28-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2898,
+			line: 2912,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 28, detHi: 28},
 			},
@@ -3985,7 +3985,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.318-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2905,
+			line: 2919,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 318, detHi: 318},
 				{class: 5, subject: 4, detailLo: 318, detHi: 318},
@@ -3999,7 +3999,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-throttled-sending-ip",
 			file: "rules.yaml (built-in)",
-			line: 2911,
+			line: 2925,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -4070,7 +4070,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-throttled-sending-ip-final",
 			file: "rules.yaml (built-in)",
-			line: 2932,
+			line: 2946,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -4138,7 +4138,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.500-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2945,
+			line: 2959,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 500},
 			},
@@ -4151,7 +4151,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.700-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2951,
+			line: 2965,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 700, detHi: 700},
 			},
@@ -4164,7 +4164,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.1-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 2957,
+			line: 2971,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -4178,7 +4178,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.5.3-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2964,
+			line: 2978,
 			status: []statusPattern{
 				{class: 4, subject: 5, detailLo: 3, detHi: 3},
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
@@ -4193,7 +4193,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.652-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2971,
+			line: 2985,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 652, detHi: 652},
 			},
@@ -4206,7 +4206,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.3-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2977,
+			line: 2991,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -4220,7 +4220,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-5-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2984,
+			line: 2998,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 5},
 			},
@@ -4234,7 +4234,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.6-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2991,
+			line: 3005,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -4248,7 +4248,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.0-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2998,
+			line: 3012,
 			status: []statusPattern{
 				{class: 5, subject: 5},
 			},
@@ -4262,7 +4262,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.2-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3005,
+			line: 3019,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -4276,7 +4276,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.351-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3012,
+			line: 3026,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 351, detHi: 351},
 			},
@@ -4289,7 +4289,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 3018,
+			line: 3032,
 			text: phraseMask{
 				{index: 9, bits: 14680064},
 			},
@@ -4300,7 +4300,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 3028,
+			line: 3042,
 			text: phraseMask{
 				{index: 9, bits: 50331648},
 			},
@@ -4311,7 +4311,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3034,
+			line: 3048,
 			text: phraseMask{
 				{index: 9, bits: 469762048},
 			},
@@ -4322,7 +4322,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-expired",
 			file: "rules.yaml (built-in)",
-			line: 3040,
+			line: 3054,
 			text: phraseMask{
 				{index: 9, bits: 536870912},
 			},
@@ -4333,7 +4333,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 3046,
+			line: 3060,
 			text: phraseMask{
 				{index: 9, bits: 16106127360},
 			},
@@ -4344,7 +4344,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3053,
+			line: 3067,
 			text: phraseMask{
 				{index: 9, bits: 17179869184},
 			},
@@ -4355,7 +4355,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3059,
+			line: 3073,
 			text: phraseMask{
 				{index: 9, bits: 103079215104},
 			},
@@ -4366,7 +4366,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3065,
+			line: 3079,
 			text: phraseMask{
 				{index: 9, bits: 412316860416},
 			},
@@ -4377,7 +4377,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3071,
+			line: 3085,
 			text: phraseMask{
 				{index: 9, bits: 549755813888},
 			},
@@ -4388,7 +4388,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 3077,
+			line: 3091,
 			text: phraseMask{
 				{index: 4, bits: 192},
 				{index: 9, bits: 7696581394432},
@@ -4400,7 +4400,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3085,
+			line: 3099,
 			text: phraseMask{
 				{index: 4, bits: 36},
 				{index: 3, bits: 6917529027641081856},
@@ -4413,7 +4413,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3095,
+			line: 3109,
 			text: phraseMask{
 				{index: 9, bits: 246290604621824},
 			},
@@ -4424,7 +4424,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3102,
+			line: 3116,
 			text: phraseMask{
 				{index: 9, bits: 4222124650659840},
 			},
@@ -4435,7 +4435,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3109,
+			line: 3123,
 			text: phraseMask{
 				{index: 9, bits: 13510798882111488},
 				{index: 1, bits: 16384},
@@ -4447,7 +4447,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3116,
+			line: 3130,
 			text: phraseMask{
 				{index: 8, bits: 4503599627370496},
 				{index: 9, bits: 54043195528445952},
@@ -4459,7 +4459,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 3122,
+			line: 3136,
 			text: phraseMask{
 				{index: 9, bits: 72057594037927936},
 			},
@@ -4470,7 +4470,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3128,
+			line: 3142,
 			text: phraseMask{
 				{index: 9, bits: 144115188075855872},
 			},
@@ -4481,7 +4481,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3134,
+			line: 3148,
 			text: phraseMask{
 				{index: 9, bits: 262144},
 			},
@@ -4492,7 +4492,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 3140,
+			line: 3154,
 			text: phraseMask{
 				{index: 9, bits: 864691128455135232},
 			},
@@ -4503,7 +4503,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3150,
+			line: 3164,
 			text: phraseMask{
 				{index: 9, bits: 8070450532247928832},
 			},
@@ -4514,7 +4514,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3156,
+			line: 3170,
 			text: phraseMask{
 				{index: 9, bits: 9223372036854775808},
 			},
@@ -4525,7 +4525,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3162,
+			line: 3176,
 			text: phraseMask{
 				{index: 10, bits: 3},
 			},
@@ -4536,7 +4536,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 3168,
+			line: 3182,
 			text: phraseMask{
 				{index: 10, bits: 12},
 			},
@@ -4547,7 +4547,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-speeding",
 			file: "rules.yaml (built-in)",
-			line: 3174,
+			line: 3188,
 			text: phraseMask{
 				{index: 10, bits: 48},
 			},
@@ -4558,7 +4558,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3180,
+			line: 3194,
 			text: phraseMask{
 				{index: 10, bits: 64},
 			},
@@ -4569,7 +4569,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3186,
+			line: 3200,
 			text: phraseMask{
 				{index: 10, bits: 128},
 			},
@@ -4580,7 +4580,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3192,
+			line: 3206,
 			text: phraseMask{
 				{index: 10, bits: 3840},
 			},
@@ -4591,7 +4591,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3199,
+			line: 3213,
 			text: phraseMask{
 				{index: 10, bits: 4096},
 			},
@@ -4602,7 +4602,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 3205,
+			line: 3219,
 			text: phraseMask{
 				{index: 10, bits: 8192},
 			},
@@ -4613,7 +4613,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3216,
+			line: 3230,
 			text: phraseMask{
 				{index: 10, bits: 49152},
 			},
@@ -4658,7 +4658,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3227,
+			line: 3241,
 			text: phraseMask{
 				{index: 10, bits: 65536},
 			},
@@ -4669,7 +4669,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 3233,
+			line: 3247,
 			text: phraseMask{
 				{index: 10, bits: 131072},
 			},
@@ -4680,7 +4680,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 3239,
+			line: 3253,
 			text: phraseMask{
 				{index: 10, bits: 262144},
 			},
@@ -4739,7 +4739,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-policyviolation-by-reply",
 			file: "rules.yaml (built-in)",
-			line: 3264,
+			line: 3278,
 			all:  []int32{658, 659},
 			then: thenDef{
 				Reason: "policyviolation",
@@ -4794,7 +4794,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints-expired",
 			file: "rules.yaml (built-in)",
-			line: 3270,
+			line: 3284,
 			text: phraseMask{
 				{index: 10, bits: 1048576},
 			},
@@ -4863,7 +4863,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints",
 			file: "rules.yaml (built-in)",
-			line: 3283,
+			line: 3297,
 			text: phraseMask{
 				{index: 10, bits: 1048576},
 			},
@@ -4929,7 +4929,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3293,
+			line: 3307,
 			text: phraseMask{
 				{index: 10, bits: 6291456},
 			},
@@ -4940,7 +4940,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-speeding",
 			file: "rules.yaml (built-in)",
-			line: 3301,
+			line: 3315,
 			text: phraseMask{
 				{index: 10, bits: 8388608},
 			},
@@ -4951,7 +4951,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3307,
+			line: 3321,
 			text: phraseMask{
 				{index: 10, bits: 50331648},
 			},
@@ -4962,7 +4962,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3313,
+			line: 3327,
 			text: phraseMask{
 				{index: 10, bits: 67108864},
 			},
@@ -4973,7 +4973,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3319,
+			line: 3333,
 			text: phraseMask{
 				{index: 10, bits: 134217728},
 			},
@@ -4984,7 +4984,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3325,
+			line: 3339,
 			text: phraseMask{
 				{index: 10, bits: 268439552},
 			},
@@ -4995,7 +4995,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-submission-quota",
 			file: "rules.yaml (built-in)",
-			line: 3337,
+			line: 3351,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 2, detHi: 2},
 				{class: 4, subject: 2, detailLo: 2, detHi: 2},
@@ -5045,7 +5045,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-recipient-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 3353,
+			line: 3367,
 			text: phraseMask{
 				{index: 10, bits: 515396075520},
 			},
@@ -5089,7 +5089,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-sending-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 3365,
+			line: 3379,
 			text: phraseMask{
 				{index: 10, bits: 8246337208320},
 				{index: 7, bits: 562949953421312},
@@ -5133,7 +5133,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "relay-denied-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 3379,
+			line: 3393,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -5207,7 +5207,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-authrequired-recipient",
 			file: "rules.yaml (built-in)",
-			line: 3404,
+			line: 3418,
 			text: phraseMask{
 				{index: 10, bits: 288230376151711744},
 			},
@@ -5257,7 +5257,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "not-authenticated-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 3413,
+			line: 3427,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -5316,7 +5316,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.1-delivery-not-authorized",
 			file: "rules.yaml (built-in)",
-			line: 3428,
+			line: 3442,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -5418,7 +5418,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.1.10-null-mx",
 			file: "rules.yaml (built-in)",
-			line: 3455,
+			line: 3469,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 				{class: 4, subject: 1, detailLo: 10, detHi: 10},
@@ -5473,7 +5473,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.7.13-account-disabled",
 			file: "rules.yaml (built-in)",
-			line: 3467,
+			line: 3481,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 				{class: 4, subject: 7, detailLo: 13, detHi: 13},
@@ -5514,7 +5514,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.26-ipv6-unauthenticated",
 			file: "rules.yaml (built-in)",
-			line: 3481,
+			line: 3495,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 26, detHi: 26},
 			},
@@ -5563,7 +5563,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.500-699",
 			file: "rules.yaml (built-in)",
-			line: 3490,
+			line: 3504,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -5612,7 +5612,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.850-899",
 			file: "rules.yaml (built-in)",
-			line: 3499,
+			line: 3513,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 850, detHi: 899},
 			},
@@ -5661,7 +5661,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.10",
 			file: "rules.yaml (built-in)",
-			line: 3508,
+			line: 3522,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -5710,7 +5710,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.90",
 			file: "rules.yaml (built-in)",
-			line: 3518,
+			line: 3532,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 90, detHi: 90},
 			},
@@ -5752,7 +5752,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.121",
 			file: "rules.yaml (built-in)",
-			line: 3527,
+			line: 3541,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 121, detHi: 121},
 			},
@@ -5801,7 +5801,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.122",
 			file: "rules.yaml (built-in)",
-			line: 3536,
+			line: 3550,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 122, detHi: 122},
 			},
@@ -5850,7 +5850,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.3.190",
 			file: "rules.yaml (built-in)",
-			line: 3545,
+			line: 3559,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 190, detHi: 190},
 			},
@@ -5899,7 +5899,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.12",
 			file: "rules.yaml (built-in)",
-			line: 3554,
+			line: 3568,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -5948,7 +5948,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.124",
 			file: "rules.yaml (built-in)",
-			line: 3563,
+			line: 3577,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 124, detHi: 124},
 			},
@@ -5997,7 +5997,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.133",
 			file: "rules.yaml (built-in)",
-			line: 3572,
+			line: 3586,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 133, detHi: 133},
 			},
@@ -6046,7 +6046,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.134",
 			file: "rules.yaml (built-in)",
-			line: 3581,
+			line: 3595,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 134, detHi: 134},
 			},
@@ -6095,7 +6095,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.13",
 			file: "rules.yaml (built-in)",
-			line: 3590,
+			line: 3604,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -6144,7 +6144,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.135",
 			file: "rules.yaml (built-in)",
-			line: 3599,
+			line: 3613,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 135, detHi: 135},
 			},
@@ -6193,7 +6193,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.136",
 			file: "rules.yaml (built-in)",
-			line: 3608,
+			line: 3622,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 136, detHi: 136},
 			},
@@ -6242,7 +6242,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.23-spf",
 			file: "rules.yaml (built-in)",
-			line: 3617,
+			line: 3631,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 23, detHi: 23},
 			},
@@ -6298,7 +6298,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.25",
 			file: "rules.yaml (built-in)",
-			line: 3626,
+			line: 3640,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -6355,7 +6355,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.57",
 			file: "rules.yaml (built-in)",
-			line: 3635,
+			line: 3649,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 57, detHi: 57},
 			},
@@ -6404,7 +6404,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.501",
 			file: "rules.yaml (built-in)",
-			line: 3644,
+			line: 3658,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 501, detHi: 501},
 			},
@@ -6453,7 +6453,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.502",
 			file: "rules.yaml (built-in)",
-			line: 3655,
+			line: 3669,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 502, detHi: 502},
 			},
@@ -6502,7 +6502,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.503",
 			file: "rules.yaml (built-in)",
-			line: 3664,
+			line: 3678,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 503, detHi: 503},
 			},
@@ -6551,7 +6551,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.504",
 			file: "rules.yaml (built-in)",
-			line: 3673,
+			line: 3687,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 504, detHi: 504},
 			},
@@ -6600,7 +6600,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.505",
 			file: "rules.yaml (built-in)",
-			line: 3684,
+			line: 3698,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 505, detHi: 505},
 			},
@@ -6649,7 +6649,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.506",
 			file: "rules.yaml (built-in)",
-			line: 3696,
+			line: 3710,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 506, detHi: 506},
 			},
@@ -6698,7 +6698,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.507",
 			file: "rules.yaml (built-in)",
-			line: 3705,
+			line: 3719,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 507, detHi: 507},
 			},
@@ -6747,7 +6747,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.508",
 			file: "rules.yaml (built-in)",
-			line: 3714,
+			line: 3728,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 508, detHi: 508},
 			},
@@ -6796,7 +6796,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.509",
 			file: "rules.yaml (built-in)",
-			line: 3723,
+			line: 3737,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 509, detHi: 509},
 			},
@@ -6852,7 +6852,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.64-tenantattribution",
 			file: "rules.yaml (built-in)",
-			line: 3732,
+			line: 3746,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
@@ -6920,7 +6920,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.510",
 			file: "rules.yaml (built-in)",
-			line: 3744,
+			line: 3758,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 510, detHi: 510},
 			},
@@ -6969,7 +6969,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.511",
 			file: "rules.yaml (built-in)",
-			line: 3754,
+			line: 3768,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 511, detHi: 511},
 			},
@@ -7018,7 +7018,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.512",
 			file: "rules.yaml (built-in)",
-			line: 3763,
+			line: 3777,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 512, detHi: 512},
 			},
@@ -7067,7 +7067,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.513",
 			file: "rules.yaml (built-in)",
-			line: 3772,
+			line: 3786,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 513, detHi: 513},
 			},
@@ -7124,7 +7124,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.515",
 			file: "rules.yaml (built-in)",
-			line: 3781,
+			line: 3795,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 515, detHi: 515},
 			},
@@ -7180,7 +7180,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.520",
 			file: "rules.yaml (built-in)",
-			line: 3793,
+			line: 3807,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 520, detHi: 520},
 			},
@@ -7222,7 +7222,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.233",
 			file: "rules.yaml (built-in)",
-			line: 3802,
+			line: 3816,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 233, detHi: 233},
 			},
@@ -7264,7 +7264,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.606-649",
 			file: "rules.yaml (built-in)",
-			line: 3811,
+			line: 3825,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 606, detHi: 649},
 			},
@@ -7330,7 +7330,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.703",
 			file: "rules.yaml (built-in)",
-			line: 3820,
+			line: 3834,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 703, detHi: 703},
 			},
@@ -7372,7 +7372,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.700-749",
 			file: "rules.yaml (built-in)",
-			line: 3829,
+			line: 3843,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 700, detHi: 749},
 			},
@@ -7421,7 +7421,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.310-no-domain",
 			file: "rules.yaml (built-in)",
-			line: 3840,
+			line: 3854,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 310, detHi: 310},
 			},
@@ -7457,7 +7457,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-helo-refused",
 			file: "rules.yaml (built-in)",
-			line: 3856,
+			line: 3870,
 			text: phraseMask{
 				{index: 11, bits: 4194304},
 			},
@@ -7467,7 +7467,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-courier-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3863,
+			line: 3877,
 			text: phraseMask{
 				{index: 11, bits: 8388608},
 			},
@@ -7477,7 +7477,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-filtered",
 			file: "rules.yaml (built-in)",
-			line: 3868,
+			line: 3882,
 			text: phraseMask{
 				{index: 11, bits: 16777216},
 			},
@@ -7487,7 +7487,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3873,
+			line: 3887,
 			text: phraseMask{
 				{index: 11, bits: 100663296},
 			},
@@ -7497,7 +7497,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3882,
+			line: 3896,
 			text: phraseMask{
 				{index: 11, bits: 4160749568},
 			},
@@ -7507,7 +7507,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown-pairs",
 			file: "rules.yaml (built-in)",
-			line: 3889,
+			line: 3903,
 			text: phraseMask{
 				{index: 11, bits: 4294967296},
 			},
@@ -7520,7 +7520,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-expired",
 			file: "rules.yaml (built-in)",
-			line: 3895,
+			line: 3909,
 			text: phraseMask{
 				{index: 11, bits: 8589934592},
 			},
@@ -7530,7 +7530,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3900,
+			line: 3914,
 			text: phraseMask{
 				{index: 11, bits: 17179869184},
 			},
@@ -7540,7 +7540,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-einsundeins-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3905,
+			line: 3919,
 			text: phraseMask{
 				{index: 11, bits: 34359738368},
 			},
@@ -7550,7 +7550,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exim-mx-hosts-without-address",
 			file: "rules.yaml (built-in)",
-			line: 3918,
+			line: 3932,
 			text: phraseMask{
 				{index: 11, bits: 206158430208},
 			},
@@ -7601,7 +7601,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3928,
+			line: 3942,
 			text: phraseMask{
 				{index: 11, bits: 274877906944},
 			},
@@ -7611,7 +7611,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3936,
+			line: 3950,
 			text: phraseMask{
 				{index: 11, bits: 549755813888},
 			},
@@ -7621,7 +7621,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3941,
+			line: 3955,
 			text: phraseMask{
 				{index: 11, bits: 3298534883328},
 			},
@@ -7631,7 +7631,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3946,
+			line: 3960,
 			text: phraseMask{
 				{index: 11, bits: 65970697666560},
 			},
@@ -7641,7 +7641,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3952,
+			line: 3966,
 			text: phraseMask{
 				{index: 11, bits: 1055531162664960},
 			},
@@ -7651,7 +7651,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lines-too-long",
 			file: "rules.yaml (built-in)",
-			line: 3964,
+			line: 3978,
 			text: phraseMask{
 				{index: 11, bits: 7881299347898368},
 			},
@@ -7701,7 +7701,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 3973,
+			line: 3987,
 			text: phraseMask{
 				{index: 11, bits: 9007199254740992},
 			},
@@ -7711,7 +7711,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-expired",
 			file: "rules.yaml (built-in)",
-			line: 3978,
+			line: 3992,
 			text: phraseMask{
 				{index: 11, bits: 18014398509481984},
 			},
@@ -7721,7 +7721,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 3983,
+			line: 3997,
 			text: phraseMask{
 				{index: 11, bits: 36028797018963968},
 			},
@@ -7731,7 +7731,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3988,
+			line: 4002,
 			text: phraseMask{
 				{index: 11, bits: 216172782113783808},
 			},
@@ -7741,7 +7741,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3993,
+			line: 4007,
 			text: phraseMask{
 				{index: 11, bits: 18158513697557839872},
 				{index: 12, bits: 1},
@@ -7752,7 +7752,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4000,
+			line: 4014,
 			text: phraseMask{
 				{index: 12, bits: 126},
 			},
@@ -7762,7 +7762,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 4006,
+			line: 4020,
 			text: phraseMask{
 				{index: 12, bits: 128},
 			},
@@ -7772,7 +7772,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-expired",
 			file: "rules.yaml (built-in)",
-			line: 4011,
+			line: 4025,
 			text: phraseMask{
 				{index: 12, bits: 1792},
 			},
@@ -7782,7 +7782,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4018,
+			line: 4032,
 			text: phraseMask{
 				{index: 12, bits: 6144},
 			},
@@ -7792,7 +7792,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmx-expired",
 			file: "rules.yaml (built-in)",
-			line: 4023,
+			line: 4037,
 			text: phraseMask{
 				{index: 12, bits: 8192},
 			},
@@ -7802,7 +7802,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4028,
+			line: 4042,
 			text: phraseMask{
 				{index: 8, bits: 786432},
 			},
@@ -7812,7 +7812,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4033,
+			line: 4047,
 			text: phraseMask{
 				{index: 8, bits: 65536},
 			},
@@ -7822,7 +7822,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4038,
+			line: 4052,
 			text: phraseMask{
 				{index: 8, bits: 131072},
 			},
@@ -7832,7 +7832,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4043,
+			line: 4057,
 			text: phraseMask{
 				{index: 12, bits: 16384},
 			},
@@ -7842,7 +7842,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4048,
+			line: 4062,
 			text: phraseMask{
 				{index: 12, bits: 32768},
 			},
@@ -7852,7 +7852,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 4053,
+			line: 4067,
 			text: phraseMask{
 				{index: 12, bits: 65536},
 			},
@@ -7862,7 +7862,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 4058,
+			line: 4072,
 			text: phraseMask{
 				{index: 12, bits: 131072},
 			},
@@ -7872,7 +7872,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-compuserve-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4063,
+			line: 4077,
 			text: phraseMask{
 				{index: 12, bits: 786432},
 			},
@@ -7882,7 +7882,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4072,
+			line: 4086,
 			text: phraseMask{
 				{index: 12, bits: 1048576},
 			},
@@ -7892,7 +7892,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 4077,
+			line: 4091,
 			text: phraseMask{
 				{index: 12, bits: 2097152},
 			},
@@ -7902,7 +7902,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4082,
+			line: 4096,
 			text: phraseMask{
 				{index: 12, bits: 4194304},
 			},
@@ -7912,7 +7912,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-messagingserver-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4087,
+			line: 4101,
 			text: phraseMask{
 				{index: 12, bits: 8388608},
 			},
@@ -7922,7 +7922,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4092,
+			line: 4106,
 			text: phraseMask{
 				{index: 12, bits: 16777216},
 			},
@@ -7932,7 +7932,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4097,
+			line: 4111,
 			text: phraseMask{
 				{index: 12, bits: 100663296},
 			},
@@ -7942,7 +7942,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-expired",
 			file: "rules.yaml (built-in)",
-			line: 4103,
+			line: 4117,
 			text: phraseMask{
 				{index: 12, bits: 134217728},
 			},
@@ -7952,7 +7952,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 4108,
+			line: 4122,
 			text: phraseMask{
 				{index: 12, bits: 268435456},
 			},
@@ -7962,7 +7962,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4113,
+			line: 4127,
 			text: phraseMask{
 				{index: 12, bits: 136902082560},
 			},
@@ -7972,7 +7972,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4120,
+			line: 4134,
 			text: phraseMask{
 				{index: 12, bits: 962072674304},
 			},
@@ -7982,7 +7982,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 4125,
+			line: 4139,
 			text: phraseMask{
 				{index: 12, bits: 1099511627776},
 			},
@@ -7992,7 +7992,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 4130,
+			line: 4144,
 			text: phraseMask{
 				{index: 12, bits: 32985348833280},
 			},
@@ -8002,7 +8002,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4136,
+			line: 4150,
 			text: phraseMask{
 				{index: 12, bits: 144080003703767040},
 			},
@@ -8012,7 +8012,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4146,
+			line: 4160,
 			text: phraseMask{
 				{index: 12, bits: 432345564227567616},
 			},
@@ -8022,7 +8022,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4151,
+			line: 4165,
 			text: phraseMask{
 				{index: 12, bits: 576460752303423488},
 			},
@@ -8032,7 +8032,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4156,
+			line: 4170,
 			text: phraseMask{
 				{index: 12, bits: 1152921504606846976},
 			},
@@ -8042,7 +8042,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 4161,
+			line: 4175,
 			text: phraseMask{
 				{index: 12, bits: 2305843009213693952},
 			},
@@ -8052,7 +8052,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "qmail-mx-points-here",
 			file: "rules.yaml (built-in)",
-			line: 4166,
+			line: 4180,
 			text: phraseMask{
 				{index: 12, bits: 4611686018427387904},
 			},
@@ -8110,7 +8110,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4182,
+			line: 4196,
 			text: phraseMask{
 				{index: 12, bits: 9223372036854775808},
 				{index: 13, bits: 1},
@@ -8121,7 +8121,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4188,
+			line: 4202,
 			text: phraseMask{
 				{index: 13, bits: 2},
 			},
@@ -8131,7 +8131,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 4193,
+			line: 4207,
 			text: phraseMask{
 				{index: 13, bits: 4},
 			},
@@ -8141,7 +8141,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-verizon-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4198,
+			line: 4212,
 			text: phraseMask{
 				{index: 13, bits: 24},
 			},
@@ -8151,7 +8151,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-zoho-expired",
 			file: "rules.yaml (built-in)",
-			line: 4203,
+			line: 4217,
 			text: phraseMask{
 				{index: 13, bits: 32},
 			},
@@ -8161,7 +8161,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-filtered",
 			file: "rules.yaml (built-in)",
-			line: 4208,
+			line: 4222,
 			text: phraseMask{
 				{index: 13, bits: 64},
 			},
@@ -8171,7 +8171,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4213,
+			line: 4227,
 			text: phraseMask{
 				{index: 13, bits: 128},
 			},
@@ -8181,7 +8181,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-groups-refused",
 			file: "rules.yaml (built-in)",
-			line: 4218,
+			line: 4232,
 			text: phraseMask{
 				{index: 13, bits: 768},
 			},
@@ -8231,7 +8231,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-posting-restricted",
 			file: "rules.yaml (built-in)",
-			line: 4235,
+			line: 4249,
 			text: phraseMask{
 				{index: 13, bits: 536869888},
 			},
@@ -8281,7 +8281,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6-5.4.14-loop",
 			file: "rules.yaml (built-in)",
-			line: 4267,
+			line: 4281,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
@@ -8337,7 +8337,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-no-answer",
 			file: "rules.yaml (built-in)",
-			line: 4277,
+			line: 4291,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -8458,7 +8458,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1-access-denied",
 			file: "rules.yaml (built-in)",
-			line: 4294,
+			line: 4308,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -8511,7 +8511,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-unrecognised-or-name",
 			file: "rules.yaml (built-in)",
-			line: 4315,
+			line: 4329,
 			text: phraseMask{
 				{index: 13, bits: 1095216660480},
 			},
@@ -8521,7 +8521,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-maximum-time-expired",
 			file: "rules.yaml (built-in)",
-			line: 4320,
+			line: 4334,
 			text: phraseMask{
 				{index: 13, bits: 3298534883328},
 			},
@@ -8531,7 +8531,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-loop-detected",
 			file: "rules.yaml (built-in)",
-			line: 4324,
+			line: 4338,
 			text: phraseMask{
 				{index: 13, bits: 4398046511104},
 			},
@@ -8541,7 +8541,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-content-too-long",
 			file: "rules.yaml (built-in)",
-			line: 4328,
+			line: 4342,
 			text: phraseMask{
 				{index: 13, bits: 61572651155456},
 			},
@@ -8551,7 +8551,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-conversion",
 			file: "rules.yaml (built-in)",
-			line: 4332,
+			line: 4346,
 			text: phraseMask{
 				{index: 13, bits: 2181431069507584},
 			},
@@ -8561,7 +8561,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-status",
 			file: "rules.yaml (built-in)",
-			line: 4352,
+			line: 4366,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 2, detHi: 2},
 			},
@@ -8570,7 +8570,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-specific",
 			file: "rules.yaml (built-in)",
-			line: 4357,
+			line: 4371,
 			text: phraseMask{
 				{index: 13, bits: 2251799813685248},
 			},
@@ -8580,7 +8580,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-specific",
 			file: "rules.yaml (built-in)",
-			line: 4363,
+			line: 4377,
 			text: phraseMask{
 				{index: 13, bits: 139611588448485376},
 			},
@@ -8590,7 +8590,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-languages",
 			file: "rules.yaml (built-in)",
-			line: 4377,
+			line: 4391,
 			text: phraseMask{
 				{index: 13, bits: 18302628885633695744},
 				{index: 14, bits: 1073741823},
@@ -8604,7 +8604,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-text",
 			file: "rules.yaml (built-in)",
-			line: 4389,
+			line: 4403,
 			text: phraseMask{
 				{index: 14, bits: 18446744072635809792},
 				{index: 3, bits: 67372224},
@@ -8623,7 +8623,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-status",
 			file: "rules.yaml (built-in)",
-			line: 4429,
+			line: 4443,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 4, detHi: 4},
 				{class: -1, subject: 7, detailLo: 16, detHi: 16},
@@ -8633,7 +8633,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-status",
 			file: "rules.yaml (built-in)",
-			line: 4434,
+			line: 4448,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -8642,7 +8642,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-text",
 			file: "rules.yaml (built-in)",
-			line: 4439,
+			line: 4453,
 			text: phraseMask{
 				{index: 15, bits: 18446181123756130304},
 				{index: 8, bits: 2199023255552},
@@ -8657,7 +8657,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-text",
 			file: "rules.yaml (built-in)",
-			line: 4453,
+			line: 4467,
 			text: phraseMask{
 				{index: 16, bits: 12288},
 				{index: 9, bits: 9223372036854775808},
@@ -8668,7 +8668,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-reply-525",
 			file: "rules.yaml (built-in)",
-			line: 4465,
+			line: 4479,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 5},
@@ -8679,7 +8679,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-text",
 			file: "rules.yaml (built-in)",
-			line: 4470,
+			line: 4484,
 			text: phraseMask{
 				{index: 16, bits: 18446744073709535232},
 				{index: 10, bits: 33554528},
@@ -8696,7 +8696,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hasmoved-text",
 			file: "rules.yaml (built-in)",
-			line: 4503,
+			line: 4517,
 			text: phraseMask{
 				{index: 17, bits: 16320},
 			},
@@ -8706,7 +8706,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "norelaying-text",
 			file: "rules.yaml (built-in)",
-			line: 4515,
+			line: 4529,
 			text: phraseMask{
 				{index: 17, bits: 8589918208},
 				{index: 10, bits: 288221580058689536},
@@ -8722,7 +8722,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-dmarc",
 			file: "rules.yaml (built-in)",
-			line: 4536,
+			line: 4550,
 			text: phraseMask{
 				{index: 17, bits: 8787503087616},
 			},
@@ -8763,7 +8763,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-status",
 			file: "rules.yaml (built-in)",
-			line: 4545,
+			line: 4559,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 20, detHi: 20},
 				{class: -1, subject: 7, detailLo: 21, detHi: 21},
@@ -8778,7 +8778,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-text",
 			file: "rules.yaml (built-in)",
-			line: 4550,
+			line: 4564,
 			text: phraseMask{
 				{index: 17, bits: 18446735277616529408},
 				{index: 18, bits: 511},
@@ -8793,7 +8793,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4563,
+			line: 4577,
 			text: phraseMask{
 				{index: 18, bits: 1536},
 			},
@@ -8807,7 +8807,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-blocked",
 			file: "rules.yaml (built-in)",
-			line: 4582,
+			line: 4596,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -8835,7 +8835,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-rejected",
 			file: "rules.yaml (built-in)",
-			line: 4622,
+			line: 4636,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -8863,7 +8863,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4663,
+			line: 4677,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -8882,7 +8882,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unknown-at-mail-from",
 			file: "rules.yaml (built-in)",
-			line: 4675,
+			line: 4689,
 			text: phraseMask{
 				{index: 21, bits: 18446744073709535232},
 				{index: 8, bits: 4503599631564801},
@@ -8956,7 +8956,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.1",
 			file: "rules.yaml (built-in)",
-			line: 4736,
+			line: 4750,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -9005,7 +9005,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.0",
 			file: "rules.yaml (built-in)",
-			line: 4748,
+			line: 4762,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 			},
@@ -9054,7 +9054,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-x.1.3",
 			file: "rules.yaml (built-in)",
-			line: 4759,
+			line: 4773,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -9102,7 +9102,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific",
 			file: "rules.yaml (built-in)",
-			line: 4768,
+			line: 4782,
 			text: phraseMask{
 				{index: 2, bits: 36028797018963968},
 				{index: 23, bits: 3072},
@@ -9113,7 +9113,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-specific",
 			file: "rules.yaml (built-in)",
-			line: 4776,
+			line: 4790,
 			text: phraseMask{
 				{index: 19, bits: 2251799813685248},
 				{index: 20, bits: 524288},
@@ -9124,7 +9124,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific-553",
 			file: "rules.yaml (built-in)",
-			line: 4783,
+			line: 4797,
 			text: phraseMask{
 				{index: 22, bits: 67108864},
 			},
@@ -9138,7 +9138,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-specific",
 			file: "rules.yaml (built-in)",
-			line: 4792,
+			line: 4806,
 			text: phraseMask{
 				{index: 18, bits: 1073750016},
 			},
@@ -9148,7 +9148,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 4799,
+			line: 4813,
 			text: phraseMask{
 				{index: 21, bits: 18446744073709535232},
 				{index: 8, bits: 4503599631564801},
@@ -9178,7 +9178,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4805,
+			line: 4819,
 			text: phraseMask{
 				{index: 23, bits: 4294959104},
 			},
@@ -9214,7 +9214,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-any-stage",
 			file: "rules.yaml (built-in)",
-			line: 4824,
+			line: 4838,
 			text: phraseMask{
 				{index: 9, bits: 262144},
 				{index: 23, bits: 30064771072},
@@ -9234,7 +9234,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-mailbox-inactive",
 			file: "rules.yaml (built-in)",
-			line: 4858,
+			line: 4872,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -9310,7 +9310,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-mailbox-missing",
 			file: "rules.yaml (built-in)",
-			line: 4871,
+			line: 4885,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -9391,7 +9391,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-userunknown-missing",
 			file: "rules.yaml (built-in)",
-			line: 4896,
+			line: 4910,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -9490,7 +9490,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-text",
 			file: "rules.yaml (built-in)",
-			line: 4904,
+			line: 4918,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -9513,7 +9513,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4923,
+			line: 4937,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -9549,7 +9549,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-specific",
 			file: "rules.yaml (built-in)",
-			line: 4929,
+			line: 4943,
 			text: phraseMask{
 				{index: 24, bits: 14},
 			},
@@ -9559,7 +9559,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-sender-named",
 			file: "rules.yaml (built-in)",
-			line: 4938,
+			line: 4952,
 			text: phraseMask{
 				{index: 23, bits: 6755399441055744},
 				{index: 24, bits: 16},
@@ -9577,7 +9577,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-mailbox-inactive",
 			file: "rules.yaml (built-in)",
-			line: 4953,
+			line: 4967,
 			text: phraseMask{
 				{index: 23, bits: 34359738368},
 			},
@@ -9647,7 +9647,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-mailbox-missing",
 			file: "rules.yaml (built-in)",
-			line: 4959,
+			line: 4973,
 			text: phraseMask{
 				{index: 22, bits: 1048576},
 				{index: 23, bits: 206158430208},
@@ -9722,7 +9722,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-text",
 			file: "rules.yaml (built-in)",
-			line: 4967,
+			line: 4981,
 			text: phraseMask{
 				{index: 23, bits: 9223372002495037440},
 				{index: 24, bits: 1},
@@ -9739,7 +9739,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-status",
 			file: "rules.yaml (built-in)",
-			line: 4975,
+			line: 4989,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -9748,7 +9748,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-text",
 			file: "rules.yaml (built-in)",
-			line: 4980,
+			line: 4994,
 			text: phraseMask{
 				{index: 24, bits: 140737488355264},
 			},
@@ -9762,7 +9762,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5001,
+			line: 5015,
 			text: phraseMask{
 				{index: 24, bits: 4362862139015168},
 			},
@@ -9779,7 +9779,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-text",
 			file: "rules.yaml (built-in)",
-			line: 5014,
+			line: 5028,
 			text: phraseMask{
 				{index: 24, bits: 2301339409586323456},
 			},
@@ -9789,7 +9789,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5022,
+			line: 5036,
 			text: phraseMask{
 				{index: 24, bits: 2305843009213693952},
 			},
@@ -9802,7 +9802,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-text",
 			file: "rules.yaml (built-in)",
-			line: 5033,
+			line: 5047,
 			text: phraseMask{
 				{index: 24, bits: 13835058055282163712},
 				{index: 8, bits: 8388608},
@@ -9815,7 +9815,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contenterror-text",
 			file: "rules.yaml (built-in)",
-			line: 5045,
+			line: 5059,
 			text: phraseMask{
 				{index: 24, bits: 4503599627370496},
 				{index: 25, bits: 4294967040},
@@ -9840,7 +9840,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.8-bad-outbound-sender",
 			file: "rules.yaml (built-in)",
-			line: 5110,
+			line: 5124,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 8, detHi: 8},
 			},
@@ -9886,7 +9886,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-status",
 			file: "rules.yaml (built-in)",
-			line: 5129,
+			line: 5143,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 7, detHi: 7},
 				{class: -1, subject: 1, detailLo: 8, detHi: 8},
@@ -9896,7 +9896,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-at-mail",
 			file: "rules.yaml (built-in)",
-			line: 5134,
+			line: 5148,
 			text: phraseMask{
 				{index: 19, bits: 18446743936270598144},
 				{index: 20, bits: 2305843009213693951},
@@ -9921,7 +9921,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-text",
 			file: "rules.yaml (built-in)",
-			line: 5177,
+			line: 5191,
 			text: phraseMask{
 				{index: 19, bits: 18446743936270598144},
 				{index: 20, bits: 2305843009213693951},
@@ -9944,7 +9944,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-status",
 			file: "rules.yaml (built-in)",
-			line: 5191,
+			line: 5205,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -9959,7 +9959,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-specific",
 			file: "rules.yaml (built-in)",
-			line: 5211,
+			line: 5225,
 			text: phraseMask{
 				{index: 21, bits: 4},
 			},
@@ -9969,7 +9969,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-helo-specific",
 			file: "rules.yaml (built-in)",
-			line: 5218,
+			line: 5232,
 			text: phraseMask{
 				{index: 27, bits: 274877906944},
 			},
@@ -9979,7 +9979,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-text",
 			file: "rules.yaml (built-in)",
-			line: 5229,
+			line: 5243,
 			text: phraseMask{
 				{index: 2, bits: 69805794224242688},
 				{index: 27, bits: 18446743523953737728},
@@ -10003,7 +10003,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-destination-computer",
 			file: "rules.yaml (built-in)",
-			line: 5254,
+			line: 5268,
 			text: phraseMask{
 				{index: 28, bits: 2},
 			},
@@ -10019,7 +10019,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-status",
 			file: "rules.yaml (built-in)",
-			line: 5267,
+			line: 5281,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 28, detHi: 28},
 			},
@@ -10028,7 +10028,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-named-by-scanner",
 			file: "rules.yaml (built-in)",
-			line: 5277,
+			line: 5291,
 			text: phraseMask{
 				{index: 28, bits: 60},
 			},
@@ -10038,7 +10038,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-text",
 			file: "rules.yaml (built-in)",
-			line: 5281,
+			line: 5295,
 			text: phraseMask{
 				{index: 25, bits: 18446744069414584320},
 				{index: 12, bits: 131072},
@@ -10062,7 +10062,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5286,
+			line: 5300,
 			text: phraseMask{
 				{index: 3, bits: 8796093022208},
 				{index: 28, bits: 16320},
@@ -10085,7 +10085,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "speeding-text",
 			file: "rules.yaml (built-in)",
-			line: 5300,
+			line: 5314,
 			text: phraseMask{
 				{index: 28, bits: 17179852800},
 			},
@@ -10095,7 +10095,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-status",
 			file: "rules.yaml (built-in)",
-			line: 5310,
+			line: 5324,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -10104,7 +10104,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-text",
 			file: "rules.yaml (built-in)",
-			line: 5315,
+			line: 5329,
 			text: phraseMask{
 				{index: 28, bits: 18014381329612800},
 				{index: 13, bits: 139611588448485376},
@@ -10120,7 +10120,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-text",
 			file: "rules.yaml (built-in)",
-			line: 5333,
+			line: 5347,
 			text: phraseMask{
 				{index: 18, bits: 18446744073709549568},
 				{bits: 64513},
@@ -10143,7 +10143,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5338,
+			line: 5352,
 			text: phraseMask{
 				{index: 1, bits: 70368744177664},
 				{index: 19, bits: 134217728},
@@ -10185,7 +10185,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-encrypted-attachment",
 			file: "rules.yaml (built-in)",
-			line: 5369,
+			line: 5383,
 			text: phraseMask{
 				{index: 29, bits: 1048064},
 				{index: 1, bits: 35184372088832},
@@ -10196,7 +10196,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 5378,
+			line: 5392,
 			text: phraseMask{
 				{index: 29, bits: 535822336},
 			},
@@ -10206,7 +10206,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 5385,
+			line: 5399,
 			text: phraseMask{
 				{index: 29, bits: 549218942976},
 			},
@@ -10216,7 +10216,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-virus",
 			file: "rules.yaml (built-in)",
-			line: 5392,
+			line: 5406,
 			text: phraseMask{
 				{index: 1, bits: 939524096},
 				{index: 29, bits: 549755813888},
@@ -10227,7 +10227,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 5398,
+			line: 5412,
 			text: phraseMask{
 				{index: 29, bits: 4502500115742720},
 			},
@@ -10237,7 +10237,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-policy",
 			file: "rules.yaml (built-in)",
-			line: 5405,
+			line: 5419,
 			text: phraseMask{
 				{index: 29, bits: 31525197391593472},
 			},
@@ -10247,7 +10247,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-delivery-failed",
 			file: "rules.yaml (built-in)",
-			line: 5413,
+			line: 5427,
 			text: phraseMask{
 				{index: 29, bits: 9187343239835811840},
 			},
@@ -10257,7 +10257,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-text",
 			file: "rules.yaml (built-in)",
-			line: 5427,
+			line: 5441,
 			text: phraseMask{
 				{index: 29, bits: 9223372036854775808},
 				{index: 30, bits: 2047},
@@ -10269,7 +10269,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-transport-rule-reject",
 			file: "rules.yaml (built-in)",
-			line: 5437,
+			line: 5451,
 			text: phraseMask{
 				{index: 30, bits: 2048},
 			},
@@ -10365,7 +10365,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-text",
 			file: "rules.yaml (built-in)",
-			line: 5459,
+			line: 5473,
 			text: phraseMask{
 				{index: 30, bits: 2305843009213689856},
 				{index: 9, bits: 72057594037927936},
@@ -10380,7 +10380,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5489,
+			line: 5503,
 			text: phraseMask{
 				{index: 30, bits: 2305843009213693952},
 			},
@@ -10393,7 +10393,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-type",
 			file: "rules.yaml (built-in)",
-			line: 5495,
+			line: 5509,
 			text: phraseMask{
 				{index: 30, bits: 13835058055282163712},
 				{index: 31, bits: 8388607},
@@ -10407,7 +10407,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-encrypted",
 			file: "rules.yaml (built-in)",
-			line: 5514,
+			line: 5528,
 			text: phraseMask{
 				{index: 31, bits: 8581545984},
 				{index: 1, bits: 2200096997376},
@@ -10418,7 +10418,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-name",
 			file: "rules.yaml (built-in)",
-			line: 5526,
+			line: 5540,
 			text: phraseMask{
 				{index: 31, bits: 8589934592},
 			},
@@ -10431,7 +10431,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-loop-text",
 			file: "rules.yaml (built-in)",
-			line: 5534,
+			line: 5548,
 			text: phraseMask{
 				{index: 31, bits: 17179869184},
 			},
@@ -10441,7 +10441,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-text",
 			file: "rules.yaml (built-in)",
-			line: 5544,
+			line: 5558,
 			text: phraseMask{
 				{index: 31, bits: 4611685984067649536},
 			},
@@ -10454,7 +10454,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5560,
+			line: 5574,
 			text: phraseMask{
 				{index: 31, bits: 4611686018427387904},
 			},
@@ -10467,7 +10467,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-text",
 			file: "rules.yaml (built-in)",
-			line: 5566,
+			line: 5580,
 			text: phraseMask{
 				{index: 27, bits: 274877906816},
 				{index: 2, bits: 1125902607974400},
@@ -10484,7 +10484,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-dns-text",
 			file: "rules.yaml (built-in)",
-			line: 5571,
+			line: 5585,
 			text: phraseMask{
 				{index: 27, bits: 1125899906842624},
 				{index: 2, bits: 6755399441055744},
@@ -10495,7 +10495,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-text",
 			file: "rules.yaml (built-in)",
-			line: 5577,
+			line: 5591,
 			text: phraseMask{
 				{index: 31, bits: 9223372036854775808},
 				{index: 13, bits: 2251799813685248},
@@ -10507,7 +10507,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-text",
 			file: "rules.yaml (built-in)",
-			line: 5584,
+			line: 5598,
 			text: phraseMask{
 				{index: 20, bits: 9223372036854775808},
 				{index: 6, bits: 256},
@@ -10521,7 +10521,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-delayed",
 			file: "rules.yaml (built-in)",
-			line: 5589,
+			line: 5603,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -10613,7 +10613,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-text",
 			file: "rules.yaml (built-in)",
-			line: 5606,
+			line: 5620,
 			text: phraseMask{
 				{index: 8, bits: 3221225472},
 				{index: 32, bits: 4398046510848},
@@ -10632,7 +10632,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5626,
+			line: 5640,
 			text: phraseMask{
 				{bits: 4294967296},
 			},
@@ -10645,7 +10645,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-attempts",
 			file: "rules.yaml (built-in)",
-			line: 5632,
+			line: 5646,
 			text: phraseMask{
 				{index: 32, bits: 4398046511104},
 			},
@@ -10658,7 +10658,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-text",
 			file: "rules.yaml (built-in)",
-			line: 5639,
+			line: 5653,
 			text: phraseMask{
 				{index: 8, bits: 8589934592},
 				{index: 32, bits: 18446735277616529408},
@@ -10674,7 +10674,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-reply",
 			file: "rules.yaml (built-in)",
-			line: 5654,
+			line: 5668,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 3},
@@ -10691,14 +10691,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "tls-command",
 			file:    "rules.yaml (built-in)",
-			line:    5661,
+			line:    5675,
 			command: []string{"STARTTLS"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "security-text",
 			file: "rules.yaml (built-in)",
-			line: 5666,
+			line: 5680,
 			text: phraseMask{
 				{index: 33, bits: 1048572},
 				{index: 10, bits: 3458764513820540928},
@@ -10716,7 +10716,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "security-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5681,
+			line: 5695,
 			text: phraseMask{
 				{index: 33, bits: 7340032},
 				{index: 24, bits: 140737488355328},
@@ -10735,7 +10735,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-text",
 			file: "rules.yaml (built-in)",
-			line: 5690,
+			line: 5704,
 			text: phraseMask{
 				{index: 33, bits: 1099503239168},
 				{index: 3, bits: 17179869184},
@@ -10746,7 +10746,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "syntax-text",
 			file: "rules.yaml (built-in)",
-			line: 5699,
+			line: 5713,
 			text: phraseMask{
 				{index: 8, bits: 144},
 				{index: 33, bits: 561850441793536},
@@ -10757,7 +10757,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.1",
 			file: "rules.yaml (built-in)",
-			line: 5716,
+			line: 5730,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -10766,7 +10766,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.4",
 			file: "rules.yaml (built-in)",
-			line: 5722,
+			line: 5736,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -10815,7 +10815,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.5",
 			file: "rules.yaml (built-in)",
-			line: 5732,
+			line: 5746,
 			status: []statusPattern{
 				{class: 4, subject: 1, detailLo: 5, detHi: 5},
 				{class: 5, subject: 1, detailLo: 5, detHi: 5},
@@ -10870,7 +10870,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.6",
 			file: "rules.yaml (built-in)",
-			line: 5745,
+			line: 5759,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -10879,7 +10879,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.9",
 			file: "rules.yaml (built-in)",
-			line: 5751,
+			line: 5765,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 9, detHi: 9},
 			},
@@ -10920,7 +10920,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.10",
 			file: "rules.yaml (built-in)",
-			line: 5760,
+			line: 5774,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -10956,7 +10956,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.1",
 			file: "rules.yaml (built-in)",
-			line: 5767,
+			line: 5781,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -10965,7 +10965,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.4",
 			file: "rules.yaml (built-in)",
-			line: 5775,
+			line: 5789,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -11007,7 +11007,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.1",
 			file: "rules.yaml (built-in)",
-			line: 5785,
+			line: 5799,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -11016,7 +11016,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.2",
 			file: "rules.yaml (built-in)",
-			line: 5791,
+			line: 5805,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -11065,7 +11065,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.3",
 			file: "rules.yaml (built-in)",
-			line: 5801,
+			line: 5815,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -11114,7 +11114,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.5",
 			file: "rules.yaml (built-in)",
-			line: 5811,
+			line: 5825,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -11150,7 +11150,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.6",
 			file: "rules.yaml (built-in)",
-			line: 5818,
+			line: 5832,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 6, detHi: 6},
 				{class: 5, subject: 3, detailLo: 6, detHi: 6},
@@ -11193,7 +11193,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.1",
 			file: "rules.yaml (built-in)",
-			line: 5828,
+			line: 5842,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 1, detHi: 1},
 			},
@@ -11229,7 +11229,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.2",
 			file: "rules.yaml (built-in)",
-			line: 5835,
+			line: 5849,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -11238,7 +11238,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.3",
 			file: "rules.yaml (built-in)",
-			line: 5841,
+			line: 5855,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -11312,7 +11312,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.4",
 			file: "rules.yaml (built-in)",
-			line: 5856,
+			line: 5870,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -11348,7 +11348,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.5",
 			file: "rules.yaml (built-in)",
-			line: 5864,
+			line: 5878,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 5, detHi: 5},
 			},
@@ -11384,7 +11384,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.6",
 			file: "rules.yaml (built-in)",
-			line: 5871,
+			line: 5885,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -11420,7 +11420,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.2",
 			file: "rules.yaml (built-in)",
-			line: 5878,
+			line: 5892,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 2, detHi: 2},
 			},
@@ -11469,7 +11469,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.3",
 			file: "rules.yaml (built-in)",
-			line: 5891,
+			line: 5905,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -11518,7 +11518,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.4",
 			file: "rules.yaml (built-in)",
-			line: 5901,
+			line: 5915,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 4, detHi: 4},
 			},
@@ -11567,7 +11567,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.5",
 			file: "rules.yaml (built-in)",
-			line: 5911,
+			line: 5925,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 5, detHi: 5},
 			},
@@ -11616,7 +11616,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.6",
 			file: "rules.yaml (built-in)",
-			line: 5921,
+			line: 5935,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 6, detHi: 6},
 			},
@@ -11665,7 +11665,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.7",
 			file: "rules.yaml (built-in)",
-			line: 5931,
+			line: 5945,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 7, detHi: 7},
 			},
@@ -11714,7 +11714,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.8",
 			file: "rules.yaml (built-in)",
-			line: 5941,
+			line: 5955,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 8, detHi: 8},
 			},
@@ -11763,7 +11763,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.9",
 			file: "rules.yaml (built-in)",
-			line: 5951,
+			line: 5965,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 9, detHi: 9},
 			},
@@ -11812,7 +11812,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.10",
 			file: "rules.yaml (built-in)",
-			line: 5961,
+			line: 5975,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 10, detHi: 10},
 			},
@@ -11861,7 +11861,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.11",
 			file: "rules.yaml (built-in)",
-			line: 5971,
+			line: 5985,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 11, detHi: 11},
 			},
@@ -11910,7 +11910,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.12",
 			file: "rules.yaml (built-in)",
-			line: 5981,
+			line: 5995,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -11959,7 +11959,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.14",
 			file: "rules.yaml (built-in)",
-			line: 5991,
+			line: 6005,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 14, detHi: 14},
 			},
@@ -12008,7 +12008,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.15",
 			file: "rules.yaml (built-in)",
-			line: 6001,
+			line: 6015,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 15, detHi: 15},
 			},
@@ -12057,7 +12057,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.19",
 			file: "rules.yaml (built-in)",
-			line: 6011,
+			line: 6025,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 19, detHi: 19},
 			},
@@ -12106,7 +12106,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.13",
 			file: "rules.yaml (built-in)",
-			line: 6021,
+			line: 6035,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -12142,7 +12142,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.17-18",
 			file: "rules.yaml (built-in)",
-			line: 6028,
+			line: 6042,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 17, detHi: 17},
 				{class: -1, subject: 7, detailLo: 18, detHi: 18},
@@ -12179,7 +12179,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.27",
 			file: "rules.yaml (built-in)",
-			line: 6035,
+			line: 6049,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 27, detHi: 27},
 			},
@@ -12228,7 +12228,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.30",
 			file: "rules.yaml (built-in)",
-			line: 6047,
+			line: 6061,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 30, detHi: 30},
 			},
@@ -12257,14 +12257,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "blocked-at-connection",
 			file:    "rules.yaml (built-in)",
-			line:    6057,
+			line:    6071,
 			command: []string{"CONN", "HELO", "EHLO"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "user-unknown-after-data",
 			file: "rules.yaml (built-in)",
-			line: 6064,
+			line: 6078,
 			text: phraseMask{
 				{index: 21, bits: 18446744073709535232},
 				{index: 8, bits: 4503599631564801},
@@ -12396,7 +12396,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6088,
+			line: 6102,
 			text: phraseMask{
 				{index: 33, bits: 8444249301319680},
 				{index: 11, bits: 1048576},
@@ -12407,7 +12407,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6093,
+			line: 6107,
 			text: phraseMask{
 				{index: 33, bits: 9007199254740992},
 			},
@@ -12417,7 +12417,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6098,
+			line: 6112,
 			text: phraseMask{
 				{index: 33, bits: 18428729675200069632},
 				{index: 34, bits: 31},
@@ -12428,7 +12428,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6105,
+			line: 6119,
 			text: phraseMask{
 				{index: 34, bits: 224},
 			},
@@ -12438,7 +12438,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6110,
+			line: 6124,
 			text: phraseMask{
 				{index: 34, bits: 768},
 			},
@@ -12448,7 +12448,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6115,
+			line: 6129,
 			text: phraseMask{
 				{index: 34, bits: 3072},
 				{index: 28, bits: 4096},
@@ -12459,7 +12459,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6126,
+			line: 6140,
 			text: phraseMask{
 				{index: 34, bits: 536866816},
 				{index: 1, bits: 137438953472},
@@ -12479,7 +12479,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6141,
+			line: 6155,
 			text: phraseMask{
 				{index: 34, bits: 548682072064},
 			},
@@ -12489,7 +12489,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6147,
+			line: 6161,
 			text: phraseMask{
 				{index: 34, bits: 140187732541440},
 				{index: 3, bits: 524288},
@@ -12501,7 +12501,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-connection-text",
 			file: "rules.yaml (built-in)",
-			line: 6153,
+			line: 6167,
 			text: phraseMask{
 				{index: 2, bits: 288230376151711744},
 				{index: 13, bits: 1610612768},
@@ -12514,7 +12514,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6161,
+			line: 6175,
 			text: phraseMask{
 				{index: 2, bits: 9895604649984},
 			},
@@ -12524,7 +12524,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6166,
+			line: 6180,
 			text: phraseMask{
 				{index: 34, bits: 1125899906842624},
 			},
@@ -12534,7 +12534,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "onhold-text",
 			file: "rules.yaml (built-in)",
-			line: 6171,
+			line: 6185,
 			text: phraseMask{
 				{index: 34, bits: 15762598695796736},
 			},
@@ -12544,7 +12544,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.4.7",
 			file: "rules.yaml (built-in)",
-			line: 6182,
+			line: 6196,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 7, detHi: 7},
 				{class: 5, subject: 4, detailLo: 7, detHi: 7},
@@ -12603,7 +12603,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1",
 			file: "rules.yaml (built-in)",
-			line: 6195,
+			line: 6209,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -12659,7 +12659,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.14",
 			file: "rules.yaml (built-in)",
-			line: 6207,
+			line: 6221,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
 			},
@@ -12708,7 +12708,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6",
 			file: "rules.yaml (built-in)",
-			line: 6216,
+			line: 6230,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -12757,7 +12757,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.6.11",
 			file: "rules.yaml (built-in)",
-			line: 6225,
+			line: 6239,
 			status: []statusPattern{
 				{class: 5, subject: 6, detailLo: 11, detHi: 11},
 			},
@@ -12806,7 +12806,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1",
 			file: "rules.yaml (built-in)",
-			line: 6242,
+			line: 6256,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -12920,7 +12920,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.2",
 			file: "rules.yaml (built-in)",
-			line: 6256,
+			line: 6270,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -12956,7 +12956,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.3",
 			file: "rules.yaml (built-in)",
-			line: 6263,
+			line: 6277,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -13048,7 +13048,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4",
 			file: "rules.yaml (built-in)",
-			line: 6274,
+			line: 6288,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -13084,7 +13084,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4-temporary",
 			file: "rules.yaml (built-in)",
-			line: 6281,
+			line: 6295,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -13120,7 +13120,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.5",
 			file: "rules.yaml (built-in)",
-			line: 6288,
+			line: 6302,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 5, detHi: 5},
 			},
@@ -13149,7 +13149,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.6",
 			file: "rules.yaml (built-in)",
-			line: 6295,
+			line: 6309,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -13193,7 +13193,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.0",
 			file: "rules.yaml (built-in)",
-			line: 6303,
+			line: 6317,
 			status: []statusPattern{
 				{class: 5, subject: 4},
 			},
@@ -13202,7 +13202,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.6",
 			file: "rules.yaml (built-in)",
-			line: 6309,
+			line: 6323,
 			status: []statusPattern{
 				{class: -1, subject: 6, detailLo: -1, detHi: -1},
 			},
@@ -13238,7 +13238,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sisimai-4.2.1-4.7.1-4.7.2",
 			file: "rules.yaml (built-in)",
-			line: 6317,
+			line: 6331,
 			status: []statusPattern{
 				{class: 4, subject: 2, detailLo: 1, detHi: 1},
 				{class: 4, subject: 7, detailLo: 1, detHi: 1},
@@ -13252,7 +13252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.1",
 			file: "rules.yaml (built-in)",
-			line: 6324,
+			line: 6338,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 1, detHi: 1},
 			},
@@ -13504,7 +13504,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.other",
 			file: "rules.yaml (built-in)",
-			line: 6353,
+			line: 6367,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: -1, detHi: -1},
 			},
@@ -13741,7 +13741,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "delayed-unknown",
 			file:   "rules.yaml (built-in)",
-			line:   6383,
+			line:   6397,
 			action: []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "expired",
@@ -13800,7 +13800,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.other",
 			file: "rules.yaml (built-in)",
-			line: 6393,
+			line: 6407,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: -1, detHi: -1},
 			},
@@ -13809,7 +13809,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.0",
 			file: "rules.yaml (built-in)",
-			line: 6398,
+			line: 6412,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: -1, detHi: -1},
 			},
@@ -13818,7 +13818,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.0",
 			file: "rules.yaml (built-in)",
-			line: 6403,
+			line: 6417,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: -1, detHi: -1},
 			},
@@ -13873,7 +13873,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.0",
 			file: "rules.yaml (built-in)",
-			line: 6412,
+			line: 6426,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: -1, detHi: -1},
 				{class: 4, subject: 3, detailLo: 3, detHi: 3},
@@ -13884,7 +13884,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.0",
 			file: "rules.yaml (built-in)",
-			line: 6420,
+			line: 6434,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: -1, detHi: -1},
 			},
@@ -13893,14 +13893,14 @@ var builtinSet = &ruleSet{
 		{
 			id:       "diagnostic-type-x-unix",
 			file:     "rules.yaml (built-in)",
-			line:     6425,
+			line:     6439,
 			diagType: []string{"x-unix"},
 			then:     thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "rfc3463-x.3.other",
 			file: "rules.yaml (built-in)",
-			line: 6435,
+			line: 6449,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: -1, detHi: -1},
 			},
@@ -13909,7 +13909,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-onhold",
 			file: "rules.yaml (built-in)",
-			line: 6445,
+			line: 6459,
 			text: phraseMask{
 				{index: 34, bits: 18014398509481984},
 			},
@@ -13919,7 +13919,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-onhold",
 			file: "rules.yaml (built-in)",
-			line: 6450,
+			line: 6464,
 			text: phraseMask{
 				{index: 34, bits: 252201579132747776},
 			},
@@ -13929,7 +13929,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-onhold",
 			file: "rules.yaml (built-in)",
-			line: 6456,
+			line: 6470,
 			text: phraseMask{
 				{index: 34, bits: 2017612633061982208},
 			},
@@ -13940,7 +13940,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-521-556",
 			file: "rules.yaml (built-in)",
-			line: 6465,
+			line: 6479,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 1},
@@ -13954,7 +13954,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-552",
 			file: "rules.yaml (built-in)",
-			line: 6469,
+			line: 6483,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 2},
@@ -13970,7 +13970,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-452",
 			file: "rules.yaml (built-in)",
-			line: 6473,
+			line: 6487,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 2},
@@ -13981,7 +13981,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-421",
 			file: "rules.yaml (built-in)",
-			line: 6477,
+			line: 6491,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 2, 2: 1},
@@ -13995,7 +13995,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-553",
 			file: "rules.yaml (built-in)",
-			line: 6481,
+			line: 6495,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 3},
@@ -14006,7 +14006,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-syntax",
 			file: "rules.yaml (built-in)",
-			line: 6485,
+			line: 6499,
 			status: []statusPattern{
 				{none: true},
 				{class: 5, subject: 5, detailLo: -1, detHi: -1},
@@ -14066,7 +14066,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-451",
 			file: "rules.yaml (built-in)",
-			line: 6493,
+			line: 6507,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 1},
@@ -14123,7 +14123,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "vacation-text",
 			file: "rules.yaml (built-in)",
-			line: 6501,
+			line: 6515,
 			text: phraseMask{
 				{index: 34, bits: 9223372036854775808},
 				{index: 35, bits: 7},
@@ -14137,7 +14137,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unreadable-text",
 			file: "rules.yaml (built-in)",
-			line: 6508,
+			line: 6522,
 			regexps: []*pattern{
 				{src: "^[^a-z]+$", captures: false},
 			},
@@ -14176,7 +14176,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-550-554-alone",
 			file: "rules.yaml (built-in)",
-			line: 6517,
+			line: 6531,
 			status: []statusPattern{
 				{none: true},
 			},
@@ -14247,7 +14247,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.0.0",
 			file: "rules.yaml (built-in)",
-			line: 6526,
+			line: 6540,
 			status: []statusPattern{
 				{class: -1, detailLo: -1, detHi: -1},
 			},
@@ -14335,7 +14335,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-used",
 			file: "rules.yaml (built-in)",
-			line: 738,
+			line: 752,
 			text: phraseMask{
 				{bits: 4095},
 			},
@@ -14350,7 +14350,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-name",
 			file: "rules.yaml (built-in)",
-			line: 749,
+			line: 763,
 			text: phraseMask{
 				{bits: 4190208},
 			},
@@ -14361,7 +14361,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-named",
 			file: "rules.yaml (built-in)",
-			line: 755,
+			line: 769,
 			text: phraseMask{
 				{bits: 536607744},
 			},
@@ -14372,7 +14372,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sending-ip",
 			file: "rules.yaml (built-in)",
-			line: 764,
+			line: 778,
 			regexps: []*pattern{
 				{src: "client(?: host)? \\[(?P<ip>[0-9a-f:.]{7,45})\\]", captures: true},
 				{src: "(?:your|sending|sender|sender's|client|the|source) ip(?:v[46])?(?: address)?(?: is| of)?:? \\[?\\(?(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})", captures: true},
@@ -14386,7 +14386,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "url",
 			file: "rules.yaml (built-in)",
-			line: 777,
+			line: 791,
 			text: phraseMask{
 				{bits: 3758096384},
 			},
@@ -14398,7 +14398,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "retried-for",
 			file: "rules.yaml (built-in)",
-			line: 783,
+			line: 797,
 			text: phraseMask{
 				{bits: 1095216660480},
 			},
@@ -14410,7 +14410,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "retry-deadline",
 			file: "rules.yaml (built-in)",
-			line: 807,
+			line: 821,
 			text: phraseMask{
 				{bits: 2250700302057472},
 			},
@@ -14424,7 +14424,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "size-limit",
 			file: "rules.yaml (built-in)",
-			line: 830,
+			line: 844,
 			text: phraseMask{
 				{bits: 18444492273895866368},
 				{index: 1, bits: 16383},
@@ -14446,7 +14446,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "recipient-limit",
 			file: "rules.yaml (built-in)",
-			line: 864,
+			line: 878,
 			text: phraseMask{
 				{index: 1, bits: 1032192},
 			},
@@ -14461,7 +14461,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus",
 			file: "rules.yaml (built-in)",
-			line: 873,
+			line: 887,
 			text: phraseMask{
 				{index: 1, bits: 1072693248},
 			},
@@ -14479,7 +14479,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-attachment",
 			file: "rules.yaml (built-in)",
-			line: 901,
+			line: 915,
 			text: phraseMask{
 				{index: 1, bits: 543313362944},
 			},
@@ -14490,7 +14490,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-encrypted-attachment",
 			file: "rules.yaml (built-in)",
-			line: 925,
+			line: 939,
 			text: phraseMask{
 				{index: 1, bits: 8246337208320},
 			},
@@ -14501,7 +14501,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-encrypted-attachment-ja",
 			file: "rules.yaml (built-in)",
-			line: 947,
+			line: 961,
 			text: phraseMask{
 				{index: 1, bits: 61572651155456},
 			},
@@ -14512,7 +14512,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "barracuda-recipient-outcome",
 			file: "rules.yaml (built-in)",
-			line: 954,
+			line: 968,
 			text: phraseMask{
 				{index: 1, bits: 70368744177664},
 			},
@@ -14523,7 +14523,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "attachment-file",
 			file: "rules.yaml (built-in)",
-			line: 967,
+			line: 981,
 			text: phraseMask{
 				{index: 1, bits: 18446603473660149760},
 				{index: 2, bits: 511},
@@ -14541,7 +14541,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contact-address",
 			file: "rules.yaml (built-in)",
-			line: 986,
+			line: 1000,
 			text: phraseMask{
 				{index: 2, bits: 8388096},
 			},
@@ -14553,7 +14553,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "loop",
 			file: "rules.yaml (built-in)",
-			line: 993,
+			line: 1007,
 			text: phraseMask{
 				{index: 2, bits: 125829120},
 			},
@@ -14564,7 +14564,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "dns-temporary",
 			file: "rules.yaml (built-in)",
-			line: 1000,
+			line: 1014,
 			text: phraseMask{
 				{bits: 281474976710656},
 				{index: 2, bits: 137304735744},
@@ -14578,7 +14578,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "last-error",
 			file: "rules.yaml (built-in)",
-			line: 1019,
+			line: 1033,
 			text: phraseMask{
 				{index: 2, bits: 962072674304},
 			},
@@ -14592,7 +14592,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls",
 			file: "rules.yaml (built-in)",
-			line: 1036,
+			line: 1050,
 			text: phraseMask{
 				{index: 2, bits: 280375465082880},
 			},
@@ -14607,7 +14607,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-mx",
 			file: "rules.yaml (built-in)",
-			line: 1063,
+			line: 1077,
 			text: phraseMask{
 				{index: 2, bits: 844424930131968},
 			},
@@ -14622,7 +14622,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-domain",
 			file: "rules.yaml (built-in)",
-			line: 1078,
+			line: 1092,
 			text: phraseMask{
 				{index: 2, bits: 69805794224242688},
 			},
@@ -14636,7 +14636,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "connection",
 			file: "rules.yaml (built-in)",
-			line: 1086,
+			line: 1100,
 			text: phraseMask{
 				{index: 2, bits: 18374686479671623680},
 				{index: 3, bits: 63},
@@ -14653,7 +14653,7 @@ var builtinSet = &ruleSet{
 			},
 		},
 	},
-	texts: [58]text{
+	texts: [61]text{
 		0: {
 			{literal: "the receiving side gave no reason that could be understood"},
 		},
@@ -15074,9 +15074,18 @@ var builtinSet = &ruleSet{
 			{literal: ", and sends a final report if it gives up. If the message is urgent, tell the recipient by other means that their mail is held at their gateway."},
 		},
 		47: {
-			{literal: "recipient's forwarding blocked"},
+			{literal: "outdated internal address"},
 		},
 		48: {
+			{literal: "The message was not delivered because your mail program used an outdated internal Exchange address for the recipient (the one starting with IMCEAEX), not their email address. Such an address usually comes from the autocomplete list or a saved contact, and stops working when the recipient's mailbox is moved, re-created or migrated: the recipient's mailbox may well still exist."},
+		},
+		49: {
+			{literal: "Remove the recipient from your mail program's autocomplete list (in Outlook, start typing the name and click the X next to the suggestion), pick the recipient again from the address book, and send a new message. If it still fails, or many people hit this, ask your email admin to add the old internal address from this report to the recipient's mailbox as an extra X500 address, so that old entries work again."},
+		},
+		50: {
+			{literal: "recipient's forwarding blocked"},
+		},
+		51: {
 			{literal: "Your message"},
 			{
 				group: []textPart{
@@ -15088,12 +15097,12 @@ var builtinSet = &ruleSet{
 			{isSlot: true},
 			{literal: ". The recipient's organisation does not allow forwarding to outside addresses, so only that forwarded copy was stopped: the original recipient's mailbox most likely still received your message."},
 		},
-		49: {
+		52: {
 			{literal: "Nothing to do on your side. If the recipient relies on that forwarding, tell them by other means: their email admin must allow forwarding to outside addresses for their mailbox (Microsoft 365's outbound spam policy), or they should remove the forwarding to "},
 			{isSlot: true},
 			{literal: "."},
 		},
-		50: {
+		53: {
 			{literal: "The message could not be forwarded automatically to the outside address"},
 			{
 				group: []textPart{
@@ -15103,7 +15112,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: ": the organisation whose mailbox forwards it (in Microsoft 365) does not allow forwarding to outside addresses. The report does not show whether that mailbox is yours or the recipient's."},
 		},
-		51: {
+		54: {
 			{literal: "If your own mailbox forwards mail"},
 			{
 				group: []textPart{
@@ -15113,7 +15122,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: ", your email admin must allow outside forwarding for it, or the forwarding must be removed. If you wrote to someone whose mailbox forwards there, there is nothing to do on your side: the original recipient most likely received your message."},
 		},
-		52: {
+		55: {
 			{literal: "Delivery"},
 			{
 				group: []textPart{
@@ -15130,7 +15139,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: " refuses connections for now; the sending server keeps trying."},
 		},
-		53: {
+		56: {
 			{literal: "Delivery"},
 			{
 				group: []textPart{
@@ -15147,7 +15156,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: " does not answer for now; the sending server keeps trying."},
 		},
-		54: {
+		57: {
 			{literal: "Delivery"},
 			{
 				group: []textPart{
@@ -15164,7 +15173,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: " cannot be looked up for now: the domain's name servers do not answer. The sending server keeps trying."},
 		},
-		55: {
+		58: {
 			{literal: "Delivery"},
 			{
 				group: []textPart{
@@ -15188,10 +15197,10 @@ var builtinSet = &ruleSet{
 				},
 			},
 		},
-		56: {
+		59: {
 			{literal: "delivery delayed"},
 		},
-		57: {
+		60: {
 			{literal: "The sending server gives up"},
 			{
 				group: []textPart{
@@ -15215,10 +15224,11 @@ var builtinSet = &ruleSet{
 			{literal: ", and then sends a final report."},
 		},
 	},
-	textsFrom: [58]string{
+	textsFrom: [61]string{
 		0: "rules.yaml (built-in)", 1: "rules.yaml (built-in)", 2: "rules.yaml (built-in)", 3: "rules.yaml (built-in)", 4: "rules.yaml (built-in)", 5: "rules.yaml (built-in)", 6: "rules.yaml (built-in)", 7: "rules.yaml (built-in)", 8: "rules.yaml (built-in)", 9: "rules.yaml (built-in)", 10: "rules.yaml (built-in)", 11: "rules.yaml (built-in)", 12: "rules.yaml (built-in)", 13: "rules.yaml (built-in)", 14: "rules.yaml (built-in)", 15: "rules.yaml (built-in)", 16: "rules.yaml (built-in)", 17: "rules.yaml (built-in)", 18: "rules.yaml (built-in)", 19: "rules.yaml (built-in)",
 		20: "rules.yaml (built-in)", 21: "rules.yaml (built-in)", 22: "rules.yaml (built-in)", 23: "rules.yaml (built-in)", 24: "rules.yaml (built-in)", 25: "rules.yaml (built-in)", 26: "rules.yaml (built-in)", 27: "rules.yaml (built-in)", 28: "rules.yaml (built-in)", 29: "rules.yaml (built-in)", 30: "rules.yaml (built-in)", 31: "rules.yaml (built-in)", 32: "rules.yaml (built-in)", 33: "rules.yaml (built-in)", 34: "rules.yaml (built-in)", 35: "rules.yaml (built-in)", 36: "rules.yaml (built-in)", 37: "rules.yaml (built-in)", 38: "rules.yaml (built-in)", 39: "rules.yaml (built-in)",
-		40: "rules.yaml (built-in)", 41: "rules.yaml (built-in)", 42: "rules.yaml (built-in)", 43: "rules.yaml (built-in)", 44: "rules.yaml (built-in)", 45: "rules.yaml (built-in)", 46: "rules.yaml (built-in)", 47: "rules.yaml (built-in)", 48: "rules.yaml (built-in)", 49: "rules.yaml (built-in)", 50: "rules.yaml (built-in)", 51: "rules.yaml (built-in)", 52: "rules.yaml (built-in)", 53: "rules.yaml (built-in)", 54: "rules.yaml (built-in)", 55: "rules.yaml (built-in)", 56: "rules.yaml (built-in)", 57: "rules.yaml (built-in)",
+		40: "rules.yaml (built-in)", 41: "rules.yaml (built-in)", 42: "rules.yaml (built-in)", 43: "rules.yaml (built-in)", 44: "rules.yaml (built-in)", 45: "rules.yaml (built-in)", 46: "rules.yaml (built-in)", 47: "rules.yaml (built-in)", 48: "rules.yaml (built-in)", 49: "rules.yaml (built-in)", 50: "rules.yaml (built-in)", 51: "rules.yaml (built-in)", 52: "rules.yaml (built-in)", 53: "rules.yaml (built-in)", 54: "rules.yaml (built-in)", 55: "rules.yaml (built-in)", 56: "rules.yaml (built-in)", 57: "rules.yaml (built-in)", 58: "rules.yaml (built-in)", 59: "rules.yaml (built-in)",
+		60: "rules.yaml (built-in)",
 	},
 	phrases: []string{
 		"blocked using", "black list at", "blacklist at", "block list at", "blocklist at", "listed at", "listed in", "listed on", "listed by", "found on", "rbl", "dnsbl", "spamhaus", "sorbs", "barracuda", "spamcop", "uceprotect", "spamrats", "cbl", "psbl",

@@ -273,6 +273,7 @@ func (e *Engine) classify(in Input, lang int) Classification {
 
 	v.Explanation, v.Fix = e.sentences(&rec, &v, t, rd, ruleWords, w, lasting, lang)
 	e.internalHopReading(&v, &rec, lang) // the recipient's gateway and its internal server (internalhop.go)
+	e.legacyDNReading(&v, &rec, lang)    // a stale Exchange X.500 address (legacydn.go)
 	return v
 }
 

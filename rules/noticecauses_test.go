@@ -59,3 +59,28 @@ func TestAnEximPipeFailureQuotesTheProgramsOwnOutput(t *testing.T) {
 		}
 	}
 }
+
+// An encapsulated Exchange X.500 address (IMCEAEX-...) refused as unknown
+// is a stale auto-complete entry: the fix is to remove it and pick the
+// recipient again (and the admin's X500 address), not to check the
+// spelling.
+func TestAStaleExchangeX500AddressIsAnAutocompleteEntryNotATypo(t *testing.T) {
+	e := builtin(t)
+	for _, file := range []string{"exchange-imceaex-01.eml", "exchange-imceaex-02.eml"} {
+		rd := explainFixture(t, e, file)
+		if rd.Reason != ReasonUserUnknown || rd.Owner != OwnerSender {
+			t.Errorf("%s: reason %s owner %s, want userunknown for the sender", file, rd.Reason, rd.Owner)
+		}
+		if !strings.Contains(rd.Fix, "autocomplete") || !strings.Contains(rd.Fix, "address book") || !strings.Contains(rd.Fix, "X500") {
+			t.Errorf("%s: fix %q, want the autocomplete entry removed, the recipient picked again, and the admin's X500 address", file, rd.Fix)
+		}
+		if strings.Contains(rd.Fix, "typo") || strings.Contains(rd.Explanation, "mistyped") {
+			t.Errorf("%s: %q / %q reads a picked address as a typo", file, rd.Explanation, rd.Fix)
+		}
+	}
+	// An ordinary unknown address keeps the words of a typo.
+	rd := e.Explain(parseFixture(t, "exchange-multi-01.eml"))[0]
+	if rd.Reason != ReasonUserUnknown || !strings.Contains(rd.Fix, "typo") {
+		t.Errorf("exchange-multi-01.eml: %s, fix %q, want the unknown address's words", rd.Reason, rd.Fix)
+	}
+}
