@@ -33,8 +33,13 @@ func TestASpamRefusalRepeatsTheFiltersScoreAndTests(t *testing.T) {
 	if !strings.Contains(rd.Fix, "RDNS_NONE") {
 		t.Errorf("spam-evidence-02.eml: fix %q, want the tests' names as the hint", rd.Fix)
 	}
+	// rspamd's result, "default: True [score / required score]".
+	v := e.Classify(Input{Action: "failed", Diagnostic: "554 5.7.1 Spam message rejected; default: True [16.20 / 15.00]"})
+	if v.Reason != ReasonSpamDetected || v.Facts.Get(FactScore) != "16.20" || v.Facts.Get(FactThreshold) != "15.00" {
+		t.Errorf("rspamd's result: %s, score %q, threshold %q", v.Reason, v.Facts.Get(FactScore), v.Facts.Get(FactThreshold))
+	}
 	// A reputation score is no spam score.
-	v := e.Classify(Input{Action: "failed", Diagnostic: "550 5.7.1 Rejected: your sender score 12 is below our threshold of 40"})
+	v = e.Classify(Input{Action: "failed", Diagnostic: "550 5.7.1 Rejected: your sender score 12 is below our threshold of 40"})
 	if v.Facts.Get(FactScore) != "" {
 		t.Errorf("a reputation score read as a spam score: %q", v.Facts.Get(FactScore))
 	}
