@@ -27,11 +27,19 @@ func recordStatus(diag, field string) string {
 			return c
 		}
 	default:
-		if c := smtpcode.StatusAfterReply(diag); c != "" && !genericStatus(c) && sameOutcome(c, field) {
+		if c := smtpcode.StatusAfterReply(diag); c != "" && !genericStatus(c) && sameOutcome(c, field) && !vaguerDetail(c, field) {
 			return c
 		}
 	}
 	return field
+}
+
+// vaguerDetail says whether code c is the "other or undefined" detail
+// (X.S.0, RFC 3463 section 3) of the subject of field, a precise code of
+// that subject: "451 4.4.0 Primary target IP address responded with ..."
+// under Exchange's "Status: 4.4.7" says no more than the field.
+func vaguerDetail(c, field string) bool {
+	return len(c) == 5 && len(field) >= 5 && c[1:] == field[1:4]+"0" && field[4:] != "0"
 }
 
 // sameOutcome says whether two codes both say success or both failure:

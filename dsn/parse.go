@@ -287,8 +287,31 @@ func (p *parser) finish(fallback func() smtpcode.Action) {
 		}
 		return memo
 	}
+	var outs []programOutput // Exim's returned program output, read once
+	outsRead := false
 	for i := range r.Recipients {
 		rc := &r.Recipients[i]
+		if rc.Action == smtpcode.ActionDelayed && summaryOnlyDelay(rc.Diagnostic) {
+			// The cause so far is the last attempt's reply, not the
+			// reporting server's X.4.7 summary (lastattempt.go).
+			p.loadText()
+			if a := lastAttemptReply(p.text, p.lowerText, rc.Address); a != nil {
+				rc.Diagnostic = p.sc.add(a)
+				rc.ReplyCode = ""
+			}
+		}
+		if strings.Contains(rc.Diagnostic, "pipe to |") {
+			// Exim's bounce quotes the failed program's own output
+			// below its boilerplate (programoutput.go).
+			if !outsRead {
+				p.loadText()
+				outs, outsRead = programOutputs(p.text, p.lowerText), true
+			}
+			if o := pipeOutputFor(outs, rc.Address, len(r.Recipients) == 1); o != nil {
+				rc.Diagnostic = p.sc.add(o)
+				rc.DiagnosticType = "x-unix"
+			}
+		}
 		if reply, cmd := transcriptFailure(rc.Diagnostic); reply != "" {
 			// A quoted session: its last error reply is the result,
 			// never its greeting, "220 Ready to start TLS" or "250 Ok".

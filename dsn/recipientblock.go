@@ -159,6 +159,11 @@ func (s *blockScanner) line(start, end int) {
 	}
 	adjacent := !s.blank // the line right above is not empty
 	s.blank = false
+	if s.cur != nil && !adjacent && closingParagraph(lt) {
+		// The notice's closing words are no part of the recipient's
+		// block that reads on over paragraphs without a code.
+		s.endBlock()
+	}
 	prev := s.prevLine
 	s.prevLine = lt
 	if bytes.Contains(lt, []byte("while talking to ")) {
@@ -826,4 +831,21 @@ func trimASCIISpace(line []byte) (start, end int) {
 // isSpace says whether c is ASCII white space.
 func isSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f'
+}
+
+// closingParagraphs are lower-case openings of the paragraphs that close a
+// notice after its list of recipients: Exim's delay warning
+// (warn_message_file's default text, deliver.c: "No action is required on
+// your part. Delivery attempts will continue for some time...").
+var closingParagraphs = [...][]byte{[]byte("no action is required on your part")}
+
+// closingParagraph says whether a line (lower case) opens a notice's
+// closing paragraph.
+func closingParagraph(lt []byte) bool {
+	for _, c := range closingParagraphs {
+		if bytes.HasPrefix(lt, c) {
+			return true
+		}
+	}
+	return false
 }

@@ -177,7 +177,9 @@ type Recipient struct {
 	// DiagnosticType is the type of the RFC 3464 Diagnostic-Code field
 	// (section 2.3.6), in lower case: "smtp" when the diagnostic is a mail
 	// server's reply, another type ("x-unix", "x-postfix", "x-local"...)
-	// when the reporting MTA's own delivery program or agent wrote it.
+	// when the reporting MTA's own delivery program or agent wrote it
+	// ("x-unix" too for the output of a pipe that Exim's bounce returns,
+	// programoutput.go).
 	// "" when the report gives no type (free-text reports).
 	DiagnosticType string
 

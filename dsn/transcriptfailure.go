@@ -56,6 +56,9 @@ func transcriptFailure(d string) (reply, command string) {
 			}
 			inError = false
 		case serverSide:
+			// The next line's time stamp is the transcript's, not the
+			// reply's (sessionstamp.go).
+			seg = trailingStamp(seg)
 			switch class := replyClass([]byte(seg)); {
 			case class == '4' || class == '5':
 				if !inError || d[start:start+3] != seg[:3] {

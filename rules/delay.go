@@ -127,3 +127,10 @@ func delayedExpiryText(fs *Facts) textKey {
 	}
 	return textDelayedUnreachable
 }
+
+// delayedConnection says whether the facts of a delay name a refused or
+// unanswered connection (the texts delayed_refused and delayed_no_answer).
+func delayedConnection(fs *Facts) bool {
+	k := delayedExpiryText(fs)
+	return k == textDelayedRefused || k == textDelayedNoAnswer
+}

@@ -273,6 +273,7 @@ func (e *Engine) classify(in Input, lang int) Classification {
 
 	v.Explanation, v.Fix = e.sentences(&rec, &v, t, rd, ruleWords, w, lasting, lang)
 	e.internalHopReading(&v, &rec, lang) // the recipient's gateway and its internal server (internalhop.go)
+	e.legacyDNReading(&v, &rec, lang)    // a stale Exchange X.500 address (legacydn.go)
 	return v
 }
 
@@ -337,10 +338,12 @@ func (e *Engine) sentences(rec *record, v *Classification, t *thenDef, rd *reaso
 		// An older rule: its cause in the texts' sentence.
 		expl[0] = textPiece(e.explain(in, action, cause, lang, &vs[valuesExplain]), valuesExplain)
 		n = 1
-	case delayed && !t.delays && v.Reason == ReasonExpired:
+	case delayed && !t.delays && (v.Reason == ReasonExpired || v.Reason == ReasonNetworkError && delayedConnection(&v.Facts)):
 		// Not expired yet: the cause so far (delay.go), also after a
 		// rule whose own words say the server gave up (ms-4.4.7: the
-		// reporting server's 4.4.7 in a warning).
+		// reporting server's 4.4.7 in a warning). A refused or
+		// unanswered connection read as a network error is said the
+		// same way, not as a failure ("could not be delivered").
 		k := delayedExpiryText(&v.Facts)
 		if k == textDelayedUnreachable && vals[slotReply] == "" {
 			vals[slotReply] = quoteReply(rec.diag)

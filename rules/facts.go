@@ -122,20 +122,40 @@ const (
 	// by internalHop from the report's Reporting-MTA and Remote-MTA (RFC
 	// 3464 sections 2.2.2 and 2.3.5), never captured.
 	FactInternalHop Fact = "internal_hop"
+
+	// The evidence a content filter states for a spam verdict. FactScore
+	// is the message's spam score and FactThreshold the score from which
+	// the filter refuses, as written ("12.3", "5.0"): SpamAssassin's
+	// report and status header ("score=12.3 required=5.0", its _SCORE_
+	// and _REQD_ tags, Mail::SpamAssassin::Conf), rspamd's result
+	// ("default: True [12.30 / 15.00]"), Exim's content-scanning example
+	// ACL ("This message scored $spam_score spam points", Exim
+	// specification, "Content scanning at ACL time"). FactSpamTests is
+	// the names of the filter's rules that matched, as SpamAssassin lists
+	// them ("tests=BAYES_99,URIBL_BLACK", its _TESTS_ tag).
+	FactScore     Fact = "score"
+	FactThreshold Fact = "threshold"
+	FactSpamTests Fact = "spam_tests"
+	// FactListedDomain is a domain of the message's content (a link's)
+	// that a URI block list names: Spamhaus DBL, SURBL and URIBL list
+	// domains found in message bodies, not sending servers (their
+	// documentation), so the refusal is about a link in the message.
+	FactListedDomain Fact = "listed_domain"
 )
 
 // facts is the fact vocabulary, in the order JSON and --why list them.
 var facts = [...]Fact{FactList, FactURL, FactLimit, FactHost, FactIP, FactFile, FactVirus, FactAddress, FactRetriedFor,
 	FactRetryUntil, FactRetryLeft, FactRetryAge, FactLastError, FactLoop, FactDNSTempFail, FactNoMX, FactNoDomain, FactConnRefused, FactConnTimeout, FactTooManyRecipients,
-	FactTLSRequired, FactTLSNotOffered, FactTLSRefused, FactTLSCert, FactEncryptedAttachment, FactBlockedAttachment, FactAttachmentBudget, FactOrgText, FactRecipientFilter, FactInternalHop}
+	FactTLSRequired, FactTLSNotOffered, FactTLSRefused, FactTLSCert, FactEncryptedAttachment, FactBlockedAttachment, FactAttachmentBudget, FactOrgText, FactRecipientFilter, FactInternalHop,
+	FactScore, FactThreshold, FactSpamTests, FactListedDomain}
 
 const numFacts = len(facts)
 
 // factSet is a set of facts: bit i stands for facts[i].
-type factSet uint32
+type factSet uint64
 
 // Every fact has its bit in a factSet.
-var _ [32 - numFacts]struct{}
+var _ [64 - numFacts]struct{}
 
 // set returns the facts fs has a value for.
 func (fs *Facts) set() factSet {

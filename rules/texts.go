@@ -75,6 +75,9 @@ const (
 	textInternalHopDelayedExplanation
 	textInternalHopFix
 	textInternalHopDelayedFix
+	textLegacyDNSummary
+	textLegacyDNExplanation
+	textLegacyDNFix
 	textForwardingBlockedSummary
 	textForwardingBlockedExplanation
 	textForwardingBlockedFix
@@ -233,6 +236,11 @@ var textDefs = [numTexts]struct {
 	textInternalHopDelayedExplanation: {"internal_hop_delayed_explanation", internalHopSlots},
 	textInternalHopFix:                {"internal_hop_fix", internalHopSlots},
 	textInternalHopDelayedFix:         {"internal_hop_delayed_fix", internalHopSlots},
+	// A stale Exchange X.500 address (IMCEAEX) that no longer resolves
+	// (legacydn.go).
+	textLegacyDNSummary:     {"legacy_dn_summary", 0},
+	textLegacyDNExplanation: {"legacy_dn_explanation", 0},
+	textLegacyDNFix:         {"legacy_dn_fix", 0},
 	// Exchange Online's 5.7.520 when the recipient's mailbox forwarded the
 	// message, or when the report does not show whose (externalforwarding.go).
 	textForwardingBlockedSummary:     {"forwarding_blocked_summary", 0},
