@@ -155,6 +155,7 @@ func (p *parser) readReceipt(i int) {
 		// "host; product" (RFC 8098 section 3.2.1).
 		r.ReportingMTA = cleanHost(v)
 	}
+	r.Disposition = dispositionType(headerString(h, "Disposition"))
 	a := headerString(h, "Final-Recipient")
 	if a == "" {
 		a = headerString(h, "Original-Recipient")
@@ -240,4 +241,37 @@ func sentToWords(words []byte, at int) int {
 		}
 	}
 	return 0
+}
+
+// Disposition is the disposition type of a message disposition
+// notification (RFC 8098 section 3.2.6.2).
+type Disposition string
+
+// The disposition types of RFC 8098 section 3.2.6.2.
+const (
+	DispositionDisplayed  Disposition = "displayed"  // shown to the recipient (not necessarily read)
+	DispositionDeleted    Disposition = "deleted"    // deleted without being displayed
+	DispositionDispatched Disposition = "dispatched" // sent somewhere else without being displayed
+	DispositionProcessed  Disposition = "processed"  // processed without being displayed
+)
+
+// dispositionType reads the disposition type of a Disposition field value
+// ("automatic-action/MDN-sent-automatically; deleted", RFC 8098 section
+// 3.2.6: the action and sending modes, ";", the type and its modifiers
+// after "/"); "" when it is none of the four.
+func dispositionType(v string) Disposition {
+	_, t, ok := strings.Cut(v, ";")
+	if !ok {
+		return ""
+	}
+	t = strings.TrimSpace(t)
+	if i := strings.IndexAny(t, "/ \t"); i >= 0 {
+		t = t[:i]
+	}
+	for _, d := range [...]Disposition{DispositionDisplayed, DispositionDeleted, DispositionDispatched, DispositionProcessed} {
+		if strings.EqualFold(t, string(d)) {
+			return d
+		}
+	}
+	return ""
 }

@@ -37,3 +37,21 @@ func TestChallengeRecipientIsWhomTheMessageWasSentTo(t *testing.T) {
 		}
 	}
 }
+
+// TestReceiptSaysWhatTheRecipientsSideDid: the disposition type of a
+// message disposition notification (RFC 8098 section 3.2.6.2) is read,
+// with its modifiers and in any case; anything else gives none.
+func TestReceiptSaysWhatTheRecipientsSideDid(t *testing.T) {
+	for v, want := range map[string]Disposition{
+		"automatic-action/MDN-sent-automatically; deleted":         DispositionDeleted,
+		"manual-action/MDN-sent-manually; displayed":               DispositionDisplayed,
+		"automatic-action/MDN-sent-automatically; Dispatched":      DispositionDispatched,
+		"automatic-action/MDN-sent-automatically; processed/error": DispositionProcessed,
+		"automatic-action/MDN-sent-automatically; failed":          "",
+		"displayed": "",
+	} {
+		if got := dispositionType(v); got != want {
+			t.Errorf("dispositionType(%q) = %q, want %q", v, got, want)
+		}
+	}
+}

@@ -80,6 +80,11 @@ type Report struct {
 	// FeedbackType is the ARF Feedback-Type (RFC 5965 section 3.1), for KindFeedback.
 	FeedbackType string
 
+	// Disposition is what the recipient's side did with the message, for
+	// KindReceipt (RFC 8098 section 3.2.6.2); "" when the receipt does not
+	// say or says something else.
+	Disposition Disposition
+
 	// Recipients are the per-recipient records in the order the report gives them.
 	Recipients []Recipient
 

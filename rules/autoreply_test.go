@@ -193,3 +193,19 @@ func TestLowerPrefixIsToLower(t *testing.T) {
 		}
 	}
 }
+
+// TestReceiptExplanationFollowsItsDisposition: a read receipt says the
+// message was displayed only when its Disposition says so; a receipt of
+// type "deleted" (RFC 8098 section 3.2.6.2) says it was deleted unread.
+func TestReceiptExplanationFollowsItsDisposition(t *testing.T) {
+	e := builtin(t)
+	for file, want := range map[string]string{
+		"nonbounce-mdn-displayed-01.eml": "the message was displayed",
+		"nonbounce-receipt-03.eml":       "deleted without being displayed",
+	} {
+		rd := explainFixture(t, e, file)
+		if !strings.Contains(rd.Explanation, want) {
+			t.Errorf("%s: explanation %q, want it to say %q", file, rd.Explanation, want)
+		}
+	}
+}

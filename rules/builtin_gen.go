@@ -9,7 +9,7 @@ import (
 )
 
 // builtinDigest is BuiltinDigest: of the rules.yaml this file was generated from.
-const builtinDigest = "e9d4342c651c"
+const builtinDigest = "5fa7bb23a726"
 
 // builtinTrue and builtinFalse are the values of the rules' *bool fields.
 var builtinTrue, builtinFalse = true, false
@@ -20,7 +20,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "success",
 			file:   "rules.yaml (built-in)",
-			line:   1206,
+			line:   1224,
 			action: []smtpcode.Action{"delivered", "relayed", "expanded"},
 			then: thenDef{
 				Reason: "delivered",
@@ -30,7 +30,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "success-code",
 			file: "rules.yaml (built-in)",
-			line: 1211,
+			line: 1229,
 			status: []statusPattern{
 				{class: 2, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -56,7 +56,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1226,
+			line: 1244,
 			text: phraseMask{
 				{index: 3, bits: 458752},
 			},
@@ -70,7 +70,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1233,
+			line: 1251,
 			text: phraseMask{
 				{index: 3, bits: 524288},
 			},
@@ -84,7 +84,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1240,
+			line: 1258,
 			text: phraseMask{
 				{index: 3, bits: 3145728},
 			},
@@ -98,7 +98,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1247,
+			line: 1265,
 			text: phraseMask{
 				{index: 3, bits: 4194304},
 			},
@@ -112,7 +112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1254,
+			line: 1272,
 			text: phraseMask{
 				{index: 3, bits: 125829120},
 			},
@@ -126,7 +126,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1261,
+			line: 1279,
 			text: phraseMask{
 				{index: 3, bits: 402653184},
 			},
@@ -140,7 +140,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1268,
+			line: 1286,
 			text: phraseMask{
 				{index: 3, bits: 536870912},
 			},
@@ -154,7 +154,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 1275,
+			line: 1293,
 			text: phraseMask{
 				{index: 3, bits: 1073741824},
 			},
@@ -168,7 +168,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1282,
+			line: 1300,
 			text: phraseMask{
 				{index: 3, bits: 2147483648},
 			},
@@ -182,7 +182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1289,
+			line: 1307,
 			text: phraseMask{
 				{index: 3, bits: 12884901888},
 			},
@@ -196,7 +196,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1296,
+			line: 1314,
 			text: phraseMask{
 				{index: 3, bits: 17179869184},
 			},
@@ -210,7 +210,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1303,
+			line: 1321,
 			text: phraseMask{
 				{index: 3, bits: 103079215104},
 			},
@@ -224,7 +224,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1310,
+			line: 1328,
 			text: phraseMask{
 				{index: 3, bits: 137438953472},
 			},
@@ -238,7 +238,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1317,
+			line: 1335,
 			text: phraseMask{
 				{index: 3, bits: 274877906944},
 			},
@@ -252,7 +252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1324,
+			line: 1342,
 			text: phraseMask{
 				{index: 3, bits: 549755813888},
 			},
@@ -266,7 +266,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1331,
+			line: 1349,
 			text: phraseMask{
 				{index: 3, bits: 7696581394432},
 			},
@@ -280,7 +280,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-other-message",
 			file: "rules.yaml (built-in)",
-			line: 1339,
+			line: 1357,
 			text: phraseMask{
 				{index: 3, bits: 1117103813820416},
 			},
@@ -291,7 +291,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ironport-ldap-accept-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1360,
+			line: 1378,
 			text: phraseMask{
 				{index: 3, bits: 1125899906842624},
 			},
@@ -301,7 +301,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-block-list",
 			file: "rules.yaml (built-in)",
-			line: 1371,
+			line: 1389,
 			text: phraseMask{
 				{index: 3, bits: 6755399441055744},
 			},
@@ -370,7 +370,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "greylisting-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1388,
+			line: 1406,
 			text: phraseMask{
 				{index: 3, bits: 567453553048682496},
 			},
@@ -422,7 +422,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "proofpoint-reputation",
 			file: "rules.yaml (built-in)",
-			line: 1406,
+			line: 1424,
 			text: phraseMask{
 				{index: 3, bits: 4035225266123964416},
 			},
@@ -496,7 +496,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-verify-callout",
 			file: "rules.yaml (built-in)",
-			line: 1421,
+			line: 1439,
 			text: phraseMask{
 				{index: 3, bits: 13835058055282163712},
 				{index: 4, bits: 15},
@@ -547,7 +547,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1441,
+			line: 1459,
 			text: phraseMask{
 				{index: 4, bits: 48},
 			},
@@ -599,7 +599,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate",
 			file: "rules.yaml (built-in)",
-			line: 1458,
+			line: 1476,
 			text: phraseMask{
 				{index: 4, bits: 48},
 			},
@@ -649,7 +649,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-likely-unsolicited",
 			file: "rules.yaml (built-in)",
-			line: 1468,
+			line: 1486,
 			text: phraseMask{
 				{index: 4, bits: 64},
 			},
@@ -719,7 +719,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-user-block",
 			file: "rules.yaml (built-in)",
-			line: 1485,
+			line: 1503,
 			text: phraseMask{
 				{index: 4, bits: 1920},
 			},
@@ -769,7 +769,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policy-block",
 			file: "rules.yaml (built-in)",
-			line: 1500,
+			line: 1518,
 			text: phraseMask{
 				{index: 4, bits: 129024},
 			},
@@ -819,7 +819,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-anti-spoofing",
 			file: "rules.yaml (built-in)",
-			line: 1521,
+			line: 1539,
 			text: phraseMask{
 				{index: 4, bits: 917504},
 			},
@@ -869,7 +869,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1535,
+			line: 1553,
 			text: phraseMask{
 				{index: 4, bits: 7340032},
 			},
@@ -882,7 +882,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1545,
+			line: 1563,
 			text: phraseMask{
 				{index: 4, bits: 7340032},
 			},
@@ -895,7 +895,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1551,
+			line: 1569,
 			text: phraseMask{
 				{index: 4, bits: 7340032},
 			},
@@ -908,7 +908,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1557,
+			line: 1575,
 			text: phraseMask{
 				{index: 4, bits: 7340032},
 			},
@@ -921,7 +921,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1563,
+			line: 1581,
 			text: phraseMask{
 				{index: 4, bits: 7340032},
 			},
@@ -934,7 +934,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1569,
+			line: 1587,
 			text: phraseMask{
 				{index: 4, bits: 7340032},
 			},
@@ -947,7 +947,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1575,
+			line: 1593,
 			text: phraseMask{
 				{index: 4, bits: 7340032},
 			},
@@ -960,7 +960,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1581,
+			line: 1599,
 			text: phraseMask{
 				{index: 4, bits: 7340032},
 			},
@@ -973,7 +973,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1587,
+			line: 1605,
 			text: phraseMask{
 				{index: 4, bits: 7340032},
 			},
@@ -986,7 +986,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1593,
+			line: 1611,
 			text: phraseMask{
 				{index: 4, bits: 7340032},
 			},
@@ -999,7 +999,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1599,
+			line: 1617,
 			text: phraseMask{
 				{index: 4, bits: 7340032},
 			},
@@ -1012,7 +1012,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1605,
+			line: 1623,
 			text: phraseMask{
 				{index: 4, bits: 7340032},
 			},
@@ -1081,7 +1081,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1620,
+			line: 1638,
 			text: phraseMask{
 				{index: 4, bits: 125829120},
 			},
@@ -1094,7 +1094,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1628,
+			line: 1646,
 			text: phraseMask{
 				{index: 4, bits: 134217728},
 			},
@@ -1107,7 +1107,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1634,
+			line: 1652,
 			text: phraseMask{
 				{index: 4, bits: 268435456},
 			},
@@ -1120,7 +1120,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1640,
+			line: 1658,
 			text: phraseMask{
 				{index: 4, bits: 536870912},
 			},
@@ -1133,7 +1133,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1646,
+			line: 1664,
 			text: phraseMask{
 				{index: 4, bits: 3221225472},
 			},
@@ -1146,7 +1146,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1652,
+			line: 1670,
 			text: phraseMask{
 				{index: 4, bits: 12884901888},
 			},
@@ -1159,7 +1159,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1658,
+			line: 1676,
 			text: phraseMask{
 				{index: 4, bits: 17179869184},
 			},
@@ -1172,7 +1172,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1664,
+			line: 1682,
 			text: phraseMask{
 				{index: 4, bits: 34359738368},
 			},
@@ -1182,7 +1182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1673,
+			line: 1691,
 			text: phraseMask{
 				{index: 4, bits: 8727373545472},
 			},
@@ -1192,7 +1192,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1678,
+			line: 1696,
 			text: phraseMask{
 				{index: 4, bits: 8796093022208},
 			},
@@ -1202,7 +1202,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1683,
+			line: 1701,
 			text: phraseMask{
 				{index: 4, bits: 52776558133248},
 			},
@@ -1212,7 +1212,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1688,
+			line: 1706,
 			text: phraseMask{
 				{index: 4, bits: 211106232532992},
 			},
@@ -1222,7 +1222,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1693,
+			line: 1711,
 			text: phraseMask{
 				{index: 4, bits: 281474976710656},
 			},
@@ -1232,7 +1232,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1698,
+			line: 1716,
 			text: phraseMask{
 				{index: 4, bits: 3940649673949184},
 			},
@@ -1242,7 +1242,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1703,
+			line: 1721,
 			text: phraseMask{
 				{index: 4, bits: 13510798882111488},
 			},
@@ -1252,7 +1252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1708,
+			line: 1726,
 			text: phraseMask{
 				{index: 4, bits: 18014398509481984},
 			},
@@ -1262,7 +1262,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1713,
+			line: 1731,
 			text: phraseMask{
 				{index: 4, bits: 36028797018963968},
 			},
@@ -1272,7 +1272,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1718,
+			line: 1736,
 			text: phraseMask{
 				{index: 4, bits: 72057594037927936},
 			},
@@ -1282,7 +1282,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1723,
+			line: 1741,
 			text: phraseMask{
 				{index: 4, bits: 4467570830351532032},
 			},
@@ -1292,7 +1292,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1728,
+			line: 1746,
 			text: phraseMask{
 				{index: 4, bits: 13835058055282163712},
 				{index: 5, bits: 3},
@@ -1303,7 +1303,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1733,
+			line: 1751,
 			text: phraseMask{
 				{index: 5, bits: 4},
 			},
@@ -1313,7 +1313,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1738,
+			line: 1756,
 			text: phraseMask{
 				{index: 5, bits: 8},
 			},
@@ -1326,7 +1326,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1747,
+			line: 1765,
 			text: phraseMask{
 				{index: 5, bits: 8},
 			},
@@ -1339,7 +1339,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1753,
+			line: 1771,
 			text: phraseMask{
 				{index: 5, bits: 8},
 			},
@@ -1352,7 +1352,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1759,
+			line: 1777,
 			text: phraseMask{
 				{index: 5, bits: 8},
 			},
@@ -1365,7 +1365,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1765,
+			line: 1783,
 			text: phraseMask{
 				{index: 5, bits: 8},
 			},
@@ -1378,7 +1378,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1771,
+			line: 1789,
 			text: phraseMask{
 				{index: 5, bits: 8},
 			},
@@ -1391,7 +1391,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1777,
+			line: 1795,
 			text: phraseMask{
 				{index: 5, bits: 8},
 			},
@@ -1404,7 +1404,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1783,
+			line: 1801,
 			text: phraseMask{
 				{index: 5, bits: 8},
 			},
@@ -1417,7 +1417,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1789,
+			line: 1807,
 			text: phraseMask{
 				{index: 5, bits: 8},
 			},
@@ -1430,7 +1430,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1795,
+			line: 1813,
 			text: phraseMask{
 				{index: 5, bits: 16},
 			},
@@ -1443,7 +1443,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1802,
+			line: 1820,
 			text: phraseMask{
 				{index: 5, bits: 96},
 			},
@@ -1456,7 +1456,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1808,
+			line: 1826,
 			text: phraseMask{
 				{index: 5, bits: 128},
 			},
@@ -1469,7 +1469,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1814,
+			line: 1832,
 			text: phraseMask{
 				{index: 5, bits: 256},
 			},
@@ -1482,7 +1482,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1820,
+			line: 1838,
 			text: phraseMask{
 				{index: 5, bits: 512},
 			},
@@ -1495,7 +1495,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1826,
+			line: 1844,
 			text: phraseMask{
 				{index: 5, bits: 1024},
 			},
@@ -1508,7 +1508,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1832,
+			line: 1850,
 			text: phraseMask{
 				{index: 5, bits: 2048},
 			},
@@ -1521,7 +1521,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1838,
+			line: 1856,
 			text: phraseMask{
 				{index: 5, bits: 12288},
 			},
@@ -1534,7 +1534,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1844,
+			line: 1862,
 			text: phraseMask{
 				{index: 5, bits: 245760},
 			},
@@ -1547,7 +1547,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1850,
+			line: 1868,
 			text: phraseMask{
 				{index: 5, bits: 33292288},
 			},
@@ -1560,7 +1560,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1856,
+			line: 1874,
 			text: phraseMask{
 				{index: 5, bits: 33554432},
 			},
@@ -1573,7 +1573,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1862,
+			line: 1880,
 			text: phraseMask{
 				{index: 5, bits: 67108864},
 			},
@@ -1586,7 +1586,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1869,
+			line: 1887,
 			text: phraseMask{
 				{index: 5, bits: 67108864},
 			},
@@ -1599,7 +1599,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1875,
+			line: 1893,
 			text: phraseMask{
 				{index: 5, bits: 67108864},
 			},
@@ -1612,7 +1612,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1881,
+			line: 1899,
 			text: phraseMask{
 				{index: 5, bits: 67108864},
 			},
@@ -1625,7 +1625,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1887,
+			line: 1905,
 			text: phraseMask{
 				{index: 5, bits: 67108864},
 			},
@@ -1638,7 +1638,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1893,
+			line: 1911,
 			text: phraseMask{
 				{index: 5, bits: 67108864},
 			},
@@ -1651,7 +1651,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1899,
+			line: 1917,
 			text: phraseMask{
 				{index: 5, bits: 67108864},
 			},
@@ -1664,7 +1664,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1905,
+			line: 1923,
 			text: phraseMask{
 				{index: 5, bits: 67108864},
 			},
@@ -1677,7 +1677,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1911,
+			line: 1929,
 			text: phraseMask{
 				{index: 5, bits: 134217728},
 			},
@@ -1687,7 +1687,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1918,
+			line: 1936,
 			text: phraseMask{
 				{index: 5, bits: 268435456},
 			},
@@ -1736,7 +1736,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1927,
+			line: 1945,
 			text: phraseMask{
 				{index: 5, bits: 1610612736},
 			},
@@ -1746,7 +1746,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1932,
+			line: 1950,
 			text: phraseMask{
 				{index: 5, bits: 2147483648},
 			},
@@ -1756,7 +1756,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1937,
+			line: 1955,
 			text: phraseMask{
 				{index: 5, bits: 12884901888},
 			},
@@ -1766,7 +1766,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1942,
+			line: 1960,
 			text: phraseMask{
 				{index: 5, bits: 17179869184},
 			},
@@ -1776,7 +1776,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1947,
+			line: 1965,
 			text: phraseMask{
 				{index: 5, bits: 34359738368},
 			},
@@ -1786,7 +1786,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1959,
+			line: 1977,
 			text: phraseMask{
 				{index: 5, bits: 68719476736},
 			},
@@ -1796,7 +1796,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1964,
+			line: 1982,
 			text: phraseMask{
 				{index: 5, bits: 962072674304},
 			},
@@ -1806,7 +1806,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1969,
+			line: 1987,
 			text: phraseMask{
 				{index: 5, bits: 1099511627776},
 			},
@@ -1816,7 +1816,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 1974,
+			line: 1992,
 			text: phraseMask{
 				{index: 5, bits: 2199023255552},
 			},
@@ -1911,7 +1911,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-expired",
 			file: "rules.yaml (built-in)",
-			line: 1991,
+			line: 2009,
 			text: phraseMask{
 				{index: 5, bits: 4398046511104},
 			},
@@ -1921,7 +1921,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1996,
+			line: 2014,
 			text: phraseMask{
 				{index: 5, bits: 61572651155456},
 			},
@@ -1931,7 +1931,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-relay",
 			file: "rules.yaml (built-in)",
-			line: 2004,
+			line: 2022,
 			text: phraseMask{
 				{index: 5, bits: 70368744177664},
 			},
@@ -1941,7 +1941,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2009,
+			line: 2027,
 			text: phraseMask{
 				{index: 5, bits: 140737488355328},
 			},
@@ -1951,7 +1951,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2016,
+			line: 2034,
 			text: phraseMask{
 				{index: 5, bits: 281474976710656},
 			},
@@ -1962,7 +1962,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ses-suppressed",
 			file: "rules.yaml (built-in)",
-			line: 2022,
+			line: 2040,
 			text: phraseMask{
 				{index: 5, bits: 16888498602639360},
 			},
@@ -1972,7 +1972,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-ip-policy-codes",
 			file: "rules.yaml (built-in)",
-			line: 2030,
+			line: 2048,
 			text: phraseMask{
 				{index: 5, bits: 126100789566373888},
 			},
@@ -2041,7 +2041,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-ip-codes",
 			file: "rules.yaml (built-in)",
-			line: 2050,
+			line: 2068,
 			text: phraseMask{
 				{index: 5, bits: 18302628885633695744},
 				{index: 6, bits: 1},
@@ -2052,7 +2052,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-no-reverse-dns",
 			file: "rules.yaml (built-in)",
-			line: 2057,
+			line: 2075,
 			text: phraseMask{
 				{index: 6, bits: 6},
 			},
@@ -2062,7 +2062,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2068,
+			line: 2086,
 			text: phraseMask{
 				{index: 6, bits: 8},
 			},
@@ -2073,7 +2073,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2075,
+			line: 2093,
 			text: phraseMask{
 				{index: 6, bits: 16},
 			},
@@ -2084,7 +2084,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2081,
+			line: 2099,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, detailLo: 911, detHi: 911},
@@ -2095,7 +2095,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2090,
+			line: 2108,
 			status: []statusPattern{
 				{class: 5, subject: 2},
 			},
@@ -2105,7 +2105,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2096,
+			line: 2114,
 			text: phraseMask{
 				{index: 6, bits: 32},
 			},
@@ -2116,7 +2116,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2102,
+			line: 2120,
 			text: phraseMask{
 				{index: 6, bits: 64},
 			},
@@ -2127,7 +2127,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2108,
+			line: 2126,
 			text: phraseMask{
 				{index: 6, bits: 384},
 			},
@@ -2138,7 +2138,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 2114,
+			line: 2132,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2149,7 +2149,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-data",
 			file: "rules.yaml (built-in)",
-			line: 2121,
+			line: 2139,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2201,7 +2201,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2134,
+			line: 2152,
 			text: phraseMask{
 				{index: 6, bits: 512},
 			},
@@ -2212,7 +2212,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2141,
+			line: 2159,
 			text: phraseMask{
 				{index: 6, bits: 1024},
 			},
@@ -2223,7 +2223,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2147,
+			line: 2165,
 			text: phraseMask{
 				{index: 6, bits: 6144},
 			},
@@ -2234,7 +2234,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2154,
+			line: 2172,
 			text: phraseMask{
 				{index: 6, bits: 122880},
 			},
@@ -2245,7 +2245,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-hasmoved",
 			file: "rules.yaml (built-in)",
-			line: 2161,
+			line: 2179,
 			text: phraseMask{
 				{index: 6, bits: 131072},
 			},
@@ -2256,7 +2256,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2167,
+			line: 2185,
 			text: phraseMask{
 				{index: 3, bits: 68719476736},
 			},
@@ -2267,7 +2267,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2173,
+			line: 2191,
 			text: phraseMask{
 				{index: 6, bits: 262144},
 			},
@@ -2278,7 +2278,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2179,
+			line: 2197,
 			text: phraseMask{
 				{index: 6, bits: 524288},
 			},
@@ -2289,7 +2289,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2185,
+			line: 2203,
 			text: phraseMask{
 				{index: 6, bits: 1048576},
 			},
@@ -2348,7 +2348,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-policyviolation-by-reply",
 			file: "rules.yaml (built-in)",
-			line: 2203,
+			line: 2221,
 			all:  []int32{405, 404},
 			then: thenDef{
 				Reason: "policyviolation",
@@ -2403,7 +2403,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2210,
+			line: 2228,
 			text: phraseMask{
 				{index: 6, bits: 4194304},
 			},
@@ -2414,7 +2414,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2216,
+			line: 2234,
 			text: phraseMask{
 				{index: 6, bits: 8388608},
 			},
@@ -2425,7 +2425,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2222,
+			line: 2240,
 			text: phraseMask{
 				{index: 6, bits: 117440512},
 			},
@@ -2436,7 +2436,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2228,
+			line: 2246,
 			text: phraseMask{
 				{index: 6, bits: 402653184},
 			},
@@ -2447,7 +2447,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2234,
+			line: 2252,
 			text: phraseMask{
 				{index: 6, bits: 1610612736},
 			},
@@ -2458,7 +2458,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2240,
+			line: 2258,
 			text: phraseMask{
 				{index: 6, bits: 6442450944},
 			},
@@ -2469,7 +2469,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2246,
+			line: 2264,
 			text: phraseMask{
 				{index: 6, bits: 8589934592},
 			},
@@ -2480,7 +2480,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2252,
+			line: 2270,
 			text: phraseMask{
 				{index: 6, bits: 17179869184},
 			},
@@ -2491,7 +2491,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2258,
+			line: 2276,
 			text: phraseMask{
 				{index: 6, bits: 240518168576},
 			},
@@ -2502,7 +2502,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2265,
+			line: 2283,
 			text: phraseMask{
 				{index: 6, bits: 274877906944},
 			},
@@ -2513,7 +2513,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-text-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2271,
+			line: 2289,
 			text: phraseMask{
 				{index: 6, bits: 549755813888},
 			},
@@ -2524,7 +2524,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2277,
+			line: 2295,
 			text: phraseMask{
 				{index: 6, bits: 3298534883328},
 			},
@@ -2535,7 +2535,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-expired",
 			file: "rules.yaml (built-in)",
-			line: 2283,
+			line: 2301,
 			text: phraseMask{
 				{index: 6, bits: 13194139533312},
 			},
@@ -2546,7 +2546,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2289,
+			line: 2307,
 			text: phraseMask{
 				{index: 6, bits: 17592186044416},
 			},
@@ -2557,7 +2557,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2295,
+			line: 2313,
 			text: phraseMask{
 				{index: 6, bits: 35184372088832},
 			},
@@ -2568,7 +2568,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2301,
+			line: 2319,
 			text: phraseMask{
 				{index: 6, bits: 70368744177664},
 			},
@@ -2579,7 +2579,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2307,
+			line: 2325,
 			text: phraseMask{
 				{index: 6, bits: 140737488355328},
 			},
@@ -2590,7 +2590,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2313,
+			line: 2331,
 			text: phraseMask{
 				{index: 6, bits: 844424930131968},
 			},
@@ -2601,7 +2601,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit-5.2.3",
 			file: "rules.yaml (built-in)",
-			line: 2319,
+			line: 2337,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -2615,7 +2615,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig-5.3.4",
 			file: "rules.yaml (built-in)",
-			line: 2331,
+			line: 2349,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -2629,7 +2629,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc-5.1.7",
 			file: "rules.yaml (built-in)",
-			line: 2338,
+			line: 2356,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -2643,7 +2643,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown-5.1.3",
 			file: "rules.yaml (built-in)",
-			line: 2345,
+			line: 2363,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -2657,7 +2657,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2352,
+			line: 2370,
 			text: phraseMask{
 				{index: 6, bits: 9218868437227405312},
 			},
@@ -2668,7 +2668,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2363,
+			line: 2381,
 			text: phraseMask{
 				{index: 6, bits: 9223372036854775808},
 				{index: 7, bits: 7},
@@ -2680,7 +2680,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 2377,
+			line: 2395,
 			text: phraseMask{
 				{index: 7, bits: 24},
 			},
@@ -2743,7 +2743,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate",
 			file: "rules.yaml (built-in)",
-			line: 2388,
+			line: 2406,
 			text: phraseMask{
 				{index: 7, bits: 24},
 			},
@@ -2803,7 +2803,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2398,
+			line: 2416,
 			text: phraseMask{
 				{index: 7, bits: 480},
 			},
@@ -2814,7 +2814,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2407,
+			line: 2425,
 			text: phraseMask{
 				{index: 7, bits: 15872},
 			},
@@ -2825,7 +2825,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-expired",
 			file: "rules.yaml (built-in)",
-			line: 2415,
+			line: 2433,
 			text: phraseMask{
 				{index: 7, bits: 49152},
 			},
@@ -2836,7 +2836,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2421,
+			line: 2439,
 			text: phraseMask{
 				{index: 7, bits: 983040},
 			},
@@ -2847,7 +2847,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mailboxfull-inactive",
 			file: "rules.yaml (built-in)",
-			line: 2428,
+			line: 2446,
 			text: phraseMask{
 				{index: 7, bits: 3145728},
 			},
@@ -2897,7 +2897,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2442,
+			line: 2460,
 			text: phraseMask{
 				{index: 7, bits: 30408704},
 			},
@@ -2908,7 +2908,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2449,
+			line: 2467,
 			text: phraseMask{
 				{index: 7, bits: 33554432},
 			},
@@ -2919,7 +2919,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2455,
+			line: 2473,
 			text: phraseMask{
 				{index: 7, bits: 67108864},
 			},
@@ -2930,7 +2930,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2461,
+			line: 2479,
 			text: phraseMask{
 				{index: 7, bits: 939524096},
 			},
@@ -2941,7 +2941,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 2468,
+			line: 2486,
 			text: phraseMask{
 				{index: 7, bits: 136365211648},
 			},
@@ -2952,7 +2952,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2477,
+			line: 2495,
 			text: phraseMask{
 				{index: 7, bits: 2061584302080},
 			},
@@ -2963,7 +2963,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2486,
+			line: 2504,
 			text: phraseMask{
 				{index: 7, bits: 6597069766656},
 			},
@@ -2974,7 +2974,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2492,
+			line: 2510,
 			text: phraseMask{
 				{index: 7, bits: 131941395333120},
 			},
@@ -2985,7 +2985,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2500,
+			line: 2518,
 			text: phraseMask{
 				{index: 7, bits: 35888059530608640},
 			},
@@ -2996,7 +2996,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2509,
+			line: 2527,
 			text: phraseMask{
 				{index: 7, bits: 108086391056891904},
 			},
@@ -3007,7 +3007,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2515,
+			line: 2533,
 			text: phraseMask{
 				{index: 4, bits: 32},
 				{index: 7, bits: 18302628885633695744},
@@ -3019,7 +3019,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2524,
+			line: 2542,
 			text: phraseMask{
 				{index: 8, bits: 3},
 			},
@@ -3030,7 +3030,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2530,
+			line: 2548,
 			text: phraseMask{
 				{index: 8, bits: 508},
 			},
@@ -3041,7 +3041,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2539,
+			line: 2557,
 			text: phraseMask{
 				{index: 8, bits: 1536},
 			},
@@ -3052,7 +3052,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2545,
+			line: 2563,
 			text: phraseMask{
 				{index: 8, bits: 6144},
 			},
@@ -3063,7 +3063,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2552,
+			line: 2570,
 			text: phraseMask{
 				{index: 8, bits: 134209536},
 			},
@@ -3074,7 +3074,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2562,
+			line: 2580,
 			text: phraseMask{
 				{index: 8, bits: 134217728},
 			},
@@ -3085,7 +3085,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2570,
+			line: 2588,
 			text: phraseMask{
 				{index: 8, bits: 268435456},
 			},
@@ -3096,7 +3096,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2576,
+			line: 2594,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -3116,7 +3116,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2584,
+			line: 2602,
 			status: []statusPattern{
 				{none: true},
 				{class: 4, subject: -1, detailLo: -1, detHi: -1},
@@ -3138,7 +3138,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2592,
+			line: 2610,
 			text: phraseMask{
 				{index: 8, bits: 2147483648},
 			},
@@ -3149,7 +3149,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2600,
+			line: 2618,
 			text: phraseMask{
 				{index: 8, bits: 12884901888},
 			},
@@ -3164,7 +3164,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.650-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2607,
+			line: 2625,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 650, detHi: 650},
 			},
@@ -3226,7 +3226,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.2-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2635,
+			line: 2653,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -3240,7 +3240,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.4-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2642,
+			line: 2660,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -3254,7 +3254,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.0-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2649,
+			line: 2667,
 			status: []statusPattern{
 				{class: 5, subject: 3},
 			},
@@ -3268,7 +3268,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.11-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2656,
+			line: 2674,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 11, detHi: 11},
 			},
@@ -3282,7 +3282,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.6-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2663,
+			line: 2681,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -3296,7 +3296,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.3-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2670,
+			line: 2688,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -3310,7 +3310,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.1-expired",
 			file: "rules.yaml (built-in)",
-			line: 2677,
+			line: 2695,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -3324,7 +3324,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.300-expired",
 			file: "rules.yaml (built-in)",
-			line: 2684,
+			line: 2702,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 300, detHi: 300},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3338,7 +3338,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.8-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2690,
+			line: 2708,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 8, detHi: 8},
 				{class: 5, subject: 4, detailLo: 8, detHi: 8},
@@ -3353,7 +3353,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.317-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2697,
+			line: 2715,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 317, detHi: 317},
 				{class: 5, subject: 4, detailLo: 317, detHi: 317},
@@ -3367,7 +3367,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.5-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2703,
+			line: 2721,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 5, detHi: 5},
 				{class: 5, subject: 7, detailLo: 5, detHi: 5},
@@ -3382,7 +3382,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.51-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2710,
+			line: 2728,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 51, detHi: 51},
 			},
@@ -3396,7 +3396,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.321-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2717,
+			line: 2735,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 321, detHi: 321},
 				{class: 5, subject: 7, detailLo: 321, detHi: 321},
@@ -3410,7 +3410,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.322-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2723,
+			line: 2741,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 322, detHi: 322},
 			},
@@ -3423,7 +3423,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.323-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2729,
+			line: 2747,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 323, detHi: 323},
 				{class: 5, subject: 7, detailLo: 323, detHi: 323},
@@ -3437,7 +3437,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.324-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2735,
+			line: 2753,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 324, detHi: 324},
 				{class: 5, subject: 7, detailLo: 324, detHi: 324},
@@ -3451,7 +3451,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.325-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2741,
+			line: 2759,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 325, detHi: 325},
 				{class: 5, subject: 7, detailLo: 325, detHi: 325},
@@ -3465,7 +3465,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.4-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2747,
+			line: 2765,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -3479,7 +3479,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.312-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2754,
+			line: 2772,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 312, detHi: 312},
 				{class: 5, subject: 4, detailLo: 312, detHi: 312},
@@ -3493,7 +3493,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.316-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2760,
+			line: 2778,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 316, detHi: 316},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3507,7 +3507,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.4-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2766,
+			line: 2784,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3521,7 +3521,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.64-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2773,
+			line: 2791,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
@@ -3594,7 +3594,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2789,
+			line: 2807,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3608,7 +3608,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.4-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2796,
+			line: 2814,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3622,7 +3622,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2803,
+			line: 2821,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3636,7 +3636,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.350-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2810,
+			line: 2828,
 			status: []statusPattern{
 				{class: 5, detailLo: 350, detHi: 350},
 			},
@@ -3649,7 +3649,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-transport-rule-code",
 			file: "rules.yaml (built-in)",
-			line: 2816,
+			line: 2834,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 900, detHi: 999},
 			},
@@ -3722,7 +3722,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.7-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2841,
+			line: 2859,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -3737,7 +3737,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.750-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2848,
+			line: 2866,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 750, detHi: 750},
 			},
@@ -3750,7 +3750,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.3-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2854,
+			line: 2872,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -3764,7 +3764,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2861,
+			line: 2879,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3778,7 +3778,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2868,
+			line: 2886,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3792,7 +3792,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2875,
+			line: 2893,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3806,7 +3806,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.3-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2882,
+			line: 2900,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -3820,7 +3820,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.2-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2889,
+			line: 2907,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -3834,7 +3834,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2896,
+			line: 2914,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3848,7 +3848,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.5-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2903,
+			line: 2921,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -3862,7 +3862,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2910,
+			line: 2928,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -3876,7 +3876,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2917,
+			line: 2935,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -3890,7 +3890,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2924,
+			line: 2942,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -3904,7 +3904,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.14-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2931,
+			line: 2949,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 14, detHi: 14},
 			},
@@ -3918,7 +3918,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.3-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2938,
+			line: 2956,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -3932,7 +3932,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2945,
+			line: 2963,
 			status: []statusPattern{
 				{class: 4, subject: 7},
 			},
@@ -3946,7 +3946,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.24-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2952,
+			line: 2970,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 24, detHi: 24},
 			},
@@ -3960,7 +3960,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.25-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2959,
+			line: 2977,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 25, detHi: 25},
 			},
@@ -3974,7 +3974,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.28-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2966,
+			line: 2984,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 28, detHi: 28},
 			},
@@ -3988,7 +3988,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.318-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2973,
+			line: 2991,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 318, detHi: 318},
 				{class: 5, subject: 4, detailLo: 318, detHi: 318},
@@ -4002,7 +4002,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-throttled-sending-ip",
 			file: "rules.yaml (built-in)",
-			line: 2979,
+			line: 2997,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -4073,7 +4073,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-throttled-sending-ip-final",
 			file: "rules.yaml (built-in)",
-			line: 3000,
+			line: 3018,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -4141,7 +4141,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.500-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3013,
+			line: 3031,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 500},
 			},
@@ -4154,7 +4154,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.700-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3019,
+			line: 3037,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 700, detHi: 700},
 			},
@@ -4167,7 +4167,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.1-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 3025,
+			line: 3043,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -4181,7 +4181,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.5.3-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3032,
+			line: 3050,
 			status: []statusPattern{
 				{class: 4, subject: 5, detailLo: 3, detHi: 3},
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
@@ -4196,7 +4196,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.652-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3039,
+			line: 3057,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 652, detHi: 652},
 			},
@@ -4209,7 +4209,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.3-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3045,
+			line: 3063,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -4223,7 +4223,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-5-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3052,
+			line: 3070,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 5},
 			},
@@ -4237,7 +4237,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.6-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3059,
+			line: 3077,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -4251,7 +4251,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.0-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3066,
+			line: 3084,
 			status: []statusPattern{
 				{class: 5, subject: 5},
 			},
@@ -4265,7 +4265,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.2-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3073,
+			line: 3091,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -4279,7 +4279,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.351-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3080,
+			line: 3098,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 351, detHi: 351},
 			},
@@ -4292,7 +4292,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 3086,
+			line: 3104,
 			text: phraseMask{
 				{index: 9, bits: 30064771072},
 			},
@@ -4303,7 +4303,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 3096,
+			line: 3114,
 			text: phraseMask{
 				{index: 9, bits: 103079215104},
 			},
@@ -4314,7 +4314,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3102,
+			line: 3120,
 			text: phraseMask{
 				{index: 9, bits: 962072674304},
 			},
@@ -4325,7 +4325,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-expired",
 			file: "rules.yaml (built-in)",
-			line: 3108,
+			line: 3126,
 			text: phraseMask{
 				{index: 9, bits: 1099511627776},
 			},
@@ -4336,7 +4336,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 3114,
+			line: 3132,
 			text: phraseMask{
 				{index: 9, bits: 32985348833280},
 			},
@@ -4347,7 +4347,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3121,
+			line: 3139,
 			text: phraseMask{
 				{index: 9, bits: 35184372088832},
 			},
@@ -4358,7 +4358,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3127,
+			line: 3145,
 			text: phraseMask{
 				{index: 9, bits: 211106232532992},
 			},
@@ -4369,7 +4369,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3133,
+			line: 3151,
 			text: phraseMask{
 				{index: 9, bits: 844424930131968},
 			},
@@ -4380,7 +4380,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3139,
+			line: 3157,
 			text: phraseMask{
 				{index: 9, bits: 1125899906842624},
 			},
@@ -4391,7 +4391,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 3145,
+			line: 3163,
 			text: phraseMask{
 				{index: 4, bits: 393216},
 				{index: 9, bits: 15762598695796736},
@@ -4403,7 +4403,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3153,
+			line: 3171,
 			text: phraseMask{
 				{index: 4, bits: 70016},
 				{index: 9, bits: 54043195528445952},
@@ -4415,7 +4415,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3163,
+			line: 3181,
 			text: phraseMask{
 				{index: 9, bits: 504403158265495552},
 			},
@@ -4426,7 +4426,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3170,
+			line: 3188,
 			text: phraseMask{
 				{index: 9, bits: 8646911284551352320},
 			},
@@ -4437,7 +4437,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3177,
+			line: 3195,
 			text: phraseMask{
 				{index: 9, bits: 9223372036854775808},
 				{index: 1, bits: 16777216},
@@ -4450,7 +4450,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3184,
+			line: 3202,
 			text: phraseMask{
 				{index: 8, bits: 9223372036854775808},
 				{index: 10, bits: 6},
@@ -4462,7 +4462,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 3190,
+			line: 3208,
 			text: phraseMask{
 				{index: 10, bits: 8},
 			},
@@ -4473,7 +4473,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3196,
+			line: 3214,
 			text: phraseMask{
 				{index: 10, bits: 16},
 			},
@@ -4484,7 +4484,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3202,
+			line: 3220,
 			text: phraseMask{
 				{index: 9, bits: 536870912},
 			},
@@ -4495,7 +4495,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 3208,
+			line: 3226,
 			text: phraseMask{
 				{index: 10, bits: 96},
 			},
@@ -4506,7 +4506,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3218,
+			line: 3236,
 			text: phraseMask{
 				{index: 10, bits: 896},
 			},
@@ -4517,7 +4517,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3224,
+			line: 3242,
 			text: phraseMask{
 				{index: 10, bits: 1024},
 			},
@@ -4528,7 +4528,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3230,
+			line: 3248,
 			text: phraseMask{
 				{index: 10, bits: 6144},
 			},
@@ -4539,7 +4539,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 3236,
+			line: 3254,
 			text: phraseMask{
 				{index: 10, bits: 24576},
 			},
@@ -4550,7 +4550,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-speeding",
 			file: "rules.yaml (built-in)",
-			line: 3242,
+			line: 3260,
 			text: phraseMask{
 				{index: 10, bits: 98304},
 			},
@@ -4561,7 +4561,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3248,
+			line: 3266,
 			text: phraseMask{
 				{index: 10, bits: 131072},
 			},
@@ -4572,7 +4572,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3254,
+			line: 3272,
 			text: phraseMask{
 				{index: 10, bits: 262144},
 			},
@@ -4583,7 +4583,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3260,
+			line: 3278,
 			text: phraseMask{
 				{index: 10, bits: 7864320},
 			},
@@ -4594,7 +4594,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3267,
+			line: 3285,
 			text: phraseMask{
 				{index: 10, bits: 8388608},
 			},
@@ -4605,7 +4605,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 3273,
+			line: 3291,
 			text: phraseMask{
 				{index: 10, bits: 16777216},
 			},
@@ -4616,7 +4616,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3284,
+			line: 3302,
 			text: phraseMask{
 				{index: 10, bits: 100663296},
 			},
@@ -4661,7 +4661,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3295,
+			line: 3313,
 			text: phraseMask{
 				{index: 10, bits: 134217728},
 			},
@@ -4672,7 +4672,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 3301,
+			line: 3319,
 			text: phraseMask{
 				{index: 10, bits: 268435456},
 			},
@@ -4683,7 +4683,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 3307,
+			line: 3325,
 			text: phraseMask{
 				{index: 10, bits: 536870912},
 			},
@@ -4742,7 +4742,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-policyviolation-by-reply",
 			file: "rules.yaml (built-in)",
-			line: 3332,
+			line: 3350,
 			all:  []int32{669, 670},
 			then: thenDef{
 				Reason: "policyviolation",
@@ -4797,7 +4797,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints-expired",
 			file: "rules.yaml (built-in)",
-			line: 3338,
+			line: 3356,
 			text: phraseMask{
 				{index: 10, bits: 2147483648},
 			},
@@ -4866,7 +4866,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints",
 			file: "rules.yaml (built-in)",
-			line: 3351,
+			line: 3369,
 			text: phraseMask{
 				{index: 10, bits: 2147483648},
 			},
@@ -4932,7 +4932,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3361,
+			line: 3379,
 			text: phraseMask{
 				{index: 10, bits: 12884901888},
 			},
@@ -4943,7 +4943,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-speeding",
 			file: "rules.yaml (built-in)",
-			line: 3369,
+			line: 3387,
 			text: phraseMask{
 				{index: 10, bits: 17179869184},
 			},
@@ -4954,7 +4954,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3375,
+			line: 3393,
 			text: phraseMask{
 				{index: 10, bits: 103079215104},
 			},
@@ -4965,7 +4965,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3381,
+			line: 3399,
 			text: phraseMask{
 				{index: 10, bits: 137438953472},
 			},
@@ -4976,7 +4976,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3387,
+			line: 3405,
 			text: phraseMask{
 				{index: 10, bits: 274877906944},
 			},
@@ -4987,7 +4987,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3393,
+			line: 3411,
 			text: phraseMask{
 				{index: 10, bits: 549764202496},
 			},
@@ -4998,7 +4998,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-submission-quota",
 			file: "rules.yaml (built-in)",
-			line: 3405,
+			line: 3423,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 2, detHi: 2},
 				{class: 4, subject: 2, detailLo: 2, detHi: 2},
@@ -5048,7 +5048,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-recipient-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 3421,
+			line: 3439,
 			text: phraseMask{
 				{index: 10, bits: 1055531162664960},
 			},
@@ -5092,7 +5092,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-sending-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 3433,
+			line: 3451,
 			text: phraseMask{
 				{index: 10, bits: 16888498602639360},
 				{index: 7, bits: 1152921504606846976},
@@ -5136,7 +5136,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "relay-denied-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 3447,
+			line: 3465,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -5211,7 +5211,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-authrequired-recipient",
 			file: "rules.yaml (built-in)",
-			line: 3472,
+			line: 3490,
 			text: phraseMask{
 				{index: 11, bits: 32},
 			},
@@ -5261,7 +5261,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "not-authenticated-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 3481,
+			line: 3499,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -5319,7 +5319,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.1-delivery-not-authorized",
 			file: "rules.yaml (built-in)",
-			line: 3496,
+			line: 3514,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -5421,7 +5421,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.1.10-null-mx",
 			file: "rules.yaml (built-in)",
-			line: 3523,
+			line: 3541,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 				{class: 4, subject: 1, detailLo: 10, detHi: 10},
@@ -5476,7 +5476,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.7.13-account-disabled",
 			file: "rules.yaml (built-in)",
-			line: 3535,
+			line: 3553,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 				{class: 4, subject: 7, detailLo: 13, detHi: 13},
@@ -5517,7 +5517,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.26-ipv6-unauthenticated",
 			file: "rules.yaml (built-in)",
-			line: 3549,
+			line: 3567,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 26, detHi: 26},
 			},
@@ -5566,7 +5566,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.500-699",
 			file: "rules.yaml (built-in)",
-			line: 3558,
+			line: 3576,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -5615,7 +5615,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.850-899",
 			file: "rules.yaml (built-in)",
-			line: 3567,
+			line: 3585,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 850, detHi: 899},
 			},
@@ -5664,7 +5664,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.10",
 			file: "rules.yaml (built-in)",
-			line: 3576,
+			line: 3594,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -5713,7 +5713,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.90",
 			file: "rules.yaml (built-in)",
-			line: 3586,
+			line: 3604,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 90, detHi: 90},
 			},
@@ -5755,7 +5755,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.121",
 			file: "rules.yaml (built-in)",
-			line: 3595,
+			line: 3613,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 121, detHi: 121},
 			},
@@ -5804,7 +5804,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.122",
 			file: "rules.yaml (built-in)",
-			line: 3604,
+			line: 3622,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 122, detHi: 122},
 			},
@@ -5853,7 +5853,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.3.190",
 			file: "rules.yaml (built-in)",
-			line: 3613,
+			line: 3631,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 190, detHi: 190},
 			},
@@ -5902,7 +5902,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.12",
 			file: "rules.yaml (built-in)",
-			line: 3622,
+			line: 3640,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -5951,7 +5951,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.124",
 			file: "rules.yaml (built-in)",
-			line: 3631,
+			line: 3649,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 124, detHi: 124},
 			},
@@ -6000,7 +6000,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.133",
 			file: "rules.yaml (built-in)",
-			line: 3640,
+			line: 3658,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 133, detHi: 133},
 			},
@@ -6049,7 +6049,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.134",
 			file: "rules.yaml (built-in)",
-			line: 3649,
+			line: 3667,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 134, detHi: 134},
 			},
@@ -6098,7 +6098,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.13",
 			file: "rules.yaml (built-in)",
-			line: 3658,
+			line: 3676,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -6147,7 +6147,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.135",
 			file: "rules.yaml (built-in)",
-			line: 3667,
+			line: 3685,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 135, detHi: 135},
 			},
@@ -6196,7 +6196,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.136",
 			file: "rules.yaml (built-in)",
-			line: 3676,
+			line: 3694,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 136, detHi: 136},
 			},
@@ -6245,7 +6245,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.23-spf",
 			file: "rules.yaml (built-in)",
-			line: 3685,
+			line: 3703,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 23, detHi: 23},
 			},
@@ -6301,7 +6301,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.25",
 			file: "rules.yaml (built-in)",
-			line: 3694,
+			line: 3712,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -6358,7 +6358,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.57",
 			file: "rules.yaml (built-in)",
-			line: 3703,
+			line: 3721,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 57, detHi: 57},
 			},
@@ -6407,7 +6407,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.501",
 			file: "rules.yaml (built-in)",
-			line: 3712,
+			line: 3730,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 501, detHi: 501},
 			},
@@ -6456,7 +6456,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.502",
 			file: "rules.yaml (built-in)",
-			line: 3723,
+			line: 3741,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 502, detHi: 502},
 			},
@@ -6505,7 +6505,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.503",
 			file: "rules.yaml (built-in)",
-			line: 3732,
+			line: 3750,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 503, detHi: 503},
 			},
@@ -6554,7 +6554,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.504",
 			file: "rules.yaml (built-in)",
-			line: 3741,
+			line: 3759,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 504, detHi: 504},
 			},
@@ -6603,7 +6603,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.505",
 			file: "rules.yaml (built-in)",
-			line: 3752,
+			line: 3770,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 505, detHi: 505},
 			},
@@ -6652,7 +6652,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.506",
 			file: "rules.yaml (built-in)",
-			line: 3764,
+			line: 3782,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 506, detHi: 506},
 			},
@@ -6701,7 +6701,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.507",
 			file: "rules.yaml (built-in)",
-			line: 3773,
+			line: 3791,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 507, detHi: 507},
 			},
@@ -6750,7 +6750,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.508",
 			file: "rules.yaml (built-in)",
-			line: 3782,
+			line: 3800,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 508, detHi: 508},
 			},
@@ -6799,7 +6799,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.509",
 			file: "rules.yaml (built-in)",
-			line: 3791,
+			line: 3809,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 509, detHi: 509},
 			},
@@ -6855,7 +6855,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.64-tenantattribution",
 			file: "rules.yaml (built-in)",
-			line: 3800,
+			line: 3818,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
@@ -6923,7 +6923,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.510",
 			file: "rules.yaml (built-in)",
-			line: 3812,
+			line: 3830,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 510, detHi: 510},
 			},
@@ -6972,7 +6972,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.511",
 			file: "rules.yaml (built-in)",
-			line: 3822,
+			line: 3840,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 511, detHi: 511},
 			},
@@ -7021,7 +7021,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.512",
 			file: "rules.yaml (built-in)",
-			line: 3831,
+			line: 3849,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 512, detHi: 512},
 			},
@@ -7070,7 +7070,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.513",
 			file: "rules.yaml (built-in)",
-			line: 3840,
+			line: 3858,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 513, detHi: 513},
 			},
@@ -7127,7 +7127,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.515",
 			file: "rules.yaml (built-in)",
-			line: 3849,
+			line: 3867,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 515, detHi: 515},
 			},
@@ -7183,7 +7183,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.520",
 			file: "rules.yaml (built-in)",
-			line: 3861,
+			line: 3879,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 520, detHi: 520},
 			},
@@ -7225,7 +7225,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.233",
 			file: "rules.yaml (built-in)",
-			line: 3870,
+			line: 3888,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 233, detHi: 233},
 			},
@@ -7267,7 +7267,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.606-649",
 			file: "rules.yaml (built-in)",
-			line: 3879,
+			line: 3897,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 606, detHi: 649},
 			},
@@ -7333,7 +7333,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.703",
 			file: "rules.yaml (built-in)",
-			line: 3888,
+			line: 3906,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 703, detHi: 703},
 			},
@@ -7375,7 +7375,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.700-749",
 			file: "rules.yaml (built-in)",
-			line: 3897,
+			line: 3915,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 700, detHi: 749},
 			},
@@ -7424,7 +7424,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.310-no-domain",
 			file: "rules.yaml (built-in)",
-			line: 3908,
+			line: 3926,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 310, detHi: 310},
 			},
@@ -7460,7 +7460,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-helo-refused",
 			file: "rules.yaml (built-in)",
-			line: 3924,
+			line: 3942,
 			text: phraseMask{
 				{index: 11, bits: 8589934592},
 			},
@@ -7470,7 +7470,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-courier-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3931,
+			line: 3949,
 			text: phraseMask{
 				{index: 11, bits: 17179869184},
 			},
@@ -7480,7 +7480,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-filtered",
 			file: "rules.yaml (built-in)",
-			line: 3936,
+			line: 3954,
 			text: phraseMask{
 				{index: 11, bits: 34359738368},
 			},
@@ -7490,7 +7490,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3941,
+			line: 3959,
 			text: phraseMask{
 				{index: 11, bits: 206158430208},
 			},
@@ -7500,7 +7500,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3950,
+			line: 3968,
 			text: phraseMask{
 				{index: 11, bits: 8521215115264},
 			},
@@ -7510,7 +7510,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown-pairs",
 			file: "rules.yaml (built-in)",
-			line: 3957,
+			line: 3975,
 			text: phraseMask{
 				{index: 11, bits: 8796093022208},
 			},
@@ -7523,7 +7523,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-expired",
 			file: "rules.yaml (built-in)",
-			line: 3963,
+			line: 3981,
 			text: phraseMask{
 				{index: 11, bits: 17592186044416},
 			},
@@ -7533,7 +7533,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3968,
+			line: 3986,
 			text: phraseMask{
 				{index: 11, bits: 35184372088832},
 			},
@@ -7543,7 +7543,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-einsundeins-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3973,
+			line: 3991,
 			text: phraseMask{
 				{index: 11, bits: 70368744177664},
 			},
@@ -7553,7 +7553,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exim-mx-hosts-without-address",
 			file: "rules.yaml (built-in)",
-			line: 3986,
+			line: 4004,
 			text: phraseMask{
 				{index: 11, bits: 422212465065984},
 			},
@@ -7604,7 +7604,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3996,
+			line: 4014,
 			text: phraseMask{
 				{index: 11, bits: 562949953421312},
 			},
@@ -7614,7 +7614,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4004,
+			line: 4022,
 			text: phraseMask{
 				{index: 11, bits: 1125899906842624},
 			},
@@ -7624,7 +7624,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4009,
+			line: 4027,
 			text: phraseMask{
 				{index: 11, bits: 6755399441055744},
 			},
@@ -7634,7 +7634,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 4014,
+			line: 4032,
 			text: phraseMask{
 				{index: 11, bits: 135107988821114880},
 			},
@@ -7644,7 +7644,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4020,
+			line: 4038,
 			text: phraseMask{
 				{index: 11, bits: 2161727821137838080},
 			},
@@ -7654,7 +7654,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lines-too-long",
 			file: "rules.yaml (built-in)",
-			line: 4032,
+			line: 4050,
 			text: phraseMask{
 				{index: 11, bits: 16140901064495857664},
 			},
@@ -7704,7 +7704,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 4041,
+			line: 4059,
 			text: phraseMask{
 				{index: 12, bits: 1},
 			},
@@ -7714,7 +7714,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-expired",
 			file: "rules.yaml (built-in)",
-			line: 4046,
+			line: 4064,
 			text: phraseMask{
 				{index: 12, bits: 2},
 			},
@@ -7724,7 +7724,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4051,
+			line: 4069,
 			text: phraseMask{
 				{index: 12, bits: 4},
 			},
@@ -7734,7 +7734,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-suspend",
 			file: "rules.yaml (built-in)",
-			line: 4056,
+			line: 4074,
 			text: phraseMask{
 				{index: 12, bits: 24},
 			},
@@ -7744,7 +7744,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-rejected",
 			file: "rules.yaml (built-in)",
-			line: 4061,
+			line: 4079,
 			text: phraseMask{
 				{index: 12, bits: 4064},
 			},
@@ -7754,7 +7754,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4068,
+			line: 4086,
 			text: phraseMask{
 				{index: 12, bits: 258048},
 			},
@@ -7764,7 +7764,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 4074,
+			line: 4092,
 			text: phraseMask{
 				{index: 12, bits: 262144},
 			},
@@ -7774,7 +7774,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-expired",
 			file: "rules.yaml (built-in)",
-			line: 4079,
+			line: 4097,
 			text: phraseMask{
 				{index: 12, bits: 3670016},
 			},
@@ -7784,7 +7784,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4086,
+			line: 4104,
 			text: phraseMask{
 				{index: 12, bits: 12582912},
 			},
@@ -7794,7 +7794,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmx-expired",
 			file: "rules.yaml (built-in)",
-			line: 4091,
+			line: 4109,
 			text: phraseMask{
 				{index: 12, bits: 16777216},
 			},
@@ -7804,7 +7804,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4096,
+			line: 4114,
 			text: phraseMask{
 				{index: 8, bits: 1610612736},
 			},
@@ -7814,7 +7814,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4101,
+			line: 4119,
 			text: phraseMask{
 				{index: 8, bits: 134217728},
 			},
@@ -7824,7 +7824,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4106,
+			line: 4124,
 			text: phraseMask{
 				{index: 8, bits: 268435456},
 			},
@@ -7834,7 +7834,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4111,
+			line: 4129,
 			text: phraseMask{
 				{index: 12, bits: 33554432},
 			},
@@ -7844,7 +7844,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4116,
+			line: 4134,
 			text: phraseMask{
 				{index: 12, bits: 67108864},
 			},
@@ -7854,7 +7854,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 4121,
+			line: 4139,
 			text: phraseMask{
 				{index: 12, bits: 134217728},
 			},
@@ -7864,7 +7864,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 4126,
+			line: 4144,
 			text: phraseMask{
 				{index: 12, bits: 268435456},
 			},
@@ -7874,7 +7874,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-compuserve-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4131,
+			line: 4149,
 			text: phraseMask{
 				{index: 12, bits: 1610612736},
 			},
@@ -7884,7 +7884,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4140,
+			line: 4158,
 			text: phraseMask{
 				{index: 12, bits: 2147483648},
 			},
@@ -7894,7 +7894,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 4145,
+			line: 4163,
 			text: phraseMask{
 				{index: 12, bits: 4294967296},
 			},
@@ -7904,7 +7904,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4150,
+			line: 4168,
 			text: phraseMask{
 				{index: 12, bits: 8589934592},
 			},
@@ -7914,7 +7914,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-messagingserver-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4155,
+			line: 4173,
 			text: phraseMask{
 				{index: 12, bits: 17179869184},
 			},
@@ -7924,7 +7924,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4160,
+			line: 4178,
 			text: phraseMask{
 				{index: 12, bits: 34359738368},
 			},
@@ -7934,7 +7934,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4165,
+			line: 4183,
 			text: phraseMask{
 				{index: 12, bits: 206158430208},
 			},
@@ -7944,7 +7944,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-expired",
 			file: "rules.yaml (built-in)",
-			line: 4171,
+			line: 4189,
 			text: phraseMask{
 				{index: 12, bits: 274877906944},
 			},
@@ -7954,7 +7954,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 4176,
+			line: 4194,
 			text: phraseMask{
 				{index: 12, bits: 549755813888},
 			},
@@ -7964,7 +7964,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4181,
+			line: 4199,
 			text: phraseMask{
 				{index: 12, bits: 280375465082880},
 			},
@@ -7974,7 +7974,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4188,
+			line: 4206,
 			text: phraseMask{
 				{index: 12, bits: 1970324836974592},
 			},
@@ -7984,7 +7984,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 4193,
+			line: 4211,
 			text: phraseMask{
 				{index: 12, bits: 2251799813685248},
 			},
@@ -7994,7 +7994,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 4198,
+			line: 4216,
 			text: phraseMask{
 				{index: 12, bits: 67553994410557440},
 			},
@@ -8004,7 +8004,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4204,
+			line: 4222,
 			text: phraseMask{
 				{index: 12, bits: 18374686479671623680},
 				{index: 13, bits: 15},
@@ -8015,7 +8015,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4214,
+			line: 4232,
 			text: phraseMask{
 				{index: 13, bits: 48},
 			},
@@ -8025,7 +8025,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4219,
+			line: 4237,
 			text: phraseMask{
 				{index: 13, bits: 64},
 			},
@@ -8035,7 +8035,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4224,
+			line: 4242,
 			text: phraseMask{
 				{index: 13, bits: 128},
 			},
@@ -8045,7 +8045,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 4229,
+			line: 4247,
 			text: phraseMask{
 				{index: 13, bits: 256},
 			},
@@ -8055,7 +8055,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "qmail-mx-points-here",
 			file: "rules.yaml (built-in)",
-			line: 4234,
+			line: 4252,
 			text: phraseMask{
 				{index: 13, bits: 512},
 			},
@@ -8113,7 +8113,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4250,
+			line: 4268,
 			text: phraseMask{
 				{index: 13, bits: 3072},
 			},
@@ -8123,7 +8123,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4256,
+			line: 4274,
 			text: phraseMask{
 				{index: 13, bits: 4096},
 			},
@@ -8133,7 +8133,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 4261,
+			line: 4279,
 			text: phraseMask{
 				{index: 13, bits: 8192},
 			},
@@ -8143,7 +8143,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-verizon-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4266,
+			line: 4284,
 			text: phraseMask{
 				{index: 13, bits: 49152},
 			},
@@ -8153,7 +8153,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-zoho-expired",
 			file: "rules.yaml (built-in)",
-			line: 4271,
+			line: 4289,
 			text: phraseMask{
 				{index: 13, bits: 65536},
 			},
@@ -8163,7 +8163,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-filtered",
 			file: "rules.yaml (built-in)",
-			line: 4276,
+			line: 4294,
 			text: phraseMask{
 				{index: 13, bits: 131072},
 			},
@@ -8173,7 +8173,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4281,
+			line: 4299,
 			text: phraseMask{
 				{index: 13, bits: 262144},
 			},
@@ -8183,7 +8183,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-groups-refused",
 			file: "rules.yaml (built-in)",
-			line: 4286,
+			line: 4304,
 			text: phraseMask{
 				{index: 13, bits: 1572864},
 			},
@@ -8233,7 +8233,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-posting-restricted",
 			file: "rules.yaml (built-in)",
-			line: 4303,
+			line: 4321,
 			text: phraseMask{
 				{index: 13, bits: 1099509530624},
 			},
@@ -8283,7 +8283,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6-5.4.14-loop",
 			file: "rules.yaml (built-in)",
-			line: 4335,
+			line: 4353,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
@@ -8339,7 +8339,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-no-answer",
 			file: "rules.yaml (built-in)",
-			line: 4345,
+			line: 4363,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -8459,7 +8459,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1-access-denied",
 			file: "rules.yaml (built-in)",
-			line: 4362,
+			line: 4380,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -8512,7 +8512,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-unrecognised-or-name",
 			file: "rules.yaml (built-in)",
-			line: 4383,
+			line: 4401,
 			text: phraseMask{
 				{index: 13, bits: 2243003720663040},
 			},
@@ -8522,7 +8522,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-maximum-time-expired",
 			file: "rules.yaml (built-in)",
-			line: 4388,
+			line: 4406,
 			text: phraseMask{
 				{index: 13, bits: 6755399441055744},
 			},
@@ -8532,7 +8532,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-loop-detected",
 			file: "rules.yaml (built-in)",
-			line: 4392,
+			line: 4410,
 			text: phraseMask{
 				{index: 13, bits: 9007199254740992},
 			},
@@ -8542,7 +8542,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-content-too-long",
 			file: "rules.yaml (built-in)",
-			line: 4396,
+			line: 4414,
 			text: phraseMask{
 				{index: 13, bits: 126100789566373888},
 			},
@@ -8552,7 +8552,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-conversion",
 			file: "rules.yaml (built-in)",
-			line: 4400,
+			line: 4418,
 			text: phraseMask{
 				{index: 13, bits: 4467570830351532032},
 			},
@@ -8562,7 +8562,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-score-stated",
 			file: "rules.yaml (built-in)",
-			line: 4425,
+			line: 4443,
 			text: phraseMask{
 				{bits: 8053063680},
 			},
@@ -8577,9 +8577,211 @@ var builtinSet = &ruleSet{
 			then: thenDef{Reason: "spamdetected"},
 		},
 		{
+			id:   "postfix-rbl-sender",
+			file: "rules.yaml (built-in)",
+			line: 4458,
+			regexps: []*pattern{
+				{src: "sender address \\[[^\\]@ ]*@(?P<listed_domain>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})\\] blocked using ", captures: true},
+			},
+			then: thenDef{
+				Reason: "rejected",
+				words: words{
+					owner: "sender-admin",
+					summary: phrase{
+						en: "your domain is on a block list",
+						tr: &builtinSlots1[83],
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the domain of your address, "},
+								{slot: 45, isSlot: true},
+								{literal: ", is on the block list "},
+								{slot: 12, isSlot: true},
+								{literal: ", a list of domains seen in spam that the receiving server checks."},
+							},
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the domain of your address"},
+								{
+									group: []textPart{
+										{literal: ", "},
+										{slot: 45, isSlot: true},
+										{literal: ","},
+									},
+								},
+								{literal: " is on a block list of domains seen in spam that the receiving server checks."},
+							},
+						},
+						uses: 35184372092931,
+						tr:   &builtinSlots2[172],
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Changing the message will not help. Your email admin should look "},
+								{slot: 45, isSlot: true},
+								{literal: " up on "},
+								{slot: 12, isSlot: true},
+								{
+									group: []textPart{
+										{literal: " ("},
+										{slot: 13, isSlot: true},
+										{literal: ")"},
+									},
+								},
+								{literal: ", find out why it was listed (often a hacked account or a compromised web site of the domain sending spam), fix that, and ask the list for removal."},
+							},
+							{
+								{literal: "Changing the message will not help. Your email admin should find out on which list the domain of your address is and why"},
+								{
+									group: []textPart{
+										{literal: " ("},
+										{slot: 13, isSlot: true},
+										{literal: ")"},
+									},
+								},
+								{literal: ", fix the cause, and ask the list for removal."},
+							},
+						},
+						uses: 35184372101120,
+						tr:   &builtinSlots2[173],
+					},
+				},
+			},
+		},
+		{
+			id:   "postfix-rbl-name",
+			file: "rules.yaml (built-in)",
+			line: 4480,
+			regexps: []*pattern{
+				{src: "(?:helo command|reverse client host) \\[(?P<listed_domain>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})\\] blocked using ", captures: true},
+			},
+			then: thenDef{
+				Reason: "blocked",
+				words: words{
+					owner: "sender-admin",
+					summary: phrase{
+						en: "sending server's name on a block list",
+						tr: &builtinSlots1[84],
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the name of the sending server, "},
+								{slot: 45, isSlot: true},
+								{literal: ", is on the block list "},
+								{slot: 12, isSlot: true},
+								{literal: ", a list of domains seen in spam that the receiving server checks."},
+							},
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the name of the sending server"},
+								{
+									group: []textPart{
+										{literal: ", "},
+										{slot: 45, isSlot: true},
+										{literal: ","},
+									},
+								},
+								{literal: " is on a block list of domains seen in spam that the receiving server checks."},
+							},
+						},
+						uses: 35184372092931,
+						tr:   &builtinSlots2[174],
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "This is not about your message's content. Your email admin should look "},
+								{slot: 45, isSlot: true},
+								{literal: " up on "},
+								{slot: 12, isSlot: true},
+								{
+									group: []textPart{
+										{literal: " ("},
+										{slot: 13, isSlot: true},
+										{literal: ")"},
+									},
+								},
+								{literal: ", find out why it was listed, fix that and ask the list for removal, or have the sending server use a name of a domain that is not listed."},
+							},
+							{
+								{literal: "This is not about your message's content. Your email admin should find out on which list the sending server's name is and why"},
+								{
+									group: []textPart{
+										{literal: " ("},
+										{slot: 13, isSlot: true},
+										{literal: ")"},
+									},
+								},
+								{literal: ", fix the cause and ask the list for removal, or have the sending server use a name of a domain that is not listed."},
+							},
+						},
+						uses: 35184372101120,
+						tr:   &builtinSlots2[175],
+					},
+				},
+			},
+		},
+		{
 			id:   "spam-uri-blocklist",
 			file: "rules.yaml (built-in)",
-			line: 4440,
+			line: 4497,
 			text: phraseMask{
 				{bits: 25165824},
 				{index: 13, bits: 13835058055282163712},
@@ -8599,7 +8801,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "a link in the message is on a block list",
-						tr: &builtinSlots1[83],
+						tr: &builtinSlots1[85],
 					},
 					explanation: alts{
 						list: []text{
@@ -8681,7 +8883,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35184372092931,
-						tr:   &builtinSlots2[172],
+						tr:   &builtinSlots2[176],
 					},
 					fix: alts{
 						list: []text{
@@ -8713,7 +8915,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35184372097024,
-						tr:   &builtinSlots2[173],
+						tr:   &builtinSlots2[177],
 					},
 				},
 			},
@@ -8721,7 +8923,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-status",
 			file: "rules.yaml (built-in)",
-			line: 4474,
+			line: 4531,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 2, detHi: 2},
 			},
@@ -8730,7 +8932,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-specific",
 			file: "rules.yaml (built-in)",
-			line: 4479,
+			line: 4536,
 			text: phraseMask{
 				{index: 14, bits: 134217728},
 			},
@@ -8740,7 +8942,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-specific",
 			file: "rules.yaml (built-in)",
-			line: 4485,
+			line: 4542,
 			text: phraseMask{
 				{index: 14, bits: 8321499136},
 			},
@@ -8750,7 +8952,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-languages",
 			file: "rules.yaml (built-in)",
-			line: 4499,
+			line: 4556,
 			text: phraseMask{
 				{index: 14, bits: 18446744065119617024},
 				{index: 15, bits: 63},
@@ -8764,7 +8966,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-text",
 			file: "rules.yaml (built-in)",
-			line: 4511,
+			line: 4568,
 			text: phraseMask{
 				{index: 15, bits: 18446744073709551552},
 				{index: 3, bits: 68989157376},
@@ -8783,7 +8985,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-status",
 			file: "rules.yaml (built-in)",
-			line: 4551,
+			line: 4608,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 4, detHi: 4},
 				{class: -1, subject: 7, detailLo: 16, detHi: 16},
@@ -8793,7 +8995,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-status",
 			file: "rules.yaml (built-in)",
-			line: 4556,
+			line: 4613,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -8802,7 +9004,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-text",
 			file: "rules.yaml (built-in)",
-			line: 4561,
+			line: 4618,
 			text: phraseMask{
 				{index: 16, bits: 4503599593816064},
 				{index: 8, bits: 4503599627370496},
@@ -8816,7 +9018,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-text",
 			file: "rules.yaml (built-in)",
-			line: 4575,
+			line: 4632,
 			text: phraseMask{
 				{index: 16, bits: 13510798882111488},
 				{index: 10, bits: 1024},
@@ -8827,7 +9029,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-reply-525",
 			file: "rules.yaml (built-in)",
-			line: 4587,
+			line: 4644,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 5},
@@ -8838,7 +9040,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-text",
 			file: "rules.yaml (built-in)",
-			line: 4592,
+			line: 4649,
 			text: phraseMask{
 				{index: 16, bits: 18428729675200069632},
 				{index: 10, bits: 68719673344},
@@ -8855,7 +9057,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hasmoved-text",
 			file: "rules.yaml (built-in)",
-			line: 4625,
+			line: 4682,
 			text: phraseMask{
 				{index: 17, bits: 17944029765304320},
 			},
@@ -8865,7 +9067,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "norelaying-text",
 			file: "rules.yaml (built-in)",
-			line: 4637,
+			line: 4694,
 			text: phraseMask{
 				{index: 17, bits: 18428729675200069632},
 				{index: 10, bits: 18428729675200069632},
@@ -8883,7 +9085,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-dmarc",
 			file: "rules.yaml (built-in)",
-			line: 4658,
+			line: 4715,
 			text: phraseMask{
 				{index: 18, bits: 523776},
 			},
@@ -8893,7 +9095,7 @@ var builtinSet = &ruleSet{
 				words: words{
 					summary: phrase{
 						en: "DMARC failure",
-						tr: &builtinSlots1[84],
+						tr: &builtinSlots1[86],
 					},
 					explanation: alts{
 						list: []text{
@@ -8916,7 +9118,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[174],
+						tr:   &builtinSlots2[178],
 					},
 				},
 			},
@@ -8924,7 +9126,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-status",
 			file: "rules.yaml (built-in)",
-			line: 4667,
+			line: 4724,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 20, detHi: 20},
 				{class: -1, subject: 7, detailLo: 21, detHi: 21},
@@ -8939,7 +9141,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-text",
 			file: "rules.yaml (built-in)",
-			line: 4672,
+			line: 4729,
 			text: phraseMask{
 				{index: 18, bits: 562949952897024},
 				{index: 6, bits: 144115188075855872},
@@ -8953,7 +9155,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4685,
+			line: 4742,
 			text: phraseMask{
 				{index: 18, bits: 1688849860263936},
 			},
@@ -8967,7 +9169,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-blocked",
 			file: "rules.yaml (built-in)",
-			line: 4704,
+			line: 4761,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -8996,7 +9198,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-rejected",
 			file: "rules.yaml (built-in)",
-			line: 4744,
+			line: 4801,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -9026,7 +9228,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4785,
+			line: 4842,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -9044,7 +9246,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unknown-at-mail-from",
 			file: "rules.yaml (built-in)",
-			line: 4797,
+			line: 4854,
 			text: phraseMask{
 				{index: 21, bits: 18442240474082181120},
 				{index: 8, bits: 9223372045444712448},
@@ -9102,7 +9304,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[175],
+						tr:   &builtinSlots2[179],
 					},
 					fix: alts{
 						list: []text{
@@ -9110,7 +9312,7 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. Check that your address is set correctly in your mail program; if it is, your email admin should check that your domain exists and can receive replies."},
 							},
 						},
-						tr: &builtinSlots2[176],
+						tr: &builtinSlots2[180],
 					},
 				},
 			},
@@ -9118,7 +9320,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.1",
 			file: "rules.yaml (built-in)",
-			line: 4858,
+			line: 4915,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -9128,7 +9330,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "address does not exist",
-						tr: &builtinSlots1[85],
+						tr: &builtinSlots1[87],
 					},
 					explanation: alts{
 						list: []text{
@@ -9151,7 +9353,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[177],
+						tr:   &builtinSlots2[181],
 					},
 					fix: alts{
 						list: []text{
@@ -9159,7 +9361,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the address for typos, and confirm it with the recipient by other means (phone, their website, an earlier message from them). Then write a new message with the right address: sending the old message again fails the same way, and your mail program's autocomplete may still offer the wrong address, so remove that entry."},
 							},
 						},
-						tr: &builtinSlots2[178],
+						tr: &builtinSlots2[182],
 					},
 				},
 			},
@@ -9167,7 +9369,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.0",
 			file: "rules.yaml (built-in)",
-			line: 4870,
+			line: 4927,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 			},
@@ -9177,7 +9379,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "recipient could not be resolved",
-						tr: &builtinSlots1[86],
+						tr: &builtinSlots1[88],
 					},
 					explanation: alts{
 						list: []text{
@@ -9200,7 +9402,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[179],
+						tr:   &builtinSlots2[183],
 					},
 					fix: alts{
 						list: []text{
@@ -9208,7 +9410,7 @@ var builtinSet = &ruleSet{
 								{literal: "Write a new message to the recipient, with the address typed or picked again, instead of replying to the saved one."},
 							},
 						},
-						tr: &builtinSlots2[180],
+						tr: &builtinSlots2[184],
 					},
 				},
 			},
@@ -9216,7 +9418,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-x.1.3",
 			file: "rules.yaml (built-in)",
-			line: 4881,
+			line: 4938,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -9225,7 +9427,7 @@ var builtinSet = &ruleSet{
 				words: words{
 					summary: phrase{
 						en: "address not valid",
-						tr: &builtinSlots1[87],
+						tr: &builtinSlots1[89],
 					},
 					explanation: alts{
 						list: []text{
@@ -9248,7 +9450,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[181],
+						tr:   &builtinSlots2[185],
 					},
 					fix: alts{
 						list: []text{
@@ -9256,7 +9458,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the address for typos, spaces or missing parts, and send the message again."},
 							},
 						},
-						tr: &builtinSlots2[182],
+						tr: &builtinSlots2[186],
 					},
 				},
 			},
@@ -9264,7 +9466,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific",
 			file: "rules.yaml (built-in)",
-			line: 4890,
+			line: 4947,
 			text: phraseMask{
 				{index: 3, bits: 2},
 				{index: 23, bits: 844424930131968},
@@ -9275,7 +9477,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-specific",
 			file: "rules.yaml (built-in)",
-			line: 4898,
+			line: 4955,
 			text: phraseMask{
 				{index: 20, bits: 576460752437641216},
 			},
@@ -9285,7 +9487,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific-553",
 			file: "rules.yaml (built-in)",
-			line: 4905,
+			line: 4962,
 			text: phraseMask{
 				{index: 23, bits: 1},
 			},
@@ -9299,7 +9501,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-specific",
 			file: "rules.yaml (built-in)",
-			line: 4914,
+			line: 4971,
 			text: phraseMask{
 				{index: 19, bits: 64},
 				{index: 18, bits: 9007199254740992},
@@ -9310,7 +9512,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 4921,
+			line: 4978,
 			text: phraseMask{
 				{index: 21, bits: 18442240474082181120},
 				{index: 8, bits: 9223372045444712448},
@@ -9339,7 +9541,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4927,
+			line: 4984,
 			text: phraseMask{
 				{index: 23, bits: 18444492273895866368},
 				{index: 24, bits: 63},
@@ -9376,7 +9578,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-any-stage",
 			file: "rules.yaml (built-in)",
-			line: 4946,
+			line: 5003,
 			text: phraseMask{
 				{index: 9, bits: 536870912},
 				{index: 24, bits: 448},
@@ -9397,7 +9599,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-mailbox-inactive",
 			file: "rules.yaml (built-in)",
-			line: 4980,
+			line: 5037,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -9415,185 +9617,6 @@ var builtinSet = &ruleSet{
 					owner: "recipient",
 					summary: phrase{
 						en: "mailbox closed for inactivity",
-						tr: &builtinSlots1[88],
-					},
-					explanation: alts{
-						list: []text{
-							{
-								{literal: "The message"},
-								{
-									group: []textPart{
-										{literal: " to "},
-										{isSlot: true},
-									},
-								},
-								{literal: " was refused"},
-								{
-									group: []textPart{
-										{literal: " by "},
-										{slot: 1, isSlot: true},
-									},
-								},
-								{literal: " because the mailbox has been closed or suspended after a long time without use: it does not accept new mail now. It said: \""},
-								{slot: 5, isSlot: true},
-								{literal: "\""},
-							},
-							{
-								{literal: "The message"},
-								{
-									group: []textPart{
-										{literal: " to "},
-										{isSlot: true},
-									},
-								},
-								{literal: " was refused"},
-								{
-									group: []textPart{
-										{literal: " by "},
-										{slot: 1, isSlot: true},
-									},
-								},
-								{literal: " because the mailbox has been closed or suspended after a long time without use: it does not accept new mail now."},
-							},
-						},
-						uses: 35,
-						tr:   &builtinSlots2[183],
-					},
-					fix: alts{
-						list: []text{
-							{
-								{literal: "Reach the recipient by other means: they must sign in to reopen the mailbox, or give you another address. Sending again before that will fail the same way."},
-							},
-						},
-						tr: &builtinSlots2[184],
-					},
-				},
-			},
-		},
-		{
-			id:   "filtered-status-mailbox-missing",
-			file: "rules.yaml (built-in)",
-			line: 4993,
-			status: []statusPattern{
-				{class: 5, subject: 1, detailLo: 4, detHi: 4},
-				{class: 5, subject: 2},
-				{class: 5, subject: 2, detailLo: 1, detHi: 1},
-				{class: 5, subject: 2, detailLo: 4, detHi: 4},
-				{class: 4, subject: 2, detailLo: 4, detHi: 4},
-			},
-			text: phraseMask{
-				{index: 22, bits: 288230376151711744},
-				{index: 24, bits: 3072},
-			},
-			textIDs: []int32{1466, 1546, 1547},
-			unless: phraseMask{
-				{index: 24, bits: 274877902848},
-				{index: 11, bits: 34359803904},
-			},
-			then: thenDef{
-				Reason: "filtered",
-				words: words{
-					owner: "sender",
-					summary: phrase{
-						en: "mailbox does not exist",
-						tr: &builtinSlots1[89],
-					},
-					explanation: alts{
-						list: []text{
-							{
-								{literal: "The message"},
-								{
-									group: []textPart{
-										{literal: " to "},
-										{isSlot: true},
-									},
-								},
-								{literal: " was refused"},
-								{
-									group: []textPart{
-										{literal: " by "},
-										{slot: 1, isSlot: true},
-									},
-								},
-								{literal: " because the receiving server says this mailbox does not exist (some servers check the address only after the message is sent). This usually means a mistyped or closed address. It said: \""},
-								{slot: 5, isSlot: true},
-								{literal: "\""},
-							},
-							{
-								{literal: "The message"},
-								{
-									group: []textPart{
-										{literal: " to "},
-										{isSlot: true},
-									},
-								},
-								{literal: " was refused"},
-								{
-									group: []textPart{
-										{literal: " by "},
-										{slot: 1, isSlot: true},
-									},
-								},
-								{literal: " because the receiving server says this mailbox does not exist (some servers check the address only after the message is sent). This usually means a mistyped or closed address."},
-							},
-						},
-						uses: 35,
-						tr:   &builtinSlots2[185],
-					},
-					fix: alts{
-						list: []text{
-							{
-								{literal: "Check the address with the recipient by other means (by phone, or at another address they use) before sending again. If it is closed, remove it from your address book and lists. Changing the message will not help."},
-							},
-						},
-						tr: &builtinSlots2[186],
-					},
-				},
-			},
-		},
-		{
-			id:   "filtered-status-userunknown-missing",
-			file: "rules.yaml (built-in)",
-			line: 5018,
-			status: []statusPattern{
-				{class: 5, subject: 1, detailLo: 4, detHi: 4},
-				{class: 5, subject: 2},
-				{class: 5, subject: 2, detailLo: 1, detHi: 1},
-				{class: 5, subject: 2, detailLo: 4, detHi: 4},
-				{class: 4, subject: 2, detailLo: 4, detHi: 4},
-			},
-			text: phraseMask{
-				{index: 21, bits: 18442240474082181120},
-				{index: 8, bits: 9223372045444712448},
-				{index: 22, bits: 18446744073709551615},
-				{index: 10, bits: 8388614},
-				{index: 13, bits: 4398046543920},
-				{index: 6, bits: 844424980463616},
-				{index: 9, bits: 536870912},
-				{index: 17, bits: 64},
-				{index: 23, bits: 281474976710655},
-				{index: 3, bits: 2199023255552},
-			},
-			textIDs: []int32{
-				1396, 1397, 1398, 1399, 1400, 1401, 1402, 1403, 1404, 1405, 1406, 1407, 575, 1408, 1409, 642, 1410, 1411, 1412, 1413,
-				1414, 1415, 1416, 1417, 663, 1418, 1419, 1420, 1421, 1422, 1423, 1424, 1425, 1426, 1427, 1428, 1429, 545, 1430, 1431,
-				1432, 1433, 1434, 1435, 1436, 874, 1437, 1438, 1439, 1440, 1441, 1442, 1443, 1444, 432, 1445, 1446, 1447, 605, 1448,
-				1449, 1450, 836, 1451, 1452, 523, 1453, 1454, 1455, 1094, 1456, 1457, 1458, 1459, 1460, 1461, 1462, 409, 1463, 1464,
-				1465, 1466, 1467, 641, 1468, 1469, 1470, 1471, 1472, 1473, 1474, 1475, 1476, 1477, 1478, 1479, 1480, 847, 1481, 1482,
-				1483, 1484, 1485, 1486, 1487, 1488, 408, 1489, 1490, 1491, 1492, 433, 1493, 1494, 1495, 1496, 1497, 1498, 1499, 1500,
-				1501, 1502, 1503, 1504, 837, 1505, 1506, 1507, 1508, 1509, 1510, 233, 1511, 1512, 1513, 1514, 1515, 1516, 1517, 1518,
-				1519,
-			},
-			unless: phraseMask{
-				{index: 24, bits: 274877902848},
-				{index: 11, bits: 34359803904},
-			},
-			then: thenDef{
-				Reason: "filtered",
-				words: words{
-					owner: "sender",
-					summary: phrase{
-						en: "mailbox does not exist",
 						tr: &builtinSlots1[90],
 					},
 					explanation: alts{
@@ -9613,6 +9636,87 @@ var builtinSet = &ruleSet{
 										{slot: 1, isSlot: true},
 									},
 								},
+								{literal: " because the mailbox has been closed or suspended after a long time without use: it does not accept new mail now. It said: \""},
+								{slot: 5, isSlot: true},
+								{literal: "\""},
+							},
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the mailbox has been closed or suspended after a long time without use: it does not accept new mail now."},
+							},
+						},
+						uses: 35,
+						tr:   &builtinSlots2[187],
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Reach the recipient by other means: they must sign in to reopen the mailbox, or give you another address. Sending again before that will fail the same way."},
+							},
+						},
+						tr: &builtinSlots2[188],
+					},
+				},
+			},
+		},
+		{
+			id:   "filtered-status-mailbox-missing",
+			file: "rules.yaml (built-in)",
+			line: 5050,
+			status: []statusPattern{
+				{class: 5, subject: 1, detailLo: 4, detHi: 4},
+				{class: 5, subject: 2},
+				{class: 5, subject: 2, detailLo: 1, detHi: 1},
+				{class: 5, subject: 2, detailLo: 4, detHi: 4},
+				{class: 4, subject: 2, detailLo: 4, detHi: 4},
+			},
+			text: phraseMask{
+				{index: 22, bits: 288230376151711744},
+				{index: 24, bits: 3072},
+			},
+			textIDs: []int32{1466, 1546, 1547},
+			unless: phraseMask{
+				{index: 24, bits: 274877902848},
+				{index: 11, bits: 34359803904},
+			},
+			then: thenDef{
+				Reason: "filtered",
+				words: words{
+					owner: "sender",
+					summary: phrase{
+						en: "mailbox does not exist",
+						tr: &builtinSlots1[91],
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
 								{literal: " because the receiving server says this mailbox does not exist (some servers check the address only after the message is sent). This usually means a mistyped or closed address. It said: \""},
 								{slot: 5, isSlot: true},
 								{literal: "\""},
@@ -9636,7 +9740,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[187],
+						tr:   &builtinSlots2[189],
 					},
 					fix: alts{
 						list: []text{
@@ -9644,37 +9748,15 @@ var builtinSet = &ruleSet{
 								{literal: "Check the address with the recipient by other means (by phone, or at another address they use) before sending again. If it is closed, remove it from your address book and lists. Changing the message will not help."},
 							},
 						},
-						tr: &builtinSlots2[188],
+						tr: &builtinSlots2[190],
 					},
 				},
 			},
 		},
 		{
-			id:   "filtered-status-text",
+			id:   "filtered-status-userunknown-missing",
 			file: "rules.yaml (built-in)",
-			line: 5026,
-			status: []statusPattern{
-				{class: 5, subject: 1, detailLo: 4, detHi: 4},
-				{class: 5, subject: 2},
-				{class: 5, subject: 2, detailLo: 1, detHi: 1},
-				{class: 5, subject: 2, detailLo: 4, detHi: 4},
-				{class: 4, subject: 2, detailLo: 4, detHi: 4},
-			},
-			text: phraseMask{
-				{index: 24, bits: 412316859904},
-				{index: 11, bits: 34359803904},
-				{index: 22, bits: 288230376151711744},
-			},
-			textIDs: []int32{
-				1548, 1547, 1574, 1549, 1550, 1551, 1552, 1546, 1553, 720, 1554, 1466, 1555, 1556, 1557, 1558, 1559, 1560, 1561, 1562,
-				1563, 1564, 1565, 1566, 1567, 1568, 1569, 1570, 1571, 1572, 1545, 739,
-			},
-			then: thenDef{Reason: "filtered"},
-		},
-		{
-			id:   "filtered-status-userunknown",
-			file: "rules.yaml (built-in)",
-			line: 5045,
+			line: 5075,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -9704,119 +9786,10 @@ var builtinSet = &ruleSet{
 				1501, 1502, 1503, 1504, 837, 1505, 1506, 1507, 1508, 1509, 1510, 233, 1511, 1512, 1513, 1514, 1515, 1516, 1517, 1518,
 				1519,
 			},
-			then: thenDef{Reason: "filtered"},
-		},
-		{
-			id:   "spamdetected-specific",
-			file: "rules.yaml (built-in)",
-			line: 5051,
-			text: phraseMask{
-				{index: 24, bits: 3848290697216},
-			},
-			textIDs: []int32{1575, 1576, 1577},
-			then:    thenDef{Reason: "spamdetected"},
-		},
-		{
-			id:   "rejected-sender-named",
-			file: "rules.yaml (built-in)",
-			line: 5060,
-			text: phraseMask{
-				{index: 24, bits: 4398147174400},
-			},
-			textIDs: []int32{1561, 1562, 1578},
-			unless: phraseMask{
-				{index: 23, bits: 36028797018963968},
-				{index: 24, bits: 8796093022208},
-			},
-			regexps: []*pattern{
-				{src: "(?:not accepting|does not accept|not accept) mail from:? ?<?[^ <>@]+@[a-z0-9.-]+", captures: false},
-			},
-			then: thenDef{Reason: "rejected"},
-		},
-		{
-			id:   "filtered-mailbox-inactive",
-			file: "rules.yaml (built-in)",
-			line: 5075,
-			text: phraseMask{
-				{index: 24, bits: 512},
-			},
-			textIDs: []int32{1545},
-			command: []string{"RCPT", "DATA", ""},
-			then: thenDef{
-				Reason: "filtered",
-				words: words{
-					owner: "recipient",
-					summary: phrase{
-						en: "mailbox closed for inactivity",
-						tr: &builtinSlots1[91],
-					},
-					explanation: alts{
-						list: []text{
-							{
-								{literal: "The message"},
-								{
-									group: []textPart{
-										{literal: " to "},
-										{isSlot: true},
-									},
-								},
-								{literal: " was refused"},
-								{
-									group: []textPart{
-										{literal: " by "},
-										{slot: 1, isSlot: true},
-									},
-								},
-								{literal: " because the mailbox has been closed or suspended after a long time without use: it does not accept new mail now. It said: \""},
-								{slot: 5, isSlot: true},
-								{literal: "\""},
-							},
-							{
-								{literal: "The message"},
-								{
-									group: []textPart{
-										{literal: " to "},
-										{isSlot: true},
-									},
-								},
-								{literal: " was refused"},
-								{
-									group: []textPart{
-										{literal: " by "},
-										{slot: 1, isSlot: true},
-									},
-								},
-								{literal: " because the mailbox has been closed or suspended after a long time without use: it does not accept new mail now."},
-							},
-						},
-						uses: 35,
-						tr:   &builtinSlots2[189],
-					},
-					fix: alts{
-						list: []text{
-							{
-								{literal: "Reach the recipient by other means: they must sign in to reopen the mailbox, or give you another address. Sending again before that will fail the same way."},
-							},
-						},
-						tr: &builtinSlots2[190],
-					},
-				},
-			},
-		},
-		{
-			id:   "filtered-mailbox-missing",
-			file: "rules.yaml (built-in)",
-			line: 5081,
-			text: phraseMask{
-				{index: 22, bits: 288230376151711744},
-				{index: 24, bits: 3072},
-			},
-			textIDs: []int32{1466, 1546, 1547},
 			unless: phraseMask{
 				{index: 24, bits: 274877902848},
 				{index: 11, bits: 34359803904},
 			},
-			command: []string{"RCPT", "DATA", ""},
 			then: thenDef{
 				Reason: "filtered",
 				words: words{
@@ -9879,9 +9852,238 @@ var builtinSet = &ruleSet{
 			},
 		},
 		{
+			id:   "filtered-status-text",
+			file: "rules.yaml (built-in)",
+			line: 5083,
+			status: []statusPattern{
+				{class: 5, subject: 1, detailLo: 4, detHi: 4},
+				{class: 5, subject: 2},
+				{class: 5, subject: 2, detailLo: 1, detHi: 1},
+				{class: 5, subject: 2, detailLo: 4, detHi: 4},
+				{class: 4, subject: 2, detailLo: 4, detHi: 4},
+			},
+			text: phraseMask{
+				{index: 24, bits: 412316859904},
+				{index: 11, bits: 34359803904},
+				{index: 22, bits: 288230376151711744},
+			},
+			textIDs: []int32{
+				1548, 1547, 1574, 1549, 1550, 1551, 1552, 1546, 1553, 720, 1554, 1466, 1555, 1556, 1557, 1558, 1559, 1560, 1561, 1562,
+				1563, 1564, 1565, 1566, 1567, 1568, 1569, 1570, 1571, 1572, 1545, 739,
+			},
+			then: thenDef{Reason: "filtered"},
+		},
+		{
+			id:   "filtered-status-userunknown",
+			file: "rules.yaml (built-in)",
+			line: 5102,
+			status: []statusPattern{
+				{class: 5, subject: 1, detailLo: 4, detHi: 4},
+				{class: 5, subject: 2},
+				{class: 5, subject: 2, detailLo: 1, detHi: 1},
+				{class: 5, subject: 2, detailLo: 4, detHi: 4},
+				{class: 4, subject: 2, detailLo: 4, detHi: 4},
+			},
+			text: phraseMask{
+				{index: 21, bits: 18442240474082181120},
+				{index: 8, bits: 9223372045444712448},
+				{index: 22, bits: 18446744073709551615},
+				{index: 10, bits: 8388614},
+				{index: 13, bits: 4398046543920},
+				{index: 6, bits: 844424980463616},
+				{index: 9, bits: 536870912},
+				{index: 17, bits: 64},
+				{index: 23, bits: 281474976710655},
+				{index: 3, bits: 2199023255552},
+			},
+			textIDs: []int32{
+				1396, 1397, 1398, 1399, 1400, 1401, 1402, 1403, 1404, 1405, 1406, 1407, 575, 1408, 1409, 642, 1410, 1411, 1412, 1413,
+				1414, 1415, 1416, 1417, 663, 1418, 1419, 1420, 1421, 1422, 1423, 1424, 1425, 1426, 1427, 1428, 1429, 545, 1430, 1431,
+				1432, 1433, 1434, 1435, 1436, 874, 1437, 1438, 1439, 1440, 1441, 1442, 1443, 1444, 432, 1445, 1446, 1447, 605, 1448,
+				1449, 1450, 836, 1451, 1452, 523, 1453, 1454, 1455, 1094, 1456, 1457, 1458, 1459, 1460, 1461, 1462, 409, 1463, 1464,
+				1465, 1466, 1467, 641, 1468, 1469, 1470, 1471, 1472, 1473, 1474, 1475, 1476, 1477, 1478, 1479, 1480, 847, 1481, 1482,
+				1483, 1484, 1485, 1486, 1487, 1488, 408, 1489, 1490, 1491, 1492, 433, 1493, 1494, 1495, 1496, 1497, 1498, 1499, 1500,
+				1501, 1502, 1503, 1504, 837, 1505, 1506, 1507, 1508, 1509, 1510, 233, 1511, 1512, 1513, 1514, 1515, 1516, 1517, 1518,
+				1519,
+			},
+			then: thenDef{Reason: "filtered"},
+		},
+		{
+			id:   "spamdetected-specific",
+			file: "rules.yaml (built-in)",
+			line: 5108,
+			text: phraseMask{
+				{index: 24, bits: 3848290697216},
+			},
+			textIDs: []int32{1575, 1576, 1577},
+			then:    thenDef{Reason: "spamdetected"},
+		},
+		{
+			id:   "rejected-sender-named",
+			file: "rules.yaml (built-in)",
+			line: 5117,
+			text: phraseMask{
+				{index: 24, bits: 4398147174400},
+			},
+			textIDs: []int32{1561, 1562, 1578},
+			unless: phraseMask{
+				{index: 23, bits: 36028797018963968},
+				{index: 24, bits: 8796093022208},
+			},
+			regexps: []*pattern{
+				{src: "(?:not accepting|does not accept|not accept) mail from:? ?<?[^ <>@]+@[a-z0-9.-]+", captures: false},
+			},
+			then: thenDef{Reason: "rejected"},
+		},
+		{
+			id:   "filtered-mailbox-inactive",
+			file: "rules.yaml (built-in)",
+			line: 5132,
+			text: phraseMask{
+				{index: 24, bits: 512},
+			},
+			textIDs: []int32{1545},
+			command: []string{"RCPT", "DATA", ""},
+			then: thenDef{
+				Reason: "filtered",
+				words: words{
+					owner: "recipient",
+					summary: phrase{
+						en: "mailbox closed for inactivity",
+						tr: &builtinSlots1[93],
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the mailbox has been closed or suspended after a long time without use: it does not accept new mail now. It said: \""},
+								{slot: 5, isSlot: true},
+								{literal: "\""},
+							},
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the mailbox has been closed or suspended after a long time without use: it does not accept new mail now."},
+							},
+						},
+						uses: 35,
+						tr:   &builtinSlots2[193],
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Reach the recipient by other means: they must sign in to reopen the mailbox, or give you another address. Sending again before that will fail the same way."},
+							},
+						},
+						tr: &builtinSlots2[194],
+					},
+				},
+			},
+		},
+		{
+			id:   "filtered-mailbox-missing",
+			file: "rules.yaml (built-in)",
+			line: 5138,
+			text: phraseMask{
+				{index: 22, bits: 288230376151711744},
+				{index: 24, bits: 3072},
+			},
+			textIDs: []int32{1466, 1546, 1547},
+			unless: phraseMask{
+				{index: 24, bits: 274877902848},
+				{index: 11, bits: 34359803904},
+			},
+			command: []string{"RCPT", "DATA", ""},
+			then: thenDef{
+				Reason: "filtered",
+				words: words{
+					owner: "sender",
+					summary: phrase{
+						en: "mailbox does not exist",
+						tr: &builtinSlots1[94],
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the receiving server says this mailbox does not exist (some servers check the address only after the message is sent). This usually means a mistyped or closed address. It said: \""},
+								{slot: 5, isSlot: true},
+								{literal: "\""},
+							},
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the receiving server says this mailbox does not exist (some servers check the address only after the message is sent). This usually means a mistyped or closed address."},
+							},
+						},
+						uses: 35,
+						tr:   &builtinSlots2[195],
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Check the address with the recipient by other means (by phone, or at another address they use) before sending again. If it is closed, remove it from your address book and lists. Changing the message will not help."},
+							},
+						},
+						tr: &builtinSlots2[196],
+					},
+				},
+			},
+		},
+		{
 			id:   "filtered-text",
 			file: "rules.yaml (built-in)",
-			line: 5089,
+			line: 5146,
 			text: phraseMask{
 				{index: 24, bits: 412316859904},
 				{index: 11, bits: 34359803904},
@@ -9897,7 +10099,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-status",
 			file: "rules.yaml (built-in)",
-			line: 5097,
+			line: 5154,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -9906,7 +10108,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-text",
 			file: "rules.yaml (built-in)",
-			line: 5102,
+			line: 5159,
 			text: phraseMask{
 				{index: 24, bits: 18446726481523507200},
 				{index: 25, bits: 2097151},
@@ -9921,7 +10123,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5123,
+			line: 5180,
 			text: phraseMask{
 				{index: 25, bits: 65011712},
 			},
@@ -9938,7 +10140,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-text",
 			file: "rules.yaml (built-in)",
-			line: 5136,
+			line: 5193,
 			text: phraseMask{
 				{index: 25, bits: 34292629504},
 			},
@@ -9948,7 +10150,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5144,
+			line: 5201,
 			text: phraseMask{
 				{index: 25, bits: 34359738368},
 			},
@@ -9961,7 +10163,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-text",
 			file: "rules.yaml (built-in)",
-			line: 5155,
+			line: 5212,
 			text: phraseMask{
 				{index: 25, bits: 70300024700928},
 				{index: 8, bits: 17179869184},
@@ -9973,7 +10175,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contenterror-text",
 			file: "rules.yaml (built-in)",
-			line: 5167,
+			line: 5224,
 			text: phraseMask{
 				{index: 25, bits: 18446673705032482816},
 				{index: 26, bits: 63},
@@ -9997,7 +10199,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.8-bad-outbound-sender",
 			file: "rules.yaml (built-in)",
-			line: 5232,
+			line: 5289,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 8, detHi: 8},
 			},
@@ -10011,7 +10213,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "your account is blocked from sending",
-						tr: &builtinSlots1[93],
+						tr: &builtinSlots1[95],
 					},
 					explanation: alts{
 						list: []text{
@@ -10027,7 +10229,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[193],
+						tr:   &builtinSlots2[197],
 					},
 					fix: alts{
 						list: []text{
@@ -10035,7 +10237,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should check the account for a break-in, reset its password (and remove anything the intruder set up, such as forwarding rules), then remove the account from Restricted entities in the Microsoft 365 Defender portal, or ask the provider's support to lift the block."},
 							},
 						},
-						tr: &builtinSlots2[194],
+						tr: &builtinSlots2[198],
 					},
 				},
 			},
@@ -10043,7 +10245,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-status",
 			file: "rules.yaml (built-in)",
-			line: 5251,
+			line: 5308,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 7, detHi: 7},
 				{class: -1, subject: 1, detailLo: 8, detHi: 8},
@@ -10053,7 +10255,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-at-mail",
 			file: "rules.yaml (built-in)",
-			line: 5256,
+			line: 5313,
 			text: phraseMask{
 				{index: 20, bits: 18446744073709543424},
 				{index: 6, bits: 8589934592},
@@ -10080,7 +10282,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-text",
 			file: "rules.yaml (built-in)",
-			line: 5299,
+			line: 5356,
 			text: phraseMask{
 				{index: 20, bits: 18446744073709543424},
 				{index: 6, bits: 8589934592},
@@ -10105,7 +10307,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-status",
 			file: "rules.yaml (built-in)",
-			line: 5313,
+			line: 5370,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -10121,7 +10323,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-specific",
 			file: "rules.yaml (built-in)",
-			line: 5333,
+			line: 5390,
 			text: phraseMask{
 				{index: 21, bits: 1099511627776},
 			},
@@ -10131,7 +10333,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-helo-specific",
 			file: "rules.yaml (built-in)",
-			line: 5340,
+			line: 5397,
 			text: phraseMask{
 				{index: 28, bits: 256},
 			},
@@ -10141,7 +10343,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-text",
 			file: "rules.yaml (built-in)",
-			line: 5351,
+			line: 5408,
 			text: phraseMask{
 				{index: 3, bits: 3},
 				{index: 28, bits: 34359737856},
@@ -10166,7 +10368,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-destination-computer",
 			file: "rules.yaml (built-in)",
-			line: 5376,
+			line: 5433,
 			text: phraseMask{
 				{index: 28, bits: 34359738368},
 			},
@@ -10183,7 +10385,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-status",
 			file: "rules.yaml (built-in)",
-			line: 5389,
+			line: 5446,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 28, detHi: 28},
 			},
@@ -10192,7 +10394,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-named-by-scanner",
 			file: "rules.yaml (built-in)",
-			line: 5399,
+			line: 5456,
 			text: phraseMask{
 				{index: 28, bits: 1030792151040},
 			},
@@ -10202,7 +10404,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-text",
 			file: "rules.yaml (built-in)",
-			line: 5403,
+			line: 5460,
 			text: phraseMask{
 				{index: 26, bits: 18446744073709551552},
 				{index: 12, bits: 268435456},
@@ -10225,7 +10427,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5408,
+			line: 5465,
 			text: phraseMask{
 				{index: 3, bits: 9007199254740992},
 				{index: 28, bits: 280375465082880},
@@ -10248,7 +10450,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "speeding-text",
 			file: "rules.yaml (built-in)",
-			line: 5422,
+			line: 5479,
 			text: phraseMask{
 				{index: 28, bits: 18446462598732840960},
 				{index: 29, bits: 15},
@@ -10259,7 +10461,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-status",
 			file: "rules.yaml (built-in)",
-			line: 5432,
+			line: 5489,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -10268,7 +10470,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-text",
 			file: "rules.yaml (built-in)",
-			line: 5437,
+			line: 5494,
 			text: phraseMask{
 				{index: 29, bits: 16777200},
 				{index: 14, bits: 8321499136},
@@ -10284,7 +10486,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-text",
 			file: "rules.yaml (built-in)",
-			line: 5455,
+			line: 5512,
 			text: phraseMask{
 				{index: 18, bits: 18444492273895866368},
 				{bits: 64513},
@@ -10308,7 +10510,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5460,
+			line: 5517,
 			text: phraseMask{
 				{index: 1, bits: 72057594037927936},
 				{index: 20, bits: 8},
@@ -10350,7 +10552,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-encrypted-attachment",
 			file: "rules.yaml (built-in)",
-			line: 5491,
+			line: 5548,
 			text: phraseMask{
 				{index: 29, bits: 4501400604114944},
 				{index: 1, bits: 36028797018963968},
@@ -10361,7 +10563,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 5500,
+			line: 5557,
 			text: phraseMask{
 				{index: 29, bits: 2301339409586323456},
 			},
@@ -10371,7 +10573,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 5507,
+			line: 5564,
 			text: phraseMask{
 				{index: 29, bits: 16140901064495857664},
 				{index: 30, bits: 127},
@@ -10382,7 +10584,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-virus",
 			file: "rules.yaml (built-in)",
-			line: 5514,
+			line: 5571,
 			text: phraseMask{
 				{index: 1, bits: 962072674304},
 				{index: 30, bits: 128},
@@ -10393,7 +10595,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 5520,
+			line: 5577,
 			text: phraseMask{
 				{index: 30, bits: 1048320},
 			},
@@ -10403,7 +10605,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-policy",
 			file: "rules.yaml (built-in)",
-			line: 5527,
+			line: 5584,
 			text: phraseMask{
 				{index: 30, bits: 7340032},
 			},
@@ -10413,7 +10615,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-delivery-failed",
 			file: "rules.yaml (built-in)",
-			line: 5535,
+			line: 5592,
 			text: phraseMask{
 				{index: 30, bits: 2139095040},
 			},
@@ -10423,7 +10625,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-text",
 			file: "rules.yaml (built-in)",
-			line: 5549,
+			line: 5606,
 			text: phraseMask{
 				{index: 30, bits: 8793945538560},
 				{index: 1, bits: 24696061952},
@@ -10434,7 +10636,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-transport-rule-reject",
 			file: "rules.yaml (built-in)",
-			line: 5559,
+			line: 5616,
 			text: phraseMask{
 				{index: 30, bits: 8796093022208},
 			},
@@ -10501,7 +10703,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 549755813923,
-						tr:   &builtinSlots2[195],
+						tr:   &builtinSlots2[199],
 					},
 					fix: alts{
 						list: []text{
@@ -10522,7 +10724,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 549756338176,
-						tr:   &builtinSlots2[196],
+						tr:   &builtinSlots2[200],
 					},
 				},
 			},
@@ -10530,7 +10732,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-text",
 			file: "rules.yaml (built-in)",
-			line: 5581,
+			line: 5638,
 			text: phraseMask{
 				{index: 30, bits: 18446726481523507200},
 				{index: 10, bits: 8},
@@ -10546,7 +10748,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5611,
+			line: 5668,
 			text: phraseMask{
 				{index: 31, bits: 536870912},
 			},
@@ -10559,7 +10761,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-type",
 			file: "rules.yaml (built-in)",
-			line: 5617,
+			line: 5674,
 			text: phraseMask{
 				{index: 31, bits: 36028795945222144},
 			},
@@ -10572,7 +10774,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-encrypted",
 			file: "rules.yaml (built-in)",
-			line: 5636,
+			line: 5693,
 			text: phraseMask{
 				{index: 31, bits: 18410715276690587648},
 				{index: 1, bits: 2252899325313024},
@@ -10584,7 +10786,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-name",
 			file: "rules.yaml (built-in)",
-			line: 5648,
+			line: 5705,
 			text: phraseMask{
 				{index: 32, bits: 2},
 			},
@@ -10597,7 +10799,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-loop-text",
 			file: "rules.yaml (built-in)",
-			line: 5656,
+			line: 5713,
 			text: phraseMask{
 				{index: 32, bits: 4},
 			},
@@ -10607,7 +10809,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-text",
 			file: "rules.yaml (built-in)",
-			line: 5666,
+			line: 5723,
 			text: phraseMask{
 				{index: 32, bits: 1073741816},
 			},
@@ -10620,7 +10822,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5682,
+			line: 5739,
 			text: phraseMask{
 				{index: 32, bits: 1073741824},
 			},
@@ -10633,7 +10835,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-text",
 			file: "rules.yaml (built-in)",
-			line: 5688,
+			line: 5745,
 			text: phraseMask{
 				{index: 27, bits: 18446741874686296064},
 				{index: 2, bits: 1152924270565785600},
@@ -10651,7 +10853,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-dns-text",
 			file: "rules.yaml (built-in)",
-			line: 5693,
+			line: 5750,
 			text: phraseMask{
 				{index: 28, bits: 1048576},
 				{index: 2, bits: 6917529027641081856},
@@ -10662,7 +10864,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-text",
 			file: "rules.yaml (built-in)",
-			line: 5699,
+			line: 5756,
 			text: phraseMask{
 				{index: 32, bits: 1097364144128},
 				{index: 14, bits: 134217728},
@@ -10673,7 +10875,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-text",
 			file: "rules.yaml (built-in)",
-			line: 5706,
+			line: 5763,
 			text: phraseMask{
 				{index: 21, bits: 4503462188417024},
 				{index: 6, bits: 524288},
@@ -10686,7 +10888,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-delayed",
 			file: "rules.yaml (built-in)",
-			line: 5711,
+			line: 5768,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -10727,7 +10929,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 32771,
-						tr:   &builtinSlots2[197],
+						tr:   &builtinSlots2[201],
 					},
 				},
 				byFact: keyedWords{
@@ -10767,7 +10969,7 @@ var builtinSet = &ruleSet{
 									},
 								},
 								uses: 32771,
-								tr:   &builtinSlots2[198],
+								tr:   &builtinSlots2[202],
 							},
 						},
 					},
@@ -10778,7 +10980,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-text",
 			file: "rules.yaml (built-in)",
-			line: 5728,
+			line: 5785,
 			text: phraseMask{
 				{index: 8, bits: 6597069766656},
 				{index: 32, bits: 18446742974197923840},
@@ -10798,7 +11000,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5748,
+			line: 5805,
 			text: phraseMask{
 				{bits: 4398046511104},
 			},
@@ -10811,7 +11013,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-attempts",
 			file: "rules.yaml (built-in)",
-			line: 5754,
+			line: 5811,
 			text: phraseMask{
 				{index: 33, bits: 1024},
 			},
@@ -10824,7 +11026,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-text",
 			file: "rules.yaml (built-in)",
-			line: 5761,
+			line: 5818,
 			text: phraseMask{
 				{index: 8, bits: 17592186044416},
 				{index: 33, bits: 17179867136},
@@ -10839,7 +11041,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-reply",
 			file: "rules.yaml (built-in)",
-			line: 5776,
+			line: 5833,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 3},
@@ -10856,14 +11058,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "tls-command",
 			file:    "rules.yaml (built-in)",
-			line:    5783,
+			line:    5840,
 			command: []string{"STARTTLS"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "security-text",
 			file: "rules.yaml (built-in)",
-			line: 5788,
+			line: 5845,
 			text: phraseMask{
 				{index: 33, bits: 4503582447501312},
 				{index: 11, bits: 384},
@@ -10881,7 +11083,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "security-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5803,
+			line: 5860,
 			text: phraseMask{
 				{index: 33, bits: 31525197391593472},
 				{index: 25, bits: 2097152},
@@ -10900,7 +11102,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-text",
 			file: "rules.yaml (built-in)",
-			line: 5812,
+			line: 5869,
 			text: phraseMask{
 				{index: 33, bits: 18410715276690587648},
 				{index: 3, bits: 17592186044416},
@@ -10912,7 +11114,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "syntax-text",
 			file: "rules.yaml (built-in)",
-			line: 5821,
+			line: 5878,
 			text: phraseMask{
 				{index: 8, bits: 294912},
 				{index: 34, bits: 130816},
@@ -10923,7 +11125,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.1",
 			file: "rules.yaml (built-in)",
-			line: 5838,
+			line: 5895,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -10932,7 +11134,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.4",
 			file: "rules.yaml (built-in)",
-			line: 5844,
+			line: 5901,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -10942,7 +11144,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "recipient address ambiguous",
-						tr: &builtinSlots1[94],
+						tr: &builtinSlots1[96],
 					},
 					explanation: alts{
 						list: []text{
@@ -10965,7 +11167,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[199],
+						tr:   &builtinSlots2[203],
 					},
 					fix: alts{
 						list: []text{
@@ -10973,7 +11175,7 @@ var builtinSet = &ruleSet{
 								{literal: "Use the recipient's full, exact address. If that fails too, tell the recipient by other means so that their admin makes the address unique."},
 							},
 						},
-						tr: &builtinSlots2[200],
+						tr: &builtinSlots2[204],
 					},
 				},
 			},
@@ -10981,7 +11183,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.5",
 			file: "rules.yaml (built-in)",
-			line: 5854,
+			line: 5911,
 			status: []statusPattern{
 				{class: 4, subject: 1, detailLo: 5, detHi: 5},
 				{class: 5, subject: 1, detailLo: 5, detHi: 5},
@@ -10992,7 +11194,7 @@ var builtinSet = &ruleSet{
 					owner: "unknown",
 					summary: phrase{
 						en: "address reported valid",
-						tr: &builtinSlots1[95],
+						tr: &builtinSlots1[97],
 					},
 					explanation: alts{
 						list: []text{
@@ -11020,7 +11222,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 33,
-						tr:   &builtinSlots2[201],
+						tr:   &builtinSlots2[205],
 					},
 					fix: alts{
 						list: []text{
@@ -11028,7 +11230,7 @@ var builtinSet = &ruleSet{
 								{literal: "Forward this report to your email admin, who can read its technical details."},
 							},
 						},
-						tr: &builtinSlots2[202],
+						tr: &builtinSlots2[206],
 					},
 				},
 			},
@@ -11036,7 +11238,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.6",
 			file: "rules.yaml (built-in)",
-			line: 5867,
+			line: 5924,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -11045,7 +11247,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.9",
 			file: "rules.yaml (built-in)",
-			line: 5873,
+			line: 5930,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 9, detHi: 9},
 			},
@@ -11054,7 +11256,7 @@ var builtinSet = &ruleSet{
 				words: words{
 					summary: phrase{
 						en: "passed on without further reports",
-						tr: &builtinSlots1[96],
+						tr: &builtinSlots1[98],
 					},
 					explanation: alts{
 						list: []text{
@@ -11070,7 +11272,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[203],
+						tr:   &builtinSlots2[207],
 					},
 					fix: alts{
 						list: []text{
@@ -11078,7 +11280,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing to do unless the recipient says the message never arrived; then ask them by other means."},
 							},
 						},
-						tr: &builtinSlots2[204],
+						tr: &builtinSlots2[208],
 					},
 				},
 			},
@@ -11086,7 +11288,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.10",
 			file: "rules.yaml (built-in)",
-			line: 5882,
+			line: 5939,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -11114,7 +11316,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 17,
-						tr:   &builtinSlots2[205],
+						tr:   &builtinSlots2[209],
 					},
 				},
 			},
@@ -11122,7 +11324,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.1",
 			file: "rules.yaml (built-in)",
-			line: 5889,
+			line: 5946,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -11131,7 +11333,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.4",
 			file: "rules.yaml (built-in)",
-			line: 5897,
+			line: 5954,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -11141,7 +11343,7 @@ var builtinSet = &ruleSet{
 					owner: "group-owner",
 					summary: phrase{
 						en: "mailing list problem",
-						tr: &builtinSlots1[97],
+						tr: &builtinSlots1[99],
 					},
 					explanation: alts{
 						list: []text{
@@ -11157,7 +11359,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[206],
+						tr:   &builtinSlots2[210],
 					},
 					fix: alts{
 						list: []text{
@@ -11165,7 +11367,7 @@ var builtinSet = &ruleSet{
 								{literal: "Tell the list's owner by other means; they must fix the list."},
 							},
 						},
-						tr: &builtinSlots2[207],
+						tr: &builtinSlots2[211],
 					},
 				},
 			},
@@ -11173,7 +11375,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.1",
 			file: "rules.yaml (built-in)",
-			line: 5907,
+			line: 5964,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -11182,7 +11384,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.2",
 			file: "rules.yaml (built-in)",
-			line: 5913,
+			line: 5970,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -11192,7 +11394,7 @@ var builtinSet = &ruleSet{
 				words: words{
 					summary: phrase{
 						en: "receiving system not accepting mail",
-						tr: &builtinSlots1[98],
+						tr: &builtinSlots1[100],
 					},
 					explanation: alts{
 						list: []text{
@@ -11215,7 +11417,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[208],
+						tr:   &builtinSlots2[212],
 					},
 					fix: alts{
 						list: []text{
@@ -11223,7 +11425,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing in your message needs to change. Send it again later; if it keeps failing, tell the recipient by other means."},
 							},
 						},
-						tr: &builtinSlots2[209],
+						tr: &builtinSlots2[213],
 					},
 				},
 			},
@@ -11231,7 +11433,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.3",
 			file: "rules.yaml (built-in)",
-			line: 5923,
+			line: 5980,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -11241,7 +11443,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "feature not supported",
-						tr: &builtinSlots1[99],
+						tr: &builtinSlots1[101],
 					},
 					explanation: alts{
 						list: []text{
@@ -11264,7 +11466,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[210],
+						tr:   &builtinSlots2[214],
 					},
 					fix: alts{
 						list: []text{
@@ -11272,7 +11474,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should check which feature the receiving server refused (see the technical details) and send without it."},
 							},
 						},
-						tr: &builtinSlots2[211],
+						tr: &builtinSlots2[215],
 					},
 				},
 			},
@@ -11280,7 +11482,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.5",
 			file: "rules.yaml (built-in)",
-			line: 5933,
+			line: 5990,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -11308,7 +11510,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[212],
+						tr:   &builtinSlots2[216],
 					},
 				},
 			},
@@ -11316,7 +11518,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.6",
 			file: "rules.yaml (built-in)",
-			line: 5940,
+			line: 5997,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 6, detHi: 6},
 				{class: 5, subject: 3, detailLo: 6, detHi: 6},
@@ -11351,7 +11553,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 33,
-						tr:   &builtinSlots2[213],
+						tr:   &builtinSlots2[217],
 					},
 				},
 			},
@@ -11359,7 +11561,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.1",
 			file: "rules.yaml (built-in)",
-			line: 5950,
+			line: 6007,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 1, detHi: 1},
 			},
@@ -11387,7 +11589,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[214],
+						tr:   &builtinSlots2[218],
 					},
 				},
 			},
@@ -11395,7 +11597,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.2",
 			file: "rules.yaml (built-in)",
-			line: 5957,
+			line: 6014,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -11404,7 +11606,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.3",
 			file: "rules.yaml (built-in)",
-			line: 5963,
+			line: 6020,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -11414,7 +11616,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "too many recipients",
-						tr: &builtinSlots1[100],
+						tr: &builtinSlots1[102],
 					},
 					explanation: alts{
 						list: []text{
@@ -11456,7 +11658,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 16387,
-						tr:   &builtinSlots2[215],
+						tr:   &builtinSlots2[219],
 					},
 					fix: alts{
 						list: []text{
@@ -11470,7 +11672,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 16384,
-						tr:   &builtinSlots2[216],
+						tr:   &builtinSlots2[220],
 					},
 				},
 			},
@@ -11478,7 +11680,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.4",
 			file: "rules.yaml (built-in)",
-			line: 5978,
+			line: 6035,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -11506,7 +11708,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[217],
+						tr:   &builtinSlots2[221],
 					},
 				},
 			},
@@ -11514,7 +11716,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.5",
 			file: "rules.yaml (built-in)",
-			line: 5986,
+			line: 6043,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 5, detHi: 5},
 			},
@@ -11542,7 +11744,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[218],
+						tr:   &builtinSlots2[222],
 					},
 				},
 			},
@@ -11550,7 +11752,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.6",
 			file: "rules.yaml (built-in)",
-			line: 5993,
+			line: 6050,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -11578,7 +11780,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[219],
+						tr:   &builtinSlots2[223],
 					},
 				},
 			},
@@ -11586,7 +11788,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.2",
 			file: "rules.yaml (built-in)",
-			line: 6000,
+			line: 6057,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 2, detHi: 2},
 			},
@@ -11596,7 +11798,7 @@ var builtinSet = &ruleSet{
 					owner: "group-owner",
 					summary: phrase{
 						en: "not allowed to send to the list",
-						tr: &builtinSlots1[101],
+						tr: &builtinSlots1[103],
 					},
 					explanation: alts{
 						list: []text{
@@ -11619,7 +11821,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[220],
+						tr:   &builtinSlots2[224],
 					},
 					fix: alts{
 						list: []text{
@@ -11627,7 +11829,7 @@ var builtinSet = &ruleSet{
 								{literal: "Ask the list's owner or the organization, by other means, to let you post, or ask the person you meant to reach for a direct address."},
 							},
 						},
-						tr: &builtinSlots2[221],
+						tr: &builtinSlots2[225],
 					},
 				},
 			},
@@ -11635,7 +11837,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.3",
 			file: "rules.yaml (built-in)",
-			line: 6013,
+			line: 6070,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -11645,7 +11847,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "security conversion not possible",
-						tr: &builtinSlots1[102],
+						tr: &builtinSlots1[104],
 					},
 					explanation: alts{
 						list: []text{
@@ -11668,7 +11870,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[222],
+						tr:   &builtinSlots2[226],
 					},
 					fix: alts{
 						list: []text{
@@ -11676,7 +11878,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should check the technical details; sending the message without signing or encrypting it may work."},
 							},
 						},
-						tr: &builtinSlots2[223],
+						tr: &builtinSlots2[227],
 					},
 				},
 			},
@@ -11684,7 +11886,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.4",
 			file: "rules.yaml (built-in)",
-			line: 6023,
+			line: 6080,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 4, detHi: 4},
 			},
@@ -11694,7 +11896,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "security features not supported",
-						tr: &builtinSlots1[103],
+						tr: &builtinSlots1[105],
 					},
 					explanation: alts{
 						list: []text{
@@ -11717,7 +11919,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[224],
+						tr:   &builtinSlots2[228],
 					},
 					fix: alts{
 						list: []text{
@@ -11725,7 +11927,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should check the technical details; sending the message without those features may work."},
 							},
 						},
-						tr: &builtinSlots2[225],
+						tr: &builtinSlots2[229],
 					},
 				},
 			},
@@ -11733,7 +11935,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.5",
 			file: "rules.yaml (built-in)",
-			line: 6033,
+			line: 6090,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 5, detHi: 5},
 			},
@@ -11743,7 +11945,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "cryptographic failure",
-						tr: &builtinSlots1[104],
+						tr: &builtinSlots1[106],
 					},
 					explanation: alts{
 						list: []text{
@@ -11766,7 +11968,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[226],
+						tr:   &builtinSlots2[230],
 					},
 					fix: alts{
 						list: []text{
@@ -11774,7 +11976,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send the message again without signing or encrypting it, or ask your email admin to check the certificates."},
 							},
 						},
-						tr: &builtinSlots2[227],
+						tr: &builtinSlots2[231],
 					},
 				},
 			},
@@ -11782,7 +11984,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.6",
 			file: "rules.yaml (built-in)",
-			line: 6043,
+			line: 6100,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 6, detHi: 6},
 			},
@@ -11792,7 +11994,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "cryptographic algorithm not supported",
-						tr: &builtinSlots1[105],
+						tr: &builtinSlots1[107],
 					},
 					explanation: alts{
 						list: []text{
@@ -11815,7 +12017,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[228],
+						tr:   &builtinSlots2[232],
 					},
 					fix: alts{
 						list: []text{
@@ -11823,7 +12025,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send the message again without signing or encrypting it, or ask your email admin to use another method."},
 							},
 						},
-						tr: &builtinSlots2[229],
+						tr: &builtinSlots2[233],
 					},
 				},
 			},
@@ -11831,7 +12033,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.7",
 			file: "rules.yaml (built-in)",
-			line: 6053,
+			line: 6110,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 7, detHi: 7},
 			},
@@ -11841,7 +12043,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "message integrity failure",
-						tr: &builtinSlots1[106],
+						tr: &builtinSlots1[108],
 					},
 					explanation: alts{
 						list: []text{
@@ -11864,7 +12066,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[230],
+						tr:   &builtinSlots2[234],
 					},
 					fix: alts{
 						list: []text{
@@ -11872,7 +12074,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send the message again; if it keeps failing, your email admin should check the servers between you and the recipient."},
 							},
 						},
-						tr: &builtinSlots2[231],
+						tr: &builtinSlots2[235],
 					},
 				},
 			},
@@ -11880,7 +12082,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.8",
 			file: "rules.yaml (built-in)",
-			line: 6063,
+			line: 6120,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 8, detHi: 8},
 			},
@@ -11890,7 +12092,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "login details not valid",
-						tr: &builtinSlots1[107],
+						tr: &builtinSlots1[109],
 					},
 					explanation: alts{
 						list: []text{
@@ -11913,7 +12115,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[232],
+						tr:   &builtinSlots2[236],
 					},
 					fix: alts{
 						list: []text{
@@ -11921,7 +12123,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the user name and password configured in your mail program or device; your email admin can help."},
 							},
 						},
-						tr: &builtinSlots2[233],
+						tr: &builtinSlots2[237],
 					},
 				},
 			},
@@ -11929,7 +12131,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.9",
 			file: "rules.yaml (built-in)",
-			line: 6073,
+			line: 6130,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 9, detHi: 9},
 			},
@@ -11939,7 +12141,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "login method too weak",
-						tr: &builtinSlots1[108],
+						tr: &builtinSlots1[110],
 					},
 					explanation: alts{
 						list: []text{
@@ -11962,7 +12164,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[234],
+						tr:   &builtinSlots2[238],
 					},
 					fix: alts{
 						list: []text{
@@ -11970,7 +12172,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should configure a stronger login method on the sending system."},
 							},
 						},
-						tr: &builtinSlots2[235],
+						tr: &builtinSlots2[239],
 					},
 				},
 			},
@@ -11978,7 +12180,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.10",
 			file: "rules.yaml (built-in)",
-			line: 6083,
+			line: 6140,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 10, detHi: 10},
 			},
@@ -11988,7 +12190,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "encryption needed",
-						tr: &builtinSlots1[109],
+						tr: &builtinSlots1[111],
 					},
 					explanation: alts{
 						list: []text{
@@ -12011,7 +12213,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[236],
+						tr:   &builtinSlots2[240],
 					},
 					fix: alts{
 						list: []text{
@@ -12019,7 +12221,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should turn on encryption (TLS) for the sending system."},
 							},
 						},
-						tr: &builtinSlots2[237],
+						tr: &builtinSlots2[241],
 					},
 				},
 			},
@@ -12027,7 +12229,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.11",
 			file: "rules.yaml (built-in)",
-			line: 6093,
+			line: 6150,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 11, detHi: 11},
 			},
@@ -12037,7 +12239,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "encryption required to log in",
-						tr: &builtinSlots1[110],
+						tr: &builtinSlots1[112],
 					},
 					explanation: alts{
 						list: []text{
@@ -12060,7 +12262,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[238],
+						tr:   &builtinSlots2[242],
 					},
 					fix: alts{
 						list: []text{
@@ -12068,7 +12270,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should turn on encryption (TLS) before the sending system logs in."},
 							},
 						},
-						tr: &builtinSlots2[239],
+						tr: &builtinSlots2[243],
 					},
 				},
 			},
@@ -12076,7 +12278,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.12",
 			file: "rules.yaml (built-in)",
-			line: 6103,
+			line: 6160,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -12086,7 +12288,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "password change needed",
-						tr: &builtinSlots1[111],
+						tr: &builtinSlots1[113],
 					},
 					explanation: alts{
 						list: []text{
@@ -12109,7 +12311,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[240],
+						tr:   &builtinSlots2[244],
 					},
 					fix: alts{
 						list: []text{
@@ -12117,7 +12319,7 @@ var builtinSet = &ruleSet{
 								{literal: "Change the account's password (your email admin can help), then send again."},
 							},
 						},
-						tr: &builtinSlots2[241],
+						tr: &builtinSlots2[245],
 					},
 				},
 			},
@@ -12125,7 +12327,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.14",
 			file: "rules.yaml (built-in)",
-			line: 6113,
+			line: 6170,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 14, detHi: 14},
 			},
@@ -12135,7 +12337,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "trust relationship required",
-						tr: &builtinSlots1[112],
+						tr: &builtinSlots1[114],
 					},
 					explanation: alts{
 						list: []text{
@@ -12158,7 +12360,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[242],
+						tr:   &builtinSlots2[246],
 					},
 					fix: alts{
 						list: []text{
@@ -12166,7 +12368,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should ask the receiving organization what arrangement it requires."},
 							},
 						},
-						tr: &builtinSlots2[243],
+						tr: &builtinSlots2[247],
 					},
 				},
 			},
@@ -12174,7 +12376,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.15",
 			file: "rules.yaml (built-in)",
-			line: 6123,
+			line: 6180,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 15, detHi: 15},
 			},
@@ -12184,7 +12386,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "priority too low",
-						tr: &builtinSlots1[113],
+						tr: &builtinSlots1[115],
 					},
 					explanation: alts{
 						list: []text{
@@ -12207,7 +12409,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[244],
+						tr:   &builtinSlots2[248],
 					},
 					fix: alts{
 						list: []text{
@@ -12215,7 +12417,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send the message again without a low priority setting, or later."},
 							},
 						},
-						tr: &builtinSlots2[245],
+						tr: &builtinSlots2[249],
 					},
 				},
 			},
@@ -12223,7 +12425,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.19",
 			file: "rules.yaml (built-in)",
-			line: 6133,
+			line: 6190,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 19, detHi: 19},
 			},
@@ -12233,7 +12435,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "address age check not possible",
-						tr: &builtinSlots1[114],
+						tr: &builtinSlots1[116],
 					},
 					explanation: alts{
 						list: []text{
@@ -12256,7 +12458,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[246],
+						tr:   &builtinSlots2[250],
 					},
 					fix: alts{
 						list: []text{
@@ -12264,7 +12466,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send the message again without that check, or ask your email admin."},
 							},
 						},
-						tr: &builtinSlots2[247],
+						tr: &builtinSlots2[251],
 					},
 				},
 			},
@@ -12272,7 +12474,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.13",
 			file: "rules.yaml (built-in)",
-			line: 6143,
+			line: 6200,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -12300,7 +12502,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[248],
+						tr:   &builtinSlots2[252],
 					},
 				},
 			},
@@ -12308,7 +12510,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.17-18",
 			file: "rules.yaml (built-in)",
-			line: 6150,
+			line: 6207,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 17, detHi: 17},
 				{class: -1, subject: 7, detailLo: 18, detHi: 18},
@@ -12337,7 +12539,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[249],
+						tr:   &builtinSlots2[253],
 					},
 				},
 			},
@@ -12345,7 +12547,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.27",
 			file: "rules.yaml (built-in)",
-			line: 6157,
+			line: 6214,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 27, detHi: 27},
 			},
@@ -12355,7 +12557,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "your domain accepts no mail",
-						tr: &builtinSlots1[115],
+						tr: &builtinSlots1[117],
 					},
 					explanation: alts{
 						list: []text{
@@ -12378,7 +12580,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[250],
+						tr:   &builtinSlots2[254],
 					},
 					fix: alts{
 						list: []text{
@@ -12386,7 +12588,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should give your domain a mail server (or use a sender address whose domain receives mail)."},
 							},
 						},
-						tr: &builtinSlots2[251],
+						tr: &builtinSlots2[255],
 					},
 				},
 			},
@@ -12394,7 +12596,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.30",
 			file: "rules.yaml (built-in)",
-			line: 6169,
+			line: 6226,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 30, detHi: 30},
 			},
@@ -12415,7 +12617,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[252],
+						tr:   &builtinSlots2[256],
 					},
 				},
 			},
@@ -12423,14 +12625,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "blocked-at-connection",
 			file:    "rules.yaml (built-in)",
-			line:    6179,
+			line:    6236,
 			command: []string{"CONN", "HELO", "EHLO"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "user-unknown-after-data",
 			file: "rules.yaml (built-in)",
-			line: 6186,
+			line: 6243,
 			text: phraseMask{
 				{index: 21, bits: 18442240474082181120},
 				{index: 8, bits: 9223372045444712448},
@@ -12460,7 +12662,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "mailbox does not exist (after sending)",
-						tr: &builtinSlots1[116],
+						tr: &builtinSlots1[118],
 					},
 					explanation: alts{
 						list: []text{
@@ -12502,7 +12704,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[253],
+						tr:   &builtinSlots2[257],
 					},
 					fix: alts{
 						list: []text{
@@ -12510,7 +12712,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the address with the recipient by other means (by phone, or at another address they use) before sending again. If it is closed, remove it from your address book and lists. Changing the message will not help."},
 							},
 						},
-						tr: &builtinSlots2[254],
+						tr: &builtinSlots2[258],
 					},
 				},
 				stages: keyedWords{
@@ -12520,7 +12722,7 @@ var builtinSet = &ruleSet{
 							owner: "sender",
 							summary: phrase{
 								en: "address does not exist",
-								tr: &builtinSlots1[117],
+								tr: &builtinSlots1[119],
 							},
 							explanation: alts{
 								list: []text{
@@ -12543,7 +12745,7 @@ var builtinSet = &ruleSet{
 									},
 								},
 								uses: 3,
-								tr:   &builtinSlots2[255],
+								tr:   &builtinSlots2[259],
 							},
 							fix: alts{
 								list: []text{
@@ -12551,7 +12753,7 @@ var builtinSet = &ruleSet{
 										{literal: "Check the address for typos. If it is right, the person may have left or changed address: ask them for a current one by other means, and remove this address from your address book and lists."},
 									},
 								},
-								tr: &builtinSlots2[256],
+								tr: &builtinSlots2[260],
 							},
 						},
 					},
@@ -12561,7 +12763,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6210,
+			line: 6267,
 			text: phraseMask{
 				{index: 34, bits: 1966080},
 				{index: 11, bits: 2147483648},
@@ -12572,7 +12774,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6215,
+			line: 6272,
 			text: phraseMask{
 				{index: 34, bits: 2097152},
 			},
@@ -12582,7 +12784,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6220,
+			line: 6277,
 			text: phraseMask{
 				{index: 34, bits: 137434759168},
 			},
@@ -12592,7 +12794,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6227,
+			line: 6284,
 			text: phraseMask{
 				{index: 34, bits: 962072674304},
 			},
@@ -12602,7 +12804,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6232,
+			line: 6289,
 			text: phraseMask{
 				{index: 34, bits: 3298534883328},
 			},
@@ -12612,7 +12814,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6237,
+			line: 6294,
 			text: phraseMask{
 				{index: 34, bits: 13194139533312},
 				{index: 28, bits: 70368744177664},
@@ -12623,7 +12825,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6248,
+			line: 6305,
 			text: phraseMask{
 				{index: 34, bits: 2305825417027649536},
 				{index: 1, bits: 140737488355328},
@@ -12643,7 +12845,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6263,
+			line: 6320,
 			text: phraseMask{
 				{index: 34, bits: 13835058055282163712},
 				{index: 35, bits: 127},
@@ -12654,7 +12856,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6269,
+			line: 6326,
 			text: phraseMask{
 				{index: 35, bits: 32640},
 				{index: 3, bits: 536870912},
@@ -12666,7 +12868,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-connection-text",
 			file: "rules.yaml (built-in)",
-			line: 6275,
+			line: 6332,
 			text: phraseMask{
 				{index: 3, bits: 16},
 				{index: 13, bits: 3298534948864},
@@ -12679,7 +12881,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6283,
+			line: 6340,
 			text: phraseMask{
 				{index: 2, bits: 10133099161583616},
 			},
@@ -12689,7 +12891,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6288,
+			line: 6345,
 			text: phraseMask{
 				{index: 35, bits: 262144},
 			},
@@ -12699,7 +12901,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "onhold-text",
 			file: "rules.yaml (built-in)",
-			line: 6293,
+			line: 6350,
 			text: phraseMask{
 				{index: 35, bits: 3670016},
 			},
@@ -12709,7 +12911,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.4.7",
 			file: "rules.yaml (built-in)",
-			line: 6304,
+			line: 6361,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 7, detHi: 7},
 				{class: 5, subject: 4, detailLo: 7, detHi: 7},
@@ -12720,7 +12922,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "message expired",
-						tr: &builtinSlots1[118],
+						tr: &builtinSlots1[120],
 					},
 					explanation: alts{
 						list: []text{
@@ -12751,7 +12953,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1048579,
-						tr:   &builtinSlots2[257],
+						tr:   &builtinSlots2[261],
 					},
 					fix: alts{
 						list: []text{
@@ -12759,7 +12961,7 @@ var builtinSet = &ruleSet{
 								{literal: "The message was not delivered: the receiving server was unavailable or kept putting it off. Tell the recipient by other means so that their email admin checks their mail server, and send the message again once it accepts mail (to fewer recipients at a time can help); if it is urgent, send the content another way."},
 							},
 						},
-						tr: &builtinSlots2[258],
+						tr: &builtinSlots2[262],
 					},
 				},
 			},
@@ -12768,7 +12970,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1",
 			file: "rules.yaml (built-in)",
-			line: 6317,
+			line: 6374,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -12778,7 +12980,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "relay access denied",
-						tr: &builtinSlots1[119],
+						tr: &builtinSlots1[121],
 					},
 					explanation: alts{
 						list: []text{
@@ -12808,7 +13010,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 19,
-						tr:   &builtinSlots2[259],
+						tr:   &builtinSlots2[263],
 					},
 					fix: alts{
 						list: []text{
@@ -12816,7 +13018,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the part of the address after the @ for typos. If it is right, the recipient's admin must fix their domain's mail server settings or accepted domains; tell the recipient by other means."},
 							},
 						},
-						tr: &builtinSlots2[260],
+						tr: &builtinSlots2[264],
 					},
 				},
 			},
@@ -12824,7 +13026,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.14",
 			file: "rules.yaml (built-in)",
-			line: 6329,
+			line: 6386,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
 			},
@@ -12834,7 +13036,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "mail loop (too many hops)",
-						tr: &builtinSlots1[120],
+						tr: &builtinSlots1[122],
 					},
 					explanation: alts{
 						list: []text{
@@ -12857,7 +13059,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[261],
+						tr:   &builtinSlots2[265],
 					},
 					fix: alts{
 						list: []text{
@@ -12865,7 +13067,7 @@ var builtinSet = &ruleSet{
 								{literal: "Sending it again will loop again. Check the forwarding rules of your mailbox and ask the recipient to check theirs; whoever owns the looping forwarding or connector must fix it."},
 							},
 						},
-						tr: &builtinSlots2[262],
+						tr: &builtinSlots2[266],
 					},
 				},
 			},
@@ -12873,7 +13075,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6",
 			file: "rules.yaml (built-in)",
-			line: 6338,
+			line: 6395,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -12883,7 +13085,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "mail loop",
-						tr: &builtinSlots1[121],
+						tr: &builtinSlots1[123],
 					},
 					explanation: alts{
 						list: []text{
@@ -12906,7 +13108,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[263],
+						tr:   &builtinSlots2[267],
 					},
 					fix: alts{
 						list: []text{
@@ -12914,7 +13116,7 @@ var builtinSet = &ruleSet{
 								{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 							},
 						},
-						tr: &builtinSlots2[264],
+						tr: &builtinSlots2[268],
 					},
 				},
 			},
@@ -12922,7 +13124,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.6.11",
 			file: "rules.yaml (built-in)",
-			line: 6347,
+			line: 6404,
 			status: []statusPattern{
 				{class: 5, subject: 6, detailLo: 11, detHi: 11},
 			},
@@ -12932,7 +13134,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "invalid characters (bare line feeds)",
-						tr: &builtinSlots1[122],
+						tr: &builtinSlots1[124],
 					},
 					explanation: alts{
 						list: []text{
@@ -12955,7 +13157,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[265],
+						tr:   &builtinSlots2[269],
 					},
 					fix: alts{
 						list: []text{
@@ -12963,7 +13165,7 @@ var builtinSet = &ruleSet{
 								{literal: "Sending it again will fail the same way. Your email admin should find the program or server that produced the message (an application, script, scanner or device, or a server that rewrites messages) and make it end every line with CRLF, or have the sending server fix the line ends or send in chunks (the CHUNKING extension)."},
 							},
 						},
-						tr: &builtinSlots2[266],
+						tr: &builtinSlots2[270],
 					},
 				},
 			},
@@ -12971,7 +13173,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1",
 			file: "rules.yaml (built-in)",
-			line: 6364,
+			line: 6421,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -13023,7 +13225,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1081347,
-						tr:   &builtinSlots2[267],
+						tr:   &builtinSlots2[271],
 					},
 				},
 				byFact: keyedWords{
@@ -13075,7 +13277,7 @@ var builtinSet = &ruleSet{
 									},
 								},
 								uses: 1081347,
-								tr:   &builtinSlots2[268],
+								tr:   &builtinSlots2[272],
 							},
 						},
 					},
@@ -13085,7 +13287,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.2",
 			file: "rules.yaml (built-in)",
-			line: 6378,
+			line: 6435,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -13113,7 +13315,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[269],
+						tr:   &builtinSlots2[273],
 					},
 				},
 			},
@@ -13121,7 +13323,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.3",
 			file: "rules.yaml (built-in)",
-			line: 6385,
+			line: 6442,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -13142,7 +13344,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[270],
+						tr:   &builtinSlots2[274],
 					},
 				},
 				byFact: keyedWords{
@@ -13152,7 +13354,7 @@ var builtinSet = &ruleSet{
 							owner: "recipient-admin",
 							summary: phrase{
 								en: "temporary DNS failure",
-								tr: &builtinSlots1[123],
+								tr: &builtinSlots1[125],
 							},
 							explanation: alts{
 								list: []text{
@@ -13187,7 +13389,7 @@ var builtinSet = &ruleSet{
 									},
 								},
 								uses: 32785,
-								tr:   &builtinSlots2[271],
+								tr:   &builtinSlots2[275],
 							},
 							fix: alts{
 								list: []text{
@@ -13203,7 +13405,7 @@ var builtinSet = &ruleSet{
 									},
 								},
 								uses: 16,
-								tr:   &builtinSlots2[272],
+								tr:   &builtinSlots2[276],
 							},
 						},
 					},
@@ -13213,7 +13415,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4",
 			file: "rules.yaml (built-in)",
-			line: 6396,
+			line: 6453,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -13241,7 +13443,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 17,
-						tr:   &builtinSlots2[273],
+						tr:   &builtinSlots2[277],
 					},
 				},
 			},
@@ -13249,7 +13451,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4-temporary",
 			file: "rules.yaml (built-in)",
-			line: 6403,
+			line: 6460,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -13277,7 +13479,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 17,
-						tr:   &builtinSlots2[274],
+						tr:   &builtinSlots2[278],
 					},
 				},
 			},
@@ -13285,7 +13487,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.5",
 			file: "rules.yaml (built-in)",
-			line: 6410,
+			line: 6467,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 5, detHi: 5},
 			},
@@ -13306,7 +13508,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[275],
+						tr:   &builtinSlots2[279],
 					},
 				},
 			},
@@ -13314,7 +13516,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.6",
 			file: "rules.yaml (built-in)",
-			line: 6417,
+			line: 6474,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -13342,7 +13544,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[276],
+						tr:   &builtinSlots2[280],
 					},
 					fix: alts{
 						list: []text{
@@ -13350,7 +13552,7 @@ var builtinSet = &ruleSet{
 								{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 							},
 						},
-						tr: &builtinSlots2[277],
+						tr: &builtinSlots2[281],
 					},
 				},
 			},
@@ -13358,7 +13560,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.0",
 			file: "rules.yaml (built-in)",
-			line: 6425,
+			line: 6482,
 			status: []statusPattern{
 				{class: 5, subject: 4},
 			},
@@ -13367,7 +13569,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.6",
 			file: "rules.yaml (built-in)",
-			line: 6431,
+			line: 6488,
 			status: []statusPattern{
 				{class: -1, subject: 6, detailLo: -1, detHi: -1},
 			},
@@ -13395,7 +13597,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[278],
+						tr:   &builtinSlots2[282],
 					},
 				},
 			},
@@ -13403,7 +13605,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sisimai-4.2.1-4.7.1-4.7.2",
 			file: "rules.yaml (built-in)",
-			line: 6439,
+			line: 6496,
 			status: []statusPattern{
 				{class: 4, subject: 2, detailLo: 1, detHi: 1},
 				{class: 4, subject: 7, detailLo: 1, detHi: 1},
@@ -13417,7 +13619,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.1",
 			file: "rules.yaml (built-in)",
-			line: 6446,
+			line: 6503,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 1, detHi: 1},
 			},
@@ -13427,7 +13629,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "delivery not authorized",
-						tr: &builtinSlots1[124],
+						tr: &builtinSlots1[126],
 					},
 					explanation: alts{
 						list: []text{
@@ -13469,7 +13671,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[279],
+						tr:   &builtinSlots2[283],
 					},
 					fix: alts{
 						list: []text{
@@ -13477,7 +13679,7 @@ var builtinSet = &ruleSet{
 								{literal: "Ask the recipient, by other means, whether they accept mail from you; their email admin (or the group's owner) can see which restriction refused it. If the server's words name a block list or a failed check of your domain, your own email admin must act instead."},
 							},
 						},
-						tr: &builtinSlots2[280],
+						tr: &builtinSlots2[284],
 					},
 				},
 				stages: keyedWords{
@@ -13486,7 +13688,7 @@ var builtinSet = &ruleSet{
 							owner: "sender-admin",
 							summary: phrase{
 								en: "sending server or sender refused",
-								tr: &builtinSlots1[125],
+								tr: &builtinSlots1[127],
 							},
 							explanation: alts{
 								list: []text{
@@ -13528,7 +13730,7 @@ var builtinSet = &ruleSet{
 									},
 								},
 								uses: 35,
-								tr:   &builtinSlots2[281],
+								tr:   &builtinSlots2[285],
 							},
 							fix: alts{
 								list: []text{
@@ -13545,7 +13747,7 @@ var builtinSet = &ruleSet{
 									},
 								},
 								uses: 8192,
-								tr:   &builtinSlots2[282],
+								tr:   &builtinSlots2[286],
 							},
 						},
 					},
@@ -13555,7 +13757,7 @@ var builtinSet = &ruleSet{
 							owner: "sender-admin",
 							summary: phrase{
 								en: "sending server or sender refused",
-								tr: &builtinSlots1[126],
+								tr: &builtinSlots1[128],
 							},
 							explanation: alts{
 								list: []text{
@@ -13597,7 +13799,7 @@ var builtinSet = &ruleSet{
 									},
 								},
 								uses: 35,
-								tr:   &builtinSlots2[283],
+								tr:   &builtinSlots2[287],
 							},
 							fix: alts{
 								list: []text{
@@ -13614,7 +13816,7 @@ var builtinSet = &ruleSet{
 									},
 								},
 								uses: 8192,
-								tr:   &builtinSlots2[284],
+								tr:   &builtinSlots2[288],
 							},
 						},
 					},
@@ -13626,7 +13828,7 @@ var builtinSet = &ruleSet{
 							owner: "sender",
 							summary: phrase{
 								en: "refused by the recipient organization's own rule",
-								tr: &builtinSlots1[127],
+								tr: &builtinSlots1[129],
 							},
 							explanation: alts{
 								list: []text{
@@ -13651,7 +13853,7 @@ var builtinSet = &ruleSet{
 									},
 								},
 								uses: 549755813891,
-								tr:   &builtinSlots2[285],
+								tr:   &builtinSlots2[289],
 							},
 							fix: alts{
 								list: []text{
@@ -13659,7 +13861,7 @@ var builtinSet = &ruleSet{
 										{literal: "Follow the organization's instruction quoted above (for example another file format, or the way it asks you to send files), then send the message again. If it is unclear or you cannot do what it asks, ask the recipient by other means: their email admin set the rule and can tell you what it accepts."},
 									},
 								},
-								tr: &builtinSlots2[286],
+								tr: &builtinSlots2[290],
 							},
 						},
 					},
@@ -13669,7 +13871,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.other",
 			file: "rules.yaml (built-in)",
-			line: 6475,
+			line: 6532,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: -1, detHi: -1},
 			},
@@ -13679,7 +13881,7 @@ var builtinSet = &ruleSet{
 					owner: "unknown",
 					summary: phrase{
 						en: "refused for a security or policy reason",
-						tr: &builtinSlots1[128],
+						tr: &builtinSlots1[130],
 					},
 					explanation: alts{
 						list: []text{
@@ -13721,7 +13923,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[287],
+						tr:   &builtinSlots2[291],
 					},
 					fix: alts{
 						list: []text{
@@ -13729,7 +13931,7 @@ var builtinSet = &ruleSet{
 								{literal: "Read what the server said. If it names a block list or a check of your domain, your email admin must act; otherwise ask the recipient, by other means, what their organization refused."},
 							},
 						},
-						tr: &builtinSlots2[288],
+						tr: &builtinSlots2[292],
 					},
 				},
 				stages: keyedWords{
@@ -13776,7 +13978,7 @@ var builtinSet = &ruleSet{
 									},
 								},
 								uses: 35,
-								tr:   &builtinSlots2[289],
+								tr:   &builtinSlots2[293],
 							},
 							fix: alts{
 								list: []text{
@@ -13784,7 +13986,7 @@ var builtinSet = &ruleSet{
 										{literal: "Changing the message will not help. Your email admin should find out from the receiving organization why it refuses the sending server or your address, and fix the cause."},
 									},
 								},
-								tr: &builtinSlots2[290],
+								tr: &builtinSlots2[294],
 							},
 						},
 					},
@@ -13832,7 +14034,7 @@ var builtinSet = &ruleSet{
 									},
 								},
 								uses: 35,
-								tr:   &builtinSlots2[291],
+								tr:   &builtinSlots2[295],
 							},
 							fix: alts{
 								list: []text{
@@ -13840,7 +14042,7 @@ var builtinSet = &ruleSet{
 										{literal: "Changing the message will not help. Your email admin should find out from the receiving organization why it refuses the sending server or your address, and fix the cause."},
 									},
 								},
-								tr: &builtinSlots2[292],
+								tr: &builtinSlots2[296],
 							},
 						},
 					},
@@ -13888,7 +14090,7 @@ var builtinSet = &ruleSet{
 									},
 								},
 								uses: 35,
-								tr:   &builtinSlots2[293],
+								tr:   &builtinSlots2[297],
 							},
 							fix: alts{
 								list: []text{
@@ -13896,7 +14098,7 @@ var builtinSet = &ruleSet{
 										{literal: "Changing the message will not help. Ask the recipient, by other means, whether they can receive mail from you; their email admin can see which rule refused it."},
 									},
 								},
-								tr: &builtinSlots2[294],
+								tr: &builtinSlots2[298],
 							},
 						},
 					},
@@ -13906,7 +14108,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "delayed-unknown",
 			file:   "rules.yaml (built-in)",
-			line:   6505,
+			line:   6562,
 			action: []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "expired",
@@ -13914,7 +14116,7 @@ var builtinSet = &ruleSet{
 					owner: "none",
 					summary: phrase{
 						en: "delivery delayed",
-						tr: &builtinSlots1[129],
+						tr: &builtinSlots1[131],
 					},
 					explanation: alts{
 						list: []text{
@@ -13956,7 +14158,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[295],
+						tr:   &builtinSlots2[299],
 					},
 				},
 				delays: true,
@@ -13965,7 +14167,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.other",
 			file: "rules.yaml (built-in)",
-			line: 6515,
+			line: 6572,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: -1, detHi: -1},
 			},
@@ -13974,7 +14176,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.0",
 			file: "rules.yaml (built-in)",
-			line: 6520,
+			line: 6577,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: -1, detHi: -1},
 			},
@@ -13983,7 +14185,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.0",
 			file: "rules.yaml (built-in)",
-			line: 6525,
+			line: 6582,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: -1, detHi: -1},
 			},
@@ -14030,7 +14232,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[296],
+						tr:   &builtinSlots2[300],
 					},
 				},
 			},
@@ -14038,7 +14240,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.0",
 			file: "rules.yaml (built-in)",
-			line: 6534,
+			line: 6591,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: -1, detHi: -1},
 				{class: 4, subject: 3, detailLo: 3, detHi: 3},
@@ -14049,7 +14251,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.0",
 			file: "rules.yaml (built-in)",
-			line: 6542,
+			line: 6599,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: -1, detHi: -1},
 			},
@@ -14058,14 +14260,14 @@ var builtinSet = &ruleSet{
 		{
 			id:       "diagnostic-type-x-unix",
 			file:     "rules.yaml (built-in)",
-			line:     6547,
+			line:     6604,
 			diagType: []string{"x-unix"},
 			then:     thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "rfc3463-x.3.other",
 			file: "rules.yaml (built-in)",
-			line: 6557,
+			line: 6614,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: -1, detHi: -1},
 			},
@@ -14074,7 +14276,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-onhold",
 			file: "rules.yaml (built-in)",
-			line: 6567,
+			line: 6624,
 			text: phraseMask{
 				{index: 35, bits: 4194304},
 			},
@@ -14084,7 +14286,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-onhold",
 			file: "rules.yaml (built-in)",
-			line: 6572,
+			line: 6629,
 			text: phraseMask{
 				{index: 35, bits: 58720256},
 			},
@@ -14094,7 +14296,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-onhold",
 			file: "rules.yaml (built-in)",
-			line: 6578,
+			line: 6635,
 			text: phraseMask{
 				{index: 35, bits: 469762048},
 			},
@@ -14105,7 +14307,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-521-556",
 			file: "rules.yaml (built-in)",
-			line: 6587,
+			line: 6644,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 1},
@@ -14119,7 +14321,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-552",
 			file: "rules.yaml (built-in)",
-			line: 6591,
+			line: 6648,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 2},
@@ -14135,7 +14337,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-452",
 			file: "rules.yaml (built-in)",
-			line: 6595,
+			line: 6652,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 2},
@@ -14146,7 +14348,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-421",
 			file: "rules.yaml (built-in)",
-			line: 6599,
+			line: 6656,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 2, 2: 1},
@@ -14160,7 +14362,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-553",
 			file: "rules.yaml (built-in)",
-			line: 6603,
+			line: 6660,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 3},
@@ -14171,7 +14373,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-syntax",
 			file: "rules.yaml (built-in)",
-			line: 6607,
+			line: 6664,
 			status: []statusPattern{
 				{none: true},
 				{class: 5, subject: 5, detailLo: -1, detHi: -1},
@@ -14231,7 +14433,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-451",
 			file: "rules.yaml (built-in)",
-			line: 6615,
+			line: 6672,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 1},
@@ -14280,7 +14482,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[297],
+						tr:   &builtinSlots2[301],
 					},
 				},
 			},
@@ -14288,7 +14490,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "vacation-text",
 			file: "rules.yaml (built-in)",
-			line: 6623,
+			line: 6680,
 			text: phraseMask{
 				{index: 35, bits: 32212254720},
 			},
@@ -14301,7 +14503,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unreadable-text",
 			file: "rules.yaml (built-in)",
-			line: 6630,
+			line: 6687,
 			regexps: []*pattern{
 				{src: "^[^a-z]+$", captures: false},
 			},
@@ -14323,7 +14525,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[298],
+						tr:   &builtinSlots2[302],
 					},
 					fix: alts{
 						list: []text{
@@ -14331,7 +14533,7 @@ var builtinSet = &ruleSet{
 								{literal: "Have someone who reads the report's language look at the server's reply in it, or forward the report to your email admin."},
 							},
 						},
-						tr: &builtinSlots2[299],
+						tr: &builtinSlots2[303],
 					},
 				},
 				delays: true,
@@ -14340,7 +14542,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-550-554-alone",
 			file: "rules.yaml (built-in)",
-			line: 6639,
+			line: 6696,
 			status: []statusPattern{
 				{none: true},
 			},
@@ -14395,7 +14597,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[300],
+						tr:   &builtinSlots2[304],
 					},
 					fix: alts{
 						list: []text{
@@ -14403,7 +14605,7 @@ var builtinSet = &ruleSet{
 								{literal: "Read what the server said, if anything. If it is unclear, ask the recipient or their email admin, by other means, why mail from you is refused."},
 							},
 						},
-						tr: &builtinSlots2[301],
+						tr: &builtinSlots2[305],
 					},
 				},
 			},
@@ -14411,7 +14613,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.0.0",
 			file: "rules.yaml (built-in)",
-			line: 6648,
+			line: 6705,
 			status: []statusPattern{
 				{class: -1, detailLo: -1, detHi: -1},
 			},
@@ -14451,7 +14653,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[302],
+						tr:   &builtinSlots2[306],
 					},
 				},
 			},
@@ -14499,7 +14701,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-used",
 			file: "rules.yaml (built-in)",
-			line: 762,
+			line: 780,
 			text: phraseMask{
 				{bits: 4095},
 			},
@@ -14514,7 +14716,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-name",
 			file: "rules.yaml (built-in)",
-			line: 773,
+			line: 791,
 			text: phraseMask{
 				{bits: 4190208},
 			},
@@ -14525,7 +14727,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-named",
 			file: "rules.yaml (built-in)",
-			line: 779,
+			line: 797,
 			text: phraseMask{
 				{bits: 536607744},
 			},
@@ -14536,7 +14738,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-score",
 			file: "rules.yaml (built-in)",
-			line: 788,
+			line: 806,
 			text: phraseMask{
 				{bits: 16642998272},
 			},
@@ -14552,7 +14754,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-tests",
 			file: "rules.yaml (built-in)",
-			line: 808,
+			line: 826,
 			text: phraseMask{
 				{bits: 17179869184},
 			},
@@ -14563,7 +14765,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "listed-domain",
 			file: "rules.yaml (built-in)",
-			line: 814,
+			line: 832,
 			text: phraseMask{
 				{bits: 515421241344},
 			},
@@ -14577,7 +14779,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sending-ip",
 			file: "rules.yaml (built-in)",
-			line: 827,
+			line: 845,
 			regexps: []*pattern{
 				{src: "client(?: host)? \\[(?P<ip>[0-9a-f:.]{7,45})\\]", captures: true},
 				{src: "(?:your|sending|sender|sender's|client|the|source) ip(?:v[46])?(?: address)?(?: is| of)?:? \\[?\\(?(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})", captures: true},
@@ -14591,7 +14793,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "url",
 			file: "rules.yaml (built-in)",
-			line: 840,
+			line: 858,
 			text: phraseMask{
 				{bits: 3848290697216},
 			},
@@ -14603,7 +14805,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "retried-for",
 			file: "rules.yaml (built-in)",
-			line: 846,
+			line: 864,
 			text: phraseMask{
 				{bits: 1121501860331520},
 			},
@@ -14615,7 +14817,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "retry-deadline",
 			file: "rules.yaml (built-in)",
-			line: 870,
+			line: 888,
 			text: phraseMask{
 				{bits: 2304717109306851328},
 			},
@@ -14629,7 +14831,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "size-limit",
 			file: "rules.yaml (built-in)",
-			line: 893,
+			line: 911,
 			text: phraseMask{
 				{bits: 16140901064495857664},
 				{index: 1, bits: 16777215},
@@ -14651,7 +14853,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "recipient-limit",
 			file: "rules.yaml (built-in)",
-			line: 927,
+			line: 945,
 			text: phraseMask{
 				{index: 1, bits: 1056964608},
 			},
@@ -14666,7 +14868,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus",
 			file: "rules.yaml (built-in)",
-			line: 936,
+			line: 954,
 			text: phraseMask{
 				{index: 1, bits: 1098437885952},
 			},
@@ -14684,7 +14886,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-attachment",
 			file: "rules.yaml (built-in)",
-			line: 964,
+			line: 982,
 			text: phraseMask{
 				{index: 1, bits: 556352883654656},
 			},
@@ -14695,7 +14897,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-encrypted-attachment",
 			file: "rules.yaml (built-in)",
-			line: 988,
+			line: 1006,
 			text: phraseMask{
 				{index: 1, bits: 8444249301319680},
 			},
@@ -14706,7 +14908,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-encrypted-attachment-ja",
 			file: "rules.yaml (built-in)",
-			line: 1010,
+			line: 1028,
 			text: phraseMask{
 				{index: 1, bits: 63050394783186944},
 			},
@@ -14717,7 +14919,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "barracuda-recipient-outcome",
 			file: "rules.yaml (built-in)",
-			line: 1017,
+			line: 1035,
 			text: phraseMask{
 				{index: 1, bits: 72057594037927936},
 			},
@@ -14728,7 +14930,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "attachment-file",
 			file: "rules.yaml (built-in)",
-			line: 1030,
+			line: 1048,
 			text: phraseMask{
 				{index: 1, bits: 18302769623122051072},
 				{index: 2, bits: 524287},
@@ -14746,7 +14948,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contact-address",
 			file: "rules.yaml (built-in)",
-			line: 1049,
+			line: 1067,
 			text: phraseMask{
 				{index: 2, bits: 8589410304},
 			},
@@ -14758,7 +14960,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "loop",
 			file: "rules.yaml (built-in)",
-			line: 1056,
+			line: 1074,
 			text: phraseMask{
 				{index: 2, bits: 128849018880},
 			},
@@ -14769,7 +14971,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "dns-temporary",
 			file: "rules.yaml (built-in)",
-			line: 1063,
+			line: 1081,
 			text: phraseMask{
 				{bits: 288230376151711744},
 				{index: 2, bits: 140600049401856},
@@ -14783,7 +14985,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "last-error",
 			file: "rules.yaml (built-in)",
-			line: 1082,
+			line: 1100,
 			text: phraseMask{
 				{index: 2, bits: 985162418487296},
 			},
@@ -14797,7 +14999,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls",
 			file: "rules.yaml (built-in)",
-			line: 1099,
+			line: 1117,
 			text: phraseMask{
 				{index: 2, bits: 287104476244869120},
 			},
@@ -14812,7 +15014,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-mx",
 			file: "rules.yaml (built-in)",
-			line: 1126,
+			line: 1144,
 			text: phraseMask{
 				{index: 2, bits: 864691128455135232},
 			},
@@ -14827,7 +15029,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-domain",
 			file: "rules.yaml (built-in)",
-			line: 1141,
+			line: 1159,
 			text: phraseMask{
 				{index: 2, bits: 16140901064495857664},
 				{index: 3, bits: 3},
@@ -14842,7 +15044,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "connection",
 			file: "rules.yaml (built-in)",
-			line: 1149,
+			line: 1167,
 			text: phraseMask{
 				{index: 3, bits: 65532},
 			},
@@ -14858,7 +15060,7 @@ var builtinSet = &ruleSet{
 			},
 		},
 	},
-	texts: [61]text{
+	texts: [64]text{
 		0: {
 			{literal: "the receiving side gave no reason that could be understood"},
 		},
@@ -15072,24 +15274,30 @@ var builtinSet = &ruleSet{
 			{literal: "This is a read receipt (a notice that the message was displayed), not a bounce."},
 		},
 		29: {
-			{literal: "not a bounce"},
+			{literal: "This is a read receipt, not a bounce: your message was delivered, but the recipient's mail program reports that it was deleted without being displayed, so it may not have been read."},
 		},
 		30: {
-			{literal: "This message is not a delivery report."},
+			{literal: "This is a receipt, not a bounce: your message was delivered, and the recipient's mail program reports that it was processed or passed on without being displayed."},
 		},
 		31: {
-			{literal: "no recipient found"},
+			{literal: "not a bounce"},
 		},
 		32: {
-			{literal: "This looks like a delivery report, but no recipient could be read from it."},
+			{literal: "This message is not a delivery report."},
 		},
 		33: {
-			{literal: "DMARC aggregate report"},
+			{literal: "no recipient found"},
 		},
 		34: {
-			{literal: "This is not a bounce but a DMARC aggregate report: a summary, for your domain's email admin, of how the mail claiming to come from your domain fared at one receiving mail service, with the results of its SPF, DKIM and DMARC checks. It can list messages that failed those checks and were rejected or quarantined there; your email admin should read it with a DMARC report viewer."},
+			{literal: "This looks like a delivery report, but no recipient could be read from it."},
 		},
 		35: {
+			{literal: "DMARC aggregate report"},
+		},
+		36: {
+			{literal: "This is not a bounce but a DMARC aggregate report: a summary, for your domain's email admin, of how the mail claiming to come from your domain fared at one receiving mail service, with the results of its SPF, DKIM and DMARC checks. It can list messages that failed those checks and were rejected or quarantined there; your email admin should read it with a DMARC report viewer."},
+		},
+		37: {
 			{literal: "Your message to "},
 			{slot: 9, isSlot: true},
 			{literal: " was forwarded by the recipient's side (a forwarding or an alias of that address) to "},
@@ -15098,7 +15306,7 @@ var builtinSet = &ruleSet{
 			{slot: 9, isSlot: true},
 			{literal: "."},
 		},
-		36: {
+		38: {
 			{literal: "Tell the recipient by other means (phone, another address) that their forwarding from "},
 			{slot: 9, isSlot: true},
 			{literal: " to "},
@@ -15107,7 +15315,7 @@ var builtinSet = &ruleSet{
 			{slot: 9, isSlot: true},
 			{literal: " does not arrive."},
 		},
-		37: {
+		39: {
 			{literal: "Your message to "},
 			{slot: 9, isSlot: true},
 			{literal: " was forwarded by the recipient's side (a forwarding or an alias of that address) to "},
@@ -15138,7 +15346,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: ", so your domain's sender checks (SPF, often DMARC) fail there, and it is the forwarding server's reputation that is judged, not yours."},
 		},
-		38: {
+		40: {
 			{literal: "Do not rewrite your message: it was refused because of how it was forwarded. Tell the recipient by other means (phone, another address) that their forwarding from "},
 			{slot: 9, isSlot: true},
 			{literal: " to "},
@@ -15149,7 +15357,7 @@ var builtinSet = &ruleSet{
 			{slot: 9, isSlot: true},
 			{literal: " does not arrive."},
 		},
-		39: {
+		41: {
 			{literal: "The sending server keeps trying"},
 			{
 				group: []textPart{
@@ -15173,7 +15381,31 @@ var builtinSet = &ruleSet{
 			},
 			{literal: ", but this will likely not fix itself: it keeps failing until the recipient's side changes its configuration. Tell the recipient by other means (phone, another address) so that their email admin fixes it, or send the content another way."},
 		},
-		40: {
+		42: {
+			{literal: "The sending server keeps trying"},
+			{
+				group: []textPart{
+					{literal: " until "},
+					{slot: 21, isSlot: true},
+				},
+			},
+			{
+				group: []textPart{
+					{literal: " for about "},
+					{slot: 22, isSlot: true},
+					{literal: " more"},
+				},
+			},
+			{
+				group: []textPart{
+					{literal: " until the message is "},
+					{slot: 23, isSlot: true},
+					{literal: " old"},
+				},
+			},
+			{literal: ", but the message gets through only once the recipient makes room in their mailbox. Tell the recipient by other means (phone, another address) that their mailbox is full; do not send the message again meanwhile (the recipient could get it twice)."},
+		},
+		43: {
 			{literal: "The refusal was temporary: the receiving server"},
 			{
 				group: []textPart{
@@ -15183,13 +15415,13 @@ var builtinSet = &ruleSet{
 			},
 			{literal: " refused the message the same way on every attempt, until the sending server gave up, so it was not delivered."},
 		},
-		41: {
+		44: {
 			{literal: "The failure was temporary, but it happened again on every attempt, until the sending server gave up, so the message was not delivered."},
 		},
-		42: {
+		45: {
 			{literal: "recipient's internal mail server unreachable"},
 		},
-		43: {
+		46: {
 			{literal: "Your message reached the recipient's organization: its mail gateway"},
 			{
 				group: []textPart{
@@ -15220,7 +15452,7 @@ var builtinSet = &ruleSet{
 				},
 			},
 		},
-		44: {
+		47: {
 			{literal: "Delivery"},
 			{
 				group: []textPart{
@@ -15244,7 +15476,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: " at the moment, and keeps trying. This is a fault of the recipient's mail system, not of your side."},
 		},
-		45: {
+		48: {
 			{literal: "Nothing on your side needs to change, and sending again before it is fixed will fail the same way. Tell the recipient by other means (phone, another address) that their organization's mail gateway cannot reach their internal mail server"},
 			{
 				group: []textPart{
@@ -15254,7 +15486,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: ", so that their email admin fixes it; send the message again once they confirm that mail reaches them."},
 		},
-		46: {
+		49: {
 			{literal: "Nothing to do yet: the recipient's mail gateway keeps trying"},
 			{
 				group: []textPart{
@@ -15278,19 +15510,19 @@ var builtinSet = &ruleSet{
 			},
 			{literal: ", and sends a final report if it gives up. If the message is urgent, tell the recipient by other means that their mail is held at their gateway."},
 		},
-		47: {
+		50: {
 			{literal: "outdated internal address"},
 		},
-		48: {
+		51: {
 			{literal: "The message was not delivered because your mail program used an outdated internal Exchange address for the recipient (the one starting with IMCEAEX), not their email address. Such an address usually comes from the autocomplete list or a saved contact, and stops working when the recipient's mailbox is moved, re-created or migrated: the recipient's mailbox may well still exist."},
 		},
-		49: {
+		52: {
 			{literal: "Remove the recipient from your mail program's autocomplete list (in Outlook, start typing the name and click the X next to the suggestion), pick the recipient again from the address book, and send a new message. If it still fails, or many people hit this, ask your email admin to add the old internal address from this report to the recipient's mailbox as an extra X500 address, so that old entries work again."},
 		},
-		50: {
+		53: {
 			{literal: "recipient's forwarding blocked"},
 		},
-		51: {
+		54: {
 			{literal: "Your message"},
 			{
 				group: []textPart{
@@ -15302,12 +15534,12 @@ var builtinSet = &ruleSet{
 			{isSlot: true},
 			{literal: ". The recipient's organisation does not allow forwarding to outside addresses, so only that forwarded copy was stopped: the original recipient's mailbox most likely still received your message."},
 		},
-		52: {
+		55: {
 			{literal: "Nothing to do on your side. If the recipient relies on that forwarding, tell them by other means: their email admin must allow forwarding to outside addresses for their mailbox (Microsoft 365's outbound spam policy), or they should remove the forwarding to "},
 			{isSlot: true},
 			{literal: "."},
 		},
-		53: {
+		56: {
 			{literal: "The message could not be forwarded automatically to the outside address"},
 			{
 				group: []textPart{
@@ -15317,7 +15549,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: ": the organisation whose mailbox forwards it (in Microsoft 365) does not allow forwarding to outside addresses. The report does not show whether that mailbox is yours or the recipient's."},
 		},
-		54: {
+		57: {
 			{literal: "If your own mailbox forwards mail"},
 			{
 				group: []textPart{
@@ -15327,7 +15559,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: ", your email admin must allow outside forwarding for it, or the forwarding must be removed. If you wrote to someone whose mailbox forwards there, there is nothing to do on your side: the original recipient most likely received your message."},
 		},
-		55: {
+		58: {
 			{literal: "Delivery"},
 			{
 				group: []textPart{
@@ -15344,7 +15576,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: " refuses connections for now; the sending server keeps trying."},
 		},
-		56: {
+		59: {
 			{literal: "Delivery"},
 			{
 				group: []textPart{
@@ -15361,7 +15593,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: " does not answer for now; the sending server keeps trying."},
 		},
-		57: {
+		60: {
 			{literal: "Delivery"},
 			{
 				group: []textPart{
@@ -15378,7 +15610,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: " cannot be looked up for now: the domain's name servers do not answer. The sending server keeps trying."},
 		},
-		58: {
+		61: {
 			{literal: "Delivery"},
 			{
 				group: []textPart{
@@ -15402,10 +15634,10 @@ var builtinSet = &ruleSet{
 				},
 			},
 		},
-		59: {
+		62: {
 			{literal: "delivery delayed"},
 		},
-		60: {
+		63: {
 			{literal: "The sending server gives up"},
 			{
 				group: []textPart{
@@ -15429,11 +15661,11 @@ var builtinSet = &ruleSet{
 			{literal: ", and then sends a final report."},
 		},
 	},
-	textsFrom: [61]string{
+	textsFrom: [64]string{
 		0: "rules.yaml (built-in)", 1: "rules.yaml (built-in)", 2: "rules.yaml (built-in)", 3: "rules.yaml (built-in)", 4: "rules.yaml (built-in)", 5: "rules.yaml (built-in)", 6: "rules.yaml (built-in)", 7: "rules.yaml (built-in)", 8: "rules.yaml (built-in)", 9: "rules.yaml (built-in)", 10: "rules.yaml (built-in)", 11: "rules.yaml (built-in)", 12: "rules.yaml (built-in)", 13: "rules.yaml (built-in)", 14: "rules.yaml (built-in)", 15: "rules.yaml (built-in)", 16: "rules.yaml (built-in)", 17: "rules.yaml (built-in)", 18: "rules.yaml (built-in)", 19: "rules.yaml (built-in)",
 		20: "rules.yaml (built-in)", 21: "rules.yaml (built-in)", 22: "rules.yaml (built-in)", 23: "rules.yaml (built-in)", 24: "rules.yaml (built-in)", 25: "rules.yaml (built-in)", 26: "rules.yaml (built-in)", 27: "rules.yaml (built-in)", 28: "rules.yaml (built-in)", 29: "rules.yaml (built-in)", 30: "rules.yaml (built-in)", 31: "rules.yaml (built-in)", 32: "rules.yaml (built-in)", 33: "rules.yaml (built-in)", 34: "rules.yaml (built-in)", 35: "rules.yaml (built-in)", 36: "rules.yaml (built-in)", 37: "rules.yaml (built-in)", 38: "rules.yaml (built-in)", 39: "rules.yaml (built-in)",
 		40: "rules.yaml (built-in)", 41: "rules.yaml (built-in)", 42: "rules.yaml (built-in)", 43: "rules.yaml (built-in)", 44: "rules.yaml (built-in)", 45: "rules.yaml (built-in)", 46: "rules.yaml (built-in)", 47: "rules.yaml (built-in)", 48: "rules.yaml (built-in)", 49: "rules.yaml (built-in)", 50: "rules.yaml (built-in)", 51: "rules.yaml (built-in)", 52: "rules.yaml (built-in)", 53: "rules.yaml (built-in)", 54: "rules.yaml (built-in)", 55: "rules.yaml (built-in)", 56: "rules.yaml (built-in)", 57: "rules.yaml (built-in)", 58: "rules.yaml (built-in)", 59: "rules.yaml (built-in)",
-		60: "rules.yaml (built-in)",
+		60: "rules.yaml (built-in)", 61: "rules.yaml (built-in)", 62: "rules.yaml (built-in)", 63: "rules.yaml (built-in)",
 	},
 	phrases: []string{
 		"blocked using", "black list at", "blacklist at", "block list at", "blocklist at", "listed at", "listed in", "listed on", "listed by", "found on", "rbl", "dnsbl", "spamhaus", "sorbs", "barracuda", "spamcop", "uceprotect", "spamrats", "cbl", "psbl",
@@ -15552,28 +15784,28 @@ var builtinSet = &ruleSet{
 		"held for review", "quarantined", "each of the following recipients was rejected by a remote mail server", "(000b099c)", "(000b09aa)", "(000b09b6)", "account outbounds disabled", "hostname is not authorized", "journal message past expiration", "large", "big", "i am away on vacation", "i am away until", "i am out of the office", "i will be traveling for work on",
 	},
 	textFree: textFreeIndex{
-		0: {0, 414, 497, 498, 540, 572, 578, 583, 585, 586, 587, 588, 589, 591, 592},
+		0: {0, 404, 405, 416, 499, 500, 542, 574, 580, 585, 587, 588, 589, 590, 591, 593, 594},
 		1: {
-			0, 1, 405, 410, 411, 414, 419, 428, 446, 454, 457, 462, 492, 497, 498, 503, 504, 506, 507, 508,
-			510, 511, 512, 513, 514, 516, 517, 518, 519, 520, 521, 522, 523, 524, 525, 526, 527, 528, 529, 530,
-			531, 532, 533, 534, 535, 536, 537, 538, 539, 540, 560, 561, 562, 565, 566, 568, 570, 571, 572, 573,
-			574, 575, 577, 578, 579, 583, 585, 586, 587, 589, 591, 593,
+			0, 1, 404, 405, 407, 412, 413, 416, 421, 430, 448, 456, 459, 464, 494, 499, 500, 505, 506, 508,
+			509, 510, 512, 513, 514, 515, 516, 518, 519, 520, 521, 522, 523, 524, 525, 526, 527, 528, 529, 530,
+			531, 532, 533, 534, 535, 536, 537, 538, 539, 540, 541, 542, 562, 563, 564, 567, 568, 570, 572, 573,
+			574, 575, 576, 577, 579, 580, 581, 585, 587, 588, 589, 591, 593, 595,
 		},
 		2: {
-			0, 295, 296, 297, 405, 410, 411, 414, 419, 428, 446, 454, 457, 462, 492, 497, 498, 503, 504, 505,
-			506, 507, 508, 510, 511, 512, 513, 514, 515, 516, 517, 518, 519, 520, 521, 522, 523, 524, 525, 526,
-			527, 528, 529, 530, 531, 532, 533, 534, 535, 536, 537, 538, 539, 540, 555, 560, 561, 562, 564, 565,
-			566, 568, 569, 570, 571, 572, 573, 574, 575, 576, 577, 578, 579, 583, 585, 586, 587, 588, 589, 591,
-			593,
+			0, 295, 296, 297, 404, 405, 407, 412, 413, 416, 421, 430, 448, 456, 459, 464, 494, 499, 500, 505,
+			506, 507, 508, 509, 510, 512, 513, 514, 515, 516, 517, 518, 519, 520, 521, 522, 523, 524, 525, 526,
+			527, 528, 529, 530, 531, 532, 533, 534, 535, 536, 537, 538, 539, 540, 541, 542, 557, 562, 563, 564,
+			566, 567, 568, 570, 571, 572, 573, 574, 575, 576, 577, 578, 579, 580, 581, 585, 587, 588, 589, 590,
+			591, 593, 595,
 		},
 		3: {
 			0, 113, 114, 118, 119, 210, 298, 299, 300, 301, 302, 303, 304, 305, 306, 307, 308, 309, 310, 311,
 			312, 313, 314, 315, 316, 317, 318, 319, 320, 321, 322, 323, 324, 325, 326, 327, 328, 329, 330, 331,
-			332, 333, 405, 410, 411, 414, 419, 426, 427, 428, 446, 454, 457, 462, 467, 492, 497, 498, 503, 504,
+			332, 333, 404, 405, 407, 412, 413, 416, 421, 428, 429, 430, 448, 456, 459, 464, 469, 494, 499, 500,
 			505, 506, 507, 508, 509, 510, 511, 512, 513, 514, 515, 516, 517, 518, 519, 520, 521, 522, 523, 524,
-			525, 526, 527, 528, 529, 530, 531, 532, 533, 534, 535, 536, 537, 538, 539, 540, 555, 556, 557, 558,
-			559, 560, 561, 562, 563, 565, 566, 567, 568, 570, 571, 572, 573, 574, 575, 576, 577, 578, 579, 583,
-			585, 586, 587, 588, 589, 591, 593,
+			525, 526, 527, 528, 529, 530, 531, 532, 533, 534, 535, 536, 537, 538, 539, 540, 541, 542, 557, 558,
+			559, 560, 561, 562, 563, 564, 565, 567, 568, 569, 570, 572, 573, 574, 575, 576, 577, 578, 579, 580,
+			581, 585, 587, 588, 589, 590, 591, 593, 595,
 		},
 	},
 }
@@ -15585,7 +15817,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "SPF/DKIM/DMARC failure",
-				tr: &builtinSlots1[130],
+				tr: &builtinSlots1[132],
 			},
 			explanation: alts{
 				list: []text{
@@ -15608,7 +15840,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[303],
+				tr:   &builtinSlots2[307],
 			},
 			fix: alts{
 				list: []text{
@@ -15631,7 +15863,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 9216,
-				tr:   &builtinSlots2[304],
+				tr:   &builtinSlots2[308],
 			},
 		},
 	},
@@ -15641,7 +15873,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "poor sender reputation",
-				tr: &builtinSlots1[131],
+				tr: &builtinSlots1[133],
 			},
 			explanation: alts{
 				list: []text{
@@ -15664,7 +15896,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[305],
+				tr:   &builtinSlots2[309],
 			},
 			fix: alts{
 				list: []text{
@@ -15681,7 +15913,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 8192,
-				tr:   &builtinSlots2[306],
+				tr:   &builtinSlots2[310],
 			},
 		},
 	},
@@ -15691,7 +15923,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "sending server blocked",
-				tr: &builtinSlots1[132],
+				tr: &builtinSlots1[134],
 			},
 			explanation: alts{
 				list: []text{
@@ -15749,7 +15981,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 69635,
-				tr:   &builtinSlots2[307],
+				tr:   &builtinSlots2[311],
 			},
 			fix: alts{
 				list: []text{
@@ -15800,7 +16032,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 537600,
-				tr:   &builtinSlots2[308],
+				tr:   &builtinSlots2[312],
 			},
 		},
 		byFact: keyedWords{
@@ -15810,7 +16042,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "blocked by the recipient's filter",
-						tr: &builtinSlots1[133],
+						tr: &builtinSlots1[135],
 					},
 					explanation: alts{
 						list: []text{
@@ -15833,7 +16065,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[309],
+						tr:   &builtinSlots2[313],
 					},
 					fix: alts{
 						list: []text{
@@ -15841,7 +16073,7 @@ var builtinData1 = [...]reasonDef{
 								{literal: "Ask the recipient by other means to have their email admin look the message up in their Barracuda message log: it shows why it was blocked, and the admin can allow your address or the message. Sending it again unchanged will most likely be blocked again."},
 							},
 						},
-						tr: &builtinSlots2[310],
+						tr: &builtinSlots2[314],
 					},
 				},
 			},
@@ -15853,7 +16085,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "invalid message format",
-				tr: &builtinSlots1[134],
+				tr: &builtinSlots1[136],
 			},
 			explanation: alts{
 				list: []text{
@@ -15876,7 +16108,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[311],
+				tr:   &builtinSlots2[315],
 			},
 			fix: alts{
 				list: []text{
@@ -15884,7 +16116,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Send the message again from another mail program, or without the unusual attachment or formatting. If it keeps failing, your email admin should check the program that produced it."},
 					},
 				},
-				tr: &builtinSlots2[312],
+				tr: &builtinSlots2[316],
 			},
 		},
 		byFact: keyedWords{
@@ -15894,7 +16126,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "mail loop",
-						tr: &builtinSlots1[135],
+						tr: &builtinSlots1[137],
 					},
 					explanation: alts{
 						list: []text{
@@ -15917,7 +16149,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[313],
+						tr:   &builtinSlots2[317],
 					},
 					fix: alts{
 						list: []text{
@@ -15925,7 +16157,7 @@ var builtinData1 = [...]reasonDef{
 								{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 							},
 						},
-						tr: &builtinSlots2[314],
+						tr: &builtinSlots2[318],
 					},
 				},
 			},
@@ -15936,7 +16168,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "none",
 			summary: phrase{
 				en: "delivered",
-				tr: &builtinSlots1[136],
+				tr: &builtinSlots1[138],
 			},
 			explanation: alts{
 				list: []text{
@@ -15959,7 +16191,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[315],
+				tr:   &builtinSlots2[319],
 			},
 		},
 	},
@@ -15969,7 +16201,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "message too large for the recipient",
-				tr: &builtinSlots1[137],
+				tr: &builtinSlots1[139],
 			},
 			explanation: alts{
 				list: []text{
@@ -16011,7 +16243,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 16387,
-				tr:   &builtinSlots2[316],
+				tr:   &builtinSlots2[320],
 			},
 			fix: alts{
 				list: []text{
@@ -16050,7 +16282,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 274877931520,
-				tr:   &builtinSlots2[317],
+				tr:   &builtinSlots2[321],
 			},
 		},
 	},
@@ -16060,7 +16292,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "delivery timed out",
-				tr: &builtinSlots1[138],
+				tr: &builtinSlots1[140],
 			},
 			explanation: alts{
 				list: []text{
@@ -16187,7 +16419,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 17858595,
-				tr:   &builtinSlots2[318],
+				tr:   &builtinSlots2[322],
 			},
 			fix: alts{
 				list: []text{
@@ -16203,7 +16435,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 32768,
-				tr:   &builtinSlots2[319],
+				tr:   &builtinSlots2[323],
 			},
 		},
 		byFact: keyedWords{
@@ -16212,7 +16444,7 @@ var builtinData1 = [...]reasonDef{
 				words: words{
 					summary: phrase{
 						en: "delivery timed out (DNS not answering)",
-						tr: &builtinSlots1[139],
+						tr: &builtinSlots1[141],
 					},
 					explanation: alts{
 						list: []text{
@@ -16243,7 +16475,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 1048593,
-						tr:   &builtinSlots2[320],
+						tr:   &builtinSlots2[324],
 					},
 					fix: alts{
 						list: []text{
@@ -16259,7 +16491,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 16,
-						tr:   &builtinSlots2[321],
+						tr:   &builtinSlots2[325],
 					},
 				},
 			},
@@ -16295,7 +16527,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 1081345,
-						tr:   &builtinSlots2[322],
+						tr:   &builtinSlots2[326],
 					},
 					fix: alts{
 						list: []text{
@@ -16311,7 +16543,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 32768,
-						tr:   &builtinSlots2[323],
+						tr:   &builtinSlots2[327],
 					},
 				},
 			},
@@ -16347,7 +16579,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 1081345,
-						tr:   &builtinSlots2[324],
+						tr:   &builtinSlots2[328],
 					},
 					fix: alts{
 						list: []text{
@@ -16363,7 +16595,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 32768,
-						tr:   &builtinSlots2[325],
+						tr:   &builtinSlots2[329],
 					},
 				},
 			},
@@ -16375,7 +16607,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "encryption (TLS) failed",
-				tr: &builtinSlots1[140],
+				tr: &builtinSlots1[142],
 			},
 			explanation: alts{
 				list: []text{
@@ -16391,7 +16623,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 1,
-				tr:   &builtinSlots2[326],
+				tr:   &builtinSlots2[330],
 			},
 			fix: alts{
 				list: []text{
@@ -16399,7 +16631,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. The admins of both servers should check their encryption settings (certificates, protocol versions, security policies)."},
 					},
 				},
-				tr: &builtinSlots2[327],
+				tr: &builtinSlots2[331],
 			},
 		},
 		byFact: keyedWords{
@@ -16409,7 +16641,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "receiving server requires encryption",
-						tr: &builtinSlots1[141],
+						tr: &builtinSlots1[143],
 					},
 					explanation: alts{
 						list: []text{
@@ -16432,7 +16664,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[328],
+						tr:   &builtinSlots2[332],
 					},
 					fix: alts{
 						list: []text{
@@ -16440,7 +16672,7 @@ var builtinData1 = [...]reasonDef{
 								{literal: "Nothing in your message needs to change. Your email admin must enable encryption (TLS) for outgoing mail on the sending server (or the device or application that sent it), then send the message again."},
 							},
 						},
-						tr: &builtinSlots2[329],
+						tr: &builtinSlots2[333],
 					},
 				},
 			},
@@ -16450,7 +16682,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "receiving server offers no encryption",
-						tr: &builtinSlots1[142],
+						tr: &builtinSlots1[144],
 					},
 					explanation: alts{
 						list: []text{
@@ -16473,7 +16705,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 32769,
-						tr:   &builtinSlots2[330],
+						tr:   &builtinSlots2[334],
 					},
 					fix: alts{
 						list: []text{
@@ -16497,7 +16729,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 32784,
-						tr:   &builtinSlots2[331],
+						tr:   &builtinSlots2[335],
 					},
 				},
 			},
@@ -16507,7 +16739,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "receiving server could not start encryption",
-						tr: &builtinSlots1[143],
+						tr: &builtinSlots1[145],
 					},
 					explanation: alts{
 						list: []text{
@@ -16530,7 +16762,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 32769,
-						tr:   &builtinSlots2[332],
+						tr:   &builtinSlots2[336],
 					},
 					fix: alts{
 						list: []text{
@@ -16546,7 +16778,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 32768,
-						tr:   &builtinSlots2[333],
+						tr:   &builtinSlots2[337],
 					},
 				},
 			},
@@ -16556,7 +16788,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "receiving server's certificate not accepted",
-						tr: &builtinSlots1[144],
+						tr: &builtinSlots1[146],
 					},
 					explanation: alts{
 						list: []text{
@@ -16579,7 +16811,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 32769,
-						tr:   &builtinSlots2[334],
+						tr:   &builtinSlots2[338],
 					},
 					fix: alts{
 						list: []text{
@@ -16587,7 +16819,7 @@ var builtinData1 = [...]reasonDef{
 								{literal: "Nothing in your message needs to change, and nothing on your side should: the check protects your message. Tell the recipient by other means: their email admin must fix their mail server's certificate (valid, from a trusted issuer, for the server's name) or the security policy their domain publishes for its mail servers. Send the message again once they confirm it is fixed."},
 							},
 						},
-						tr: &builtinSlots2[335],
+						tr: &builtinSlots2[339],
 					},
 				},
 			},
@@ -16598,7 +16830,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "complaint report",
-				tr: &builtinSlots1[145],
+				tr: &builtinSlots1[147],
 			},
 			explanation: alts{
 				list: []text{
@@ -16606,7 +16838,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "A recipient or their provider flagged the message."},
 					},
 				},
-				tr: &builtinSlots2[336],
+				tr: &builtinSlots2[340],
 			},
 			fix: alts{
 				list: []text{
@@ -16614,7 +16846,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Stop mailing the recipient who complained."},
 					},
 				},
-				tr: &builtinSlots2[337],
+				tr: &builtinSlots2[341],
 			},
 		},
 	},
@@ -16624,7 +16856,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "refused by recipient-side filter",
-				tr: &builtinSlots1[146],
+				tr: &builtinSlots1[148],
 			},
 			explanation: alts{
 				list: []text{
@@ -16666,7 +16898,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[338],
+				tr:   &builtinSlots2[342],
 			},
 			fix: alts{
 				list: []text{
@@ -16674,7 +16906,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Ask the recipient, by other means, to allow your address, or their email admin to relax the restriction. Changing the message is unlikely to help."},
 					},
 				},
-				tr: &builtinSlots2[339],
+				tr: &builtinSlots2[343],
 			},
 		},
 		byFact: keyedWords{
@@ -16684,7 +16916,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender",
 					summary: phrase{
 						en: "encrypted attachment not accepted",
-						tr: &builtinSlots1[147],
+						tr: &builtinSlots1[149],
 					},
 					explanation: alts{
 						list: []text{
@@ -16715,7 +16947,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 131075,
-						tr:   &builtinSlots2[340],
+						tr:   &builtinSlots2[344],
 					},
 					fix: alts{
 						list: []text{
@@ -16723,7 +16955,7 @@ var builtinData1 = [...]reasonDef{
 								{literal: "Send the file in a way the recipient's organization accepts: ask the recipient which (their organization's secure file exchange, the file without encryption or password, or a link to a shared folder you agree on). If it must stay protected, send the password separately, never in the same message."},
 							},
 						},
-						tr: &builtinSlots2[341],
+						tr: &builtinSlots2[345],
 					},
 				},
 			},
@@ -16733,7 +16965,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender",
 					summary: phrase{
 						en: "attachment type not accepted",
-						tr: &builtinSlots1[148],
+						tr: &builtinSlots1[150],
 					},
 					explanation: alts{
 						list: []text{
@@ -16775,7 +17007,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 131075,
-						tr:   &builtinSlots2[342],
+						tr:   &builtinSlots2[346],
 					},
 					fix: alts{
 						list: []text{
@@ -16789,7 +17021,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 131072,
-						tr:   &builtinSlots2[343],
+						tr:   &builtinSlots2[347],
 					},
 				},
 			},
@@ -16802,7 +17034,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "address has moved",
-				tr: &builtinSlots1[149],
+				tr: &builtinSlots1[151],
 			},
 			explanation: alts{
 				list: []text{
@@ -16825,7 +17057,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[344],
+				tr:   &builtinSlots2[348],
 			},
 			fix: alts{
 				list: []text{
@@ -16833,7 +17065,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Ask the recipient, by other means, for their new address, and update your address book and mailing lists."},
 					},
 				},
-				tr: &builtinSlots2[345],
+				tr: &builtinSlots2[349],
 			},
 		},
 	},
@@ -16844,7 +17076,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "domain does not exist",
-				tr: &builtinSlots1[150],
+				tr: &builtinSlots1[152],
 			},
 			explanation: alts{
 				list: []text{
@@ -16867,7 +17099,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 17,
-				tr:   &builtinSlots2[346],
+				tr:   &builtinSlots2[350],
 			},
 			fix: alts{
 				list: []text{
@@ -16884,7 +17116,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 16,
-				tr:   &builtinSlots2[347],
+				tr:   &builtinSlots2[351],
 			},
 		},
 		byFact: keyedWords{
@@ -16893,7 +17125,7 @@ var builtinData1 = [...]reasonDef{
 				words: words{
 					summary: phrase{
 						en: "domain has no mail server",
-						tr: &builtinSlots1[151],
+						tr: &builtinSlots1[153],
 					},
 					explanation: alts{
 						list: []text{
@@ -16928,7 +17160,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 32785,
-						tr:   &builtinSlots2[348],
+						tr:   &builtinSlots2[352],
 					},
 					fix: alts{
 						list: []text{
@@ -16945,7 +17177,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 16,
-						tr:   &builtinSlots2[349],
+						tr:   &builtinSlots2[353],
 					},
 				},
 			},
@@ -16957,7 +17189,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient",
 			summary: phrase{
 				en: "mailbox full",
-				tr: &builtinSlots1[152],
+				tr: &builtinSlots1[154],
 			},
 			explanation: alts{
 				list: []text{
@@ -16980,7 +17212,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[350],
+				tr:   &builtinSlots2[354],
 			},
 			fix: alts{
 				list: []text{
@@ -16988,7 +17220,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Send it again in a few days, or tell the recipient by other means so that they can make room in their mailbox (or ask their email admin for more space)."},
 					},
 				},
-				tr: &builtinSlots2[351],
+				tr: &builtinSlots2[355],
 			},
 		},
 	},
@@ -16998,7 +17230,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "delivery program failed",
-				tr: &builtinSlots1[153],
+				tr: &builtinSlots1[155],
 			},
 			explanation: alts{
 				list: []text{
@@ -17040,7 +17272,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[352],
+				tr:   &builtinSlots2[356],
 			},
 			fix: alts{
 				list: []text{
@@ -17048,7 +17280,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Tell the recipient by other means: their email admin must fix the delivery program."},
 					},
 				},
-				tr: &builtinSlots2[353],
+				tr: &builtinSlots2[357],
 			},
 		},
 	},
@@ -17058,7 +17290,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "message too large",
-				tr: &builtinSlots1[154],
+				tr: &builtinSlots1[156],
 			},
 			explanation: alts{
 				list: []text{
@@ -17100,7 +17332,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 16387,
-				tr:   &builtinSlots2[354],
+				tr:   &builtinSlots2[358],
 			},
 			fix: alts{
 				list: []text{
@@ -17139,7 +17371,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 274877931520,
-				tr:   &builtinSlots2[355],
+				tr:   &builtinSlots2[359],
 			},
 		},
 	},
@@ -17149,7 +17381,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "network or DNS problem",
-				tr: &builtinSlots1[155],
+				tr: &builtinSlots1[157],
 			},
 			explanation: alts{
 				list: []text{
@@ -17172,7 +17404,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 32769,
-				tr:   &builtinSlots2[356],
+				tr:   &builtinSlots2[360],
 			},
 			fix: alts{
 				list: []text{
@@ -17193,7 +17425,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 33792,
-				tr:   &builtinSlots2[357],
+				tr:   &builtinSlots2[361],
 			},
 		},
 		byFact: keyedWords{
@@ -17202,7 +17434,7 @@ var builtinData1 = [...]reasonDef{
 				words: words{
 					summary: phrase{
 						en: "mail loop",
-						tr: &builtinSlots1[156],
+						tr: &builtinSlots1[158],
 					},
 					explanation: alts{
 						list: []text{
@@ -17225,7 +17457,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[358],
+						tr:   &builtinSlots2[362],
 					},
 					fix: alts{
 						list: []text{
@@ -17233,7 +17465,7 @@ var builtinData1 = [...]reasonDef{
 								{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 							},
 						},
-						tr: &builtinSlots2[359],
+						tr: &builtinSlots2[363],
 					},
 				},
 			},
@@ -17243,7 +17475,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "temporary DNS failure",
-						tr: &builtinSlots1[157],
+						tr: &builtinSlots1[159],
 					},
 					explanation: alts{
 						list: []text{
@@ -17278,7 +17510,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 32785,
-						tr:   &builtinSlots2[360],
+						tr:   &builtinSlots2[364],
 					},
 					fix: alts{
 						list: []text{
@@ -17294,7 +17526,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 16,
-						tr:   &builtinSlots2[361],
+						tr:   &builtinSlots2[365],
 					},
 				},
 			},
@@ -17303,7 +17535,7 @@ var builtinData1 = [...]reasonDef{
 				words: words{
 					summary: phrase{
 						en: "domain has no mail server",
-						tr: &builtinSlots1[158],
+						tr: &builtinSlots1[160],
 					},
 					explanation: alts{
 						list: []text{
@@ -17338,7 +17570,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 32785,
-						tr:   &builtinSlots2[362],
+						tr:   &builtinSlots2[366],
 					},
 					fix: alts{
 						list: []text{
@@ -17355,7 +17587,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 16,
-						tr:   &builtinSlots2[363],
+						tr:   &builtinSlots2[367],
 					},
 				},
 			},
@@ -17365,7 +17597,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender",
 					summary: phrase{
 						en: "domain not found",
-						tr: &builtinSlots1[159],
+						tr: &builtinSlots1[161],
 					},
 					explanation: alts{
 						list: []text{
@@ -17388,7 +17620,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 17,
-						tr:   &builtinSlots2[364],
+						tr:   &builtinSlots2[368],
 					},
 					fix: alts{
 						list: []text{
@@ -17405,7 +17637,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 16,
-						tr:   &builtinSlots2[365],
+						tr:   &builtinSlots2[369],
 					},
 				},
 			},
@@ -17414,7 +17646,7 @@ var builtinData1 = [...]reasonDef{
 				words: words{
 					summary: phrase{
 						en: "receiving server refused the connection",
-						tr: &builtinSlots1[160],
+						tr: &builtinSlots1[162],
 					},
 					explanation: alts{
 						list: []text{
@@ -17437,7 +17669,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 32769,
-						tr:   &builtinSlots2[366],
+						tr:   &builtinSlots2[370],
 					},
 					fix: alts{
 						list: []text{
@@ -17453,7 +17685,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 32768,
-						tr:   &builtinSlots2[367],
+						tr:   &builtinSlots2[371],
 					},
 				},
 			},
@@ -17462,7 +17694,7 @@ var builtinData1 = [...]reasonDef{
 				words: words{
 					summary: phrase{
 						en: "receiving server did not answer",
-						tr: &builtinSlots1[161],
+						tr: &builtinSlots1[163],
 					},
 					explanation: alts{
 						list: []text{
@@ -17485,7 +17717,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 32769,
-						tr:   &builtinSlots2[368],
+						tr:   &builtinSlots2[372],
 					},
 					fix: alts{
 						list: []text{
@@ -17501,7 +17733,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 32768,
-						tr:   &builtinSlots2[369],
+						tr:   &builtinSlots2[373],
 					},
 				},
 			},
@@ -17513,7 +17745,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "relaying denied",
-				tr: &builtinSlots1[162],
+				tr: &builtinSlots1[164],
 			},
 			explanation: alts{
 				list: []text{
@@ -17543,7 +17775,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 19,
-				tr:   &builtinSlots2[370],
+				tr:   &builtinSlots2[374],
 			},
 			fix: alts{
 				list: []text{
@@ -17559,7 +17791,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 2048,
-				tr:   &builtinSlots2[371],
+				tr:   &builtinSlots2[375],
 			},
 		},
 	},
@@ -17570,7 +17802,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "domain accepts no mail",
-				tr: &builtinSlots1[163],
+				tr: &builtinSlots1[165],
 			},
 			explanation: alts{
 				list: []text{
@@ -17593,7 +17825,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 17,
-				tr:   &builtinSlots2[372],
+				tr:   &builtinSlots2[376],
 			},
 			fix: alts{
 				list: []text{
@@ -17610,7 +17842,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 16,
-				tr:   &builtinSlots2[373],
+				tr:   &builtinSlots2[377],
 			},
 		},
 		byFact: keyedWords{
@@ -17619,7 +17851,7 @@ var builtinData1 = [...]reasonDef{
 				words: words{
 					summary: phrase{
 						en: "domain has no mail server",
-						tr: &builtinSlots1[164],
+						tr: &builtinSlots1[166],
 					},
 					explanation: alts{
 						list: []text{
@@ -17654,7 +17886,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 32785,
-						tr:   &builtinSlots2[374],
+						tr:   &builtinSlots2[378],
 					},
 					fix: alts{
 						list: []text{
@@ -17671,7 +17903,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 16,
-						tr:   &builtinSlots2[375],
+						tr:   &builtinSlots2[379],
 					},
 				},
 			},
@@ -17683,7 +17915,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "message not standard",
-				tr: &builtinSlots1[165],
+				tr: &builtinSlots1[167],
 			},
 			explanation: alts{
 				list: []text{
@@ -17706,7 +17938,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[376],
+				tr:   &builtinSlots2[380],
 			},
 			fix: alts{
 				list: []text{
@@ -17721,7 +17953,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 1024,
-				tr:   &builtinSlots2[377],
+				tr:   &builtinSlots2[381],
 			},
 		},
 	},
@@ -17731,7 +17963,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "unknown",
 			summary: phrase{
 				en: "delivery on hold",
-				tr: &builtinSlots1[166],
+				tr: &builtinSlots1[168],
 			},
 			explanation: alts{
 				list: []text{
@@ -17773,7 +18005,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[378],
+				tr:   &builtinSlots2[382],
 			},
 			fix: alts{
 				list: []text{
@@ -17781,7 +18013,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Wait for a final report, or ask your email admin to look at the technical details of this report."},
 					},
 				},
-				tr: &builtinSlots2[379],
+				tr: &builtinSlots2[383],
 			},
 		},
 	},
@@ -17791,7 +18023,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "refused by policy",
-				tr: &builtinSlots1[167],
+				tr: &builtinSlots1[169],
 			},
 			explanation: alts{
 				list: []text{
@@ -17833,7 +18065,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[380],
+				tr:   &builtinSlots2[384],
 			},
 			fix: alts{
 				list: []text{
@@ -17855,7 +18087,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 655360,
-				tr:   &builtinSlots2[381],
+				tr:   &builtinSlots2[385],
 			},
 		},
 		stages: keyedWords{
@@ -17864,7 +18096,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "sending server refused by policy",
-						tr: &builtinSlots1[168],
+						tr: &builtinSlots1[170],
 					},
 					explanation: alts{
 						list: []text{
@@ -17906,7 +18138,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[382],
+						tr:   &builtinSlots2[386],
 					},
 					fix: alts{
 						list: []text{
@@ -17923,7 +18155,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 524288,
-						tr:   &builtinSlots2[383],
+						tr:   &builtinSlots2[387],
 					},
 				},
 			},
@@ -17933,7 +18165,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "sending server refused by policy",
-						tr: &builtinSlots1[169],
+						tr: &builtinSlots1[171],
 					},
 					explanation: alts{
 						list: []text{
@@ -17975,7 +18207,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[384],
+						tr:   &builtinSlots2[388],
 					},
 					fix: alts{
 						list: []text{
@@ -17992,7 +18224,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 524288,
-						tr:   &builtinSlots2[385],
+						tr:   &builtinSlots2[389],
 					},
 				},
 			},
@@ -18002,7 +18234,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "recipient refused by policy",
-						tr: &builtinSlots1[170],
+						tr: &builtinSlots1[172],
 					},
 					explanation: alts{
 						list: []text{
@@ -18044,7 +18276,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[386],
+						tr:   &builtinSlots2[390],
 					},
 					fix: alts{
 						list: []text{
@@ -18061,7 +18293,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 524288,
-						tr:   &builtinSlots2[387],
+						tr:   &builtinSlots2[391],
 					},
 				},
 			},
@@ -18073,7 +18305,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender",
 					summary: phrase{
 						en: "encrypted attachment not accepted",
-						tr: &builtinSlots1[171],
+						tr: &builtinSlots1[173],
 					},
 					explanation: alts{
 						list: []text{
@@ -18104,7 +18336,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 131075,
-						tr:   &builtinSlots2[388],
+						tr:   &builtinSlots2[392],
 					},
 					fix: alts{
 						list: []text{
@@ -18112,7 +18344,7 @@ var builtinData1 = [...]reasonDef{
 								{literal: "Send the file in a way the recipient's organization accepts: ask the recipient which (their organization's secure file exchange, the file without encryption or password, or a link to a shared folder you agree on). If it must stay protected, send the password separately, never in the same message."},
 							},
 						},
-						tr: &builtinSlots2[389],
+						tr: &builtinSlots2[393],
 					},
 				},
 			},
@@ -18122,7 +18354,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender",
 					summary: phrase{
 						en: "attachment type not accepted",
-						tr: &builtinSlots1[172],
+						tr: &builtinSlots1[174],
 					},
 					explanation: alts{
 						list: []text{
@@ -18164,7 +18396,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 131075,
-						tr:   &builtinSlots2[390],
+						tr:   &builtinSlots2[394],
 					},
 					fix: alts{
 						list: []text{
@@ -18178,7 +18410,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 131072,
-						tr:   &builtinSlots2[391],
+						tr:   &builtinSlots2[395],
 					},
 				},
 			},
@@ -18188,7 +18420,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender",
 					summary: phrase{
 						en: "refused by the recipient organization's own rule",
-						tr: &builtinSlots1[173],
+						tr: &builtinSlots1[175],
 					},
 					explanation: alts{
 						list: []text{
@@ -18213,7 +18445,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 549755813891,
-						tr:   &builtinSlots2[392],
+						tr:   &builtinSlots2[396],
 					},
 					fix: alts{
 						list: []text{
@@ -18221,7 +18453,7 @@ var builtinData1 = [...]reasonDef{
 								{literal: "Follow the organization's instruction quoted above (for example another file format, or the way it asks you to send files), then send the message again. If it is unclear or you cannot do what it asks, ask the recipient by other means: their email admin set the rule and can tell you what it accepts."},
 							},
 						},
-						tr: &builtinSlots2[393],
+						tr: &builtinSlots2[397],
 					},
 				},
 			},
@@ -18233,7 +18465,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "sender address refused",
-				tr: &builtinSlots1[174],
+				tr: &builtinSlots1[176],
 			},
 			explanation: alts{
 				list: []text{
@@ -18275,7 +18507,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[394],
+				tr:   &builtinSlots2[398],
 			},
 			fix: alts{
 				list: []text{
@@ -18292,7 +18524,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 524288,
-				tr:   &builtinSlots2[395],
+				tr:   &builtinSlots2[399],
 			},
 		},
 		byFact: keyedWords{
@@ -18301,7 +18533,7 @@ var builtinData1 = [...]reasonDef{
 				words: words{
 					summary: phrase{
 						en: "sender domain not found",
-						tr: &builtinSlots1[175],
+						tr: &builtinSlots1[177],
 					},
 					explanation: alts{
 						list: []text{
@@ -18324,7 +18556,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[396],
+						tr:   &builtinSlots2[400],
 					},
 					fix: alts{
 						list: []text{
@@ -18332,7 +18564,7 @@ var builtinData1 = [...]reasonDef{
 								{literal: "Changing the message will not help. Your email admin should check that your domain exists in DNS and receives mail (a name server or registration problem, or a typo in the sender address the sending program uses)."},
 							},
 						},
-						tr: &builtinSlots2[397],
+						tr: &builtinSlots2[401],
 					},
 				},
 			},
@@ -18344,7 +18576,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "no reverse DNS",
-				tr: &builtinSlots1[176],
+				tr: &builtinSlots1[178],
 			},
 			explanation: alts{
 				list: []text{
@@ -18375,7 +18607,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 65539,
-				tr:   &builtinSlots2[398],
+				tr:   &builtinSlots2[402],
 			},
 			fix: alts{
 				list: []text{
@@ -18391,7 +18623,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 65536,
-				tr:   &builtinSlots2[399],
+				tr:   &builtinSlots2[403],
 			},
 		},
 	},
@@ -18401,7 +18633,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "security requirement not met",
-				tr: &builtinSlots1[177],
+				tr: &builtinSlots1[179],
 			},
 			explanation: alts{
 				list: []text{
@@ -18443,7 +18675,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[400],
+				tr:   &builtinSlots2[404],
 			},
 			fix: alts{
 				list: []text{
@@ -18451,7 +18683,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Your email admin should configure the sending system (server, device or application) to log in and use encryption as the receiving server requires."},
 					},
 				},
-				tr: &builtinSlots2[401],
+				tr: &builtinSlots2[405],
 			},
 		},
 		byFact: keyedWords{
@@ -18461,7 +18693,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender",
 					summary: phrase{
 						en: "encrypted attachment not accepted",
-						tr: &builtinSlots1[178],
+						tr: &builtinSlots1[180],
 					},
 					explanation: alts{
 						list: []text{
@@ -18492,7 +18724,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 131075,
-						tr:   &builtinSlots2[402],
+						tr:   &builtinSlots2[406],
 					},
 					fix: alts{
 						list: []text{
@@ -18500,7 +18732,7 @@ var builtinData1 = [...]reasonDef{
 								{literal: "Send the file in a way the recipient's organization accepts: ask the recipient which (their organization's secure file exchange, the file without encryption or password, or a link to a shared folder you agree on). If it must stay protected, send the password separately, never in the same message."},
 							},
 						},
-						tr: &builtinSlots2[403],
+						tr: &builtinSlots2[407],
 					},
 				},
 			},
@@ -18510,7 +18742,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender",
 					summary: phrase{
 						en: "attachment type not accepted",
-						tr: &builtinSlots1[179],
+						tr: &builtinSlots1[181],
 					},
 					explanation: alts{
 						list: []text{
@@ -18552,7 +18784,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 131075,
-						tr:   &builtinSlots2[404],
+						tr:   &builtinSlots2[408],
 					},
 					fix: alts{
 						list: []text{
@@ -18566,7 +18798,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 131072,
-						tr:   &builtinSlots2[405],
+						tr:   &builtinSlots2[409],
 					},
 				},
 			},
@@ -18578,7 +18810,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "judged as spam",
-				tr: &builtinSlots1[180],
+				tr: &builtinSlots1[182],
 			},
 			explanation: alts{
 				list: []text{
@@ -18674,7 +18906,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 30786325577731,
-				tr:   &builtinSlots2[406],
+				tr:   &builtinSlots2[410],
 			},
 			fix: alts{
 				list: []text{
@@ -18700,149 +18932,11 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 17592186052608,
-				tr:   &builtinSlots2[407],
+				tr:   &builtinSlots2[411],
 			},
 		},
 		stages: keyedWords{
 			{
-				words: words{
-					owner: "sender-admin",
-					summary: phrase{
-						en: "sending server refused as a spam source",
-						tr: &builtinSlots1[181],
-					},
-					explanation: alts{
-						list: []text{
-							{
-								{literal: "The message"},
-								{
-									group: []textPart{
-										{literal: " to "},
-										{isSlot: true},
-									},
-								},
-								{literal: " was refused"},
-								{
-									group: []textPart{
-										{literal: " by "},
-										{slot: 1, isSlot: true},
-									},
-								},
-								{literal: " before its content was sent, because the receiving server considers the sending server a source of spam (it names the list "},
-								{slot: 12, isSlot: true},
-								{literal: "). This is about the sending server's reputation, not about your message."},
-							},
-							{
-								{literal: "The message"},
-								{
-									group: []textPart{
-										{literal: " to "},
-										{isSlot: true},
-									},
-								},
-								{literal: " was refused"},
-								{
-									group: []textPart{
-										{literal: " by "},
-										{slot: 1, isSlot: true},
-									},
-								},
-								{literal: " before its content was sent, because the receiving server considers the sending server or your address a source of spam. This is about reputation, not about your message."},
-							},
-						},
-						uses: 4099,
-						tr:   &builtinSlots2[408],
-					},
-					fix: alts{
-						list: []text{
-							{
-								{literal: "Changing the message will not help. Your email admin should check the sending server's reputation and block lists"},
-								{
-									group: []textPart{
-										{literal: " ("},
-										{slot: 13, isSlot: true},
-										{literal: ")"},
-									},
-								},
-								{literal: ", stop any spam it sends (often from a hacked account), and ask the receiver to lift the block."},
-							},
-						},
-						uses: 8192,
-						tr:   &builtinSlots2[409],
-					},
-				},
-			},
-			{
-				key: 1,
-				words: words{
-					owner: "sender-admin",
-					summary: phrase{
-						en: "sending server refused as a spam source",
-						tr: &builtinSlots1[182],
-					},
-					explanation: alts{
-						list: []text{
-							{
-								{literal: "The message"},
-								{
-									group: []textPart{
-										{literal: " to "},
-										{isSlot: true},
-									},
-								},
-								{literal: " was refused"},
-								{
-									group: []textPart{
-										{literal: " by "},
-										{slot: 1, isSlot: true},
-									},
-								},
-								{literal: " before its content was sent, because the receiving server considers the sending server a source of spam (it names the list "},
-								{slot: 12, isSlot: true},
-								{literal: "). This is about the sending server's reputation, not about your message."},
-							},
-							{
-								{literal: "The message"},
-								{
-									group: []textPart{
-										{literal: " to "},
-										{isSlot: true},
-									},
-								},
-								{literal: " was refused"},
-								{
-									group: []textPart{
-										{literal: " by "},
-										{slot: 1, isSlot: true},
-									},
-								},
-								{literal: " before its content was sent, because the receiving server considers the sending server or your address a source of spam. This is about reputation, not about your message."},
-							},
-						},
-						uses: 4099,
-						tr:   &builtinSlots2[410],
-					},
-					fix: alts{
-						list: []text{
-							{
-								{literal: "Changing the message will not help. Your email admin should check the sending server's reputation and block lists"},
-								{
-									group: []textPart{
-										{literal: " ("},
-										{slot: 13, isSlot: true},
-										{literal: ")"},
-									},
-								},
-								{literal: ", stop any spam it sends (often from a hacked account), and ask the receiver to lift the block."},
-							},
-						},
-						uses: 8192,
-						tr:   &builtinSlots2[411],
-					},
-				},
-			},
-			{
-				key: 2,
 				words: words{
 					owner: "sender-admin",
 					summary: phrase{
@@ -18910,6 +19004,144 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 			},
+			{
+				key: 1,
+				words: words{
+					owner: "sender-admin",
+					summary: phrase{
+						en: "sending server refused as a spam source",
+						tr: &builtinSlots1[184],
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " before its content was sent, because the receiving server considers the sending server a source of spam (it names the list "},
+								{slot: 12, isSlot: true},
+								{literal: "). This is about the sending server's reputation, not about your message."},
+							},
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " before its content was sent, because the receiving server considers the sending server or your address a source of spam. This is about reputation, not about your message."},
+							},
+						},
+						uses: 4099,
+						tr:   &builtinSlots2[414],
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Changing the message will not help. Your email admin should check the sending server's reputation and block lists"},
+								{
+									group: []textPart{
+										{literal: " ("},
+										{slot: 13, isSlot: true},
+										{literal: ")"},
+									},
+								},
+								{literal: ", stop any spam it sends (often from a hacked account), and ask the receiver to lift the block."},
+							},
+						},
+						uses: 8192,
+						tr:   &builtinSlots2[415],
+					},
+				},
+			},
+			{
+				key: 2,
+				words: words{
+					owner: "sender-admin",
+					summary: phrase{
+						en: "sending server refused as a spam source",
+						tr: &builtinSlots1[185],
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " before its content was sent, because the receiving server considers the sending server a source of spam (it names the list "},
+								{slot: 12, isSlot: true},
+								{literal: "). This is about the sending server's reputation, not about your message."},
+							},
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " before its content was sent, because the receiving server considers the sending server or your address a source of spam. This is about reputation, not about your message."},
+							},
+						},
+						uses: 4099,
+						tr:   &builtinSlots2[416],
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Changing the message will not help. Your email admin should check the sending server's reputation and block lists"},
+								{
+									group: []textPart{
+										{literal: " ("},
+										{slot: 13, isSlot: true},
+										{literal: ")"},
+									},
+								},
+								{literal: ", stop any spam it sends (often from a hacked account), and ask the receiver to lift the block."},
+							},
+						},
+						uses: 8192,
+						tr:   &builtinSlots2[417],
+					},
+				},
+			},
 		},
 		byFact: keyedWords{
 			{
@@ -18918,7 +19150,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender",
 					summary: phrase{
 						en: "malware detected",
-						tr: &builtinSlots1[184],
+						tr: &builtinSlots1[186],
 					},
 					explanation: alts{
 						list: []text{
@@ -18964,7 +19196,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 393219,
-						tr:   &builtinSlots2[414],
+						tr:   &builtinSlots2[418],
 					},
 					fix: alts{
 						list: []text{
@@ -18978,7 +19210,122 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 131072,
-						tr:   &builtinSlots2[415],
+						tr:   &builtinSlots2[419],
+					},
+				},
+			},
+			{
+				key: 24,
+				words: words{
+					owner: "sender",
+					summary: phrase{
+						en: "encrypted attachment not accepted",
+						tr: &builtinSlots1[187],
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because an attachment"},
+								{
+									group: []textPart{
+										{literal: " ("},
+										{slot: 17, isSlot: true},
+										{literal: ")"},
+									},
+								},
+								{literal: " is encrypted or password-protected: the receiving organization's filter cannot look inside such files, so it does not accept them. This does not mean that a virus was found."},
+							},
+						},
+						uses: 131075,
+						tr:   &builtinSlots2[420],
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Send the file in a way the recipient's organization accepts: ask the recipient which (their organization's secure file exchange, the file without encryption or password, or a link to a shared folder you agree on). If it must stay protected, send the password separately, never in the same message."},
+							},
+						},
+						tr: &builtinSlots2[421],
+					},
+				},
+			},
+			{
+				key: 25,
+				words: words{
+					owner: "sender",
+					summary: phrase{
+						en: "attachment type not accepted",
+						tr: &builtinSlots1[188],
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because of its attachment "},
+								{slot: 17, isSlot: true},
+								{literal: ": the receiving organization does not accept files of this type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
+							},
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because of an attachment: the receiving organization does not accept files of its type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
+							},
+						},
+						uses: 131075,
+						tr:   &builtinSlots2[422],
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Send the message again without "},
+								{slot: 17, isSlot: true},
+								{literal: ". If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
+							},
+							{
+								{literal: "Send the message again without the attachment the filter refused (a program, script, macro document or archive). If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
+							},
+						},
+						uses: 131072,
+						tr:   &builtinSlots2[423],
 					},
 				},
 			},
@@ -18990,7 +19337,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "sending rate limit",
-				tr: &builtinSlots1[185],
+				tr: &builtinSlots1[189],
 			},
 			explanation: alts{
 				list: []text{
@@ -19013,7 +19360,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[416],
+				tr:   &builtinSlots2[424],
 			},
 			fix: alts{
 				list: []text{
@@ -19030,7 +19377,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 8192,
-				tr:   &builtinSlots2[417],
+				tr:   &builtinSlots2[425],
 			},
 		},
 	},
@@ -19040,7 +19387,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "suppressed address",
-				tr: &builtinSlots1[186],
+				tr: &builtinSlots1[190],
 			},
 			explanation: alts{
 				list: []text{
@@ -19056,7 +19403,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 1,
-				tr:   &builtinSlots2[418],
+				tr:   &builtinSlots2[426],
 			},
 			fix: alts{
 				list: []text{
@@ -19064,7 +19411,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Check the address. If you know that it works again, ask whoever runs your sending service account (for example Amazon SES, SendGrid, Mailgun or Postmark) to take it off the account's suppression list; otherwise remove it from your lists."},
 					},
 				},
-				tr: &builtinSlots2[419],
+				tr: &builtinSlots2[427],
 			},
 		},
 	},
@@ -19074,7 +19421,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient",
 			summary: phrase{
 				en: "mailbox disabled",
-				tr: &builtinSlots1[187],
+				tr: &builtinSlots1[191],
 			},
 			explanation: alts{
 				list: []text{
@@ -19097,7 +19444,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[420],
+				tr:   &builtinSlots2[428],
 			},
 			fix: alts{
 				list: []text{
@@ -19105,7 +19452,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Reach the recipient by other means: only they or their email admin can reactivate the mailbox. If it stays disabled, stop writing to this address."},
 					},
 				},
-				tr: &builtinSlots2[421],
+				tr: &builtinSlots2[429],
 			},
 		},
 	},
@@ -19115,7 +19462,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "mail protocol error",
-				tr: &builtinSlots1[188],
+				tr: &builtinSlots1[192],
 			},
 			explanation: alts{
 				list: []text{
@@ -19138,7 +19485,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[422],
+				tr:   &builtinSlots2[430],
 			},
 			fix: alts{
 				list: []text{
@@ -19146,7 +19493,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Your email admin should check the sending server's software and settings."},
 					},
 				},
-				tr: &builtinSlots2[423],
+				tr: &builtinSlots2[431],
 			},
 		},
 	},
@@ -19156,7 +19503,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "error at the receiving system",
-				tr: &builtinSlots1[189],
+				tr: &builtinSlots1[193],
 			},
 			explanation: alts{
 				list: []text{
@@ -19198,7 +19545,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[424],
+				tr:   &builtinSlots2[432],
 			},
 			fix: alts{
 				list: []text{
@@ -19206,7 +19553,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Send it again later; if it keeps failing, tell the recipient by other means so that their email admin can look at the error."},
 					},
 				},
-				tr: &builtinSlots2[425],
+				tr: &builtinSlots2[433],
 			},
 		},
 		byFact: keyedWords{
@@ -19215,7 +19562,7 @@ var builtinData1 = [...]reasonDef{
 				words: words{
 					summary: phrase{
 						en: "mail loop",
-						tr: &builtinSlots1[190],
+						tr: &builtinSlots1[194],
 					},
 					explanation: alts{
 						list: []text{
@@ -19238,7 +19585,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[426],
+						tr:   &builtinSlots2[434],
 					},
 					fix: alts{
 						list: []text{
@@ -19246,7 +19593,7 @@ var builtinData1 = [...]reasonDef{
 								{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 							},
 						},
-						tr: &builtinSlots2[427],
+						tr: &builtinSlots2[435],
 					},
 				},
 			},
@@ -19258,7 +19605,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "receiving system out of storage",
-				tr: &builtinSlots1[191],
+				tr: &builtinSlots1[195],
 			},
 			explanation: alts{
 				list: []text{
@@ -19281,7 +19628,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[428],
+				tr:   &builtinSlots2[436],
 			},
 			fix: alts{
 				list: []text{
@@ -19289,7 +19636,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Send it again later; if it keeps failing, tell the recipient by other means so that their email admin frees space."},
 					},
 				},
-				tr: &builtinSlots2[429],
+				tr: &builtinSlots2[437],
 			},
 		},
 	},
@@ -19299,7 +19646,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "too many connections",
-				tr: &builtinSlots1[192],
+				tr: &builtinSlots1[196],
 			},
 			explanation: alts{
 				list: []text{
@@ -19322,7 +19669,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[430],
+				tr:   &builtinSlots2[438],
 			},
 			fix: alts{
 				list: []text{
@@ -19330,7 +19677,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change; the message can be sent again later. If it keeps happening, your email admin should lower the number of simultaneous connections from the sending server to that destination."},
 					},
 				},
-				tr: &builtinSlots2[431],
+				tr: &builtinSlots2[439],
 			},
 		},
 		byFact: keyedWords{
@@ -19340,7 +19687,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender",
 					summary: phrase{
 						en: "too many recipients",
-						tr: &builtinSlots1[193],
+						tr: &builtinSlots1[197],
 					},
 					explanation: alts{
 						list: []text{
@@ -19382,7 +19729,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 16387,
-						tr:   &builtinSlots2[432],
+						tr:   &builtinSlots2[440],
 					},
 					fix: alts{
 						list: []text{
@@ -19396,7 +19743,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 16384,
-						tr:   &builtinSlots2[433],
+						tr:   &builtinSlots2[441],
 					},
 				},
 			},
@@ -19408,7 +19755,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "unknown",
 			summary: phrase{
 				en: "undetermined failure",
-				tr: &builtinSlots1[194],
+				tr: &builtinSlots1[198],
 			},
 			explanation: alts{
 				list: []text{
@@ -19443,7 +19790,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[434],
+				tr:   &builtinSlots2[442],
 			},
 			fix: alts{
 				list: []text{
@@ -19463,7 +19810,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 8192,
-				tr:   &builtinSlots2[435],
+				tr:   &builtinSlots2[443],
 			},
 		},
 	},
@@ -19474,7 +19821,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "address does not exist",
-				tr: &builtinSlots1[195],
+				tr: &builtinSlots1[199],
 			},
 			explanation: alts{
 				list: []text{
@@ -19497,7 +19844,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[436],
+				tr:   &builtinSlots2[444],
 			},
 			fix: alts{
 				list: []text{
@@ -19505,7 +19852,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Check the address for typos. If it is right, the person may have left or changed address: ask them for a current one by other means, and remove this address from your address book, your mail program's autocomplete and your mailing lists."},
 					},
 				},
-				tr: &builtinSlots2[437],
+				tr: &builtinSlots2[445],
 			},
 		},
 	},
@@ -19514,7 +19861,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "none",
 			summary: phrase{
 				en: "auto-reply",
-				tr: &builtinSlots1[196],
+				tr: &builtinSlots1[200],
 			},
 			explanation: alts{
 				list: []text{
@@ -19522,7 +19869,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "This is an automatic reply, not a bounce."},
 					},
 				},
-				tr: &builtinSlots2[438],
+				tr: &builtinSlots2[446],
 			},
 		},
 	},
@@ -19532,7 +19879,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "malware detected",
-				tr: &builtinSlots1[197],
+				tr: &builtinSlots1[201],
 			},
 			explanation: alts{
 				list: []text{
@@ -19614,7 +19961,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 393219,
-				tr:   &builtinSlots2[439],
+				tr:   &builtinSlots2[447],
 			},
 			fix: alts{
 				list: []text{
@@ -19628,7 +19975,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 131072,
-				tr:   &builtinSlots2[440],
+				tr:   &builtinSlots2[448],
 			},
 		},
 		byFact: keyedWords{
@@ -19638,7 +19985,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender",
 					summary: phrase{
 						en: "malware detected",
-						tr: &builtinSlots1[198],
+						tr: &builtinSlots1[202],
 					},
 					explanation: alts{
 						list: []text{
@@ -19684,7 +20031,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 393219,
-						tr:   &builtinSlots2[441],
+						tr:   &builtinSlots2[449],
 					},
 					fix: alts{
 						list: []text{
@@ -19698,7 +20045,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 131072,
-						tr:   &builtinSlots2[442],
+						tr:   &builtinSlots2[450],
 					},
 				},
 			},
@@ -19708,7 +20055,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender",
 					summary: phrase{
 						en: "encrypted attachment not accepted",
-						tr: &builtinSlots1[199],
+						tr: &builtinSlots1[203],
 					},
 					explanation: alts{
 						list: []text{
@@ -19739,7 +20086,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 131075,
-						tr:   &builtinSlots2[443],
+						tr:   &builtinSlots2[451],
 					},
 					fix: alts{
 						list: []text{
@@ -19747,7 +20094,7 @@ var builtinData1 = [...]reasonDef{
 								{literal: "Send the file in a way the recipient's organization accepts: ask the recipient which (their organization's secure file exchange, the file without encryption or password, or a link to a shared folder you agree on). If it must stay protected, send the password separately, never in the same message."},
 							},
 						},
-						tr: &builtinSlots2[444],
+						tr: &builtinSlots2[452],
 					},
 				},
 			},
@@ -19757,7 +20104,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender",
 					summary: phrase{
 						en: "attachment type not accepted",
-						tr: &builtinSlots1[200],
+						tr: &builtinSlots1[204],
 					},
 					explanation: alts{
 						list: []text{
@@ -19799,7 +20146,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 131075,
-						tr:   &builtinSlots2[445],
+						tr:   &builtinSlots2[453],
 					},
 					fix: alts{
 						list: []text{
@@ -19813,7 +20160,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 131072,
-						tr:   &builtinSlots2[446],
+						tr:   &builtinSlots2[454],
 					},
 				},
 			},
@@ -19823,11 +20170,11 @@ var builtinData1 = [...]reasonDef{
 
 // builtinSlots1 are the translations of the []string slots, filled when first needed:
 // zero data, so that starting writes none of the rules' pages.
-var builtinSlots1 [201][]string
+var builtinSlots1 [205][]string
 
 // builtinSlots2 are the translations of the [][]text slots, filled when first needed:
 // zero data, so that starting writes none of the rules' pages.
-var builtinSlots2 [447][][]text
+var builtinSlots2 [455][][]text
 
 // builtinTrie is the trie of the phrase automaton of builtinSet, as newTrie
 // builds it from builtinSet.phrases.

@@ -35,27 +35,44 @@ var lastingDelayConditions = [...]Fact{FactTLSCert, FactTLSNotOffered, FactTLSRe
 // postconf(5)), is the receiving server's configuration for the domain.
 var lastingDelayReasons = [...]Reason{ReasonNoRelaying}
 
+// delayLasting says whether, and why, a delay does not fix itself with
+// the sending server's retries alone.
+type delayLasting int
+
+const (
+	delayPasses      delayLasting = iota // retries may get it through: nobody needs to act yet
+	delayConfigLasts                     // the recipient's side must change a configuration
+	delayMailboxFull                     // the recipient must make room in the mailbox
+)
+
 // lastingDelay says whether a delay read as v does not fix itself: its
 // cause is one of lastingDelayConditions or lastingDelayReasons, and its
 // owner is the recipient's email admin (whose configuration it is, and
 // whom the fix asks the sender to reach). A reason of lastingDelayReasons
 // counts only when a remote server gave it (in): from the sender's own
-// server, a relay refusal is not the recipient's side's.
-func lastingDelay(v *Classification, in *Input) bool {
+// server, a relay refusal is not the recipient's side's. A full mailbox
+// (RFC 3463 X.2.2, "mailbox full": the mailbox "has exceeded a per-mailbox
+// administrative quota", and RFC 3463 calls it a persistent transient
+// failure) gets through only once the recipient makes room: the retries
+// wait for the recipient, who should be told.
+func lastingDelay(v *Classification, in *Input) delayLasting {
+	if v.Reason == ReasonMailboxFull && (v.Owner == OwnerRecipient || v.Owner == OwnerRecipientAdmin) && !ownServerRefusal(in) {
+		return delayMailboxFull
+	}
 	if v.Owner != OwnerRecipientAdmin {
-		return false
+		return delayPasses
 	}
 	for _, r := range lastingDelayReasons {
 		if v.Reason == r && !ownServerRefusal(in) {
-			return true
+			return delayConfigLasts
 		}
 	}
 	for _, f := range lastingDelayConditions {
 		if v.Facts.Get(f) != "" {
-			return true
+			return delayConfigLasts
 		}
 	}
-	return false
+	return delayPasses
 }
 
 // The deadline of a delay. A warning says when the sending server will give

@@ -40,18 +40,29 @@ func TestRelayDeniedDelayDoesNotFixItself(t *testing.T) {
 }
 
 // TestOrdinaryDelayStaysTemporary: a delay for a cause that can pass (a
-// connection timeout, a full mailbox) stays nobody's, with nothing to do
-// yet.
+// connection timeout) stays nobody's, with nothing to do yet.
 func TestOrdinaryDelayStaysTemporary(t *testing.T) {
 	e := builtin(t)
 	rd := explainFixture(t, e, "delay-warning-01.eml")
 	if rd.Owner != OwnerNone || !strings.Contains(rd.Fix, "Nothing to do yet") {
 		t.Errorf("delay-warning-01.eml: owner %s fix %q: want nobody and nothing to do yet", rd.Owner, rd.Fix)
 	}
+}
+
+// TestFullMailboxDelayWaitsForTheRecipient: a delay because the
+// recipient's mailbox is full gets through only once the recipient makes
+// room (RFC 3463 X.2.2): the recipient is named, the fix says to tell
+// them and not to send again; the sending server still keeps trying.
+func TestFullMailboxDelayWaitsForTheRecipient(t *testing.T) {
+	e := builtin(t)
 	v := e.Classify(Input{Action: "delayed", Status: "4.2.2", RemoteMTA: "mx.example.net",
 		Diagnostic: "452 4.2.2 <bo@example.net>: Mailbox full"})
-	if v.Owner != OwnerNone || !strings.Contains(v.Fix, "Nothing to do yet") {
-		t.Errorf("mailbox full delay: owner %s fix %q: want nobody and nothing to do yet", v.Owner, v.Fix)
+	if v.Owner != OwnerRecipient || !strings.Contains(v.Fix, "Tell the recipient") ||
+		!strings.Contains(v.Fix, "do not send the message again") || !strings.Contains(v.Fix, "keeps trying") {
+		t.Errorf("mailbox full delay: owner %s fix %q: want the recipient, told by other means, no second copy, the server still trying", v.Owner, v.Fix)
+	}
+	if v.Permanent {
+		t.Errorf("mailbox full delay: permanent, want a delay")
 	}
 }
 

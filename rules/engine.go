@@ -256,8 +256,11 @@ func (e *Engine) classify(in Input, lang int) Classification {
 	w.fill(rd.words)
 
 	v.Owner = first(w.owner, OwnerUnknown)
-	lasting := action == smtpcode.ActionDelayed && lastingDelay(&v, &rec.in)
-	if action == smtpcode.ActionDelayed && !lasting {
+	lasting := delayPasses
+	if action == smtpcode.ActionDelayed {
+		lasting = lastingDelay(&v, &rec.in)
+	}
+	if action == smtpcode.ActionDelayed && lasting == delayPasses {
 		v.Owner = OwnerNone // the sending server keeps trying
 	}
 	hard := rd.HardBounce
@@ -291,9 +294,9 @@ func slotIndexOf(f Fact) int {
 }
 
 // sentences writes the explanation and the fix of a reading in language
-// lang. lasting says that the record is a delay that retries will not fix
-// (lastingDelay).
-func (e *Engine) sentences(rec *record, v *Classification, t *thenDef, rd *reasonDef, ruleWords, w words, lasting bool, lang int) (explanation, fix string) {
+// lang. lasting says whether the record is a delay that retries alone will
+// not fix, and why (lastingDelay).
+func (e *Engine) sentences(rec *record, v *Classification, t *thenDef, rd *reasonDef, ruleWords, w words, lasting delayLasting, lang int) (explanation, fix string) {
 	in, action := &rec.in, rec.action
 	texts := e.textsFor(lang)
 	cause := first(t.Cause, rd.Cause, texts[textUnknownCause].plain())
@@ -379,9 +382,12 @@ func (e *Engine) sentences(rec *record, v *Classification, t *thenDef, rd *reaso
 	}
 	var fixPiece piece
 	switch {
-	case lasting:
+	case lasting == delayConfigLasts:
 		// Issue 8: waiting does not help; the recipient's side must act.
 		fixPiece = textPiece(texts[textDelayedLastingFix], valuesRecord)
+	case lasting == delayMailboxFull:
+		// The retries get through once the recipient makes room.
+		fixPiece = textPiece(texts[textDelayedMailboxFullFix], valuesRecord)
 	case delayed && (ruleWords.fix.empty() || !t.delays):
 		// The reason's fix is for a final failure; a delay needs none yet.
 		fixPiece = textPiece(texts[textDelayedFix], valuesRecord)
@@ -393,7 +399,7 @@ func (e *Engine) sentences(rec *record, v *Classification, t *thenDef, rd *reaso
 		}
 	}
 	explanation, fix = joinSentences(expl[:n], fixPiece, &vs)
-	if delayed && !lasting && t.delays && !ruleWords.fix.empty() && w.fix.uses&deadlineSlots == 0 && v.Facts.set()&deadlineFactSet != 0 {
+	if delayed && lasting == delayPasses && t.delays && !ruleWords.fix.empty() && w.fix.uses&deadlineSlots == 0 && v.Facts.set()&deadlineFactSet != 0 {
 		// A rule's own words for a delay: the deadline the report states
 		// is said after them (delay.go).
 		fix += " " + texts[textDelayedDeadline].render(vals)
@@ -908,7 +914,14 @@ func (e *Engine) notBounce(r *dsn.Report, lang int) Classification {
 		v.Fix = t[textFeedbackFix].plain()
 	case dsn.KindReceipt:
 		v.Summary = t[textReceiptSummary].plain()
-		v.Explanation = t[textReceiptExplanation].plain()
+		switch r.Disposition {
+		case dsn.DispositionDeleted:
+			v.Explanation = t[textReceiptDeletedExplanation].plain()
+		case dsn.DispositionDispatched, dsn.DispositionProcessed:
+			v.Explanation = t[textReceiptUndisplayedExplanation].plain()
+		default:
+			v.Explanation = t[textReceiptExplanation].plain()
+		}
 	case dsn.KindNone:
 		if r.Format == dsn.FormatDMARCAggregate {
 			v.Summary = t[textDMARCAggregateSummary].plain()

@@ -71,3 +71,23 @@ func TestAURIBlockListRefusalIsAboutALinkInTheMessage(t *testing.T) {
 		t.Errorf("a sender domain on the DBL read as a link in the message: %s, %q", v.Rule, v.Explanation)
 	}
 }
+
+// Postfix names what a block list refusal looked up (postconf(5)
+// default_rbl_reply, $rbl_class): the sender's domain or a name of the
+// sending server is on a domain list, and the explanation says which
+// (never "the address of the sending server"); the client's address stays
+// the sending server's address.
+func TestPostfixBlockListRefusalSaysWhatIsListed(t *testing.T) {
+	e := builtin(t)
+	for _, tc := range []struct{ diag, rule, says string }{
+		{"554 5.7.1 Service unavailable; Sender address [promo@deals.example] blocked using dbl.spamhaus.org", "postfix-rbl-sender", "the domain of your address, deals.example, is on the block list dbl.spamhaus.org"},
+		{"554 5.7.1 Service unavailable; Helo command [mail.deals.example] blocked using dbl.spamhaus.org", "postfix-rbl-name", "the name of the sending server, mail.deals.example, is on the block list dbl.spamhaus.org"},
+		{"554 5.7.1 Service unavailable; Reverse client host [dyn-7.deals.example] blocked using dbl.spamhaus.org", "postfix-rbl-name", "the name of the sending server, dyn-7.deals.example,"},
+		{"554 5.7.1 Service unavailable; Client host [192.0.2.9] blocked using zen.spamhaus.org", "blocked-text", "the address of the sending server (192.0.2.9) is on the block list zen.spamhaus.org"},
+	} {
+		v := e.Classify(Input{Action: "failed", Command: "RCPT", Diagnostic: tc.diag})
+		if v.Rule != tc.rule || !strings.Contains(v.Explanation, tc.says) || v.Owner != OwnerSenderAdmin {
+			t.Errorf("%q: rule %s owner %s explanation %q; want %s for the sender's admin, saying %q", tc.diag, v.Rule, v.Owner, v.Explanation, tc.rule, tc.says)
+		}
+	}
+}

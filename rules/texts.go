@@ -57,6 +57,8 @@ const (
 	textFeedbackFix
 	textReceiptSummary
 	textReceiptExplanation
+	textReceiptDeletedExplanation
+	textReceiptUndisplayedExplanation
 	textNotReportSummary
 	textNotReportExplanation
 	textNoRecipientSummary
@@ -68,6 +70,7 @@ const (
 	textForwardedRefused
 	textForwardedRefusedFix
 	textDelayedLastingFix
+	textDelayedMailboxFullFix
 	textGaveUpRefused
 	textGaveUpFailed
 	textInternalHopSummary
@@ -187,48 +190,51 @@ var textDefs = [numTexts]struct {
 	name  string
 	slots slotSet
 }{
-	textUnknownCause:               {"unknown_cause", 0},
-	textDelayedFix:                 {"delayed_fix", deadlineSlots},
-	textDelayedIntro:               {"delayed_intro", setOf(slotRecipient, slotRemote)},
-	textUnnamedRecipient:           {"unnamed_recipient", 0},
-	textUnnamedRemote:              {"unnamed_remote", 0},
-	textUnnamedReporting:           {"unnamed_reporting", 0},
-	textExplainDelayed:             {"explain_delayed", setOf(slotRecipient, slotRemote, slotCause)},
-	textExplainRefused:             {"explain_refused", setOf(slotRecipient, slotRemote, slotCause)},
-	textExplainUndelivered:         {"explain_undelivered", setOf(slotRecipient, slotCause)},
-	textExplainDelivered:           {"explain_delivered", setOf(slotRecipient, slotRemote)},
-	textExplainRelayed:             {"explain_relayed", setOf(slotRecipient, slotRemote)},
-	textExplainExpanded:            {"explain_expanded", setOf(slotRecipient, slotRemote)},
-	textExplainCause:               {"explain_cause", setOf(slotCause, slotCauseCapital)},
-	textAutoreplySummary:           {"autoreply_summary", 0},
-	textAutoreplyExplanation:       {"autoreply_explanation", 0},
-	textAutoreplyQuotedExplanation: {"autoreply_quoted_explanation", setOf(slotReply)},
-	textChallengeSummary:           {"challenge_summary", 0},
-	textChallengeExplanation:       {"challenge_explanation", 0},
-	textChallengeFix:               {"challenge_fix", 0},
-	textListHeldSummary:            {"list_held_summary", 0},
-	textListHeldExplanation:        {"list_held_explanation", setOf(slotRecipient, slotReply)},
-	textListHeldFix:                {"list_held_fix", 0},
-	textListHeldNonMemberFix:       {"list_held_nonmember_fix", 0},
-	textFeedbackSummary:            {"feedback_summary", 0},
-	textFeedbackExplanation:        {"feedback_explanation", 0},
-	textFeedbackTypedExplanation:   {"feedback_typed_explanation", setOf(slotType)},
-	textFeedbackFix:                {"feedback_fix", 0},
-	textReceiptSummary:             {"receipt_summary", 0},
-	textReceiptExplanation:         {"receipt_explanation", 0},
-	textNotReportSummary:           {"not_report_summary", 0},
-	textNotReportExplanation:       {"not_report_explanation", 0},
-	textNoRecipientSummary:         {"no_recipient_summary", 0},
-	textNoRecipientExplanation:     {"no_recipient_explanation", 0},
-	textDMARCAggregateSummary:      {"dmarc_aggregate_summary", 0},
-	textDMARCAggregateExplanation:  {"dmarc_aggregate_explanation", 0},
-	textForwardedIntro:             {"forwarded_intro", setOf(slotOriginal, slotRecipient)},
-	textForwardedFix:               {"forwarded_fix", setOf(slotOriginal, slotRecipient)},
-	textForwardedRefused:           {"forwarded_refused", setOf(slotOriginal, slotRecipient, slotRemote, slotReply, slotFact0+slot(slotIndexOf(FactIP)))},
-	textForwardedRefusedFix:        {"forwarded_refused_fix", setOf(slotOriginal, slotRecipient)},
-	textDelayedLastingFix:          {"delayed_lasting_fix", setOf(slotRecipient) | deadlineSlots},
-	textGaveUpRefused:              {"gave_up_refused", setOf(slotRemote)},
-	textGaveUpFailed:               {"gave_up_failed", 0},
+	textUnknownCause:                  {"unknown_cause", 0},
+	textDelayedFix:                    {"delayed_fix", deadlineSlots},
+	textDelayedIntro:                  {"delayed_intro", setOf(slotRecipient, slotRemote)},
+	textUnnamedRecipient:              {"unnamed_recipient", 0},
+	textUnnamedRemote:                 {"unnamed_remote", 0},
+	textUnnamedReporting:              {"unnamed_reporting", 0},
+	textExplainDelayed:                {"explain_delayed", setOf(slotRecipient, slotRemote, slotCause)},
+	textExplainRefused:                {"explain_refused", setOf(slotRecipient, slotRemote, slotCause)},
+	textExplainUndelivered:            {"explain_undelivered", setOf(slotRecipient, slotCause)},
+	textExplainDelivered:              {"explain_delivered", setOf(slotRecipient, slotRemote)},
+	textExplainRelayed:                {"explain_relayed", setOf(slotRecipient, slotRemote)},
+	textExplainExpanded:               {"explain_expanded", setOf(slotRecipient, slotRemote)},
+	textExplainCause:                  {"explain_cause", setOf(slotCause, slotCauseCapital)},
+	textAutoreplySummary:              {"autoreply_summary", 0},
+	textAutoreplyExplanation:          {"autoreply_explanation", 0},
+	textAutoreplyQuotedExplanation:    {"autoreply_quoted_explanation", setOf(slotReply)},
+	textChallengeSummary:              {"challenge_summary", 0},
+	textChallengeExplanation:          {"challenge_explanation", 0},
+	textChallengeFix:                  {"challenge_fix", 0},
+	textListHeldSummary:               {"list_held_summary", 0},
+	textListHeldExplanation:           {"list_held_explanation", setOf(slotRecipient, slotReply)},
+	textListHeldFix:                   {"list_held_fix", 0},
+	textListHeldNonMemberFix:          {"list_held_nonmember_fix", 0},
+	textFeedbackSummary:               {"feedback_summary", 0},
+	textFeedbackExplanation:           {"feedback_explanation", 0},
+	textFeedbackTypedExplanation:      {"feedback_typed_explanation", setOf(slotType)},
+	textFeedbackFix:                   {"feedback_fix", 0},
+	textReceiptSummary:                {"receipt_summary", 0},
+	textReceiptExplanation:            {"receipt_explanation", 0},
+	textReceiptDeletedExplanation:     {"receipt_deleted_explanation", 0},
+	textReceiptUndisplayedExplanation: {"receipt_undisplayed_explanation", 0},
+	textNotReportSummary:              {"not_report_summary", 0},
+	textNotReportExplanation:          {"not_report_explanation", 0},
+	textNoRecipientSummary:            {"no_recipient_summary", 0},
+	textNoRecipientExplanation:        {"no_recipient_explanation", 0},
+	textDMARCAggregateSummary:         {"dmarc_aggregate_summary", 0},
+	textDMARCAggregateExplanation:     {"dmarc_aggregate_explanation", 0},
+	textForwardedIntro:                {"forwarded_intro", setOf(slotOriginal, slotRecipient)},
+	textForwardedFix:                  {"forwarded_fix", setOf(slotOriginal, slotRecipient)},
+	textForwardedRefused:              {"forwarded_refused", setOf(slotOriginal, slotRecipient, slotRemote, slotReply, slotFact0+slot(slotIndexOf(FactIP)))},
+	textForwardedRefusedFix:           {"forwarded_refused_fix", setOf(slotOriginal, slotRecipient)},
+	textDelayedLastingFix:             {"delayed_lasting_fix", setOf(slotRecipient) | deadlineSlots},
+	textDelayedMailboxFullFix:         {"delayed_mailboxfull_fix", setOf(slotRecipient) | deadlineSlots},
+	textGaveUpRefused:                 {"gave_up_refused", setOf(slotRemote)},
+	textGaveUpFailed:                  {"gave_up_failed", 0},
 	// The recipient organisation's gateway could not pass the message on
 	// to its internal server (internalhop.go).
 	textInternalHopSummary:            {"internal_hop_summary", 0},
