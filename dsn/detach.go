@@ -174,7 +174,7 @@ func (st *stringStore) keep(s string) string {
 
 // textSize is the number of bytes of the strings of r.
 func textSize(r *Report) int {
-	n := len(r.Kind) + len(r.Format) + len(r.ReportingMTA) + len(r.FeedbackType) + len(r.Notice) + len(r.Addressee)
+	n := len(r.Kind) + len(r.Format) + len(r.ReportingMTA) + len(r.FeedbackType) + len(r.Notice) + len(r.Addressee) + len(r.Disposition)
 	for i := range r.Recipients {
 		rc := &r.Recipients[i]
 		n += len(rc.Address) + len(rc.OriginalRecipient) + len(rc.Action) + len(rc.Status) + len(rc.ReplyCode) +
@@ -201,6 +201,7 @@ func detach(r *Report, st stringStore) {
 	r.Kind = Kind(st.keep(string(r.Kind)))
 	r.Format, r.ReportingMTA, r.FeedbackType, r.Notice = st.keep(r.Format), st.keep(r.ReportingMTA), st.keep(r.FeedbackType), st.keep(r.Notice)
 	r.Addressee = st.keep(r.Addressee)
+	r.Disposition = Disposition(st.keep(string(r.Disposition)))
 	for i := range r.Recipients {
 		rc := &r.Recipients[i]
 		rc.Address, rc.OriginalRecipient = st.keep(rc.Address), st.keep(rc.OriginalRecipient)

@@ -50,6 +50,7 @@ func quoteReply(diag string) string {
 	}
 	s = stripCodes(s)
 	s = s[addressLen(s):] // the explanation names the address already
+	s = s[tracebackErrorAt(s):]
 	s = plainWords(s)
 	if !readable(s) {
 		return ""
@@ -280,4 +281,35 @@ func readable(s string) bool {
 // first time it is called, and returns the same *regexp.Regexp after.
 func lazyRegexp(expr string) func() *regexp.Regexp {
 	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
+
+// tracebackMark starts a Python traceback, which a delivery program written
+// in Python prints when it fails (Python documentation, the traceback
+// module: "Traceback (most recent call last):", the stack, then the
+// exception as "ExceptionType: message" on the last line).
+const tracebackMark = "Traceback (most recent call last):"
+
+// tracebackErrorAt returns where the exception line of a Python traceback
+// in s starts ("psycopg2.OperationalError: connection ... failed"): the
+// cause, where the stack before it says nothing to the reader; 0 when s
+// holds no traceback or no exception line after it.
+func tracebackErrorAt(s string) int {
+	mark := strings.Index(s, tracebackMark)
+	if mark < 0 {
+		return 0
+	}
+	at := -1
+	for _, suffix := range [...]string{"Error: ", "Exception: "} {
+		if i := strings.LastIndex(s, suffix); i > mark && i > at {
+			at = i
+		}
+	}
+	if at < 0 {
+		return 0
+	}
+	// Back over the exception's dotted name.
+	for at > 0 && (isLetter(s[at-1]) || isDigit(s[at-1]) || s[at-1] == '_' || s[at-1] == '.') {
+		at--
+	}
+	return at
 }

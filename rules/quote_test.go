@@ -176,3 +176,19 @@ func TestTypeLenAndAddressLenAreTheRegexps(t *testing.T) {
 		}
 	}
 }
+
+// TestQuotedProgramTracebackIsItsException: a delivery program's Python
+// traceback is quoted from its exception line, the cause, not from the
+// stack before it; text without a traceback is quoted from its start.
+func TestQuotedProgramTracebackIsItsException(t *testing.T) {
+	for diag, want := range map[string]string{
+		`Traceback (most recent call last): File "/usr/local/bin/import", line 214, in <module> main() ` +
+			`psycopg2.OperationalError: connection to server failed: FATAL: password authentication failed`: "psycopg2.OperationalError: connection to server failed",
+		`Traceback (most recent call last): File "/usr/bin/x", line 3, in <module> raise ValueError: bad mailbox name`: "ValueError: bad mailbox name",
+		`mail-archive: cannot open /srv/archive/spool: Permission denied`:                                              "mail-archive: cannot open",
+	} {
+		if got := quoteReply(diag); !strings.HasPrefix(got, want) {
+			t.Errorf("quoteReply(%q) = %q, want it to start with %q", diag, got, want)
+		}
+	}
+}
