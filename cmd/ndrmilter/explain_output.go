@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ndrmilter/ndrmilter/decide"
 	"github.com/ndrmilter/ndrmilter/dsn"
 	"github.com/ndrmilter/ndrmilter/explanation"
 	"github.com/ndrmilter/ndrmilter/internal/textclean"
@@ -107,6 +108,14 @@ func writeExplainText(w io.Writer, lw words, file string, r *dsn.Report, reading
 		detail(w, lw, "cli.from", o.From)
 		detail(w, lw, "cli.to", o.To)
 		detail(w, lw, "cli.subject", o.Subject)
+	}
+	if decide.Annotates(r) {
+		// A bounce for mail never sent here (backscatter) reads like any
+		// other: only the record of sent mail tells them apart, which the
+		// milter, the filter and the HTTP API consult and explain does
+		// not. The reader is told how to tell, rather than left to act
+		// on a bounce of someone else's mail.
+		fmt.Fprintf(w, "\n  %s\n    %s\n", lw.text("cli.sent_here"), lw.text("cli.not_checked"))
 	}
 	fmt.Fprintln(w)
 }

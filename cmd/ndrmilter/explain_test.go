@@ -335,3 +335,22 @@ func TestExplainShowsOnlyCodesTheServerGave(t *testing.T) {
 		t.Errorf("text output shows the inferred %s as the server's, or not \"none given\":\n%s", status, text)
 	}
 }
+
+// TestExplainTellsHowToSpotBackscatter: explain reads no record of sent
+// mail, so a bounce or a delay says it did not check whether the message
+// left here and how the reader tells backscatter; a message that is no
+// report (an auto-reply) says nothing of it.
+func TestExplainTellsHowToSpotBackscatter(t *testing.T) {
+	bounce := "From: MAILER-DAEMON@mx.example.org\nTo: a@example.com\nSubject: Undeliverable\n\n" +
+		"Your message could not be delivered to b@example.net: 550 5.1.1 user unknown.\n"
+	out, _, rc := runExplainArgs(t, bounce, "-")
+	if rc != 0 || !strings.Contains(out, "Sent by you?") || !strings.Contains(out, "backscatter") {
+		t.Errorf("bounce: rc %d, output without the backscatter note:\n%s", rc, out)
+	}
+	reply := "From: b@example.net\nTo: a@example.com\nSubject: Out of office\nAuto-Submitted: auto-replied\n\n" +
+		"I am out of the office until Monday.\n"
+	out, _, rc = runExplainArgs(t, reply, "-")
+	if rc != 0 || strings.Contains(out, "backscatter") {
+		t.Errorf("auto-reply: rc %d, output with the backscatter note:\n%s", rc, out)
+	}
+}
