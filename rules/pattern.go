@@ -50,6 +50,11 @@ type pattern struct {
 	// and writing every one out was 7% of explain over the shared corpus.
 	asciiTree *syntax.Regexp
 
+	// forASCII, when not nil, is the pattern for texts all of ASCII:
+	// this one without its literals that cannot match there (asciiOnly),
+	// with a filter and leading literals where this one has none.
+	forASCII *pattern
+
 	reOnce sync.Once
 	re     *regexp.Regexp // nil when src does not compile (cannot happen: checked at load)
 
@@ -122,23 +127,37 @@ func (p *pattern) analyse() {
 			p.bad = true
 			return
 		}
-		p.filter = literalFilterOf(tree)
-		for _, l := range leadingLiterals(tree) {
-			p.lead = append(p.lead, []byte(l))
-		}
-		p.maxLen, p.maxBytes = matchLen(tree, false), matchLen(tree, true)
-		p.beyondASCII = literalsHoldBeyondASCII(tree)
-		p.names = make([]string, tree.MaxCap()+1)
-		groupNames(tree, p.names)
-		for _, name := range p.names {
-			if i, ok := factIndex(name); ok {
-				p.factBits |= 1 << i
+		if a, ok := asciiOnly(tree); ok {
+			// Written out before analyseTree lowers its literals.
+			q := &pattern{src: regexpSource(a), captures: p.captures}
+			if sameGroups("(?i)"+q.src, tree) {
+				q.once.Do(func() { q.analyseTree(a) })
+				p.forASCII = q
 			}
 		}
-		if lowerLiterals(tree) {
-			p.asciiTree = tree
-		}
+		p.analyseTree(tree)
 	})
+}
+
+// analyseTree makes the pattern's filter, leading literals and group
+// names from its syntax tree (parsed with (?i)), which it may rewrite.
+func (p *pattern) analyseTree(tree *syntax.Regexp) {
+	p.filter = literalFilterOf(tree)
+	for _, l := range leadingLiterals(tree) {
+		p.lead = append(p.lead, []byte(l))
+	}
+	p.maxLen, p.maxBytes = matchLen(tree, false), matchLen(tree, true)
+	p.beyondASCII = literalsHoldBeyondASCII(tree)
+	p.names = make([]string, tree.MaxCap()+1)
+	groupNames(tree, p.names)
+	for _, name := range p.names {
+		if i, ok := factIndex(name); ok {
+			p.factBits |= 1 << i
+		}
+	}
+	if lowerLiterals(tree) {
+		p.asciiTree = tree
+	}
 }
 
 // groupNames sets names[n] to the name of group n of re, as SubexpNames
@@ -248,6 +267,9 @@ func (p *pattern) windows(text []byte, tc textClass) (windows, bool) {
 // in text (normalized, of class tc), nil when it does not match.
 func (p *pattern) find(text []byte, tc textClass) []int {
 	p.analyse()
+	if tc == textASCII && p.forASCII != nil {
+		return p.forASCII.find(text, tc)
+	}
 	if p.bad {
 		return nil
 	}
@@ -360,6 +382,9 @@ func shift(m []int, off int) {
 // tc).
 func (p *pattern) match(text []byte, tc textClass) bool {
 	p.analyse()
+	if tc == textASCII && p.forASCII != nil {
+		return p.forASCII.match(text, tc)
+	}
 	if p.bad {
 		return false
 	}

@@ -81,6 +81,9 @@ func newLiteralFilter(src string) literalFilter {
 // literalFilterOf returns the filter of re, parsed with (?i).
 func literalFilterOf(re *syntax.Regexp) literalFilter {
 	info := literalsOf(re)
+	if info.isNever() {
+		return literalFilter{{}} // a set without members: no text has one
+	}
 	need := info.need
 	if set := info.exact; set != nil && required(set) {
 		need = append(need, set)
@@ -134,6 +137,8 @@ func reduced(set []string) []string {
 // alternation of them.
 func leadingLiterals(re *syntax.Regexp) []string {
 	switch re.Op {
+	case syntax.OpNoMatch:
+		return []string{} // no match starts anywhere
 	case syntax.OpLiteral, syntax.OpCharClass:
 		li := literalsOf(re)
 		if li.exact != nil && required(li.exact) {
@@ -264,7 +269,8 @@ func classOfText(b []byte) textClass {
 // (normalized, all ASCII).
 type literalInfo struct {
 	// exact, when not nil, lists every string the node can match ("" for
-	// an empty match).
+	// an empty match); empty, not nil, for a node that matches nothing
+	// (never).
 	exact []string
 	// need lists sets of literals: the text matched by the node contains
 	// a member of each (none of them is "").
@@ -301,9 +307,19 @@ func (li literalInfo) best() []string {
 	return b
 }
 
+// never is what a node that matches nothing says: no string.
+var never = literalInfo{exact: []string{}}
+
+// isNever reports whether li is said of a node that matches nothing.
+func (li literalInfo) isNever() bool {
+	return li.exact != nil && len(li.exact) == 0
+}
+
 // literalsOf analyses re (as syntax.Parse made it, with (?i)).
 func literalsOf(re *syntax.Regexp) literalInfo {
 	switch re.Op {
+	case syntax.OpNoMatch:
+		return never
 	case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
 		syntax.OpWordBoundary, syntax.OpNoWordBoundary:
 		return literalInfo{exact: []string{""}}
@@ -350,10 +366,10 @@ func literalsOf(re *syntax.Regexp) literalInfo {
 		}
 		return literalInfo{}
 	case syntax.OpPlus:
-		return literalInfo{need: repeated(literalsOf(re.Sub[0]))}
+		return repeated(literalsOf(re.Sub[0]))
 	case syntax.OpRepeat:
 		if re.Min >= 1 {
-			return literalInfo{need: repeated(literalsOf(re.Sub[0]))}
+			return repeated(literalsOf(re.Sub[0]))
 		}
 		if re.Max == 1 {
 			return literalsOf(&syntax.Regexp{Op: syntax.OpQuest, Sub: re.Sub})
@@ -368,18 +384,21 @@ func literalsOf(re *syntax.Regexp) literalInfo {
 }
 
 // repeated returns what one or more repetitions of a node require: what
-// one does.
-func repeated(sub literalInfo) [][]string {
+// one does (nothing matches when one cannot).
+func repeated(sub literalInfo) literalInfo {
+	if sub.isNever() {
+		return never
+	}
 	need := sub.need
 	if sub.exact != nil && required(sub.exact) {
 		need = append(slices.Clip(need), sub.exact)
 	}
-	return need
+	return literalInfo{need: need}
 }
 
 // concatLiterals analyses a concatenation: the strings of consecutive
 // exact parts are joined (their product), and each part's requirements
-// are the whole's.
+// are the whole's. It matches nothing when a part matches nothing.
 func concatLiterals(subs []*syntax.Regexp) literalInfo {
 	var out literalInfo
 	cur := []string{""}
@@ -392,6 +411,9 @@ func concatLiterals(subs []*syntax.Regexp) literalInfo {
 	}
 	for _, s := range subs {
 		li := literalsOf(s)
+		if li.isNever() {
+			return never
+		}
 		if li.exact == nil {
 			allExact = false
 			flush()
@@ -433,12 +455,17 @@ func product(as, bs []string) []string {
 
 // alternateLiterals analyses an alternation: exact when every branch is,
 // else it requires the union of one required set per branch (when every
-// branch requires one).
+// branch requires one). A branch that matches nothing adds nothing; when
+// none can match, neither can the alternation.
 func alternateLiterals(subs []*syntax.Regexp) literalInfo {
 	var exact, union []string
-	allExact, allNeed := true, true
+	allExact, allNeed, any := true, true, false
 	for _, s := range subs {
 		li := literalsOf(s)
+		if li.isNever() {
+			continue
+		}
+		any = true
 		if li.exact == nil {
 			allExact = false
 		} else if allExact {
@@ -449,6 +476,9 @@ func alternateLiterals(subs []*syntax.Regexp) literalInfo {
 		} else {
 			allNeed = false
 		}
+	}
+	if !any {
+		return never
 	}
 	if allExact && len(exact) <= maxAlternatives {
 		return literalInfo{exact: exact}

@@ -113,6 +113,9 @@ func TestLiteralFilterKeepsEveryMatch(t *testing.T) {
 			if p.literalsHold(tc) && !p.filter.allows(text) {
 				t.Errorf("pattern %q matches %q but its filter (%s) rejects it", p.src, text, p.filter)
 			}
+			if q := p.forASCII; q != nil && tc == textASCII && !q.filter.allows(text) {
+				t.Errorf("pattern %q matches %q but its filter for ASCII texts (%s) rejects it", p.src, text, q.filter)
+			}
 		}
 		for i := 0; i < 200; i++ {
 			var b strings.Builder
