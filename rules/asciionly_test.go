@@ -63,3 +63,40 @@ func TestPatternInOtherScriptsFilteredOnASCIIText(t *testing.T) {
 		}
 	}
 }
+
+// TestPatternFilteredOnTextBeyondASCII: on a text with characters beyond
+// ASCII (none that (?i) folds onto ASCII), a pattern is filtered by its
+// literals, those beyond ASCII included, and finds what its (?i) regexp
+// finds over the whole text, in every case of a letter that folds.
+func TestPatternFilteredOnTextBeyondASCII(t *testing.T) {
+	p := &pattern{src: `(?:添付ファイル名?|anhang|pièce jointe) ?: ?["'「]?(?P<file>[^\s"<>「」]{1,100}\.[a-z0-9]{2,5})\b`}
+	p.analyse()
+	if !p.literalsHold(textFoldSafe) {
+		t.Fatal("the literals do not hold in a text beyond ASCII")
+	}
+	if p.filter.allows(normalize(nil, "メッセージを配信できませんでした: 550 5.7.1 refused. こんにちは")) {
+		t.Error("the filter allows a text without any label")
+	}
+	matched := 0
+	for _, text := range []string{
+		"ご注意: 添付ファイル名:「請求書.exe」は削除されました",
+		"ご注意: 添付ファイル:請求書.exe は削除",
+		"été — PIÈCE JOINTE: facture.scr refusée",
+		"été — pièce jointe : facture.scr refusée",
+		"été — piece jointe: facture.scr",
+		"\xff\x80 anhang: a.exe",
+		"日本語 anhang: a\u212a.exe", // textFolding: as written
+	} {
+		n := normalize(nil, text)
+		want := p.regexp().FindSubmatchIndex(n)
+		if want != nil {
+			matched++
+		}
+		if got := p.find(n, classOfText(n)); !slices.Equal(got, want) {
+			t.Errorf("in %q: find = %v, the regexp over the whole text %v", n, got, want)
+		}
+	}
+	if matched < 5 {
+		t.Fatalf("%d texts matched, want 5: the test texts do not test the matches", matched)
+	}
+}

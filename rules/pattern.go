@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -33,10 +34,6 @@ type pattern struct {
 	// bound: a bounded pattern is run only over the windows around the
 	// occurrences of its filter's first set (windows).
 	maxLen, maxBytes int
-	// beyondASCII says that the filter and the leading literals hold in
-	// a textFoldSafe text too: no class of the regexp that gives them
-	// members has a member beyond ASCII (literalsHoldBeyondASCII).
-	beyondASCII bool
 	// names are the regexp's group names, by group number (SubexpNames).
 	names []string
 	// factBits has the bit 1<<i of every fact facts[i] a group of the
@@ -147,7 +144,6 @@ func (p *pattern) analyseTree(tree *syntax.Regexp) {
 		p.lead = append(p.lead, []byte(l))
 	}
 	p.maxLen, p.maxBytes = matchLen(tree, false), matchLen(tree, true)
-	p.beyondASCII = literalsHoldBeyondASCII(tree)
 	p.names = make([]string, tree.MaxCap()+1)
 	groupNames(tree, p.names)
 	for _, name := range p.names {
@@ -188,7 +184,9 @@ func (p *pattern) subexpNames() []string {
 // other byte above 0x7f they match what they matched. A class, already
 // expanded with the folded letters by the parser, stays as it is. It
 // reports whether re may be compiled as rewritten: its capture names are
-// kept, and it has no (?i) left that would fold a non-ASCII literal.
+// kept, and it has no (?i) left that would fold a literal beyond ASCII (a
+// character no case folds onto another, as Japanese ones, matches itself
+// with or without it).
 func lowerLiterals(re *syntax.Regexp) bool {
 	ok := true
 	if re.Op == syntax.OpLiteral && re.Flags&syntax.FoldCase != 0 {
@@ -196,8 +194,8 @@ func lowerLiterals(re *syntax.Regexp) bool {
 			switch {
 			case 'A' <= r && r <= 'Z':
 				re.Rune[i] = r + 'a' - 'A'
-			case r >= 0x80:
-				ok = false
+			case r >= utf8.RuneSelf && unicode.SimpleFold(r) != r:
+				ok = false // (?i) folds it onto another letter
 			}
 		}
 		re.Flags &^= syntax.FoldCase
@@ -225,7 +223,7 @@ func lowerLiterals(re *syntax.Regexp) bool {
 // literalsHold reports whether the pattern's filter, leading literals and
 // lower-case regexp hold in a text of class tc.
 func (p *pattern) literalsHold(tc textClass) bool {
-	return tc == textASCII || (tc == textFoldSafe && p.beyondASCII)
+	return tc == textASCII || tc == textFoldSafe
 }
 
 // start returns where in text (normalized, its literals hold, allowed by

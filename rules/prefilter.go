@@ -5,6 +5,8 @@ import (
 	"regexp/syntax"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // A literalFilter is what any match of a pattern must contain, found from
@@ -240,9 +242,8 @@ const (
 	// textASCII: no byte above 0x7f. A character is a byte.
 	textASCII textClass = iota
 	// textFoldSafe: bytes above 0x7f, but neither U+212A nor U+017F, so
-	// that the literals hold as in an ASCII text, for the patterns whose
-	// filter makes no promise about a class with members beyond ASCII
-	// (pattern.beyondASCII).
+	// that the literals hold as in an ASCII text (literalsOf reads a
+	// character beyond ASCII as its UTF-8 bytes, or promises nothing).
 	textFoldSafe
 	// textFolding: U+212A or U+017F occur: a pattern runs as written, (?i),
 	// over the whole text.
@@ -326,8 +327,8 @@ func literalsOf(re *syntax.Regexp) literalInfo {
 	case syntax.OpLiteral:
 		b := make([]byte, 0, len(re.Rune))
 		for _, r := range re.Rune {
-			if r >= 0x80 {
-				return literalInfo{} // cannot occur in an ASCII text: no promise kept simple
+			if r >= utf8.RuneSelf {
+				return literalsBeyondASCII(re)
 			}
 			c := byte(r)
 			if re.Flags&syntax.FoldCase != 0 && 'A' <= c && c <= 'Z' {
@@ -340,17 +341,19 @@ func literalsOf(re *syntax.Regexp) literalInfo {
 		}
 		return literalInfo{exact: []string{string(b)}}
 	case syntax.OpCharClass:
-		// The members that can occur in the text: ASCII, not A-Z.
+		// The members that can occur in the text: not A-Z, nor the two
+		// letters that make a text textFolding. The parser has
+		// already added the letters (?i) folds onto the class's.
 		var set []string
 		for i := 0; i+1 < len(re.Rune); i += 2 {
-			for r := re.Rune[i]; r <= re.Rune[i+1] && r < 0x80; r++ {
-				if 'A' <= r && r <= 'Z' {
+			for r := re.Rune[i]; r <= re.Rune[i+1]; r++ {
+				if 'A' <= r && r <= 'Z' || r == kelvin || r == longS {
 					continue
 				}
-				if len(set) == maxLiteralSet {
+				if len(set) == maxLiteralSet || r == utf8.RuneError {
 					return literalInfo{}
 				}
-				set = append(set, string(rune(r)))
+				set = append(set, string(r))
 			}
 		}
 		if len(set) == 0 {
@@ -381,6 +384,38 @@ func literalsOf(re *syntax.Regexp) literalInfo {
 		return alternateLiterals(re.Sub)
 	}
 	return literalInfo{} // any character, star, no match
+}
+
+// literalsBeyondASCII analyses a literal with characters beyond ASCII: the
+// strings of UTF-8 it may be in a text (never in an ASCII one), one for
+// each way (?i) may fold it (folded onto A-Z, normalize lowered, or onto
+// the Kelvin sign and the long s, which make a text textFolding). U+FFFD,
+// which an invalid byte matches, makes no promise.
+func literalsBeyondASCII(re *syntax.Regexp) literalInfo {
+	fold := re.Flags&syntax.FoldCase != 0
+	cur := []string{""}
+	for _, r := range re.Rune {
+		if r == utf8.RuneError {
+			return literalInfo{}
+		}
+		forms := []string{string(r)}
+		if fold {
+			forms = forms[:0]
+			f := r
+			for {
+				if !('A' <= f && f <= 'Z') && f != kelvin && f != longS {
+					forms = append(forms, string(f))
+				}
+				if f = unicode.SimpleFold(f); f == r {
+					break
+				}
+			}
+		}
+		if cur = product(cur, forms); cur == nil {
+			return literalInfo{}
+		}
+	}
+	return literalInfo{exact: cur}
 }
 
 // repeated returns what one or more repetitions of a node require: what

@@ -29,6 +29,13 @@ func TestLiteralFilterOfPatterns(t *testing.T) {
 		{`^[^a-z]+$`, ""},  // no literal
 		{`(?:a|b*)c`, "c"}, // a branch that may be empty requires nothing
 		{`x+y{2,}z*`, "x & y"},
+		// Beyond ASCII: a character as its UTF-8 bytes, in every case
+		// (?i) gives it; U+FFFD, which an invalid byte matches, gives
+		// nothing.
+		{`添付ファイル(?:名)?:`, "添付ファイル:|添付ファイル名:"},
+		{`pièce jointe`, "pièce jointe|piÈce jointe"},
+		{`[「"]x`, "「x|\"x"},
+		{`a\x{FFFD}b`, ""},
 	}
 	for _, c := range cases {
 		if got := newLiteralFilter(c.src).String(); !sameSets(got, c.want) {
@@ -295,6 +302,7 @@ func FuzzPatternFind(f *testing.F) {
 	f.Add("554 5.7.1 Client host [203.0.113.7] blocked using zen.spamhaus.org; contact postmaster@x.example")
 	f.Add("xouk9_418 aup#1000 MAS\u212a connect to mx.example.net: Connection timed out")
 	f.Add("message too big: read=26214400 max=15728640 virus 'Troj/X-1' in attachment 'a b.docm'")
+	f.Add("添付ファイル名:「請求書.exe」 メッセージサイズ 2048 KB を超え PIÈCE JOINTE: a.scr")
 	f.Fuzz(func(t *testing.T, diag string) {
 		text := normalize(nil, diag)
 		tc := classOfText(text)
