@@ -133,11 +133,21 @@ func reduced(set []string) []string {
 	return out
 }
 
-// leadingLiterals returns the literals every match of re starts with
-// (after any empty-width assertions), nil when they are not known: the
-// first consuming part of the regexp is a literal, a small class, or an
-// alternation of them.
+// leadingLiterals returns the literals every match of re starts with,
+// nil when they are not known: the first consuming parts of the regexp are
+// literals, small classes, optional ones, or alternations of them. The
+// literals run on over the parts that follow as long as they are exact
+// ("e-?mail" starts "email" or "e-mail", not merely "e"), within
+// maxLiteralSet strings each: a longer literal occurs at fewer places,
+// each of which leadMatch tries with the regexp.
 func leadingLiterals(re *syntax.Regexp) []string {
+	return leads(re, true)
+}
+
+// leads is leadingLiterals; with extend false, a concatenation's literals
+// stop at its first consuming part that gives some (an alternation whose
+// branches, extended, would give more than maxAlternatives).
+func leads(re *syntax.Regexp, extend bool) []string {
 	switch re.Op {
 	case syntax.OpNoMatch:
 		return []string{} // no match starts anywhere
@@ -147,34 +157,120 @@ func leadingLiterals(re *syntax.Regexp) []string {
 			return li.exact
 		}
 	case syntax.OpCapture, syntax.OpPlus:
-		return leadingLiterals(re.Sub[0])
+		return leads(re.Sub[0], extend)
 	case syntax.OpRepeat:
 		if re.Min >= 1 {
-			return leadingLiterals(re.Sub[0])
+			return leads(re.Sub[0], extend)
 		}
 	case syntax.OpConcat:
-		for _, s := range re.Sub {
-			switch s.Op {
-			case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
-				syntax.OpWordBoundary, syntax.OpNoWordBoundary:
-				continue // looks at the characters around, consumes none
-			}
-			return leadingLiterals(s)
-		}
+		return concatLeads(re.Sub, extend)
 	case syntax.OpAlternate:
 		var all []string
 		for _, s := range re.Sub {
-			l := leadingLiterals(s)
+			l := leads(s, extend)
 			if l == nil {
 				return nil
 			}
 			all = append(all, l...)
 		}
-		if all = slices.Compact(slices.Sorted(slices.Values(all))); len(all) <= maxAlternatives {
+		if all = withoutLonger(all); len(all) <= maxAlternatives {
 			return all
+		}
+		if extend {
+			return leads(re, false)
 		}
 	}
 	return nil
+}
+
+// concatLeads returns the leading literals of a concatenation: the strings
+// of its parts from the first, joined (their product), as long as the
+// parts are exact (an assertion is, with ""), then the leading literals of
+// the first part that is not, when known; nil when they may be empty.
+func concatLeads(subs []*syntax.Regexp, extend bool) []string {
+	cur := []string{""}
+	for _, s := range subs {
+		li := literalsOf(s)
+		if li.isNever() {
+			return []string{}
+		}
+		if required(cur) && (!extend || shortest(cur) >= minLead) {
+			// Long enough: joined with a part of one string (no
+			// more literals to search for) but no other.
+			if extend && len(li.exact) == 1 {
+				if p := product(cur, li.exact); p != nil {
+					cur = p
+					continue
+				}
+			}
+			break
+		}
+		if li.exact != nil {
+			if l := leads(s, extend); len(li.exact) > 1 && len(l) > 0 && len(l) < len(li.exact) && shortest(l) >= minLead {
+				// Fewer literals, long enough ("urlbl" rather than
+				// its four codes): the part's own leading ones.
+				if p := leadProduct(cur, l); p != nil {
+					cur = p
+				}
+				break
+			}
+			if p := leadProduct(cur, li.exact); p != nil {
+				cur = p
+				continue
+			}
+		}
+		// Not exact, or too many strings: its own leading literals.
+		if l := leads(s, extend); len(l) > 0 {
+			if p := leadProduct(cur, l); p != nil {
+				cur = p
+			}
+		}
+		break
+	}
+	if !required(cur) {
+		return nil
+	}
+	return withoutLonger(cur)
+}
+
+// minLead is the length from which a leading literal is run on only over
+// parts of one string: "delivery failed " followed by a digit is searched
+// for as it is, not as ten literals, while "e" of "e-?mail" is run on to
+// "email" and "e-mail", which occur at far fewer places.
+const minLead = 3
+
+// shortest returns the length of the shortest member of set.
+func shortest(set []string) int {
+	n := maxLiteralLen
+	for _, s := range set {
+		n = min(n, len(s))
+	}
+	return n
+}
+
+// leadProduct is product for leading literals: the first part's strings
+// may be as many as an alternation's (maxAlternatives).
+func leadProduct(as, bs []string) []string {
+	if len(as) == 1 && as[0] == "" && len(bs) <= maxAlternatives {
+		return bs
+	}
+	return product(as, bs)
+}
+
+// withoutLonger returns the members of set, sorted, without those that
+// start with another member: where the longer occurs, so does the shorter.
+func withoutLonger(set []string) []string {
+	set = slices.Compact(slices.Sorted(slices.Values(set)))
+	out := set[:0]
+	for _, s := range set {
+		// Sorted: a member's prefixes in the set come before it, the
+		// last kept one among them.
+		if len(out) > 0 && strings.HasPrefix(s, out[len(out)-1]) {
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 // firstIndex returns the first position in text where a member of set

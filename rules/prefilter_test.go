@@ -314,3 +314,28 @@ func FuzzPatternFind(f *testing.F) {
 		}
 	})
 }
+
+// TestLeadingLiteralsRunOn: the literals a match starts with run on over
+// the exact parts that follow while they are short ("e" of "e-?mail"
+// becomes "email" and "e-mail"), over an optional first part, and stop at
+// a part that would multiply long ones.
+func TestLeadingLiteralsRunOn(t *testing.T) {
+	cases := []struct{ src, want string }{
+		{`e-?mail to`, "e-mail to|email to"},
+		{`(?:contact|e-?mail) us`, "contact us|e-mail us|email us"},
+		{`(?:size )?(?:limit|max)\b`, "limit|max|size limit|size max"},
+		{`delivery failed \d+ attempts`, "delivery failed "},
+		{`\b(urlbl011|urlbl101|urlbl110)\b`, "urlbl"},
+		{`\b(?:lpn|lpnaaa|ofr|ouk)[0-9]*`, "lpn|ofr|ouk"},
+		{`[^a-z]+x`, ""},
+	}
+	for _, c := range cases {
+		tree, err := syntax.Parse("(?i)"+c.src, syntax.Perl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(leadingLiterals(tree), "|"); got != c.want {
+			t.Errorf("leading literals of %q = %q, want %q", c.src, got, c.want)
+		}
+	}
+}
