@@ -24,13 +24,13 @@ func TestPatternInOtherScriptsFilteredOnASCIIText(t *testing.T) {
 	if q.lead == nil {
 		t.Error("no leading literals for ASCII texts")
 	}
-	if q.filter.allows([]byte("550 5.7.1 message refused: see https://x.example/a.html")) {
+	if q.filter.allows([]byte("550 5.7.1 message refused: see https://x.example/a.html"), nil) {
 		t.Error("the ASCII filter allows a text without any label")
 	}
 
 	size := &pattern{src: `(?P<limit>[0-9]+ ?(?:kb|mb|バイト))\)?\s?を超え`}
 	size.analyse()
-	if size.forASCII == nil || size.forASCII.filter.allows([]byte("552 5.3.4 message size 2048 kb exceeds the limit")) {
+	if size.forASCII == nil || size.forASCII.filter.allows([]byte("552 5.3.4 message size 2048 kb exceeds the limit"), nil) {
 		t.Error("a pattern that needs を超え is run over an ASCII text")
 	}
 
@@ -74,7 +74,7 @@ func TestPatternFilteredOnTextBeyondASCII(t *testing.T) {
 	if !p.literalsHold(textFoldSafe) {
 		t.Fatal("the literals do not hold in a text beyond ASCII")
 	}
-	if p.filter.allows(normalize(nil, "メッセージを配信できませんでした: 550 5.7.1 refused. こんにちは")) {
+	if p.filter.allows(normalize(nil, "メッセージを配信できませんでした: 550 5.7.1 refused. こんにちは"), nil) {
 		t.Error("the filter allows a text without any label")
 	}
 	matched := 0

@@ -264,9 +264,15 @@ func (p *pattern) windows(text []byte, tc textClass) (windows, bool) {
 // find returns the submatch indexes of the leftmost match of the pattern
 // in text (normalized, of class tc), nil when it does not match.
 func (p *pattern) find(text []byte, tc textClass) []int {
+	return p.findIn(text, tc, nil)
+}
+
+// findIn is find with the pairSet of text (nil when there is none), which
+// spares the filter its searches for literals the text cannot hold.
+func (p *pattern) findIn(text []byte, tc textClass, ps *pairSet) []int {
 	p.analyse()
 	if tc == textASCII && p.forASCII != nil {
-		return p.forASCII.find(text, tc)
+		return p.forASCII.findIn(text, tc, ps)
 	}
 	if p.bad {
 		return nil
@@ -277,7 +283,7 @@ func (p *pattern) find(text []byte, tc textClass) []int {
 		}
 		return nil
 	}
-	if !p.filter.allows(text) {
+	if !p.filter.allows(text, ps) {
 		return nil
 	}
 	re := p.asciiRegexp()
@@ -379,9 +385,14 @@ func shift(m []int, off int) {
 // match reports whether the pattern matches text (normalized, of class
 // tc).
 func (p *pattern) match(text []byte, tc textClass) bool {
+	return p.matchIn(text, tc, nil)
+}
+
+// matchIn is match with the pairSet of text (findIn).
+func (p *pattern) matchIn(text []byte, tc textClass, ps *pairSet) bool {
 	p.analyse()
 	if tc == textASCII && p.forASCII != nil {
-		return p.forASCII.match(text, tc)
+		return p.forASCII.matchIn(text, tc, ps)
 	}
 	if p.bad {
 		return false
@@ -390,7 +401,7 @@ func (p *pattern) match(text []byte, tc textClass) bool {
 		re := p.regexp()
 		return re != nil && re.Match(text)
 	}
-	if !p.filter.allows(text) {
+	if !p.filter.allows(text, ps) {
 		return false
 	}
 	re := p.asciiRegexp()

@@ -33,11 +33,12 @@ type literal struct {
 	s      string
 	b      []byte // s, for bytes.Index
 	anchor int
+	pairs  []uint16 // its first pairs of bytes (literalPairs), for a pairSet
 }
 
 // newLiteral returns s with its rarest byte found.
 func newLiteral(s string) literal {
-	l := literal{s: s, b: []byte(s)}
+	l := literal{s: s, b: []byte(s), pairs: literalPairs(s)}
 	for i := 1; i < len(s); i++ {
 		if byteRarity(s[i]) > byteRarity(s[l.anchor]) {
 			l.anchor = i
@@ -291,11 +292,19 @@ func firstIndex(text []byte, set [][]byte) int {
 }
 
 // allows reports whether text (normalized, all ASCII) may match: it
-// contains a member of each set.
-func (f literalFilter) allows(text []byte) bool {
+// contains a member of each set. ps, when not nil, is the pairSet of text
+// (made here when first needed): a member it rules out is not searched for.
+func (f literalFilter) allows(text []byte, ps *pairSet) bool {
+	if ps != nil && !ps.usable(text) {
+		ps = nil
+	}
 	for _, set := range f {
 		found := false
-		for _, lit := range set {
+		for i := range set {
+			lit := &set[i]
+			if ps != nil && !ps.mayHold(lit) {
+				continue
+			}
 			if lit.in(text) {
 				found = true
 				break
@@ -310,7 +319,7 @@ func (f literalFilter) allows(text []byte) bool {
 
 // in reports whether text contains l: it looks for the anchor byte, then
 // compares the bytes around it.
-func (l literal) in(text []byte) bool {
+func (l *literal) in(text []byte) bool {
 	n, a := len(l.s), l.anchor
 	c := l.s[a]
 	for i := a; i+n-a <= len(text); {

@@ -113,14 +113,22 @@ func TestLiteralFilterKeepsEveryMatch(t *testing.T) {
 			if got := p.match(text, tc); got != (want != nil) {
 				t.Errorf("pattern %q in %q: match = %t, the regexp over the whole text %t", p.src, text, got, want != nil)
 			}
+			// With the text's pairSet, made by the first filter.
+			var ps pairSet
+			if got := p.findIn(text, tc, &ps); !slices.Equal(got, want) {
+				t.Errorf("pattern %q in %q: findIn = %v, the regexp over the whole text %v", p.src, text, got, want)
+			}
+			if got := p.matchIn(text, tc, &ps); got != (want != nil) {
+				t.Errorf("pattern %q in %q: matchIn = %t, the regexp over the whole text %t", p.src, text, got, want != nil)
+			}
 			if want == nil {
 				return
 			}
 			matched++
-			if p.literalsHold(tc) && !p.filter.allows(text) {
+			if p.literalsHold(tc) && !p.filter.allows(text, nil) {
 				t.Errorf("pattern %q matches %q but its filter (%s) rejects it", p.src, text, p.filter)
 			}
-			if q := p.forASCII; q != nil && tc == textASCII && !q.filter.allows(text) {
+			if q := p.forASCII; q != nil && tc == textASCII && !q.filter.allows(text, nil) {
 				t.Errorf("pattern %q matches %q but its filter for ASCII texts (%s) rejects it", p.src, text, q.filter)
 			}
 		}
@@ -306,10 +314,14 @@ func FuzzPatternFind(f *testing.F) {
 	f.Fuzz(func(t *testing.T, diag string) {
 		text := normalize(nil, diag)
 		tc := classOfText(text)
+		var ps pairSet
 		for _, p := range pats {
 			want := p.regexp().FindSubmatchIndex(text)
 			if got := p.find(text, tc); !slices.Equal(got, want) {
 				t.Fatalf("pattern %q in %q: find = %v, the regexp over the whole text %v", p.src, text, got, want)
+			}
+			if got := p.findIn(text, tc, &ps); !slices.Equal(got, want) {
+				t.Fatalf("pattern %q in %q: findIn = %v, the regexp over the whole text %v", p.src, text, got, want)
 			}
 		}
 	})
