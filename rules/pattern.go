@@ -22,6 +22,11 @@ import (
 type pattern struct {
 	src      string // as written in the rules file; matched case-insensitively
 	captures bool   // it has named groups, each a fact
+	// flagged says that src carries its own flags (written by
+	// regexpSource: forASCII), and is compiled without (?i): under (?i)
+	// the parser would fold again each range of its classes, written out
+	// in full, rune by rune.
+	flagged bool
 
 	once   sync.Once // made the fields below
 	bad    bool      // src does not parse (cannot happen: checked at load)
@@ -69,7 +74,7 @@ type pattern struct {
 // anchored returns the anchored regexps, made once.
 func (p *pattern) anchored() (atStart, afterOne *regexp.Regexp) {
 	p.anchorOnce.Do(func() {
-		src := "(?i)" + p.src
+		src := p.source()
 		if p.asciiTree != nil {
 			src = regexpSource(p.asciiTree)
 		}
@@ -94,10 +99,18 @@ func newPattern(src string, re *regexp.Regexp) *pattern {
 	return p
 }
 
+// source returns the regexp to compile: src, case-insensitive.
+func (p *pattern) source() string {
+	if p.flagged {
+		return p.src
+	}
+	return "(?i)" + p.src
+}
+
 // regexp returns the compiled (?i) pattern, nil if it does not compile.
 func (p *pattern) regexp() *regexp.Regexp {
 	p.reOnce.Do(func() {
-		p.re, _ = regexp.Compile("(?i)" + p.src)
+		p.re, _ = regexp.Compile(p.source())
 	})
 	return p.re
 }
@@ -126,8 +139,8 @@ func (p *pattern) analyse() {
 		}
 		if a, ok := asciiOnly(tree); ok {
 			// Written out before analyseTree lowers its literals.
-			q := &pattern{src: regexpSource(a), captures: p.captures}
-			if sameGroups("(?i)"+q.src, tree) {
+			q := &pattern{src: regexpSource(a), captures: p.captures, flagged: true}
+			if sameGroups(q.src, tree) {
 				q.once.Do(func() { q.analyseTree(a) })
 				p.forASCII = q
 			}
