@@ -66,25 +66,35 @@ type pattern struct {
 	// The regexp for texts where the literals hold, anchored: at the
 	// start of a text (atStart), and after one character (afterOne), so
 	// that an assertion at the start of the match sees that character
-	// (leadMatch). Nil when they could not be made.
-	anchorOnce        sync.Once
-	atStart, afterOne *regexp.Regexp
+	// (leadMatch). Each is compiled when first needed: many patterns
+	// never meet a text that starts with their literals. Nil when it
+	// could not be made.
+	atStartOnce, afterOneOnce sync.Once
+	atStart, afterOne         *regexp.Regexp
 }
 
-// anchored returns the anchored regexps, made once.
-func (p *pattern) anchored() (atStart, afterOne *regexp.Regexp) {
-	p.anchorOnce.Do(func() {
-		src := p.source()
-		if p.asciiTree != nil {
-			src = regexpSource(p.asciiTree)
-		}
-		a, err1 := regexp.Compile(`^(?:` + src + `)`)
-		b, err2 := regexp.Compile(`^(?s:.)(?:` + src + `)`)
-		if err1 == nil && err2 == nil {
-			p.atStart, p.afterOne = a, b
-		}
+// anchoredSource returns the regexp the anchored ones are made from.
+func (p *pattern) anchoredSource() string {
+	if p.asciiTree != nil {
+		return regexpSource(p.asciiTree)
+	}
+	return p.source()
+}
+
+// anchoredAtStart returns the regexp anchored at the start of a text.
+func (p *pattern) anchoredAtStart() *regexp.Regexp {
+	p.atStartOnce.Do(func() {
+		p.atStart, _ = regexp.Compile(`^(?:` + p.anchoredSource() + `)`)
 	})
-	return p.atStart, p.afterOne
+	return p.atStart
+}
+
+// anchoredAfterOne returns the regexp anchored after one character.
+func (p *pattern) anchoredAfterOne() *regexp.Regexp {
+	p.afterOneOnce.Do(func() {
+		p.afterOne, _ = regexp.Compile(`^(?s:.)(?:` + p.anchoredSource() + `)`)
+	})
+	return p.afterOne
 }
 
 // maxLeadTries bounds the occurrences of a pattern's leading literals that
@@ -335,10 +345,6 @@ func (p *pattern) leadMatch(text []byte, submatches bool) (m []int, from int) {
 	if p.lead == nil {
 		return nil, 0
 	}
-	atStart, afterOne := p.anchored()
-	if atStart == nil {
-		return nil, p.start(text)
-	}
 	pos := 0
 	for range maxLeadTries {
 		o := firstIndex(text[pos:], p.lead)
@@ -346,6 +352,15 @@ func (p *pattern) leadMatch(text []byte, submatches bool) (m []int, from int) {
 			return nil, -1
 		}
 		o += pos
+		var atStart, afterOne *regexp.Regexp
+		if o == 0 {
+			atStart = p.anchoredAtStart()
+		} else {
+			afterOne = p.anchoredAfterOne()
+		}
+		if atStart == nil && afterOne == nil {
+			return nil, p.start(text) // cannot happen: it compiled
+		}
 		switch {
 		case o == 0 && submatches:
 			m = atStart.FindSubmatchIndex(text)
