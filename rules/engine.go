@@ -75,6 +75,9 @@ type scratch struct {
 	// class says whether the patterns' literals hold in text
 	// (textClass, literalFilter).
 	class textClass
+	// The pairSets of text and ntext, made when a filter first needs
+	// them.
+	pairs, npairs pairSet
 }
 
 // StatusSource says where the status of a reading came from.
@@ -125,6 +128,7 @@ func (e *Engine) prepare(in *Input) record {
 
 	rec.sc = e.scratch.Get().(*scratch)
 	rec.sc.text = normalize(rec.sc.text[:0], rec.diag)
+	rec.sc.pairs.reset()
 	rec.sc.orig = rec.sc.orig[:0]
 	rec.sc.class = classOfText(rec.sc.text)
 	clear(rec.sc.hits)
@@ -439,18 +443,18 @@ func (e *Engine) captureFacts(r *rule, rec *record, src *[numFacts]factSource, w
 		if r != nil {
 			for _, p := range r.regexps {
 				if !p.captures {
-					if p.match(sc.text, sc.class) {
+					if p.matchIn(sc.text, sc.class, &sc.pairs) {
 						break // the regexp that matched captures nothing
 					}
 					continue
 				}
-				if m := p.find(sc.text, sc.class); m != nil {
+				if m := p.findIn(sc.text, sc.class, &sc.pairs); m != nil {
 					capture(p.subexpNames(), m, sc.orig, rec.diag, &fs, src, factSource{r.id, r.file, r.line}, false)
 					break // the regexp that matched
 				}
 			}
 		}
-		e.extract(sc.text, sc.orig, rec.diag, sc.hits, sc.class, &fs, src)
+		e.extract(sc.text, sc.orig, rec.diag, sc.hits, sc.class, &sc.pairs, &fs, src)
 	}
 	if rec.action == smtpcode.ActionDelayed {
 		// The deadline of a delay: the delay fixes say it (delay.go).
@@ -478,8 +482,9 @@ func (e *Engine) captureFacts(r *rule, rec *record, src *[numFacts]factSource, w
 }
 
 // extract runs the extractors on text (normalized; orig is the same with its
-// case kept, folded from base; hits its phrases), for the facts not set yet.
-func (e *Engine) extract(text, orig []byte, base string, hits []uint64, tc textClass, fs *Facts, src *[numFacts]factSource) {
+// case kept, folded from base; hits its phrases, ps its pairSet), for the
+// facts not set yet.
+func (e *Engine) extract(text, orig []byte, base string, hits []uint64, tc textClass, ps *pairSet, fs *Facts, src *[numFacts]factSource) {
 	have := fs.set()
 	for _, x := range e.extractors {
 		if (len(x.text) > 0 && !x.text.any(hits)) || (len(x.unless) > 0 && x.unless.any(hits)) {
@@ -489,7 +494,7 @@ func (e *Engine) extract(text, orig []byte, base string, hits []uint64, tc textC
 			if b := p.captureBits(); b != 0 && b&^have == 0 {
 				continue // every fact it captures is set: capture would keep none
 			}
-			if m := p.find(text, tc); m != nil {
+			if m := p.findIn(text, tc, ps); m != nil {
 				capture(p.subexpNames(), m, orig, base, fs, src, factSource{x.id, x.file, x.line}, x.bytes)
 				have = fs.set()
 			}
@@ -524,6 +529,7 @@ func (e *Engine) noticeFacts(rec *record, fs *Facts, src *[numFacts]factSource, 
 	}
 	sc := rec.sc
 	sc.ntext = normalize(sc.ntext[:0], n)
+	sc.npairs.reset()
 	if len(sc.ntext) == 0 {
 		return
 	}
@@ -552,7 +558,7 @@ func (e *Engine) noticeFacts(rec *record, fs *Facts, src *[numFacts]factSource, 
 			if p.captureBits()&lack&^got.set() == 0 {
 				continue // it captures no fact still lacking: got would keep none that is copied
 			}
-			if m := p.find(sc.ntext, tc); m != nil {
+			if m := p.findIn(sc.ntext, tc, &sc.npairs); m != nil {
 				if len(sc.norig) == 0 {
 					sc.norig = foldSpace(sc.norig[:0], n)
 					if len(sc.norig) != len(sc.ntext) {
@@ -689,7 +695,7 @@ func (r *rule) matches(in *Input, st smtpcode.Status, hasStatus bool, reply smtp
 	if len(r.regexps) > 0 {
 		ok := false
 		for _, p := range r.regexps {
-			if p.match(sc.text, sc.class) {
+			if p.matchIn(sc.text, sc.class, &sc.pairs) {
 				ok = true
 				break
 			}

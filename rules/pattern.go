@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -21,6 +22,11 @@ import (
 type pattern struct {
 	src      string // as written in the rules file; matched case-insensitively
 	captures bool   // it has named groups, each a fact
+	// flagged says that src carries its own flags (written by
+	// regexpSource: forASCII), and is compiled without (?i): under (?i)
+	// the parser would fold again each range of its classes, written out
+	// in full, rune by rune.
+	flagged bool
 
 	once   sync.Once // made the fields below
 	bad    bool      // src does not parse (cannot happen: checked at load)
@@ -33,10 +39,6 @@ type pattern struct {
 	// bound: a bounded pattern is run only over the windows around the
 	// occurrences of its filter's first set (windows).
 	maxLen, maxBytes int
-	// beyondASCII says that the filter and the leading literals hold in
-	// a textFoldSafe text too: no class of the regexp that gives them
-	// members has a member beyond ASCII (literalsHoldBeyondASCII).
-	beyondASCII bool
 	// names are the regexp's group names, by group number (SubexpNames).
 	names []string
 	// factBits has the bit 1<<i of every fact facts[i] a group of the
@@ -50,6 +52,11 @@ type pattern struct {
 	// and writing every one out was 7% of explain over the shared corpus.
 	asciiTree *syntax.Regexp
 
+	// forASCII, when not nil, is the pattern for texts all of ASCII:
+	// this one without its literals that cannot match there (asciiOnly),
+	// with a filter and leading literals where this one has none.
+	forASCII *pattern
+
 	reOnce sync.Once
 	re     *regexp.Regexp // nil when src does not compile (cannot happen: checked at load)
 
@@ -59,25 +66,35 @@ type pattern struct {
 	// The regexp for texts where the literals hold, anchored: at the
 	// start of a text (atStart), and after one character (afterOne), so
 	// that an assertion at the start of the match sees that character
-	// (leadMatch). Nil when they could not be made.
-	anchorOnce        sync.Once
-	atStart, afterOne *regexp.Regexp
+	// (leadMatch). Each is compiled when first needed: many patterns
+	// never meet a text that starts with their literals. Nil when it
+	// could not be made.
+	atStartOnce, afterOneOnce sync.Once
+	atStart, afterOne         *regexp.Regexp
 }
 
-// anchored returns the anchored regexps, made once.
-func (p *pattern) anchored() (atStart, afterOne *regexp.Regexp) {
-	p.anchorOnce.Do(func() {
-		src := "(?i)" + p.src
-		if p.asciiTree != nil {
-			src = regexpSource(p.asciiTree)
-		}
-		a, err1 := regexp.Compile(`^(?:` + src + `)`)
-		b, err2 := regexp.Compile(`^(?s:.)(?:` + src + `)`)
-		if err1 == nil && err2 == nil {
-			p.atStart, p.afterOne = a, b
-		}
+// anchoredSource returns the regexp the anchored ones are made from.
+func (p *pattern) anchoredSource() string {
+	if p.asciiTree != nil {
+		return regexpSource(p.asciiTree)
+	}
+	return p.source()
+}
+
+// anchoredAtStart returns the regexp anchored at the start of a text.
+func (p *pattern) anchoredAtStart() *regexp.Regexp {
+	p.atStartOnce.Do(func() {
+		p.atStart, _ = regexp.Compile(`^(?:` + p.anchoredSource() + `)`)
 	})
-	return p.atStart, p.afterOne
+	return p.atStart
+}
+
+// anchoredAfterOne returns the regexp anchored after one character.
+func (p *pattern) anchoredAfterOne() *regexp.Regexp {
+	p.afterOneOnce.Do(func() {
+		p.afterOne, _ = regexp.Compile(`^(?s:.)(?:` + p.anchoredSource() + `)`)
+	})
+	return p.afterOne
 }
 
 // maxLeadTries bounds the occurrences of a pattern's leading literals that
@@ -92,10 +109,18 @@ func newPattern(src string, re *regexp.Regexp) *pattern {
 	return p
 }
 
+// source returns the regexp to compile: src, case-insensitive.
+func (p *pattern) source() string {
+	if p.flagged {
+		return p.src
+	}
+	return "(?i)" + p.src
+}
+
 // regexp returns the compiled (?i) pattern, nil if it does not compile.
 func (p *pattern) regexp() *regexp.Regexp {
 	p.reOnce.Do(func() {
-		p.re, _ = regexp.Compile("(?i)" + p.src)
+		p.re, _ = regexp.Compile(p.source())
 	})
 	return p.re
 }
@@ -122,23 +147,36 @@ func (p *pattern) analyse() {
 			p.bad = true
 			return
 		}
-		p.filter = literalFilterOf(tree)
-		for _, l := range leadingLiterals(tree) {
-			p.lead = append(p.lead, []byte(l))
-		}
-		p.maxLen, p.maxBytes = matchLen(tree, false), matchLen(tree, true)
-		p.beyondASCII = literalsHoldBeyondASCII(tree)
-		p.names = make([]string, tree.MaxCap()+1)
-		groupNames(tree, p.names)
-		for _, name := range p.names {
-			if i, ok := factIndex(name); ok {
-				p.factBits |= 1 << i
+		if a, ok := asciiOnly(tree); ok {
+			// Written out before analyseTree lowers its literals.
+			q := &pattern{src: regexpSource(a), captures: p.captures, flagged: true}
+			if sameGroups(q.src, tree) {
+				q.once.Do(func() { q.analyseTree(a) })
+				p.forASCII = q
 			}
 		}
-		if lowerLiterals(tree) {
-			p.asciiTree = tree
-		}
+		p.analyseTree(tree)
 	})
+}
+
+// analyseTree makes the pattern's filter, leading literals and group
+// names from its syntax tree (parsed with (?i)), which it may rewrite.
+func (p *pattern) analyseTree(tree *syntax.Regexp) {
+	p.filter = literalFilterOf(tree)
+	for _, l := range leadingLiterals(tree) {
+		p.lead = append(p.lead, []byte(l))
+	}
+	p.maxLen, p.maxBytes = matchLen(tree, false), matchLen(tree, true)
+	p.names = make([]string, tree.MaxCap()+1)
+	groupNames(tree, p.names)
+	for _, name := range p.names {
+		if i, ok := factIndex(name); ok {
+			p.factBits |= 1 << i
+		}
+	}
+	if lowerLiterals(tree) {
+		p.asciiTree = tree
+	}
 }
 
 // groupNames sets names[n] to the name of group n of re, as SubexpNames
@@ -169,7 +207,9 @@ func (p *pattern) subexpNames() []string {
 // other byte above 0x7f they match what they matched. A class, already
 // expanded with the folded letters by the parser, stays as it is. It
 // reports whether re may be compiled as rewritten: its capture names are
-// kept, and it has no (?i) left that would fold a non-ASCII literal.
+// kept, and it has no (?i) left that would fold a literal beyond ASCII (a
+// character no case folds onto another, as Japanese ones, matches itself
+// with or without it).
 func lowerLiterals(re *syntax.Regexp) bool {
 	ok := true
 	if re.Op == syntax.OpLiteral && re.Flags&syntax.FoldCase != 0 {
@@ -177,8 +217,8 @@ func lowerLiterals(re *syntax.Regexp) bool {
 			switch {
 			case 'A' <= r && r <= 'Z':
 				re.Rune[i] = r + 'a' - 'A'
-			case r >= 0x80:
-				ok = false
+			case r >= utf8.RuneSelf && unicode.SimpleFold(r) != r:
+				ok = false // (?i) folds it onto another letter
 			}
 		}
 		re.Flags &^= syntax.FoldCase
@@ -206,7 +246,7 @@ func lowerLiterals(re *syntax.Regexp) bool {
 // literalsHold reports whether the pattern's filter, leading literals and
 // lower-case regexp hold in a text of class tc.
 func (p *pattern) literalsHold(tc textClass) bool {
-	return tc == textASCII || (tc == textFoldSafe && p.beyondASCII)
+	return tc == textASCII || tc == textFoldSafe
 }
 
 // start returns where in text (normalized, its literals hold, allowed by
@@ -247,7 +287,16 @@ func (p *pattern) windows(text []byte, tc textClass) (windows, bool) {
 // find returns the submatch indexes of the leftmost match of the pattern
 // in text (normalized, of class tc), nil when it does not match.
 func (p *pattern) find(text []byte, tc textClass) []int {
+	return p.findIn(text, tc, nil)
+}
+
+// findIn is find with the pairSet of text (nil when there is none), which
+// spares the filter its searches for literals the text cannot hold.
+func (p *pattern) findIn(text []byte, tc textClass, ps *pairSet) []int {
 	p.analyse()
+	if tc == textASCII && p.forASCII != nil {
+		return p.forASCII.findIn(text, tc, ps)
+	}
 	if p.bad {
 		return nil
 	}
@@ -257,7 +306,7 @@ func (p *pattern) find(text []byte, tc textClass) []int {
 		}
 		return nil
 	}
-	if !p.filter.allows(text) {
+	if !p.filter.allows(text, ps) {
 		return nil
 	}
 	re := p.asciiRegexp()
@@ -296,10 +345,6 @@ func (p *pattern) leadMatch(text []byte, submatches bool) (m []int, from int) {
 	if p.lead == nil {
 		return nil, 0
 	}
-	atStart, afterOne := p.anchored()
-	if atStart == nil {
-		return nil, p.start(text)
-	}
 	pos := 0
 	for range maxLeadTries {
 		o := firstIndex(text[pos:], p.lead)
@@ -307,6 +352,15 @@ func (p *pattern) leadMatch(text []byte, submatches bool) (m []int, from int) {
 			return nil, -1
 		}
 		o += pos
+		var atStart, afterOne *regexp.Regexp
+		if o == 0 {
+			atStart = p.anchoredAtStart()
+		} else {
+			afterOne = p.anchoredAfterOne()
+		}
+		if atStart == nil && afterOne == nil {
+			return nil, p.start(text) // cannot happen: it compiled
+		}
 		switch {
 		case o == 0 && submatches:
 			m = atStart.FindSubmatchIndex(text)
@@ -359,7 +413,15 @@ func shift(m []int, off int) {
 // match reports whether the pattern matches text (normalized, of class
 // tc).
 func (p *pattern) match(text []byte, tc textClass) bool {
+	return p.matchIn(text, tc, nil)
+}
+
+// matchIn is match with the pairSet of text (findIn).
+func (p *pattern) matchIn(text []byte, tc textClass, ps *pairSet) bool {
 	p.analyse()
+	if tc == textASCII && p.forASCII != nil {
+		return p.forASCII.matchIn(text, tc, ps)
+	}
 	if p.bad {
 		return false
 	}
@@ -367,7 +429,7 @@ func (p *pattern) match(text []byte, tc textClass) bool {
 		re := p.regexp()
 		return re != nil && re.Match(text)
 	}
-	if !p.filter.allows(text) {
+	if !p.filter.allows(text, ps) {
 		return false
 	}
 	re := p.asciiRegexp()

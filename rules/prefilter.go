@@ -5,6 +5,8 @@ import (
 	"regexp/syntax"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // A literalFilter is what any match of a pattern must contain, found from
@@ -31,11 +33,12 @@ type literal struct {
 	s      string
 	b      []byte // s, for bytes.Index
 	anchor int
+	pairs  []uint16 // its first pairs of bytes (literalPairs), for a pairSet
 }
 
 // newLiteral returns s with its rarest byte found.
 func newLiteral(s string) literal {
-	l := literal{s: s, b: []byte(s)}
+	l := literal{s: s, b: []byte(s), pairs: literalPairs(s)}
 	for i := 1; i < len(s); i++ {
 		if byteRarity(s[i]) > byteRarity(s[l.anchor]) {
 			l.anchor = i
@@ -81,6 +84,9 @@ func newLiteralFilter(src string) literalFilter {
 // literalFilterOf returns the filter of re, parsed with (?i).
 func literalFilterOf(re *syntax.Regexp) literalFilter {
 	info := literalsOf(re)
+	if info.isNever() {
+		return literalFilter{{}} // a set without members: no text has one
+	}
 	need := info.need
 	if set := info.exact; set != nil && required(set) {
 		need = append(need, set)
@@ -128,46 +134,144 @@ func reduced(set []string) []string {
 	return out
 }
 
-// leadingLiterals returns the literals every match of re starts with
-// (after any empty-width assertions), nil when they are not known: the
-// first consuming part of the regexp is a literal, a small class, or an
-// alternation of them.
+// leadingLiterals returns the literals every match of re starts with,
+// nil when they are not known: the first consuming parts of the regexp are
+// literals, small classes, optional ones, or alternations of them. The
+// literals run on over the parts that follow as long as they are exact
+// ("e-?mail" starts "email" or "e-mail", not merely "e"), within
+// maxLiteralSet strings each: a longer literal occurs at fewer places,
+// each of which leadMatch tries with the regexp.
 func leadingLiterals(re *syntax.Regexp) []string {
+	return leads(re, true)
+}
+
+// leads is leadingLiterals; with extend false, a concatenation's literals
+// stop at its first consuming part that gives some (an alternation whose
+// branches, extended, would give more than maxAlternatives).
+func leads(re *syntax.Regexp, extend bool) []string {
 	switch re.Op {
+	case syntax.OpNoMatch:
+		return []string{} // no match starts anywhere
 	case syntax.OpLiteral, syntax.OpCharClass:
 		li := literalsOf(re)
 		if li.exact != nil && required(li.exact) {
 			return li.exact
 		}
 	case syntax.OpCapture, syntax.OpPlus:
-		return leadingLiterals(re.Sub[0])
+		return leads(re.Sub[0], extend)
 	case syntax.OpRepeat:
 		if re.Min >= 1 {
-			return leadingLiterals(re.Sub[0])
+			return leads(re.Sub[0], extend)
 		}
 	case syntax.OpConcat:
-		for _, s := range re.Sub {
-			switch s.Op {
-			case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
-				syntax.OpWordBoundary, syntax.OpNoWordBoundary:
-				continue // looks at the characters around, consumes none
-			}
-			return leadingLiterals(s)
-		}
+		return concatLeads(re.Sub, extend)
 	case syntax.OpAlternate:
 		var all []string
 		for _, s := range re.Sub {
-			l := leadingLiterals(s)
+			l := leads(s, extend)
 			if l == nil {
 				return nil
 			}
 			all = append(all, l...)
 		}
-		if all = slices.Compact(slices.Sorted(slices.Values(all))); len(all) <= maxAlternatives {
+		if all = withoutLonger(all); len(all) <= maxAlternatives {
 			return all
+		}
+		if extend {
+			return leads(re, false)
 		}
 	}
 	return nil
+}
+
+// concatLeads returns the leading literals of a concatenation: the strings
+// of its parts from the first, joined (their product), as long as the
+// parts are exact (an assertion is, with ""), then the leading literals of
+// the first part that is not, when known; nil when they may be empty.
+func concatLeads(subs []*syntax.Regexp, extend bool) []string {
+	cur := []string{""}
+	for _, s := range subs {
+		li := literalsOf(s)
+		if li.isNever() {
+			return []string{}
+		}
+		if required(cur) && (!extend || shortest(cur) >= minLead) {
+			// Long enough: joined with a part of one string (no
+			// more literals to search for) but no other.
+			if extend && len(li.exact) == 1 {
+				if p := product(cur, li.exact); p != nil {
+					cur = p
+					continue
+				}
+			}
+			break
+		}
+		if li.exact != nil {
+			if l := leads(s, extend); len(li.exact) > 1 && len(l) > 0 && len(l) < len(li.exact) && shortest(l) >= minLead {
+				// Fewer literals, long enough ("urlbl" rather than
+				// its four codes): the part's own leading ones.
+				if p := leadProduct(cur, l); p != nil {
+					cur = p
+				}
+				break
+			}
+			if p := leadProduct(cur, li.exact); p != nil {
+				cur = p
+				continue
+			}
+		}
+		// Not exact, or too many strings: its own leading literals.
+		if l := leads(s, extend); len(l) > 0 {
+			if p := leadProduct(cur, l); p != nil {
+				cur = p
+			}
+		}
+		break
+	}
+	if !required(cur) {
+		return nil
+	}
+	return withoutLonger(cur)
+}
+
+// minLead is the length from which a leading literal is run on only over
+// parts of one string: "delivery failed " followed by a digit is searched
+// for as it is, not as ten literals, while "e" of "e-?mail" is run on to
+// "email" and "e-mail", which occur at far fewer places.
+const minLead = 3
+
+// shortest returns the length of the shortest member of set.
+func shortest(set []string) int {
+	n := maxLiteralLen
+	for _, s := range set {
+		n = min(n, len(s))
+	}
+	return n
+}
+
+// leadProduct is product for leading literals: the first part's strings
+// may be as many as an alternation's (maxAlternatives).
+func leadProduct(as, bs []string) []string {
+	if len(as) == 1 && as[0] == "" && len(bs) <= maxAlternatives {
+		return bs
+	}
+	return product(as, bs)
+}
+
+// withoutLonger returns the members of set, sorted, without those that
+// start with another member: where the longer occurs, so does the shorter.
+func withoutLonger(set []string) []string {
+	set = slices.Compact(slices.Sorted(slices.Values(set)))
+	out := set[:0]
+	for _, s := range set {
+		// Sorted: a member's prefixes in the set come before it, the
+		// last kept one among them.
+		if len(out) > 0 && strings.HasPrefix(s, out[len(out)-1]) {
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 // firstIndex returns the first position in text where a member of set
@@ -188,11 +292,19 @@ func firstIndex(text []byte, set [][]byte) int {
 }
 
 // allows reports whether text (normalized, all ASCII) may match: it
-// contains a member of each set.
-func (f literalFilter) allows(text []byte) bool {
+// contains a member of each set. ps, when not nil, is the pairSet of text
+// (made here when first needed): a member it rules out is not searched for.
+func (f literalFilter) allows(text []byte, ps *pairSet) bool {
+	if ps != nil && !ps.usable(text) {
+		ps = nil
+	}
 	for _, set := range f {
 		found := false
-		for _, lit := range set {
+		for i := range set {
+			lit := &set[i]
+			if ps != nil && !ps.mayHold(lit) {
+				continue
+			}
 			if lit.in(text) {
 				found = true
 				break
@@ -207,7 +319,7 @@ func (f literalFilter) allows(text []byte) bool {
 
 // in reports whether text contains l: it looks for the anchor byte, then
 // compares the bytes around it.
-func (l literal) in(text []byte) bool {
+func (l *literal) in(text []byte) bool {
 	n, a := len(l.s), l.anchor
 	c := l.s[a]
 	for i := a; i+n-a <= len(text); {
@@ -235,9 +347,8 @@ const (
 	// textASCII: no byte above 0x7f. A character is a byte.
 	textASCII textClass = iota
 	// textFoldSafe: bytes above 0x7f, but neither U+212A nor U+017F, so
-	// that the literals hold as in an ASCII text, for the patterns whose
-	// filter makes no promise about a class with members beyond ASCII
-	// (pattern.beyondASCII).
+	// that the literals hold as in an ASCII text (literalsOf reads a
+	// character beyond ASCII as its UTF-8 bytes, or promises nothing).
 	textFoldSafe
 	// textFolding: U+212A or U+017F occur: a pattern runs as written, (?i),
 	// over the whole text.
@@ -264,7 +375,8 @@ func classOfText(b []byte) textClass {
 // (normalized, all ASCII).
 type literalInfo struct {
 	// exact, when not nil, lists every string the node can match ("" for
-	// an empty match).
+	// an empty match); empty, not nil, for a node that matches nothing
+	// (never).
 	exact []string
 	// need lists sets of literals: the text matched by the node contains
 	// a member of each (none of them is "").
@@ -301,17 +413,27 @@ func (li literalInfo) best() []string {
 	return b
 }
 
+// never is what a node that matches nothing says: no string.
+var never = literalInfo{exact: []string{}}
+
+// isNever reports whether li is said of a node that matches nothing.
+func (li literalInfo) isNever() bool {
+	return li.exact != nil && len(li.exact) == 0
+}
+
 // literalsOf analyses re (as syntax.Parse made it, with (?i)).
 func literalsOf(re *syntax.Regexp) literalInfo {
 	switch re.Op {
+	case syntax.OpNoMatch:
+		return never
 	case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
 		syntax.OpWordBoundary, syntax.OpNoWordBoundary:
 		return literalInfo{exact: []string{""}}
 	case syntax.OpLiteral:
 		b := make([]byte, 0, len(re.Rune))
 		for _, r := range re.Rune {
-			if r >= 0x80 {
-				return literalInfo{} // cannot occur in an ASCII text: no promise kept simple
+			if r >= utf8.RuneSelf {
+				return literalsBeyondASCII(re)
 			}
 			c := byte(r)
 			if re.Flags&syntax.FoldCase != 0 && 'A' <= c && c <= 'Z' {
@@ -324,17 +446,19 @@ func literalsOf(re *syntax.Regexp) literalInfo {
 		}
 		return literalInfo{exact: []string{string(b)}}
 	case syntax.OpCharClass:
-		// The members that can occur in the text: ASCII, not A-Z.
+		// The members that can occur in the text: not A-Z, nor the two
+		// letters that make a text textFolding. The parser has
+		// already added the letters (?i) folds onto the class's.
 		var set []string
 		for i := 0; i+1 < len(re.Rune); i += 2 {
-			for r := re.Rune[i]; r <= re.Rune[i+1] && r < 0x80; r++ {
-				if 'A' <= r && r <= 'Z' {
+			for r := re.Rune[i]; r <= re.Rune[i+1]; r++ {
+				if 'A' <= r && r <= 'Z' || r == kelvin || r == longS {
 					continue
 				}
-				if len(set) == maxLiteralSet {
+				if len(set) == maxLiteralSet || r == utf8.RuneError {
 					return literalInfo{}
 				}
-				set = append(set, string(rune(r)))
+				set = append(set, string(r))
 			}
 		}
 		if len(set) == 0 {
@@ -350,10 +474,10 @@ func literalsOf(re *syntax.Regexp) literalInfo {
 		}
 		return literalInfo{}
 	case syntax.OpPlus:
-		return literalInfo{need: repeated(literalsOf(re.Sub[0]))}
+		return repeated(literalsOf(re.Sub[0]))
 	case syntax.OpRepeat:
 		if re.Min >= 1 {
-			return literalInfo{need: repeated(literalsOf(re.Sub[0]))}
+			return repeated(literalsOf(re.Sub[0]))
 		}
 		if re.Max == 1 {
 			return literalsOf(&syntax.Regexp{Op: syntax.OpQuest, Sub: re.Sub})
@@ -367,19 +491,54 @@ func literalsOf(re *syntax.Regexp) literalInfo {
 	return literalInfo{} // any character, star, no match
 }
 
+// literalsBeyondASCII analyses a literal with characters beyond ASCII: the
+// strings of UTF-8 it may be in a text (never in an ASCII one), one for
+// each way (?i) may fold it (folded onto A-Z, normalize lowered, or onto
+// the Kelvin sign and the long s, which make a text textFolding). U+FFFD,
+// which an invalid byte matches, makes no promise.
+func literalsBeyondASCII(re *syntax.Regexp) literalInfo {
+	fold := re.Flags&syntax.FoldCase != 0
+	cur := []string{""}
+	for _, r := range re.Rune {
+		if r == utf8.RuneError {
+			return literalInfo{}
+		}
+		forms := []string{string(r)}
+		if fold {
+			forms = forms[:0]
+			f := r
+			for {
+				if !('A' <= f && f <= 'Z') && f != kelvin && f != longS {
+					forms = append(forms, string(f))
+				}
+				if f = unicode.SimpleFold(f); f == r {
+					break
+				}
+			}
+		}
+		if cur = product(cur, forms); cur == nil {
+			return literalInfo{}
+		}
+	}
+	return literalInfo{exact: cur}
+}
+
 // repeated returns what one or more repetitions of a node require: what
-// one does.
-func repeated(sub literalInfo) [][]string {
+// one does (nothing matches when one cannot).
+func repeated(sub literalInfo) literalInfo {
+	if sub.isNever() {
+		return never
+	}
 	need := sub.need
 	if sub.exact != nil && required(sub.exact) {
 		need = append(slices.Clip(need), sub.exact)
 	}
-	return need
+	return literalInfo{need: need}
 }
 
 // concatLiterals analyses a concatenation: the strings of consecutive
 // exact parts are joined (their product), and each part's requirements
-// are the whole's.
+// are the whole's. It matches nothing when a part matches nothing.
 func concatLiterals(subs []*syntax.Regexp) literalInfo {
 	var out literalInfo
 	cur := []string{""}
@@ -392,6 +551,9 @@ func concatLiterals(subs []*syntax.Regexp) literalInfo {
 	}
 	for _, s := range subs {
 		li := literalsOf(s)
+		if li.isNever() {
+			return never
+		}
 		if li.exact == nil {
 			allExact = false
 			flush()
@@ -433,12 +595,17 @@ func product(as, bs []string) []string {
 
 // alternateLiterals analyses an alternation: exact when every branch is,
 // else it requires the union of one required set per branch (when every
-// branch requires one).
+// branch requires one). A branch that matches nothing adds nothing; when
+// none can match, neither can the alternation.
 func alternateLiterals(subs []*syntax.Regexp) literalInfo {
 	var exact, union []string
-	allExact, allNeed := true, true
+	allExact, allNeed, any := true, true, false
 	for _, s := range subs {
 		li := literalsOf(s)
+		if li.isNever() {
+			continue
+		}
+		any = true
 		if li.exact == nil {
 			allExact = false
 		} else if allExact {
@@ -449,6 +616,9 @@ func alternateLiterals(subs []*syntax.Regexp) literalInfo {
 		} else {
 			allNeed = false
 		}
+	}
+	if !any {
+		return never
 	}
 	if allExact && len(exact) <= maxAlternatives {
 		return literalInfo{exact: exact}

@@ -29,6 +29,13 @@ func TestLiteralFilterOfPatterns(t *testing.T) {
 		{`^[^a-z]+$`, ""},  // no literal
 		{`(?:a|b*)c`, "c"}, // a branch that may be empty requires nothing
 		{`x+y{2,}z*`, "x & y"},
+		// Beyond ASCII: a character as its UTF-8 bytes, in every case
+		// (?i) gives it; U+FFFD, which an invalid byte matches, gives
+		// nothing.
+		{`添付ファイル(?:名)?:`, "添付ファイル:|添付ファイル名:"},
+		{`pièce jointe`, "pièce jointe|piÈce jointe"},
+		{`[「"]x`, "「x|\"x"},
+		{`a\x{FFFD}b`, ""},
 	}
 	for _, c := range cases {
 		if got := newLiteralFilter(c.src).String(); !sameSets(got, c.want) {
@@ -106,12 +113,23 @@ func TestLiteralFilterKeepsEveryMatch(t *testing.T) {
 			if got := p.match(text, tc); got != (want != nil) {
 				t.Errorf("pattern %q in %q: match = %t, the regexp over the whole text %t", p.src, text, got, want != nil)
 			}
+			// With the text's pairSet, made by the first filter.
+			var ps pairSet
+			if got := p.findIn(text, tc, &ps); !slices.Equal(got, want) {
+				t.Errorf("pattern %q in %q: findIn = %v, the regexp over the whole text %v", p.src, text, got, want)
+			}
+			if got := p.matchIn(text, tc, &ps); got != (want != nil) {
+				t.Errorf("pattern %q in %q: matchIn = %t, the regexp over the whole text %t", p.src, text, got, want != nil)
+			}
 			if want == nil {
 				return
 			}
 			matched++
-			if p.literalsHold(tc) && !p.filter.allows(text) {
+			if p.literalsHold(tc) && !p.filter.allows(text, nil) {
 				t.Errorf("pattern %q matches %q but its filter (%s) rejects it", p.src, text, p.filter)
+			}
+			if q := p.forASCII; q != nil && tc == textASCII && !q.filter.allows(text, nil) {
+				t.Errorf("pattern %q matches %q but its filter for ASCII texts (%s) rejects it", p.src, text, q.filter)
 			}
 		}
 		for i := 0; i < 200; i++ {
@@ -292,14 +310,44 @@ func FuzzPatternFind(f *testing.F) {
 	f.Add("554 5.7.1 Client host [203.0.113.7] blocked using zen.spamhaus.org; contact postmaster@x.example")
 	f.Add("xouk9_418 aup#1000 MAS\u212a connect to mx.example.net: Connection timed out")
 	f.Add("message too big: read=26214400 max=15728640 virus 'Troj/X-1' in attachment 'a b.docm'")
+	f.Add("添付ファイル名:「請求書.exe」 メッセージサイズ 2048 KB を超え PIÈCE JOINTE: a.scr")
 	f.Fuzz(func(t *testing.T, diag string) {
 		text := normalize(nil, diag)
 		tc := classOfText(text)
+		var ps pairSet
 		for _, p := range pats {
 			want := p.regexp().FindSubmatchIndex(text)
 			if got := p.find(text, tc); !slices.Equal(got, want) {
 				t.Fatalf("pattern %q in %q: find = %v, the regexp over the whole text %v", p.src, text, got, want)
 			}
+			if got := p.findIn(text, tc, &ps); !slices.Equal(got, want) {
+				t.Fatalf("pattern %q in %q: findIn = %v, the regexp over the whole text %v", p.src, text, got, want)
+			}
 		}
 	})
+}
+
+// TestLeadingLiteralsRunOn: the literals a match starts with run on over
+// the exact parts that follow while they are short ("e" of "e-?mail"
+// becomes "email" and "e-mail"), over an optional first part, and stop at
+// a part that would multiply long ones.
+func TestLeadingLiteralsRunOn(t *testing.T) {
+	cases := []struct{ src, want string }{
+		{`e-?mail to`, "e-mail to|email to"},
+		{`(?:contact|e-?mail) us`, "contact us|e-mail us|email us"},
+		{`(?:size )?(?:limit|max)\b`, "limit|max|size limit|size max"},
+		{`delivery failed \d+ attempts`, "delivery failed "},
+		{`\b(urlbl011|urlbl101|urlbl110)\b`, "urlbl"},
+		{`\b(?:lpn|lpnaaa|ofr|ouk)[0-9]*`, "lpn|ofr|ouk"},
+		{`[^a-z]+x`, ""},
+	}
+	for _, c := range cases {
+		tree, err := syntax.Parse("(?i)"+c.src, syntax.Perl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(leadingLiterals(tree), "|"); got != c.want {
+			t.Errorf("leading literals of %q = %q, want %q", c.src, got, c.want)
+		}
+	}
 }

@@ -98,33 +98,6 @@ const (
 	longS  = '\u017f' // s
 )
 
-// literalsHoldBeyondASCII reports whether the literal filter and the
-// leading literals of re (as literalsOf reads them) hold in a text that
-// has characters beyond ASCII, where the literals hold (textFoldSafe):
-// every class that gives literals (literalsOf: at most maxLiteralSet
-// members in ASCII) has no other member.
-func literalsHoldBeyondASCII(re *syntax.Regexp) bool {
-	if re.Op == syntax.OpCharClass {
-		members := 0
-		for i := 0; i+1 < len(re.Rune); i += 2 {
-			for r := re.Rune[i]; r <= re.Rune[i+1] && r < utf8.RuneSelf; r++ {
-				if r < 'A' || r > 'Z' {
-					members++
-				}
-			}
-		}
-		if members > 0 && members <= maxLiteralSet && !asciiClass(re.Rune) {
-			return false
-		}
-	}
-	for _, s := range re.Sub {
-		if !literalsHoldBeyondASCII(s) {
-			return false
-		}
-	}
-	return true
-}
-
 // windows yields, in order, the parts of a text (normalized, where the
 // literals hold: textClass) outside which a bounded pattern cannot match,
 // so that the regexp, run over each in turn, finds the leftmost match of
