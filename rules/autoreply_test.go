@@ -209,3 +209,26 @@ func TestReceiptExplanationFollowsItsDisposition(t *testing.T) {
 		}
 	}
 }
+
+// TestDepartureAutoReplyAsksToWriteToTheContact: an auto-reply saying
+// that the person has left, or that the address is no longer read, is no
+// bounce but a message that will not be read: the sender is to write to
+// the contact it names. An ordinary out-of-office notice ("has left the
+// office until Monday") stays nobody's.
+func TestDepartureAutoReplyAsksToWriteToTheContact(t *testing.T) {
+	e := builtin(t)
+	rd := explainFixture(t, e, "nonbounce-vacation-04.eml")
+	if rd.Owner != OwnerSender || !strings.Contains(rd.Explanation, "will likely not be read") || !strings.Contains(rd.Fix, "contact the reply names") {
+		t.Errorf("nonbounce-vacation-04.eml: owner %s explanation %q fix %q; want the sender, told to write to the named contact", rd.Owner, rd.Explanation, rd.Fix)
+	}
+	for notice, want := range map[string]bool{
+		"Claire Lefèvre a quitté la société le 27 février. Écrivez à achats@example.fr.":             true,
+		"Herr Brandt ist nicht mehr im Unternehmen tätig. Bitte wenden Sie sich an info@example.de.": true,
+		"I have left the office and will be back on Monday 9 March.":                                 false,
+		"Thank you for your message. I am on leave until 12 April.":                                  false,
+	} {
+		if got := departed(notice); got != want {
+			t.Errorf("departed(%q) = %v, want %v", notice, got, want)
+		}
+	}
+}

@@ -9,7 +9,7 @@ import (
 )
 
 // builtinDigest is BuiltinDigest: of the rules.yaml this file was generated from.
-const builtinDigest = "322e7db81b99"
+const builtinDigest = "007fd0e2bb09"
 
 // builtinTrue and builtinFalse are the values of the rules' *bool fields.
 var builtinTrue, builtinFalse = true, false
@@ -20,7 +20,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "success",
 			file:   "rules.yaml (built-in)",
-			line:   1224,
+			line:   1234,
 			action: []smtpcode.Action{"delivered", "relayed", "expanded"},
 			then: thenDef{
 				Reason: "delivered",
@@ -30,7 +30,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "success-code",
 			file: "rules.yaml (built-in)",
-			line: 1229,
+			line: 1239,
 			status: []statusPattern{
 				{class: 2, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -56,7 +56,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1244,
+			line: 1254,
 			text: phraseMask{
 				{index: 3, bits: 458752},
 			},
@@ -70,7 +70,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1251,
+			line: 1261,
 			text: phraseMask{
 				{index: 3, bits: 524288},
 			},
@@ -84,7 +84,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1258,
+			line: 1268,
 			text: phraseMask{
 				{index: 3, bits: 3145728},
 			},
@@ -98,7 +98,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1265,
+			line: 1275,
 			text: phraseMask{
 				{index: 3, bits: 4194304},
 			},
@@ -112,7 +112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1272,
+			line: 1282,
 			text: phraseMask{
 				{index: 3, bits: 125829120},
 			},
@@ -126,7 +126,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1279,
+			line: 1289,
 			text: phraseMask{
 				{index: 3, bits: 402653184},
 			},
@@ -140,7 +140,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1286,
+			line: 1296,
 			text: phraseMask{
 				{index: 3, bits: 536870912},
 			},
@@ -154,7 +154,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 1293,
+			line: 1303,
 			text: phraseMask{
 				{index: 3, bits: 1073741824},
 			},
@@ -168,7 +168,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1300,
+			line: 1310,
 			text: phraseMask{
 				{index: 3, bits: 2147483648},
 			},
@@ -182,7 +182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1307,
+			line: 1317,
 			text: phraseMask{
 				{index: 3, bits: 12884901888},
 			},
@@ -196,7 +196,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1314,
+			line: 1324,
 			text: phraseMask{
 				{index: 3, bits: 17179869184},
 			},
@@ -210,7 +210,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1321,
+			line: 1331,
 			text: phraseMask{
 				{index: 3, bits: 103079215104},
 			},
@@ -224,7 +224,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1328,
+			line: 1338,
 			text: phraseMask{
 				{index: 3, bits: 137438953472},
 			},
@@ -238,7 +238,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1335,
+			line: 1345,
 			text: phraseMask{
 				{index: 3, bits: 274877906944},
 			},
@@ -252,7 +252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1342,
+			line: 1352,
 			text: phraseMask{
 				{index: 3, bits: 549755813888},
 			},
@@ -266,7 +266,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1349,
+			line: 1359,
 			text: phraseMask{
 				{index: 3, bits: 7696581394432},
 			},
@@ -280,7 +280,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-other-message",
 			file: "rules.yaml (built-in)",
-			line: 1357,
+			line: 1367,
 			text: phraseMask{
 				{index: 3, bits: 1117103813820416},
 			},
@@ -291,7 +291,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ironport-ldap-accept-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1378,
+			line: 1388,
 			text: phraseMask{
 				{index: 3, bits: 1125899906842624},
 			},
@@ -301,7 +301,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-block-list",
 			file: "rules.yaml (built-in)",
-			line: 1389,
+			line: 1399,
 			text: phraseMask{
 				{index: 3, bits: 6755399441055744},
 			},
@@ -370,7 +370,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "greylisting-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1406,
+			line: 1416,
 			text: phraseMask{
 				{index: 3, bits: 567453553048682496},
 			},
@@ -422,7 +422,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "proofpoint-reputation",
 			file: "rules.yaml (built-in)",
-			line: 1424,
+			line: 1434,
 			text: phraseMask{
 				{index: 3, bits: 4035225266123964416},
 			},
@@ -496,7 +496,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-verify-callout",
 			file: "rules.yaml (built-in)",
-			line: 1439,
+			line: 1449,
 			text: phraseMask{
 				{index: 3, bits: 13835058055282163712},
 				{index: 4, bits: 15},
@@ -547,7 +547,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1459,
+			line: 1469,
 			text: phraseMask{
 				{index: 4, bits: 48},
 			},
@@ -599,7 +599,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate",
 			file: "rules.yaml (built-in)",
-			line: 1476,
+			line: 1486,
 			text: phraseMask{
 				{index: 4, bits: 48},
 			},
@@ -649,7 +649,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-likely-unsolicited",
 			file: "rules.yaml (built-in)",
-			line: 1486,
+			line: 1496,
 			text: phraseMask{
 				{index: 4, bits: 64},
 			},
@@ -719,7 +719,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-user-block",
 			file: "rules.yaml (built-in)",
-			line: 1503,
+			line: 1513,
 			text: phraseMask{
 				{index: 4, bits: 1920},
 			},
@@ -769,7 +769,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policy-block",
 			file: "rules.yaml (built-in)",
-			line: 1518,
+			line: 1528,
 			text: phraseMask{
 				{index: 4, bits: 129024},
 			},
@@ -819,7 +819,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-anti-spoofing",
 			file: "rules.yaml (built-in)",
-			line: 1539,
+			line: 1549,
 			text: phraseMask{
 				{index: 4, bits: 917504},
 			},
@@ -869,7 +869,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1553,
+			line: 1563,
 			text: phraseMask{
 				{index: 4, bits: 7340032},
 			},
@@ -882,7 +882,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1563,
+			line: 1573,
 			text: phraseMask{
 				{index: 4, bits: 7340032},
 			},
@@ -895,7 +895,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1569,
+			line: 1579,
 			text: phraseMask{
 				{index: 4, bits: 7340032},
 			},
@@ -908,7 +908,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1575,
+			line: 1585,
 			text: phraseMask{
 				{index: 4, bits: 7340032},
 			},
@@ -921,7 +921,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1581,
+			line: 1591,
 			text: phraseMask{
 				{index: 4, bits: 7340032},
 			},
@@ -934,7 +934,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1587,
+			line: 1597,
 			text: phraseMask{
 				{index: 4, bits: 7340032},
 			},
@@ -947,7 +947,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1593,
+			line: 1603,
 			text: phraseMask{
 				{index: 4, bits: 7340032},
 			},
@@ -960,7 +960,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1599,
+			line: 1609,
 			text: phraseMask{
 				{index: 4, bits: 7340032},
 			},
@@ -973,7 +973,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1605,
+			line: 1615,
 			text: phraseMask{
 				{index: 4, bits: 7340032},
 			},
@@ -986,7 +986,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1611,
+			line: 1621,
 			text: phraseMask{
 				{index: 4, bits: 7340032},
 			},
@@ -999,7 +999,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1617,
+			line: 1627,
 			text: phraseMask{
 				{index: 4, bits: 7340032},
 			},
@@ -1012,7 +1012,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1623,
+			line: 1633,
 			text: phraseMask{
 				{index: 4, bits: 7340032},
 			},
@@ -1081,7 +1081,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1638,
+			line: 1648,
 			text: phraseMask{
 				{index: 4, bits: 125829120},
 			},
@@ -1094,7 +1094,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1646,
+			line: 1656,
 			text: phraseMask{
 				{index: 4, bits: 134217728},
 			},
@@ -1107,7 +1107,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1652,
+			line: 1662,
 			text: phraseMask{
 				{index: 4, bits: 268435456},
 			},
@@ -1120,7 +1120,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1658,
+			line: 1668,
 			text: phraseMask{
 				{index: 4, bits: 536870912},
 			},
@@ -1133,7 +1133,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1664,
+			line: 1674,
 			text: phraseMask{
 				{index: 4, bits: 3221225472},
 			},
@@ -1146,7 +1146,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1670,
+			line: 1680,
 			text: phraseMask{
 				{index: 4, bits: 12884901888},
 			},
@@ -1159,7 +1159,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1676,
+			line: 1686,
 			text: phraseMask{
 				{index: 4, bits: 17179869184},
 			},
@@ -1172,7 +1172,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1682,
+			line: 1692,
 			text: phraseMask{
 				{index: 4, bits: 34359738368},
 			},
@@ -1182,7 +1182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1691,
+			line: 1701,
 			text: phraseMask{
 				{index: 4, bits: 8727373545472},
 			},
@@ -1192,7 +1192,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1696,
+			line: 1706,
 			text: phraseMask{
 				{index: 4, bits: 8796093022208},
 			},
@@ -1202,7 +1202,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1701,
+			line: 1711,
 			text: phraseMask{
 				{index: 4, bits: 52776558133248},
 			},
@@ -1212,7 +1212,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1706,
+			line: 1716,
 			text: phraseMask{
 				{index: 4, bits: 211106232532992},
 			},
@@ -1222,7 +1222,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1711,
+			line: 1721,
 			text: phraseMask{
 				{index: 4, bits: 281474976710656},
 			},
@@ -1232,7 +1232,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1716,
+			line: 1726,
 			text: phraseMask{
 				{index: 4, bits: 3940649673949184},
 			},
@@ -1242,7 +1242,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1721,
+			line: 1731,
 			text: phraseMask{
 				{index: 4, bits: 13510798882111488},
 			},
@@ -1252,7 +1252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1726,
+			line: 1736,
 			text: phraseMask{
 				{index: 4, bits: 18014398509481984},
 			},
@@ -1262,7 +1262,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1731,
+			line: 1741,
 			text: phraseMask{
 				{index: 4, bits: 36028797018963968},
 			},
@@ -1272,7 +1272,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1736,
+			line: 1746,
 			text: phraseMask{
 				{index: 4, bits: 72057594037927936},
 			},
@@ -1282,7 +1282,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1741,
+			line: 1751,
 			text: phraseMask{
 				{index: 4, bits: 4467570830351532032},
 			},
@@ -1292,7 +1292,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1746,
+			line: 1756,
 			text: phraseMask{
 				{index: 4, bits: 13835058055282163712},
 				{index: 5, bits: 3},
@@ -1303,7 +1303,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1751,
+			line: 1761,
 			text: phraseMask{
 				{index: 5, bits: 4},
 			},
@@ -1313,7 +1313,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1756,
+			line: 1766,
 			text: phraseMask{
 				{index: 5, bits: 8},
 			},
@@ -1326,7 +1326,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1765,
+			line: 1775,
 			text: phraseMask{
 				{index: 5, bits: 8},
 			},
@@ -1339,7 +1339,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1771,
+			line: 1781,
 			text: phraseMask{
 				{index: 5, bits: 8},
 			},
@@ -1352,7 +1352,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1777,
+			line: 1787,
 			text: phraseMask{
 				{index: 5, bits: 8},
 			},
@@ -1365,7 +1365,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1783,
+			line: 1793,
 			text: phraseMask{
 				{index: 5, bits: 8},
 			},
@@ -1378,7 +1378,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1789,
+			line: 1799,
 			text: phraseMask{
 				{index: 5, bits: 8},
 			},
@@ -1391,7 +1391,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1795,
+			line: 1805,
 			text: phraseMask{
 				{index: 5, bits: 8},
 			},
@@ -1404,7 +1404,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1801,
+			line: 1811,
 			text: phraseMask{
 				{index: 5, bits: 8},
 			},
@@ -1417,7 +1417,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1807,
+			line: 1817,
 			text: phraseMask{
 				{index: 5, bits: 8},
 			},
@@ -1430,7 +1430,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1813,
+			line: 1823,
 			text: phraseMask{
 				{index: 5, bits: 16},
 			},
@@ -1443,7 +1443,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1820,
+			line: 1830,
 			text: phraseMask{
 				{index: 5, bits: 96},
 			},
@@ -1456,7 +1456,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1826,
+			line: 1836,
 			text: phraseMask{
 				{index: 5, bits: 128},
 			},
@@ -1469,7 +1469,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1832,
+			line: 1842,
 			text: phraseMask{
 				{index: 5, bits: 256},
 			},
@@ -1482,7 +1482,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1838,
+			line: 1848,
 			text: phraseMask{
 				{index: 5, bits: 512},
 			},
@@ -1495,7 +1495,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1844,
+			line: 1854,
 			text: phraseMask{
 				{index: 5, bits: 1024},
 			},
@@ -1508,7 +1508,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1850,
+			line: 1860,
 			text: phraseMask{
 				{index: 5, bits: 2048},
 			},
@@ -1521,7 +1521,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1856,
+			line: 1866,
 			text: phraseMask{
 				{index: 5, bits: 12288},
 			},
@@ -1534,7 +1534,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1862,
+			line: 1872,
 			text: phraseMask{
 				{index: 5, bits: 245760},
 			},
@@ -1547,7 +1547,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1868,
+			line: 1878,
 			text: phraseMask{
 				{index: 5, bits: 33292288},
 			},
@@ -1560,7 +1560,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1874,
+			line: 1884,
 			text: phraseMask{
 				{index: 5, bits: 33554432},
 			},
@@ -1573,7 +1573,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1880,
+			line: 1890,
 			text: phraseMask{
 				{index: 5, bits: 67108864},
 			},
@@ -1586,7 +1586,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1887,
+			line: 1897,
 			text: phraseMask{
 				{index: 5, bits: 67108864},
 			},
@@ -1599,7 +1599,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1893,
+			line: 1903,
 			text: phraseMask{
 				{index: 5, bits: 67108864},
 			},
@@ -1612,7 +1612,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1899,
+			line: 1909,
 			text: phraseMask{
 				{index: 5, bits: 67108864},
 			},
@@ -1625,7 +1625,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1905,
+			line: 1915,
 			text: phraseMask{
 				{index: 5, bits: 67108864},
 			},
@@ -1638,7 +1638,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1911,
+			line: 1921,
 			text: phraseMask{
 				{index: 5, bits: 67108864},
 			},
@@ -1651,7 +1651,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1917,
+			line: 1927,
 			text: phraseMask{
 				{index: 5, bits: 67108864},
 			},
@@ -1664,7 +1664,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1923,
+			line: 1933,
 			text: phraseMask{
 				{index: 5, bits: 67108864},
 			},
@@ -1677,7 +1677,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1929,
+			line: 1939,
 			text: phraseMask{
 				{index: 5, bits: 134217728},
 			},
@@ -1687,7 +1687,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1936,
+			line: 1946,
 			text: phraseMask{
 				{index: 5, bits: 268435456},
 			},
@@ -1736,7 +1736,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1945,
+			line: 1955,
 			text: phraseMask{
 				{index: 5, bits: 1610612736},
 			},
@@ -1746,7 +1746,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1950,
+			line: 1960,
 			text: phraseMask{
 				{index: 5, bits: 2147483648},
 			},
@@ -1756,7 +1756,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1955,
+			line: 1965,
 			text: phraseMask{
 				{index: 5, bits: 12884901888},
 			},
@@ -1766,7 +1766,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1960,
+			line: 1970,
 			text: phraseMask{
 				{index: 5, bits: 17179869184},
 			},
@@ -1776,7 +1776,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1965,
+			line: 1975,
 			text: phraseMask{
 				{index: 5, bits: 34359738368},
 			},
@@ -1786,7 +1786,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1977,
+			line: 1987,
 			text: phraseMask{
 				{index: 5, bits: 68719476736},
 			},
@@ -1796,7 +1796,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1982,
+			line: 1992,
 			text: phraseMask{
 				{index: 5, bits: 962072674304},
 			},
@@ -1806,7 +1806,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1987,
+			line: 1997,
 			text: phraseMask{
 				{index: 5, bits: 1099511627776},
 			},
@@ -1816,7 +1816,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 1992,
+			line: 2002,
 			text: phraseMask{
 				{index: 5, bits: 2199023255552},
 			},
@@ -1911,7 +1911,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-expired",
 			file: "rules.yaml (built-in)",
-			line: 2009,
+			line: 2019,
 			text: phraseMask{
 				{index: 5, bits: 4398046511104},
 			},
@@ -1921,7 +1921,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2014,
+			line: 2024,
 			text: phraseMask{
 				{index: 5, bits: 61572651155456},
 			},
@@ -1931,7 +1931,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-relay",
 			file: "rules.yaml (built-in)",
-			line: 2022,
+			line: 2032,
 			text: phraseMask{
 				{index: 5, bits: 70368744177664},
 			},
@@ -1941,7 +1941,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2027,
+			line: 2037,
 			text: phraseMask{
 				{index: 5, bits: 140737488355328},
 			},
@@ -1951,7 +1951,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2034,
+			line: 2044,
 			text: phraseMask{
 				{index: 5, bits: 281474976710656},
 			},
@@ -1962,7 +1962,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ses-suppressed",
 			file: "rules.yaml (built-in)",
-			line: 2040,
+			line: 2050,
 			text: phraseMask{
 				{index: 5, bits: 16888498602639360},
 			},
@@ -1972,7 +1972,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-ip-policy-codes",
 			file: "rules.yaml (built-in)",
-			line: 2048,
+			line: 2058,
 			text: phraseMask{
 				{index: 5, bits: 126100789566373888},
 			},
@@ -2041,7 +2041,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-ip-codes",
 			file: "rules.yaml (built-in)",
-			line: 2068,
+			line: 2078,
 			text: phraseMask{
 				{index: 5, bits: 18302628885633695744},
 				{index: 6, bits: 1},
@@ -2052,7 +2052,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-no-reverse-dns",
 			file: "rules.yaml (built-in)",
-			line: 2075,
+			line: 2085,
 			text: phraseMask{
 				{index: 6, bits: 6},
 			},
@@ -2062,7 +2062,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2086,
+			line: 2096,
 			text: phraseMask{
 				{index: 6, bits: 8},
 			},
@@ -2073,7 +2073,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2093,
+			line: 2103,
 			text: phraseMask{
 				{index: 6, bits: 16},
 			},
@@ -2084,7 +2084,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2099,
+			line: 2109,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, detailLo: 911, detHi: 911},
@@ -2095,7 +2095,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2108,
+			line: 2118,
 			status: []statusPattern{
 				{class: 5, subject: 2},
 			},
@@ -2105,7 +2105,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2114,
+			line: 2124,
 			text: phraseMask{
 				{index: 6, bits: 32},
 			},
@@ -2116,7 +2116,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2120,
+			line: 2130,
 			text: phraseMask{
 				{index: 6, bits: 64},
 			},
@@ -2127,7 +2127,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2126,
+			line: 2136,
 			text: phraseMask{
 				{index: 6, bits: 384},
 			},
@@ -2138,7 +2138,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 2132,
+			line: 2142,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2149,7 +2149,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-data",
 			file: "rules.yaml (built-in)",
-			line: 2139,
+			line: 2149,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2201,7 +2201,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2152,
+			line: 2162,
 			text: phraseMask{
 				{index: 6, bits: 512},
 			},
@@ -2212,7 +2212,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2159,
+			line: 2169,
 			text: phraseMask{
 				{index: 6, bits: 1024},
 			},
@@ -2223,7 +2223,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2165,
+			line: 2175,
 			text: phraseMask{
 				{index: 6, bits: 6144},
 			},
@@ -2234,7 +2234,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2172,
+			line: 2182,
 			text: phraseMask{
 				{index: 6, bits: 122880},
 			},
@@ -2245,7 +2245,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-hasmoved",
 			file: "rules.yaml (built-in)",
-			line: 2179,
+			line: 2189,
 			text: phraseMask{
 				{index: 6, bits: 131072},
 			},
@@ -2256,7 +2256,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2185,
+			line: 2195,
 			text: phraseMask{
 				{index: 3, bits: 68719476736},
 			},
@@ -2267,7 +2267,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2191,
+			line: 2201,
 			text: phraseMask{
 				{index: 6, bits: 262144},
 			},
@@ -2278,7 +2278,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2197,
+			line: 2207,
 			text: phraseMask{
 				{index: 6, bits: 524288},
 			},
@@ -2289,7 +2289,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2203,
+			line: 2213,
 			text: phraseMask{
 				{index: 6, bits: 1048576},
 			},
@@ -2348,7 +2348,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-policyviolation-by-reply",
 			file: "rules.yaml (built-in)",
-			line: 2221,
+			line: 2231,
 			all:  []int32{405, 404},
 			then: thenDef{
 				Reason: "policyviolation",
@@ -2403,7 +2403,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2228,
+			line: 2238,
 			text: phraseMask{
 				{index: 6, bits: 4194304},
 			},
@@ -2414,7 +2414,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2234,
+			line: 2244,
 			text: phraseMask{
 				{index: 6, bits: 8388608},
 			},
@@ -2425,7 +2425,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2240,
+			line: 2250,
 			text: phraseMask{
 				{index: 6, bits: 117440512},
 			},
@@ -2436,7 +2436,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2246,
+			line: 2256,
 			text: phraseMask{
 				{index: 6, bits: 402653184},
 			},
@@ -2447,7 +2447,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2252,
+			line: 2262,
 			text: phraseMask{
 				{index: 6, bits: 1610612736},
 			},
@@ -2458,7 +2458,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2258,
+			line: 2268,
 			text: phraseMask{
 				{index: 6, bits: 6442450944},
 			},
@@ -2469,7 +2469,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2264,
+			line: 2274,
 			text: phraseMask{
 				{index: 6, bits: 8589934592},
 			},
@@ -2480,7 +2480,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2270,
+			line: 2280,
 			text: phraseMask{
 				{index: 6, bits: 17179869184},
 			},
@@ -2491,7 +2491,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2276,
+			line: 2286,
 			text: phraseMask{
 				{index: 6, bits: 240518168576},
 			},
@@ -2502,7 +2502,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2283,
+			line: 2293,
 			text: phraseMask{
 				{index: 6, bits: 274877906944},
 			},
@@ -2513,7 +2513,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-text-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2289,
+			line: 2299,
 			text: phraseMask{
 				{index: 6, bits: 549755813888},
 			},
@@ -2524,7 +2524,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2295,
+			line: 2305,
 			text: phraseMask{
 				{index: 6, bits: 3298534883328},
 			},
@@ -2535,7 +2535,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-expired",
 			file: "rules.yaml (built-in)",
-			line: 2301,
+			line: 2311,
 			text: phraseMask{
 				{index: 6, bits: 13194139533312},
 			},
@@ -2546,7 +2546,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2307,
+			line: 2317,
 			text: phraseMask{
 				{index: 6, bits: 17592186044416},
 			},
@@ -2557,7 +2557,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2313,
+			line: 2323,
 			text: phraseMask{
 				{index: 6, bits: 35184372088832},
 			},
@@ -2568,7 +2568,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2319,
+			line: 2329,
 			text: phraseMask{
 				{index: 6, bits: 70368744177664},
 			},
@@ -2579,7 +2579,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2325,
+			line: 2335,
 			text: phraseMask{
 				{index: 6, bits: 140737488355328},
 			},
@@ -2590,7 +2590,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2331,
+			line: 2341,
 			text: phraseMask{
 				{index: 6, bits: 844424930131968},
 			},
@@ -2601,7 +2601,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit-5.2.3",
 			file: "rules.yaml (built-in)",
-			line: 2337,
+			line: 2347,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -2615,7 +2615,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig-5.3.4",
 			file: "rules.yaml (built-in)",
-			line: 2349,
+			line: 2359,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -2629,7 +2629,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc-5.1.7",
 			file: "rules.yaml (built-in)",
-			line: 2356,
+			line: 2366,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -2643,7 +2643,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown-5.1.3",
 			file: "rules.yaml (built-in)",
-			line: 2363,
+			line: 2373,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -2657,7 +2657,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2370,
+			line: 2380,
 			text: phraseMask{
 				{index: 6, bits: 9218868437227405312},
 			},
@@ -2668,7 +2668,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2381,
+			line: 2391,
 			text: phraseMask{
 				{index: 6, bits: 9223372036854775808},
 				{index: 7, bits: 7},
@@ -2680,7 +2680,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 2395,
+			line: 2405,
 			text: phraseMask{
 				{index: 7, bits: 24},
 			},
@@ -2743,7 +2743,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate",
 			file: "rules.yaml (built-in)",
-			line: 2406,
+			line: 2416,
 			text: phraseMask{
 				{index: 7, bits: 24},
 			},
@@ -2803,7 +2803,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2416,
+			line: 2426,
 			text: phraseMask{
 				{index: 7, bits: 480},
 			},
@@ -2814,7 +2814,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2425,
+			line: 2435,
 			text: phraseMask{
 				{index: 7, bits: 15872},
 			},
@@ -2825,7 +2825,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-expired",
 			file: "rules.yaml (built-in)",
-			line: 2433,
+			line: 2443,
 			text: phraseMask{
 				{index: 7, bits: 49152},
 			},
@@ -2836,7 +2836,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2439,
+			line: 2449,
 			text: phraseMask{
 				{index: 7, bits: 983040},
 			},
@@ -2847,7 +2847,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mailboxfull-inactive",
 			file: "rules.yaml (built-in)",
-			line: 2446,
+			line: 2456,
 			text: phraseMask{
 				{index: 7, bits: 3145728},
 			},
@@ -2897,7 +2897,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2460,
+			line: 2470,
 			text: phraseMask{
 				{index: 7, bits: 30408704},
 			},
@@ -2908,7 +2908,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2467,
+			line: 2477,
 			text: phraseMask{
 				{index: 7, bits: 33554432},
 			},
@@ -2919,7 +2919,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2473,
+			line: 2483,
 			text: phraseMask{
 				{index: 7, bits: 67108864},
 			},
@@ -2930,7 +2930,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2479,
+			line: 2489,
 			text: phraseMask{
 				{index: 7, bits: 939524096},
 			},
@@ -2941,7 +2941,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 2486,
+			line: 2496,
 			text: phraseMask{
 				{index: 7, bits: 136365211648},
 			},
@@ -2952,7 +2952,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2495,
+			line: 2505,
 			text: phraseMask{
 				{index: 7, bits: 2061584302080},
 			},
@@ -2963,7 +2963,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2504,
+			line: 2514,
 			text: phraseMask{
 				{index: 7, bits: 6597069766656},
 			},
@@ -2974,7 +2974,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2510,
+			line: 2520,
 			text: phraseMask{
 				{index: 7, bits: 131941395333120},
 			},
@@ -2985,7 +2985,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2518,
+			line: 2528,
 			text: phraseMask{
 				{index: 7, bits: 35888059530608640},
 			},
@@ -2996,7 +2996,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2527,
+			line: 2537,
 			text: phraseMask{
 				{index: 7, bits: 108086391056891904},
 			},
@@ -3007,7 +3007,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2533,
+			line: 2543,
 			text: phraseMask{
 				{index: 4, bits: 32},
 				{index: 7, bits: 18302628885633695744},
@@ -3019,7 +3019,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2542,
+			line: 2552,
 			text: phraseMask{
 				{index: 8, bits: 3},
 			},
@@ -3030,7 +3030,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2548,
+			line: 2558,
 			text: phraseMask{
 				{index: 8, bits: 508},
 			},
@@ -3041,7 +3041,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2557,
+			line: 2567,
 			text: phraseMask{
 				{index: 8, bits: 1536},
 			},
@@ -3052,7 +3052,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2563,
+			line: 2573,
 			text: phraseMask{
 				{index: 8, bits: 6144},
 			},
@@ -3063,7 +3063,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2570,
+			line: 2580,
 			text: phraseMask{
 				{index: 8, bits: 134209536},
 			},
@@ -3074,7 +3074,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2580,
+			line: 2590,
 			text: phraseMask{
 				{index: 8, bits: 134217728},
 			},
@@ -3085,7 +3085,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2588,
+			line: 2598,
 			text: phraseMask{
 				{index: 8, bits: 268435456},
 			},
@@ -3096,7 +3096,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2594,
+			line: 2604,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -3116,7 +3116,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2602,
+			line: 2612,
 			status: []statusPattern{
 				{none: true},
 				{class: 4, subject: -1, detailLo: -1, detHi: -1},
@@ -3138,7 +3138,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2610,
+			line: 2620,
 			text: phraseMask{
 				{index: 8, bits: 2147483648},
 			},
@@ -3149,7 +3149,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2618,
+			line: 2628,
 			text: phraseMask{
 				{index: 8, bits: 12884901888},
 			},
@@ -3164,7 +3164,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.650-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2625,
+			line: 2635,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 650, detHi: 650},
 			},
@@ -3226,7 +3226,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.2-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2653,
+			line: 2663,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -3240,7 +3240,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.4-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2660,
+			line: 2670,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -3254,7 +3254,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.0-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2667,
+			line: 2677,
 			status: []statusPattern{
 				{class: 5, subject: 3},
 			},
@@ -3268,7 +3268,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.11-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2674,
+			line: 2684,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 11, detHi: 11},
 			},
@@ -3282,7 +3282,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.6-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2681,
+			line: 2691,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -3296,7 +3296,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.3-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2688,
+			line: 2698,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -3310,7 +3310,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.1-expired",
 			file: "rules.yaml (built-in)",
-			line: 2695,
+			line: 2705,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -3324,7 +3324,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.300-expired",
 			file: "rules.yaml (built-in)",
-			line: 2702,
+			line: 2712,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 300, detHi: 300},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3338,7 +3338,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.8-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2708,
+			line: 2718,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 8, detHi: 8},
 				{class: 5, subject: 4, detailLo: 8, detHi: 8},
@@ -3353,7 +3353,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.317-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2715,
+			line: 2725,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 317, detHi: 317},
 				{class: 5, subject: 4, detailLo: 317, detHi: 317},
@@ -3367,7 +3367,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.5-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2721,
+			line: 2731,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 5, detHi: 5},
 				{class: 5, subject: 7, detailLo: 5, detHi: 5},
@@ -3382,7 +3382,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.51-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2728,
+			line: 2738,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 51, detHi: 51},
 			},
@@ -3396,7 +3396,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.321-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2735,
+			line: 2745,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 321, detHi: 321},
 				{class: 5, subject: 7, detailLo: 321, detHi: 321},
@@ -3410,7 +3410,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.322-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2741,
+			line: 2751,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 322, detHi: 322},
 			},
@@ -3423,7 +3423,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.323-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2747,
+			line: 2757,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 323, detHi: 323},
 				{class: 5, subject: 7, detailLo: 323, detHi: 323},
@@ -3437,7 +3437,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.324-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2753,
+			line: 2763,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 324, detHi: 324},
 				{class: 5, subject: 7, detailLo: 324, detHi: 324},
@@ -3451,7 +3451,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.325-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2759,
+			line: 2769,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 325, detHi: 325},
 				{class: 5, subject: 7, detailLo: 325, detHi: 325},
@@ -3465,7 +3465,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.4-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2765,
+			line: 2775,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -3479,7 +3479,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.312-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2772,
+			line: 2782,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 312, detHi: 312},
 				{class: 5, subject: 4, detailLo: 312, detHi: 312},
@@ -3493,7 +3493,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.316-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2778,
+			line: 2788,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 316, detHi: 316},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3507,7 +3507,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.4-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2784,
+			line: 2794,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3521,7 +3521,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.64-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2791,
+			line: 2801,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
@@ -3594,7 +3594,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2807,
+			line: 2817,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3608,7 +3608,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.4-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2814,
+			line: 2824,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3622,7 +3622,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2821,
+			line: 2831,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3636,7 +3636,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.350-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2828,
+			line: 2838,
 			status: []statusPattern{
 				{class: 5, detailLo: 350, detHi: 350},
 			},
@@ -3649,7 +3649,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-transport-rule-code",
 			file: "rules.yaml (built-in)",
-			line: 2834,
+			line: 2844,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 900, detHi: 999},
 			},
@@ -3722,7 +3722,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.7-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2859,
+			line: 2869,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -3737,7 +3737,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.750-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2866,
+			line: 2876,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 750, detHi: 750},
 			},
@@ -3750,7 +3750,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.3-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2872,
+			line: 2882,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -3764,7 +3764,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2879,
+			line: 2889,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3778,7 +3778,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2886,
+			line: 2896,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3792,7 +3792,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2893,
+			line: 2903,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3806,7 +3806,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.3-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2900,
+			line: 2910,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -3820,7 +3820,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.2-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2907,
+			line: 2917,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -3834,7 +3834,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2914,
+			line: 2924,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3848,7 +3848,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.5-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2921,
+			line: 2931,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -3862,7 +3862,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2928,
+			line: 2938,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -3876,7 +3876,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2935,
+			line: 2945,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -3890,7 +3890,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2942,
+			line: 2952,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -3904,7 +3904,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.14-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2949,
+			line: 2959,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 14, detHi: 14},
 			},
@@ -3918,7 +3918,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.3-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2956,
+			line: 2966,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -3932,7 +3932,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2963,
+			line: 2973,
 			status: []statusPattern{
 				{class: 4, subject: 7},
 			},
@@ -3946,7 +3946,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.24-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2970,
+			line: 2980,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 24, detHi: 24},
 			},
@@ -3960,7 +3960,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.25-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2977,
+			line: 2987,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 25, detHi: 25},
 			},
@@ -3974,7 +3974,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.28-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2984,
+			line: 2994,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 28, detHi: 28},
 			},
@@ -3988,7 +3988,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.318-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2991,
+			line: 3001,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 318, detHi: 318},
 				{class: 5, subject: 4, detailLo: 318, detHi: 318},
@@ -4002,7 +4002,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-throttled-sending-ip",
 			file: "rules.yaml (built-in)",
-			line: 2997,
+			line: 3007,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -4073,7 +4073,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-throttled-sending-ip-final",
 			file: "rules.yaml (built-in)",
-			line: 3018,
+			line: 3028,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -4141,7 +4141,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.500-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3031,
+			line: 3041,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 500},
 			},
@@ -4154,7 +4154,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.700-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3037,
+			line: 3047,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 700, detHi: 700},
 			},
@@ -4167,7 +4167,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.1-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 3043,
+			line: 3053,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -4181,7 +4181,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.5.3-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3050,
+			line: 3060,
 			status: []statusPattern{
 				{class: 4, subject: 5, detailLo: 3, detHi: 3},
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
@@ -4196,7 +4196,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.652-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3057,
+			line: 3067,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 652, detHi: 652},
 			},
@@ -4209,7 +4209,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.3-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3063,
+			line: 3073,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -4223,7 +4223,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-5-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3070,
+			line: 3080,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 5},
 			},
@@ -4237,7 +4237,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.6-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3077,
+			line: 3087,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -4251,7 +4251,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.0-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3084,
+			line: 3094,
 			status: []statusPattern{
 				{class: 5, subject: 5},
 			},
@@ -4265,7 +4265,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.2-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3091,
+			line: 3101,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -4279,7 +4279,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.351-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3098,
+			line: 3108,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 351, detHi: 351},
 			},
@@ -4292,7 +4292,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 3104,
+			line: 3114,
 			text: phraseMask{
 				{index: 9, bits: 30064771072},
 			},
@@ -4303,7 +4303,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 3114,
+			line: 3124,
 			text: phraseMask{
 				{index: 9, bits: 103079215104},
 			},
@@ -4314,7 +4314,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3120,
+			line: 3130,
 			text: phraseMask{
 				{index: 9, bits: 962072674304},
 			},
@@ -4325,7 +4325,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-expired",
 			file: "rules.yaml (built-in)",
-			line: 3126,
+			line: 3136,
 			text: phraseMask{
 				{index: 9, bits: 1099511627776},
 			},
@@ -4336,7 +4336,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 3132,
+			line: 3142,
 			text: phraseMask{
 				{index: 9, bits: 32985348833280},
 			},
@@ -4347,7 +4347,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3139,
+			line: 3149,
 			text: phraseMask{
 				{index: 9, bits: 35184372088832},
 			},
@@ -4358,7 +4358,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3145,
+			line: 3155,
 			text: phraseMask{
 				{index: 9, bits: 211106232532992},
 			},
@@ -4369,7 +4369,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3151,
+			line: 3161,
 			text: phraseMask{
 				{index: 9, bits: 844424930131968},
 			},
@@ -4380,7 +4380,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3157,
+			line: 3167,
 			text: phraseMask{
 				{index: 9, bits: 1125899906842624},
 			},
@@ -4391,7 +4391,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 3163,
+			line: 3173,
 			text: phraseMask{
 				{index: 4, bits: 393216},
 				{index: 9, bits: 15762598695796736},
@@ -4403,7 +4403,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3171,
+			line: 3181,
 			text: phraseMask{
 				{index: 4, bits: 70016},
 				{index: 9, bits: 54043195528445952},
@@ -4415,7 +4415,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3181,
+			line: 3191,
 			text: phraseMask{
 				{index: 9, bits: 504403158265495552},
 			},
@@ -4426,7 +4426,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3188,
+			line: 3198,
 			text: phraseMask{
 				{index: 9, bits: 8646911284551352320},
 			},
@@ -4437,7 +4437,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3195,
+			line: 3205,
 			text: phraseMask{
 				{index: 9, bits: 9223372036854775808},
 				{index: 1, bits: 16777216},
@@ -4450,7 +4450,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3202,
+			line: 3212,
 			text: phraseMask{
 				{index: 8, bits: 9223372036854775808},
 				{index: 10, bits: 6},
@@ -4462,7 +4462,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 3208,
+			line: 3218,
 			text: phraseMask{
 				{index: 10, bits: 8},
 			},
@@ -4473,7 +4473,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3214,
+			line: 3224,
 			text: phraseMask{
 				{index: 10, bits: 16},
 			},
@@ -4484,7 +4484,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3220,
+			line: 3230,
 			text: phraseMask{
 				{index: 9, bits: 536870912},
 			},
@@ -4495,7 +4495,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 3226,
+			line: 3236,
 			text: phraseMask{
 				{index: 10, bits: 96},
 			},
@@ -4506,7 +4506,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3236,
+			line: 3246,
 			text: phraseMask{
 				{index: 10, bits: 896},
 			},
@@ -4517,7 +4517,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3242,
+			line: 3252,
 			text: phraseMask{
 				{index: 10, bits: 1024},
 			},
@@ -4528,7 +4528,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3248,
+			line: 3258,
 			text: phraseMask{
 				{index: 10, bits: 6144},
 			},
@@ -4539,7 +4539,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 3254,
+			line: 3264,
 			text: phraseMask{
 				{index: 10, bits: 24576},
 			},
@@ -4550,7 +4550,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-speeding",
 			file: "rules.yaml (built-in)",
-			line: 3260,
+			line: 3270,
 			text: phraseMask{
 				{index: 10, bits: 98304},
 			},
@@ -4561,7 +4561,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3266,
+			line: 3276,
 			text: phraseMask{
 				{index: 10, bits: 131072},
 			},
@@ -4572,7 +4572,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3272,
+			line: 3282,
 			text: phraseMask{
 				{index: 10, bits: 262144},
 			},
@@ -4583,7 +4583,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3278,
+			line: 3288,
 			text: phraseMask{
 				{index: 10, bits: 7864320},
 			},
@@ -4594,7 +4594,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3285,
+			line: 3295,
 			text: phraseMask{
 				{index: 10, bits: 8388608},
 			},
@@ -4605,7 +4605,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 3291,
+			line: 3301,
 			text: phraseMask{
 				{index: 10, bits: 16777216},
 			},
@@ -4616,7 +4616,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3302,
+			line: 3312,
 			text: phraseMask{
 				{index: 10, bits: 100663296},
 			},
@@ -4661,7 +4661,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3313,
+			line: 3323,
 			text: phraseMask{
 				{index: 10, bits: 134217728},
 			},
@@ -4672,7 +4672,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 3319,
+			line: 3329,
 			text: phraseMask{
 				{index: 10, bits: 268435456},
 			},
@@ -4683,7 +4683,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 3325,
+			line: 3335,
 			text: phraseMask{
 				{index: 10, bits: 536870912},
 			},
@@ -4742,7 +4742,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-policyviolation-by-reply",
 			file: "rules.yaml (built-in)",
-			line: 3350,
+			line: 3360,
 			all:  []int32{669, 670},
 			then: thenDef{
 				Reason: "policyviolation",
@@ -4797,7 +4797,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints-expired",
 			file: "rules.yaml (built-in)",
-			line: 3356,
+			line: 3366,
 			text: phraseMask{
 				{index: 10, bits: 2147483648},
 			},
@@ -4866,7 +4866,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints",
 			file: "rules.yaml (built-in)",
-			line: 3369,
+			line: 3379,
 			text: phraseMask{
 				{index: 10, bits: 2147483648},
 			},
@@ -4932,7 +4932,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3379,
+			line: 3389,
 			text: phraseMask{
 				{index: 10, bits: 12884901888},
 			},
@@ -4943,7 +4943,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-speeding",
 			file: "rules.yaml (built-in)",
-			line: 3387,
+			line: 3397,
 			text: phraseMask{
 				{index: 10, bits: 17179869184},
 			},
@@ -4954,7 +4954,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3393,
+			line: 3403,
 			text: phraseMask{
 				{index: 10, bits: 103079215104},
 			},
@@ -4965,7 +4965,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3399,
+			line: 3409,
 			text: phraseMask{
 				{index: 10, bits: 137438953472},
 			},
@@ -4976,7 +4976,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3405,
+			line: 3415,
 			text: phraseMask{
 				{index: 10, bits: 274877906944},
 			},
@@ -4987,7 +4987,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3411,
+			line: 3421,
 			text: phraseMask{
 				{index: 10, bits: 549764202496},
 			},
@@ -4998,7 +4998,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-submission-quota",
 			file: "rules.yaml (built-in)",
-			line: 3423,
+			line: 3433,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 2, detHi: 2},
 				{class: 4, subject: 2, detailLo: 2, detHi: 2},
@@ -5048,7 +5048,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-recipient-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 3439,
+			line: 3449,
 			text: phraseMask{
 				{index: 10, bits: 1055531162664960},
 			},
@@ -5092,7 +5092,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-sending-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 3451,
+			line: 3461,
 			text: phraseMask{
 				{index: 10, bits: 16888498602639360},
 				{index: 7, bits: 1152921504606846976},
@@ -5136,7 +5136,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "relay-denied-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 3465,
+			line: 3475,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -5211,7 +5211,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-authrequired-recipient",
 			file: "rules.yaml (built-in)",
-			line: 3490,
+			line: 3500,
 			text: phraseMask{
 				{index: 11, bits: 32},
 			},
@@ -5261,7 +5261,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "not-authenticated-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 3499,
+			line: 3509,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -5319,7 +5319,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.1-delivery-not-authorized",
 			file: "rules.yaml (built-in)",
-			line: 3514,
+			line: 3524,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -5421,7 +5421,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.1.10-null-mx",
 			file: "rules.yaml (built-in)",
-			line: 3541,
+			line: 3551,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 				{class: 4, subject: 1, detailLo: 10, detHi: 10},
@@ -5476,7 +5476,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.7.13-account-disabled",
 			file: "rules.yaml (built-in)",
-			line: 3553,
+			line: 3563,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 				{class: 4, subject: 7, detailLo: 13, detHi: 13},
@@ -5517,7 +5517,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.26-ipv6-unauthenticated",
 			file: "rules.yaml (built-in)",
-			line: 3567,
+			line: 3577,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 26, detHi: 26},
 			},
@@ -5566,7 +5566,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.500-699",
 			file: "rules.yaml (built-in)",
-			line: 3576,
+			line: 3586,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -5615,7 +5615,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.850-899",
 			file: "rules.yaml (built-in)",
-			line: 3585,
+			line: 3595,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 850, detHi: 899},
 			},
@@ -5664,7 +5664,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.10",
 			file: "rules.yaml (built-in)",
-			line: 3594,
+			line: 3604,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -5713,7 +5713,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.90",
 			file: "rules.yaml (built-in)",
-			line: 3604,
+			line: 3614,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 90, detHi: 90},
 			},
@@ -5755,7 +5755,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.121",
 			file: "rules.yaml (built-in)",
-			line: 3613,
+			line: 3623,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 121, detHi: 121},
 			},
@@ -5804,7 +5804,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.122",
 			file: "rules.yaml (built-in)",
-			line: 3622,
+			line: 3632,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 122, detHi: 122},
 			},
@@ -5853,7 +5853,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.3.190",
 			file: "rules.yaml (built-in)",
-			line: 3631,
+			line: 3641,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 190, detHi: 190},
 			},
@@ -5902,7 +5902,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.12",
 			file: "rules.yaml (built-in)",
-			line: 3640,
+			line: 3650,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -5951,7 +5951,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.124",
 			file: "rules.yaml (built-in)",
-			line: 3649,
+			line: 3659,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 124, detHi: 124},
 			},
@@ -6000,7 +6000,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.133",
 			file: "rules.yaml (built-in)",
-			line: 3658,
+			line: 3668,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 133, detHi: 133},
 			},
@@ -6049,7 +6049,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.134",
 			file: "rules.yaml (built-in)",
-			line: 3667,
+			line: 3677,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 134, detHi: 134},
 			},
@@ -6098,7 +6098,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.13",
 			file: "rules.yaml (built-in)",
-			line: 3676,
+			line: 3686,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -6147,7 +6147,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.135",
 			file: "rules.yaml (built-in)",
-			line: 3685,
+			line: 3695,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 135, detHi: 135},
 			},
@@ -6196,7 +6196,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.136",
 			file: "rules.yaml (built-in)",
-			line: 3694,
+			line: 3704,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 136, detHi: 136},
 			},
@@ -6245,7 +6245,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.23-spf",
 			file: "rules.yaml (built-in)",
-			line: 3703,
+			line: 3713,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 23, detHi: 23},
 			},
@@ -6301,7 +6301,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.25",
 			file: "rules.yaml (built-in)",
-			line: 3712,
+			line: 3722,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -6358,7 +6358,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.57",
 			file: "rules.yaml (built-in)",
-			line: 3721,
+			line: 3731,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 57, detHi: 57},
 			},
@@ -6407,7 +6407,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.501",
 			file: "rules.yaml (built-in)",
-			line: 3730,
+			line: 3740,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 501, detHi: 501},
 			},
@@ -6456,7 +6456,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.502",
 			file: "rules.yaml (built-in)",
-			line: 3741,
+			line: 3751,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 502, detHi: 502},
 			},
@@ -6505,7 +6505,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.503",
 			file: "rules.yaml (built-in)",
-			line: 3750,
+			line: 3760,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 503, detHi: 503},
 			},
@@ -6554,7 +6554,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.504",
 			file: "rules.yaml (built-in)",
-			line: 3759,
+			line: 3769,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 504, detHi: 504},
 			},
@@ -6603,7 +6603,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.505",
 			file: "rules.yaml (built-in)",
-			line: 3770,
+			line: 3780,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 505, detHi: 505},
 			},
@@ -6652,7 +6652,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.506",
 			file: "rules.yaml (built-in)",
-			line: 3782,
+			line: 3792,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 506, detHi: 506},
 			},
@@ -6701,7 +6701,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.507",
 			file: "rules.yaml (built-in)",
-			line: 3791,
+			line: 3801,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 507, detHi: 507},
 			},
@@ -6750,7 +6750,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.508",
 			file: "rules.yaml (built-in)",
-			line: 3800,
+			line: 3810,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 508, detHi: 508},
 			},
@@ -6799,7 +6799,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.509",
 			file: "rules.yaml (built-in)",
-			line: 3809,
+			line: 3819,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 509, detHi: 509},
 			},
@@ -6855,7 +6855,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.64-tenantattribution",
 			file: "rules.yaml (built-in)",
-			line: 3818,
+			line: 3828,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
@@ -6923,7 +6923,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.510",
 			file: "rules.yaml (built-in)",
-			line: 3830,
+			line: 3840,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 510, detHi: 510},
 			},
@@ -6972,7 +6972,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.511",
 			file: "rules.yaml (built-in)",
-			line: 3840,
+			line: 3850,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 511, detHi: 511},
 			},
@@ -7021,7 +7021,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.512",
 			file: "rules.yaml (built-in)",
-			line: 3849,
+			line: 3859,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 512, detHi: 512},
 			},
@@ -7070,7 +7070,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.513",
 			file: "rules.yaml (built-in)",
-			line: 3858,
+			line: 3868,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 513, detHi: 513},
 			},
@@ -7127,7 +7127,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.515",
 			file: "rules.yaml (built-in)",
-			line: 3867,
+			line: 3877,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 515, detHi: 515},
 			},
@@ -7183,7 +7183,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.520",
 			file: "rules.yaml (built-in)",
-			line: 3879,
+			line: 3889,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 520, detHi: 520},
 			},
@@ -7225,7 +7225,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.233",
 			file: "rules.yaml (built-in)",
-			line: 3888,
+			line: 3898,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 233, detHi: 233},
 			},
@@ -7267,7 +7267,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.606-649",
 			file: "rules.yaml (built-in)",
-			line: 3897,
+			line: 3907,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 606, detHi: 649},
 			},
@@ -7333,7 +7333,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.703",
 			file: "rules.yaml (built-in)",
-			line: 3906,
+			line: 3916,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 703, detHi: 703},
 			},
@@ -7375,7 +7375,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.700-749",
 			file: "rules.yaml (built-in)",
-			line: 3915,
+			line: 3925,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 700, detHi: 749},
 			},
@@ -7424,7 +7424,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.310-no-domain",
 			file: "rules.yaml (built-in)",
-			line: 3926,
+			line: 3936,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 310, detHi: 310},
 			},
@@ -7460,7 +7460,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-helo-refused",
 			file: "rules.yaml (built-in)",
-			line: 3942,
+			line: 3952,
 			text: phraseMask{
 				{index: 11, bits: 8589934592},
 			},
@@ -7470,7 +7470,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-courier-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3949,
+			line: 3959,
 			text: phraseMask{
 				{index: 11, bits: 17179869184},
 			},
@@ -7480,7 +7480,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-filtered",
 			file: "rules.yaml (built-in)",
-			line: 3954,
+			line: 3964,
 			text: phraseMask{
 				{index: 11, bits: 34359738368},
 			},
@@ -7490,7 +7490,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3959,
+			line: 3969,
 			text: phraseMask{
 				{index: 11, bits: 206158430208},
 			},
@@ -7500,7 +7500,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3968,
+			line: 3978,
 			text: phraseMask{
 				{index: 11, bits: 8521215115264},
 			},
@@ -7510,7 +7510,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown-pairs",
 			file: "rules.yaml (built-in)",
-			line: 3975,
+			line: 3985,
 			text: phraseMask{
 				{index: 11, bits: 8796093022208},
 			},
@@ -7523,7 +7523,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-expired",
 			file: "rules.yaml (built-in)",
-			line: 3981,
+			line: 3991,
 			text: phraseMask{
 				{index: 11, bits: 17592186044416},
 			},
@@ -7533,7 +7533,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3986,
+			line: 3996,
 			text: phraseMask{
 				{index: 11, bits: 35184372088832},
 			},
@@ -7543,7 +7543,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-einsundeins-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3991,
+			line: 4001,
 			text: phraseMask{
 				{index: 11, bits: 70368744177664},
 			},
@@ -7553,7 +7553,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exim-mx-hosts-without-address",
 			file: "rules.yaml (built-in)",
-			line: 4004,
+			line: 4014,
 			text: phraseMask{
 				{index: 11, bits: 422212465065984},
 			},
@@ -7604,7 +7604,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4014,
+			line: 4024,
 			text: phraseMask{
 				{index: 11, bits: 562949953421312},
 			},
@@ -7614,7 +7614,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4022,
+			line: 4032,
 			text: phraseMask{
 				{index: 11, bits: 1125899906842624},
 			},
@@ -7624,7 +7624,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4027,
+			line: 4037,
 			text: phraseMask{
 				{index: 11, bits: 6755399441055744},
 			},
@@ -7634,7 +7634,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 4032,
+			line: 4042,
 			text: phraseMask{
 				{index: 11, bits: 135107988821114880},
 			},
@@ -7644,7 +7644,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4038,
+			line: 4048,
 			text: phraseMask{
 				{index: 11, bits: 2161727821137838080},
 			},
@@ -7654,7 +7654,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lines-too-long",
 			file: "rules.yaml (built-in)",
-			line: 4050,
+			line: 4060,
 			text: phraseMask{
 				{index: 11, bits: 16140901064495857664},
 			},
@@ -7704,7 +7704,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 4059,
+			line: 4069,
 			text: phraseMask{
 				{index: 12, bits: 1},
 			},
@@ -7714,7 +7714,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-expired",
 			file: "rules.yaml (built-in)",
-			line: 4064,
+			line: 4074,
 			text: phraseMask{
 				{index: 12, bits: 2},
 			},
@@ -7724,7 +7724,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4069,
+			line: 4079,
 			text: phraseMask{
 				{index: 12, bits: 4},
 			},
@@ -7734,7 +7734,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-suspend",
 			file: "rules.yaml (built-in)",
-			line: 4074,
+			line: 4084,
 			text: phraseMask{
 				{index: 12, bits: 24},
 			},
@@ -7744,7 +7744,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-rejected",
 			file: "rules.yaml (built-in)",
-			line: 4079,
+			line: 4089,
 			text: phraseMask{
 				{index: 12, bits: 4064},
 			},
@@ -7754,7 +7754,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4086,
+			line: 4096,
 			text: phraseMask{
 				{index: 12, bits: 258048},
 			},
@@ -7764,7 +7764,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 4092,
+			line: 4102,
 			text: phraseMask{
 				{index: 12, bits: 262144},
 			},
@@ -7774,7 +7774,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-expired",
 			file: "rules.yaml (built-in)",
-			line: 4097,
+			line: 4107,
 			text: phraseMask{
 				{index: 12, bits: 3670016},
 			},
@@ -7784,7 +7784,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4104,
+			line: 4114,
 			text: phraseMask{
 				{index: 12, bits: 12582912},
 			},
@@ -7794,7 +7794,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmx-expired",
 			file: "rules.yaml (built-in)",
-			line: 4109,
+			line: 4119,
 			text: phraseMask{
 				{index: 12, bits: 16777216},
 			},
@@ -7804,7 +7804,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4114,
+			line: 4124,
 			text: phraseMask{
 				{index: 8, bits: 1610612736},
 			},
@@ -7814,7 +7814,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4119,
+			line: 4129,
 			text: phraseMask{
 				{index: 8, bits: 134217728},
 			},
@@ -7824,7 +7824,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4124,
+			line: 4134,
 			text: phraseMask{
 				{index: 8, bits: 268435456},
 			},
@@ -7834,7 +7834,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4129,
+			line: 4139,
 			text: phraseMask{
 				{index: 12, bits: 33554432},
 			},
@@ -7844,7 +7844,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4134,
+			line: 4144,
 			text: phraseMask{
 				{index: 12, bits: 67108864},
 			},
@@ -7854,7 +7854,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 4139,
+			line: 4149,
 			text: phraseMask{
 				{index: 12, bits: 134217728},
 			},
@@ -7864,7 +7864,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 4144,
+			line: 4154,
 			text: phraseMask{
 				{index: 12, bits: 268435456},
 			},
@@ -7874,7 +7874,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-compuserve-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4149,
+			line: 4159,
 			text: phraseMask{
 				{index: 12, bits: 1610612736},
 			},
@@ -7884,7 +7884,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4158,
+			line: 4168,
 			text: phraseMask{
 				{index: 12, bits: 2147483648},
 			},
@@ -7894,7 +7894,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 4163,
+			line: 4173,
 			text: phraseMask{
 				{index: 12, bits: 4294967296},
 			},
@@ -7904,7 +7904,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4168,
+			line: 4178,
 			text: phraseMask{
 				{index: 12, bits: 8589934592},
 			},
@@ -7914,7 +7914,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-messagingserver-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4173,
+			line: 4183,
 			text: phraseMask{
 				{index: 12, bits: 17179869184},
 			},
@@ -7924,7 +7924,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4178,
+			line: 4188,
 			text: phraseMask{
 				{index: 12, bits: 34359738368},
 			},
@@ -7934,7 +7934,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4183,
+			line: 4193,
 			text: phraseMask{
 				{index: 12, bits: 206158430208},
 			},
@@ -7944,7 +7944,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-expired",
 			file: "rules.yaml (built-in)",
-			line: 4189,
+			line: 4199,
 			text: phraseMask{
 				{index: 12, bits: 274877906944},
 			},
@@ -7954,7 +7954,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 4194,
+			line: 4204,
 			text: phraseMask{
 				{index: 12, bits: 549755813888},
 			},
@@ -7964,7 +7964,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4199,
+			line: 4209,
 			text: phraseMask{
 				{index: 12, bits: 280375465082880},
 			},
@@ -7974,7 +7974,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4206,
+			line: 4216,
 			text: phraseMask{
 				{index: 12, bits: 1970324836974592},
 			},
@@ -7984,7 +7984,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 4211,
+			line: 4221,
 			text: phraseMask{
 				{index: 12, bits: 2251799813685248},
 			},
@@ -7994,7 +7994,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 4216,
+			line: 4226,
 			text: phraseMask{
 				{index: 12, bits: 67553994410557440},
 			},
@@ -8004,7 +8004,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4222,
+			line: 4232,
 			text: phraseMask{
 				{index: 12, bits: 18374686479671623680},
 				{index: 13, bits: 15},
@@ -8015,7 +8015,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4232,
+			line: 4242,
 			text: phraseMask{
 				{index: 13, bits: 48},
 			},
@@ -8025,7 +8025,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4237,
+			line: 4247,
 			text: phraseMask{
 				{index: 13, bits: 64},
 			},
@@ -8035,7 +8035,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4242,
+			line: 4252,
 			text: phraseMask{
 				{index: 13, bits: 128},
 			},
@@ -8045,7 +8045,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 4247,
+			line: 4257,
 			text: phraseMask{
 				{index: 13, bits: 256},
 			},
@@ -8055,7 +8055,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "qmail-mx-points-here",
 			file: "rules.yaml (built-in)",
-			line: 4252,
+			line: 4262,
 			text: phraseMask{
 				{index: 13, bits: 512},
 			},
@@ -8113,7 +8113,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4268,
+			line: 4278,
 			text: phraseMask{
 				{index: 13, bits: 3072},
 			},
@@ -8123,7 +8123,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4274,
+			line: 4284,
 			text: phraseMask{
 				{index: 13, bits: 4096},
 			},
@@ -8133,7 +8133,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 4279,
+			line: 4289,
 			text: phraseMask{
 				{index: 13, bits: 8192},
 			},
@@ -8143,7 +8143,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-verizon-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4284,
+			line: 4294,
 			text: phraseMask{
 				{index: 13, bits: 49152},
 			},
@@ -8153,7 +8153,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-zoho-expired",
 			file: "rules.yaml (built-in)",
-			line: 4289,
+			line: 4299,
 			text: phraseMask{
 				{index: 13, bits: 65536},
 			},
@@ -8163,7 +8163,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-filtered",
 			file: "rules.yaml (built-in)",
-			line: 4294,
+			line: 4304,
 			text: phraseMask{
 				{index: 13, bits: 131072},
 			},
@@ -8173,7 +8173,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4299,
+			line: 4309,
 			text: phraseMask{
 				{index: 13, bits: 262144},
 			},
@@ -8183,7 +8183,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-groups-refused",
 			file: "rules.yaml (built-in)",
-			line: 4304,
+			line: 4314,
 			text: phraseMask{
 				{index: 13, bits: 1572864},
 			},
@@ -8233,7 +8233,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-posting-restricted",
 			file: "rules.yaml (built-in)",
-			line: 4321,
+			line: 4331,
 			text: phraseMask{
 				{index: 13, bits: 1099509530624},
 			},
@@ -8283,7 +8283,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6-5.4.14-loop",
 			file: "rules.yaml (built-in)",
-			line: 4353,
+			line: 4363,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
@@ -8339,7 +8339,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-no-answer",
 			file: "rules.yaml (built-in)",
-			line: 4363,
+			line: 4373,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -8459,7 +8459,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1-access-denied",
 			file: "rules.yaml (built-in)",
-			line: 4380,
+			line: 4390,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -8512,7 +8512,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-unrecognised-or-name",
 			file: "rules.yaml (built-in)",
-			line: 4401,
+			line: 4411,
 			text: phraseMask{
 				{index: 13, bits: 2243003720663040},
 			},
@@ -8522,7 +8522,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-maximum-time-expired",
 			file: "rules.yaml (built-in)",
-			line: 4406,
+			line: 4416,
 			text: phraseMask{
 				{index: 13, bits: 6755399441055744},
 			},
@@ -8532,7 +8532,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-loop-detected",
 			file: "rules.yaml (built-in)",
-			line: 4410,
+			line: 4420,
 			text: phraseMask{
 				{index: 13, bits: 9007199254740992},
 			},
@@ -8542,7 +8542,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-content-too-long",
 			file: "rules.yaml (built-in)",
-			line: 4414,
+			line: 4424,
 			text: phraseMask{
 				{index: 13, bits: 126100789566373888},
 			},
@@ -8552,7 +8552,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-conversion",
 			file: "rules.yaml (built-in)",
-			line: 4418,
+			line: 4428,
 			text: phraseMask{
 				{index: 13, bits: 4467570830351532032},
 			},
@@ -8562,7 +8562,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-score-stated",
 			file: "rules.yaml (built-in)",
-			line: 4443,
+			line: 4453,
 			text: phraseMask{
 				{bits: 8053063680},
 			},
@@ -8579,7 +8579,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "postfix-rbl-sender",
 			file: "rules.yaml (built-in)",
-			line: 4458,
+			line: 4468,
 			regexps: []*pattern{
 				{src: "sender address \\[[^\\]@ ]*@(?P<listed_domain>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})\\] blocked using ", captures: true},
 			},
@@ -8680,7 +8680,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "postfix-rbl-name",
 			file: "rules.yaml (built-in)",
-			line: 4480,
+			line: 4490,
 			regexps: []*pattern{
 				{src: "(?:helo command|reverse client host) \\[(?P<listed_domain>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})\\] blocked using ", captures: true},
 			},
@@ -8781,7 +8781,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-uri-blocklist",
 			file: "rules.yaml (built-in)",
-			line: 4497,
+			line: 4507,
 			text: phraseMask{
 				{bits: 25165824},
 				{index: 13, bits: 13835058055282163712},
@@ -8923,7 +8923,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-status",
 			file: "rules.yaml (built-in)",
-			line: 4531,
+			line: 4541,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 2, detHi: 2},
 			},
@@ -8932,7 +8932,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-specific",
 			file: "rules.yaml (built-in)",
-			line: 4536,
+			line: 4546,
 			text: phraseMask{
 				{index: 14, bits: 134217728},
 			},
@@ -8942,7 +8942,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-specific",
 			file: "rules.yaml (built-in)",
-			line: 4542,
+			line: 4552,
 			text: phraseMask{
 				{index: 14, bits: 8321499136},
 			},
@@ -8952,7 +8952,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-languages",
 			file: "rules.yaml (built-in)",
-			line: 4556,
+			line: 4566,
 			text: phraseMask{
 				{index: 14, bits: 18446744065119617024},
 				{index: 15, bits: 63},
@@ -8966,7 +8966,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-text",
 			file: "rules.yaml (built-in)",
-			line: 4568,
+			line: 4578,
 			text: phraseMask{
 				{index: 15, bits: 18446744073709551552},
 				{index: 3, bits: 68989157376},
@@ -8985,7 +8985,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-status",
 			file: "rules.yaml (built-in)",
-			line: 4608,
+			line: 4618,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 4, detHi: 4},
 				{class: -1, subject: 7, detailLo: 16, detHi: 16},
@@ -8995,7 +8995,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-status",
 			file: "rules.yaml (built-in)",
-			line: 4613,
+			line: 4623,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -9004,7 +9004,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-text",
 			file: "rules.yaml (built-in)",
-			line: 4618,
+			line: 4628,
 			text: phraseMask{
 				{index: 16, bits: 4503599593816064},
 				{index: 8, bits: 4503599627370496},
@@ -9018,7 +9018,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-text",
 			file: "rules.yaml (built-in)",
-			line: 4632,
+			line: 4642,
 			text: phraseMask{
 				{index: 16, bits: 13510798882111488},
 				{index: 10, bits: 1024},
@@ -9029,7 +9029,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-reply-525",
 			file: "rules.yaml (built-in)",
-			line: 4644,
+			line: 4654,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 5},
@@ -9040,7 +9040,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-text",
 			file: "rules.yaml (built-in)",
-			line: 4649,
+			line: 4659,
 			text: phraseMask{
 				{index: 16, bits: 18428729675200069632},
 				{index: 10, bits: 68719673344},
@@ -9057,7 +9057,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hasmoved-text",
 			file: "rules.yaml (built-in)",
-			line: 4682,
+			line: 4692,
 			text: phraseMask{
 				{index: 17, bits: 17944029765304320},
 			},
@@ -9067,7 +9067,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "norelaying-text",
 			file: "rules.yaml (built-in)",
-			line: 4694,
+			line: 4704,
 			text: phraseMask{
 				{index: 17, bits: 18428729675200069632},
 				{index: 10, bits: 18428729675200069632},
@@ -9085,7 +9085,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-dmarc",
 			file: "rules.yaml (built-in)",
-			line: 4715,
+			line: 4725,
 			text: phraseMask{
 				{index: 18, bits: 523776},
 			},
@@ -9126,7 +9126,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-status",
 			file: "rules.yaml (built-in)",
-			line: 4724,
+			line: 4734,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 20, detHi: 20},
 				{class: -1, subject: 7, detailLo: 21, detHi: 21},
@@ -9141,7 +9141,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-text",
 			file: "rules.yaml (built-in)",
-			line: 4729,
+			line: 4739,
 			text: phraseMask{
 				{index: 18, bits: 562949952897024},
 				{index: 6, bits: 144115188075855872},
@@ -9155,7 +9155,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4742,
+			line: 4752,
 			text: phraseMask{
 				{index: 18, bits: 1688849860263936},
 			},
@@ -9169,7 +9169,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-blocked",
 			file: "rules.yaml (built-in)",
-			line: 4761,
+			line: 4771,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -9198,7 +9198,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-rejected",
 			file: "rules.yaml (built-in)",
-			line: 4801,
+			line: 4811,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -9228,7 +9228,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4842,
+			line: 4852,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -9246,7 +9246,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unknown-at-mail-from",
 			file: "rules.yaml (built-in)",
-			line: 4854,
+			line: 4864,
 			text: phraseMask{
 				{index: 21, bits: 18442240474082181120},
 				{index: 8, bits: 9223372045444712448},
@@ -9320,7 +9320,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.1",
 			file: "rules.yaml (built-in)",
-			line: 4915,
+			line: 4925,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -9369,7 +9369,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.0",
 			file: "rules.yaml (built-in)",
-			line: 4927,
+			line: 4937,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 			},
@@ -9418,7 +9418,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-x.1.3",
 			file: "rules.yaml (built-in)",
-			line: 4938,
+			line: 4948,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -9466,7 +9466,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific",
 			file: "rules.yaml (built-in)",
-			line: 4947,
+			line: 4957,
 			text: phraseMask{
 				{index: 3, bits: 2},
 				{index: 23, bits: 844424930131968},
@@ -9477,7 +9477,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-specific",
 			file: "rules.yaml (built-in)",
-			line: 4955,
+			line: 4965,
 			text: phraseMask{
 				{index: 20, bits: 576460752437641216},
 			},
@@ -9487,7 +9487,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific-553",
 			file: "rules.yaml (built-in)",
-			line: 4962,
+			line: 4972,
 			text: phraseMask{
 				{index: 23, bits: 1},
 			},
@@ -9501,7 +9501,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-specific",
 			file: "rules.yaml (built-in)",
-			line: 4971,
+			line: 4981,
 			text: phraseMask{
 				{index: 19, bits: 64},
 				{index: 18, bits: 9007199254740992},
@@ -9512,7 +9512,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 4978,
+			line: 4988,
 			text: phraseMask{
 				{index: 21, bits: 18442240474082181120},
 				{index: 8, bits: 9223372045444712448},
@@ -9541,7 +9541,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4984,
+			line: 4994,
 			text: phraseMask{
 				{index: 23, bits: 18444492273895866368},
 				{index: 24, bits: 63},
@@ -9578,7 +9578,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-any-stage",
 			file: "rules.yaml (built-in)",
-			line: 5003,
+			line: 5013,
 			text: phraseMask{
 				{index: 9, bits: 536870912},
 				{index: 24, bits: 448},
@@ -9599,7 +9599,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-mailbox-inactive",
 			file: "rules.yaml (built-in)",
-			line: 5037,
+			line: 5047,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -9675,7 +9675,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-mailbox-missing",
 			file: "rules.yaml (built-in)",
-			line: 5050,
+			line: 5060,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -9756,7 +9756,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-userunknown-missing",
 			file: "rules.yaml (built-in)",
-			line: 5075,
+			line: 5085,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -9854,7 +9854,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-text",
 			file: "rules.yaml (built-in)",
-			line: 5083,
+			line: 5093,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -9876,7 +9876,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 5102,
+			line: 5112,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -9911,7 +9911,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-specific",
 			file: "rules.yaml (built-in)",
-			line: 5108,
+			line: 5118,
 			text: phraseMask{
 				{index: 24, bits: 3848290697216},
 			},
@@ -9921,7 +9921,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-sender-named",
 			file: "rules.yaml (built-in)",
-			line: 5117,
+			line: 5127,
 			text: phraseMask{
 				{index: 24, bits: 4398147174400},
 			},
@@ -9938,7 +9938,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-mailbox-inactive",
 			file: "rules.yaml (built-in)",
-			line: 5132,
+			line: 5142,
 			text: phraseMask{
 				{index: 24, bits: 512},
 			},
@@ -10008,7 +10008,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-mailbox-missing",
 			file: "rules.yaml (built-in)",
-			line: 5138,
+			line: 5148,
 			text: phraseMask{
 				{index: 22, bits: 288230376151711744},
 				{index: 24, bits: 3072},
@@ -10083,7 +10083,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-text",
 			file: "rules.yaml (built-in)",
-			line: 5146,
+			line: 5156,
 			text: phraseMask{
 				{index: 24, bits: 412316859904},
 				{index: 11, bits: 34359803904},
@@ -10099,7 +10099,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-status",
 			file: "rules.yaml (built-in)",
-			line: 5154,
+			line: 5164,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -10108,7 +10108,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-text",
 			file: "rules.yaml (built-in)",
-			line: 5159,
+			line: 5169,
 			text: phraseMask{
 				{index: 24, bits: 18446726481523507200},
 				{index: 25, bits: 2097151},
@@ -10123,7 +10123,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5180,
+			line: 5190,
 			text: phraseMask{
 				{index: 25, bits: 65011712},
 			},
@@ -10140,7 +10140,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-text",
 			file: "rules.yaml (built-in)",
-			line: 5193,
+			line: 5203,
 			text: phraseMask{
 				{index: 25, bits: 34292629504},
 			},
@@ -10150,7 +10150,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5201,
+			line: 5211,
 			text: phraseMask{
 				{index: 25, bits: 34359738368},
 			},
@@ -10163,7 +10163,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-text",
 			file: "rules.yaml (built-in)",
-			line: 5212,
+			line: 5222,
 			text: phraseMask{
 				{index: 25, bits: 70300024700928},
 				{index: 8, bits: 17179869184},
@@ -10175,7 +10175,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contenterror-text",
 			file: "rules.yaml (built-in)",
-			line: 5224,
+			line: 5234,
 			text: phraseMask{
 				{index: 25, bits: 18446673705032482816},
 				{index: 26, bits: 63},
@@ -10199,7 +10199,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.8-bad-outbound-sender",
 			file: "rules.yaml (built-in)",
-			line: 5289,
+			line: 5299,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 8, detHi: 8},
 			},
@@ -10245,7 +10245,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-status",
 			file: "rules.yaml (built-in)",
-			line: 5308,
+			line: 5318,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 7, detHi: 7},
 				{class: -1, subject: 1, detailLo: 8, detHi: 8},
@@ -10255,7 +10255,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-at-mail",
 			file: "rules.yaml (built-in)",
-			line: 5313,
+			line: 5323,
 			text: phraseMask{
 				{index: 20, bits: 18446744073709543424},
 				{index: 6, bits: 8589934592},
@@ -10282,7 +10282,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-text",
 			file: "rules.yaml (built-in)",
-			line: 5356,
+			line: 5366,
 			text: phraseMask{
 				{index: 20, bits: 18446744073709543424},
 				{index: 6, bits: 8589934592},
@@ -10307,7 +10307,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-status",
 			file: "rules.yaml (built-in)",
-			line: 5370,
+			line: 5380,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -10323,7 +10323,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-specific",
 			file: "rules.yaml (built-in)",
-			line: 5390,
+			line: 5400,
 			text: phraseMask{
 				{index: 21, bits: 1099511627776},
 			},
@@ -10333,7 +10333,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-helo-specific",
 			file: "rules.yaml (built-in)",
-			line: 5397,
+			line: 5407,
 			text: phraseMask{
 				{index: 28, bits: 256},
 			},
@@ -10343,7 +10343,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-text",
 			file: "rules.yaml (built-in)",
-			line: 5408,
+			line: 5418,
 			text: phraseMask{
 				{index: 3, bits: 3},
 				{index: 28, bits: 34359737856},
@@ -10368,7 +10368,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-destination-computer",
 			file: "rules.yaml (built-in)",
-			line: 5433,
+			line: 5443,
 			text: phraseMask{
 				{index: 28, bits: 34359738368},
 			},
@@ -10385,7 +10385,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-status",
 			file: "rules.yaml (built-in)",
-			line: 5446,
+			line: 5456,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 28, detHi: 28},
 			},
@@ -10394,7 +10394,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-named-by-scanner",
 			file: "rules.yaml (built-in)",
-			line: 5456,
+			line: 5466,
 			text: phraseMask{
 				{index: 28, bits: 1030792151040},
 			},
@@ -10404,7 +10404,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-text",
 			file: "rules.yaml (built-in)",
-			line: 5460,
+			line: 5470,
 			text: phraseMask{
 				{index: 26, bits: 18446744073709551552},
 				{index: 12, bits: 268435456},
@@ -10427,7 +10427,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5465,
+			line: 5475,
 			text: phraseMask{
 				{index: 3, bits: 9007199254740992},
 				{index: 28, bits: 280375465082880},
@@ -10450,7 +10450,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "speeding-text",
 			file: "rules.yaml (built-in)",
-			line: 5479,
+			line: 5489,
 			text: phraseMask{
 				{index: 28, bits: 18446462598732840960},
 				{index: 29, bits: 15},
@@ -10461,7 +10461,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-status",
 			file: "rules.yaml (built-in)",
-			line: 5489,
+			line: 5499,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -10470,7 +10470,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-text",
 			file: "rules.yaml (built-in)",
-			line: 5494,
+			line: 5504,
 			text: phraseMask{
 				{index: 29, bits: 16777200},
 				{index: 14, bits: 8321499136},
@@ -10486,7 +10486,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-text",
 			file: "rules.yaml (built-in)",
-			line: 5512,
+			line: 5522,
 			text: phraseMask{
 				{index: 18, bits: 18444492273895866368},
 				{bits: 64513},
@@ -10510,7 +10510,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5517,
+			line: 5527,
 			text: phraseMask{
 				{index: 1, bits: 72057594037927936},
 				{index: 20, bits: 8},
@@ -10552,7 +10552,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-encrypted-attachment",
 			file: "rules.yaml (built-in)",
-			line: 5548,
+			line: 5558,
 			text: phraseMask{
 				{index: 29, bits: 4501400604114944},
 				{index: 1, bits: 36028797018963968},
@@ -10563,7 +10563,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 5557,
+			line: 5567,
 			text: phraseMask{
 				{index: 29, bits: 2301339409586323456},
 			},
@@ -10573,7 +10573,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 5564,
+			line: 5574,
 			text: phraseMask{
 				{index: 29, bits: 16140901064495857664},
 				{index: 30, bits: 127},
@@ -10584,7 +10584,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-virus",
 			file: "rules.yaml (built-in)",
-			line: 5571,
+			line: 5581,
 			text: phraseMask{
 				{index: 1, bits: 962072674304},
 				{index: 30, bits: 128},
@@ -10595,7 +10595,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 5577,
+			line: 5587,
 			text: phraseMask{
 				{index: 30, bits: 1048320},
 			},
@@ -10605,7 +10605,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-policy",
 			file: "rules.yaml (built-in)",
-			line: 5584,
+			line: 5594,
 			text: phraseMask{
 				{index: 30, bits: 7340032},
 			},
@@ -10615,7 +10615,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-delivery-failed",
 			file: "rules.yaml (built-in)",
-			line: 5592,
+			line: 5602,
 			text: phraseMask{
 				{index: 30, bits: 2139095040},
 			},
@@ -10625,7 +10625,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-text",
 			file: "rules.yaml (built-in)",
-			line: 5606,
+			line: 5616,
 			text: phraseMask{
 				{index: 30, bits: 8793945538560},
 				{index: 1, bits: 24696061952},
@@ -10636,7 +10636,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-transport-rule-reject",
 			file: "rules.yaml (built-in)",
-			line: 5616,
+			line: 5626,
 			text: phraseMask{
 				{index: 30, bits: 8796093022208},
 			},
@@ -10732,7 +10732,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-text",
 			file: "rules.yaml (built-in)",
-			line: 5638,
+			line: 5648,
 			text: phraseMask{
 				{index: 30, bits: 18446726481523507200},
 				{index: 10, bits: 8},
@@ -10748,7 +10748,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5668,
+			line: 5678,
 			text: phraseMask{
 				{index: 31, bits: 536870912},
 			},
@@ -10761,7 +10761,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-type",
 			file: "rules.yaml (built-in)",
-			line: 5674,
+			line: 5684,
 			text: phraseMask{
 				{index: 31, bits: 36028795945222144},
 			},
@@ -10774,7 +10774,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-encrypted",
 			file: "rules.yaml (built-in)",
-			line: 5693,
+			line: 5703,
 			text: phraseMask{
 				{index: 31, bits: 18410715276690587648},
 				{index: 1, bits: 2252899325313024},
@@ -10786,7 +10786,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-name",
 			file: "rules.yaml (built-in)",
-			line: 5705,
+			line: 5715,
 			text: phraseMask{
 				{index: 32, bits: 2},
 			},
@@ -10799,7 +10799,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-loop-text",
 			file: "rules.yaml (built-in)",
-			line: 5713,
+			line: 5723,
 			text: phraseMask{
 				{index: 32, bits: 4},
 			},
@@ -10809,7 +10809,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-text",
 			file: "rules.yaml (built-in)",
-			line: 5723,
+			line: 5733,
 			text: phraseMask{
 				{index: 32, bits: 1073741816},
 			},
@@ -10822,7 +10822,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5739,
+			line: 5749,
 			text: phraseMask{
 				{index: 32, bits: 1073741824},
 			},
@@ -10835,7 +10835,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-text",
 			file: "rules.yaml (built-in)",
-			line: 5745,
+			line: 5755,
 			text: phraseMask{
 				{index: 27, bits: 18446741874686296064},
 				{index: 2, bits: 1152924270565785600},
@@ -10853,7 +10853,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-dns-text",
 			file: "rules.yaml (built-in)",
-			line: 5750,
+			line: 5760,
 			text: phraseMask{
 				{index: 28, bits: 1048576},
 				{index: 2, bits: 6917529027641081856},
@@ -10864,7 +10864,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-text",
 			file: "rules.yaml (built-in)",
-			line: 5756,
+			line: 5766,
 			text: phraseMask{
 				{index: 32, bits: 1097364144128},
 				{index: 14, bits: 134217728},
@@ -10875,7 +10875,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-text",
 			file: "rules.yaml (built-in)",
-			line: 5763,
+			line: 5773,
 			text: phraseMask{
 				{index: 21, bits: 4503462188417024},
 				{index: 6, bits: 524288},
@@ -10888,7 +10888,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-delayed",
 			file: "rules.yaml (built-in)",
-			line: 5768,
+			line: 5778,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -10980,7 +10980,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-text",
 			file: "rules.yaml (built-in)",
-			line: 5785,
+			line: 5795,
 			text: phraseMask{
 				{index: 8, bits: 6597069766656},
 				{index: 32, bits: 18446742974197923840},
@@ -11000,7 +11000,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5805,
+			line: 5815,
 			text: phraseMask{
 				{bits: 4398046511104},
 			},
@@ -11013,7 +11013,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-attempts",
 			file: "rules.yaml (built-in)",
-			line: 5811,
+			line: 5821,
 			text: phraseMask{
 				{index: 33, bits: 1024},
 			},
@@ -11026,7 +11026,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-text",
 			file: "rules.yaml (built-in)",
-			line: 5818,
+			line: 5828,
 			text: phraseMask{
 				{index: 8, bits: 17592186044416},
 				{index: 33, bits: 17179867136},
@@ -11041,7 +11041,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-reply",
 			file: "rules.yaml (built-in)",
-			line: 5833,
+			line: 5843,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 3},
@@ -11058,14 +11058,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "tls-command",
 			file:    "rules.yaml (built-in)",
-			line:    5840,
+			line:    5850,
 			command: []string{"STARTTLS"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "security-words-from-a-delivery-program",
 			file: "rules.yaml (built-in)",
-			line: 5845,
+			line: 5855,
 			text: phraseMask{
 				{index: 33, bits: 4503582447501312},
 				{index: 11, bits: 384},
@@ -11084,7 +11084,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "security-text",
 			file: "rules.yaml (built-in)",
-			line: 5867,
+			line: 5877,
 			text: phraseMask{
 				{index: 33, bits: 4503582447501312},
 				{index: 11, bits: 384},
@@ -11102,7 +11102,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "security-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5872,
+			line: 5882,
 			text: phraseMask{
 				{index: 33, bits: 31525197391593472},
 				{index: 25, bits: 2097152},
@@ -11121,7 +11121,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-text",
 			file: "rules.yaml (built-in)",
-			line: 5881,
+			line: 5891,
 			text: phraseMask{
 				{index: 33, bits: 18410715276690587648},
 				{index: 3, bits: 17592186044416},
@@ -11133,7 +11133,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "syntax-text",
 			file: "rules.yaml (built-in)",
-			line: 5890,
+			line: 5900,
 			text: phraseMask{
 				{index: 8, bits: 294912},
 				{index: 34, bits: 130816},
@@ -11144,7 +11144,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.1",
 			file: "rules.yaml (built-in)",
-			line: 5907,
+			line: 5917,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -11153,7 +11153,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.4",
 			file: "rules.yaml (built-in)",
-			line: 5913,
+			line: 5923,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -11202,7 +11202,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.5",
 			file: "rules.yaml (built-in)",
-			line: 5923,
+			line: 5933,
 			status: []statusPattern{
 				{class: 4, subject: 1, detailLo: 5, detHi: 5},
 				{class: 5, subject: 1, detailLo: 5, detHi: 5},
@@ -11257,7 +11257,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.6",
 			file: "rules.yaml (built-in)",
-			line: 5936,
+			line: 5946,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -11266,7 +11266,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.9",
 			file: "rules.yaml (built-in)",
-			line: 5942,
+			line: 5952,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 9, detHi: 9},
 			},
@@ -11307,7 +11307,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.10",
 			file: "rules.yaml (built-in)",
-			line: 5951,
+			line: 5961,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -11343,7 +11343,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.1",
 			file: "rules.yaml (built-in)",
-			line: 5958,
+			line: 5968,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -11352,7 +11352,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.4",
 			file: "rules.yaml (built-in)",
-			line: 5966,
+			line: 5976,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -11394,7 +11394,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.1",
 			file: "rules.yaml (built-in)",
-			line: 5976,
+			line: 5986,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -11403,7 +11403,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.2",
 			file: "rules.yaml (built-in)",
-			line: 5982,
+			line: 5992,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -11452,7 +11452,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.3",
 			file: "rules.yaml (built-in)",
-			line: 5992,
+			line: 6002,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -11501,7 +11501,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.5",
 			file: "rules.yaml (built-in)",
-			line: 6002,
+			line: 6012,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -11537,7 +11537,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.6",
 			file: "rules.yaml (built-in)",
-			line: 6009,
+			line: 6019,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 6, detHi: 6},
 				{class: 5, subject: 3, detailLo: 6, detHi: 6},
@@ -11580,7 +11580,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.1",
 			file: "rules.yaml (built-in)",
-			line: 6019,
+			line: 6029,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 1, detHi: 1},
 			},
@@ -11616,7 +11616,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.2",
 			file: "rules.yaml (built-in)",
-			line: 6026,
+			line: 6036,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -11625,7 +11625,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.3",
 			file: "rules.yaml (built-in)",
-			line: 6032,
+			line: 6042,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -11699,7 +11699,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.4",
 			file: "rules.yaml (built-in)",
-			line: 6047,
+			line: 6057,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -11735,7 +11735,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.5",
 			file: "rules.yaml (built-in)",
-			line: 6055,
+			line: 6065,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 5, detHi: 5},
 			},
@@ -11771,7 +11771,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.6",
 			file: "rules.yaml (built-in)",
-			line: 6062,
+			line: 6072,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -11807,7 +11807,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.2",
 			file: "rules.yaml (built-in)",
-			line: 6069,
+			line: 6079,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 2, detHi: 2},
 			},
@@ -11856,7 +11856,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.3",
 			file: "rules.yaml (built-in)",
-			line: 6082,
+			line: 6092,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -11905,7 +11905,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.4",
 			file: "rules.yaml (built-in)",
-			line: 6092,
+			line: 6102,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 4, detHi: 4},
 			},
@@ -11954,7 +11954,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.5",
 			file: "rules.yaml (built-in)",
-			line: 6102,
+			line: 6112,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 5, detHi: 5},
 			},
@@ -12003,7 +12003,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.6",
 			file: "rules.yaml (built-in)",
-			line: 6112,
+			line: 6122,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 6, detHi: 6},
 			},
@@ -12052,7 +12052,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.7",
 			file: "rules.yaml (built-in)",
-			line: 6122,
+			line: 6132,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 7, detHi: 7},
 			},
@@ -12101,7 +12101,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.8",
 			file: "rules.yaml (built-in)",
-			line: 6132,
+			line: 6142,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 8, detHi: 8},
 			},
@@ -12150,7 +12150,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.9",
 			file: "rules.yaml (built-in)",
-			line: 6142,
+			line: 6152,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 9, detHi: 9},
 			},
@@ -12199,7 +12199,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.10",
 			file: "rules.yaml (built-in)",
-			line: 6152,
+			line: 6162,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 10, detHi: 10},
 			},
@@ -12248,7 +12248,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.11",
 			file: "rules.yaml (built-in)",
-			line: 6162,
+			line: 6172,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 11, detHi: 11},
 			},
@@ -12297,7 +12297,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.12",
 			file: "rules.yaml (built-in)",
-			line: 6172,
+			line: 6182,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -12346,7 +12346,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.14",
 			file: "rules.yaml (built-in)",
-			line: 6182,
+			line: 6192,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 14, detHi: 14},
 			},
@@ -12395,7 +12395,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.15",
 			file: "rules.yaml (built-in)",
-			line: 6192,
+			line: 6202,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 15, detHi: 15},
 			},
@@ -12444,7 +12444,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.19",
 			file: "rules.yaml (built-in)",
-			line: 6202,
+			line: 6212,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 19, detHi: 19},
 			},
@@ -12493,7 +12493,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.13",
 			file: "rules.yaml (built-in)",
-			line: 6212,
+			line: 6222,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -12529,7 +12529,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.17-18",
 			file: "rules.yaml (built-in)",
-			line: 6219,
+			line: 6229,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 17, detHi: 17},
 				{class: -1, subject: 7, detailLo: 18, detHi: 18},
@@ -12566,7 +12566,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.27",
 			file: "rules.yaml (built-in)",
-			line: 6226,
+			line: 6236,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 27, detHi: 27},
 			},
@@ -12615,7 +12615,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.30",
 			file: "rules.yaml (built-in)",
-			line: 6238,
+			line: 6248,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 30, detHi: 30},
 			},
@@ -12644,14 +12644,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "blocked-at-connection",
 			file:    "rules.yaml (built-in)",
-			line:    6248,
+			line:    6258,
 			command: []string{"CONN", "HELO", "EHLO"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "user-unknown-after-data",
 			file: "rules.yaml (built-in)",
-			line: 6255,
+			line: 6265,
 			text: phraseMask{
 				{index: 21, bits: 18442240474082181120},
 				{index: 8, bits: 9223372045444712448},
@@ -12782,7 +12782,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6279,
+			line: 6289,
 			text: phraseMask{
 				{index: 34, bits: 1966080},
 				{index: 11, bits: 2147483648},
@@ -12793,7 +12793,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6284,
+			line: 6294,
 			text: phraseMask{
 				{index: 34, bits: 2097152},
 			},
@@ -12803,7 +12803,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6289,
+			line: 6299,
 			text: phraseMask{
 				{index: 34, bits: 137434759168},
 			},
@@ -12813,7 +12813,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6296,
+			line: 6306,
 			text: phraseMask{
 				{index: 34, bits: 962072674304},
 			},
@@ -12823,7 +12823,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6301,
+			line: 6311,
 			text: phraseMask{
 				{index: 34, bits: 3298534883328},
 			},
@@ -12833,7 +12833,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6306,
+			line: 6316,
 			text: phraseMask{
 				{index: 34, bits: 13194139533312},
 				{index: 28, bits: 70368744177664},
@@ -12844,7 +12844,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6317,
+			line: 6327,
 			text: phraseMask{
 				{index: 34, bits: 2305825417027649536},
 				{index: 1, bits: 140737488355328},
@@ -12864,7 +12864,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6332,
+			line: 6342,
 			text: phraseMask{
 				{index: 34, bits: 13835058055282163712},
 				{index: 35, bits: 127},
@@ -12875,7 +12875,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6338,
+			line: 6348,
 			text: phraseMask{
 				{index: 35, bits: 32640},
 				{index: 3, bits: 536870912},
@@ -12887,7 +12887,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-connection-text",
 			file: "rules.yaml (built-in)",
-			line: 6344,
+			line: 6354,
 			text: phraseMask{
 				{index: 3, bits: 16},
 				{index: 13, bits: 3298534948864},
@@ -12900,7 +12900,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6352,
+			line: 6362,
 			text: phraseMask{
 				{index: 2, bits: 10133099161583616},
 			},
@@ -12910,7 +12910,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6357,
+			line: 6367,
 			text: phraseMask{
 				{index: 35, bits: 262144},
 			},
@@ -12920,7 +12920,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "onhold-text",
 			file: "rules.yaml (built-in)",
-			line: 6362,
+			line: 6372,
 			text: phraseMask{
 				{index: 35, bits: 3670016},
 			},
@@ -12930,7 +12930,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.4.7",
 			file: "rules.yaml (built-in)",
-			line: 6373,
+			line: 6383,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 7, detHi: 7},
 				{class: 5, subject: 4, detailLo: 7, detHi: 7},
@@ -12989,7 +12989,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1",
 			file: "rules.yaml (built-in)",
-			line: 6386,
+			line: 6396,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -13045,7 +13045,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.14",
 			file: "rules.yaml (built-in)",
-			line: 6398,
+			line: 6408,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
 			},
@@ -13094,7 +13094,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6",
 			file: "rules.yaml (built-in)",
-			line: 6407,
+			line: 6417,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -13143,7 +13143,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.6.11",
 			file: "rules.yaml (built-in)",
-			line: 6416,
+			line: 6426,
 			status: []statusPattern{
 				{class: 5, subject: 6, detailLo: 11, detHi: 11},
 			},
@@ -13192,7 +13192,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1",
 			file: "rules.yaml (built-in)",
-			line: 6433,
+			line: 6443,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -13306,7 +13306,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.2",
 			file: "rules.yaml (built-in)",
-			line: 6447,
+			line: 6457,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -13342,7 +13342,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.3",
 			file: "rules.yaml (built-in)",
-			line: 6454,
+			line: 6464,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -13434,7 +13434,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4",
 			file: "rules.yaml (built-in)",
-			line: 6465,
+			line: 6475,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -13470,7 +13470,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4-temporary",
 			file: "rules.yaml (built-in)",
-			line: 6472,
+			line: 6482,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -13506,7 +13506,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.5",
 			file: "rules.yaml (built-in)",
-			line: 6479,
+			line: 6489,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 5, detHi: 5},
 			},
@@ -13535,7 +13535,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.6",
 			file: "rules.yaml (built-in)",
-			line: 6486,
+			line: 6496,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -13579,7 +13579,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.0",
 			file: "rules.yaml (built-in)",
-			line: 6494,
+			line: 6504,
 			status: []statusPattern{
 				{class: 5, subject: 4},
 			},
@@ -13588,7 +13588,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.6",
 			file: "rules.yaml (built-in)",
-			line: 6500,
+			line: 6510,
 			status: []statusPattern{
 				{class: -1, subject: 6, detailLo: -1, detHi: -1},
 			},
@@ -13624,7 +13624,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sisimai-4.2.1-4.7.1-4.7.2",
 			file: "rules.yaml (built-in)",
-			line: 6508,
+			line: 6518,
 			status: []statusPattern{
 				{class: 4, subject: 2, detailLo: 1, detHi: 1},
 				{class: 4, subject: 7, detailLo: 1, detHi: 1},
@@ -13638,7 +13638,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.1",
 			file: "rules.yaml (built-in)",
-			line: 6515,
+			line: 6525,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 1, detHi: 1},
 			},
@@ -13890,7 +13890,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.other",
 			file: "rules.yaml (built-in)",
-			line: 6544,
+			line: 6554,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: -1, detHi: -1},
 			},
@@ -14127,7 +14127,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "delayed-unknown",
 			file:   "rules.yaml (built-in)",
-			line:   6574,
+			line:   6584,
 			action: []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "expired",
@@ -14186,7 +14186,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.other",
 			file: "rules.yaml (built-in)",
-			line: 6584,
+			line: 6594,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: -1, detHi: -1},
 			},
@@ -14195,7 +14195,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.0",
 			file: "rules.yaml (built-in)",
-			line: 6589,
+			line: 6599,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: -1, detHi: -1},
 			},
@@ -14204,7 +14204,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.0",
 			file: "rules.yaml (built-in)",
-			line: 6594,
+			line: 6604,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: -1, detHi: -1},
 			},
@@ -14259,7 +14259,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.0",
 			file: "rules.yaml (built-in)",
-			line: 6603,
+			line: 6613,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: -1, detHi: -1},
 				{class: 4, subject: 3, detailLo: 3, detHi: 3},
@@ -14270,7 +14270,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.0",
 			file: "rules.yaml (built-in)",
-			line: 6611,
+			line: 6621,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: -1, detHi: -1},
 			},
@@ -14279,14 +14279,14 @@ var builtinSet = &ruleSet{
 		{
 			id:       "diagnostic-type-x-unix",
 			file:     "rules.yaml (built-in)",
-			line:     6616,
+			line:     6626,
 			diagType: []string{"x-unix"},
 			then:     thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "rfc3463-x.3.other",
 			file: "rules.yaml (built-in)",
-			line: 6626,
+			line: 6636,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: -1, detHi: -1},
 			},
@@ -14295,7 +14295,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-onhold",
 			file: "rules.yaml (built-in)",
-			line: 6636,
+			line: 6646,
 			text: phraseMask{
 				{index: 35, bits: 4194304},
 			},
@@ -14305,7 +14305,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-onhold",
 			file: "rules.yaml (built-in)",
-			line: 6641,
+			line: 6651,
 			text: phraseMask{
 				{index: 35, bits: 58720256},
 			},
@@ -14315,7 +14315,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-onhold",
 			file: "rules.yaml (built-in)",
-			line: 6647,
+			line: 6657,
 			text: phraseMask{
 				{index: 35, bits: 469762048},
 			},
@@ -14326,7 +14326,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-521-556",
 			file: "rules.yaml (built-in)",
-			line: 6656,
+			line: 6666,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 1},
@@ -14340,7 +14340,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-552",
 			file: "rules.yaml (built-in)",
-			line: 6660,
+			line: 6670,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 2},
@@ -14356,7 +14356,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-452",
 			file: "rules.yaml (built-in)",
-			line: 6664,
+			line: 6674,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 2},
@@ -14367,7 +14367,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-421",
 			file: "rules.yaml (built-in)",
-			line: 6668,
+			line: 6678,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 2, 2: 1},
@@ -14381,7 +14381,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-553",
 			file: "rules.yaml (built-in)",
-			line: 6672,
+			line: 6682,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 3},
@@ -14392,7 +14392,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-syntax",
 			file: "rules.yaml (built-in)",
-			line: 6676,
+			line: 6686,
 			status: []statusPattern{
 				{none: true},
 				{class: 5, subject: 5, detailLo: -1, detHi: -1},
@@ -14452,7 +14452,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-451",
 			file: "rules.yaml (built-in)",
-			line: 6684,
+			line: 6694,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 1},
@@ -14509,7 +14509,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "vacation-text",
 			file: "rules.yaml (built-in)",
-			line: 6692,
+			line: 6702,
 			text: phraseMask{
 				{index: 35, bits: 32212254720},
 			},
@@ -14522,7 +14522,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unreadable-text",
 			file: "rules.yaml (built-in)",
-			line: 6699,
+			line: 6709,
 			regexps: []*pattern{
 				{src: "^[^a-z]+$", captures: false},
 			},
@@ -14561,7 +14561,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-550-554-alone",
 			file: "rules.yaml (built-in)",
-			line: 6708,
+			line: 6718,
 			status: []statusPattern{
 				{none: true},
 			},
@@ -14632,7 +14632,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.0.0",
 			file: "rules.yaml (built-in)",
-			line: 6717,
+			line: 6727,
 			status: []statusPattern{
 				{class: -1, detailLo: -1, detHi: -1},
 			},
@@ -14720,7 +14720,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-used",
 			file: "rules.yaml (built-in)",
-			line: 780,
+			line: 790,
 			text: phraseMask{
 				{bits: 4095},
 			},
@@ -14735,7 +14735,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-name",
 			file: "rules.yaml (built-in)",
-			line: 791,
+			line: 801,
 			text: phraseMask{
 				{bits: 4190208},
 			},
@@ -14746,7 +14746,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-named",
 			file: "rules.yaml (built-in)",
-			line: 797,
+			line: 807,
 			text: phraseMask{
 				{bits: 536607744},
 			},
@@ -14757,7 +14757,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-score",
 			file: "rules.yaml (built-in)",
-			line: 806,
+			line: 816,
 			text: phraseMask{
 				{bits: 16642998272},
 			},
@@ -14773,7 +14773,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-tests",
 			file: "rules.yaml (built-in)",
-			line: 826,
+			line: 836,
 			text: phraseMask{
 				{bits: 17179869184},
 			},
@@ -14784,7 +14784,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "listed-domain",
 			file: "rules.yaml (built-in)",
-			line: 832,
+			line: 842,
 			text: phraseMask{
 				{bits: 515421241344},
 			},
@@ -14798,7 +14798,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sending-ip",
 			file: "rules.yaml (built-in)",
-			line: 845,
+			line: 855,
 			regexps: []*pattern{
 				{src: "client(?: host)? \\[(?P<ip>[0-9a-f:.]{7,45})\\]", captures: true},
 				{src: "(?:your|sending|sender|sender's|client|the|source) ip(?:v[46])?(?: address)?(?: is| of)?:? \\[?\\(?(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})", captures: true},
@@ -14812,7 +14812,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "url",
 			file: "rules.yaml (built-in)",
-			line: 858,
+			line: 868,
 			text: phraseMask{
 				{bits: 3848290697216},
 			},
@@ -14824,7 +14824,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "retried-for",
 			file: "rules.yaml (built-in)",
-			line: 864,
+			line: 874,
 			text: phraseMask{
 				{bits: 1121501860331520},
 			},
@@ -14836,7 +14836,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "retry-deadline",
 			file: "rules.yaml (built-in)",
-			line: 888,
+			line: 898,
 			text: phraseMask{
 				{bits: 2304717109306851328},
 			},
@@ -14850,7 +14850,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "size-limit",
 			file: "rules.yaml (built-in)",
-			line: 911,
+			line: 921,
 			text: phraseMask{
 				{bits: 16140901064495857664},
 				{index: 1, bits: 16777215},
@@ -14872,7 +14872,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "recipient-limit",
 			file: "rules.yaml (built-in)",
-			line: 945,
+			line: 955,
 			text: phraseMask{
 				{index: 1, bits: 1056964608},
 			},
@@ -14887,7 +14887,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus",
 			file: "rules.yaml (built-in)",
-			line: 954,
+			line: 964,
 			text: phraseMask{
 				{index: 1, bits: 1098437885952},
 			},
@@ -14905,7 +14905,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-attachment",
 			file: "rules.yaml (built-in)",
-			line: 982,
+			line: 992,
 			text: phraseMask{
 				{index: 1, bits: 556352883654656},
 			},
@@ -14916,7 +14916,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-encrypted-attachment",
 			file: "rules.yaml (built-in)",
-			line: 1006,
+			line: 1016,
 			text: phraseMask{
 				{index: 1, bits: 8444249301319680},
 			},
@@ -14927,7 +14927,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-encrypted-attachment-ja",
 			file: "rules.yaml (built-in)",
-			line: 1028,
+			line: 1038,
 			text: phraseMask{
 				{index: 1, bits: 63050394783186944},
 			},
@@ -14938,7 +14938,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "barracuda-recipient-outcome",
 			file: "rules.yaml (built-in)",
-			line: 1035,
+			line: 1045,
 			text: phraseMask{
 				{index: 1, bits: 72057594037927936},
 			},
@@ -14949,7 +14949,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "attachment-file",
 			file: "rules.yaml (built-in)",
-			line: 1048,
+			line: 1058,
 			text: phraseMask{
 				{index: 1, bits: 18302769623122051072},
 				{index: 2, bits: 524287},
@@ -14967,7 +14967,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contact-address",
 			file: "rules.yaml (built-in)",
-			line: 1067,
+			line: 1077,
 			text: phraseMask{
 				{index: 2, bits: 8589410304},
 			},
@@ -14979,7 +14979,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "loop",
 			file: "rules.yaml (built-in)",
-			line: 1074,
+			line: 1084,
 			text: phraseMask{
 				{index: 2, bits: 128849018880},
 			},
@@ -14990,7 +14990,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "dns-temporary",
 			file: "rules.yaml (built-in)",
-			line: 1081,
+			line: 1091,
 			text: phraseMask{
 				{bits: 288230376151711744},
 				{index: 2, bits: 140600049401856},
@@ -15004,7 +15004,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "last-error",
 			file: "rules.yaml (built-in)",
-			line: 1100,
+			line: 1110,
 			text: phraseMask{
 				{index: 2, bits: 985162418487296},
 			},
@@ -15018,7 +15018,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls",
 			file: "rules.yaml (built-in)",
-			line: 1117,
+			line: 1127,
 			text: phraseMask{
 				{index: 2, bits: 287104476244869120},
 			},
@@ -15033,7 +15033,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-mx",
 			file: "rules.yaml (built-in)",
-			line: 1144,
+			line: 1154,
 			text: phraseMask{
 				{index: 2, bits: 864691128455135232},
 			},
@@ -15048,7 +15048,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-domain",
 			file: "rules.yaml (built-in)",
-			line: 1159,
+			line: 1169,
 			text: phraseMask{
 				{index: 2, bits: 16140901064495857664},
 				{index: 3, bits: 3},
@@ -15063,7 +15063,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "connection",
 			file: "rules.yaml (built-in)",
-			line: 1167,
+			line: 1177,
 			text: phraseMask{
 				{index: 3, bits: 65532},
 			},
@@ -15079,7 +15079,7 @@ var builtinSet = &ruleSet{
 			},
 		},
 	},
-	texts: [64]text{
+	texts: [67]text{
 		0: {
 			{literal: "the receiving side gave no reason that could be understood"},
 		},
@@ -15238,18 +15238,34 @@ var builtinSet = &ruleSet{
 			{literal: "\""},
 		},
 		16: {
-			{literal: "held until you confirm"},
+			{literal: "auto-reply: the person has left"},
 		},
 		17: {
-			{literal: "This is not a bounce but a challenge: the recipient uses a filter that holds mail from unknown senders until the sender confirms being a person. Your message has not been delivered yet, and is usually deleted after some days if nobody confirms."},
+			{literal: "This is an automatic reply, not a bounce: your message was delivered, but the mailbox's owner has left or no longer reads it, so it will likely not be read."},
+			{
+				group: []textPart{
+					{literal: " The reply says: \""},
+					{slot: 5, isSlot: true},
+					{literal: "\""},
+				},
+			},
 		},
 		18: {
-			{literal: "If you sent the message, follow the notice's instructions to confirm (reply to it or open its confirmation page; ndrmilter does not repeat links from a notice, so check that the page belongs to the recipient's filter service). If you did not send it, ignore the notice: someone forged your address."},
+			{literal: "Send your message again to the contact the reply names, if it names one; otherwise reach the organization by its main address or by phone."},
 		},
 		19: {
-			{literal: "held for the list moderator"},
+			{literal: "held until you confirm"},
 		},
 		20: {
+			{literal: "This is not a bounce but a challenge: the recipient uses a filter that holds mail from unknown senders until the sender confirms being a person. Your message has not been delivered yet, and is usually deleted after some days if nobody confirms."},
+		},
+		21: {
+			{literal: "If you sent the message, follow the notice's instructions to confirm (reply to it or open its confirmation page; ndrmilter does not repeat links from a notice, so check that the page belongs to the recipient's filter service). If you did not send it, ignore the notice: someone forged your address."},
+		},
+		22: {
+			{literal: "held for the list moderator"},
+		},
+		23: {
 			{literal: "This is not a bounce: the mailing list"},
 			{
 				group: []textPart{
@@ -15266,57 +15282,57 @@ var builtinSet = &ruleSet{
 				},
 			},
 		},
-		21: {
+		24: {
 			{literal: "Wait for the moderator's decision: the list posts the message or tells you that it was rejected. Do not send it again, as the copy would be held too."},
 		},
-		22: {
+		25: {
 			{literal: "Wait for the moderator's decision, and do not send the message again (the copy would be held too). The list holds it because your address is not a member: to post without moderation, subscribe to the list with the address you sent from, or ask the list owner to accept your posts."},
 		},
-		23: {
+		26: {
 			{literal: "complaint report"},
 		},
-		24: {
+		27: {
 			{literal: "This is a feedback (abuse) report: a recipient or their provider flagged the message, for example as spam. It is not a bounce."},
 		},
-		25: {
+		28: {
 			{literal: "This is a feedback report of type "},
 			{slot: 8, isSlot: true},
 			{literal: ": a recipient or their provider flagged the message. It is not a bounce."},
 		},
-		26: {
+		29: {
 			{literal: "Stop mailing the recipient who complained, and check why they did not expect the message."},
 		},
-		27: {
+		30: {
 			{literal: "read receipt"},
 		},
-		28: {
+		31: {
 			{literal: "This is a read receipt (a notice that the message was displayed), not a bounce."},
 		},
-		29: {
+		32: {
 			{literal: "This is a read receipt, not a bounce: your message was delivered, but the recipient's mail program reports that it was deleted without being displayed, so it may not have been read."},
 		},
-		30: {
+		33: {
 			{literal: "This is a receipt, not a bounce: your message was delivered, and the recipient's mail program reports that it was processed or passed on without being displayed."},
 		},
-		31: {
+		34: {
 			{literal: "not a bounce"},
 		},
-		32: {
+		35: {
 			{literal: "This message is not a delivery report."},
 		},
-		33: {
+		36: {
 			{literal: "no recipient found"},
 		},
-		34: {
+		37: {
 			{literal: "This looks like a delivery report, but no recipient could be read from it."},
 		},
-		35: {
+		38: {
 			{literal: "DMARC aggregate report"},
 		},
-		36: {
+		39: {
 			{literal: "This is not a bounce but a DMARC aggregate report: a summary, for your domain's email admin, of how the mail claiming to come from your domain fared at one receiving mail service, with the results of its SPF, DKIM and DMARC checks. It can list messages that failed those checks and were rejected or quarantined there; your email admin should read it with a DMARC report viewer."},
 		},
-		37: {
+		40: {
 			{literal: "Your message to "},
 			{slot: 9, isSlot: true},
 			{literal: " was forwarded by the recipient's side (a forwarding or an alias of that address) to "},
@@ -15325,7 +15341,7 @@ var builtinSet = &ruleSet{
 			{slot: 9, isSlot: true},
 			{literal: "."},
 		},
-		38: {
+		41: {
 			{literal: "Tell the recipient by other means (phone, another address) that their forwarding from "},
 			{slot: 9, isSlot: true},
 			{literal: " to "},
@@ -15334,7 +15350,7 @@ var builtinSet = &ruleSet{
 			{slot: 9, isSlot: true},
 			{literal: " does not arrive."},
 		},
-		39: {
+		42: {
 			{literal: "Your message to "},
 			{slot: 9, isSlot: true},
 			{literal: " was forwarded by the recipient's side (a forwarding or an alias of that address) to "},
@@ -15365,7 +15381,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: ", so your domain's sender checks (SPF, often DMARC) fail there, and it is the forwarding server's reputation that is judged, not yours."},
 		},
-		40: {
+		43: {
 			{literal: "Do not rewrite your message: it was refused because of how it was forwarded. Tell the recipient by other means (phone, another address) that their forwarding from "},
 			{slot: 9, isSlot: true},
 			{literal: " to "},
@@ -15376,7 +15392,7 @@ var builtinSet = &ruleSet{
 			{slot: 9, isSlot: true},
 			{literal: " does not arrive."},
 		},
-		41: {
+		44: {
 			{literal: "The sending server keeps trying"},
 			{
 				group: []textPart{
@@ -15400,7 +15416,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: ", but this will likely not fix itself: it keeps failing until the recipient's side changes its configuration. Tell the recipient by other means (phone, another address) so that their email admin fixes it, or send the content another way."},
 		},
-		42: {
+		45: {
 			{literal: "The sending server keeps trying"},
 			{
 				group: []textPart{
@@ -15424,7 +15440,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: ", but the message gets through only once the recipient makes room in their mailbox. Tell the recipient by other means (phone, another address) that their mailbox is full; do not send the message again meanwhile (the recipient could get it twice)."},
 		},
-		43: {
+		46: {
 			{literal: "The refusal was temporary: the receiving server"},
 			{
 				group: []textPart{
@@ -15434,13 +15450,13 @@ var builtinSet = &ruleSet{
 			},
 			{literal: " refused the message the same way on every attempt, until the sending server gave up, so it was not delivered."},
 		},
-		44: {
+		47: {
 			{literal: "The failure was temporary, but it happened again on every attempt, until the sending server gave up, so the message was not delivered."},
 		},
-		45: {
+		48: {
 			{literal: "recipient's internal mail server unreachable"},
 		},
-		46: {
+		49: {
 			{literal: "Your message reached the recipient's organization: its mail gateway"},
 			{
 				group: []textPart{
@@ -15471,7 +15487,7 @@ var builtinSet = &ruleSet{
 				},
 			},
 		},
-		47: {
+		50: {
 			{literal: "Delivery"},
 			{
 				group: []textPart{
@@ -15495,7 +15511,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: " at the moment, and keeps trying. This is a fault of the recipient's mail system, not of your side."},
 		},
-		48: {
+		51: {
 			{literal: "Nothing on your side needs to change, and sending again before it is fixed will fail the same way. Tell the recipient by other means (phone, another address) that their organization's mail gateway cannot reach their internal mail server"},
 			{
 				group: []textPart{
@@ -15505,7 +15521,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: ", so that their email admin fixes it; send the message again once they confirm that mail reaches them."},
 		},
-		49: {
+		52: {
 			{literal: "Nothing to do yet: the recipient's mail gateway keeps trying"},
 			{
 				group: []textPart{
@@ -15529,19 +15545,19 @@ var builtinSet = &ruleSet{
 			},
 			{literal: ", and sends a final report if it gives up. If the message is urgent, tell the recipient by other means that their mail is held at their gateway."},
 		},
-		50: {
+		53: {
 			{literal: "outdated internal address"},
 		},
-		51: {
+		54: {
 			{literal: "The message was not delivered because your mail program used an outdated internal Exchange address for the recipient (the one starting with IMCEAEX), not their email address. Such an address usually comes from the autocomplete list or a saved contact, and stops working when the recipient's mailbox is moved, re-created or migrated: the recipient's mailbox may well still exist."},
 		},
-		52: {
+		55: {
 			{literal: "Remove the recipient from your mail program's autocomplete list (in Outlook, start typing the name and click the X next to the suggestion), pick the recipient again from the address book, and send a new message. If it still fails, or many people hit this, ask your email admin to add the old internal address from this report to the recipient's mailbox as an extra X500 address, so that old entries work again."},
 		},
-		53: {
+		56: {
 			{literal: "recipient's forwarding blocked"},
 		},
-		54: {
+		57: {
 			{literal: "Your message"},
 			{
 				group: []textPart{
@@ -15553,12 +15569,12 @@ var builtinSet = &ruleSet{
 			{isSlot: true},
 			{literal: ". The recipient's organisation does not allow forwarding to outside addresses, so only that forwarded copy was stopped: the original recipient's mailbox most likely still received your message."},
 		},
-		55: {
+		58: {
 			{literal: "Nothing to do on your side. If the recipient relies on that forwarding, tell them by other means: their email admin must allow forwarding to outside addresses for their mailbox (Microsoft 365's outbound spam policy), or they should remove the forwarding to "},
 			{isSlot: true},
 			{literal: "."},
 		},
-		56: {
+		59: {
 			{literal: "The message could not be forwarded automatically to the outside address"},
 			{
 				group: []textPart{
@@ -15568,7 +15584,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: ": the organisation whose mailbox forwards it (in Microsoft 365) does not allow forwarding to outside addresses. The report does not show whether that mailbox is yours or the recipient's."},
 		},
-		57: {
+		60: {
 			{literal: "If your own mailbox forwards mail"},
 			{
 				group: []textPart{
@@ -15578,7 +15594,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: ", your email admin must allow outside forwarding for it, or the forwarding must be removed. If you wrote to someone whose mailbox forwards there, there is nothing to do on your side: the original recipient most likely received your message."},
 		},
-		58: {
+		61: {
 			{literal: "Delivery"},
 			{
 				group: []textPart{
@@ -15595,7 +15611,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: " refuses connections for now; the sending server keeps trying."},
 		},
-		59: {
+		62: {
 			{literal: "Delivery"},
 			{
 				group: []textPart{
@@ -15612,7 +15628,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: " does not answer for now; the sending server keeps trying."},
 		},
-		60: {
+		63: {
 			{literal: "Delivery"},
 			{
 				group: []textPart{
@@ -15629,7 +15645,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: " cannot be looked up for now: the domain's name servers do not answer. The sending server keeps trying."},
 		},
-		61: {
+		64: {
 			{literal: "Delivery"},
 			{
 				group: []textPart{
@@ -15653,10 +15669,10 @@ var builtinSet = &ruleSet{
 				},
 			},
 		},
-		62: {
+		65: {
 			{literal: "delivery delayed"},
 		},
-		63: {
+		66: {
 			{literal: "The sending server gives up"},
 			{
 				group: []textPart{
@@ -15680,11 +15696,11 @@ var builtinSet = &ruleSet{
 			{literal: ", and then sends a final report."},
 		},
 	},
-	textsFrom: [64]string{
+	textsFrom: [67]string{
 		0: "rules.yaml (built-in)", 1: "rules.yaml (built-in)", 2: "rules.yaml (built-in)", 3: "rules.yaml (built-in)", 4: "rules.yaml (built-in)", 5: "rules.yaml (built-in)", 6: "rules.yaml (built-in)", 7: "rules.yaml (built-in)", 8: "rules.yaml (built-in)", 9: "rules.yaml (built-in)", 10: "rules.yaml (built-in)", 11: "rules.yaml (built-in)", 12: "rules.yaml (built-in)", 13: "rules.yaml (built-in)", 14: "rules.yaml (built-in)", 15: "rules.yaml (built-in)", 16: "rules.yaml (built-in)", 17: "rules.yaml (built-in)", 18: "rules.yaml (built-in)", 19: "rules.yaml (built-in)",
 		20: "rules.yaml (built-in)", 21: "rules.yaml (built-in)", 22: "rules.yaml (built-in)", 23: "rules.yaml (built-in)", 24: "rules.yaml (built-in)", 25: "rules.yaml (built-in)", 26: "rules.yaml (built-in)", 27: "rules.yaml (built-in)", 28: "rules.yaml (built-in)", 29: "rules.yaml (built-in)", 30: "rules.yaml (built-in)", 31: "rules.yaml (built-in)", 32: "rules.yaml (built-in)", 33: "rules.yaml (built-in)", 34: "rules.yaml (built-in)", 35: "rules.yaml (built-in)", 36: "rules.yaml (built-in)", 37: "rules.yaml (built-in)", 38: "rules.yaml (built-in)", 39: "rules.yaml (built-in)",
 		40: "rules.yaml (built-in)", 41: "rules.yaml (built-in)", 42: "rules.yaml (built-in)", 43: "rules.yaml (built-in)", 44: "rules.yaml (built-in)", 45: "rules.yaml (built-in)", 46: "rules.yaml (built-in)", 47: "rules.yaml (built-in)", 48: "rules.yaml (built-in)", 49: "rules.yaml (built-in)", 50: "rules.yaml (built-in)", 51: "rules.yaml (built-in)", 52: "rules.yaml (built-in)", 53: "rules.yaml (built-in)", 54: "rules.yaml (built-in)", 55: "rules.yaml (built-in)", 56: "rules.yaml (built-in)", 57: "rules.yaml (built-in)", 58: "rules.yaml (built-in)", 59: "rules.yaml (built-in)",
-		60: "rules.yaml (built-in)", 61: "rules.yaml (built-in)", 62: "rules.yaml (built-in)", 63: "rules.yaml (built-in)",
+		60: "rules.yaml (built-in)", 61: "rules.yaml (built-in)", 62: "rules.yaml (built-in)", 63: "rules.yaml (built-in)", 64: "rules.yaml (built-in)", 65: "rules.yaml (built-in)", 66: "rules.yaml (built-in)",
 	},
 	phrases: []string{
 		"blocked using", "black list at", "blacklist at", "block list at", "blocklist at", "listed at", "listed in", "listed on", "listed by", "found on", "rbl", "dnsbl", "spamhaus", "sorbs", "barracuda", "spamcop", "uceprotect", "spamrats", "cbl", "psbl",

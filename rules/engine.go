@@ -902,6 +902,14 @@ func (e *Engine) notBounce(r *dsn.Report, lang int) Classification {
 			v.Fix = t[textChallengeFix].plain()
 			break
 		}
+		if departed(r.Notice) {
+			// Delivered, but nobody will read it: the sender acts.
+			v.Owner = OwnerSender
+			v.Summary = t[textDepartedSummary].plain()
+			v.Explanation = t[textDepartedExplanation].render(&slotValues{slotReply: autoreplyQuote(r.Notice)})
+			v.Fix = t[textDepartedFix].plain()
+			break
+		}
 		v.Summary = t[textAutoreplySummary].plain()
 		v.Explanation = t[textAutoreplyExplanation].plain()
 		if q := autoreplyQuote(r.Notice); q != "" {

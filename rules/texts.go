@@ -44,6 +44,9 @@ const (
 	textAutoreplySummary
 	textAutoreplyExplanation
 	textAutoreplyQuotedExplanation
+	textDepartedSummary
+	textDepartedExplanation
+	textDepartedFix
 	textChallengeSummary
 	textChallengeExplanation
 	textChallengeFix
@@ -206,6 +209,9 @@ var textDefs = [numTexts]struct {
 	textAutoreplySummary:              {"autoreply_summary", 0},
 	textAutoreplyExplanation:          {"autoreply_explanation", 0},
 	textAutoreplyQuotedExplanation:    {"autoreply_quoted_explanation", setOf(slotReply)},
+	textDepartedSummary:               {"departed_summary", 0},
+	textDepartedExplanation:           {"departed_explanation", setOf(slotReply)},
+	textDepartedFix:                   {"departed_fix", 0},
 	textChallengeSummary:              {"challenge_summary", 0},
 	textChallengeExplanation:          {"challenge_explanation", 0},
 	textChallengeFix:                  {"challenge_fix", 0},
