@@ -213,3 +213,15 @@ func TestRuleOwnDelayFixGetsTheDeadline(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenSMTPDDelayStatesItsDeadline: OpenSMTPD's delay report ("The
+// message is kept in the queue for up to 4 days", smtpd/bounce.c) gives
+// the age at which the sending server gives up, and the fix says it.
+func TestOpenSMTPDDelayStatesItsDeadline(t *testing.T) {
+	e := builtin(t)
+	v := e.Classify(Input{Action: "delayed", Diagnostic: "Network error on destination MXs",
+		Notice: "Please note that this is only a temporary failure report. The message is kept in the queue for up to 4 days. You DO NOT NEED to re-send the message to these recipients."})
+	if v.Facts.Get(FactRetryAge) != "4 days" || !strings.Contains(v.Fix, "until the message is 4 days old") {
+		t.Errorf("retry_age %q fix %q: want 4 days, said in the fix", v.Facts.Get(FactRetryAge), v.Fix)
+	}
+}
