@@ -59,7 +59,9 @@ func TestCauseFromTheFamilyNotTheKeyword(t *testing.T) {
 		{name: "Yahoo's TSS04 deferral is about volume or complaints, not the sender address",
 			in: Input{Action: "delayed", Status: "4.7.0", RemoteMTA: "mta7.am0.yahoodns.net", Command: "MAIL",
 				Diagnostic: "421 4.7.0 [TSS04] Messages from 198.51.100.4 temporarily deferred due to unexpected volume or user complaints - 4.16.55.1; see https://postmaster.yahooinc.com/error-codes"},
-			owner: OwnerNone, want: []string{"volume", "complaints", "198.51.100.4", "keeps trying"}, avoid: []string{"sender address"}},
+			// The deferral lasts while the volume or the complaints do: the
+			// sender's admin acts while the sending server retries.
+			owner: OwnerSenderAdmin, want: []string{"volume", "complaints", "198.51.100.4", "keeps trying", "Do not send the message again"}, avoid: []string{"sender address"}},
 		{name: "Yahoo's TSS04 deferral that expired says that the message was given up",
 			in: Input{Status: "4.7.0", RemoteMTA: "mta7.am0.yahoodns.net", Command: "MAIL",
 				Diagnostic: "421 4.7.0 [TSS04] Messages from 198.51.100.4 temporarily deferred due to unexpected volume or user complaints - 4.16.55.1; see https://postmaster.yahooinc.com/error-codes"},

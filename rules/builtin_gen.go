@@ -9,7 +9,7 @@ import (
 )
 
 // builtinDigest is BuiltinDigest: of the rules.yaml this file was generated from.
-const builtinDigest = "15f7df3ae7a0"
+const builtinDigest = "db76c6bafcc5"
 
 // builtinTrue and builtinFalse are the values of the rules' *bool fields.
 var builtinTrue, builtinFalse = true, false
@@ -4793,9 +4793,78 @@ var builtinSet = &ruleSet{
 			},
 		},
 		{
-			id:   "yahoo-deferred-volume-complaints-expired",
+			id:   "yahoo-deferred-volume-complaints-delayed",
 			file: "rules.yaml (built-in)",
 			line: 3371,
+			text: phraseMask{
+				{index: 10, bits: 4294967296},
+			},
+			textIDs: []int32{672},
+			mta:     []string{".yahoodns.net"},
+			action:  []smtpcode.Action{"delayed"},
+			then: thenDef{
+				Reason: "rejected",
+				words: words{
+					owner: "sender-admin",
+					summary: phrase{
+						en: "deferred by Yahoo for volume or complaints",
+						tr: &builtinSlots1[27],
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "Delivery"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " is delayed: Yahoo"},
+								{
+									group: []textPart{
+										{literal: " ("},
+										{slot: 1, isSlot: true},
+										{literal: ")"},
+									},
+								},
+								{literal: " puts off mail from the sending server"},
+								{
+									group: []textPart{
+										{literal: " ("},
+										{slot: 16, isSlot: true},
+										{literal: ")"},
+									},
+								},
+								{literal: " for now, for unusual volume or for complaints from its users (mail marked as spam). The sending server keeps trying."},
+							},
+						},
+						uses: 65539,
+						tr:   &builtinSlots2[56],
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Do not send the message again: the sending server keeps trying, and the message may still get through as the deferral eases. The deferral lasts while the volume or the complaints do: your email admin, or the hosting provider for a shared server, should check what the sending server sends (a hacked account, a mailing to people who did not ask for it) and follow Yahoo's sender guidelines."},
+								{
+									group: []textPart{
+										{literal: " Yahoo's page about its error codes: "},
+										{slot: 13, isSlot: true},
+									},
+								},
+							},
+						},
+						uses: 8192,
+						tr:   &builtinSlots2[57],
+					},
+				},
+				delays: true,
+			},
+		},
+		{
+			id:   "yahoo-deferred-volume-complaints-expired",
+			file: "rules.yaml (built-in)",
+			line: 3389,
 			text: phraseMask{
 				{index: 10, bits: 4294967296},
 			},
@@ -4808,7 +4877,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "deferred by Yahoo for volume or complaints, then given up",
-						tr: &builtinSlots1[27],
+						tr: &builtinSlots1[28],
 					},
 					explanation: alts{
 						list: []text{
@@ -4840,7 +4909,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 65539,
-						tr:   &builtinSlots2[56],
+						tr:   &builtinSlots2[58],
 					},
 					fix: alts{
 						list: []text{
@@ -4855,7 +4924,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 8192,
-						tr:   &builtinSlots2[57],
+						tr:   &builtinSlots2[59],
 					},
 				},
 				finals: true,
@@ -4864,7 +4933,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints",
 			file: "rules.yaml (built-in)",
-			line: 3384,
+			line: 3402,
 			text: phraseMask{
 				{index: 10, bits: 4294967296},
 			},
@@ -4876,7 +4945,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "deferred by Yahoo for volume or complaints",
-						tr: &builtinSlots1[28],
+						tr: &builtinSlots1[29],
 					},
 					explanation: alts{
 						list: []text{
@@ -4907,7 +4976,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 65539,
-						tr:   &builtinSlots2[58],
+						tr:   &builtinSlots2[60],
 					},
 					fix: alts{
 						list: []text{
@@ -4922,7 +4991,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 8192,
-						tr:   &builtinSlots2[59],
+						tr:   &builtinSlots2[61],
 					},
 				},
 			},
@@ -4930,7 +4999,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3394,
+			line: 3412,
 			text: phraseMask{
 				{index: 10, bits: 25769803776},
 			},
@@ -4941,7 +5010,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-speeding",
 			file: "rules.yaml (built-in)",
-			line: 3402,
+			line: 3420,
 			text: phraseMask{
 				{index: 10, bits: 34359738368},
 			},
@@ -4952,7 +5021,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3408,
+			line: 3426,
 			text: phraseMask{
 				{index: 10, bits: 206158430208},
 			},
@@ -4963,7 +5032,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3414,
+			line: 3432,
 			text: phraseMask{
 				{index: 10, bits: 274877906944},
 			},
@@ -4974,7 +5043,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3420,
+			line: 3438,
 			text: phraseMask{
 				{index: 10, bits: 549755813888},
 			},
@@ -4985,7 +5054,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3426,
+			line: 3444,
 			text: phraseMask{
 				{index: 10, bits: 1099528404992},
 			},
@@ -4996,7 +5065,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-submission-quota",
 			file: "rules.yaml (built-in)",
-			line: 3438,
+			line: 3456,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 2, detHi: 2},
 				{class: 4, subject: 2, detailLo: 2, detHi: 2},
@@ -5013,7 +5082,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "your sending quota is exceeded",
-						tr: &builtinSlots1[29],
+						tr: &builtinSlots1[30],
 					},
 					explanation: alts{
 						list: []text{
@@ -5029,7 +5098,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[60],
+						tr:   &builtinSlots2[62],
 					},
 					fix: alts{
 						list: []text{
@@ -5037,7 +5106,7 @@ var builtinSet = &ruleSet{
 								{literal: "Wait before sending more. Your email admin should check the account for a break-in (a sudden burst of mail often means a stolen password) and review its sending limits."},
 							},
 						},
-						tr: &builtinSlots2[61],
+						tr: &builtinSlots2[63],
 					},
 				},
 			},
@@ -5046,7 +5115,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-outbound-spam-exception",
 			file: "rules.yaml (built-in)",
-			line: 3454,
+			line: 3472,
 			text: phraseMask{
 				{index: 10, bits: 140737488355328},
 			},
@@ -5057,7 +5126,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "your account is blocked from sending",
-						tr: &builtinSlots1[30],
+						tr: &builtinSlots1[31],
 					},
 					explanation: alts{
 						list: []text{
@@ -5073,7 +5142,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[62],
+						tr:   &builtinSlots2[64],
 					},
 					fix: alts{
 						list: []text{
@@ -5081,7 +5150,7 @@ var builtinSet = &ruleSet{
 								{literal: "Sign in to your account on the web and follow its steps to verify and unblock it; change its password and remove anything you did not set up (forwarding rules, unknown devices or apps). If your organization runs the account, your email admin should check it for a break-in and release it from Restricted entities in the Microsoft 365 Defender portal."},
 							},
 						},
-						tr: &builtinSlots2[63],
+						tr: &builtinSlots2[65],
 					},
 				},
 			},
@@ -5089,7 +5158,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-recipient-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 3472,
+			line: 3490,
 			text: phraseMask{
 				{index: 10, bits: 4222124650659840},
 			},
@@ -5100,7 +5169,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "daily recipient limit reached",
-						tr: &builtinSlots1[31],
+						tr: &builtinSlots1[32],
 					},
 					explanation: alts{
 						list: []text{
@@ -5116,7 +5185,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[64],
+						tr:   &builtinSlots2[66],
 					},
 					fix: alts{
 						list: []text{
@@ -5124,7 +5193,7 @@ var builtinSet = &ruleSet{
 								{literal: "Wait until the limit resets, usually within a day. Your email admin should check the account for a break-in before lifting the restriction."},
 							},
 						},
-						tr: &builtinSlots2[65],
+						tr: &builtinSlots2[67],
 					},
 				},
 			},
@@ -5133,7 +5202,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-sending-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 3484,
+			line: 3502,
 			text: phraseMask{
 				{index: 10, bits: 67553994410557440},
 				{index: 7, bits: 2305843009213693952},
@@ -5145,7 +5214,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "your sending limit is exceeded",
-						tr: &builtinSlots1[32],
+						tr: &builtinSlots1[33],
 					},
 					explanation: alts{
 						list: []text{
@@ -5161,7 +5230,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[66],
+						tr:   &builtinSlots2[68],
 					},
 					fix: alts{
 						list: []text{
@@ -5169,7 +5238,7 @@ var builtinSet = &ruleSet{
 								{literal: "Wait until the limit resets, usually within a day. Your email admin should check the account for a break-in and review its sending limits."},
 							},
 						},
-						tr: &builtinSlots2[67],
+						tr: &builtinSlots2[69],
 					},
 				},
 			},
@@ -5177,7 +5246,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "relay-denied-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 3498,
+			line: 3516,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -5198,7 +5267,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "relaying denied",
-						tr: &builtinSlots1[33],
+						tr: &builtinSlots1[34],
 					},
 					explanation: alts{
 						list: []text{
@@ -5228,7 +5297,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 19,
-						tr:   &builtinSlots2[68],
+						tr:   &builtinSlots2[70],
 					},
 					fix: alts{
 						list: []text{
@@ -5244,7 +5313,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 2048,
-						tr:   &builtinSlots2[69],
+						tr:   &builtinSlots2[71],
 					},
 				},
 			},
@@ -5252,7 +5321,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-authrequired-recipient",
 			file: "rules.yaml (built-in)",
-			line: 3523,
+			line: 3541,
 			text: phraseMask{
 				{index: 11, bits: 128},
 			},
@@ -5263,7 +5332,7 @@ var builtinSet = &ruleSet{
 					owner: "group-owner",
 					summary: phrase{
 						en: "accepts only internal senders",
-						tr: &builtinSlots1[34],
+						tr: &builtinSlots1[35],
 					},
 					explanation: alts{
 						list: []text{
@@ -5286,7 +5355,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[70],
+						tr:   &builtinSlots2[72],
 					},
 					fix: alts{
 						list: []text{
@@ -5294,7 +5363,7 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. Ask the group's owner or the recipient's email admin, by other means, to accept mail from outside senders or to add your address to the allowed senders; meanwhile, write to a person there directly."},
 							},
 						},
-						tr: &builtinSlots2[71],
+						tr: &builtinSlots2[73],
 					},
 				},
 			},
@@ -5302,7 +5371,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "not-authenticated-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 3532,
+			line: 3550,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -5321,7 +5390,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "login required",
-						tr: &builtinSlots1[35],
+						tr: &builtinSlots1[36],
 					},
 					explanation: alts{
 						list: []text{
@@ -5344,7 +5413,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[72],
+						tr:   &builtinSlots2[74],
 					},
 					fix: alts{
 						list: []text{
@@ -5352,7 +5421,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing in your message needs to change. Your email admin must configure the sending system (server, device or application) to log in to the receiving server."},
 							},
 						},
-						tr: &builtinSlots2[73],
+						tr: &builtinSlots2[75],
 					},
 				},
 			},
@@ -5360,7 +5429,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.1-delivery-not-authorized",
 			file: "rules.yaml (built-in)",
-			line: 3547,
+			line: 3565,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -5377,7 +5446,7 @@ var builtinSet = &ruleSet{
 					owner: "group-owner",
 					summary: phrase{
 						en: "not allowed to send to this recipient",
-						tr: &builtinSlots1[36],
+						tr: &builtinSlots1[37],
 					},
 					explanation: alts{
 						list: []text{
@@ -5400,7 +5469,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[74],
+						tr:   &builtinSlots2[76],
 					},
 					fix: alts{
 						list: []text{
@@ -5408,7 +5477,7 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. Ask the owner of the group or mailbox, by other means, to allow your address, or send it through someone who is allowed."},
 							},
 						},
-						tr: &builtinSlots2[75],
+						tr: &builtinSlots2[77],
 					},
 				},
 				byFact: keyedWords{
@@ -5418,7 +5487,7 @@ var builtinSet = &ruleSet{
 							owner: "sender",
 							summary: phrase{
 								en: "refused by the recipient organization's own rule",
-								tr: &builtinSlots1[37],
+								tr: &builtinSlots1[38],
 							},
 							explanation: alts{
 								list: []text{
@@ -5443,7 +5512,7 @@ var builtinSet = &ruleSet{
 									},
 								},
 								uses: 549755813891,
-								tr:   &builtinSlots2[76],
+								tr:   &builtinSlots2[78],
 							},
 							fix: alts{
 								list: []text{
@@ -5451,7 +5520,7 @@ var builtinSet = &ruleSet{
 										{literal: "Follow the organization's instruction quoted above (for example another file format, or the way it asks you to send files), then send the message again. If it is unclear or you cannot do what it asks, ask the recipient by other means: their email admin set the rule and can tell you what it accepts."},
 									},
 								},
-								tr: &builtinSlots2[77],
+								tr: &builtinSlots2[79],
 							},
 						},
 					},
@@ -5462,7 +5531,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.1.10-null-mx",
 			file: "rules.yaml (built-in)",
-			line: 3574,
+			line: 3592,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 				{class: 4, subject: 1, detailLo: 10, detHi: 10},
@@ -5478,7 +5547,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "domain accepts no mail",
-						tr: &builtinSlots1[38],
+						tr: &builtinSlots1[39],
 					},
 					explanation: alts{
 						list: []text{
@@ -5501,7 +5570,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 17,
-						tr:   &builtinSlots2[78],
+						tr:   &builtinSlots2[80],
 					},
 					fix: alts{
 						list: []text{
@@ -5509,7 +5578,7 @@ var builtinSet = &ruleSet{
 								{literal: "This address cannot receive email. Check it for typos; if it is right, reach the recipient by other means and ask for an address that works."},
 							},
 						},
-						tr: &builtinSlots2[79],
+						tr: &builtinSlots2[81],
 					},
 				},
 			},
@@ -5517,7 +5586,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.7.13-account-disabled",
 			file: "rules.yaml (built-in)",
-			line: 3586,
+			line: 3604,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 				{class: 4, subject: 7, detailLo: 13, detHi: 13},
@@ -5550,7 +5619,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[80],
+						tr:   &builtinSlots2[82],
 					},
 				},
 			},
@@ -5558,7 +5627,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.26-ipv6-unauthenticated",
 			file: "rules.yaml (built-in)",
-			line: 3600,
+			line: 3618,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 26, detHi: 26},
 			},
@@ -5568,7 +5637,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "IPv6 mail must pass SPF or DKIM",
-						tr: &builtinSlots1[39],
+						tr: &builtinSlots1[40],
 					},
 					explanation: alts{
 						list: []text{
@@ -5591,61 +5660,12 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[81],
-					},
-					fix: alts{
-						list: []text{
-							{
-								{literal: "Your email admin should add the sending server's IPv6 address to the domain's SPF record, or sign outgoing mail with DKIM."},
-							},
-						},
-						tr: &builtinSlots2[82],
-					},
-				},
-			},
-		},
-		{
-			id:   "ms-4.7.500-699",
-			file: "rules.yaml (built-in)",
-			line: 3609,
-			status: []statusPattern{
-				{class: 4, subject: 7, detailLo: 500, detHi: 699},
-			},
-			then: thenDef{
-				Reason: "blocked",
-				words: words{
-					owner: "none",
-					summary: phrase{
-						en: "sending server temporarily restricted",
-						tr: &builtinSlots1[40],
-					},
-					explanation: alts{
-						list: []text{
-							{
-								{literal: "The message"},
-								{
-									group: []textPart{
-										{literal: " to "},
-										{isSlot: true},
-									},
-								},
-								{literal: " was put off"},
-								{
-									group: []textPart{
-										{literal: " by "},
-										{slot: 1, isSlot: true},
-									},
-								},
-								{literal: " because the receiver saw suspicious activity from the sending server's address and restricts it for now, while it checks."},
-							},
-						},
-						uses: 3,
 						tr:   &builtinSlots2[83],
 					},
 					fix: alts{
 						list: []text{
 							{
-								{literal: "Nothing to do for now: if the traffic is legitimate, the restriction is lifted shortly and the sending server tries again. If it happens again, your email admin should check for hacked accounts."},
+								{literal: "Your email admin should add the sending server's IPv6 address to the domain's SPF record, or sign outgoing mail with DKIM."},
 							},
 						},
 						tr: &builtinSlots2[84],
@@ -5654,11 +5674,11 @@ var builtinSet = &ruleSet{
 			},
 		},
 		{
-			id:   "ms-4.7.850-899",
+			id:   "ms-4.7.500-699",
 			file: "rules.yaml (built-in)",
-			line: 3618,
+			line: 3627,
 			status: []statusPattern{
-				{class: 4, subject: 7, detailLo: 850, detHi: 899},
+				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
 			then: thenDef{
 				Reason: "blocked",
@@ -5703,9 +5723,58 @@ var builtinSet = &ruleSet{
 			},
 		},
 		{
+			id:   "ms-4.7.850-899",
+			file: "rules.yaml (built-in)",
+			line: 3636,
+			status: []statusPattern{
+				{class: 4, subject: 7, detailLo: 850, detHi: 899},
+			},
+			then: thenDef{
+				Reason: "blocked",
+				words: words{
+					owner: "none",
+					summary: phrase{
+						en: "sending server temporarily restricted",
+						tr: &builtinSlots1[42],
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was put off"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the receiver saw suspicious activity from the sending server's address and restricts it for now, while it checks."},
+							},
+						},
+						uses: 3,
+						tr:   &builtinSlots2[87],
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Nothing to do for now: if the traffic is legitimate, the restriction is lifted shortly and the sending server tries again. If it happens again, your email admin should check for hacked accounts."},
+							},
+						},
+						tr: &builtinSlots2[88],
+					},
+				},
+			},
+		},
+		{
 			id:   "ms-5.1.10",
 			file: "rules.yaml (built-in)",
-			line: 3627,
+			line: 3645,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -5715,7 +5784,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "recipient not found",
-						tr: &builtinSlots1[42],
+						tr: &builtinSlots1[43],
 					},
 					explanation: alts{
 						list: []text{
@@ -5738,7 +5807,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[87],
+						tr:   &builtinSlots2[89],
 					},
 					fix: alts{
 						list: []text{
@@ -5746,7 +5815,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the address for typos and send the message again. If it is right, the recipient's admin should check that the address exists (for example after a move to another mail system)."},
 							},
 						},
-						tr: &builtinSlots2[88],
+						tr: &builtinSlots2[90],
 					},
 				},
 			},
@@ -5754,7 +5823,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.90",
 			file: "rules.yaml (built-in)",
-			line: 3637,
+			line: 3655,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 90, detHi: 90},
 			},
@@ -5764,7 +5833,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "daily recipient limit reached",
-						tr: &builtinSlots1[43],
+						tr: &builtinSlots1[44],
 					},
 					explanation: alts{
 						list: []text{
@@ -5780,7 +5849,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[89],
+						tr:   &builtinSlots2[91],
 					},
 					fix: alts{
 						list: []text{
@@ -5788,7 +5857,7 @@ var builtinSet = &ruleSet{
 								{literal: "Wait until the limit resets, usually within a day. Your email admin should check the account for a break-in before lifting the restriction."},
 							},
 						},
-						tr: &builtinSlots2[90],
+						tr: &builtinSlots2[92],
 					},
 				},
 			},
@@ -5796,7 +5865,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.121",
 			file: "rules.yaml (built-in)",
-			line: 3646,
+			line: 3664,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 121, detHi: 121},
 			},
@@ -5806,7 +5875,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "too many messages to this recipient",
-						tr: &builtinSlots1[44],
+						tr: &builtinSlots1[45],
 					},
 					explanation: alts{
 						list: []text{
@@ -5829,7 +5898,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[91],
+						tr:   &builtinSlots2[93],
 					},
 					fix: alts{
 						list: []text{
@@ -5837,7 +5906,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send it again later, and send fewer messages per hour to this recipient (for example, group automatic notifications)."},
 							},
 						},
-						tr: &builtinSlots2[92],
+						tr: &builtinSlots2[94],
 					},
 				},
 			},
@@ -5845,7 +5914,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.122",
 			file: "rules.yaml (built-in)",
-			line: 3655,
+			line: 3673,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 122, detHi: 122},
 			},
@@ -5855,7 +5924,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "recipient receives too much mail",
-						tr: &builtinSlots1[45],
+						tr: &builtinSlots1[46],
 					},
 					explanation: alts{
 						list: []text{
@@ -5878,7 +5947,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[93],
+						tr:   &builtinSlots2[95],
 					},
 					fix: alts{
 						list: []text{
@@ -5886,7 +5955,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing in your message needs to change: send it again later. Automatic senders should send fewer messages per hour to this recipient."},
 							},
 						},
-						tr: &builtinSlots2[94],
+						tr: &builtinSlots2[96],
 					},
 				},
 			},
@@ -5894,7 +5963,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.3.190",
 			file: "rules.yaml (built-in)",
-			line: 3664,
+			line: 3682,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 190, detHi: 190},
 			},
@@ -5904,7 +5973,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "journaling not supported",
-						tr: &builtinSlots1[46],
+						tr: &builtinSlots1[47],
 					},
 					explanation: alts{
 						list: []text{
@@ -5927,7 +5996,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[95],
+						tr:   &builtinSlots2[97],
 					},
 					fix: alts{
 						list: []text{
@@ -5935,7 +6004,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should turn on Journaling Archive in Office 365, or point the journaling rule to another place."},
 							},
 						},
-						tr: &builtinSlots2[96],
+						tr: &builtinSlots2[98],
 					},
 				},
 			},
@@ -5943,7 +6012,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.12",
 			file: "rules.yaml (built-in)",
-			line: 3673,
+			line: 3691,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -5953,7 +6022,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "recipient accepts only internal mail",
-						tr: &builtinSlots1[47],
+						tr: &builtinSlots1[48],
 					},
 					explanation: alts{
 						list: []text{
@@ -5976,7 +6045,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[97],
+						tr:   &builtinSlots2[99],
 					},
 					fix: alts{
 						list: []text{
@@ -5984,7 +6053,7 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. Only the recipient's email admin can allow outside senders; reach the recipient by other means."},
 							},
 						},
-						tr: &builtinSlots2[98],
+						tr: &builtinSlots2[100],
 					},
 				},
 			},
@@ -5992,7 +6061,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.124",
 			file: "rules.yaml (built-in)",
-			line: 3682,
+			line: 3700,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 124, detHi: 124},
 			},
@@ -6002,7 +6071,7 @@ var builtinSet = &ruleSet{
 					owner: "group-owner",
 					summary: phrase{
 						en: "not in the group's allowed senders",
-						tr: &builtinSlots1[48],
+						tr: &builtinSlots1[49],
 					},
 					explanation: alts{
 						list: []text{
@@ -6025,7 +6094,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[99],
+						tr:   &builtinSlots2[101],
 					},
 					fix: alts{
 						list: []text{
@@ -6033,7 +6102,7 @@ var builtinSet = &ruleSet{
 								{literal: "Ask the group's owner, by other means, to add your address to the allowed senders."},
 							},
 						},
-						tr: &builtinSlots2[100],
+						tr: &builtinSlots2[102],
 					},
 				},
 			},
@@ -6041,7 +6110,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.133",
 			file: "rules.yaml (built-in)",
-			line: 3691,
+			line: 3709,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 133, detHi: 133},
 			},
@@ -6051,7 +6120,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "group accepts only internal mail",
-						tr: &builtinSlots1[49],
+						tr: &builtinSlots1[50],
 					},
 					explanation: alts{
 						list: []text{
@@ -6074,7 +6143,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[101],
+						tr:   &builtinSlots2[103],
 					},
 					fix: alts{
 						list: []text{
@@ -6082,7 +6151,7 @@ var builtinSet = &ruleSet{
 								{literal: "Ask the group's owner or the recipient's email admin, by other means, to let outside senders write to the group."},
 							},
 						},
-						tr: &builtinSlots2[102],
+						tr: &builtinSlots2[104],
 					},
 				},
 			},
@@ -6090,7 +6159,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.134",
 			file: "rules.yaml (built-in)",
-			line: 3700,
+			line: 3718,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 134, detHi: 134},
 			},
@@ -6100,7 +6169,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "mailbox accepts only internal mail",
-						tr: &builtinSlots1[50],
+						tr: &builtinSlots1[51],
 					},
 					explanation: alts{
 						list: []text{
@@ -6123,61 +6192,12 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[103],
-					},
-					fix: alts{
-						list: []text{
-							{
-								{literal: "Changing the message will not help. Only the recipient's email admin can allow outside senders; reach the recipient by other means."},
-							},
-						},
-						tr: &builtinSlots2[104],
-					},
-				},
-			},
-		},
-		{
-			id:   "ms-5.7.13",
-			file: "rules.yaml (built-in)",
-			line: 3709,
-			status: []statusPattern{
-				{class: 5, subject: 7, detailLo: 13, detHi: 13},
-			},
-			then: thenDef{
-				Reason: "filtered",
-				words: words{
-					owner: "recipient-admin",
-					summary: phrase{
-						en: "public folder accepts only internal mail",
-						tr: &builtinSlots1[51],
-					},
-					explanation: alts{
-						list: []text{
-							{
-								{literal: "The message"},
-								{
-									group: []textPart{
-										{literal: " to "},
-										{isSlot: true},
-									},
-								},
-								{literal: " was refused"},
-								{
-									group: []textPart{
-										{literal: " by "},
-										{slot: 1, isSlot: true},
-									},
-								},
-								{literal: " because the public folder accepts mail only from inside its own organization."},
-							},
-						},
-						uses: 3,
 						tr:   &builtinSlots2[105],
 					},
 					fix: alts{
 						list: []text{
 							{
-								{literal: "Only the recipient organization's email admin can allow outside senders to write to the folder; ask them by other means."},
+								{literal: "Changing the message will not help. Only the recipient's email admin can allow outside senders; reach the recipient by other means."},
 							},
 						},
 						tr: &builtinSlots2[106],
@@ -6186,11 +6206,11 @@ var builtinSet = &ruleSet{
 			},
 		},
 		{
-			id:   "ms-5.7.135",
+			id:   "ms-5.7.13",
 			file: "rules.yaml (built-in)",
-			line: 3718,
+			line: 3727,
 			status: []statusPattern{
-				{class: 5, subject: 7, detailLo: 135, detHi: 135},
+				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 			},
 			then: thenDef{
 				Reason: "filtered",
@@ -6235,9 +6255,58 @@ var builtinSet = &ruleSet{
 			},
 		},
 		{
+			id:   "ms-5.7.135",
+			file: "rules.yaml (built-in)",
+			line: 3736,
+			status: []statusPattern{
+				{class: 5, subject: 7, detailLo: 135, detHi: 135},
+			},
+			then: thenDef{
+				Reason: "filtered",
+				words: words{
+					owner: "recipient-admin",
+					summary: phrase{
+						en: "public folder accepts only internal mail",
+						tr: &builtinSlots1[53],
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the public folder accepts mail only from inside its own organization."},
+							},
+						},
+						uses: 3,
+						tr:   &builtinSlots2[109],
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Only the recipient organization's email admin can allow outside senders to write to the folder; ask them by other means."},
+							},
+						},
+						tr: &builtinSlots2[110],
+					},
+				},
+			},
+		},
+		{
 			id:   "ms-5.7.136",
 			file: "rules.yaml (built-in)",
-			line: 3727,
+			line: 3745,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 136, detHi: 136},
 			},
@@ -6247,7 +6316,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "mail user accepts only internal mail",
-						tr: &builtinSlots1[53],
+						tr: &builtinSlots1[54],
 					},
 					explanation: alts{
 						list: []text{
@@ -6270,7 +6339,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[109],
+						tr:   &builtinSlots2[111],
 					},
 					fix: alts{
 						list: []text{
@@ -6278,7 +6347,7 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. Only the recipient's email admin can allow outside senders; reach the recipient by other means."},
 							},
 						},
-						tr: &builtinSlots2[110],
+						tr: &builtinSlots2[112],
 					},
 				},
 			},
@@ -6286,7 +6355,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.23-spf",
 			file: "rules.yaml (built-in)",
-			line: 3736,
+			line: 3754,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 23, detHi: 23},
 			},
@@ -6296,7 +6365,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "SPF failure",
-						tr: &builtinSlots1[54],
+						tr: &builtinSlots1[55],
 					},
 					explanation: alts{
 						list: []text{
@@ -6319,7 +6388,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[111],
+						tr:   &builtinSlots2[113],
 					},
 					fix: alts{
 						list: []text{
@@ -6334,7 +6403,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1024,
-						tr:   &builtinSlots2[112],
+						tr:   &builtinSlots2[114],
 					},
 				},
 			},
@@ -6342,7 +6411,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.25",
 			file: "rules.yaml (built-in)",
-			line: 3745,
+			line: 3763,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -6352,7 +6421,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "no reverse DNS",
-						tr: &builtinSlots1[55],
+						tr: &builtinSlots1[56],
 					},
 					explanation: alts{
 						list: []text{
@@ -6383,7 +6452,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 65539,
-						tr:   &builtinSlots2[113],
+						tr:   &builtinSlots2[115],
 					},
 					fix: alts{
 						list: []text{
@@ -6391,7 +6460,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing in your message needs to change. Your email admin should give the sending server's address (IPv6 included) a reverse DNS name that matches the server's own name."},
 							},
 						},
-						tr: &builtinSlots2[114],
+						tr: &builtinSlots2[116],
 					},
 				},
 			},
@@ -6399,7 +6468,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.57",
 			file: "rules.yaml (built-in)",
-			line: 3754,
+			line: 3772,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 57, detHi: 57},
 			},
@@ -6409,7 +6478,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "device or application did not log in",
-						tr: &builtinSlots1[56],
+						tr: &builtinSlots1[57],
 					},
 					explanation: alts{
 						list: []text{
@@ -6432,7 +6501,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[115],
+						tr:   &builtinSlots2[117],
 					},
 					fix: alts{
 						list: []text{
@@ -6440,7 +6509,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should configure the device or application to log in (with encryption), or to send through a connector or direct send instead."},
 							},
 						},
-						tr: &builtinSlots2[116],
+						tr: &builtinSlots2[118],
 					},
 				},
 			},
@@ -6448,7 +6517,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.501",
 			file: "rules.yaml (built-in)",
-			line: 3763,
+			line: 3781,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 501, detHi: 501},
 			},
@@ -6458,7 +6527,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "account banned for spam",
-						tr: &builtinSlots1[57],
+						tr: &builtinSlots1[58],
 					},
 					explanation: alts{
 						list: []text{
@@ -6481,55 +6550,6 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[117],
-					},
-					fix: alts{
-						list: []text{
-							{
-								{literal: "Your email admin should check the account for a break-in, reset its password, and ask the provider's support to restore sending."},
-							},
-						},
-						tr: &builtinSlots2[118],
-					},
-				},
-			},
-		},
-		{
-			id:   "ms-5.7.502",
-			file: "rules.yaml (built-in)",
-			line: 3774,
-			status: []statusPattern{
-				{class: 5, subject: 7, detailLo: 502, detHi: 502},
-			},
-			then: thenDef{
-				Reason: "rejected",
-				words: words{
-					owner: "sender-admin",
-					summary: phrase{
-						en: "sender banned",
-						tr: &builtinSlots1[58],
-					},
-					explanation: alts{
-						list: []text{
-							{
-								{literal: "The message"},
-								{
-									group: []textPart{
-										{literal: " to "},
-										{isSlot: true},
-									},
-								},
-								{literal: " was refused"},
-								{
-									group: []textPart{
-										{literal: " by "},
-										{slot: 1, isSlot: true},
-									},
-								},
-								{literal: " because the sending account was banned after spam activity was detected from it."},
-							},
-						},
-						uses: 3,
 						tr:   &builtinSlots2[119],
 					},
 					fix: alts{
@@ -6544,11 +6564,11 @@ var builtinSet = &ruleSet{
 			},
 		},
 		{
-			id:   "ms-5.7.503",
+			id:   "ms-5.7.502",
 			file: "rules.yaml (built-in)",
-			line: 3783,
+			line: 3792,
 			status: []statusPattern{
-				{class: 5, subject: 7, detailLo: 503, detHi: 503},
+				{class: 5, subject: 7, detailLo: 502, detHi: 502},
 			},
 			then: thenDef{
 				Reason: "rejected",
@@ -6593,9 +6613,58 @@ var builtinSet = &ruleSet{
 			},
 		},
 		{
+			id:   "ms-5.7.503",
+			file: "rules.yaml (built-in)",
+			line: 3801,
+			status: []statusPattern{
+				{class: 5, subject: 7, detailLo: 503, detHi: 503},
+			},
+			then: thenDef{
+				Reason: "rejected",
+				words: words{
+					owner: "sender-admin",
+					summary: phrase{
+						en: "sender banned",
+						tr: &builtinSlots1[60],
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the sending account was banned after spam activity was detected from it."},
+							},
+						},
+						uses: 3,
+						tr:   &builtinSlots2[123],
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Your email admin should check the account for a break-in, reset its password, and ask the provider's support to restore sending."},
+							},
+						},
+						tr: &builtinSlots2[124],
+					},
+				},
+			},
+		},
+		{
 			id:   "ms-5.7.504",
 			file: "rules.yaml (built-in)",
-			line: 3792,
+			line: 3810,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 504, detHi: 504},
 			},
@@ -6605,7 +6674,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "recipient address not valid",
-						tr: &builtinSlots1[60],
+						tr: &builtinSlots1[61],
 					},
 					explanation: alts{
 						list: []text{
@@ -6628,7 +6697,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[123],
+						tr:   &builtinSlots2[125],
 					},
 					fix: alts{
 						list: []text{
@@ -6636,7 +6705,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the recipient's address for typos and send the message again."},
 							},
 						},
-						tr: &builtinSlots2[124],
+						tr: &builtinSlots2[126],
 					},
 				},
 			},
@@ -6644,7 +6713,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.505",
 			file: "rules.yaml (built-in)",
-			line: 3803,
+			line: 3821,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 505, detHi: 505},
 			},
@@ -6654,7 +6723,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient",
 					summary: phrase{
 						en: "recipient banned",
-						tr: &builtinSlots1[61],
+						tr: &builtinSlots1[62],
 					},
 					explanation: alts{
 						list: []text{
@@ -6677,7 +6746,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[125],
+						tr:   &builtinSlots2[127],
 					},
 					fix: alts{
 						list: []text{
@@ -6685,7 +6754,7 @@ var builtinSet = &ruleSet{
 								{literal: "Reach the recipient by other means. If this is wrong, the recipient or their admin should contact the service's support."},
 							},
 						},
-						tr: &builtinSlots2[126],
+						tr: &builtinSlots2[128],
 					},
 				},
 			},
@@ -6693,7 +6762,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.506",
 			file: "rules.yaml (built-in)",
-			line: 3815,
+			line: 3833,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 506, detHi: 506},
 			},
@@ -6703,7 +6772,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "sending server's greeting refused",
-						tr: &builtinSlots1[62],
+						tr: &builtinSlots1[63],
 					},
 					explanation: alts{
 						list: []text{
@@ -6726,7 +6795,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[127],
+						tr:   &builtinSlots2[129],
 					},
 					fix: alts{
 						list: []text{
@@ -6734,7 +6803,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing in your message needs to change. Your email admin should make the sending server introduce itself with its own full host name."},
 							},
 						},
-						tr: &builtinSlots2[128],
+						tr: &builtinSlots2[130],
 					},
 				},
 			},
@@ -6742,7 +6811,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.507",
 			file: "rules.yaml (built-in)",
-			line: 3824,
+			line: 3842,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 507, detHi: 507},
 			},
@@ -6752,7 +6821,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "blocked by the recipient's organization",
-						tr: &builtinSlots1[63],
+						tr: &builtinSlots1[64],
 					},
 					explanation: alts{
 						list: []text{
@@ -6775,7 +6844,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[129],
+						tr:   &builtinSlots2[131],
 					},
 					fix: alts{
 						list: []text{
@@ -6783,7 +6852,7 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. Contact the recipient by other means and ask their email admin to unblock your sending server."},
 							},
 						},
-						tr: &builtinSlots2[130],
+						tr: &builtinSlots2[132],
 					},
 				},
 			},
@@ -6791,7 +6860,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.508",
 			file: "rules.yaml (built-in)",
-			line: 3833,
+			line: 3851,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 508, detHi: 508},
 			},
@@ -6801,7 +6870,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "IPv6 range over its limits",
-						tr: &builtinSlots1[64],
+						tr: &builtinSlots1[65],
 					},
 					explanation: alts{
 						list: []text{
@@ -6824,7 +6893,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[131],
+						tr:   &builtinSlots2[133],
 					},
 					fix: alts{
 						list: []text{
@@ -6832,7 +6901,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing in your message needs to change. Your email admin should slow down sending from that address range."},
 							},
 						},
-						tr: &builtinSlots2[132],
+						tr: &builtinSlots2[134],
 					},
 				},
 			},
@@ -6840,7 +6909,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.509",
 			file: "rules.yaml (built-in)",
-			line: 3842,
+			line: 3860,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 509, detHi: 509},
 			},
@@ -6850,7 +6919,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "DMARC failure (p=reject)",
-						tr: &builtinSlots1[65],
+						tr: &builtinSlots1[66],
 					},
 					explanation: alts{
 						list: []text{
@@ -6873,7 +6942,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[133],
+						tr:   &builtinSlots2[135],
 					},
 					fix: alts{
 						list: []text{
@@ -6888,7 +6957,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1024,
-						tr:   &builtinSlots2[134],
+						tr:   &builtinSlots2[136],
 					},
 				},
 			},
@@ -6896,7 +6965,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.64-tenantattribution",
 			file: "rules.yaml (built-in)",
-			line: 3851,
+			line: 3869,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
@@ -6906,7 +6975,7 @@ var builtinSet = &ruleSet{
 					owner: "unknown",
 					summary: phrase{
 						en: "Microsoft 365 connector did not match",
-						tr: &builtinSlots1[66],
+						tr: &builtinSlots1[67],
 					},
 					explanation: alts{
 						list: []text{
@@ -6948,7 +7017,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[135],
+						tr:   &builtinSlots2[137],
 					},
 					fix: alts{
 						list: []text{
@@ -6956,7 +7025,7 @@ var builtinSet = &ruleSet{
 								{literal: "If your organization sends its mail through Microsoft 365 or a gateway into it, ask your email admin to check that connector's IP addresses or certificate. Otherwise the recipient's own gateway passes mail on to their Microsoft 365: tell the recipient by other means, so that their email admin fixes their inbound connector. Send the message again once it is fixed."},
 							},
 						},
-						tr: &builtinSlots2[136],
+						tr: &builtinSlots2[138],
 					},
 				},
 			},
@@ -6964,7 +7033,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.510",
 			file: "rules.yaml (built-in)",
-			line: 3863,
+			line: 3881,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 510, detHi: 510},
 			},
@@ -6974,7 +7043,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "no mail over IPv6",
-						tr: &builtinSlots1[67],
+						tr: &builtinSlots1[68],
 					},
 					explanation: alts{
 						list: []text{
@@ -6997,7 +7066,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[137],
+						tr:   &builtinSlots2[139],
 					},
 					fix: alts{
 						list: []text{
@@ -7005,7 +7074,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing in your message needs to change. Your email admin should deliver to that domain over IPv4."},
 							},
 						},
-						tr: &builtinSlots2[138],
+						tr: &builtinSlots2[140],
 					},
 				},
 			},
@@ -7013,7 +7082,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.511",
 			file: "rules.yaml (built-in)",
-			line: 3873,
+			line: 3891,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 511, detHi: 511},
 			},
@@ -7023,7 +7092,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "sender banned",
-						tr: &builtinSlots1[68],
+						tr: &builtinSlots1[69],
 					},
 					explanation: alts{
 						list: []text{
@@ -7046,7 +7115,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[139],
+						tr:   &builtinSlots2[141],
 					},
 					fix: alts{
 						list: []text{
@@ -7054,7 +7123,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should check the account for a break-in, clean it up and request removal from the provider's block list."},
 							},
 						},
-						tr: &builtinSlots2[140],
+						tr: &builtinSlots2[142],
 					},
 				},
 			},
@@ -7062,7 +7131,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.512",
 			file: "rules.yaml (built-in)",
-			line: 3882,
+			line: 3900,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 512, detHi: 512},
 			},
@@ -7072,7 +7141,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "invalid From address",
-						tr: &builtinSlots1[69],
+						tr: &builtinSlots1[70],
 					},
 					explanation: alts{
 						list: []text{
@@ -7095,7 +7164,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[141],
+						tr:   &builtinSlots2[143],
 					},
 					fix: alts{
 						list: []text{
@@ -7103,7 +7172,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should make the sending program put a valid address, in angle brackets, in the message's From line."},
 							},
 						},
-						tr: &builtinSlots2[142],
+						tr: &builtinSlots2[144],
 					},
 				},
 			},
@@ -7111,7 +7180,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.513",
 			file: "rules.yaml (built-in)",
-			line: 3891,
+			line: 3909,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 513, detHi: 513},
 			},
@@ -7121,7 +7190,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "blocked by the recipient's own block list",
-						tr: &builtinSlots1[70],
+						tr: &builtinSlots1[71],
 					},
 					explanation: alts{
 						list: []text{
@@ -7152,7 +7221,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 65539,
-						tr:   &builtinSlots2[143],
+						tr:   &builtinSlots2[145],
 					},
 					fix: alts{
 						list: []text{
@@ -7160,7 +7229,7 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. Contact the recipient's organization directly and ask them to remove the sending server from their block list."},
 							},
 						},
-						tr: &builtinSlots2[144],
+						tr: &builtinSlots2[146],
 					},
 				},
 			},
@@ -7168,7 +7237,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.515",
 			file: "rules.yaml (built-in)",
-			line: 3900,
+			line: 3918,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 515, detHi: 515},
 			},
@@ -7178,7 +7247,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "sender authentication requirements not met",
-						tr: &builtinSlots1[71],
+						tr: &builtinSlots1[72],
 					},
 					explanation: alts{
 						list: []text{
@@ -7201,7 +7270,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[145],
+						tr:   &builtinSlots2[147],
 					},
 					fix: alts{
 						list: []text{
@@ -7216,7 +7285,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1024,
-						tr:   &builtinSlots2[146],
+						tr:   &builtinSlots2[148],
 					},
 				},
 			},
@@ -7224,7 +7293,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.520",
 			file: "rules.yaml (built-in)",
-			line: 3912,
+			line: 3930,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 520, detHi: 520},
 			},
@@ -7234,7 +7303,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "forwarding outside not allowed",
-						tr: &builtinSlots1[72],
+						tr: &builtinSlots1[73],
 					},
 					explanation: alts{
 						list: []text{
@@ -7250,7 +7319,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[147],
+						tr:   &builtinSlots2[149],
 					},
 					fix: alts{
 						list: []text{
@@ -7258,7 +7327,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin must allow outside forwarding for this mailbox in the outbound spam policy, or the forwarding rule must be removed."},
 							},
 						},
-						tr: &builtinSlots2[148],
+						tr: &builtinSlots2[150],
 					},
 				},
 			},
@@ -7266,7 +7335,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.233",
 			file: "rules.yaml (built-in)",
-			line: 3921,
+			line: 3939,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 233, detHi: 233},
 			},
@@ -7276,7 +7345,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "organization's outside recipient limit",
-						tr: &builtinSlots1[73],
+						tr: &builtinSlots1[74],
 					},
 					explanation: alts{
 						list: []text{
@@ -7292,7 +7361,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[149],
+						tr:   &builtinSlots2[151],
 					},
 					fix: alts{
 						list: []text{
@@ -7300,7 +7369,7 @@ var builtinSet = &ruleSet{
 								{literal: "Wait until the limit resets. Your email admin should check for hacked accounts and review bulk sending."},
 							},
 						},
-						tr: &builtinSlots2[150],
+						tr: &builtinSlots2[152],
 					},
 				},
 			},
@@ -7308,7 +7377,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.606-649",
 			file: "rules.yaml (built-in)",
-			line: 3930,
+			line: 3948,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 606, detHi: 649},
 			},
@@ -7318,7 +7387,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "sending server banned",
-						tr: &builtinSlots1[74],
+						tr: &builtinSlots1[75],
 					},
 					explanation: alts{
 						list: []text{
@@ -7349,7 +7418,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 65539,
-						tr:   &builtinSlots2[151],
+						tr:   &builtinSlots2[153],
 					},
 					fix: alts{
 						list: []text{
@@ -7366,7 +7435,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 8192,
-						tr:   &builtinSlots2[152],
+						tr:   &builtinSlots2[154],
 					},
 				},
 			},
@@ -7374,7 +7443,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.703",
 			file: "rules.yaml (built-in)",
-			line: 3939,
+			line: 3957,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 703, detHi: 703},
 			},
@@ -7384,7 +7453,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "blocked by your own organization",
-						tr: &builtinSlots1[75],
+						tr: &builtinSlots1[76],
 					},
 					explanation: alts{
 						list: []text{
@@ -7400,7 +7469,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[153],
+						tr:   &builtinSlots2[155],
 					},
 					fix: alts{
 						list: []text{
@@ -7408,7 +7477,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should review the block entries in the Tenant Allow/Block List."},
 							},
 						},
-						tr: &builtinSlots2[154],
+						tr: &builtinSlots2[156],
 					},
 				},
 			},
@@ -7416,7 +7485,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.700-749",
 			file: "rules.yaml (built-in)",
-			line: 3948,
+			line: 3966,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 700, detHi: 749},
 			},
@@ -7426,7 +7495,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "organization banned from sending",
-						tr: &builtinSlots1[76],
+						tr: &builtinSlots1[77],
 					},
 					explanation: alts{
 						list: []text{
@@ -7449,7 +7518,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[155],
+						tr:   &builtinSlots2[157],
 					},
 					fix: alts{
 						list: []text{
@@ -7457,7 +7526,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin must deal with hacked accounts or open relays first, then contact Microsoft support."},
 							},
 						},
-						tr: &builtinSlots2[156],
+						tr: &builtinSlots2[158],
 					},
 				},
 			},
@@ -7465,7 +7534,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.310-no-domain",
 			file: "rules.yaml (built-in)",
-			line: 3959,
+			line: 3977,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 310, detHi: 310},
 			},
@@ -7493,7 +7562,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 17,
-						tr:   &builtinSlots2[157],
+						tr:   &builtinSlots2[159],
 					},
 				},
 			},
@@ -7501,7 +7570,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-helo-refused",
 			file: "rules.yaml (built-in)",
-			line: 3975,
+			line: 3993,
 			text: phraseMask{
 				{index: 11, bits: 34359738368},
 			},
@@ -7511,7 +7580,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-courier-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3982,
+			line: 4000,
 			text: phraseMask{
 				{index: 11, bits: 68719476736},
 			},
@@ -7521,7 +7590,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-filtered",
 			file: "rules.yaml (built-in)",
-			line: 3987,
+			line: 4005,
 			text: phraseMask{
 				{index: 11, bits: 137438953472},
 			},
@@ -7531,7 +7600,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3992,
+			line: 4010,
 			text: phraseMask{
 				{index: 11, bits: 824633720832},
 			},
@@ -7541,7 +7610,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4001,
+			line: 4019,
 			text: phraseMask{
 				{index: 11, bits: 34084860461056},
 			},
@@ -7551,7 +7620,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4008,
+			line: 4026,
 			text: phraseMask{
 				{index: 11, bits: 35184372088832},
 			},
@@ -7564,7 +7633,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-expired",
 			file: "rules.yaml (built-in)",
-			line: 4014,
+			line: 4032,
 			text: phraseMask{
 				{index: 11, bits: 70368744177664},
 			},
@@ -7574,7 +7643,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4019,
+			line: 4037,
 			text: phraseMask{
 				{index: 11, bits: 140737488355328},
 			},
@@ -7584,7 +7653,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-einsundeins-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 4024,
+			line: 4042,
 			text: phraseMask{
 				{index: 11, bits: 281474976710656},
 			},
@@ -7594,7 +7663,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exim-mx-hosts-without-address",
 			file: "rules.yaml (built-in)",
-			line: 4037,
+			line: 4055,
 			text: phraseMask{
 				{index: 11, bits: 1688849860263936},
 			},
@@ -7606,7 +7675,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "the domain's mail servers cannot be found",
-						tr: &builtinSlots1[77],
+						tr: &builtinSlots1[78],
 					},
 					explanation: alts{
 						list: []text{
@@ -7629,7 +7698,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 17,
-						tr:   &builtinSlots2[158],
+						tr:   &builtinSlots2[160],
 					},
 					fix: alts{
 						list: []text{
@@ -7637,7 +7706,7 @@ var builtinSet = &ruleSet{
 								{literal: "Tell the recipient by other means: their email admin must fix the domain's mail server settings (the names of its mail servers). Send the message again once that is done; the address itself may well be right."},
 							},
 						},
-						tr: &builtinSlots2[159],
+						tr: &builtinSlots2[161],
 					},
 				},
 			},
@@ -7645,7 +7714,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4047,
+			line: 4065,
 			text: phraseMask{
 				{index: 11, bits: 2251799813685248},
 			},
@@ -7655,7 +7724,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4055,
+			line: 4073,
 			text: phraseMask{
 				{index: 11, bits: 4503599627370496},
 			},
@@ -7665,7 +7734,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4060,
+			line: 4078,
 			text: phraseMask{
 				{index: 11, bits: 27021597764222976},
 			},
@@ -7675,7 +7744,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 4065,
+			line: 4083,
 			text: phraseMask{
 				{index: 11, bits: 540431955284459520},
 			},
@@ -7685,7 +7754,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4071,
+			line: 4089,
 			text: phraseMask{
 				{index: 11, bits: 8646911284551352320},
 			},
@@ -7695,7 +7764,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lines-too-long",
 			file: "rules.yaml (built-in)",
-			line: 4083,
+			line: 4101,
 			text: phraseMask{
 				{index: 11, bits: 9223372036854775808},
 				{index: 12, bits: 3},
@@ -7707,7 +7776,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "lines too long",
-						tr: &builtinSlots1[78],
+						tr: &builtinSlots1[79],
 					},
 					explanation: alts{
 						list: []text{
@@ -7730,7 +7799,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 5,
-						tr:   &builtinSlots2[160],
+						tr:   &builtinSlots2[162],
 					},
 					fix: alts{
 						list: []text{
@@ -7738,7 +7807,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin, or whoever runs the program that wrote the message, should make it encode the message (quoted-printable or base64) instead of sending long lines as they are. Meanwhile, send the text as plain text, or the HTML as an attachment."},
 							},
 						},
-						tr: &builtinSlots2[161],
+						tr: &builtinSlots2[163],
 					},
 				},
 			},
@@ -7746,7 +7815,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 4092,
+			line: 4110,
 			text: phraseMask{
 				{index: 12, bits: 4},
 			},
@@ -7756,7 +7825,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-expired",
 			file: "rules.yaml (built-in)",
-			line: 4097,
+			line: 4115,
 			text: phraseMask{
 				{index: 12, bits: 8},
 			},
@@ -7766,7 +7835,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4102,
+			line: 4120,
 			text: phraseMask{
 				{index: 12, bits: 16},
 			},
@@ -7776,7 +7845,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-suspend",
 			file: "rules.yaml (built-in)",
-			line: 4107,
+			line: 4125,
 			text: phraseMask{
 				{index: 12, bits: 96},
 			},
@@ -7786,7 +7855,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-rejected",
 			file: "rules.yaml (built-in)",
-			line: 4112,
+			line: 4130,
 			text: phraseMask{
 				{index: 12, bits: 16256},
 			},
@@ -7796,7 +7865,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4119,
+			line: 4137,
 			text: phraseMask{
 				{index: 12, bits: 1032192},
 			},
@@ -7806,7 +7875,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 4125,
+			line: 4143,
 			text: phraseMask{
 				{index: 12, bits: 1048576},
 			},
@@ -7816,7 +7885,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-expired",
 			file: "rules.yaml (built-in)",
-			line: 4130,
+			line: 4148,
 			text: phraseMask{
 				{index: 12, bits: 14680064},
 			},
@@ -7826,7 +7895,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4137,
+			line: 4155,
 			text: phraseMask{
 				{index: 12, bits: 50331648},
 			},
@@ -7836,7 +7905,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmx-expired",
 			file: "rules.yaml (built-in)",
-			line: 4142,
+			line: 4160,
 			text: phraseMask{
 				{index: 12, bits: 67108864},
 			},
@@ -7846,7 +7915,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4147,
+			line: 4165,
 			text: phraseMask{
 				{index: 8, bits: 3221225472},
 			},
@@ -7856,7 +7925,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4152,
+			line: 4170,
 			text: phraseMask{
 				{index: 8, bits: 268435456},
 			},
@@ -7866,7 +7935,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4157,
+			line: 4175,
 			text: phraseMask{
 				{index: 8, bits: 536870912},
 			},
@@ -7876,7 +7945,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4162,
+			line: 4180,
 			text: phraseMask{
 				{index: 12, bits: 134217728},
 			},
@@ -7886,7 +7955,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4167,
+			line: 4185,
 			text: phraseMask{
 				{index: 12, bits: 268435456},
 			},
@@ -7896,7 +7965,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 4172,
+			line: 4190,
 			text: phraseMask{
 				{index: 12, bits: 536870912},
 			},
@@ -7906,7 +7975,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 4177,
+			line: 4195,
 			text: phraseMask{
 				{index: 12, bits: 1073741824},
 			},
@@ -7916,7 +7985,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-compuserve-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4182,
+			line: 4200,
 			text: phraseMask{
 				{index: 12, bits: 6442450944},
 			},
@@ -7926,7 +7995,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4191,
+			line: 4209,
 			text: phraseMask{
 				{index: 12, bits: 8589934592},
 			},
@@ -7936,7 +8005,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 4196,
+			line: 4214,
 			text: phraseMask{
 				{index: 12, bits: 17179869184},
 			},
@@ -7946,7 +8015,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4201,
+			line: 4219,
 			text: phraseMask{
 				{index: 12, bits: 34359738368},
 			},
@@ -7956,7 +8025,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-messagingserver-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4206,
+			line: 4224,
 			text: phraseMask{
 				{index: 12, bits: 68719476736},
 			},
@@ -7966,7 +8035,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4211,
+			line: 4229,
 			text: phraseMask{
 				{index: 12, bits: 137438953472},
 			},
@@ -7976,7 +8045,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4216,
+			line: 4234,
 			text: phraseMask{
 				{index: 12, bits: 824633720832},
 			},
@@ -7986,7 +8055,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-expired",
 			file: "rules.yaml (built-in)",
-			line: 4222,
+			line: 4240,
 			text: phraseMask{
 				{index: 12, bits: 1099511627776},
 			},
@@ -7996,7 +8065,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 4227,
+			line: 4245,
 			text: phraseMask{
 				{index: 12, bits: 2199023255552},
 			},
@@ -8006,7 +8075,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-mx-unreachable",
 			file: "rules.yaml (built-in)",
-			line: 4232,
+			line: 4250,
 			text: phraseMask{
 				{index: 12, bits: 4398046511104},
 			},
@@ -8035,7 +8104,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 17,
-						tr:   &builtinSlots2[162],
+						tr:   &builtinSlots2[164],
 					},
 				},
 			},
@@ -8043,7 +8112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4241,
+			line: 4259,
 			text: phraseMask{
 				{index: 12, bits: 1121501860331520},
 			},
@@ -8053,7 +8122,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4248,
+			line: 4266,
 			text: phraseMask{
 				{index: 12, bits: 7881299347898368},
 			},
@@ -8063,7 +8132,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 4253,
+			line: 4271,
 			text: phraseMask{
 				{index: 12, bits: 9007199254740992},
 			},
@@ -8073,7 +8142,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 4258,
+			line: 4276,
 			text: phraseMask{
 				{index: 12, bits: 270215977642229760},
 			},
@@ -8083,7 +8152,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4264,
+			line: 4282,
 			text: phraseMask{
 				{index: 12, bits: 18158513697557839872},
 				{index: 13, bits: 63},
@@ -8094,7 +8163,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4274,
+			line: 4292,
 			text: phraseMask{
 				{index: 13, bits: 192},
 			},
@@ -8104,7 +8173,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4279,
+			line: 4297,
 			text: phraseMask{
 				{index: 13, bits: 256},
 			},
@@ -8114,7 +8183,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4284,
+			line: 4302,
 			text: phraseMask{
 				{index: 13, bits: 512},
 			},
@@ -8124,7 +8193,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 4289,
+			line: 4307,
 			text: phraseMask{
 				{index: 13, bits: 1024},
 			},
@@ -8134,7 +8203,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "qmail-mx-points-here",
 			file: "rules.yaml (built-in)",
-			line: 4294,
+			line: 4312,
 			text: phraseMask{
 				{index: 13, bits: 2048},
 			},
@@ -8145,7 +8214,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "domain names the sending server as its mail server",
-						tr: &builtinSlots1[79],
+						tr: &builtinSlots1[80],
 					},
 					explanation: alts{
 						list: []text{
@@ -8176,7 +8245,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 21,
-						tr:   &builtinSlots2[163],
+						tr:   &builtinSlots2[165],
 					},
 					fix: alts{
 						list: []text{
@@ -8184,7 +8253,7 @@ var builtinSet = &ruleSet{
 								{literal: "Sending it again will fail the same way. Tell the recipient by other means that their domain's mail server record points at a server that does not accept mail for it, so that their admin corrects it; if that server is your own provider's, send the provider this notice too, in case the domain should be hosted there."},
 							},
 						},
-						tr: &builtinSlots2[164],
+						tr: &builtinSlots2[166],
 					},
 				},
 			},
@@ -8192,7 +8261,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4310,
+			line: 4328,
 			text: phraseMask{
 				{index: 13, bits: 12288},
 			},
@@ -8202,7 +8271,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4316,
+			line: 4334,
 			text: phraseMask{
 				{index: 13, bits: 16384},
 			},
@@ -8212,7 +8281,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 4321,
+			line: 4339,
 			text: phraseMask{
 				{index: 13, bits: 32768},
 			},
@@ -8222,7 +8291,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-verizon-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4326,
+			line: 4344,
 			text: phraseMask{
 				{index: 13, bits: 196608},
 			},
@@ -8232,7 +8301,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-zoho-expired",
 			file: "rules.yaml (built-in)",
-			line: 4331,
+			line: 4349,
 			text: phraseMask{
 				{index: 13, bits: 262144},
 			},
@@ -8242,7 +8311,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-filtered",
 			file: "rules.yaml (built-in)",
-			line: 4336,
+			line: 4354,
 			text: phraseMask{
 				{index: 13, bits: 524288},
 			},
@@ -8252,7 +8321,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4341,
+			line: 4359,
 			text: phraseMask{
 				{index: 13, bits: 1048576},
 			},
@@ -8262,7 +8331,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-groups-refused",
 			file: "rules.yaml (built-in)",
-			line: 4346,
+			line: 4364,
 			text: phraseMask{
 				{index: 13, bits: 6291456},
 			},
@@ -8273,7 +8342,7 @@ var builtinSet = &ruleSet{
 					owner: "group-owner",
 					summary: phrase{
 						en: "not allowed to post to the group",
-						tr: &builtinSlots1[80],
+						tr: &builtinSlots1[81],
 					},
 					explanation: alts{
 						list: []text{
@@ -8296,7 +8365,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[165],
+						tr:   &builtinSlots2[167],
 					},
 					fix: alts{
 						list: []text{
@@ -8304,7 +8373,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the group's address. If it is right, ask the group's owner or the organization, by other means, to let you post, or ask the person you meant to reach for a direct address."},
 							},
 						},
-						tr: &builtinSlots2[166],
+						tr: &builtinSlots2[168],
 					},
 				},
 			},
@@ -8312,7 +8381,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-posting-restricted",
 			file: "rules.yaml (built-in)",
-			line: 4363,
+			line: 4381,
 			text: phraseMask{
 				{index: 13, bits: 4398038122496},
 			},
@@ -8323,7 +8392,7 @@ var builtinSet = &ruleSet{
 					owner: "group-owner",
 					summary: phrase{
 						en: "not allowed to post to the list or group",
-						tr: &builtinSlots1[81],
+						tr: &builtinSlots1[82],
 					},
 					explanation: alts{
 						list: []text{
@@ -8346,7 +8415,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[167],
+						tr:   &builtinSlots2[169],
 					},
 					fix: alts{
 						list: []text{
@@ -8354,7 +8423,7 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. If you are a member under another address, send from that one; otherwise join the list or group, or ask its owner, by other means, to allow your address."},
 							},
 						},
-						tr: &builtinSlots2[168],
+						tr: &builtinSlots2[170],
 					},
 				},
 			},
@@ -8362,7 +8431,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6-5.4.14-loop",
 			file: "rules.yaml (built-in)",
-			line: 4395,
+			line: 4413,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
@@ -8379,7 +8448,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "mail loop",
-						tr: &builtinSlots1[82],
+						tr: &builtinSlots1[83],
 					},
 					explanation: alts{
 						list: []text{
@@ -8402,7 +8471,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[169],
+						tr:   &builtinSlots2[171],
 					},
 					fix: alts{
 						list: []text{
@@ -8410,7 +8479,7 @@ var builtinSet = &ruleSet{
 								{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 							},
 						},
-						tr: &builtinSlots2[170],
+						tr: &builtinSlots2[172],
 					},
 				},
 			},
@@ -8418,7 +8487,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-no-answer",
 			file: "rules.yaml (built-in)",
-			line: 4405,
+			line: 4423,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -8476,7 +8545,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1081347,
-						tr:   &builtinSlots2[171],
+						tr:   &builtinSlots2[173],
 					},
 				},
 				byFact: keyedWords{
@@ -8528,7 +8597,7 @@ var builtinSet = &ruleSet{
 									},
 								},
 								uses: 1081347,
-								tr:   &builtinSlots2[172],
+								tr:   &builtinSlots2[174],
 							},
 						},
 					},
@@ -8538,7 +8607,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1-access-denied",
 			file: "rules.yaml (built-in)",
-			line: 4422,
+			line: 4440,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -8552,7 +8621,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "recipient refused (access denied)",
-						tr: &builtinSlots1[83],
+						tr: &builtinSlots1[84],
 					},
 					explanation: alts{
 						list: []text{
@@ -8575,7 +8644,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[173],
+						tr:   &builtinSlots2[175],
 					},
 					fix: alts{
 						list: []text{
@@ -8583,7 +8652,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the address for typos. If it is right, the recipient's admin should check that the address exists in their organization."},
 							},
 						},
-						tr: &builtinSlots2[174],
+						tr: &builtinSlots2[176],
 					},
 				},
 			},
@@ -8591,7 +8660,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-unrecognised-or-name",
 			file: "rules.yaml (built-in)",
-			line: 4443,
+			line: 4461,
 			text: phraseMask{
 				{index: 13, bits: 8972014882652160},
 			},
@@ -8601,7 +8670,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-maximum-time-expired",
 			file: "rules.yaml (built-in)",
-			line: 4448,
+			line: 4466,
 			text: phraseMask{
 				{index: 13, bits: 27021597764222976},
 			},
@@ -8611,7 +8680,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-loop-detected",
 			file: "rules.yaml (built-in)",
-			line: 4452,
+			line: 4470,
 			text: phraseMask{
 				{index: 13, bits: 36028797018963968},
 			},
@@ -8621,7 +8690,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-content-too-long",
 			file: "rules.yaml (built-in)",
-			line: 4456,
+			line: 4474,
 			text: phraseMask{
 				{index: 13, bits: 504403158265495552},
 			},
@@ -8631,7 +8700,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-conversion",
 			file: "rules.yaml (built-in)",
-			line: 4460,
+			line: 4478,
 			text: phraseMask{
 				{index: 13, bits: 17870283321406128128},
 			},
@@ -8641,7 +8710,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-score-stated",
 			file: "rules.yaml (built-in)",
-			line: 4485,
+			line: 4503,
 			text: phraseMask{
 				{bits: 8053063680},
 			},
@@ -8658,7 +8727,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "postfix-rbl-sender",
 			file: "rules.yaml (built-in)",
-			line: 4500,
+			line: 4518,
 			regexps: []*pattern{
 				{src: "sender address \\[[^\\]@ ]*@(?P<listed_domain>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})\\] blocked using ", captures: true},
 			},
@@ -8668,7 +8737,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "your domain is on a block list",
-						tr: &builtinSlots1[84],
+						tr: &builtinSlots1[85],
 					},
 					explanation: alts{
 						list: []text{
@@ -8720,7 +8789,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35184372092931,
-						tr:   &builtinSlots2[175],
+						tr:   &builtinSlots2[177],
 					},
 					fix: alts{
 						list: []text{
@@ -8751,7 +8820,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35184372101120,
-						tr:   &builtinSlots2[176],
+						tr:   &builtinSlots2[178],
 					},
 				},
 			},
@@ -8759,7 +8828,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "postfix-rbl-name",
 			file: "rules.yaml (built-in)",
-			line: 4522,
+			line: 4540,
 			regexps: []*pattern{
 				{src: "(?:helo command|reverse client host) \\[(?P<listed_domain>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})\\] blocked using ", captures: true},
 			},
@@ -8769,7 +8838,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "sending server's name on a block list",
-						tr: &builtinSlots1[85],
+						tr: &builtinSlots1[86],
 					},
 					explanation: alts{
 						list: []text{
@@ -8821,7 +8890,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35184372092931,
-						tr:   &builtinSlots2[177],
+						tr:   &builtinSlots2[179],
 					},
 					fix: alts{
 						list: []text{
@@ -8852,7 +8921,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35184372101120,
-						tr:   &builtinSlots2[178],
+						tr:   &builtinSlots2[180],
 					},
 				},
 			},
@@ -8860,7 +8929,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-uri-blocklist",
 			file: "rules.yaml (built-in)",
-			line: 4539,
+			line: 4557,
 			text: phraseMask{
 				{bits: 25165824},
 				{index: 14, bits: 2097151},
@@ -8879,7 +8948,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "a link in the message is on a block list",
-						tr: &builtinSlots1[86],
+						tr: &builtinSlots1[87],
 					},
 					explanation: alts{
 						list: []text{
@@ -8961,7 +9030,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35184372092931,
-						tr:   &builtinSlots2[179],
+						tr:   &builtinSlots2[181],
 					},
 					fix: alts{
 						list: []text{
@@ -8993,7 +9062,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35184372097024,
-						tr:   &builtinSlots2[180],
+						tr:   &builtinSlots2[182],
 					},
 				},
 			},
@@ -9001,7 +9070,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-status",
 			file: "rules.yaml (built-in)",
-			line: 4573,
+			line: 4591,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 2, detHi: 2},
 			},
@@ -9010,7 +9079,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-specific",
 			file: "rules.yaml (built-in)",
-			line: 4578,
+			line: 4596,
 			text: phraseMask{
 				{index: 14, bits: 536870912},
 			},
@@ -9020,7 +9089,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-specific",
 			file: "rules.yaml (built-in)",
-			line: 4584,
+			line: 4602,
 			text: phraseMask{
 				{index: 14, bits: 33285996544},
 			},
@@ -9030,7 +9099,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-languages",
 			file: "rules.yaml (built-in)",
-			line: 4598,
+			line: 4616,
 			text: phraseMask{
 				{index: 14, bits: 18446744039349813248},
 				{index: 15, bits: 255},
@@ -9044,7 +9113,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-text",
 			file: "rules.yaml (built-in)",
-			line: 4610,
+			line: 4628,
 			text: phraseMask{
 				{index: 15, bits: 18446744073709551360},
 				{index: 3, bits: 137978314752},
@@ -9063,7 +9132,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-status",
 			file: "rules.yaml (built-in)",
-			line: 4650,
+			line: 4668,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 4, detHi: 4},
 				{class: -1, subject: 7, detailLo: 16, detHi: 16},
@@ -9073,7 +9142,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-status",
 			file: "rules.yaml (built-in)",
-			line: 4655,
+			line: 4673,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -9082,7 +9151,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-text",
 			file: "rules.yaml (built-in)",
-			line: 4660,
+			line: 4678,
 			text: phraseMask{
 				{index: 16, bits: 18014398375264256},
 				{index: 8, bits: 9007199254740992},
@@ -9096,7 +9165,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-text",
 			file: "rules.yaml (built-in)",
-			line: 4674,
+			line: 4692,
 			text: phraseMask{
 				{index: 16, bits: 54043195528445952},
 				{index: 10, bits: 2048},
@@ -9107,7 +9176,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-reply-525",
 			file: "rules.yaml (built-in)",
-			line: 4686,
+			line: 4704,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 5},
@@ -9118,7 +9187,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-text",
 			file: "rules.yaml (built-in)",
-			line: 4691,
+			line: 4709,
 			text: phraseMask{
 				{index: 16, bits: 18374686479671623680},
 				{index: 10, bits: 137439346688},
@@ -9135,7 +9204,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hasmoved-text",
 			file: "rules.yaml (built-in)",
-			line: 4724,
+			line: 4742,
 			text: phraseMask{
 				{index: 17, bits: 71776119061217280},
 			},
@@ -9145,7 +9214,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "norelaying-text",
 			file: "rules.yaml (built-in)",
-			line: 4736,
+			line: 4754,
 			text: phraseMask{
 				{index: 17, bits: 18374686479671623680},
 				{index: 11, bits: 127},
@@ -9163,7 +9232,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-dmarc",
 			file: "rules.yaml (built-in)",
-			line: 4757,
+			line: 4775,
 			text: phraseMask{
 				{index: 18, bits: 2095104},
 			},
@@ -9173,7 +9242,7 @@ var builtinSet = &ruleSet{
 				words: words{
 					summary: phrase{
 						en: "DMARC failure",
-						tr: &builtinSlots1[87],
+						tr: &builtinSlots1[88],
 					},
 					explanation: alts{
 						list: []text{
@@ -9196,7 +9265,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[181],
+						tr:   &builtinSlots2[183],
 					},
 				},
 			},
@@ -9204,7 +9273,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-status",
 			file: "rules.yaml (built-in)",
-			line: 4766,
+			line: 4784,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 20, detHi: 20},
 				{class: -1, subject: 7, detailLo: 21, detHi: 21},
@@ -9219,7 +9288,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-text",
 			file: "rules.yaml (built-in)",
-			line: 4771,
+			line: 4789,
 			text: phraseMask{
 				{index: 18, bits: 2251799811588096},
 				{index: 6, bits: 288230376151711744},
@@ -9233,7 +9302,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4784,
+			line: 4802,
 			text: phraseMask{
 				{index: 18, bits: 6755399441055744},
 			},
@@ -9247,7 +9316,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-blocked",
 			file: "rules.yaml (built-in)",
-			line: 4803,
+			line: 4821,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -9276,7 +9345,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-rejected",
 			file: "rules.yaml (built-in)",
-			line: 4843,
+			line: 4861,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -9306,7 +9375,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4884,
+			line: 4902,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -9324,7 +9393,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unknown-at-mail-from",
 			file: "rules.yaml (built-in)",
-			line: 4896,
+			line: 4914,
 			text: phraseMask{
 				{index: 21, bits: 18428729675200069632},
 				{index: 22, bits: 18446744073709551615},
@@ -9382,7 +9451,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[182],
+						tr:   &builtinSlots2[184],
 					},
 					fix: alts{
 						list: []text{
@@ -9390,7 +9459,7 @@ var builtinSet = &ruleSet{
 								{literal: "Changing the message will not help. Check that your address is set correctly in your mail program; if it is, your email admin should check that your domain exists and can receive replies."},
 							},
 						},
-						tr: &builtinSlots2[183],
+						tr: &builtinSlots2[185],
 					},
 				},
 			},
@@ -9398,7 +9467,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.1",
 			file: "rules.yaml (built-in)",
-			line: 4957,
+			line: 4975,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -9408,7 +9477,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "address does not exist",
-						tr: &builtinSlots1[88],
+						tr: &builtinSlots1[89],
 					},
 					explanation: alts{
 						list: []text{
@@ -9431,7 +9500,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[184],
+						tr:   &builtinSlots2[186],
 					},
 					fix: alts{
 						list: []text{
@@ -9439,7 +9508,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the address for typos, and confirm it with the recipient by other means (phone, their website, an earlier message from them). Then write a new message with the right address: sending the old message again fails the same way, and your mail program's autocomplete may still offer the wrong address, so remove that entry."},
 							},
 						},
-						tr: &builtinSlots2[185],
+						tr: &builtinSlots2[187],
 					},
 				},
 			},
@@ -9447,7 +9516,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.0",
 			file: "rules.yaml (built-in)",
-			line: 4969,
+			line: 4987,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 			},
@@ -9457,7 +9526,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "recipient could not be resolved",
-						tr: &builtinSlots1[89],
+						tr: &builtinSlots1[90],
 					},
 					explanation: alts{
 						list: []text{
@@ -9480,7 +9549,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[186],
+						tr:   &builtinSlots2[188],
 					},
 					fix: alts{
 						list: []text{
@@ -9488,7 +9557,7 @@ var builtinSet = &ruleSet{
 								{literal: "Write a new message to the recipient, with the address typed or picked again, instead of replying to the saved one."},
 							},
 						},
-						tr: &builtinSlots2[187],
+						tr: &builtinSlots2[189],
 					},
 				},
 			},
@@ -9496,7 +9565,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-x.1.3",
 			file: "rules.yaml (built-in)",
-			line: 4980,
+			line: 4998,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -9505,7 +9574,7 @@ var builtinSet = &ruleSet{
 				words: words{
 					summary: phrase{
 						en: "address not valid",
-						tr: &builtinSlots1[90],
+						tr: &builtinSlots1[91],
 					},
 					explanation: alts{
 						list: []text{
@@ -9528,7 +9597,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[188],
+						tr:   &builtinSlots2[190],
 					},
 					fix: alts{
 						list: []text{
@@ -9536,7 +9605,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the address for typos, spaces or missing parts, and send the message again."},
 							},
 						},
-						tr: &builtinSlots2[189],
+						tr: &builtinSlots2[191],
 					},
 				},
 			},
@@ -9544,7 +9613,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific",
 			file: "rules.yaml (built-in)",
-			line: 4989,
+			line: 5007,
 			text: phraseMask{
 				{index: 3, bits: 4},
 				{index: 23, bits: 3377699720527872},
@@ -9555,7 +9624,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-specific",
 			file: "rules.yaml (built-in)",
-			line: 4997,
+			line: 5015,
 			text: phraseMask{
 				{index: 20, bits: 2305843009750564864},
 			},
@@ -9565,7 +9634,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific-553",
 			file: "rules.yaml (built-in)",
-			line: 5004,
+			line: 5022,
 			text: phraseMask{
 				{index: 23, bits: 4},
 			},
@@ -9579,7 +9648,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-specific",
 			file: "rules.yaml (built-in)",
-			line: 5013,
+			line: 5031,
 			text: phraseMask{
 				{index: 19, bits: 256},
 				{index: 18, bits: 36028797018963968},
@@ -9590,7 +9659,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 5020,
+			line: 5038,
 			text: phraseMask{
 				{index: 21, bits: 18428729675200069632},
 				{index: 22, bits: 18446744073709551615},
@@ -9619,7 +9688,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5026,
+			line: 5044,
 			text: phraseMask{
 				{index: 23, bits: 18437736874454810624},
 				{index: 24, bits: 255},
@@ -9656,7 +9725,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-any-stage",
 			file: "rules.yaml (built-in)",
-			line: 5045,
+			line: 5063,
 			text: phraseMask{
 				{index: 9, bits: 1073741824},
 				{index: 24, bits: 1792},
@@ -9677,7 +9746,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-mailbox-inactive",
 			file: "rules.yaml (built-in)",
-			line: 5079,
+			line: 5097,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -9695,7 +9764,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient",
 					summary: phrase{
 						en: "mailbox closed for inactivity",
-						tr: &builtinSlots1[91],
+						tr: &builtinSlots1[92],
 					},
 					explanation: alts{
 						list: []text{
@@ -9737,7 +9806,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[190],
+						tr:   &builtinSlots2[192],
 					},
 					fix: alts{
 						list: []text{
@@ -9745,7 +9814,7 @@ var builtinSet = &ruleSet{
 								{literal: "Reach the recipient by other means: they must sign in to reopen the mailbox, or give you another address. Sending again before that will fail the same way."},
 							},
 						},
-						tr: &builtinSlots2[191],
+						tr: &builtinSlots2[193],
 					},
 				},
 			},
@@ -9753,7 +9822,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-mailbox-missing",
 			file: "rules.yaml (built-in)",
-			line: 5092,
+			line: 5110,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -9766,104 +9835,6 @@ var builtinSet = &ruleSet{
 				{index: 24, bits: 12288},
 			},
 			textIDs: []int32{1468, 1548, 1549},
-			unless: phraseMask{
-				{index: 24, bits: 1099511611392},
-				{index: 11, bits: 137439215616},
-			},
-			then: thenDef{
-				Reason: "filtered",
-				words: words{
-					owner: "sender",
-					summary: phrase{
-						en: "mailbox does not exist",
-						tr: &builtinSlots1[92],
-					},
-					explanation: alts{
-						list: []text{
-							{
-								{literal: "The message"},
-								{
-									group: []textPart{
-										{literal: " to "},
-										{isSlot: true},
-									},
-								},
-								{literal: " was refused"},
-								{
-									group: []textPart{
-										{literal: " by "},
-										{slot: 1, isSlot: true},
-									},
-								},
-								{literal: " because the receiving server says this mailbox does not exist (some servers check the address only after the message is sent). This usually means a mistyped or closed address. It said: \""},
-								{slot: 5, isSlot: true},
-								{literal: "\""},
-							},
-							{
-								{literal: "The message"},
-								{
-									group: []textPart{
-										{literal: " to "},
-										{isSlot: true},
-									},
-								},
-								{literal: " was refused"},
-								{
-									group: []textPart{
-										{literal: " by "},
-										{slot: 1, isSlot: true},
-									},
-								},
-								{literal: " because the receiving server says this mailbox does not exist (some servers check the address only after the message is sent). This usually means a mistyped or closed address."},
-							},
-						},
-						uses: 35,
-						tr:   &builtinSlots2[192],
-					},
-					fix: alts{
-						list: []text{
-							{
-								{literal: "Check the address with the recipient by other means (by phone, or at another address they use) before sending again. If it is closed, remove it from your address book and lists. Changing the message will not help."},
-							},
-						},
-						tr: &builtinSlots2[193],
-					},
-				},
-			},
-		},
-		{
-			id:   "filtered-status-userunknown-missing",
-			file: "rules.yaml (built-in)",
-			line: 5117,
-			status: []statusPattern{
-				{class: 5, subject: 1, detailLo: 4, detHi: 4},
-				{class: 5, subject: 2},
-				{class: 5, subject: 2, detailLo: 1, detHi: 1},
-				{class: 5, subject: 2, detailLo: 4, detHi: 4},
-				{class: 4, subject: 2, detailLo: 4, detHi: 4},
-			},
-			text: phraseMask{
-				{index: 21, bits: 18428729675200069632},
-				{index: 22, bits: 18446744073709551615},
-				{index: 9, bits: 1073741825},
-				{index: 10, bits: 16777228},
-				{index: 8, bits: 17179873280},
-				{index: 13, bits: 17592186175680},
-				{index: 6, bits: 1688849960927232},
-				{index: 17, bits: 256},
-				{index: 23, bits: 1125899906842623},
-				{index: 3, bits: 4398046511104},
-			},
-			textIDs: []int32{
-				1398, 1399, 1400, 1401, 1402, 1403, 1404, 1405, 1406, 1407, 1408, 1409, 576, 1410, 1411, 643, 1412, 1413, 1414, 1415,
-				1416, 1417, 1418, 1419, 664, 1420, 1421, 1422, 1423, 1424, 1425, 1426, 1427, 1428, 1429, 1430, 1431, 546, 1432, 1433,
-				1434, 1435, 1436, 1437, 1438, 876, 1439, 1440, 1441, 1442, 1443, 1444, 1445, 1446, 433, 1447, 1448, 1449, 606, 1450,
-				1451, 1452, 838, 1453, 1454, 524, 1455, 1456, 1457, 1096, 1458, 1459, 1460, 1461, 1462, 1463, 1464, 410, 1465, 1466,
-				1467, 1468, 1469, 642, 1470, 1471, 1472, 1473, 1474, 1475, 1476, 1477, 1478, 1479, 1480, 1481, 1482, 849, 1483, 1484,
-				1485, 1486, 1487, 1488, 1489, 1490, 409, 1491, 1492, 1493, 1494, 434, 1495, 1496, 1497, 1498, 1499, 1500, 1501, 1502,
-				1503, 1504, 1505, 1506, 839, 1507, 1508, 1509, 1510, 1511, 1512, 234, 1513, 1514, 1515, 1516, 1517, 1518, 1519, 1520,
-				1521,
-			},
 			unless: phraseMask{
 				{index: 24, bits: 1099511611392},
 				{index: 11, bits: 137439215616},
@@ -9930,31 +9901,9 @@ var builtinSet = &ruleSet{
 			},
 		},
 		{
-			id:   "filtered-status-text",
+			id:   "filtered-status-userunknown-missing",
 			file: "rules.yaml (built-in)",
-			line: 5125,
-			status: []statusPattern{
-				{class: 5, subject: 1, detailLo: 4, detHi: 4},
-				{class: 5, subject: 2},
-				{class: 5, subject: 2, detailLo: 1, detHi: 1},
-				{class: 5, subject: 2, detailLo: 4, detHi: 4},
-				{class: 4, subject: 2, detailLo: 4, detHi: 4},
-			},
-			text: phraseMask{
-				{index: 24, bits: 1649267439616},
-				{index: 11, bits: 137439215616},
-				{index: 22, bits: 1152921504606846976},
-			},
-			textIDs: []int32{
-				1550, 1549, 1576, 1551, 1552, 1553, 1554, 1548, 1555, 722, 1556, 1468, 1557, 1558, 1559, 1560, 1561, 1562, 1563, 1564,
-				1565, 1566, 1567, 1568, 1569, 1570, 1571, 1572, 1573, 1574, 1547, 741,
-			},
-			then: thenDef{Reason: "filtered"},
-		},
-		{
-			id:   "filtered-status-userunknown",
-			file: "rules.yaml (built-in)",
-			line: 5144,
+			line: 5135,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -9984,126 +9933,17 @@ var builtinSet = &ruleSet{
 				1503, 1504, 1505, 1506, 839, 1507, 1508, 1509, 1510, 1511, 1512, 234, 1513, 1514, 1515, 1516, 1517, 1518, 1519, 1520,
 				1521,
 			},
-			then: thenDef{Reason: "filtered"},
-		},
-		{
-			id:   "spamdetected-specific",
-			file: "rules.yaml (built-in)",
-			line: 5150,
-			text: phraseMask{
-				{index: 24, bits: 15393162788864},
-			},
-			textIDs: []int32{1577, 1578, 1579},
-			then:    thenDef{Reason: "spamdetected"},
-		},
-		{
-			id:   "rejected-sender-named",
-			file: "rules.yaml (built-in)",
-			line: 5159,
-			text: phraseMask{
-				{index: 24, bits: 17592588697600},
-			},
-			textIDs: []int32{1563, 1564, 1580},
-			unless: phraseMask{
-				{index: 23, bits: 144115188075855872},
-				{index: 24, bits: 35184372088832},
-			},
-			regexps: []*pattern{
-				{src: "(?:not accepting|does not accept|not accept) mail from:? ?<?[^ <>@]+@[a-z0-9.-]+", captures: false},
-			},
-			then: thenDef{Reason: "rejected"},
-		},
-		{
-			id:   "filtered-mailbox-inactive",
-			file: "rules.yaml (built-in)",
-			line: 5174,
-			text: phraseMask{
-				{index: 24, bits: 2048},
-			},
-			textIDs: []int32{1547},
-			command: []string{"RCPT", "DATA", ""},
-			then: thenDef{
-				Reason: "filtered",
-				words: words{
-					owner: "recipient",
-					summary: phrase{
-						en: "mailbox closed for inactivity",
-						tr: &builtinSlots1[94],
-					},
-					explanation: alts{
-						list: []text{
-							{
-								{literal: "The message"},
-								{
-									group: []textPart{
-										{literal: " to "},
-										{isSlot: true},
-									},
-								},
-								{literal: " was refused"},
-								{
-									group: []textPart{
-										{literal: " by "},
-										{slot: 1, isSlot: true},
-									},
-								},
-								{literal: " because the mailbox has been closed or suspended after a long time without use: it does not accept new mail now. It said: \""},
-								{slot: 5, isSlot: true},
-								{literal: "\""},
-							},
-							{
-								{literal: "The message"},
-								{
-									group: []textPart{
-										{literal: " to "},
-										{isSlot: true},
-									},
-								},
-								{literal: " was refused"},
-								{
-									group: []textPart{
-										{literal: " by "},
-										{slot: 1, isSlot: true},
-									},
-								},
-								{literal: " because the mailbox has been closed or suspended after a long time without use: it does not accept new mail now."},
-							},
-						},
-						uses: 35,
-						tr:   &builtinSlots2[196],
-					},
-					fix: alts{
-						list: []text{
-							{
-								{literal: "Reach the recipient by other means: they must sign in to reopen the mailbox, or give you another address. Sending again before that will fail the same way."},
-							},
-						},
-						tr: &builtinSlots2[197],
-					},
-				},
-			},
-		},
-		{
-			id:   "filtered-mailbox-missing",
-			file: "rules.yaml (built-in)",
-			line: 5180,
-			text: phraseMask{
-				{index: 22, bits: 1152921504606846976},
-				{index: 24, bits: 12288},
-			},
-			textIDs: []int32{1468, 1548, 1549},
 			unless: phraseMask{
 				{index: 24, bits: 1099511611392},
 				{index: 11, bits: 137439215616},
 			},
-			command: []string{"RCPT", "DATA", ""},
 			then: thenDef{
 				Reason: "filtered",
 				words: words{
 					owner: "sender",
 					summary: phrase{
 						en: "mailbox does not exist",
-						tr: &builtinSlots1[95],
+						tr: &builtinSlots1[94],
 					},
 					explanation: alts{
 						list: []text{
@@ -10145,12 +9985,166 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[198],
+						tr:   &builtinSlots2[196],
 					},
 					fix: alts{
 						list: []text{
 							{
 								{literal: "Check the address with the recipient by other means (by phone, or at another address they use) before sending again. If it is closed, remove it from your address book and lists. Changing the message will not help."},
+							},
+						},
+						tr: &builtinSlots2[197],
+					},
+				},
+			},
+		},
+		{
+			id:   "filtered-status-text",
+			file: "rules.yaml (built-in)",
+			line: 5143,
+			status: []statusPattern{
+				{class: 5, subject: 1, detailLo: 4, detHi: 4},
+				{class: 5, subject: 2},
+				{class: 5, subject: 2, detailLo: 1, detHi: 1},
+				{class: 5, subject: 2, detailLo: 4, detHi: 4},
+				{class: 4, subject: 2, detailLo: 4, detHi: 4},
+			},
+			text: phraseMask{
+				{index: 24, bits: 1649267439616},
+				{index: 11, bits: 137439215616},
+				{index: 22, bits: 1152921504606846976},
+			},
+			textIDs: []int32{
+				1550, 1549, 1576, 1551, 1552, 1553, 1554, 1548, 1555, 722, 1556, 1468, 1557, 1558, 1559, 1560, 1561, 1562, 1563, 1564,
+				1565, 1566, 1567, 1568, 1569, 1570, 1571, 1572, 1573, 1574, 1547, 741,
+			},
+			then: thenDef{Reason: "filtered"},
+		},
+		{
+			id:   "filtered-status-userunknown",
+			file: "rules.yaml (built-in)",
+			line: 5162,
+			status: []statusPattern{
+				{class: 5, subject: 1, detailLo: 4, detHi: 4},
+				{class: 5, subject: 2},
+				{class: 5, subject: 2, detailLo: 1, detHi: 1},
+				{class: 5, subject: 2, detailLo: 4, detHi: 4},
+				{class: 4, subject: 2, detailLo: 4, detHi: 4},
+			},
+			text: phraseMask{
+				{index: 21, bits: 18428729675200069632},
+				{index: 22, bits: 18446744073709551615},
+				{index: 9, bits: 1073741825},
+				{index: 10, bits: 16777228},
+				{index: 8, bits: 17179873280},
+				{index: 13, bits: 17592186175680},
+				{index: 6, bits: 1688849960927232},
+				{index: 17, bits: 256},
+				{index: 23, bits: 1125899906842623},
+				{index: 3, bits: 4398046511104},
+			},
+			textIDs: []int32{
+				1398, 1399, 1400, 1401, 1402, 1403, 1404, 1405, 1406, 1407, 1408, 1409, 576, 1410, 1411, 643, 1412, 1413, 1414, 1415,
+				1416, 1417, 1418, 1419, 664, 1420, 1421, 1422, 1423, 1424, 1425, 1426, 1427, 1428, 1429, 1430, 1431, 546, 1432, 1433,
+				1434, 1435, 1436, 1437, 1438, 876, 1439, 1440, 1441, 1442, 1443, 1444, 1445, 1446, 433, 1447, 1448, 1449, 606, 1450,
+				1451, 1452, 838, 1453, 1454, 524, 1455, 1456, 1457, 1096, 1458, 1459, 1460, 1461, 1462, 1463, 1464, 410, 1465, 1466,
+				1467, 1468, 1469, 642, 1470, 1471, 1472, 1473, 1474, 1475, 1476, 1477, 1478, 1479, 1480, 1481, 1482, 849, 1483, 1484,
+				1485, 1486, 1487, 1488, 1489, 1490, 409, 1491, 1492, 1493, 1494, 434, 1495, 1496, 1497, 1498, 1499, 1500, 1501, 1502,
+				1503, 1504, 1505, 1506, 839, 1507, 1508, 1509, 1510, 1511, 1512, 234, 1513, 1514, 1515, 1516, 1517, 1518, 1519, 1520,
+				1521,
+			},
+			then: thenDef{Reason: "filtered"},
+		},
+		{
+			id:   "spamdetected-specific",
+			file: "rules.yaml (built-in)",
+			line: 5168,
+			text: phraseMask{
+				{index: 24, bits: 15393162788864},
+			},
+			textIDs: []int32{1577, 1578, 1579},
+			then:    thenDef{Reason: "spamdetected"},
+		},
+		{
+			id:   "rejected-sender-named",
+			file: "rules.yaml (built-in)",
+			line: 5177,
+			text: phraseMask{
+				{index: 24, bits: 17592588697600},
+			},
+			textIDs: []int32{1563, 1564, 1580},
+			unless: phraseMask{
+				{index: 23, bits: 144115188075855872},
+				{index: 24, bits: 35184372088832},
+			},
+			regexps: []*pattern{
+				{src: "(?:not accepting|does not accept|not accept) mail from:? ?<?[^ <>@]+@[a-z0-9.-]+", captures: false},
+			},
+			then: thenDef{Reason: "rejected"},
+		},
+		{
+			id:   "filtered-mailbox-inactive",
+			file: "rules.yaml (built-in)",
+			line: 5192,
+			text: phraseMask{
+				{index: 24, bits: 2048},
+			},
+			textIDs: []int32{1547},
+			command: []string{"RCPT", "DATA", ""},
+			then: thenDef{
+				Reason: "filtered",
+				words: words{
+					owner: "recipient",
+					summary: phrase{
+						en: "mailbox closed for inactivity",
+						tr: &builtinSlots1[95],
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the mailbox has been closed or suspended after a long time without use: it does not accept new mail now. It said: \""},
+								{slot: 5, isSlot: true},
+								{literal: "\""},
+							},
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the mailbox has been closed or suspended after a long time without use: it does not accept new mail now."},
+							},
+						},
+						uses: 35,
+						tr:   &builtinSlots2[198],
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Reach the recipient by other means: they must sign in to reopen the mailbox, or give you another address. Sending again before that will fail the same way."},
 							},
 						},
 						tr: &builtinSlots2[199],
@@ -10159,9 +10153,84 @@ var builtinSet = &ruleSet{
 			},
 		},
 		{
+			id:   "filtered-mailbox-missing",
+			file: "rules.yaml (built-in)",
+			line: 5198,
+			text: phraseMask{
+				{index: 22, bits: 1152921504606846976},
+				{index: 24, bits: 12288},
+			},
+			textIDs: []int32{1468, 1548, 1549},
+			unless: phraseMask{
+				{index: 24, bits: 1099511611392},
+				{index: 11, bits: 137439215616},
+			},
+			command: []string{"RCPT", "DATA", ""},
+			then: thenDef{
+				Reason: "filtered",
+				words: words{
+					owner: "sender",
+					summary: phrase{
+						en: "mailbox does not exist",
+						tr: &builtinSlots1[96],
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the receiving server says this mailbox does not exist (some servers check the address only after the message is sent). This usually means a mistyped or closed address. It said: \""},
+								{slot: 5, isSlot: true},
+								{literal: "\""},
+							},
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the receiving server says this mailbox does not exist (some servers check the address only after the message is sent). This usually means a mistyped or closed address."},
+							},
+						},
+						uses: 35,
+						tr:   &builtinSlots2[200],
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Check the address with the recipient by other means (by phone, or at another address they use) before sending again. If it is closed, remove it from your address book and lists. Changing the message will not help."},
+							},
+						},
+						tr: &builtinSlots2[201],
+					},
+				},
+			},
+		},
+		{
 			id:   "filtered-text",
 			file: "rules.yaml (built-in)",
-			line: 5188,
+			line: 5206,
 			text: phraseMask{
 				{index: 24, bits: 1649267439616},
 				{index: 11, bits: 137439215616},
@@ -10177,7 +10246,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-status",
 			file: "rules.yaml (built-in)",
-			line: 5196,
+			line: 5214,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -10186,7 +10255,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-text",
 			file: "rules.yaml (built-in)",
-			line: 5201,
+			line: 5219,
 			text: phraseMask{
 				{index: 24, bits: 18446673704965373952},
 				{index: 25, bits: 8388607},
@@ -10201,7 +10270,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5222,
+			line: 5240,
 			text: phraseMask{
 				{index: 25, bits: 260046848},
 			},
@@ -10218,7 +10287,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-text",
 			file: "rules.yaml (built-in)",
-			line: 5235,
+			line: 5253,
 			text: phraseMask{
 				{index: 25, bits: 137170518016},
 			},
@@ -10228,7 +10297,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5243,
+			line: 5261,
 			text: phraseMask{
 				{index: 25, bits: 137438953472},
 			},
@@ -10241,7 +10310,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-text",
 			file: "rules.yaml (built-in)",
-			line: 5254,
+			line: 5272,
 			text: phraseMask{
 				{index: 25, bits: 281200098803712},
 				{index: 8, bits: 34359738368},
@@ -10253,7 +10322,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contenterror-text",
 			file: "rules.yaml (built-in)",
-			line: 5266,
+			line: 5284,
 			text: phraseMask{
 				{index: 25, bits: 18446462599001276416},
 				{index: 26, bits: 255},
@@ -10277,7 +10346,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.8-bad-outbound-sender",
 			file: "rules.yaml (built-in)",
-			line: 5331,
+			line: 5349,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 8, detHi: 8},
 			},
@@ -10291,7 +10360,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "your account is blocked from sending",
-						tr: &builtinSlots1[96],
+						tr: &builtinSlots1[97],
 					},
 					explanation: alts{
 						list: []text{
@@ -10307,7 +10376,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[200],
+						tr:   &builtinSlots2[202],
 					},
 					fix: alts{
 						list: []text{
@@ -10315,7 +10384,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should check the account for a break-in, reset its password (and remove anything the intruder set up, such as forwarding rules), then remove the account from Restricted entities in the Microsoft 365 Defender portal, or ask the provider's support to lift the block."},
 							},
 						},
-						tr: &builtinSlots2[201],
+						tr: &builtinSlots2[203],
 					},
 				},
 			},
@@ -10323,7 +10392,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-status",
 			file: "rules.yaml (built-in)",
-			line: 5350,
+			line: 5368,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 7, detHi: 7},
 				{class: -1, subject: 1, detailLo: 8, detHi: 8},
@@ -10333,7 +10402,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-at-mail",
 			file: "rules.yaml (built-in)",
-			line: 5355,
+			line: 5373,
 			text: phraseMask{
 				{index: 20, bits: 18446744073709518848},
 				{index: 6, bits: 17179869184},
@@ -10360,7 +10429,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-text",
 			file: "rules.yaml (built-in)",
-			line: 5398,
+			line: 5416,
 			text: phraseMask{
 				{index: 20, bits: 18446744073709518848},
 				{index: 6, bits: 17179869184},
@@ -10385,7 +10454,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-status",
 			file: "rules.yaml (built-in)",
-			line: 5412,
+			line: 5430,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -10401,7 +10470,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-specific",
 			file: "rules.yaml (built-in)",
-			line: 5432,
+			line: 5450,
 			text: phraseMask{
 				{index: 21, bits: 4398046511104},
 			},
@@ -10411,7 +10480,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-helo-specific",
 			file: "rules.yaml (built-in)",
-			line: 5439,
+			line: 5457,
 			text: phraseMask{
 				{index: 28, bits: 1024},
 			},
@@ -10421,7 +10490,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-text",
 			file: "rules.yaml (built-in)",
-			line: 5450,
+			line: 5468,
 			text: phraseMask{
 				{index: 3, bits: 7},
 				{index: 28, bits: 137438951424},
@@ -10446,7 +10515,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-destination-computer",
 			file: "rules.yaml (built-in)",
-			line: 5475,
+			line: 5493,
 			text: phraseMask{
 				{index: 28, bits: 137438953472},
 			},
@@ -10463,7 +10532,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-status",
 			file: "rules.yaml (built-in)",
-			line: 5488,
+			line: 5506,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 28, detHi: 28},
 			},
@@ -10472,7 +10541,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-named-by-scanner",
 			file: "rules.yaml (built-in)",
-			line: 5498,
+			line: 5516,
 			text: phraseMask{
 				{index: 28, bits: 4123168604160},
 			},
@@ -10482,7 +10551,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-text",
 			file: "rules.yaml (built-in)",
-			line: 5502,
+			line: 5520,
 			text: phraseMask{
 				{index: 26, bits: 18446744073709551360},
 				{index: 12, bits: 1073741824},
@@ -10505,7 +10574,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5507,
+			line: 5525,
 			text: phraseMask{
 				{index: 3, bits: 18014398509481984},
 				{index: 28, bits: 1121501860331520},
@@ -10528,7 +10597,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "speeding-text",
 			file: "rules.yaml (built-in)",
-			line: 5521,
+			line: 5539,
 			text: phraseMask{
 				{index: 28, bits: 18445618173802708992},
 				{index: 29, bits: 63},
@@ -10539,7 +10608,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-status",
 			file: "rules.yaml (built-in)",
-			line: 5531,
+			line: 5549,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -10548,7 +10617,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-text",
 			file: "rules.yaml (built-in)",
-			line: 5536,
+			line: 5554,
 			text: phraseMask{
 				{index: 29, bits: 67108800},
 				{index: 14, bits: 33285996544},
@@ -10564,7 +10633,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-text",
 			file: "rules.yaml (built-in)",
-			line: 5554,
+			line: 5572,
 			text: phraseMask{
 				{index: 18, bits: 18437736874454810624},
 				{bits: 64513},
@@ -10588,7 +10657,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5559,
+			line: 5577,
 			text: phraseMask{
 				{index: 1, bits: 144115188075855872},
 				{index: 20, bits: 32},
@@ -10630,7 +10699,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-encrypted-attachment",
 			file: "rules.yaml (built-in)",
-			line: 5590,
+			line: 5608,
 			text: phraseMask{
 				{index: 29, bits: 18005602416459776},
 				{index: 1, bits: 72057594037927936},
@@ -10641,7 +10710,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 5599,
+			line: 5617,
 			text: phraseMask{
 				{index: 29, bits: 9205357638345293824},
 			},
@@ -10651,7 +10720,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 5606,
+			line: 5624,
 			text: phraseMask{
 				{index: 29, bits: 9223372036854775808},
 				{index: 30, bits: 511},
@@ -10662,7 +10731,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-virus",
 			file: "rules.yaml (built-in)",
-			line: 5613,
+			line: 5631,
 			text: phraseMask{
 				{index: 1, bits: 1924145348608},
 				{index: 30, bits: 512},
@@ -10673,7 +10742,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 5619,
+			line: 5637,
 			text: phraseMask{
 				{index: 30, bits: 4193280},
 			},
@@ -10683,7 +10752,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-policy",
 			file: "rules.yaml (built-in)",
-			line: 5626,
+			line: 5644,
 			text: phraseMask{
 				{index: 30, bits: 29360128},
 			},
@@ -10693,7 +10762,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-delivery-failed",
 			file: "rules.yaml (built-in)",
-			line: 5634,
+			line: 5652,
 			text: phraseMask{
 				{index: 30, bits: 8556380160},
 			},
@@ -10703,7 +10772,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-text",
 			file: "rules.yaml (built-in)",
-			line: 5648,
+			line: 5666,
 			text: phraseMask{
 				{index: 30, bits: 35175782154240},
 				{index: 1, bits: 49392123904},
@@ -10714,7 +10783,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-transport-rule-reject",
 			file: "rules.yaml (built-in)",
-			line: 5658,
+			line: 5676,
 			text: phraseMask{
 				{index: 30, bits: 35184372088832},
 			},
@@ -10781,7 +10850,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 549755813923,
-						tr:   &builtinSlots2[202],
+						tr:   &builtinSlots2[204],
 					},
 					fix: alts{
 						list: []text{
@@ -10802,7 +10871,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 549756338176,
-						tr:   &builtinSlots2[203],
+						tr:   &builtinSlots2[205],
 					},
 				},
 			},
@@ -10810,7 +10879,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-text",
 			file: "rules.yaml (built-in)",
-			line: 5680,
+			line: 5698,
 			text: phraseMask{
 				{index: 30, bits: 18446673704965373952},
 				{index: 10, bits: 16},
@@ -10826,7 +10895,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5710,
+			line: 5728,
 			text: phraseMask{
 				{index: 31, bits: 2147483648},
 			},
@@ -10839,7 +10908,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-type",
 			file: "rules.yaml (built-in)",
-			line: 5716,
+			line: 5734,
 			text: phraseMask{
 				{index: 31, bits: 144115183780888576},
 			},
@@ -10852,7 +10921,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-encrypted",
 			file: "rules.yaml (built-in)",
-			line: 5735,
+			line: 5753,
 			text: phraseMask{
 				{index: 31, bits: 18302628885633695744},
 				{index: 1, bits: 4505798650626048},
@@ -10864,7 +10933,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-name",
 			file: "rules.yaml (built-in)",
-			line: 5747,
+			line: 5765,
 			text: phraseMask{
 				{index: 32, bits: 8},
 			},
@@ -10877,7 +10946,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-loop-text",
 			file: "rules.yaml (built-in)",
-			line: 5755,
+			line: 5773,
 			text: phraseMask{
 				{index: 32, bits: 16},
 			},
@@ -10887,7 +10956,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-text",
 			file: "rules.yaml (built-in)",
-			line: 5765,
+			line: 5783,
 			text: phraseMask{
 				{index: 32, bits: 4294967264},
 			},
@@ -10900,7 +10969,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5781,
+			line: 5799,
 			text: phraseMask{
 				{index: 32, bits: 4294967296},
 			},
@@ -10913,7 +10982,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-text",
 			file: "rules.yaml (built-in)",
-			line: 5787,
+			line: 5805,
 			text: phraseMask{
 				{index: 27, bits: 18446735277616529408},
 				{index: 2, bits: 2305848541131571200},
@@ -10931,7 +11000,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-dns-text",
 			file: "rules.yaml (built-in)",
-			line: 5792,
+			line: 5810,
 			text: phraseMask{
 				{index: 28, bits: 4194304},
 				{index: 2, bits: 13835058055282163712},
@@ -10942,7 +11011,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-text",
 			file: "rules.yaml (built-in)",
-			line: 5798,
+			line: 5816,
 			text: phraseMask{
 				{index: 32, bits: 4389456576512},
 				{index: 14, bits: 536870912},
@@ -10953,7 +11022,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-text",
 			file: "rules.yaml (built-in)",
-			line: 5805,
+			line: 5823,
 			text: phraseMask{
 				{index: 21, bits: 18013848753668096},
 				{index: 6, bits: 1048576},
@@ -10966,7 +11035,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-delayed",
 			file: "rules.yaml (built-in)",
-			line: 5810,
+			line: 5828,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -11007,7 +11076,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 32771,
-						tr:   &builtinSlots2[204],
+						tr:   &builtinSlots2[206],
 					},
 				},
 				byFact: keyedWords{
@@ -11047,7 +11116,7 @@ var builtinSet = &ruleSet{
 									},
 								},
 								uses: 32771,
-								tr:   &builtinSlots2[205],
+								tr:   &builtinSlots2[207],
 							},
 						},
 					},
@@ -11058,7 +11127,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-text",
 			file: "rules.yaml (built-in)",
-			line: 5827,
+			line: 5845,
 			text: phraseMask{
 				{index: 8, bits: 13194139533312},
 				{index: 32, bits: 18446739675663040512},
@@ -11078,7 +11147,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5847,
+			line: 5865,
 			text: phraseMask{
 				{bits: 4398046511104},
 			},
@@ -11091,7 +11160,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-attempts",
 			file: "rules.yaml (built-in)",
-			line: 5853,
+			line: 5871,
 			text: phraseMask{
 				{index: 33, bits: 4096},
 			},
@@ -11104,7 +11173,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-text",
 			file: "rules.yaml (built-in)",
-			line: 5860,
+			line: 5878,
 			text: phraseMask{
 				{index: 8, bits: 35184372088832},
 				{index: 33, bits: 68719468544},
@@ -11119,7 +11188,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-reply",
 			file: "rules.yaml (built-in)",
-			line: 5875,
+			line: 5893,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 3},
@@ -11136,14 +11205,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "tls-command",
 			file:    "rules.yaml (built-in)",
-			line:    5882,
+			line:    5900,
 			command: []string{"STARTTLS"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "security-words-from-a-delivery-program",
 			file: "rules.yaml (built-in)",
-			line: 5887,
+			line: 5905,
 			text: phraseMask{
 				{index: 33, bits: 18014329790005248},
 				{index: 11, bits: 1536},
@@ -11162,7 +11231,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "security-text",
 			file: "rules.yaml (built-in)",
-			line: 5909,
+			line: 5927,
 			text: phraseMask{
 				{index: 33, bits: 18014329790005248},
 				{index: 11, bits: 1536},
@@ -11180,7 +11249,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "security-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5914,
+			line: 5932,
 			text: phraseMask{
 				{index: 33, bits: 126100789566373888},
 				{index: 25, bits: 8388608},
@@ -11199,7 +11268,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-text",
 			file: "rules.yaml (built-in)",
-			line: 5923,
+			line: 5941,
 			text: phraseMask{
 				{index: 33, bits: 18302628885633695744},
 				{index: 3, bits: 35184372088832},
@@ -11211,7 +11280,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "syntax-text",
 			file: "rules.yaml (built-in)",
-			line: 5932,
+			line: 5950,
 			text: phraseMask{
 				{index: 8, bits: 589824},
 				{index: 34, bits: 523264},
@@ -11222,7 +11291,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.1",
 			file: "rules.yaml (built-in)",
-			line: 5949,
+			line: 5967,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -11231,7 +11300,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.4",
 			file: "rules.yaml (built-in)",
-			line: 5955,
+			line: 5973,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -11241,7 +11310,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "recipient address ambiguous",
-						tr: &builtinSlots1[97],
+						tr: &builtinSlots1[98],
 					},
 					explanation: alts{
 						list: []text{
@@ -11264,7 +11333,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[206],
+						tr:   &builtinSlots2[208],
 					},
 					fix: alts{
 						list: []text{
@@ -11272,7 +11341,7 @@ var builtinSet = &ruleSet{
 								{literal: "Use the recipient's full, exact address. If that fails too, tell the recipient by other means so that their admin makes the address unique."},
 							},
 						},
-						tr: &builtinSlots2[207],
+						tr: &builtinSlots2[209],
 					},
 				},
 			},
@@ -11280,7 +11349,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.5",
 			file: "rules.yaml (built-in)",
-			line: 5965,
+			line: 5983,
 			status: []statusPattern{
 				{class: 4, subject: 1, detailLo: 5, detHi: 5},
 				{class: 5, subject: 1, detailLo: 5, detHi: 5},
@@ -11291,7 +11360,7 @@ var builtinSet = &ruleSet{
 					owner: "unknown",
 					summary: phrase{
 						en: "address reported valid",
-						tr: &builtinSlots1[98],
+						tr: &builtinSlots1[99],
 					},
 					explanation: alts{
 						list: []text{
@@ -11319,7 +11388,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 33,
-						tr:   &builtinSlots2[208],
+						tr:   &builtinSlots2[210],
 					},
 					fix: alts{
 						list: []text{
@@ -11327,7 +11396,7 @@ var builtinSet = &ruleSet{
 								{literal: "Forward this report to your email admin, who can read its technical details."},
 							},
 						},
-						tr: &builtinSlots2[209],
+						tr: &builtinSlots2[211],
 					},
 				},
 			},
@@ -11335,7 +11404,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.6",
 			file: "rules.yaml (built-in)",
-			line: 5978,
+			line: 5996,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -11344,7 +11413,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.9",
 			file: "rules.yaml (built-in)",
-			line: 5984,
+			line: 6002,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 9, detHi: 9},
 			},
@@ -11353,7 +11422,7 @@ var builtinSet = &ruleSet{
 				words: words{
 					summary: phrase{
 						en: "passed on without further reports",
-						tr: &builtinSlots1[99],
+						tr: &builtinSlots1[100],
 					},
 					explanation: alts{
 						list: []text{
@@ -11369,7 +11438,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[210],
+						tr:   &builtinSlots2[212],
 					},
 					fix: alts{
 						list: []text{
@@ -11377,7 +11446,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing to do unless the recipient says the message never arrived; then ask them by other means."},
 							},
 						},
-						tr: &builtinSlots2[211],
+						tr: &builtinSlots2[213],
 					},
 				},
 			},
@@ -11385,7 +11454,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.10",
 			file: "rules.yaml (built-in)",
-			line: 5993,
+			line: 6011,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -11413,7 +11482,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 17,
-						tr:   &builtinSlots2[212],
+						tr:   &builtinSlots2[214],
 					},
 				},
 			},
@@ -11421,7 +11490,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.1",
 			file: "rules.yaml (built-in)",
-			line: 6000,
+			line: 6018,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -11430,7 +11499,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.4",
 			file: "rules.yaml (built-in)",
-			line: 6008,
+			line: 6026,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -11440,7 +11509,7 @@ var builtinSet = &ruleSet{
 					owner: "group-owner",
 					summary: phrase{
 						en: "mailing list problem",
-						tr: &builtinSlots1[100],
+						tr: &builtinSlots1[101],
 					},
 					explanation: alts{
 						list: []text{
@@ -11456,7 +11525,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[213],
+						tr:   &builtinSlots2[215],
 					},
 					fix: alts{
 						list: []text{
@@ -11464,7 +11533,7 @@ var builtinSet = &ruleSet{
 								{literal: "Tell the list's owner by other means; they must fix the list."},
 							},
 						},
-						tr: &builtinSlots2[214],
+						tr: &builtinSlots2[216],
 					},
 				},
 			},
@@ -11472,7 +11541,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.1",
 			file: "rules.yaml (built-in)",
-			line: 6018,
+			line: 6036,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -11481,7 +11550,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.2",
 			file: "rules.yaml (built-in)",
-			line: 6024,
+			line: 6042,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -11491,7 +11560,7 @@ var builtinSet = &ruleSet{
 				words: words{
 					summary: phrase{
 						en: "receiving system not accepting mail",
-						tr: &builtinSlots1[101],
+						tr: &builtinSlots1[102],
 					},
 					explanation: alts{
 						list: []text{
@@ -11514,7 +11583,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[215],
+						tr:   &builtinSlots2[217],
 					},
 					fix: alts{
 						list: []text{
@@ -11522,7 +11591,7 @@ var builtinSet = &ruleSet{
 								{literal: "Nothing in your message needs to change. Send it again later; if it keeps failing, tell the recipient by other means."},
 							},
 						},
-						tr: &builtinSlots2[216],
+						tr: &builtinSlots2[218],
 					},
 				},
 			},
@@ -11530,7 +11599,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.3",
 			file: "rules.yaml (built-in)",
-			line: 6034,
+			line: 6052,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -11540,7 +11609,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "feature not supported",
-						tr: &builtinSlots1[102],
+						tr: &builtinSlots1[103],
 					},
 					explanation: alts{
 						list: []text{
@@ -11563,7 +11632,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[217],
+						tr:   &builtinSlots2[219],
 					},
 					fix: alts{
 						list: []text{
@@ -11571,7 +11640,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should check which feature the receiving server refused (see the technical details) and send without it."},
 							},
 						},
-						tr: &builtinSlots2[218],
+						tr: &builtinSlots2[220],
 					},
 				},
 			},
@@ -11579,7 +11648,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.5",
 			file: "rules.yaml (built-in)",
-			line: 6044,
+			line: 6062,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -11607,7 +11676,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[219],
+						tr:   &builtinSlots2[221],
 					},
 				},
 			},
@@ -11615,7 +11684,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.6",
 			file: "rules.yaml (built-in)",
-			line: 6051,
+			line: 6069,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 6, detHi: 6},
 				{class: 5, subject: 3, detailLo: 6, detHi: 6},
@@ -11650,7 +11719,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 33,
-						tr:   &builtinSlots2[220],
+						tr:   &builtinSlots2[222],
 					},
 				},
 			},
@@ -11658,7 +11727,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.1",
 			file: "rules.yaml (built-in)",
-			line: 6061,
+			line: 6079,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 1, detHi: 1},
 			},
@@ -11686,7 +11755,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[221],
+						tr:   &builtinSlots2[223],
 					},
 				},
 			},
@@ -11694,7 +11763,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.2",
 			file: "rules.yaml (built-in)",
-			line: 6068,
+			line: 6086,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -11703,7 +11772,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.3",
 			file: "rules.yaml (built-in)",
-			line: 6074,
+			line: 6092,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -11713,7 +11782,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "too many recipients",
-						tr: &builtinSlots1[103],
+						tr: &builtinSlots1[104],
 					},
 					explanation: alts{
 						list: []text{
@@ -11755,7 +11824,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 16387,
-						tr:   &builtinSlots2[222],
+						tr:   &builtinSlots2[224],
 					},
 					fix: alts{
 						list: []text{
@@ -11769,7 +11838,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 16384,
-						tr:   &builtinSlots2[223],
+						tr:   &builtinSlots2[225],
 					},
 				},
 			},
@@ -11777,7 +11846,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.4",
 			file: "rules.yaml (built-in)",
-			line: 6089,
+			line: 6107,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -11805,7 +11874,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[224],
+						tr:   &builtinSlots2[226],
 					},
 				},
 			},
@@ -11813,7 +11882,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.5",
 			file: "rules.yaml (built-in)",
-			line: 6097,
+			line: 6115,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 5, detHi: 5},
 			},
@@ -11841,7 +11910,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[225],
+						tr:   &builtinSlots2[227],
 					},
 				},
 			},
@@ -11849,7 +11918,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.6",
 			file: "rules.yaml (built-in)",
-			line: 6104,
+			line: 6122,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -11877,7 +11946,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[226],
+						tr:   &builtinSlots2[228],
 					},
 				},
 			},
@@ -11885,7 +11954,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.2",
 			file: "rules.yaml (built-in)",
-			line: 6111,
+			line: 6129,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 2, detHi: 2},
 			},
@@ -11895,7 +11964,7 @@ var builtinSet = &ruleSet{
 					owner: "group-owner",
 					summary: phrase{
 						en: "not allowed to send to the list",
-						tr: &builtinSlots1[104],
+						tr: &builtinSlots1[105],
 					},
 					explanation: alts{
 						list: []text{
@@ -11918,7 +11987,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[227],
+						tr:   &builtinSlots2[229],
 					},
 					fix: alts{
 						list: []text{
@@ -11926,7 +11995,7 @@ var builtinSet = &ruleSet{
 								{literal: "Ask the list's owner or the organization, by other means, to let you post, or ask the person you meant to reach for a direct address."},
 							},
 						},
-						tr: &builtinSlots2[228],
+						tr: &builtinSlots2[230],
 					},
 				},
 			},
@@ -11934,7 +12003,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.3",
 			file: "rules.yaml (built-in)",
-			line: 6124,
+			line: 6142,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -11944,7 +12013,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "security conversion not possible",
-						tr: &builtinSlots1[105],
+						tr: &builtinSlots1[106],
 					},
 					explanation: alts{
 						list: []text{
@@ -11967,7 +12036,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[229],
+						tr:   &builtinSlots2[231],
 					},
 					fix: alts{
 						list: []text{
@@ -11975,7 +12044,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should check the technical details; sending the message without signing or encrypting it may work."},
 							},
 						},
-						tr: &builtinSlots2[230],
+						tr: &builtinSlots2[232],
 					},
 				},
 			},
@@ -11983,7 +12052,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.4",
 			file: "rules.yaml (built-in)",
-			line: 6134,
+			line: 6152,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 4, detHi: 4},
 			},
@@ -11993,7 +12062,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "security features not supported",
-						tr: &builtinSlots1[106],
+						tr: &builtinSlots1[107],
 					},
 					explanation: alts{
 						list: []text{
@@ -12016,7 +12085,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[231],
+						tr:   &builtinSlots2[233],
 					},
 					fix: alts{
 						list: []text{
@@ -12024,7 +12093,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should check the technical details; sending the message without those features may work."},
 							},
 						},
-						tr: &builtinSlots2[232],
+						tr: &builtinSlots2[234],
 					},
 				},
 			},
@@ -12032,7 +12101,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.5",
 			file: "rules.yaml (built-in)",
-			line: 6144,
+			line: 6162,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 5, detHi: 5},
 			},
@@ -12042,7 +12111,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "cryptographic failure",
-						tr: &builtinSlots1[107],
+						tr: &builtinSlots1[108],
 					},
 					explanation: alts{
 						list: []text{
@@ -12065,7 +12134,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[233],
+						tr:   &builtinSlots2[235],
 					},
 					fix: alts{
 						list: []text{
@@ -12073,7 +12142,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send the message again without signing or encrypting it, or ask your email admin to check the certificates."},
 							},
 						},
-						tr: &builtinSlots2[234],
+						tr: &builtinSlots2[236],
 					},
 				},
 			},
@@ -12081,7 +12150,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.6",
 			file: "rules.yaml (built-in)",
-			line: 6154,
+			line: 6172,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 6, detHi: 6},
 			},
@@ -12091,7 +12160,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "cryptographic algorithm not supported",
-						tr: &builtinSlots1[108],
+						tr: &builtinSlots1[109],
 					},
 					explanation: alts{
 						list: []text{
@@ -12114,7 +12183,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[235],
+						tr:   &builtinSlots2[237],
 					},
 					fix: alts{
 						list: []text{
@@ -12122,7 +12191,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send the message again without signing or encrypting it, or ask your email admin to use another method."},
 							},
 						},
-						tr: &builtinSlots2[236],
+						tr: &builtinSlots2[238],
 					},
 				},
 			},
@@ -12130,7 +12199,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.7",
 			file: "rules.yaml (built-in)",
-			line: 6164,
+			line: 6182,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 7, detHi: 7},
 			},
@@ -12140,7 +12209,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "message integrity failure",
-						tr: &builtinSlots1[109],
+						tr: &builtinSlots1[110],
 					},
 					explanation: alts{
 						list: []text{
@@ -12163,7 +12232,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[237],
+						tr:   &builtinSlots2[239],
 					},
 					fix: alts{
 						list: []text{
@@ -12171,7 +12240,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send the message again; if it keeps failing, your email admin should check the servers between you and the recipient."},
 							},
 						},
-						tr: &builtinSlots2[238],
+						tr: &builtinSlots2[240],
 					},
 				},
 			},
@@ -12179,7 +12248,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.8",
 			file: "rules.yaml (built-in)",
-			line: 6174,
+			line: 6192,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 8, detHi: 8},
 			},
@@ -12189,7 +12258,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "login details not valid",
-						tr: &builtinSlots1[110],
+						tr: &builtinSlots1[111],
 					},
 					explanation: alts{
 						list: []text{
@@ -12212,7 +12281,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[239],
+						tr:   &builtinSlots2[241],
 					},
 					fix: alts{
 						list: []text{
@@ -12220,7 +12289,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the user name and password configured in your mail program or device; your email admin can help."},
 							},
 						},
-						tr: &builtinSlots2[240],
+						tr: &builtinSlots2[242],
 					},
 				},
 			},
@@ -12228,7 +12297,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.9",
 			file: "rules.yaml (built-in)",
-			line: 6184,
+			line: 6202,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 9, detHi: 9},
 			},
@@ -12238,7 +12307,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "login method too weak",
-						tr: &builtinSlots1[111],
+						tr: &builtinSlots1[112],
 					},
 					explanation: alts{
 						list: []text{
@@ -12261,7 +12330,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[241],
+						tr:   &builtinSlots2[243],
 					},
 					fix: alts{
 						list: []text{
@@ -12269,7 +12338,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should configure a stronger login method on the sending system."},
 							},
 						},
-						tr: &builtinSlots2[242],
+						tr: &builtinSlots2[244],
 					},
 				},
 			},
@@ -12277,7 +12346,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.10",
 			file: "rules.yaml (built-in)",
-			line: 6194,
+			line: 6212,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 10, detHi: 10},
 			},
@@ -12287,7 +12356,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "encryption needed",
-						tr: &builtinSlots1[112],
+						tr: &builtinSlots1[113],
 					},
 					explanation: alts{
 						list: []text{
@@ -12310,7 +12379,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[243],
+						tr:   &builtinSlots2[245],
 					},
 					fix: alts{
 						list: []text{
@@ -12318,7 +12387,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should turn on encryption (TLS) for the sending system."},
 							},
 						},
-						tr: &builtinSlots2[244],
+						tr: &builtinSlots2[246],
 					},
 				},
 			},
@@ -12326,7 +12395,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.11",
 			file: "rules.yaml (built-in)",
-			line: 6204,
+			line: 6222,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 11, detHi: 11},
 			},
@@ -12336,7 +12405,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "encryption required to log in",
-						tr: &builtinSlots1[113],
+						tr: &builtinSlots1[114],
 					},
 					explanation: alts{
 						list: []text{
@@ -12359,7 +12428,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[245],
+						tr:   &builtinSlots2[247],
 					},
 					fix: alts{
 						list: []text{
@@ -12367,7 +12436,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should turn on encryption (TLS) before the sending system logs in."},
 							},
 						},
-						tr: &builtinSlots2[246],
+						tr: &builtinSlots2[248],
 					},
 				},
 			},
@@ -12375,7 +12444,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.12",
 			file: "rules.yaml (built-in)",
-			line: 6214,
+			line: 6232,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -12385,7 +12454,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "password change needed",
-						tr: &builtinSlots1[114],
+						tr: &builtinSlots1[115],
 					},
 					explanation: alts{
 						list: []text{
@@ -12408,7 +12477,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[247],
+						tr:   &builtinSlots2[249],
 					},
 					fix: alts{
 						list: []text{
@@ -12416,7 +12485,7 @@ var builtinSet = &ruleSet{
 								{literal: "Change the account's password (your email admin can help), then send again."},
 							},
 						},
-						tr: &builtinSlots2[248],
+						tr: &builtinSlots2[250],
 					},
 				},
 			},
@@ -12424,7 +12493,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.14",
 			file: "rules.yaml (built-in)",
-			line: 6224,
+			line: 6242,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 14, detHi: 14},
 			},
@@ -12434,7 +12503,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "trust relationship required",
-						tr: &builtinSlots1[115],
+						tr: &builtinSlots1[116],
 					},
 					explanation: alts{
 						list: []text{
@@ -12457,7 +12526,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[249],
+						tr:   &builtinSlots2[251],
 					},
 					fix: alts{
 						list: []text{
@@ -12465,7 +12534,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should ask the receiving organization what arrangement it requires."},
 							},
 						},
-						tr: &builtinSlots2[250],
+						tr: &builtinSlots2[252],
 					},
 				},
 			},
@@ -12473,7 +12542,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.15",
 			file: "rules.yaml (built-in)",
-			line: 6234,
+			line: 6252,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 15, detHi: 15},
 			},
@@ -12483,7 +12552,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "priority too low",
-						tr: &builtinSlots1[116],
+						tr: &builtinSlots1[117],
 					},
 					explanation: alts{
 						list: []text{
@@ -12506,7 +12575,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[251],
+						tr:   &builtinSlots2[253],
 					},
 					fix: alts{
 						list: []text{
@@ -12514,7 +12583,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send the message again without a low priority setting, or later."},
 							},
 						},
-						tr: &builtinSlots2[252],
+						tr: &builtinSlots2[254],
 					},
 				},
 			},
@@ -12522,7 +12591,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.19",
 			file: "rules.yaml (built-in)",
-			line: 6244,
+			line: 6262,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 19, detHi: 19},
 			},
@@ -12532,7 +12601,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "address age check not possible",
-						tr: &builtinSlots1[117],
+						tr: &builtinSlots1[118],
 					},
 					explanation: alts{
 						list: []text{
@@ -12555,7 +12624,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[253],
+						tr:   &builtinSlots2[255],
 					},
 					fix: alts{
 						list: []text{
@@ -12563,7 +12632,7 @@ var builtinSet = &ruleSet{
 								{literal: "Send the message again without that check, or ask your email admin."},
 							},
 						},
-						tr: &builtinSlots2[254],
+						tr: &builtinSlots2[256],
 					},
 				},
 			},
@@ -12571,7 +12640,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.13",
 			file: "rules.yaml (built-in)",
-			line: 6254,
+			line: 6272,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -12599,7 +12668,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[255],
+						tr:   &builtinSlots2[257],
 					},
 				},
 			},
@@ -12607,7 +12676,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.17-18",
 			file: "rules.yaml (built-in)",
-			line: 6261,
+			line: 6279,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 17, detHi: 17},
 				{class: -1, subject: 7, detailLo: 18, detHi: 18},
@@ -12636,7 +12705,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[256],
+						tr:   &builtinSlots2[258],
 					},
 				},
 			},
@@ -12644,7 +12713,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.27",
 			file: "rules.yaml (built-in)",
-			line: 6268,
+			line: 6286,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 27, detHi: 27},
 			},
@@ -12654,7 +12723,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "your domain accepts no mail",
-						tr: &builtinSlots1[118],
+						tr: &builtinSlots1[119],
 					},
 					explanation: alts{
 						list: []text{
@@ -12677,7 +12746,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[257],
+						tr:   &builtinSlots2[259],
 					},
 					fix: alts{
 						list: []text{
@@ -12685,7 +12754,7 @@ var builtinSet = &ruleSet{
 								{literal: "Your email admin should give your domain a mail server (or use a sender address whose domain receives mail)."},
 							},
 						},
-						tr: &builtinSlots2[258],
+						tr: &builtinSlots2[260],
 					},
 				},
 			},
@@ -12693,7 +12762,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.30",
 			file: "rules.yaml (built-in)",
-			line: 6280,
+			line: 6298,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 30, detHi: 30},
 			},
@@ -12714,7 +12783,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[259],
+						tr:   &builtinSlots2[261],
 					},
 				},
 			},
@@ -12722,14 +12791,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "blocked-at-connection",
 			file:    "rules.yaml (built-in)",
-			line:    6290,
+			line:    6308,
 			command: []string{"CONN", "HELO", "EHLO"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "user-unknown-after-data",
 			file: "rules.yaml (built-in)",
-			line: 6297,
+			line: 6315,
 			text: phraseMask{
 				{index: 21, bits: 18428729675200069632},
 				{index: 22, bits: 18446744073709551615},
@@ -12759,7 +12828,7 @@ var builtinSet = &ruleSet{
 					owner: "sender",
 					summary: phrase{
 						en: "mailbox does not exist (after sending)",
-						tr: &builtinSlots1[119],
+						tr: &builtinSlots1[120],
 					},
 					explanation: alts{
 						list: []text{
@@ -12801,7 +12870,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[260],
+						tr:   &builtinSlots2[262],
 					},
 					fix: alts{
 						list: []text{
@@ -12809,7 +12878,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the address with the recipient by other means (by phone, or at another address they use) before sending again. If it is closed, remove it from your address book and lists. Changing the message will not help."},
 							},
 						},
-						tr: &builtinSlots2[261],
+						tr: &builtinSlots2[263],
 					},
 				},
 				stages: keyedWords{
@@ -12819,7 +12888,7 @@ var builtinSet = &ruleSet{
 							owner: "sender",
 							summary: phrase{
 								en: "address does not exist",
-								tr: &builtinSlots1[120],
+								tr: &builtinSlots1[121],
 							},
 							explanation: alts{
 								list: []text{
@@ -12842,7 +12911,7 @@ var builtinSet = &ruleSet{
 									},
 								},
 								uses: 3,
-								tr:   &builtinSlots2[262],
+								tr:   &builtinSlots2[264],
 							},
 							fix: alts{
 								list: []text{
@@ -12850,7 +12919,7 @@ var builtinSet = &ruleSet{
 										{literal: "Check the address for typos. If it is right, the person may have left or changed address: ask them for a current one by other means, and remove this address from your address book and lists."},
 									},
 								},
-								tr: &builtinSlots2[263],
+								tr: &builtinSlots2[265],
 							},
 						},
 					},
@@ -12860,7 +12929,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6321,
+			line: 6339,
 			text: phraseMask{
 				{index: 34, bits: 7864320},
 				{index: 11, bits: 8589934592},
@@ -12871,7 +12940,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6326,
+			line: 6344,
 			text: phraseMask{
 				{index: 34, bits: 8388608},
 			},
@@ -12881,7 +12950,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6331,
+			line: 6349,
 			text: phraseMask{
 				{index: 34, bits: 549739036672},
 			},
@@ -12891,7 +12960,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6338,
+			line: 6356,
 			text: phraseMask{
 				{index: 34, bits: 3848290697216},
 			},
@@ -12901,7 +12970,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6343,
+			line: 6361,
 			text: phraseMask{
 				{index: 34, bits: 13194139533312},
 			},
@@ -12911,7 +12980,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6348,
+			line: 6366,
 			text: phraseMask{
 				{index: 34, bits: 52776558133248},
 				{index: 28, bits: 281474976710656},
@@ -12922,7 +12991,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6359,
+			line: 6377,
 			text: phraseMask{
 				{index: 34, bits: 9223301668110598144},
 				{index: 1, bits: 281474976710656},
@@ -12942,7 +13011,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6374,
+			line: 6392,
 			text: phraseMask{
 				{index: 35, bits: 511},
 			},
@@ -12952,7 +13021,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6380,
+			line: 6398,
 			text: phraseMask{
 				{index: 35, bits: 130560},
 				{index: 3, bits: 1073741824},
@@ -12964,7 +13033,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-connection-text",
 			file: "rules.yaml (built-in)",
-			line: 6386,
+			line: 6404,
 			text: phraseMask{
 				{index: 3, bits: 32},
 				{index: 13, bits: 13194139795456},
@@ -12977,7 +13046,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6394,
+			line: 6412,
 			text: phraseMask{
 				{index: 2, bits: 20266198323167232},
 			},
@@ -12987,7 +13056,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6399,
+			line: 6417,
 			text: phraseMask{
 				{index: 35, bits: 1048576},
 			},
@@ -12997,7 +13066,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "onhold-text",
 			file: "rules.yaml (built-in)",
-			line: 6404,
+			line: 6422,
 			text: phraseMask{
 				{index: 35, bits: 14680064},
 			},
@@ -13007,7 +13076,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.4.7",
 			file: "rules.yaml (built-in)",
-			line: 6415,
+			line: 6433,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 7, detHi: 7},
 				{class: 5, subject: 4, detailLo: 7, detHi: 7},
@@ -13018,7 +13087,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "message expired",
-						tr: &builtinSlots1[121],
+						tr: &builtinSlots1[122],
 					},
 					explanation: alts{
 						list: []text{
@@ -13049,7 +13118,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1048579,
-						tr:   &builtinSlots2[264],
+						tr:   &builtinSlots2[266],
 					},
 					fix: alts{
 						list: []text{
@@ -13057,7 +13126,7 @@ var builtinSet = &ruleSet{
 								{literal: "The message was not delivered: the receiving server was unavailable or kept putting it off. Tell the recipient by other means so that their email admin checks their mail server, and send the message again once it accepts mail (to fewer recipients at a time can help); if it is urgent, send the content another way."},
 							},
 						},
-						tr: &builtinSlots2[265],
+						tr: &builtinSlots2[267],
 					},
 				},
 			},
@@ -13066,7 +13135,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1",
 			file: "rules.yaml (built-in)",
-			line: 6428,
+			line: 6446,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -13076,7 +13145,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "relay access denied",
-						tr: &builtinSlots1[122],
+						tr: &builtinSlots1[123],
 					},
 					explanation: alts{
 						list: []text{
@@ -13106,7 +13175,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 19,
-						tr:   &builtinSlots2[266],
+						tr:   &builtinSlots2[268],
 					},
 					fix: alts{
 						list: []text{
@@ -13114,7 +13183,7 @@ var builtinSet = &ruleSet{
 								{literal: "Check the part of the address after the @ for typos. If it is right, the recipient's admin must fix their domain's mail server settings or accepted domains; tell the recipient by other means."},
 							},
 						},
-						tr: &builtinSlots2[267],
+						tr: &builtinSlots2[269],
 					},
 				},
 			},
@@ -13122,7 +13191,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.14",
 			file: "rules.yaml (built-in)",
-			line: 6440,
+			line: 6458,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
 			},
@@ -13132,7 +13201,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "mail loop (too many hops)",
-						tr: &builtinSlots1[123],
+						tr: &builtinSlots1[124],
 					},
 					explanation: alts{
 						list: []text{
@@ -13155,7 +13224,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[268],
+						tr:   &builtinSlots2[270],
 					},
 					fix: alts{
 						list: []text{
@@ -13163,7 +13232,7 @@ var builtinSet = &ruleSet{
 								{literal: "Sending it again will loop again. Check the forwarding rules of your mailbox and ask the recipient to check theirs; whoever owns the looping forwarding or connector must fix it."},
 							},
 						},
-						tr: &builtinSlots2[269],
+						tr: &builtinSlots2[271],
 					},
 				},
 			},
@@ -13171,7 +13240,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6",
 			file: "rules.yaml (built-in)",
-			line: 6449,
+			line: 6467,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -13181,7 +13250,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "mail loop",
-						tr: &builtinSlots1[124],
+						tr: &builtinSlots1[125],
 					},
 					explanation: alts{
 						list: []text{
@@ -13204,7 +13273,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[270],
+						tr:   &builtinSlots2[272],
 					},
 					fix: alts{
 						list: []text{
@@ -13212,7 +13281,7 @@ var builtinSet = &ruleSet{
 								{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 							},
 						},
-						tr: &builtinSlots2[271],
+						tr: &builtinSlots2[273],
 					},
 				},
 			},
@@ -13220,7 +13289,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.6.11",
 			file: "rules.yaml (built-in)",
-			line: 6458,
+			line: 6476,
 			status: []statusPattern{
 				{class: 5, subject: 6, detailLo: 11, detHi: 11},
 			},
@@ -13230,7 +13299,7 @@ var builtinSet = &ruleSet{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "invalid characters (bare line feeds)",
-						tr: &builtinSlots1[125],
+						tr: &builtinSlots1[126],
 					},
 					explanation: alts{
 						list: []text{
@@ -13253,7 +13322,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[272],
+						tr:   &builtinSlots2[274],
 					},
 					fix: alts{
 						list: []text{
@@ -13261,7 +13330,7 @@ var builtinSet = &ruleSet{
 								{literal: "Sending it again will fail the same way. Your email admin should find the program or server that produced the message (an application, script, scanner or device, or a server that rewrites messages) and make it end every line with CRLF, or have the sending server fix the line ends or send in chunks (the CHUNKING extension)."},
 							},
 						},
-						tr: &builtinSlots2[273],
+						tr: &builtinSlots2[275],
 					},
 				},
 			},
@@ -13269,7 +13338,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1",
 			file: "rules.yaml (built-in)",
-			line: 6475,
+			line: 6493,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -13321,7 +13390,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1081347,
-						tr:   &builtinSlots2[274],
+						tr:   &builtinSlots2[276],
 					},
 				},
 				byFact: keyedWords{
@@ -13373,7 +13442,7 @@ var builtinSet = &ruleSet{
 									},
 								},
 								uses: 1081347,
-								tr:   &builtinSlots2[275],
+								tr:   &builtinSlots2[277],
 							},
 						},
 					},
@@ -13383,7 +13452,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.2",
 			file: "rules.yaml (built-in)",
-			line: 6489,
+			line: 6507,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -13411,7 +13480,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[276],
+						tr:   &builtinSlots2[278],
 					},
 				},
 			},
@@ -13419,7 +13488,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.3",
 			file: "rules.yaml (built-in)",
-			line: 6496,
+			line: 6514,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -13440,7 +13509,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[277],
+						tr:   &builtinSlots2[279],
 					},
 				},
 				byFact: keyedWords{
@@ -13450,7 +13519,7 @@ var builtinSet = &ruleSet{
 							owner: "recipient-admin",
 							summary: phrase{
 								en: "temporary DNS failure",
-								tr: &builtinSlots1[126],
+								tr: &builtinSlots1[127],
 							},
 							explanation: alts{
 								list: []text{
@@ -13485,7 +13554,7 @@ var builtinSet = &ruleSet{
 									},
 								},
 								uses: 32785,
-								tr:   &builtinSlots2[278],
+								tr:   &builtinSlots2[280],
 							},
 							fix: alts{
 								list: []text{
@@ -13501,7 +13570,7 @@ var builtinSet = &ruleSet{
 									},
 								},
 								uses: 16,
-								tr:   &builtinSlots2[279],
+								tr:   &builtinSlots2[281],
 							},
 						},
 					},
@@ -13511,7 +13580,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4",
 			file: "rules.yaml (built-in)",
-			line: 6507,
+			line: 6525,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -13539,7 +13608,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 17,
-						tr:   &builtinSlots2[280],
+						tr:   &builtinSlots2[282],
 					},
 				},
 			},
@@ -13547,7 +13616,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4-temporary",
 			file: "rules.yaml (built-in)",
-			line: 6514,
+			line: 6532,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -13575,7 +13644,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 17,
-						tr:   &builtinSlots2[281],
+						tr:   &builtinSlots2[283],
 					},
 				},
 			},
@@ -13583,7 +13652,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.5",
 			file: "rules.yaml (built-in)",
-			line: 6521,
+			line: 6539,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 5, detHi: 5},
 			},
@@ -13604,7 +13673,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[282],
+						tr:   &builtinSlots2[284],
 					},
 				},
 			},
@@ -13612,7 +13681,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.6",
 			file: "rules.yaml (built-in)",
-			line: 6528,
+			line: 6546,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -13640,7 +13709,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[283],
+						tr:   &builtinSlots2[285],
 					},
 					fix: alts{
 						list: []text{
@@ -13648,7 +13717,7 @@ var builtinSet = &ruleSet{
 								{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 							},
 						},
-						tr: &builtinSlots2[284],
+						tr: &builtinSlots2[286],
 					},
 				},
 			},
@@ -13656,7 +13725,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.0",
 			file: "rules.yaml (built-in)",
-			line: 6536,
+			line: 6554,
 			status: []statusPattern{
 				{class: 5, subject: 4},
 			},
@@ -13665,7 +13734,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.6",
 			file: "rules.yaml (built-in)",
-			line: 6542,
+			line: 6560,
 			status: []statusPattern{
 				{class: -1, subject: 6, detailLo: -1, detHi: -1},
 			},
@@ -13693,7 +13762,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[285],
+						tr:   &builtinSlots2[287],
 					},
 				},
 			},
@@ -13701,7 +13770,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sisimai-4.2.1-4.7.1-4.7.2",
 			file: "rules.yaml (built-in)",
-			line: 6550,
+			line: 6568,
 			status: []statusPattern{
 				{class: 4, subject: 2, detailLo: 1, detHi: 1},
 				{class: 4, subject: 7, detailLo: 1, detHi: 1},
@@ -13715,7 +13784,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.1",
 			file: "rules.yaml (built-in)",
-			line: 6557,
+			line: 6575,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 1, detHi: 1},
 			},
@@ -13725,7 +13794,7 @@ var builtinSet = &ruleSet{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "delivery not authorized",
-						tr: &builtinSlots1[127],
+						tr: &builtinSlots1[128],
 					},
 					explanation: alts{
 						list: []text{
@@ -13767,7 +13836,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[286],
+						tr:   &builtinSlots2[288],
 					},
 					fix: alts{
 						list: []text{
@@ -13775,80 +13844,11 @@ var builtinSet = &ruleSet{
 								{literal: "Ask the recipient, by other means, whether they accept mail from you; their email admin (or the group's owner) can see which restriction refused it. If the server's words name a block list or a failed check of your domain, your own email admin must act instead."},
 							},
 						},
-						tr: &builtinSlots2[287],
+						tr: &builtinSlots2[289],
 					},
 				},
 				stages: keyedWords{
 					{
-						words: words{
-							owner: "sender-admin",
-							summary: phrase{
-								en: "sending server or sender refused",
-								tr: &builtinSlots1[128],
-							},
-							explanation: alts{
-								list: []text{
-									{
-										{literal: "The message"},
-										{
-											group: []textPart{
-												{literal: " to "},
-												{isSlot: true},
-											},
-										},
-										{literal: " was refused"},
-										{
-											group: []textPart{
-												{literal: " by "},
-												{slot: 1, isSlot: true},
-											},
-										},
-										{literal: " before the recipient was named, so the refusal is about the sending server or your address. It said: \""},
-										{slot: 5, isSlot: true},
-										{literal: "\""},
-									},
-									{
-										{literal: "The message"},
-										{
-											group: []textPart{
-												{literal: " to "},
-												{isSlot: true},
-											},
-										},
-										{literal: " was refused"},
-										{
-											group: []textPart{
-												{literal: " by "},
-												{slot: 1, isSlot: true},
-											},
-										},
-										{literal: " before the recipient was named, so the refusal is about the sending server or your address."},
-									},
-								},
-								uses: 35,
-								tr:   &builtinSlots2[288],
-							},
-							fix: alts{
-								list: []text{
-									{
-										{literal: "Changing the message will not help. Your email admin should find out from the receiving organization why it refuses the sending server or your address"},
-										{
-											group: []textPart{
-												{literal: " ("},
-												{slot: 13, isSlot: true},
-												{literal: ")"},
-											},
-										},
-										{literal: ", and fix the cause."},
-									},
-								},
-								uses: 8192,
-								tr:   &builtinSlots2[289],
-							},
-						},
-					},
-					{
-						key: 1,
 						words: words{
 							owner: "sender-admin",
 							summary: phrase{
@@ -13916,6 +13916,75 @@ var builtinSet = &ruleSet{
 							},
 						},
 					},
+					{
+						key: 1,
+						words: words{
+							owner: "sender-admin",
+							summary: phrase{
+								en: "sending server or sender refused",
+								tr: &builtinSlots1[130],
+							},
+							explanation: alts{
+								list: []text{
+									{
+										{literal: "The message"},
+										{
+											group: []textPart{
+												{literal: " to "},
+												{isSlot: true},
+											},
+										},
+										{literal: " was refused"},
+										{
+											group: []textPart{
+												{literal: " by "},
+												{slot: 1, isSlot: true},
+											},
+										},
+										{literal: " before the recipient was named, so the refusal is about the sending server or your address. It said: \""},
+										{slot: 5, isSlot: true},
+										{literal: "\""},
+									},
+									{
+										{literal: "The message"},
+										{
+											group: []textPart{
+												{literal: " to "},
+												{isSlot: true},
+											},
+										},
+										{literal: " was refused"},
+										{
+											group: []textPart{
+												{literal: " by "},
+												{slot: 1, isSlot: true},
+											},
+										},
+										{literal: " before the recipient was named, so the refusal is about the sending server or your address."},
+									},
+								},
+								uses: 35,
+								tr:   &builtinSlots2[292],
+							},
+							fix: alts{
+								list: []text{
+									{
+										{literal: "Changing the message will not help. Your email admin should find out from the receiving organization why it refuses the sending server or your address"},
+										{
+											group: []textPart{
+												{literal: " ("},
+												{slot: 13, isSlot: true},
+												{literal: ")"},
+											},
+										},
+										{literal: ", and fix the cause."},
+									},
+								},
+								uses: 8192,
+								tr:   &builtinSlots2[293],
+							},
+						},
+					},
 				},
 				byFact: keyedWords{
 					{
@@ -13924,7 +13993,7 @@ var builtinSet = &ruleSet{
 							owner: "sender",
 							summary: phrase{
 								en: "refused by the recipient organization's own rule",
-								tr: &builtinSlots1[130],
+								tr: &builtinSlots1[131],
 							},
 							explanation: alts{
 								list: []text{
@@ -13949,7 +14018,7 @@ var builtinSet = &ruleSet{
 									},
 								},
 								uses: 549755813891,
-								tr:   &builtinSlots2[292],
+								tr:   &builtinSlots2[294],
 							},
 							fix: alts{
 								list: []text{
@@ -13957,7 +14026,7 @@ var builtinSet = &ruleSet{
 										{literal: "Follow the organization's instruction quoted above (for example another file format, or the way it asks you to send files), then send the message again. If it is unclear or you cannot do what it asks, ask the recipient by other means: their email admin set the rule and can tell you what it accepts."},
 									},
 								},
-								tr: &builtinSlots2[293],
+								tr: &builtinSlots2[295],
 							},
 						},
 					},
@@ -13967,7 +14036,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.other",
 			file: "rules.yaml (built-in)",
-			line: 6586,
+			line: 6604,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: -1, detHi: -1},
 			},
@@ -13977,7 +14046,7 @@ var builtinSet = &ruleSet{
 					owner: "unknown",
 					summary: phrase{
 						en: "refused for a security or policy reason",
-						tr: &builtinSlots1[131],
+						tr: &builtinSlots1[132],
 					},
 					explanation: alts{
 						list: []text{
@@ -14019,7 +14088,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[294],
+						tr:   &builtinSlots2[296],
 					},
 					fix: alts{
 						list: []text{
@@ -14027,67 +14096,11 @@ var builtinSet = &ruleSet{
 								{literal: "Read what the server said. If it names a block list or a check of your domain, your email admin must act; otherwise ask the recipient, by other means, what their organization refused."},
 							},
 						},
-						tr: &builtinSlots2[295],
+						tr: &builtinSlots2[297],
 					},
 				},
 				stages: keyedWords{
 					{
-						words: words{
-							owner: "sender-admin",
-							explanation: alts{
-								list: []text{
-									{
-										{literal: "The message"},
-										{
-											group: []textPart{
-												{literal: " to "},
-												{isSlot: true},
-											},
-										},
-										{literal: " was refused"},
-										{
-											group: []textPart{
-												{literal: " by "},
-												{slot: 1, isSlot: true},
-											},
-										},
-										{literal: " before its content was sent, for a security or policy reason about the sending server or your address. It said: \""},
-										{slot: 5, isSlot: true},
-										{literal: "\""},
-									},
-									{
-										{literal: "The message"},
-										{
-											group: []textPart{
-												{literal: " to "},
-												{isSlot: true},
-											},
-										},
-										{literal: " was refused"},
-										{
-											group: []textPart{
-												{literal: " by "},
-												{slot: 1, isSlot: true},
-											},
-										},
-										{literal: " before its content was sent, for a security or policy reason about the sending server or your address."},
-									},
-								},
-								uses: 35,
-								tr:   &builtinSlots2[296],
-							},
-							fix: alts{
-								list: []text{
-									{
-										{literal: "Changing the message will not help. Your email admin should find out from the receiving organization why it refuses the sending server or your address, and fix the cause."},
-									},
-								},
-								tr: &builtinSlots2[297],
-							},
-						},
-					},
-					{
-						key: 1,
 						words: words{
 							owner: "sender-admin",
 							explanation: alts{
@@ -14143,6 +14156,62 @@ var builtinSet = &ruleSet{
 						},
 					},
 					{
+						key: 1,
+						words: words{
+							owner: "sender-admin",
+							explanation: alts{
+								list: []text{
+									{
+										{literal: "The message"},
+										{
+											group: []textPart{
+												{literal: " to "},
+												{isSlot: true},
+											},
+										},
+										{literal: " was refused"},
+										{
+											group: []textPart{
+												{literal: " by "},
+												{slot: 1, isSlot: true},
+											},
+										},
+										{literal: " before its content was sent, for a security or policy reason about the sending server or your address. It said: \""},
+										{slot: 5, isSlot: true},
+										{literal: "\""},
+									},
+									{
+										{literal: "The message"},
+										{
+											group: []textPart{
+												{literal: " to "},
+												{isSlot: true},
+											},
+										},
+										{literal: " was refused"},
+										{
+											group: []textPart{
+												{literal: " by "},
+												{slot: 1, isSlot: true},
+											},
+										},
+										{literal: " before its content was sent, for a security or policy reason about the sending server or your address."},
+									},
+								},
+								uses: 35,
+								tr:   &builtinSlots2[300],
+							},
+							fix: alts{
+								list: []text{
+									{
+										{literal: "Changing the message will not help. Your email admin should find out from the receiving organization why it refuses the sending server or your address, and fix the cause."},
+									},
+								},
+								tr: &builtinSlots2[301],
+							},
+						},
+					},
+					{
 						key: 2,
 						words: words{
 							owner: "recipient-admin",
@@ -14186,7 +14255,7 @@ var builtinSet = &ruleSet{
 									},
 								},
 								uses: 35,
-								tr:   &builtinSlots2[300],
+								tr:   &builtinSlots2[302],
 							},
 							fix: alts{
 								list: []text{
@@ -14194,7 +14263,7 @@ var builtinSet = &ruleSet{
 										{literal: "Changing the message will not help. Ask the recipient, by other means, whether they can receive mail from you; their email admin can see which rule refused it."},
 									},
 								},
-								tr: &builtinSlots2[301],
+								tr: &builtinSlots2[303],
 							},
 						},
 					},
@@ -14204,7 +14273,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "delayed-unknown",
 			file:   "rules.yaml (built-in)",
-			line:   6616,
+			line:   6634,
 			action: []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "expired",
@@ -14212,7 +14281,7 @@ var builtinSet = &ruleSet{
 					owner: "none",
 					summary: phrase{
 						en: "delivery delayed",
-						tr: &builtinSlots1[132],
+						tr: &builtinSlots1[133],
 					},
 					explanation: alts{
 						list: []text{
@@ -14254,7 +14323,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[302],
+						tr:   &builtinSlots2[304],
 					},
 				},
 				delays: true,
@@ -14263,7 +14332,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.other",
 			file: "rules.yaml (built-in)",
-			line: 6626,
+			line: 6644,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: -1, detHi: -1},
 			},
@@ -14272,7 +14341,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.0",
 			file: "rules.yaml (built-in)",
-			line: 6631,
+			line: 6649,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: -1, detHi: -1},
 			},
@@ -14281,7 +14350,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.0",
 			file: "rules.yaml (built-in)",
-			line: 6636,
+			line: 6654,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: -1, detHi: -1},
 			},
@@ -14328,7 +14397,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[303],
+						tr:   &builtinSlots2[305],
 					},
 				},
 			},
@@ -14336,7 +14405,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.0",
 			file: "rules.yaml (built-in)",
-			line: 6645,
+			line: 6663,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: -1, detHi: -1},
 				{class: 4, subject: 3, detailLo: 3, detHi: 3},
@@ -14347,7 +14416,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.0",
 			file: "rules.yaml (built-in)",
-			line: 6653,
+			line: 6671,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: -1, detHi: -1},
 			},
@@ -14356,14 +14425,14 @@ var builtinSet = &ruleSet{
 		{
 			id:       "diagnostic-type-x-unix",
 			file:     "rules.yaml (built-in)",
-			line:     6658,
+			line:     6676,
 			diagType: []string{"x-unix"},
 			then:     thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "rfc3463-x.3.other",
 			file: "rules.yaml (built-in)",
-			line: 6668,
+			line: 6686,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: -1, detHi: -1},
 			},
@@ -14372,7 +14441,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-onhold",
 			file: "rules.yaml (built-in)",
-			line: 6678,
+			line: 6696,
 			text: phraseMask{
 				{index: 35, bits: 16777216},
 			},
@@ -14382,7 +14451,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-onhold",
 			file: "rules.yaml (built-in)",
-			line: 6683,
+			line: 6701,
 			text: phraseMask{
 				{index: 35, bits: 234881024},
 			},
@@ -14392,7 +14461,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-onhold",
 			file: "rules.yaml (built-in)",
-			line: 6689,
+			line: 6707,
 			text: phraseMask{
 				{index: 35, bits: 1879048192},
 			},
@@ -14403,7 +14472,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-521-556",
 			file: "rules.yaml (built-in)",
-			line: 6698,
+			line: 6716,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 1},
@@ -14417,7 +14486,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-552",
 			file: "rules.yaml (built-in)",
-			line: 6702,
+			line: 6720,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 2},
@@ -14433,7 +14502,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-452",
 			file: "rules.yaml (built-in)",
-			line: 6706,
+			line: 6724,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 2},
@@ -14444,7 +14513,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-421",
 			file: "rules.yaml (built-in)",
-			line: 6710,
+			line: 6728,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 2, 2: 1},
@@ -14458,7 +14527,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-553",
 			file: "rules.yaml (built-in)",
-			line: 6714,
+			line: 6732,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 3},
@@ -14469,7 +14538,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-syntax",
 			file: "rules.yaml (built-in)",
-			line: 6718,
+			line: 6736,
 			status: []statusPattern{
 				{none: true},
 				{class: 5, subject: 5, detailLo: -1, detHi: -1},
@@ -14529,7 +14598,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-451",
 			file: "rules.yaml (built-in)",
-			line: 6726,
+			line: 6744,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 1},
@@ -14578,7 +14647,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[304],
+						tr:   &builtinSlots2[306],
 					},
 				},
 			},
@@ -14586,7 +14655,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "vacation-text",
 			file: "rules.yaml (built-in)",
-			line: 6734,
+			line: 6752,
 			text: phraseMask{
 				{index: 35, bits: 128849018880},
 			},
@@ -14599,7 +14668,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unreadable-text",
 			file: "rules.yaml (built-in)",
-			line: 6741,
+			line: 6759,
 			regexps: []*pattern{
 				{src: "^[^a-z]+$", captures: false},
 			},
@@ -14621,7 +14690,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 1,
-						tr:   &builtinSlots2[305],
+						tr:   &builtinSlots2[307],
 					},
 					fix: alts{
 						list: []text{
@@ -14629,7 +14698,7 @@ var builtinSet = &ruleSet{
 								{literal: "Have someone who reads the report's language look at the server's reply in it, or forward the report to your email admin."},
 							},
 						},
-						tr: &builtinSlots2[306],
+						tr: &builtinSlots2[308],
 					},
 				},
 				delays: true,
@@ -14638,7 +14707,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-550-554-alone",
 			file: "rules.yaml (built-in)",
-			line: 6750,
+			line: 6768,
 			status: []statusPattern{
 				{none: true},
 			},
@@ -14693,7 +14762,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[307],
+						tr:   &builtinSlots2[309],
 					},
 					fix: alts{
 						list: []text{
@@ -14701,7 +14770,7 @@ var builtinSet = &ruleSet{
 								{literal: "Read what the server said, if anything. If it is unclear, ask the recipient or their email admin, by other means, why mail from you is refused."},
 							},
 						},
-						tr: &builtinSlots2[308],
+						tr: &builtinSlots2[310],
 					},
 				},
 			},
@@ -14709,7 +14778,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.0.0",
 			file: "rules.yaml (built-in)",
-			line: 6759,
+			line: 6777,
 			status: []statusPattern{
 				{class: -1, detailLo: -1, detHi: -1},
 			},
@@ -14749,7 +14818,7 @@ var builtinSet = &ruleSet{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[309],
+						tr:   &builtinSlots2[311],
 					},
 				},
 			},
@@ -15897,28 +15966,28 @@ var builtinSet = &ruleSet{
 		"permission denied", "on hold", "held for review", "quarantined", "each of the following recipients was rejected by a remote mail server", "(000b099c)", "(000b09aa)", "(000b09b6)", "account outbounds disabled", "hostname is not authorized", "journal message past expiration", "large", "big", "i am away on vacation", "i am away until", "i am out of the office", "i will be traveling for work on",
 	},
 	textFree: textFreeIndex{
-		0: {0, 406, 407, 418, 501, 502, 545, 577, 583, 588, 590, 591, 592, 593, 594, 596, 597},
+		0: {0, 407, 408, 419, 502, 503, 546, 578, 584, 589, 591, 592, 593, 594, 595, 597, 598},
 		1: {
-			0, 1, 406, 407, 409, 414, 415, 418, 423, 432, 450, 458, 461, 466, 496, 501, 502, 508, 509, 511,
-			512, 513, 515, 516, 517, 518, 519, 521, 522, 523, 524, 525, 526, 527, 528, 529, 530, 531, 532, 533,
-			534, 535, 536, 537, 538, 539, 540, 541, 542, 543, 544, 545, 565, 566, 567, 570, 571, 573, 575, 576,
-			577, 578, 579, 580, 582, 583, 584, 588, 590, 591, 592, 594, 596, 598,
+			0, 1, 407, 408, 410, 415, 416, 419, 424, 433, 451, 459, 462, 467, 497, 502, 503, 509, 510, 512,
+			513, 514, 516, 517, 518, 519, 520, 522, 523, 524, 525, 526, 527, 528, 529, 530, 531, 532, 533, 534,
+			535, 536, 537, 538, 539, 540, 541, 542, 543, 544, 545, 546, 566, 567, 568, 571, 572, 574, 576, 577,
+			578, 579, 580, 581, 583, 584, 585, 589, 591, 592, 593, 595, 597, 599,
 		},
 		2: {
-			0, 296, 297, 298, 406, 407, 409, 414, 415, 418, 423, 432, 450, 458, 461, 466, 496, 501, 502, 508,
-			509, 510, 511, 512, 513, 515, 516, 517, 518, 519, 520, 521, 522, 523, 524, 525, 526, 527, 528, 529,
-			530, 531, 532, 533, 534, 535, 536, 537, 538, 539, 540, 541, 542, 543, 544, 545, 560, 565, 566, 567,
-			569, 570, 571, 573, 574, 575, 576, 577, 578, 579, 580, 581, 582, 583, 584, 588, 590, 591, 592, 593,
-			594, 596, 598,
+			0, 297, 298, 299, 407, 408, 410, 415, 416, 419, 424, 433, 451, 459, 462, 467, 497, 502, 503, 509,
+			510, 511, 512, 513, 514, 516, 517, 518, 519, 520, 521, 522, 523, 524, 525, 526, 527, 528, 529, 530,
+			531, 532, 533, 534, 535, 536, 537, 538, 539, 540, 541, 542, 543, 544, 545, 546, 561, 566, 567, 568,
+			570, 571, 572, 574, 575, 576, 577, 578, 579, 580, 581, 582, 583, 584, 585, 589, 591, 592, 593, 594,
+			595, 597, 599,
 		},
 		3: {
-			0, 113, 114, 118, 119, 210, 299, 300, 301, 302, 303, 304, 305, 306, 307, 308, 309, 310, 311, 312,
-			313, 314, 315, 316, 317, 318, 319, 320, 321, 322, 323, 324, 325, 326, 327, 328, 329, 330, 331, 332,
-			333, 334, 406, 407, 409, 414, 415, 418, 423, 430, 431, 432, 450, 458, 461, 466, 471, 496, 501, 502,
-			508, 509, 510, 511, 512, 513, 514, 515, 516, 517, 518, 519, 520, 521, 522, 523, 524, 525, 526, 527,
-			528, 529, 530, 531, 532, 533, 534, 535, 536, 537, 538, 539, 540, 541, 542, 543, 544, 545, 560, 561,
-			562, 563, 564, 565, 566, 567, 568, 570, 571, 572, 573, 575, 576, 577, 578, 579, 580, 581, 582, 583,
-			584, 588, 590, 591, 592, 593, 594, 596, 598,
+			0, 113, 114, 118, 119, 210, 300, 301, 302, 303, 304, 305, 306, 307, 308, 309, 310, 311, 312, 313,
+			314, 315, 316, 317, 318, 319, 320, 321, 322, 323, 324, 325, 326, 327, 328, 329, 330, 331, 332, 333,
+			334, 335, 407, 408, 410, 415, 416, 419, 424, 431, 432, 433, 451, 459, 462, 467, 472, 497, 502, 503,
+			509, 510, 511, 512, 513, 514, 515, 516, 517, 518, 519, 520, 521, 522, 523, 524, 525, 526, 527, 528,
+			529, 530, 531, 532, 533, 534, 535, 536, 537, 538, 539, 540, 541, 542, 543, 544, 545, 546, 561, 562,
+			563, 564, 565, 566, 567, 568, 569, 571, 572, 573, 574, 576, 577, 578, 579, 580, 581, 582, 583, 584,
+			585, 589, 591, 592, 593, 594, 595, 597, 599,
 		},
 	},
 }
@@ -15930,7 +15999,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "SPF/DKIM/DMARC failure",
-				tr: &builtinSlots1[133],
+				tr: &builtinSlots1[134],
 			},
 			explanation: alts{
 				list: []text{
@@ -15953,7 +16022,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[310],
+				tr:   &builtinSlots2[312],
 			},
 			fix: alts{
 				list: []text{
@@ -15976,7 +16045,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 9216,
-				tr:   &builtinSlots2[311],
+				tr:   &builtinSlots2[313],
 			},
 		},
 	},
@@ -15986,7 +16055,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "poor sender reputation",
-				tr: &builtinSlots1[134],
+				tr: &builtinSlots1[135],
 			},
 			explanation: alts{
 				list: []text{
@@ -16009,7 +16078,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[312],
+				tr:   &builtinSlots2[314],
 			},
 			fix: alts{
 				list: []text{
@@ -16026,7 +16095,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 8192,
-				tr:   &builtinSlots2[313],
+				tr:   &builtinSlots2[315],
 			},
 		},
 	},
@@ -16036,7 +16105,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "sending server blocked",
-				tr: &builtinSlots1[135],
+				tr: &builtinSlots1[136],
 			},
 			explanation: alts{
 				list: []text{
@@ -16094,7 +16163,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 69635,
-				tr:   &builtinSlots2[314],
+				tr:   &builtinSlots2[316],
 			},
 			fix: alts{
 				list: []text{
@@ -16145,7 +16214,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 537600,
-				tr:   &builtinSlots2[315],
+				tr:   &builtinSlots2[317],
 			},
 		},
 		byFact: keyedWords{
@@ -16155,7 +16224,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "blocked by the recipient's filter",
-						tr: &builtinSlots1[136],
+						tr: &builtinSlots1[137],
 					},
 					explanation: alts{
 						list: []text{
@@ -16178,7 +16247,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[316],
+						tr:   &builtinSlots2[318],
 					},
 					fix: alts{
 						list: []text{
@@ -16186,7 +16255,7 @@ var builtinData1 = [...]reasonDef{
 								{literal: "Ask the recipient by other means to have their email admin look the message up in their Barracuda message log: it shows why it was blocked, and the admin can allow your address or the message. Sending it again unchanged will most likely be blocked again."},
 							},
 						},
-						tr: &builtinSlots2[317],
+						tr: &builtinSlots2[319],
 					},
 				},
 			},
@@ -16198,7 +16267,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "invalid message format",
-				tr: &builtinSlots1[137],
+				tr: &builtinSlots1[138],
 			},
 			explanation: alts{
 				list: []text{
@@ -16221,7 +16290,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[318],
+				tr:   &builtinSlots2[320],
 			},
 			fix: alts{
 				list: []text{
@@ -16229,7 +16298,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Send the message again from another mail program, or without the unusual attachment or formatting. If it keeps failing, your email admin should check the program that produced it."},
 					},
 				},
-				tr: &builtinSlots2[319],
+				tr: &builtinSlots2[321],
 			},
 		},
 		byFact: keyedWords{
@@ -16239,7 +16308,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "mail loop",
-						tr: &builtinSlots1[138],
+						tr: &builtinSlots1[139],
 					},
 					explanation: alts{
 						list: []text{
@@ -16262,7 +16331,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[320],
+						tr:   &builtinSlots2[322],
 					},
 					fix: alts{
 						list: []text{
@@ -16270,7 +16339,7 @@ var builtinData1 = [...]reasonDef{
 								{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 							},
 						},
-						tr: &builtinSlots2[321],
+						tr: &builtinSlots2[323],
 					},
 				},
 			},
@@ -16281,7 +16350,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "none",
 			summary: phrase{
 				en: "delivered",
-				tr: &builtinSlots1[139],
+				tr: &builtinSlots1[140],
 			},
 			explanation: alts{
 				list: []text{
@@ -16304,7 +16373,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[322],
+				tr:   &builtinSlots2[324],
 			},
 		},
 	},
@@ -16314,7 +16383,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "message too large for the recipient",
-				tr: &builtinSlots1[140],
+				tr: &builtinSlots1[141],
 			},
 			explanation: alts{
 				list: []text{
@@ -16356,7 +16425,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 16387,
-				tr:   &builtinSlots2[323],
+				tr:   &builtinSlots2[325],
 			},
 			fix: alts{
 				list: []text{
@@ -16395,7 +16464,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 274877931520,
-				tr:   &builtinSlots2[324],
+				tr:   &builtinSlots2[326],
 			},
 		},
 	},
@@ -16405,7 +16474,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "delivery timed out",
-				tr: &builtinSlots1[141],
+				tr: &builtinSlots1[142],
 			},
 			explanation: alts{
 				list: []text{
@@ -16532,7 +16601,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 17858595,
-				tr:   &builtinSlots2[325],
+				tr:   &builtinSlots2[327],
 			},
 			fix: alts{
 				list: []text{
@@ -16548,7 +16617,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 32768,
-				tr:   &builtinSlots2[326],
+				tr:   &builtinSlots2[328],
 			},
 		},
 		byFact: keyedWords{
@@ -16557,7 +16626,7 @@ var builtinData1 = [...]reasonDef{
 				words: words{
 					summary: phrase{
 						en: "delivery timed out (DNS not answering)",
-						tr: &builtinSlots1[142],
+						tr: &builtinSlots1[143],
 					},
 					explanation: alts{
 						list: []text{
@@ -16588,7 +16657,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 1048593,
-						tr:   &builtinSlots2[327],
+						tr:   &builtinSlots2[329],
 					},
 					fix: alts{
 						list: []text{
@@ -16604,7 +16673,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 16,
-						tr:   &builtinSlots2[328],
+						tr:   &builtinSlots2[330],
 					},
 				},
 			},
@@ -16640,7 +16709,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 1081345,
-						tr:   &builtinSlots2[329],
+						tr:   &builtinSlots2[331],
 					},
 					fix: alts{
 						list: []text{
@@ -16656,7 +16725,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 32768,
-						tr:   &builtinSlots2[330],
+						tr:   &builtinSlots2[332],
 					},
 				},
 			},
@@ -16692,7 +16761,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 1081345,
-						tr:   &builtinSlots2[331],
+						tr:   &builtinSlots2[333],
 					},
 					fix: alts{
 						list: []text{
@@ -16708,7 +16777,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 32768,
-						tr:   &builtinSlots2[332],
+						tr:   &builtinSlots2[334],
 					},
 				},
 			},
@@ -16720,7 +16789,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "encryption (TLS) failed",
-				tr: &builtinSlots1[143],
+				tr: &builtinSlots1[144],
 			},
 			explanation: alts{
 				list: []text{
@@ -16736,7 +16805,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 1,
-				tr:   &builtinSlots2[333],
+				tr:   &builtinSlots2[335],
 			},
 			fix: alts{
 				list: []text{
@@ -16744,7 +16813,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. The admins of both servers should check their encryption settings (certificates, protocol versions, security policies)."},
 					},
 				},
-				tr: &builtinSlots2[334],
+				tr: &builtinSlots2[336],
 			},
 		},
 		byFact: keyedWords{
@@ -16754,7 +16823,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "receiving server requires encryption",
-						tr: &builtinSlots1[144],
+						tr: &builtinSlots1[145],
 					},
 					explanation: alts{
 						list: []text{
@@ -16777,7 +16846,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[335],
+						tr:   &builtinSlots2[337],
 					},
 					fix: alts{
 						list: []text{
@@ -16785,7 +16854,7 @@ var builtinData1 = [...]reasonDef{
 								{literal: "Nothing in your message needs to change. Your email admin must enable encryption (TLS) for outgoing mail on the sending server (or the device or application that sent it), then send the message again."},
 							},
 						},
-						tr: &builtinSlots2[336],
+						tr: &builtinSlots2[338],
 					},
 				},
 			},
@@ -16795,7 +16864,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "receiving server offers no encryption",
-						tr: &builtinSlots1[145],
+						tr: &builtinSlots1[146],
 					},
 					explanation: alts{
 						list: []text{
@@ -16818,7 +16887,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 32769,
-						tr:   &builtinSlots2[337],
+						tr:   &builtinSlots2[339],
 					},
 					fix: alts{
 						list: []text{
@@ -16842,7 +16911,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 32784,
-						tr:   &builtinSlots2[338],
+						tr:   &builtinSlots2[340],
 					},
 				},
 			},
@@ -16852,7 +16921,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "receiving server could not start encryption",
-						tr: &builtinSlots1[146],
+						tr: &builtinSlots1[147],
 					},
 					explanation: alts{
 						list: []text{
@@ -16875,7 +16944,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 32769,
-						tr:   &builtinSlots2[339],
+						tr:   &builtinSlots2[341],
 					},
 					fix: alts{
 						list: []text{
@@ -16891,7 +16960,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 32768,
-						tr:   &builtinSlots2[340],
+						tr:   &builtinSlots2[342],
 					},
 				},
 			},
@@ -16901,7 +16970,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "receiving server's certificate not accepted",
-						tr: &builtinSlots1[147],
+						tr: &builtinSlots1[148],
 					},
 					explanation: alts{
 						list: []text{
@@ -16924,7 +16993,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 32769,
-						tr:   &builtinSlots2[341],
+						tr:   &builtinSlots2[343],
 					},
 					fix: alts{
 						list: []text{
@@ -16932,7 +17001,7 @@ var builtinData1 = [...]reasonDef{
 								{literal: "Nothing in your message needs to change, and nothing on your side should: the check protects your message. Tell the recipient by other means: their email admin must fix their mail server's certificate (valid, from a trusted issuer, for the server's name) or the security policy their domain publishes for its mail servers. Send the message again once they confirm it is fixed."},
 							},
 						},
-						tr: &builtinSlots2[342],
+						tr: &builtinSlots2[344],
 					},
 				},
 			},
@@ -16943,7 +17012,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "complaint report",
-				tr: &builtinSlots1[148],
+				tr: &builtinSlots1[149],
 			},
 			explanation: alts{
 				list: []text{
@@ -16951,7 +17020,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "A recipient or their provider flagged the message."},
 					},
 				},
-				tr: &builtinSlots2[343],
+				tr: &builtinSlots2[345],
 			},
 			fix: alts{
 				list: []text{
@@ -16959,7 +17028,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Stop mailing the recipient who complained."},
 					},
 				},
-				tr: &builtinSlots2[344],
+				tr: &builtinSlots2[346],
 			},
 		},
 	},
@@ -16969,7 +17038,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "refused by recipient-side filter",
-				tr: &builtinSlots1[149],
+				tr: &builtinSlots1[150],
 			},
 			explanation: alts{
 				list: []text{
@@ -17011,7 +17080,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[345],
+				tr:   &builtinSlots2[347],
 			},
 			fix: alts{
 				list: []text{
@@ -17019,7 +17088,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Ask the recipient, by other means, to allow your address, or their email admin to relax the restriction. Changing the message is unlikely to help."},
 					},
 				},
-				tr: &builtinSlots2[346],
+				tr: &builtinSlots2[348],
 			},
 		},
 		byFact: keyedWords{
@@ -17029,7 +17098,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender",
 					summary: phrase{
 						en: "encrypted attachment not accepted",
-						tr: &builtinSlots1[150],
+						tr: &builtinSlots1[151],
 					},
 					explanation: alts{
 						list: []text{
@@ -17060,7 +17129,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 131075,
-						tr:   &builtinSlots2[347],
+						tr:   &builtinSlots2[349],
 					},
 					fix: alts{
 						list: []text{
@@ -17068,7 +17137,7 @@ var builtinData1 = [...]reasonDef{
 								{literal: "Send the file in a way the recipient's organization accepts: ask the recipient which (their organization's secure file exchange, the file without encryption or password, or a link to a shared folder you agree on). If it must stay protected, send the password separately, never in the same message."},
 							},
 						},
-						tr: &builtinSlots2[348],
+						tr: &builtinSlots2[350],
 					},
 				},
 			},
@@ -17078,7 +17147,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender",
 					summary: phrase{
 						en: "attachment type not accepted",
-						tr: &builtinSlots1[151],
+						tr: &builtinSlots1[152],
 					},
 					explanation: alts{
 						list: []text{
@@ -17120,7 +17189,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 131075,
-						tr:   &builtinSlots2[349],
+						tr:   &builtinSlots2[351],
 					},
 					fix: alts{
 						list: []text{
@@ -17134,7 +17203,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 131072,
-						tr:   &builtinSlots2[350],
+						tr:   &builtinSlots2[352],
 					},
 				},
 			},
@@ -17147,7 +17216,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "address has moved",
-				tr: &builtinSlots1[152],
+				tr: &builtinSlots1[153],
 			},
 			explanation: alts{
 				list: []text{
@@ -17170,7 +17239,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[351],
+				tr:   &builtinSlots2[353],
 			},
 			fix: alts{
 				list: []text{
@@ -17178,7 +17247,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Ask the recipient, by other means, for their new address, and update your address book and mailing lists."},
 					},
 				},
-				tr: &builtinSlots2[352],
+				tr: &builtinSlots2[354],
 			},
 		},
 	},
@@ -17189,7 +17258,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "domain does not exist",
-				tr: &builtinSlots1[153],
+				tr: &builtinSlots1[154],
 			},
 			explanation: alts{
 				list: []text{
@@ -17212,7 +17281,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 17,
-				tr:   &builtinSlots2[353],
+				tr:   &builtinSlots2[355],
 			},
 			fix: alts{
 				list: []text{
@@ -17229,7 +17298,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 16,
-				tr:   &builtinSlots2[354],
+				tr:   &builtinSlots2[356],
 			},
 		},
 		byFact: keyedWords{
@@ -17238,7 +17307,7 @@ var builtinData1 = [...]reasonDef{
 				words: words{
 					summary: phrase{
 						en: "domain has no mail server",
-						tr: &builtinSlots1[154],
+						tr: &builtinSlots1[155],
 					},
 					explanation: alts{
 						list: []text{
@@ -17273,7 +17342,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 32785,
-						tr:   &builtinSlots2[355],
+						tr:   &builtinSlots2[357],
 					},
 					fix: alts{
 						list: []text{
@@ -17290,7 +17359,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 16,
-						tr:   &builtinSlots2[356],
+						tr:   &builtinSlots2[358],
 					},
 				},
 			},
@@ -17302,7 +17371,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient",
 			summary: phrase{
 				en: "mailbox full",
-				tr: &builtinSlots1[155],
+				tr: &builtinSlots1[156],
 			},
 			explanation: alts{
 				list: []text{
@@ -17325,7 +17394,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[357],
+				tr:   &builtinSlots2[359],
 			},
 			fix: alts{
 				list: []text{
@@ -17333,7 +17402,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Send it again in a few days, or tell the recipient by other means so that they can make room in their mailbox (or ask their email admin for more space)."},
 					},
 				},
-				tr: &builtinSlots2[358],
+				tr: &builtinSlots2[360],
 			},
 		},
 	},
@@ -17343,7 +17412,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "delivery program failed",
-				tr: &builtinSlots1[156],
+				tr: &builtinSlots1[157],
 			},
 			explanation: alts{
 				list: []text{
@@ -17385,7 +17454,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[359],
+				tr:   &builtinSlots2[361],
 			},
 			fix: alts{
 				list: []text{
@@ -17393,7 +17462,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Tell the recipient by other means: their email admin must fix the delivery program."},
 					},
 				},
-				tr: &builtinSlots2[360],
+				tr: &builtinSlots2[362],
 			},
 		},
 	},
@@ -17403,7 +17472,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "message too large",
-				tr: &builtinSlots1[157],
+				tr: &builtinSlots1[158],
 			},
 			explanation: alts{
 				list: []text{
@@ -17445,7 +17514,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 16387,
-				tr:   &builtinSlots2[361],
+				tr:   &builtinSlots2[363],
 			},
 			fix: alts{
 				list: []text{
@@ -17484,7 +17553,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 274877931520,
-				tr:   &builtinSlots2[362],
+				tr:   &builtinSlots2[364],
 			},
 		},
 	},
@@ -17494,7 +17563,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "network or DNS problem",
-				tr: &builtinSlots1[158],
+				tr: &builtinSlots1[159],
 			},
 			explanation: alts{
 				list: []text{
@@ -17517,7 +17586,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 32769,
-				tr:   &builtinSlots2[363],
+				tr:   &builtinSlots2[365],
 			},
 			fix: alts{
 				list: []text{
@@ -17538,7 +17607,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 33792,
-				tr:   &builtinSlots2[364],
+				tr:   &builtinSlots2[366],
 			},
 		},
 		byFact: keyedWords{
@@ -17547,7 +17616,7 @@ var builtinData1 = [...]reasonDef{
 				words: words{
 					summary: phrase{
 						en: "mail loop",
-						tr: &builtinSlots1[159],
+						tr: &builtinSlots1[160],
 					},
 					explanation: alts{
 						list: []text{
@@ -17570,7 +17639,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[365],
+						tr:   &builtinSlots2[367],
 					},
 					fix: alts{
 						list: []text{
@@ -17578,7 +17647,7 @@ var builtinData1 = [...]reasonDef{
 								{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 							},
 						},
-						tr: &builtinSlots2[366],
+						tr: &builtinSlots2[368],
 					},
 				},
 			},
@@ -17588,7 +17657,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "temporary DNS failure",
-						tr: &builtinSlots1[160],
+						tr: &builtinSlots1[161],
 					},
 					explanation: alts{
 						list: []text{
@@ -17623,7 +17692,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 32785,
-						tr:   &builtinSlots2[367],
+						tr:   &builtinSlots2[369],
 					},
 					fix: alts{
 						list: []text{
@@ -17639,7 +17708,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 16,
-						tr:   &builtinSlots2[368],
+						tr:   &builtinSlots2[370],
 					},
 				},
 			},
@@ -17648,7 +17717,7 @@ var builtinData1 = [...]reasonDef{
 				words: words{
 					summary: phrase{
 						en: "domain has no mail server",
-						tr: &builtinSlots1[161],
+						tr: &builtinSlots1[162],
 					},
 					explanation: alts{
 						list: []text{
@@ -17683,7 +17752,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 32785,
-						tr:   &builtinSlots2[369],
+						tr:   &builtinSlots2[371],
 					},
 					fix: alts{
 						list: []text{
@@ -17700,7 +17769,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 16,
-						tr:   &builtinSlots2[370],
+						tr:   &builtinSlots2[372],
 					},
 				},
 			},
@@ -17710,7 +17779,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender",
 					summary: phrase{
 						en: "domain not found",
-						tr: &builtinSlots1[162],
+						tr: &builtinSlots1[163],
 					},
 					explanation: alts{
 						list: []text{
@@ -17733,7 +17802,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 17,
-						tr:   &builtinSlots2[371],
+						tr:   &builtinSlots2[373],
 					},
 					fix: alts{
 						list: []text{
@@ -17750,7 +17819,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 16,
-						tr:   &builtinSlots2[372],
+						tr:   &builtinSlots2[374],
 					},
 				},
 			},
@@ -17759,54 +17828,6 @@ var builtinData1 = [...]reasonDef{
 				words: words{
 					summary: phrase{
 						en: "receiving server refused the connection",
-						tr: &builtinSlots1[163],
-					},
-					explanation: alts{
-						list: []text{
-							{
-								{literal: "The message"},
-								{
-									group: []textPart{
-										{literal: " to "},
-										{isSlot: true},
-									},
-								},
-								{literal: " could not be delivered because the receiving server"},
-								{
-									group: []textPart{
-										{literal: " "},
-										{slot: 15, isSlot: true},
-									},
-								},
-								{literal: " refused the connection: it is down or does not take mail at the moment."},
-							},
-						},
-						uses: 32769,
-						tr:   &builtinSlots2[373],
-					},
-					fix: alts{
-						list: []text{
-							{
-								{literal: "Nothing in your message needs to change. The sending server retries on its own; if the message failed for good, send it again later, and tell the recipient by other means if it keeps failing, so that their admin checks the mail server"},
-								{
-									group: []textPart{
-										{literal: " "},
-										{slot: 15, isSlot: true},
-									},
-								},
-								{literal: "."},
-							},
-						},
-						uses: 32768,
-						tr:   &builtinSlots2[374],
-					},
-				},
-			},
-			{
-				key: 18,
-				words: words{
-					summary: phrase{
-						en: "receiving server did not answer",
 						tr: &builtinSlots1[164],
 					},
 					explanation: alts{
@@ -17826,7 +17847,7 @@ var builtinData1 = [...]reasonDef{
 										{slot: 15, isSlot: true},
 									},
 								},
-								{literal: " did not answer."},
+								{literal: " refused the connection: it is down or does not take mail at the moment."},
 							},
 						},
 						uses: 32769,
@@ -17850,6 +17871,54 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 			},
+			{
+				key: 18,
+				words: words{
+					summary: phrase{
+						en: "receiving server did not answer",
+						tr: &builtinSlots1[165],
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " could not be delivered because the receiving server"},
+								{
+									group: []textPart{
+										{literal: " "},
+										{slot: 15, isSlot: true},
+									},
+								},
+								{literal: " did not answer."},
+							},
+						},
+						uses: 32769,
+						tr:   &builtinSlots2[377],
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Nothing in your message needs to change. The sending server retries on its own; if the message failed for good, send it again later, and tell the recipient by other means if it keeps failing, so that their admin checks the mail server"},
+								{
+									group: []textPart{
+										{literal: " "},
+										{slot: 15, isSlot: true},
+									},
+								},
+								{literal: "."},
+							},
+						},
+						uses: 32768,
+						tr:   &builtinSlots2[378],
+					},
+				},
+			},
 		},
 	},
 	{
@@ -17858,7 +17927,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "relaying denied",
-				tr: &builtinSlots1[165],
+				tr: &builtinSlots1[166],
 			},
 			explanation: alts{
 				list: []text{
@@ -17888,7 +17957,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 19,
-				tr:   &builtinSlots2[377],
+				tr:   &builtinSlots2[379],
 			},
 			fix: alts{
 				list: []text{
@@ -17904,7 +17973,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 2048,
-				tr:   &builtinSlots2[378],
+				tr:   &builtinSlots2[380],
 			},
 		},
 	},
@@ -17915,7 +17984,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "domain accepts no mail",
-				tr: &builtinSlots1[166],
+				tr: &builtinSlots1[167],
 			},
 			explanation: alts{
 				list: []text{
@@ -17938,7 +18007,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 17,
-				tr:   &builtinSlots2[379],
+				tr:   &builtinSlots2[381],
 			},
 			fix: alts{
 				list: []text{
@@ -17955,7 +18024,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 16,
-				tr:   &builtinSlots2[380],
+				tr:   &builtinSlots2[382],
 			},
 		},
 		byFact: keyedWords{
@@ -17964,7 +18033,7 @@ var builtinData1 = [...]reasonDef{
 				words: words{
 					summary: phrase{
 						en: "domain has no mail server",
-						tr: &builtinSlots1[167],
+						tr: &builtinSlots1[168],
 					},
 					explanation: alts{
 						list: []text{
@@ -17999,7 +18068,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 32785,
-						tr:   &builtinSlots2[381],
+						tr:   &builtinSlots2[383],
 					},
 					fix: alts{
 						list: []text{
@@ -18016,7 +18085,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 16,
-						tr:   &builtinSlots2[382],
+						tr:   &builtinSlots2[384],
 					},
 				},
 			},
@@ -18028,7 +18097,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "message not standard",
-				tr: &builtinSlots1[168],
+				tr: &builtinSlots1[169],
 			},
 			explanation: alts{
 				list: []text{
@@ -18051,7 +18120,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[383],
+				tr:   &builtinSlots2[385],
 			},
 			fix: alts{
 				list: []text{
@@ -18066,7 +18135,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 1024,
-				tr:   &builtinSlots2[384],
+				tr:   &builtinSlots2[386],
 			},
 		},
 	},
@@ -18076,7 +18145,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "unknown",
 			summary: phrase{
 				en: "delivery on hold",
-				tr: &builtinSlots1[169],
+				tr: &builtinSlots1[170],
 			},
 			explanation: alts{
 				list: []text{
@@ -18118,7 +18187,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[385],
+				tr:   &builtinSlots2[387],
 			},
 			fix: alts{
 				list: []text{
@@ -18126,7 +18195,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Wait for a final report, or ask your email admin to look at the technical details of this report."},
 					},
 				},
-				tr: &builtinSlots2[386],
+				tr: &builtinSlots2[388],
 			},
 		},
 	},
@@ -18136,7 +18205,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "refused by policy",
-				tr: &builtinSlots1[170],
+				tr: &builtinSlots1[171],
 			},
 			explanation: alts{
 				list: []text{
@@ -18178,7 +18247,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[387],
+				tr:   &builtinSlots2[389],
 			},
 			fix: alts{
 				list: []text{
@@ -18200,80 +18269,11 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 655360,
-				tr:   &builtinSlots2[388],
+				tr:   &builtinSlots2[390],
 			},
 		},
 		stages: keyedWords{
 			{
-				words: words{
-					owner: "sender-admin",
-					summary: phrase{
-						en: "sending server refused by policy",
-						tr: &builtinSlots1[171],
-					},
-					explanation: alts{
-						list: []text{
-							{
-								{literal: "The message"},
-								{
-									group: []textPart{
-										{literal: " to "},
-										{isSlot: true},
-									},
-								},
-								{literal: " was refused"},
-								{
-									group: []textPart{
-										{literal: " by "},
-										{slot: 1, isSlot: true},
-									},
-								},
-								{literal: " before its content was sent, because a rule of the receiving organization does not accept mail from the sending server or your address. It said: \""},
-								{slot: 5, isSlot: true},
-								{literal: "\""},
-							},
-							{
-								{literal: "The message"},
-								{
-									group: []textPart{
-										{literal: " to "},
-										{isSlot: true},
-									},
-								},
-								{literal: " was refused"},
-								{
-									group: []textPart{
-										{literal: " by "},
-										{slot: 1, isSlot: true},
-									},
-								},
-								{literal: " before its content was sent, because a rule of the receiving organization does not accept mail from the sending server or your address."},
-							},
-						},
-						uses: 35,
-						tr:   &builtinSlots2[389],
-					},
-					fix: alts{
-						list: []text{
-							{
-								{literal: "Changing the message will not help. Your email admin should find out from the receiving organization which rule refuses the sending server or your address"},
-								{
-									group: []textPart{
-										{literal: " (contact: "},
-										{slot: 19, isSlot: true},
-										{literal: ")"},
-									},
-								},
-								{literal: ", and fix the cause."},
-							},
-						},
-						uses: 524288,
-						tr:   &builtinSlots2[390],
-					},
-				},
-			},
-			{
-				key: 1,
 				words: words{
 					owner: "sender-admin",
 					summary: phrase{
@@ -18342,12 +18342,81 @@ var builtinData1 = [...]reasonDef{
 				},
 			},
 			{
+				key: 1,
+				words: words{
+					owner: "sender-admin",
+					summary: phrase{
+						en: "sending server refused by policy",
+						tr: &builtinSlots1[173],
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " before its content was sent, because a rule of the receiving organization does not accept mail from the sending server or your address. It said: \""},
+								{slot: 5, isSlot: true},
+								{literal: "\""},
+							},
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " before its content was sent, because a rule of the receiving organization does not accept mail from the sending server or your address."},
+							},
+						},
+						uses: 35,
+						tr:   &builtinSlots2[393],
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Changing the message will not help. Your email admin should find out from the receiving organization which rule refuses the sending server or your address"},
+								{
+									group: []textPart{
+										{literal: " (contact: "},
+										{slot: 19, isSlot: true},
+										{literal: ")"},
+									},
+								},
+								{literal: ", and fix the cause."},
+							},
+						},
+						uses: 524288,
+						tr:   &builtinSlots2[394],
+					},
+				},
+			},
+			{
 				key: 2,
 				words: words{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "recipient refused by policy",
-						tr: &builtinSlots1[173],
+						tr: &builtinSlots1[174],
 					},
 					explanation: alts{
 						list: []text{
@@ -18389,7 +18458,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[393],
+						tr:   &builtinSlots2[395],
 					},
 					fix: alts{
 						list: []text{
@@ -18406,7 +18475,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 524288,
-						tr:   &builtinSlots2[394],
+						tr:   &builtinSlots2[396],
 					},
 				},
 			},
@@ -18418,7 +18487,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender",
 					summary: phrase{
 						en: "encrypted attachment not accepted",
-						tr: &builtinSlots1[174],
+						tr: &builtinSlots1[175],
 					},
 					explanation: alts{
 						list: []text{
@@ -18449,7 +18518,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 131075,
-						tr:   &builtinSlots2[395],
+						tr:   &builtinSlots2[397],
 					},
 					fix: alts{
 						list: []text{
@@ -18457,7 +18526,7 @@ var builtinData1 = [...]reasonDef{
 								{literal: "Send the file in a way the recipient's organization accepts: ask the recipient which (their organization's secure file exchange, the file without encryption or password, or a link to a shared folder you agree on). If it must stay protected, send the password separately, never in the same message."},
 							},
 						},
-						tr: &builtinSlots2[396],
+						tr: &builtinSlots2[398],
 					},
 				},
 			},
@@ -18467,7 +18536,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender",
 					summary: phrase{
 						en: "attachment type not accepted",
-						tr: &builtinSlots1[175],
+						tr: &builtinSlots1[176],
 					},
 					explanation: alts{
 						list: []text{
@@ -18509,7 +18578,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 131075,
-						tr:   &builtinSlots2[397],
+						tr:   &builtinSlots2[399],
 					},
 					fix: alts{
 						list: []text{
@@ -18523,7 +18592,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 131072,
-						tr:   &builtinSlots2[398],
+						tr:   &builtinSlots2[400],
 					},
 				},
 			},
@@ -18533,7 +18602,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender",
 					summary: phrase{
 						en: "refused by the recipient organization's own rule",
-						tr: &builtinSlots1[176],
+						tr: &builtinSlots1[177],
 					},
 					explanation: alts{
 						list: []text{
@@ -18558,7 +18627,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 549755813891,
-						tr:   &builtinSlots2[399],
+						tr:   &builtinSlots2[401],
 					},
 					fix: alts{
 						list: []text{
@@ -18566,7 +18635,7 @@ var builtinData1 = [...]reasonDef{
 								{literal: "Follow the organization's instruction quoted above (for example another file format, or the way it asks you to send files), then send the message again. If it is unclear or you cannot do what it asks, ask the recipient by other means: their email admin set the rule and can tell you what it accepts."},
 							},
 						},
-						tr: &builtinSlots2[400],
+						tr: &builtinSlots2[402],
 					},
 				},
 			},
@@ -18578,7 +18647,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "sender address refused",
-				tr: &builtinSlots1[177],
+				tr: &builtinSlots1[178],
 			},
 			explanation: alts{
 				list: []text{
@@ -18620,7 +18689,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[401],
+				tr:   &builtinSlots2[403],
 			},
 			fix: alts{
 				list: []text{
@@ -18637,7 +18706,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 524288,
-				tr:   &builtinSlots2[402],
+				tr:   &builtinSlots2[404],
 			},
 		},
 		byFact: keyedWords{
@@ -18646,7 +18715,7 @@ var builtinData1 = [...]reasonDef{
 				words: words{
 					summary: phrase{
 						en: "sender domain not found",
-						tr: &builtinSlots1[178],
+						tr: &builtinSlots1[179],
 					},
 					explanation: alts{
 						list: []text{
@@ -18669,7 +18738,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[403],
+						tr:   &builtinSlots2[405],
 					},
 					fix: alts{
 						list: []text{
@@ -18677,7 +18746,7 @@ var builtinData1 = [...]reasonDef{
 								{literal: "Changing the message will not help. Your email admin should check that your domain exists in DNS and receives mail (a name server or registration problem, or a typo in the sender address the sending program uses)."},
 							},
 						},
-						tr: &builtinSlots2[404],
+						tr: &builtinSlots2[406],
 					},
 				},
 			},
@@ -18689,7 +18758,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "no reverse DNS",
-				tr: &builtinSlots1[179],
+				tr: &builtinSlots1[180],
 			},
 			explanation: alts{
 				list: []text{
@@ -18720,7 +18789,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 65539,
-				tr:   &builtinSlots2[405],
+				tr:   &builtinSlots2[407],
 			},
 			fix: alts{
 				list: []text{
@@ -18736,7 +18805,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 65536,
-				tr:   &builtinSlots2[406],
+				tr:   &builtinSlots2[408],
 			},
 		},
 	},
@@ -18746,7 +18815,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "security requirement not met",
-				tr: &builtinSlots1[180],
+				tr: &builtinSlots1[181],
 			},
 			explanation: alts{
 				list: []text{
@@ -18788,7 +18857,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[407],
+				tr:   &builtinSlots2[409],
 			},
 			fix: alts{
 				list: []text{
@@ -18796,7 +18865,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Your email admin should configure the sending system (server, device or application) to log in and use encryption as the receiving server requires."},
 					},
 				},
-				tr: &builtinSlots2[408],
+				tr: &builtinSlots2[410],
 			},
 		},
 		byFact: keyedWords{
@@ -18806,7 +18875,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender",
 					summary: phrase{
 						en: "encrypted attachment not accepted",
-						tr: &builtinSlots1[181],
+						tr: &builtinSlots1[182],
 					},
 					explanation: alts{
 						list: []text{
@@ -18837,7 +18906,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 131075,
-						tr:   &builtinSlots2[409],
+						tr:   &builtinSlots2[411],
 					},
 					fix: alts{
 						list: []text{
@@ -18845,7 +18914,7 @@ var builtinData1 = [...]reasonDef{
 								{literal: "Send the file in a way the recipient's organization accepts: ask the recipient which (their organization's secure file exchange, the file without encryption or password, or a link to a shared folder you agree on). If it must stay protected, send the password separately, never in the same message."},
 							},
 						},
-						tr: &builtinSlots2[410],
+						tr: &builtinSlots2[412],
 					},
 				},
 			},
@@ -18855,7 +18924,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender",
 					summary: phrase{
 						en: "attachment type not accepted",
-						tr: &builtinSlots1[182],
+						tr: &builtinSlots1[183],
 					},
 					explanation: alts{
 						list: []text{
@@ -18897,7 +18966,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 131075,
-						tr:   &builtinSlots2[411],
+						tr:   &builtinSlots2[413],
 					},
 					fix: alts{
 						list: []text{
@@ -18911,7 +18980,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 131072,
-						tr:   &builtinSlots2[412],
+						tr:   &builtinSlots2[414],
 					},
 				},
 			},
@@ -18923,7 +18992,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "judged as spam",
-				tr: &builtinSlots1[183],
+				tr: &builtinSlots1[184],
 			},
 			explanation: alts{
 				list: []text{
@@ -19019,7 +19088,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 30786325577731,
-				tr:   &builtinSlots2[413],
+				tr:   &builtinSlots2[415],
 			},
 			fix: alts{
 				list: []text{
@@ -19045,80 +19114,11 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 17592186052608,
-				tr:   &builtinSlots2[414],
+				tr:   &builtinSlots2[416],
 			},
 		},
 		stages: keyedWords{
 			{
-				words: words{
-					owner: "sender-admin",
-					summary: phrase{
-						en: "sending server refused as a spam source",
-						tr: &builtinSlots1[184],
-					},
-					explanation: alts{
-						list: []text{
-							{
-								{literal: "The message"},
-								{
-									group: []textPart{
-										{literal: " to "},
-										{isSlot: true},
-									},
-								},
-								{literal: " was refused"},
-								{
-									group: []textPart{
-										{literal: " by "},
-										{slot: 1, isSlot: true},
-									},
-								},
-								{literal: " before its content was sent, because the receiving server considers the sending server a source of spam (it names the list "},
-								{slot: 12, isSlot: true},
-								{literal: "). This is about the sending server's reputation, not about your message."},
-							},
-							{
-								{literal: "The message"},
-								{
-									group: []textPart{
-										{literal: " to "},
-										{isSlot: true},
-									},
-								},
-								{literal: " was refused"},
-								{
-									group: []textPart{
-										{literal: " by "},
-										{slot: 1, isSlot: true},
-									},
-								},
-								{literal: " before its content was sent, because the receiving server considers the sending server or your address a source of spam. This is about reputation, not about your message."},
-							},
-						},
-						uses: 4099,
-						tr:   &builtinSlots2[415],
-					},
-					fix: alts{
-						list: []text{
-							{
-								{literal: "Changing the message will not help. Your email admin should check the sending server's reputation and block lists"},
-								{
-									group: []textPart{
-										{literal: " ("},
-										{slot: 13, isSlot: true},
-										{literal: ")"},
-									},
-								},
-								{literal: ", stop any spam it sends (often from a hacked account), and ask the receiver to lift the block."},
-							},
-						},
-						uses: 8192,
-						tr:   &builtinSlots2[416],
-					},
-				},
-			},
-			{
-				key: 1,
 				words: words{
 					owner: "sender-admin",
 					summary: phrase{
@@ -19187,7 +19187,7 @@ var builtinData1 = [...]reasonDef{
 				},
 			},
 			{
-				key: 2,
+				key: 1,
 				words: words{
 					owner: "sender-admin",
 					summary: phrase{
@@ -19255,6 +19255,75 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 			},
+			{
+				key: 2,
+				words: words{
+					owner: "sender-admin",
+					summary: phrase{
+						en: "sending server refused as a spam source",
+						tr: &builtinSlots1[187],
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " before its content was sent, because the receiving server considers the sending server a source of spam (it names the list "},
+								{slot: 12, isSlot: true},
+								{literal: "). This is about the sending server's reputation, not about your message."},
+							},
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " before its content was sent, because the receiving server considers the sending server or your address a source of spam. This is about reputation, not about your message."},
+							},
+						},
+						uses: 4099,
+						tr:   &builtinSlots2[421],
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Changing the message will not help. Your email admin should check the sending server's reputation and block lists"},
+								{
+									group: []textPart{
+										{literal: " ("},
+										{slot: 13, isSlot: true},
+										{literal: ")"},
+									},
+								},
+								{literal: ", stop any spam it sends (often from a hacked account), and ask the receiver to lift the block."},
+							},
+						},
+						uses: 8192,
+						tr:   &builtinSlots2[422],
+					},
+				},
+			},
 		},
 		byFact: keyedWords{
 			{
@@ -19263,7 +19332,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender",
 					summary: phrase{
 						en: "malware detected",
-						tr: &builtinSlots1[187],
+						tr: &builtinSlots1[188],
 					},
 					explanation: alts{
 						list: []text{
@@ -19309,7 +19378,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 393219,
-						tr:   &builtinSlots2[421],
+						tr:   &builtinSlots2[423],
 					},
 					fix: alts{
 						list: []text{
@@ -19323,7 +19392,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 131072,
-						tr:   &builtinSlots2[422],
+						tr:   &builtinSlots2[424],
 					},
 				},
 			},
@@ -19333,7 +19402,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender",
 					summary: phrase{
 						en: "encrypted attachment not accepted",
-						tr: &builtinSlots1[188],
+						tr: &builtinSlots1[189],
 					},
 					explanation: alts{
 						list: []text{
@@ -19364,7 +19433,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 131075,
-						tr:   &builtinSlots2[423],
+						tr:   &builtinSlots2[425],
 					},
 					fix: alts{
 						list: []text{
@@ -19372,7 +19441,7 @@ var builtinData1 = [...]reasonDef{
 								{literal: "Send the file in a way the recipient's organization accepts: ask the recipient which (their organization's secure file exchange, the file without encryption or password, or a link to a shared folder you agree on). If it must stay protected, send the password separately, never in the same message."},
 							},
 						},
-						tr: &builtinSlots2[424],
+						tr: &builtinSlots2[426],
 					},
 				},
 			},
@@ -19382,7 +19451,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender",
 					summary: phrase{
 						en: "attachment type not accepted",
-						tr: &builtinSlots1[189],
+						tr: &builtinSlots1[190],
 					},
 					explanation: alts{
 						list: []text{
@@ -19424,7 +19493,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 131075,
-						tr:   &builtinSlots2[425],
+						tr:   &builtinSlots2[427],
 					},
 					fix: alts{
 						list: []text{
@@ -19438,7 +19507,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 131072,
-						tr:   &builtinSlots2[426],
+						tr:   &builtinSlots2[428],
 					},
 				},
 			},
@@ -19450,7 +19519,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "sending rate limit",
-				tr: &builtinSlots1[190],
+				tr: &builtinSlots1[191],
 			},
 			explanation: alts{
 				list: []text{
@@ -19473,7 +19542,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[427],
+				tr:   &builtinSlots2[429],
 			},
 			fix: alts{
 				list: []text{
@@ -19490,7 +19559,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 8192,
-				tr:   &builtinSlots2[428],
+				tr:   &builtinSlots2[430],
 			},
 		},
 	},
@@ -19500,7 +19569,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "suppressed address",
-				tr: &builtinSlots1[191],
+				tr: &builtinSlots1[192],
 			},
 			explanation: alts{
 				list: []text{
@@ -19516,7 +19585,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 1,
-				tr:   &builtinSlots2[429],
+				tr:   &builtinSlots2[431],
 			},
 			fix: alts{
 				list: []text{
@@ -19524,7 +19593,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Check the address. If you know that it works again, ask whoever runs your sending service account (for example Amazon SES, SendGrid, Mailgun or Postmark) to take it off the account's suppression list; otherwise remove it from your lists."},
 					},
 				},
-				tr: &builtinSlots2[430],
+				tr: &builtinSlots2[432],
 			},
 		},
 	},
@@ -19534,7 +19603,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient",
 			summary: phrase{
 				en: "mailbox disabled",
-				tr: &builtinSlots1[192],
+				tr: &builtinSlots1[193],
 			},
 			explanation: alts{
 				list: []text{
@@ -19557,7 +19626,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[431],
+				tr:   &builtinSlots2[433],
 			},
 			fix: alts{
 				list: []text{
@@ -19565,7 +19634,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Reach the recipient by other means: only they or their email admin can reactivate the mailbox. If it stays disabled, stop writing to this address."},
 					},
 				},
-				tr: &builtinSlots2[432],
+				tr: &builtinSlots2[434],
 			},
 		},
 	},
@@ -19575,7 +19644,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "mail protocol error",
-				tr: &builtinSlots1[193],
+				tr: &builtinSlots1[194],
 			},
 			explanation: alts{
 				list: []text{
@@ -19598,7 +19667,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[433],
+				tr:   &builtinSlots2[435],
 			},
 			fix: alts{
 				list: []text{
@@ -19606,7 +19675,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Your email admin should check the sending server's software and settings."},
 					},
 				},
-				tr: &builtinSlots2[434],
+				tr: &builtinSlots2[436],
 			},
 		},
 	},
@@ -19616,7 +19685,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "error at the receiving system",
-				tr: &builtinSlots1[194],
+				tr: &builtinSlots1[195],
 			},
 			explanation: alts{
 				list: []text{
@@ -19658,7 +19727,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[435],
+				tr:   &builtinSlots2[437],
 			},
 			fix: alts{
 				list: []text{
@@ -19666,7 +19735,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Send it again later; if it keeps failing, tell the recipient by other means so that their email admin can look at the error."},
 					},
 				},
-				tr: &builtinSlots2[436],
+				tr: &builtinSlots2[438],
 			},
 		},
 		byFact: keyedWords{
@@ -19675,7 +19744,7 @@ var builtinData1 = [...]reasonDef{
 				words: words{
 					summary: phrase{
 						en: "mail loop",
-						tr: &builtinSlots1[195],
+						tr: &builtinSlots1[196],
 					},
 					explanation: alts{
 						list: []text{
@@ -19698,7 +19767,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[437],
+						tr:   &builtinSlots2[439],
 					},
 					fix: alts{
 						list: []text{
@@ -19706,7 +19775,7 @@ var builtinData1 = [...]reasonDef{
 								{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 							},
 						},
-						tr: &builtinSlots2[438],
+						tr: &builtinSlots2[440],
 					},
 				},
 			},
@@ -19718,7 +19787,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "receiving system out of storage",
-				tr: &builtinSlots1[196],
+				tr: &builtinSlots1[197],
 			},
 			explanation: alts{
 				list: []text{
@@ -19741,7 +19810,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[439],
+				tr:   &builtinSlots2[441],
 			},
 			fix: alts{
 				list: []text{
@@ -19749,7 +19818,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Send it again later; if it keeps failing, tell the recipient by other means so that their email admin frees space."},
 					},
 				},
-				tr: &builtinSlots2[440],
+				tr: &builtinSlots2[442],
 			},
 		},
 	},
@@ -19759,7 +19828,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "too many connections",
-				tr: &builtinSlots1[197],
+				tr: &builtinSlots1[198],
 			},
 			explanation: alts{
 				list: []text{
@@ -19782,7 +19851,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[441],
+				tr:   &builtinSlots2[443],
 			},
 			fix: alts{
 				list: []text{
@@ -19790,7 +19859,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change; the message can be sent again later. If it keeps happening, your email admin should lower the number of simultaneous connections from the sending server to that destination."},
 					},
 				},
-				tr: &builtinSlots2[442],
+				tr: &builtinSlots2[444],
 			},
 		},
 		byFact: keyedWords{
@@ -19800,7 +19869,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender",
 					summary: phrase{
 						en: "too many recipients",
-						tr: &builtinSlots1[198],
+						tr: &builtinSlots1[199],
 					},
 					explanation: alts{
 						list: []text{
@@ -19842,7 +19911,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 16387,
-						tr:   &builtinSlots2[443],
+						tr:   &builtinSlots2[445],
 					},
 					fix: alts{
 						list: []text{
@@ -19856,7 +19925,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 16384,
-						tr:   &builtinSlots2[444],
+						tr:   &builtinSlots2[446],
 					},
 				},
 			},
@@ -19868,7 +19937,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "unknown",
 			summary: phrase{
 				en: "undetermined failure",
-				tr: &builtinSlots1[199],
+				tr: &builtinSlots1[200],
 			},
 			explanation: alts{
 				list: []text{
@@ -19903,7 +19972,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[445],
+				tr:   &builtinSlots2[447],
 			},
 			fix: alts{
 				list: []text{
@@ -19923,7 +19992,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 8192,
-				tr:   &builtinSlots2[446],
+				tr:   &builtinSlots2[448],
 			},
 		},
 	},
@@ -19934,7 +20003,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "address does not exist",
-				tr: &builtinSlots1[200],
+				tr: &builtinSlots1[201],
 			},
 			explanation: alts{
 				list: []text{
@@ -19957,7 +20026,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[447],
+				tr:   &builtinSlots2[449],
 			},
 			fix: alts{
 				list: []text{
@@ -19965,7 +20034,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Check the address for typos. If it is right, the person may have left or changed address: ask them for a current one by other means, and remove this address from your address book, your mail program's autocomplete and your mailing lists."},
 					},
 				},
-				tr: &builtinSlots2[448],
+				tr: &builtinSlots2[450],
 			},
 		},
 	},
@@ -19974,7 +20043,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "none",
 			summary: phrase{
 				en: "auto-reply",
-				tr: &builtinSlots1[201],
+				tr: &builtinSlots1[202],
 			},
 			explanation: alts{
 				list: []text{
@@ -19982,7 +20051,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "This is an automatic reply, not a bounce."},
 					},
 				},
-				tr: &builtinSlots2[449],
+				tr: &builtinSlots2[451],
 			},
 		},
 	},
@@ -19992,7 +20061,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "malware detected",
-				tr: &builtinSlots1[202],
+				tr: &builtinSlots1[203],
 			},
 			explanation: alts{
 				list: []text{
@@ -20074,7 +20143,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 393219,
-				tr:   &builtinSlots2[450],
+				tr:   &builtinSlots2[452],
 			},
 			fix: alts{
 				list: []text{
@@ -20088,7 +20157,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 131072,
-				tr:   &builtinSlots2[451],
+				tr:   &builtinSlots2[453],
 			},
 		},
 		byFact: keyedWords{
@@ -20098,7 +20167,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender",
 					summary: phrase{
 						en: "malware detected",
-						tr: &builtinSlots1[203],
+						tr: &builtinSlots1[204],
 					},
 					explanation: alts{
 						list: []text{
@@ -20144,7 +20213,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 393219,
-						tr:   &builtinSlots2[452],
+						tr:   &builtinSlots2[454],
 					},
 					fix: alts{
 						list: []text{
@@ -20158,7 +20227,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 131072,
-						tr:   &builtinSlots2[453],
+						tr:   &builtinSlots2[455],
 					},
 				},
 			},
@@ -20168,7 +20237,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender",
 					summary: phrase{
 						en: "encrypted attachment not accepted",
-						tr: &builtinSlots1[204],
+						tr: &builtinSlots1[205],
 					},
 					explanation: alts{
 						list: []text{
@@ -20199,7 +20268,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 131075,
-						tr:   &builtinSlots2[454],
+						tr:   &builtinSlots2[456],
 					},
 					fix: alts{
 						list: []text{
@@ -20207,7 +20276,7 @@ var builtinData1 = [...]reasonDef{
 								{literal: "Send the file in a way the recipient's organization accepts: ask the recipient which (their organization's secure file exchange, the file without encryption or password, or a link to a shared folder you agree on). If it must stay protected, send the password separately, never in the same message."},
 							},
 						},
-						tr: &builtinSlots2[455],
+						tr: &builtinSlots2[457],
 					},
 				},
 			},
@@ -20217,7 +20286,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender",
 					summary: phrase{
 						en: "attachment type not accepted",
-						tr: &builtinSlots1[205],
+						tr: &builtinSlots1[206],
 					},
 					explanation: alts{
 						list: []text{
@@ -20259,7 +20328,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 131075,
-						tr:   &builtinSlots2[456],
+						tr:   &builtinSlots2[458],
 					},
 					fix: alts{
 						list: []text{
@@ -20273,7 +20342,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 131072,
-						tr:   &builtinSlots2[457],
+						tr:   &builtinSlots2[459],
 					},
 				},
 			},
@@ -20283,11 +20352,11 @@ var builtinData1 = [...]reasonDef{
 
 // builtinSlots1 are the translations of the []string slots, filled when first needed:
 // zero data, so that starting writes none of the rules' pages.
-var builtinSlots1 [206][]string
+var builtinSlots1 [207][]string
 
 // builtinSlots2 are the translations of the [][]text slots, filled when first needed:
 // zero data, so that starting writes none of the rules' pages.
-var builtinSlots2 [458][][]text
+var builtinSlots2 [460][][]text
 
 // builtinTrie is the trie of the phrase automaton of builtinSet, as newTrie
 // builds it from builtinSet.phrases.

@@ -225,3 +225,21 @@ func TestOpenSMTPDDelayStatesItsDeadline(t *testing.T) {
 		t.Errorf("retry_age %q fix %q: want 4 days, said in the fix", v.Facts.Get(FactRetryAge), v.Fix)
 	}
 }
+
+// TestProviderDeferralForVolumeNamesTheSendersAdmin: a rule written for
+// delays keeps the owner it names: Yahoo's TSS04 deferral for volume or
+// complaints asks the sender's admin to act while the sending server
+// retries, and says not to send again; greylisting stays nobody's.
+func TestProviderDeferralForVolumeNamesTheSendersAdmin(t *testing.T) {
+	e := builtin(t)
+	v := e.Classify(Input{Action: "delayed", Status: "4.7.0", RemoteMTA: "mta7.am0.yahoodns.net",
+		Diagnostic: "421 4.7.0 [TSS04] Messages from 203.0.113.9 temporarily deferred due to unexpected volume or user complaints - 4.16.55.1; see https://postmaster.yahooinc.com/error-codes"})
+	if v.Owner != OwnerSenderAdmin || !strings.Contains(v.Fix, "Do not send the message again") || !strings.Contains(v.Explanation, "keeps trying") || v.Permanent {
+		t.Errorf("Yahoo deferral: owner %s permanent %v explanation %q fix %q; want the sender's admin, a delay, no second copy", v.Owner, v.Permanent, v.Explanation, v.Fix)
+	}
+	g := e.Classify(Input{Action: "delayed", Status: "4.2.0", RemoteMTA: "mx.example.net", Command: "RCPT",
+		Diagnostic: "450 4.2.0 <a@example.net>: Recipient address rejected: Greylisted, see http://postgrey.schweikert.ch/help/example.net.html"})
+	if g.Owner != OwnerNone {
+		t.Errorf("greylisting delay: owner %s, want nobody", g.Owner)
+	}
+}

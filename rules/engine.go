@@ -264,8 +264,11 @@ func (e *Engine) classify(in Input, lang int) Classification {
 	if action == smtpcode.ActionDelayed {
 		lasting = lastingDelay(&v, &rec.in)
 	}
-	if action == smtpcode.ActionDelayed && lasting == delayPasses {
-		v.Owner = OwnerNone // the sending server keeps trying
+	if action == smtpcode.ActionDelayed && lasting == delayPasses && !(t.delays && ruleWords.owner != "") {
+		// The sending server keeps trying. A rule written for delays
+		// that names who acts meanwhile (a provider's deferral for the
+		// sending server's volume or complaints) keeps its owner.
+		v.Owner = OwnerNone
 	}
 	hard := rd.HardBounce
 	if t.HardBounce != nil {
