@@ -206,3 +206,20 @@ func TestPrecedenceActionableFamilies(t *testing.T) {
 			winner: "mailbox-full-languages", reason: "mailboxfull", loser: "rfc3463-x.0.0", lost: "undefined"},
 	})
 }
+
+// TestRefusalThatNamesAContactSaysToUseIt: a bare 5.7.1 whose words name
+// an address to write to (an organisation's own rule text: "upload
+// invoices via the portal - contact ap-help@...") puts that address first
+// in the fix; without one, the fix asks the recipient.
+func TestRefusalThatNamesAContactSaysToUseIt(t *testing.T) {
+	e := builtin(t)
+	v := e.Classify(Input{Action: "failed", Status: "5.7.1", Command: "DATA", RemoteMTA: "mx.example.net",
+		Diagnostic: "550 5.7.1 Example Foods no longer accepts invoices by email. Please upload them via the supplier portal - contact ap-help@example.net if you need an account."})
+	if !strings.HasPrefix(v.Fix, "Follow what the server's words say") || !strings.Contains(v.Fix, "ap-help@example.net") {
+		t.Errorf("fix %q: want the server's contact first", v.Fix)
+	}
+	v = e.Classify(Input{Action: "failed", Status: "5.7.1", Command: "DATA", RemoteMTA: "mx.example.net", Diagnostic: "550 5.7.1 Message refused"})
+	if strings.Contains(v.Fix, "Follow what the server's words say") {
+		t.Errorf("fix %q: no contact named, want the recipient asked", v.Fix)
+	}
+}
