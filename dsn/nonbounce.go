@@ -210,7 +210,7 @@ func (p *parser) challengedAddress() string {
 		// Skip the phrase's words (three or four; each phrase has
 		// the same count as its spaces plus one).
 		end := at
-		for n := 0; n < sentToWords(words, at); n++ {
+		for n, k := 0, sentToWords(words, at); n < k; n++ {
 			for end < len(words) && isSpace(words[end]) {
 				end++
 			}
@@ -218,7 +218,7 @@ func (p *parser) challengedAddress() string {
 				end++
 			}
 		}
-		text := string(p.text[end:len(words)])
+		text := view(p.text[end:len(words)])
 		if a, aEnd := findAddress(text, 0); a != "" && aEnd >= len(a) &&
 			strings.Trim(text[:aEnd-len(a)], " \t\r\n<\"'") == "" {
 			return a
@@ -234,7 +234,7 @@ func (p *parser) challengedAddress() string {
 // sentToWords returns the number of words of the sentToPhrases phrase
 // that starts at words[at].
 func sentToWords(words []byte, at int) int {
-	s := string(words)
+	s := view(words)
 	for _, ph := range sentToPhrases.phrases {
 		if matchSpaced(s, at, ph) {
 			return strings.Count(ph, " ") + 1
