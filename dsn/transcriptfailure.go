@@ -220,18 +220,12 @@ func progressNote(t string) bool {
 // 14:56:31: "), -1 when there is none.
 func nextStamp(d string, at int) int {
 	for i := at; i+19 <= len(d); i++ {
-		// "2026-04-16 10:02:41": digits at fixed places.
-		if d[i+4] != '-' || d[i+7] != '-' || d[i+10] != ' ' || d[i+13] != ':' || d[i+16] != ':' {
+		// "2026-04-16 10:02:41": the cheap test of the separators first,
+		// then the date and the clock as sessionstamp.go reads them.
+		if d[i+4] != '-' || d[i+10] != ' ' || d[i+13] != ':' || !isDate(d[i:i+10]) || !isClock(d[i+11:i+19]) {
 			continue
 		}
-		ok := true
-		for _, k := range [...]int{0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18} {
-			if !ascii.IsDigit(d[i+k]) {
-				ok = false
-				break
-			}
-		}
-		if !ok || i < 4 || d[i-1] != ' ' || !ascii.IsAlpha(d[i-2]) || !ascii.IsAlpha(d[i-3]) || !ascii.IsAlpha(d[i-4]) {
+		if i < 4 || d[i-1] != ' ' || !ascii.IsAlpha(d[i-2]) || !ascii.IsAlpha(d[i-3]) || !ascii.IsAlpha(d[i-4]) {
 			continue
 		}
 		j := i + 19
