@@ -64,7 +64,7 @@ func (p *parser) readFML() bool {
 			continue
 		}
 		r := p.rep
-		r.Recipients = p.sc.addRecipient(r.Recipients, Recipient{Address: addr, Diagnostic: line})
+		r.Recipients = p.sc.addRecipient(r.Recipients, Recipient{Address: addr, Diagnostic: withOwnerContact(string(text), line, maxListDiagnostic)})
 		r.Format = "fml"
 		p.finish(func() smtpcode.Action { return smtpcode.ActionFailed })
 		return true

@@ -168,9 +168,13 @@ func (p *parser) read() {
 		p.readReceipt(mdnParts[0])
 		return
 	}
+	var unfinished []int // recipients whose diagnostic is a reply's first line alone
 	for _, i := range dsnParts {
 		body, cut := p.parts[i].Decode(MaxStatusPart)
 		msg, rcpts, truncated := parseDeliveryStatus(body, p.sc)
+		for _, k := range msg.unfinished {
+			unfinished = append(unfinished, len(r.Recipients)+k)
+		}
 		if truncated || cut {
 			r.Truncated = true
 		}
@@ -194,6 +198,7 @@ func (p *parser) read() {
 		}
 		p.fixRecipients()
 		p.enrichFromText()
+		p.completeReplies(unfinished)
 		// A record without an Action: the notice says whether the server
 		// still tries.
 		p.finish(p.fallbackAction)

@@ -14,6 +14,10 @@ import (
 type dsnFields struct {
 	reportingMTA string
 	sender       string // X-Postfix-Sender and the like: the original envelope sender
+	// unfinished holds the indexes of the recipients whose
+	// Diagnostic-Code is the first line of a multi-line reply and no more
+	// (unfinishedReply), to be completed from the notice's text.
+	unfinished []int
 }
 
 // parseDeliveryStatus reads the body of a message/delivery-status or
@@ -141,6 +145,9 @@ func parseDeliveryStatus(b []byte, sc *scratch) (msg dsnFields, rcpts []Recipien
 	flush()
 	for k := range rcpts {
 		r := &rcpts[k]
+		if _, d := stripType(r.Diagnostic); unfinishedReply(collapseSpace(nil, d)) {
+			msg.unfinished = append(msg.unfinished, k)
+		}
 		r.Diagnostic = cleanDiagnostic(sc, r.Diagnostic)
 		r.RemoteMTA = cleanHost(r.RemoteMTA)
 		if !smtpcode.IsStatus(r.Status) {
@@ -390,6 +397,17 @@ func joinMultiline(sc *scratch, d string) string {
 		last = code
 	}
 	for rest != "" {
+		// An empty continuation line ("550-5.7.27" alone, as Gmail
+		// writes between paragraphs) leaves the next line's code at
+		// the start of rest: it goes too.
+		for _, c := range [...]string{prefix, last} {
+			if status != "" && (rest == c || strings.HasPrefix(rest, c+" ")) {
+				rest = strings.TrimSpace(rest[len(c):])
+			}
+		}
+		if rest == "" {
+			break
+		}
 		// The next continuation ("550-5.7.26 ") or last line ("550 5.7.26 ").
 		cont := " " + prefix + " "
 		if status == "" {

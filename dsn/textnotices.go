@@ -157,7 +157,12 @@ var heldListPrefixes = [...]string{"your mail to ", "your message to the group "
 	"votre message destiné à ", "ihre nachricht für die liste ", "ihre nachricht an die liste ",
 	"ihre mail an ", "ihre nachricht an ", "su mensaje para la lista ", "su mensaje a la lista ",
 	"su mensaje a ", "il tuo messaggio per la lista ", "il vostro messaggio per la lista ",
-	"sua mensagem para a lista ", "uw bericht voor de lijst ", "uw bericht aan de lijst "}
+	"sua mensagem para a lista ", "uw bericht voor de lijst ", "uw bericht aan de lijst ",
+	// LISTSERV names the list bare before the word "list": its refusal
+	// "You are not authorized to send mail to the NAME list from your
+	// ADDRESS account" and its hold "has been submitted to the moderator
+	// of the NAME list".
+	"not authorized to send mail to the ", "to the moderator of the "}
 
 // maxHoldReason bounds the reason a hold notice gives, in bytes.
 const maxHoldReason = 300
@@ -212,6 +217,9 @@ func (p *parser) holdingList(words []byte) (list string) {
 		if list == "" && bare != "" {
 			list = p.robotsList(bare)
 		}
+		if list == "" && bare != "" {
+			list = p.addressOfName(bare)
+		}
 	}()
 	for _, n := range [...]string{"List-Post", "X-BeenThere", "X-Loop"} {
 		if a := firstAddress(strings.TrimPrefix(strings.TrimSpace(headerString(p.hdr, n)), "<mailto:")); plausibleAddress(a) && !listRobotAddress(a) {
@@ -254,6 +262,58 @@ func (p *parser) robotsList(name string) string {
 		return a
 	}
 	return ""
+}
+
+// addressOfName returns the address whose local part is the bare list
+// name a notice gives ("to the ASTRO-L list", LISTSERV's wording, whose
+// robot LISTSERV@ says nothing of the list's domain) when the notice itself
+// writes that address: in the original message's To (the post was sent to
+// the list) or in its text (the copy of the post LISTSERV quotes below its
+// refusal). "" when it writes none, or two different ones.
+func (p *parser) addressOfName(name string) string {
+	if name == "" || len(name) > 64 || strings.ContainsAny(name, "@ \t") {
+		return ""
+	}
+	found := ""
+	consider := func(s string) bool {
+		lower := ascii.LowerString(s)
+		key := ascii.LowerString(name) + "@"
+		for off := 0; off < len(lower); {
+			i := strings.Index(lower[off:], key)
+			if i < 0 {
+				return true
+			}
+			i += off
+			off = i + len(key)
+			if i > 0 && !strings.ContainsRune(" \t\r\n<:,;'\"(", rune(lower[i-1])) {
+				continue
+			}
+			end := i
+			for end < len(s) && !strings.ContainsRune(" \t\r\n>,;'\")", rune(s[end])) {
+				end++
+			}
+			a := cleanAddress(strings.TrimRight(s[i:end], "."))
+			if !plausibleAddress(a) || listRobotAddress(a) {
+				continue
+			}
+			if found != "" && !strings.EqualFold(found, a) {
+				found = ""
+				return false
+			}
+			found = a
+		}
+		return true
+	}
+	if !consider(p.rep.Original.To) {
+		return ""
+	}
+	if found == "" {
+		p.loadText()
+		if !consider(string(p.text)) {
+			return ""
+		}
+	}
+	return found
 }
 
 // listRobotLocals are lower-case local parts of a list manager's own
@@ -387,6 +447,13 @@ var listRejectPhrases = newPhraseList([]string{
 	// reasons in the next paragraph.
 	"was rejected for the following reason",
 	"you are not allowed to send to this list", "permission to post messages to the group",
+	// LISTSERV's refusal of a sender it does not know ("You are not
+	// authorized to send mail to the NAME list from your ADDRESS account.
+	// You might be authorized to send to the list from another of your
+	// accounts"), and Sympa's of a non-subscriber ("Your message for list
+	// 'NAME' has been rejected", mail_tt2 and po/sympa: "You are not
+	// allowed to send messages to list NAME").
+	"you are not authorized to send mail to the", "you are not allowed to send messages to list",
 })
 
 // FormatListRejected is the Format of a KindBounce report that is a
@@ -417,9 +484,10 @@ func (p *parser) readListRejection() bool {
 	r := p.rep
 	r.Kind = KindBounce
 	r.Format = FormatListRejected
+	text := string(p.text[:len(words)])
 	r.Recipients = p.sc.addRecipient(r.Recipients, Recipient{
 		Address:    p.rejectingList(words),
-		Diagnostic: paragraphAndReasons(string(p.text[:len(words)]), at, maxListDiagnostic),
+		Diagnostic: withOwnerContact(text, paragraphAndReasons(text, at, maxListDiagnostic), maxListDiagnostic),
 		Action:     smtpcode.ActionFailed,
 	})
 	if r.Original.Sender == "" {
@@ -437,19 +505,11 @@ func (p *parser) readListRejection() bool {
 // (Mailman's LIST-owner, LIST-bounces, LIST-request; Majordomo's
 // owner-LIST).
 func (p *parser) rejectingList(words []byte) string {
-	if i := bytes.Index(words, []byte("your message to ")); i >= 0 {
-		rest := string(p.text[i+len("your message to ") : len(words)])
-		if j := strings.IndexAny(rest, " \t\r\n"); j >= 0 {
-			rest = rest[:j]
-		}
-		if a := cleanAddress(strings.Trim(rest, "\"'.,:;")); plausibleAddress(a) {
-			return a
-		}
-	}
-	for _, n := range [...]string{"List-Post", "X-BeenThere"} {
-		if a := firstAddress(strings.TrimPrefix(strings.TrimSpace(headerString(p.hdr, n)), "<mailto:")); plausibleAddress(a) {
-			return a
-		}
+	// The list as a hold notice names it (heldListPrefixes: Mailman's
+	// "your message to", Sympa's "your message for list 'NAME'",
+	// LISTSERV's "to the NAME list"), or the list's header fields.
+	if a := p.holdingList(words); a != "" {
+		return a
 	}
 	from := firstAddress(decodeWords(p.sc, headerString(p.hdr, "From")))
 	at := strings.LastIndexByte(from, '@')
@@ -467,6 +527,52 @@ func (p *parser) rejectingList(words []byte) string {
 		return local[len("owner-"):] + domain
 	}
 	return ""
+}
+
+// ownerContactPhrases are lower-case phrases by which a list's notice
+// gives the address of the list's owner or administrator, in a paragraph of
+// its own: Mailman 2 (templates/en/refuse.txt "Any questions or comments
+// should be directed to the list administrator at:"), Mailman 2's
+// Moderate.py ("contact the mailing list owner at"), LISTSERV ("please
+// contact the list owners:"), Sympa and fml ("please contact").
+var ownerContactPhrases = newPhraseList([]string{
+	"directed to the list administrator", "directed to the list owner", "contact the mailing list owner",
+	"contact the list owner", "contact the list administrator", "please contact",
+})
+
+// withOwnerContact returns a list's refusal (diag, a paragraph of text)
+// followed by the paragraph of text that gives the list owner's address,
+// when the refusal lacks one and the notice has it (ownerContactPhrases,
+// an address in that paragraph): the owner is whom the sender asks to be
+// accepted. At most max bytes.
+func withOwnerContact(text, diag string, max int) string {
+	if strings.IndexByte(diag, '@') >= 0 && ownerContactPhrases.in([]byte(strings.ToLower(diag))) {
+		return diag
+	}
+	lower := strings.ToLower(text)
+	at := ownerContactPhrases.find([]byte(lower))
+	if at < 0 {
+		return diag
+	}
+	start := strings.LastIndexByte(text[:at], '\n') + 1
+	raw := paragraphAt(text, at, max)
+	contact := strings.Join(strings.Fields(raw), " ")
+	// The address may be alone on the next paragraph ("at:", then the
+	// address indented below it, as refuse.txt writes it).
+	if strings.IndexByte(contact, '@') < 0 && strings.HasSuffix(contact, ":") {
+		rest := strings.TrimLeft(text[start+len(raw):], " \t\r\n")
+		if next := strings.Fields(paragraphAt(rest, 0, max)); len(next) > 0 {
+			contact += " " + next[0]
+		}
+	}
+	if strings.IndexByte(contact, '@') < 0 || strings.Contains(strings.Join(strings.Fields(diag), " "), contact) {
+		return diag
+	}
+	joined := strings.TrimSpace(diag) + " " + contact
+	if len(joined) > max {
+		return diag
+	}
+	return joined
 }
 
 // paragraphAt returns the paragraph of text that holds the byte at,

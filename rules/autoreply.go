@@ -39,7 +39,12 @@ const maxGreeting = 60
 // e-mail address or a phone number (replyFact) are quoted, in their order,
 // with the first sentence that says what the reply is; without such
 // sentences, the first maxQuotedSentences of the text.
-func autoreplyQuote(notice string) string {
+func autoreplyQuote(notice string) string { return autoreplyQuoteFor(notice, "en") }
+
+// autoreplyQuoteFor is autoreplyQuote for a reader of the language reader:
+// of a notice in two languages, the sentences in the reader's (see
+// inQuoteLanguage).
+func autoreplyQuoteFor(notice string, reader quoteLang) string {
 	// Terminal drops the controls but line ends and the bidirectional
 	// formatting characters, and invalid UTF-8.
 	if len(notice) > maxAutoreplyScan {
@@ -49,6 +54,7 @@ func autoreplyQuote(notice string) string {
 	// of up to maxStackSentences sentences (issue 14: allocations).
 	var sentences [maxStackSentences]replySentence
 	kept := replySentences(sentences[:0], textclean.Terminal(notice))
+	kept = inQuoteLanguage(kept, reader)
 	n := 0
 	for _, rs := range kept {
 		if !courtesy(rs.text) || replyFact(rs.text) {
@@ -184,6 +190,9 @@ var courtesyOpenings = [...]string{
 	"obrigado pela sua mensagem", "obrigada pela sua mensagem", "obrigado pelo seu e-mail", "obrigado pelo seu email",
 	"obrigado pelo contato", "bedankt voor uw bericht", "bedankt voor je bericht", "bedankt voor uw e-mail",
 	"bedankt voor uw mail", "dank u voor uw bericht",
+	// The opening of Japanese business mail ("we are always in your
+	// debt"), a courtesy as "thank you for your message" is.
+	"お世話になっております", "いつもお世話になっております", "お世話になります",
 	"メールありがとうございます", "ご連絡ありがとうございます", "ご連絡いただきありがとうございます",
 	"メールをいただきありがとうございます", "お問い合わせありがとうございます", "お問い合わせいただきありがとうございます",
 	"感谢您的来信", "感谢您的邮件", "谢谢您的来信", "谢谢你的邮件", "谢谢您的邮件", "感謝您的來信", "感謝您的郵件",

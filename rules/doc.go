@@ -167,7 +167,11 @@
 //     general phrase (the rules named *-specific): "requested mail action
 //     aborted: exceeded storage allocation" is systemfull though it contains
 //     mailboxfull's "exceeded storage allocation"; "host not found, try
-//     again" is a DNS failure though it contains "host not found". It does
+//     again" is a DNS failure though it contains "host not found"; a
+//     list's refusal of a non-member ("only subscribers may post", "not
+//     from a list member") beats the moderator and "not authorized to
+//     send" words of a delivery not authorized, and the general posting
+//     restriction of a list. It does
 //     not beat the codes of the earlier reason (with 5.2.2 the first is
 //     mailboxfull). A phrase that Sisimai lists under two reasons goes to the
 //     reason tried first, unless its rule's comment says otherwise.

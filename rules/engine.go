@@ -909,13 +909,13 @@ func (e *Engine) notBounce(r *dsn.Report, lang int) Classification {
 			// Delivered, but nobody will read it: the sender acts.
 			v.Owner = OwnerSender
 			v.Summary = t[textDepartedSummary].plain()
-			v.Explanation = t[textDepartedExplanation].render(&slotValues{slotReply: autoreplyQuote(r.Notice)})
+			v.Explanation = t[textDepartedExplanation].render(&slotValues{slotReply: autoreplyQuoteFor(r.Notice, e.readerLang(lang))})
 			v.Fix = t[textDepartedFix].plain()
 			break
 		}
 		v.Summary = t[textAutoreplySummary].plain()
 		v.Explanation = t[textAutoreplyExplanation].plain()
-		if q := autoreplyQuote(r.Notice); q != "" {
+		if q := autoreplyQuoteFor(r.Notice, e.readerLang(lang)); q != "" {
 			// Its own first sentences: the return date, the person
 			// to write to meanwhile.
 			v.Explanation = t[textAutoreplyQuotedExplanation].render(&slotValues{slotReply: q})

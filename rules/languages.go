@@ -230,3 +230,13 @@ func (e *Engine) langIndex(tag language.Tag) int {
 	}
 	return 0
 }
+
+// readerLang returns the base language of the language index lang (a
+// langIndex), as the quotes of a notice in two languages choose it.
+func (e *Engine) readerLang(lang int) quoteLang {
+	ls := translations()
+	if lang <= 0 || lang >= len(ls) {
+		return "en"
+	}
+	return readerLang(ls[lang].tag)
+}

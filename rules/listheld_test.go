@@ -97,10 +97,10 @@ func TestFrenchSympaHoldIsReadAsHeldForTheListNotAsVacation(t *testing.T) {
 func TestClosedListRefusalPointsToTheSubscribedAddress(t *testing.T) {
 	e := builtin(t)
 	v := e.Classify(Input{Action: "failed", Status: "5.7.1", Diagnostic: "550 5.7.1 Post by non-member: you are not a member of this list"})
-	if v.Rule != "list-posting-restricted" || v.Owner != OwnerGroupOwner {
-		t.Fatalf("rule %q owner %q, want list-posting-restricted, group-owner", v.Rule, v.Owner)
+	if v.Rule != "list-nonmember" || v.Owner != OwnerGroupOwner {
+		t.Fatalf("rule %q owner %q, want list-nonmember, group-owner", v.Rule, v.Owner)
 	}
-	if !strings.Contains(v.Fix, "member under another address") {
+	if !strings.Contains(v.Fix, "from the address you are subscribed to the list with") || !strings.Contains(v.Fix, "another address") {
 		t.Errorf("fix %q: want the advice to send from the subscribed address", v.Fix)
 	}
 }

@@ -9,8 +9,11 @@ import (
 	"github.com/ndrmilter/ndrmilter/internal/textclean"
 )
 
-// maxQuote caps the server's reply quoted in an explanation ({reply}).
-const maxQuote = 160
+// maxQuote caps the server's reply quoted in an explanation ({reply}): room
+// for the whole of a multi-line reply joined (Gmail's DMARC and
+// authentication refusals name their cause and help page in their later
+// lines, about 300 bytes without their codes), bounded for a header field.
+const maxQuote = 320
 
 // The regexps of quoteReply are compiled on first use: most commands never
 // quote a reply, and quotePrefix alone (its .{0,300} unrolls into hundreds
@@ -52,6 +55,7 @@ func quoteReply(diag string) string {
 	s = s[addressLen(s):] // the explanation names the address already
 	s = s[tracebackErrorAt(s):]
 	s = plainWords(s)
+	s = withoutSessionID(s)
 	if !readable(s) {
 		return ""
 	}
@@ -312,4 +316,19 @@ func tracebackErrorAt(s string) int {
 		at--
 	}
 	return at
+}
+
+// withoutSessionID returns s without the session identifier Gmail puts at
+// the end of every reply ("... 5b1f17b1804b1-4367a1b2c3dsi4455.99 -
+// gsmtp"): a trace for Google's logs, no words for a person.
+func withoutSessionID(s string) string {
+	t, ok := strings.CutSuffix(s, " - gsmtp")
+	if !ok {
+		return s
+	}
+	i := strings.LastIndexByte(t, ' ')
+	if i < 0 {
+		return s
+	}
+	return strings.TrimSpace(t[:i])
 }

@@ -276,12 +276,15 @@ func TestQuoteReply(t *testing.T) {
 		"550 5.0.0 ok": "",
 		"450 4.2.0 <eva@bakery.example>: Recipient address rejected: Greylisted, see http://postgrey.example/help": "Recipient address rejected: Greylisted, see http://postgrey.example/help",
 		"550 \u5b9b\u5148\u304c\u5b58\u5728\u3057\u307e\u305b\u3093 abc":                                           "",
+		// Gmail's multi-line DMARC refusal, joined: every line quoted, its
+		// codes and its session identifier left out.
+		"smtp; 550-5.7.26 Unauthenticated email from example.com is not accepted due to 550-5.7.26 domain's DMARC policy. Please contact the administrator of 550-5.7.26 example.com domain if this was a legitimate mail. To learn about 550-5.7.26 the DMARC initiative, go to 550 5.7.26  https://support.google.com/mail/?p=DmarcRejection d9443c01a7336-21f2a1b3c4dsi12345.201 - gsmtp": "Unauthenticated email from example.com is not accepted due to domain's DMARC policy. Please contact the administrator of example.com domain if this was a legitimate mail. To learn about the DMARC initiative, go to https://support.google.com/mail/?p=DmarcRejection",
 	} {
 		if got := quoteReply(in); got != want {
 			t.Errorf("quoteReply(%q) = %q, want %q", in, got, want)
 		}
 	}
-	long := quoteReply("550 " + strings.Repeat("word ", 60))
+	long := quoteReply("550 " + strings.Repeat("word ", 2*maxQuote/5))
 	if !strings.HasSuffix(long, "word...") || len(long) > maxQuote+3 {
 		t.Errorf("long reply quoted as %q (%d bytes), want it cut at a word, at most %d", long, len(long), maxQuote+3)
 	}
