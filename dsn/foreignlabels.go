@@ -2,6 +2,7 @@ package dsn
 
 import (
 	"bytes"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -204,17 +205,33 @@ func trimLabelPadding(b []byte) []byte {
 	return b
 }
 
-// foreignLabelSets are the foreign labels by what they introduce, as byte
-// slices: reason labels, the other cause labels, reply labels, the others.
-var foreignLabelSets = func() (sets [4]foreignLabelSet) {
-	for i, set := range [...]struct {
-		kind   labelKind
-		labels []string
-	}{{labelCause, foreignReasonLabels[:]}, {labelCause, foreignCauseLabels[:]}, {labelReply, foreignReplyLabels[:]}, {labelOther, foreignOtherLabels[:]}} {
-		sets[i] = newForeignLabelSet(set.kind, set.labels)
+// foreignLabelLists are the foreign labels of a notice by what they
+// introduce: reason labels, the other cause labels, reply labels, the
+// others.
+var foreignLabelLists = [...]struct {
+	kind   labelKind
+	labels []string
+}{{labelCause, foreignReasonLabels[:]}, {labelCause, foreignCauseLabels[:]}, {labelReply, foreignReplyLabels[:]}, {labelOther, foreignOtherLabels[:]}}
+
+// foreignLabelTables are the foreign labels as foreignLabels: the sets of
+// foreignLabelLists, and foreignRecipientLabels.
+type foreignLabelTables struct {
+	sets      [len(foreignLabelLists)]foreignLabelSet
+	recipient []foreignLabel
+}
+
+// foreignLabels returns the foreign label tables, built on first use: only
+// a line that may start with a label (maybeForeignLabel,
+// foreignLabelStart) needs them, and building them at start was half of
+// the package's allocations there, for commands that read no notice
+// (issue 14: start-up).
+var foreignLabels = sync.OnceValue(func() *foreignLabelTables {
+	t := &foreignLabelTables{recipient: newForeignLabels(foreignRecipientLabels[:])}
+	for i, l := range foreignLabelLists {
+		t.sets[i] = newForeignLabelSet(l.kind, l.labels)
 	}
-	return sets
-}()
+	return t
+})
 
 // foreignLabelSet is a list of foreign labels, with the indexes of those a
 // head (labelHead) of ASCII may start with by its first byte: a line is
@@ -263,8 +280,9 @@ func foreignNoticeLabel(t []byte) (labelKind, []byte) {
 		return labelNone, nil
 	}
 	h, bracket := labelHead(t)
-	for k := range foreignLabelSets {
-		set := &foreignLabelSets[k]
+	sets := &foreignLabels().sets
+	for k := range sets {
+		set := &sets[k]
 		for _, i := range set.candidates(h) {
 			if v, ok := set.labels[i].value(h, bracket); ok {
 				return set.kind, v
@@ -285,9 +303,9 @@ func maybeForeignLabel(c byte) bool {
 // (either case) and of the ASCII bullets.
 var foreignLabelInitial = func() (m [256]bool) {
 	m['*'], m['-'] = true, true
-	for k := range foreignLabelSets {
-		for _, l := range foreignLabelSets[k].labels {
-			if c := l.text[0]; c < utf8.RuneSelf {
+	for _, l := range foreignLabelLists {
+		for _, lab := range l.labels {
+			if c := lab[0]; c < utf8.RuneSelf {
 				m[c] = true
 				m[c&^0x20] = true
 			}
@@ -330,7 +348,7 @@ func failureStatedJa(words []byte) bool {
 	if isASCII(words) {
 		return false
 	}
-	for _, p := range failurePhrasesJaBytes {
+	for _, p := range failurePhrasesJaBytes() {
 		if bytes.Contains(words, p) {
 			return true
 		}
@@ -343,12 +361,13 @@ func failureStatedJa(words []byte) bool {
 // (issue 14: two allocations per message). bytes.Contains skips text of
 // ASCII alone at the speed of IndexByte, which an automaton would read a
 // byte at a time.
-var failurePhrasesJaBytes = func() (out [len(failurePhrasesJa)][]byte) {
+// They are made on first use: a notice of ASCII alone never needs them.
+var failurePhrasesJaBytes = sync.OnceValue(func() (out [len(failurePhrasesJa)][]byte) {
 	for i, p := range failurePhrasesJa {
 		out[i] = []byte(p)
 	}
 	return out
-}()
+})
 
 // statesForeignReason says whether the lines of a block (buf) hold a
 // reason label of another language (foreignReasonLabels) with a value.
@@ -361,7 +380,7 @@ func statesForeignReason(buf []byte) bool {
 			continue
 		}
 		h, bracket := labelHead(t)
-		reasons := &foreignLabelSets[0]
+		reasons := &foreignLabels().sets[0]
 		for _, j := range reasons.candidates(h) {
 			if v, ok := reasons.labels[j].value(h, bracket); ok && len(bytes.TrimSpace(v)) > 0 {
 				return true

@@ -144,10 +144,10 @@ func TestForeignLabelValueReadsPaddingColonsAndBrackets(t *testing.T) {
 // LONG S) in place of its first letter or, in a label, before it.
 func TestForeignLabelInitialRejectsOnlyWhatEqualFoldWould(t *testing.T) {
 	var labels []foreignLabel
-	for _, set := range foreignLabelSets {
+	for _, set := range foreignLabels().sets {
 		labels = append(labels, set.labels...)
 	}
-	labels = append(labels, foreignRecipientLabelSet...)
+	labels = append(labels, foreignLabels().recipient...)
 	// "\u212ak" is "k\u212a" without regard to case, a line of ASCII
 	// first byte of the same length.
 	labels = append(labels, newForeignLabels([]string{"kelvin", "sender", "\u212aelvin", "\u017fender", "\u212ak"})...)
@@ -176,8 +176,9 @@ func TestForeignLabelInitialRejectsOnlyWhatEqualFoldWould(t *testing.T) {
 // through candidates gives, for lines of every label and case, the label
 // a try of the whole list with headLabelValue finds first.
 func TestForeignLabelCandidatesFindTheFirstLabel(t *testing.T) {
-	for k := range foreignLabelSets {
-		set := &foreignLabelSets[k]
+	sets := &foreignLabels().sets
+	for k := range sets {
+		set := &sets[k]
 		for _, l := range set.labels {
 			lab := string(l.text)
 			first, size := utf8.DecodeRuneInString(lab)

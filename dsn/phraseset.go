@@ -86,32 +86,34 @@ func buildPhraseAutomaton(phrases []string, fold bool) *phraseAutomaton {
 			a.class[b] = raw[ascii.Lower(byte(b))]
 		}
 	}
-	// The trie: goto[s*width+c] is the child of s by c, 0 when none (the
-	// root is never a child).
-	var trie []int32
-	var out []int16
-	newState := func() int32 {
-		trie = append(trie, make([]int32, a.width)...)
-		out = append(out, -1)
-		return int32(len(out) - 1)
+	// The trie is built in next itself: next[s*width+c] is the child of s
+	// by c, 0 when none (the root is never a child), until the breadth
+	// first pass below fills in every other transition, row by row. A
+	// second table for the trie cost as much again to build as next, at
+	// the first notice a process reads (issue 14: explain --json).
+	maxStates := 1
+	for _, p := range phrases {
+		maxStates += len(p)
 	}
-	newState() // the root, 0
+	next := make([]int32, maxStates*a.width)
+	out := make([]int16, 1, maxStates) // the least phrase that ends at each state by its own path, -1 for none
+	out[0] = -1
 	for i, p := range phrases {
 		s := int32(0)
 		for j := 0; j < len(p); j++ {
-			c := int(a.class[p[j]])
-			if trie[int(s)*a.width+c] == 0 {
-				child := newState()
-				trie[int(s)*a.width+c] = child
+			k := int(s)*a.width + int(a.class[p[j]])
+			if next[k] == 0 {
+				next[k] = int32(len(out))
+				out = append(out, -1)
 			}
-			s = trie[int(s)*a.width+c]
+			s = next[k]
 		}
 		if out[s] < 0 || int16(i) < out[s] {
 			out[s] = int16(i)
 		}
 	}
 	states := len(out)
-	a.next = make([]int32, states*a.width)
+	a.next = next[:states*a.width]
 	a.first = make([]int16, states)
 	a.outs = make([][]int16, states)
 	for i, p := range phrases {
@@ -119,17 +121,18 @@ func buildPhraseAutomaton(phrases []string, fold bool) *phraseAutomaton {
 		// phrase listed more than once.
 		s := int32(0)
 		for j := 0; j < len(p); j++ {
-			s = trie[int(s)*a.width+int(a.class[p[j]])]
+			s = a.next[int(s)*a.width+int(a.class[p[j]])]
 		}
 		a.outs[s] = append(a.outs[s], int16(i))
 	}
 	fail := make([]int32, states)
-	// Breadth first: a state's failure link is a shorter state, done first.
+	// Breadth first: a state's failure link is a shorter state, whose row
+	// is complete when the state's is filled in; the state's row still
+	// holds its trie children when it is read.
 	queue := make([]int32, 0, states)
 	a.first[0] = out[0]
 	for c := 1; c < a.width; c++ {
-		if child := trie[c]; child != 0 {
-			a.next[c] = child
+		if child := a.next[c]; child != 0 {
 			fail[child] = 0
 			queue = append(queue, child)
 		}
@@ -146,14 +149,14 @@ func buildPhraseAutomaton(phrases []string, fold bool) *phraseAutomaton {
 			a.outs[s] = append(a.outs[s], a.outs[f]...)
 			slices.Sort(a.outs[s])
 		}
+		row, frow := a.next[int(s)*a.width:int(s+1)*a.width], a.next[int(f)*a.width:int(f+1)*a.width]
 		for c := 1; c < a.width; c++ {
-			child := trie[int(s)*a.width+c]
+			child := row[c]
 			if child == 0 {
-				a.next[int(s)*a.width+c] = a.next[int(f)*a.width+c]
+				row[c] = frow[c]
 				continue
 			}
-			a.next[int(s)*a.width+c] = child
-			fail[child] = a.next[int(f)*a.width+c]
+			fail[child] = frow[c]
 			queue = append(queue, child)
 		}
 	}

@@ -62,9 +62,6 @@ var foreignLabelStart = func() (m [256]bool) {
 	return m
 }()
 
-// foreignRecipientLabelSet are foreignRecipientLabels as foreignLabels.
-var foreignRecipientLabelSet = newForeignLabels(foreignRecipientLabels[:])
-
 // afterRecipientLabel returns the text after a recipient label that starts
 // line t (lt in lower case), and whether there is one: one of
 // recipientLabels, or one of foreignRecipientLabels and a colon.
@@ -81,10 +78,11 @@ func afterRecipientLabel(t, lt []byte) ([]byte, bool) {
 		return nil, false
 	}
 	h, bracket := labelHead(t)
-	for i := range foreignRecipientLabelSet {
+	labels := foreignLabels().recipient
+	for i := range labels {
 		// Padded with spaces or full-width spaces, ended by an ASCII or
 		// a full-width colon, or set in brackets (foreignlabels.go).
-		if v, ok := foreignRecipientLabelSet[i].value(h, bracket); ok {
+		if v, ok := labels[i].value(h, bracket); ok {
 			return bytes.TrimSpace(v), true
 		}
 	}

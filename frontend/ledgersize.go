@@ -18,14 +18,18 @@ const LedgerSizeInterval = time.Minute
 // ledgerStatsTimeout bounds one read of the ledger's Stats.
 const ledgerStatsTimeout = 5 * time.Second
 
-var (
-	ledgerRecordsDesc = prometheus.NewDesc("ndrmilter_ledger_records",
+// ledgerSizeDescs are the descriptions of LedgerSize's metrics, made on
+// first use rather than at start: a command that serves no metrics
+// ("ndrmilter code", explain) makes none (issue 14: start-up).
+var ledgerSizeDescs = sync.OnceValue(func() (d struct{ records, bytes, statsTime *prometheus.Desc }) {
+	d.records = prometheus.NewDesc("ndrmilter_ledger_records",
 		"Records (sent messages) in the ledger, as ledger.Stats counts them; read at most once a minute.", nil, nil)
-	ledgerBytesDesc = prometheus.NewDesc("ndrmilter_ledger_size_bytes",
+	d.bytes = prometheus.NewDesc("ndrmilter_ledger_size_bytes",
 		"Size of the ledger's data on disk (the bbolt file); absent for a Redis ledger.", nil, nil)
-	ledgerStatsTimeDesc = prometheus.NewDesc("ndrmilter_ledger_stats_last_success_timestamp_seconds",
+	d.statsTime = prometheus.NewDesc("ndrmilter_ledger_stats_last_success_timestamp_seconds",
 		"Unix time of the last successful read of the ledger's size; the two gauges above are as of then.", nil, nil)
-)
+	return d
+})
 
 // LedgerSize is a Prometheus collector of the size of a ledger:
 // ndrmilter_ledger_records, ndrmilter_ledger_size_bytes (when the store
@@ -55,9 +59,10 @@ func NewLedgerSize(l ledger.Ledger) *LedgerSize {
 
 // Describe implements prometheus.Collector.
 func (c *LedgerSize) Describe(ch chan<- *prometheus.Desc) {
-	ch <- ledgerRecordsDesc
-	ch <- ledgerBytesDesc
-	ch <- ledgerStatsTimeDesc
+	d := ledgerSizeDescs()
+	ch <- d.records
+	ch <- d.bytes
+	ch <- d.statsTime
 }
 
 // Collect implements prometheus.Collector.
@@ -84,11 +89,12 @@ func (c *LedgerSize) Collect(ch chan<- prometheus.Metric) {
 	if !ok {
 		return
 	}
-	ch <- prometheus.MustNewConstMetric(ledgerRecordsDesc, prometheus.GaugeValue, float64(st.Records))
+	d := ledgerSizeDescs()
+	ch <- prometheus.MustNewConstMetric(d.records, prometheus.GaugeValue, float64(st.Records))
 	if st.Bytes > 0 {
-		ch <- prometheus.MustNewConstMetric(ledgerBytesDesc, prometheus.GaugeValue, float64(st.Bytes))
+		ch <- prometheus.MustNewConstMetric(d.bytes, prometheus.GaugeValue, float64(st.Bytes))
 	}
-	ch <- prometheus.MustNewConstMetric(ledgerStatsTimeDesc, prometheus.GaugeValue, float64(at.UnixNano())/1e9)
+	ch <- prometheus.MustNewConstMetric(d.statsTime, prometheus.GaugeValue, float64(at.UnixNano())/1e9)
 }
 
 // refresh reads the ledger's Stats and keeps them if the read succeeds.

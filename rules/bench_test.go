@@ -22,7 +22,7 @@ var fixtureDirs = []string{"../dsn/testdata", "../internal/testdata/bounces/eml"
 // readMessages reads every *.eml of the directories; it skips the
 // benchmark when there are none (the shared corpus is absent from a clean
 // clone).
-func readMessages(b *testing.B, dirs ...string) (msgs [][]byte, total int64) {
+func readMessages(b testing.TB, dirs ...string) (msgs [][]byte, total int64) {
 	b.Helper()
 	var files []string
 	for _, dir := range dirs {

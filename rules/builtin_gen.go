@@ -62,7 +62,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{212, 213, 214},
 			regexps: []*pattern{
-				{src: "your message to <|> was automatically rejected:", captures: false},
+				{src: "your message to <|> was automatically rejected:", captures: false, minLen: 17},
 			},
 			command: []string{"DATA", ""},
 			then:    thenDef{Reason: "mailboxfull"},
@@ -76,7 +76,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{215},
 			regexps: []*pattern{
-				{src: "your message to <|> was automatically rejected:", captures: false},
+				{src: "your message to <|> was automatically rejected:", captures: false, minLen: 17},
 			},
 			command: []string{"DATA", ""},
 			then:    thenDef{Reason: "userunknown"},
@@ -90,7 +90,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{216, 217},
 			regexps: []*pattern{
-				{src: "mail\\.local: ", captures: false},
+				{src: "mail\\.local: ", captures: false, minLen: 12},
 			},
 			command: []string{"DATA", ""},
 			then:    thenDef{Reason: "mailboxfull"},
@@ -104,7 +104,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{218},
 			regexps: []*pattern{
-				{src: "mail\\.local: ", captures: false},
+				{src: "mail\\.local: ", captures: false, minLen: 12},
 			},
 			command: []string{"DATA", ""},
 			then:    thenDef{Reason: "systemerror"},
@@ -118,7 +118,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{219, 220, 221, 222},
 			regexps: []*pattern{
-				{src: "mail\\.local: ", captures: false},
+				{src: "mail\\.local: ", captures: false, minLen: 12},
 			},
 			command: []string{"DATA", ""},
 			then:    thenDef{Reason: "userunknown"},
@@ -132,7 +132,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{223, 224},
 			regexps: []*pattern{
-				{src: "procmail: |/procmail ", captures: false},
+				{src: "procmail: |/procmail ", captures: false, minLen: 10},
 			},
 			command: []string{"DATA", ""},
 			then:    thenDef{Reason: "mailboxfull"},
@@ -146,7 +146,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{225},
 			regexps: []*pattern{
-				{src: "procmail: |/procmail ", captures: false},
+				{src: "procmail: |/procmail ", captures: false, minLen: 10},
 			},
 			command: []string{"DATA", ""},
 			then:    thenDef{Reason: "systemerror"},
@@ -160,7 +160,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{226},
 			regexps: []*pattern{
-				{src: "procmail: |/procmail ", captures: false},
+				{src: "procmail: |/procmail ", captures: false, minLen: 10},
 			},
 			command: []string{"DATA", ""},
 			then:    thenDef{Reason: "systemfull"},
@@ -174,7 +174,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{227},
 			regexps: []*pattern{
-				{src: "maildrop: ", captures: false},
+				{src: "maildrop: ", captures: false, minLen: 10},
 			},
 			command: []string{"DATA", ""},
 			then:    thenDef{Reason: "mailboxfull"},
@@ -188,7 +188,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{228, 229},
 			regexps: []*pattern{
-				{src: "maildrop: ", captures: false},
+				{src: "maildrop: ", captures: false, minLen: 10},
 			},
 			command: []string{"DATA", ""},
 			then:    thenDef{Reason: "userunknown"},
@@ -202,7 +202,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{230},
 			regexps: []*pattern{
-				{src: "vdelivermail: ", captures: false},
+				{src: "vdelivermail: ", captures: false, minLen: 14},
 			},
 			command: []string{"DATA", ""},
 			then:    thenDef{Reason: "filtered"},
@@ -216,7 +216,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{231, 232},
 			regexps: []*pattern{
-				{src: "vdelivermail: ", captures: false},
+				{src: "vdelivermail: ", captures: false, minLen: 14},
 			},
 			command: []string{"DATA", ""},
 			then:    thenDef{Reason: "mailboxfull"},
@@ -230,7 +230,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{233},
 			regexps: []*pattern{
-				{src: "vdelivermail: ", captures: false},
+				{src: "vdelivermail: ", captures: false, minLen: 14},
 			},
 			command: []string{"DATA", ""},
 			then:    thenDef{Reason: "suspend"},
@@ -244,7 +244,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{234},
 			regexps: []*pattern{
-				{src: "vdelivermail: ", captures: false},
+				{src: "vdelivermail: ", captures: false, minLen: 14},
 			},
 			command: []string{"DATA", ""},
 			then:    thenDef{Reason: "userunknown"},
@@ -258,7 +258,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{235},
 			regexps: []*pattern{
-				{src: "vdeliver: ", captures: false},
+				{src: "vdeliver: ", captures: false, minLen: 10},
 			},
 			command: []string{"DATA", ""},
 			then:    thenDef{Reason: "mailboxfull"},
@@ -272,7 +272,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{236, 237, 238},
 			regexps: []*pattern{
-				{src: "vdeliver: ", captures: false},
+				{src: "vdeliver: ", captures: false, minLen: 10},
 			},
 			command: []string{"DATA", ""},
 			then:    thenDef{Reason: "userunknown"},
@@ -307,7 +307,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{247, 248},
 			regexps: []*pattern{
-				{src: "\\bs31[45]0\\b", captures: false},
+				{src: "\\bs31[45]0\\b", captures: false, minLen: 5},
 			},
 			then: thenDef{
 				Reason: "blocked",
@@ -655,7 +655,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{266},
 			regexps: []*pattern{
-				{src: "(?:\\[(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})(?: +[0-9]+)?\\] )?our system has detected that this message is likely unsolicited mail", captures: true},
+				{src: "(?:\\[(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})(?: +[0-9]+)?\\] )?our system has detected that this message is likely unsolicited mail", captures: true, minLen: 68},
 			},
 			then: thenDef{
 				Reason: "spamdetected",
@@ -875,7 +875,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{280, 281, 282},
 			regexps: []*pattern{
-				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](416|418)\\b", captures: false},
+				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](416|418)\\b", captures: false, minLen: 7},
 			},
 			then: thenDef{Reason: "userunknown"},
 		},
@@ -888,7 +888,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{280, 281, 282},
 			regexps: []*pattern{
-				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](417)\\b", captures: false},
+				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](417)\\b", captures: false, minLen: 7},
 			},
 			then: thenDef{Reason: "mailboxfull"},
 		},
@@ -901,7 +901,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{280, 281, 282},
 			regexps: []*pattern{
-				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](420|426)\\b", captures: false},
+				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](420|426)\\b", captures: false, minLen: 7},
 			},
 			then: thenDef{Reason: "suspend"},
 		},
@@ -914,7 +914,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{280, 281, 282},
 			regexps: []*pattern{
-				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](401|517)\\b", captures: false},
+				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](401|517)\\b", captures: false, minLen: 7},
 			},
 			then: thenDef{Reason: "authfailure"},
 		},
@@ -927,7 +927,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{280, 281, 282},
 			regexps: []*pattern{
-				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](305|402)\\b", captures: false},
+				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](305|402)\\b", captures: false, minLen: 7},
 			},
 			then: thenDef{Reason: "securityerror"},
 		},
@@ -940,7 +940,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{280, 281, 282},
 			regexps: []*pattern{
-				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](403|405|415|421)\\b", captures: false},
+				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](403|405|415|421)\\b", captures: false, minLen: 7},
 			},
 			then: thenDef{Reason: "rejected"},
 		},
@@ -953,7 +953,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{280, 281, 282},
 			regexps: []*pattern{
-				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](506)\\b", captures: false},
+				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](506)\\b", captures: false, minLen: 7},
 			},
 			then: thenDef{Reason: "spamdetected"},
 		},
@@ -966,7 +966,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{280, 281, 282},
 			regexps: []*pattern{
-				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](514)\\b", captures: false},
+				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](514)\\b", captures: false, minLen: 7},
 			},
 			then: thenDef{Reason: "mesgtoobig"},
 		},
@@ -979,7 +979,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{280, 281, 282},
 			regexps: []*pattern{
-				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](630)\\b", captures: false},
+				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](630)\\b", captures: false, minLen: 7},
 			},
 			then: thenDef{Reason: "policyviolation"},
 		},
@@ -992,7 +992,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{280, 281, 282},
 			regexps: []*pattern{
-				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](505)\\b", captures: false},
+				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](505)\\b", captures: false, minLen: 7},
 			},
 			then: thenDef{Reason: "systemerror"},
 		},
@@ -1005,7 +1005,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{280, 281, 282},
 			regexps: []*pattern{
-				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](104)\\b", captures: false},
+				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](104)\\b", captures: false, minLen: 7},
 			},
 			then: thenDef{Reason: "toomanyconn"},
 		},
@@ -1018,7 +1018,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{280, 281, 282},
 			regexps: []*pattern{
-				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](101|102|103|510|999)\\b", captures: false},
+				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](101|102|103|510|999)\\b", captures: false, minLen: 7},
 			},
 			then: thenDef{
 				Reason: "blocked",
@@ -1087,7 +1087,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{283, 284, 285, 286},
 			regexps: []*pattern{
-				{src: "\\b(cxbl|cdrbl|ipbl0001|ipbl0010|ipbl0100|ipbl0011|ipbl0101|ipbl0110|ipbl0111|ipbl1000|ipbl1001|ipbl1010|ipbl1011|ipbl1100|ipbl1101|ipbl1110|ipbl1111|ipbl00001)\\b", captures: false},
+				{src: "\\b(cxbl|cdrbl|ipbl0001|ipbl0010|ipbl0100|ipbl0011|ipbl0101|ipbl0110|ipbl0111|ipbl1000|ipbl1001|ipbl1010|ipbl1011|ipbl1100|ipbl1101|ipbl1110|ipbl1111|ipbl00001)\\b", captures: false, minLen: 4},
 			},
 			then: thenDef{Reason: "blocked"},
 		},
@@ -1100,7 +1100,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{287},
 			regexps: []*pattern{
-				{src: "\\b(cxdns)\\b", captures: false},
+				{src: "\\b(cxdns)\\b", captures: false, minLen: 5},
 			},
 			then: thenDef{Reason: "requireptr"},
 		},
@@ -1113,7 +1113,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{288},
 			regexps: []*pattern{
-				{src: "\\b(cxsndr)\\b", captures: false},
+				{src: "\\b(cxsndr)\\b", captures: false, minLen: 6},
 			},
 			then: thenDef{Reason: "authfailure"},
 		},
@@ -1126,7 +1126,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{289},
 			regexps: []*pattern{
-				{src: "\\b(cxsmtp)\\b", captures: false},
+				{src: "\\b(cxsmtp)\\b", captures: false, minLen: 6},
 			},
 			then: thenDef{Reason: "rejected"},
 		},
@@ -1139,7 +1139,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{290, 291},
 			regexps: []*pattern{
-				{src: "\\b(cxcnct|cxmxrt)\\b", captures: false},
+				{src: "\\b(cxcnct|cxmxrt)\\b", captures: false, minLen: 6},
 			},
 			then: thenDef{Reason: "toomanyconn"},
 		},
@@ -1152,7 +1152,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{292, 293},
 			regexps: []*pattern{
-				{src: "\\b(cxthrt|cxmj)\\b", captures: false},
+				{src: "\\b(cxthrt|cxmj)\\b", captures: false, minLen: 4},
 			},
 			then: thenDef{Reason: "securityerror"},
 		},
@@ -1165,7 +1165,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{294},
 			regexps: []*pattern{
-				{src: "\\b(urlbl011|urlbl101|urlbl110|urlbl1001)\\b", captures: false},
+				{src: "\\b(urlbl011|urlbl101|urlbl110|urlbl1001)\\b", captures: false, minLen: 8},
 			},
 			then: thenDef{Reason: "spamdetected"},
 		},
@@ -1319,7 +1319,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{327},
 			regexps: []*pattern{
-				{src: "aup#[a-z]*-?(1000|120[0-9]|1210|12[2-4][0-9]|1250)\\b", captures: false},
+				{src: "aup#[a-z]*-?(1000|120[0-9]|1210|12[2-4][0-9]|1250)\\b", captures: false, minLen: 8},
 			},
 			then: thenDef{Reason: "blocked"},
 		},
@@ -1332,7 +1332,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{327},
 			regexps: []*pattern{
-				{src: "aup#[a-z]*-?(1010|10[2-7][0-9]|1080|1500|1520)\\b", captures: false},
+				{src: "aup#[a-z]*-?(1010|10[2-7][0-9]|1080|1500|1520)\\b", captures: false, minLen: 8},
 			},
 			then: thenDef{Reason: "rejected"},
 		},
@@ -1345,7 +1345,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{327},
 			regexps: []*pattern{
-				{src: "aup#[a-z]*-?(1090)\\b", captures: false},
+				{src: "aup#[a-z]*-?(1090)\\b", captures: false, minLen: 8},
 			},
 			then: thenDef{Reason: "systemerror"},
 		},
@@ -1358,7 +1358,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{327},
 			regexps: []*pattern{
-				{src: "aup#[a-z]*-?(11[0-4][0-9]|1150)\\b", captures: false},
+				{src: "aup#[a-z]*-?(11[0-4][0-9]|1150)\\b", captures: false, minLen: 8},
 			},
 			then: thenDef{Reason: "requireptr"},
 		},
@@ -1371,7 +1371,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{327},
 			regexps: []*pattern{
-				{src: "aup#[a-z]*-?(11[6-8][0-9]|1190|1560)\\b", captures: false},
+				{src: "aup#[a-z]*-?(11[6-8][0-9]|1190|1560)\\b", captures: false, minLen: 8},
 			},
 			then: thenDef{Reason: "policyviolation"},
 		},
@@ -1384,7 +1384,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{327},
 			regexps: []*pattern{
-				{src: "aup#[a-z]*-?(1260)\\b", captures: false},
+				{src: "aup#[a-z]*-?(1260)\\b", captures: false, minLen: 8},
 			},
 			then: thenDef{Reason: "networkerror"},
 		},
@@ -1397,7 +1397,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{327},
 			regexps: []*pattern{
-				{src: "aup#[a-z]*-?(13[0-3][0-9]|1340)\\b", captures: false},
+				{src: "aup#[a-z]*-?(13[0-3][0-9]|1340)\\b", captures: false, minLen: 8},
 			},
 			then: thenDef{Reason: "toomanyconn"},
 		},
@@ -1410,7 +1410,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{327},
 			regexps: []*pattern{
-				{src: "aup#[a-z]*-?(13[5-9][0-9]|14[0-8][0-9]|1490|1540|1550|1580)\\b", captures: false},
+				{src: "aup#[a-z]*-?(13[5-9][0-9]|14[0-8][0-9]|1490|1540|1550|1580)\\b", captures: false, minLen: 8},
 			},
 			then: thenDef{Reason: "speeding"},
 		},
@@ -1423,7 +1423,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{327},
 			regexps: []*pattern{
-				{src: "aup#[a-z]*-?(1530)\\b", captures: false},
+				{src: "aup#[a-z]*-?(1530)\\b", captures: false, minLen: 8},
 			},
 			then: thenDef{Reason: "mesgtoobig"},
 		},
@@ -1436,7 +1436,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{328},
 			regexps: []*pattern{
-				{src: "\\b(ib401)\\b", captures: false},
+				{src: "\\b(ib401)\\b", captures: false, minLen: 5},
 			},
 			then: thenDef{Reason: "securityerror"},
 		},
@@ -1449,7 +1449,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{329, 330},
 			regexps: []*pattern{
-				{src: "\\b(ib501|ib502)\\b", captures: false},
+				{src: "\\b(ib501|ib502)\\b", captures: false, minLen: 5},
 			},
 			then: thenDef{Reason: "notcompliantrfc"},
 		},
@@ -1462,7 +1462,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{331},
 			regexps: []*pattern{
-				{src: "\\b(ib506)\\b", captures: false},
+				{src: "\\b(ib506)\\b", captures: false, minLen: 5},
 			},
 			then: thenDef{Reason: "rejected"},
 		},
@@ -1475,7 +1475,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{332},
 			regexps: []*pattern{
-				{src: "\\b(ib508)\\b", captures: false},
+				{src: "\\b(ib508)\\b", captures: false, minLen: 5},
 			},
 			then: thenDef{Reason: "authfailure"},
 		},
@@ -1488,7 +1488,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{333},
 			regexps: []*pattern{
-				{src: "\\b(ib108)\\b", captures: false},
+				{src: "\\b(ib108)\\b", captures: false, minLen: 5},
 			},
 			then: thenDef{Reason: "requireptr"},
 		},
@@ -1501,7 +1501,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{334},
 			regexps: []*pattern{
-				{src: "\\b(ib212)\\b", captures: false},
+				{src: "\\b(ib212)\\b", captures: false, minLen: 5},
 			},
 			then: thenDef{Reason: "spamdetected"},
 		},
@@ -1514,7 +1514,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{335},
 			regexps: []*pattern{
-				{src: "\\b(ib705)\\b", captures: false},
+				{src: "\\b(ib705)\\b", captures: false, minLen: 5},
 			},
 			then: thenDef{Reason: "virusdetected"},
 		},
@@ -1527,7 +1527,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{336, 337},
 			regexps: []*pattern{
-				{src: "\\b(ib605|ib007)\\b", captures: false},
+				{src: "\\b(ib605|ib007)\\b", captures: false, minLen: 5},
 			},
 			then: thenDef{Reason: "toomanyconn"},
 		},
@@ -1540,7 +1540,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{338, 339, 340, 341},
 			regexps: []*pattern{
-				{src: "\\b(ib101|ib504|ib510|ib607)\\b", captures: false},
+				{src: "\\b(ib101|ib504|ib510|ib607)\\b", captures: false, minLen: 5},
 			},
 			then: thenDef{Reason: "speeding"},
 		},
@@ -1553,7 +1553,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{342, 343, 344, 345, 346, 347, 348},
 			regexps: []*pattern{
-				{src: "\\b(ib110|ib111|ib112|ib113|ib104|ib105|ib106)\\b", captures: false},
+				{src: "\\b(ib110|ib111|ib112|ib113|ib104|ib105|ib106)\\b", captures: false, minLen: 5},
 			},
 			then: thenDef{Reason: "blocked"},
 		},
@@ -1566,7 +1566,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{349},
 			regexps: []*pattern{
-				{src: "\\b(ib103)\\b", captures: false},
+				{src: "\\b(ib103)\\b", captures: false, minLen: 5},
 			},
 			then: thenDef{Reason: "badreputation"},
 		},
@@ -1579,7 +1579,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{350},
 			regexps: []*pattern{
-				{src: "i\\.ua/err/(1|6)/", captures: false},
+				{src: "i\\.ua/err/(1|6)/", captures: false, minLen: 11},
 			},
 			then: thenDef{Reason: "norelaying"},
 		},
@@ -1592,7 +1592,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{350},
 			regexps: []*pattern{
-				{src: "i\\.ua/err/(2)/", captures: false},
+				{src: "i\\.ua/err/(2)/", captures: false, minLen: 11},
 			},
 			then: thenDef{Reason: "userunknown"},
 		},
@@ -1605,7 +1605,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{350},
 			regexps: []*pattern{
-				{src: "i\\.ua/err/(3)/", captures: false},
+				{src: "i\\.ua/err/(3)/", captures: false, minLen: 11},
 			},
 			then: thenDef{Reason: "suspend"},
 		},
@@ -1618,7 +1618,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{350},
 			regexps: []*pattern{
-				{src: "i\\.ua/err/(4)/", captures: false},
+				{src: "i\\.ua/err/(4)/", captures: false, minLen: 11},
 			},
 			then: thenDef{Reason: "mailboxfull"},
 		},
@@ -1631,7 +1631,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{350},
 			regexps: []*pattern{
-				{src: "i\\.ua/err/(5)/", captures: false},
+				{src: "i\\.ua/err/(5)/", captures: false, minLen: 11},
 			},
 			then: thenDef{Reason: "toomanyconn"},
 		},
@@ -1644,7 +1644,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{350},
 			regexps: []*pattern{
-				{src: "i\\.ua/err/(7|9)/", captures: false},
+				{src: "i\\.ua/err/(7|9)/", captures: false, minLen: 11},
 			},
 			then: thenDef{Reason: "blocked"},
 		},
@@ -1657,7 +1657,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{350},
 			regexps: []*pattern{
-				{src: "i\\.ua/err/(8)/", captures: false},
+				{src: "i\\.ua/err/(8)/", captures: false, minLen: 11},
 			},
 			then: thenDef{Reason: "rejected"},
 		},
@@ -1670,7 +1670,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{350},
 			regexps: []*pattern{
-				{src: "i\\.ua/err/(10)/", captures: false},
+				{src: "i\\.ua/err/(10)/", captures: false, minLen: 12},
 			},
 			then: thenDef{Reason: "filtered"},
 		},
@@ -1978,7 +1978,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{378, 379, 380},
 			regexps: []*pattern{
-				{src: "\\b(sc|dy|ou)-00[1-4]\\b", captures: false},
+				{src: "\\b(sc|dy|ou)-00[1-4]\\b", captures: false, minLen: 6},
 			},
 			then: thenDef{
 				Reason: "blocked",
@@ -3156,8 +3156,8 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{548, 549},
 			regexps: []*pattern{
-				{src: "\\b542\\b", captures: false},
-				{src: "no such user", captures: false},
+				{src: "\\b542\\b", captures: false, minLen: 3},
+				{src: "no such user", captures: false, minLen: 12},
 			},
 			mta:  []string{".messagelabs.com"},
 			then: thenDef{Reason: "userunknown"},
@@ -7778,7 +7778,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{775},
 			regexps: []*pattern{
-				{src: "non r.*pertori.*dans l'annuaire domino", captures: false},
+				{src: "non r.*pertori.*dans l'annuaire domino", captures: false, minLen: 34},
 			},
 			then: thenDef{Reason: "userunknown"},
 		},
@@ -8943,11 +8943,11 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{29, 30, 31, 32},
 			regexps: []*pattern{
-				{src: "\\b(?:score|hits) ?[=:] ?-?[0-9]{1,4}(?:\\.[0-9]{1,3})?[,;]? ?(?:required|reqd|threshold) ?[=:] ?-?[0-9]", captures: false},
-				{src: "\\bdefault: true \\[-?[0-9]{1,4}(?:\\.[0-9]{1,3})? ?/ ?-?[0-9]", captures: false},
-				{src: "\\bspam(?:assassin)? score:? ?(?:of |is |was )?\\(?-?[0-9]", captures: false},
-				{src: "\\bscored -?[0-9]{1,4}(?:\\.[0-9]{1,3})? spam points", captures: false},
-				{src: "\\bspam\\b[^.()]{0,40}\\((?:spam )?score:? ?-?[0-9]", captures: false},
+				{src: "\\b(?:score|hits) ?[=:] ?-?[0-9]{1,4}(?:\\.[0-9]{1,3})?[,;]? ?(?:required|reqd|threshold) ?[=:] ?-?[0-9]", captures: false, minLen: 12},
+				{src: "\\bdefault: true \\[-?[0-9]{1,4}(?:\\.[0-9]{1,3})? ?/ ?-?[0-9]", captures: false, minLen: 18},
+				{src: "\\bspam(?:assassin)? score:? ?(?:of |is |was )?\\(?-?[0-9]", captures: false, minLen: 11},
+				{src: "\\bscored -?[0-9]{1,4}(?:\\.[0-9]{1,3})? spam points", captures: false, minLen: 20},
+				{src: "\\bspam\\b[^.()]{0,40}\\((?:spam )?score:? ?-?[0-9]", captures: false, minLen: 11},
 			},
 			then: thenDef{Reason: "spamdetected"},
 		},
@@ -8956,7 +8956,7 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 4601,
 			regexps: []*pattern{
-				{src: "sender address \\[[^\\]@ ]*@(?P<listed_domain>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})\\] blocked using ", captures: true},
+				{src: "sender address \\[[^\\]@ ]*@(?P<listed_domain>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})\\] blocked using ", captures: true, minLen: 37},
 			},
 			then: thenDef{
 				Reason: "rejected",
@@ -9057,7 +9057,7 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 4623,
 			regexps: []*pattern{
-				{src: "(?:helo command|reverse client host) \\[(?P<listed_domain>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})\\] blocked using ", captures: true},
+				{src: "(?:helo command|reverse client host) \\[(?P<listed_domain>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})\\] blocked using ", captures: true, minLen: 34},
 			},
 			then: thenDef{
 				Reason: "blocked",
@@ -9536,8 +9536,8 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{1226, 1227},
 			regexps: []*pattern{
-				{src: "is not allowed to send mail\\..*_401", captures: false},
-				{src: "is not allowed to send from <.*per it's spf record", captures: false},
+				{src: "is not allowed to send mail\\..*_401", captures: false, minLen: 32},
+				{src: "is not allowed to send from <.*per it's spf record", captures: false, minLen: 48},
 			},
 			then: thenDef{Reason: "authfailure"},
 		},
@@ -9870,7 +9870,7 @@ var builtinSet = &ruleSet{
 			textIDs: []int32{1496},
 			all:     []int32{1546},
 			regexps: []*pattern{
-				{src: "553 [^ @]+ does not exist", captures: false},
+				{src: "553 [^ @]+ does not exist", captures: false, minLen: 20},
 			},
 			then: thenDef{Reason: "hostunknown"},
 		},
@@ -9923,29 +9923,29 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{1547, 1548, 1549, 1550, 1551, 1552, 1553, 1554, 1555, 1556, 1557, 1558, 1559, 1560, 1561, 1562, 1563, 1564, 1565},
 			regexps: []*pattern{
-				{src: "<.*> not found", captures: false},
-				{src: "<.*>\\.\\.\\. blocked by", captures: false},
-				{src: "account.*does not exist at the organization", captures: false},
-				{src: "adresse d au moins un destinataire invalide\\. invalid recipient\\..*416", captures: false},
-				{src: "adresse d au moins un destinataire invalide\\. invalid recipient\\..*418", captures: false},
-				{src: "bad.*recipient", captures: false},
-				{src: "mailbox.*does not exist", captures: false},
-				{src: "mailbox.*unavailable or access denied", captures: false},
-				{src: "no.*in name directory", captures: false},
-				{src: "non.*existent user", captures: false},
-				{src: "rcpt <.*does not exist", captures: false},
-				{src: "rcpt \\(.*t exist", captures: false},
-				{src: "recipient.*was not found in", captures: false},
-				{src: "recipient address rejected: user.*does not exist", captures: false},
-				{src: "recipient address rejected: user unknown in.*table", captures: false},
-				{src: "said: 550-5\\.1\\.1.*user unknown", captures: false},
-				{src: "said: 550 5\\.1\\.1.*user unknown", captures: false},
-				{src: "this user doesn't have a.*account", captures: false},
-				{src: "unknown e.*mail address", captures: false},
-				{src: "unknown local.*part", captures: false},
-				{src: "user.*was not found", captures: false},
-				{src: "user.*does not exist", captures: false},
-				{src: "user \\(.*\\) unknown", captures: false},
+				{src: "<.*> not found", captures: false, minLen: 12},
+				{src: "<.*>\\.\\.\\. blocked by", captures: false, minLen: 16},
+				{src: "account.*does not exist at the organization", captures: false, minLen: 41},
+				{src: "adresse d au moins un destinataire invalide\\. invalid recipient\\..*416", captures: false, minLen: 66},
+				{src: "adresse d au moins un destinataire invalide\\. invalid recipient\\..*418", captures: false, minLen: 66},
+				{src: "bad.*recipient", captures: false, minLen: 12},
+				{src: "mailbox.*does not exist", captures: false, minLen: 21},
+				{src: "mailbox.*unavailable or access denied", captures: false, minLen: 35},
+				{src: "no.*in name directory", captures: false, minLen: 19},
+				{src: "non.*existent user", captures: false, minLen: 16},
+				{src: "rcpt <.*does not exist", captures: false, minLen: 20},
+				{src: "rcpt \\(.*t exist", captures: false, minLen: 13},
+				{src: "recipient.*was not found in", captures: false, minLen: 25},
+				{src: "recipient address rejected: user.*does not exist", captures: false, minLen: 46},
+				{src: "recipient address rejected: user unknown in.*table", captures: false, minLen: 48},
+				{src: "said: 550-5\\.1\\.1.*user unknown", captures: false, minLen: 27},
+				{src: "said: 550 5\\.1\\.1.*user unknown", captures: false, minLen: 27},
+				{src: "this user doesn't have a.*account", captures: false, minLen: 31},
+				{src: "unknown e.*mail address", captures: false, minLen: 21},
+				{src: "unknown local.*part", captures: false, minLen: 17},
+				{src: "user.*was not found", captures: false, minLen: 17},
+				{src: "user.*does not exist", captures: false, minLen: 18},
+				{src: "user \\(.*\\) unknown", captures: false, minLen: 15},
 			},
 			command: []string{"RCPT"},
 			then:    thenDef{Reason: "userunknown"},
@@ -10309,7 +10309,7 @@ var builtinSet = &ruleSet{
 				{index: 25, bits: 8},
 			},
 			regexps: []*pattern{
-				{src: "(?:not accepting|does not accept|not accept) mail from:? ?<?[^ <>@]+@[a-z0-9.-]+", captures: false},
+				{src: "(?:not accepting|does not accept|not accept) mail from:? ?<?[^ <>@]+@[a-z0-9.-]+", captures: false, minLen: 23},
 			},
 			then: thenDef{Reason: "rejected"},
 		},
@@ -10506,11 +10506,11 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{1645, 1646, 1647, 1648, 1649},
 			regexps: []*pattern{
-				{src: "domain.*mismatches client ip", captures: false},
-				{src: "dns lookup failure:.*try again later", captures: false},
-				{src: "reverse dns lookup for host.*failed permanently", captures: false},
-				{src: "server access.*forbidden by invalid rdns record of your mail server", captures: false},
-				{src: "service permits.*unverifyable sending ips", captures: false},
+				{src: "domain.*mismatches client ip", captures: false, minLen: 26},
+				{src: "dns lookup failure:.*try again later", captures: false, minLen: 34},
+				{src: "reverse dns lookup for host.*failed permanently", captures: false, minLen: 45},
+				{src: "server access.*forbidden by invalid rdns record of your mail server", captures: false, minLen: 65},
+				{src: "service permits.*unverifyable sending ips", captures: false, minLen: 39},
 			},
 			then: thenDef{Reason: "requireptr"},
 		},
@@ -10533,7 +10533,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{1659},
 			regexps: []*pattern{
-				{src: "multiple.*header", captures: false},
+				{src: "multiple.*header", captures: false, minLen: 14},
 			},
 			then: thenDef{Reason: "notcompliantrfc"},
 		},
@@ -10813,16 +10813,16 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{249, 1856, 1857, 1858, 1859, 1860, 1861, 1862, 1863},
 			regexps: []*pattern{
-				{src: "greylisted.*please try again in", captures: false},
-				{src: "mail score \\(.*over", captures: false},
-				{src: "mail rejete\\. mail rejected\\..*506", captures: false},
-				{src: "our filters rate at and above.*percent probability of being spam", captures: false},
-				{src: "rejected by.*\\(spam\\)", captures: false},
-				{src: "rejected due to spam.*classification", captures: false},
-				{src: "rejected due to spam.*content", captures: false},
-				{src: "rule imposed as.*is blacklisted on", captures: false},
-				{src: "spam.*exceeded", captures: false},
-				{src: "this message scored.*spam points", captures: false},
+				{src: "greylisted.*please try again in", captures: false, minLen: 29},
+				{src: "mail score \\(.*over", captures: false, minLen: 16},
+				{src: "mail rejete\\. mail rejected\\..*506", captures: false, minLen: 30},
+				{src: "our filters rate at and above.*percent probability of being spam", captures: false, minLen: 62},
+				{src: "rejected by.*\\(spam\\)", captures: false, minLen: 17},
+				{src: "rejected due to spam.*classification", captures: false, minLen: 34},
+				{src: "rejected due to spam.*content", captures: false, minLen: 27},
+				{src: "rule imposed as.*is blacklisted on", captures: false, minLen: 32},
+				{src: "spam.*exceeded", captures: false, minLen: 12},
+				{src: "this message scored.*spam points", captures: false, minLen: 30},
 			},
 			then: thenDef{Reason: "spamdetected"},
 		},
@@ -10900,30 +10900,30 @@ var builtinSet = &ruleSet{
 				1920,
 			},
 			regexps: []*pattern{
-				{src: "\\(.*@.*:blocked\\)", captures: false},
-				{src: "access from ip address.*blocked", captures: false},
-				{src: "client host.*blocked using", captures: false},
-				{src: "connections will not be accepted from.*because the ip is in spamhaus's list", captures: false},
-				{src: "dnsbl:rbl.*>_is_blocked", captures: false},
-				{src: "email blocked by.*\\.barracudacentral\\.org", captures: false},
-				{src: "email blocked by.*spamhaus", captures: false},
-				{src: "host.*refused to talk to me:.*blocked", captures: false},
-				{src: "ip.*is blocked by earthlink", captures: false},
-				{src: "is in an.*rbl on", captures: false},
-				{src: "mail server at.*is blocked", captures: false},
-				{src: "mail from.*refused:", captures: false},
-				{src: "mail from.*refused, see.*orbs", captures: false},
-				{src: "message from.*rejected based on blacklist", captures: false},
-				{src: "messages from.*temporarily deferred due to user complaints", captures: false},
-				{src: "server ip.*listed as abusive", captures: false},
-				{src: "sorry! your ip address.*is blocked by rbl", captures: false},
-				{src: "the domain.*is blacklisted", captures: false},
-				{src: "the email.*is blacklisted", captures: false},
-				{src: "the ip.*is blacklisted", captures: false},
-				{src: "veuillez essayer plus tard\\. service refused, please try later\\..*103", captures: false},
-				{src: "veuillez essayer plus tard\\. service refused, please try later\\..*510", captures: false},
-				{src: "your access ip.*has been rejected", captures: false},
-				{src: "your sender's ip address is listed at.*\\.abuseat\\.org", captures: false},
+				{src: "\\(.*@.*:blocked\\)", captures: false, minLen: 11},
+				{src: "access from ip address.*blocked", captures: false, minLen: 29},
+				{src: "client host.*blocked using", captures: false, minLen: 24},
+				{src: "connections will not be accepted from.*because the ip is in spamhaus's list", captures: false, minLen: 73},
+				{src: "dnsbl:rbl.*>_is_blocked", captures: false, minLen: 21},
+				{src: "email blocked by.*\\.barracudacentral\\.org", captures: false, minLen: 37},
+				{src: "email blocked by.*spamhaus", captures: false, minLen: 24},
+				{src: "host.*refused to talk to me:.*blocked", captures: false, minLen: 33},
+				{src: "ip.*is blocked by earthlink", captures: false, minLen: 25},
+				{src: "is in an.*rbl on", captures: false, minLen: 14},
+				{src: "mail server at.*is blocked", captures: false, minLen: 24},
+				{src: "mail from.*refused:", captures: false, minLen: 17},
+				{src: "mail from.*refused, see.*orbs", captures: false, minLen: 25},
+				{src: "message from.*rejected based on blacklist", captures: false, minLen: 39},
+				{src: "messages from.*temporarily deferred due to user complaints", captures: false, minLen: 56},
+				{src: "server ip.*listed as abusive", captures: false, minLen: 26},
+				{src: "sorry! your ip address.*is blocked by rbl", captures: false, minLen: 39},
+				{src: "the domain.*is blacklisted", captures: false, minLen: 24},
+				{src: "the email.*is blacklisted", captures: false, minLen: 23},
+				{src: "the ip.*is blacklisted", captures: false, minLen: 20},
+				{src: "veuillez essayer plus tard\\. service refused, please try later\\..*103", captures: false, minLen: 65},
+				{src: "veuillez essayer plus tard\\. service refused, please try later\\..*510", captures: false, minLen: 65},
+				{src: "your access ip.*has been rejected", captures: false, minLen: 31},
+				{src: "your sender's ip address is listed at.*\\.abuseat\\.org", captures: false, minLen: 49},
 			},
 			then: thenDef{Reason: "blocked"},
 		},
@@ -11132,7 +11132,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{2033},
 			regexps: []*pattern{
-				{src: "you have exceeded the.*allowable number of posts without solving a captcha", captures: false},
+				{src: "you have exceeded the.*allowable number of posts without solving a captcha", captures: false, minLen: 72},
 			},
 			then: thenDef{Reason: "policyviolation"},
 		},
@@ -11170,7 +11170,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{2069},
 			regexps: []*pattern{
-				{src: "attachment name .{1,200} may not end with", captures: false},
+				{src: "attachment name .{1,200} may not end with", captures: false, minLen: 34},
 			},
 			then: thenDef{Reason: "policyviolation"},
 		},
@@ -11206,7 +11206,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{2098},
 			regexps: []*pattern{
-				{src: "unable to connect.*daemon", captures: false},
+				{src: "unable to connect.*daemon", captures: false, minLen: 23},
 			},
 			then: thenDef{Reason: "systemerror"},
 		},
@@ -11385,7 +11385,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{42},
 			regexps: []*pattern{
-				{src: "could not be delivered for.*days", captures: false},
+				{src: "could not be delivered for.*days", captures: false, minLen: 30},
 			},
 			then: thenDef{Reason: "expired"},
 		},
@@ -11398,7 +11398,7 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{2142},
 			regexps: []*pattern{
-				{src: "delivery failed \\d+ attempts", captures: false},
+				{src: "delivery failed \\d+ attempts", captures: false, minLen: 26},
 			},
 			then: thenDef{Reason: "expired"},
 		},
@@ -11491,11 +11491,11 @@ var builtinSet = &ruleSet{
 			},
 			textIDs: []int32{2184, 2185, 2186, 1645, 1564},
 			regexps: []*pattern{
-				{src: "authentication failed; server.*said:", captures: false},
-				{src: "authentification invalide.*305", captures: false},
-				{src: "authentification requise.*402", captures: false},
-				{src: "domain.*is a dead domain", captures: false},
-				{src: "user.*is not authorized to perform ses:sendrawemail on resource", captures: false},
+				{src: "authentication failed; server.*said:", captures: false, minLen: 34},
+				{src: "authentification invalide.*305", captures: false, minLen: 28},
+				{src: "authentification requise.*402", captures: false, minLen: 27},
+				{src: "domain.*is a dead domain", captures: false, minLen: 22},
+				{src: "user.*is not authorized to perform ses:sendrawemail on resource", captures: false, minLen: 61},
 			},
 			then: thenDef{Reason: "securityerror"},
 		},
@@ -14923,7 +14923,7 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 6850,
 			regexps: []*pattern{
-				{src: "^[^a-z]+$", captures: false},
+				{src: "^[^a-z]+$", captures: false, minLen: 1},
 			},
 			action: []smtpcode.Action{"failed", "delayed"},
 			then: thenDef{
@@ -15124,11 +15124,11 @@ var builtinSet = &ruleSet{
 				{bits: 4095},
 			},
 			regexps: []*pattern{
-				{src: "blocked using (?P<list>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)+)", captures: true},
-				{src: "(?:black ?list|block ?list|dnsbl|rbl) (?:at|of|on) (?P<list>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)+)", captures: true},
-				{src: "listed (?:at|in|on|by) (?:the )?(?P<list>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})\\b", captures: true},
-				{src: "found on (?:the )?(?P<list>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)*\\.[a-z]{2,}) ", captures: true},
-				{src: "(?:dnsbl|rbl)[:=](?P<list>[a-z0-9][a-z0-9._-]{2,40})", captures: true},
+				{src: "blocked using (?P<list>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)+)", captures: true, minLen: 17},
+				{src: "(?:black ?list|block ?list|dnsbl|rbl) (?:at|of|on) (?P<list>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)+)", captures: true, minLen: 10},
+				{src: "listed (?:at|in|on|by) (?:the )?(?P<list>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})\\b", captures: true, minLen: 14},
+				{src: "found on (?:the )?(?P<list>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)*\\.[a-z]{2,}) ", captures: true, minLen: 14},
+				{src: "(?:dnsbl|rbl)[:=](?P<list>[a-z0-9][a-z0-9._-]{2,40})", captures: true, minLen: 7},
 			},
 		},
 		{
@@ -15139,7 +15139,7 @@ var builtinSet = &ruleSet{
 				{bits: 4190208},
 			},
 			regexps: []*pattern{
-				{src: "\\b(?P<list>spamhaus(?: (?:sbl|xbl|pbl|zen|dbl|css|drop))?|barracuda reputation(?: block list)?|barracuda|spamcop|sorbs(?: [a-z]+)?|uceprotect(?:[- ]level ?[123])?|spamrats|psbl|mailspike|invaluement|cbl)\\b", captures: true},
+				{src: "\\b(?P<list>spamhaus(?: (?:sbl|xbl|pbl|zen|dbl|css|drop))?|barracuda reputation(?: block list)?|barracuda|spamcop|sorbs(?: [a-z]+)?|uceprotect(?:[- ]level ?[123])?|spamrats|psbl|mailspike|invaluement|cbl)\\b", captures: true, minLen: 3},
 			},
 		},
 		{
@@ -15150,7 +15150,7 @@ var builtinSet = &ruleSet{
 				{bits: 536607744},
 			},
 			regexps: []*pattern{
-				{src: "\\b(?P<list>(?:[a-z0-9-]+\\.)*(?:spamhaus\\.org|spamhaus\\.net|sorbs\\.net|barracudacentral\\.org|spamcop\\.net|uceprotect\\.net|abuseat\\.org|spamrats\\.com|psbl\\.surriel\\.com|mailspike\\.net|invaluement\\.com|surbl\\.org|uribl\\.com|backscatterer\\.org|s5h\\.net|0spam\\.org|nordspam\\.com))\\b", captures: true},
+				{src: "\\b(?P<list>(?:[a-z0-9-]+\\.)*(?:spamhaus\\.org|spamhaus\\.net|sorbs\\.net|barracudacentral\\.org|spamcop\\.net|uceprotect\\.net|abuseat\\.org|spamrats\\.com|psbl\\.surriel\\.com|mailspike\\.net|invaluement\\.com|surbl\\.org|uribl\\.com|backscatterer\\.org|s5h\\.net|0spam\\.org|nordspam\\.com))\\b", captures: true, minLen: 7},
 			},
 		},
 		{
@@ -15161,12 +15161,12 @@ var builtinSet = &ruleSet{
 				{bits: 16642998272},
 			},
 			regexps: []*pattern{
-				{src: "\\b(?:score|hits) ?[=:] ?(?P<score>-?[0-9]{1,4}(?:\\.[0-9]{1,3})?)[,;]? ?(?:required|reqd|threshold) ?[=:] ?(?P<threshold>-?[0-9]{1,4}(?:\\.[0-9]{1,3})?)", captures: true},
-				{src: "\\bdefault: (?:true|false) \\[(?P<score>-?[0-9]{1,4}(?:\\.[0-9]{1,3})?) ?/ ?(?P<threshold>-?[0-9]{1,4}(?:\\.[0-9]{1,3})?)\\]", captures: true},
-				{src: "\\bspam(?:assassin)? score:? ?(?:of |is |was )?\\(?(?P<score>-?[0-9]{1,4}(?:\\.[0-9]{1,3})?)\\)?,? ?\\(?(?:exceeds|exceeded|is over|over|above|>=?|required:?|threshold:?|limit:?|max(?:imum)?:?)(?: the)?(?: threshold| limit| maximum| required)?(?: of| is)? ?\\(?(?P<threshold>-?[0-9]{1,4}(?:\\.[0-9]{1,3})?)\\b", captures: true},
-				{src: "\\bspam(?:assassin)? score:? ?(?:of |is |was )?\\(?(?P<score>-?[0-9]{1,4}(?:\\.[0-9]{1,3})?)\\b", captures: true},
-				{src: "\\bscored (?P<score>-?[0-9]{1,4}(?:\\.[0-9]{1,3})?) spam points", captures: true},
-				{src: "\\bspam\\b[^.()]{0,40}\\((?:spam )?score:? ?(?P<score>-?[0-9]{1,4}(?:\\.[0-9]{1,3})?)(?:[,;]? ?(?:exceeds|exceeded|is over|over|above|>=?|required:?|threshold:?|limit:?)(?: the)?(?: threshold| limit| maximum| required)?(?: of| is)? ?(?P<threshold>-?[0-9]{1,4}(?:\\.[0-9]{1,3})?))?\\)", captures: true},
+				{src: "\\b(?:score|hits) ?[=:] ?(?P<score>-?[0-9]{1,4}(?:\\.[0-9]{1,3})?)[,;]? ?(?:required|reqd|threshold) ?[=:] ?(?P<threshold>-?[0-9]{1,4}(?:\\.[0-9]{1,3})?)", captures: true, minLen: 12},
+				{src: "\\bdefault: (?:true|false) \\[(?P<score>-?[0-9]{1,4}(?:\\.[0-9]{1,3})?) ?/ ?(?P<threshold>-?[0-9]{1,4}(?:\\.[0-9]{1,3})?)\\]", captures: true, minLen: 19},
+				{src: "\\bspam(?:assassin)? score:? ?(?:of |is |was )?\\(?(?P<score>-?[0-9]{1,4}(?:\\.[0-9]{1,3})?)\\)?,? ?\\(?(?:exceeds|exceeded|is over|over|above|>=?|required:?|threshold:?|limit:?|max(?:imum)?:?)(?: the)?(?: threshold| limit| maximum| required)?(?: of| is)? ?\\(?(?P<threshold>-?[0-9]{1,4}(?:\\.[0-9]{1,3})?)\\b", captures: true, minLen: 13},
+				{src: "\\bspam(?:assassin)? score:? ?(?:of |is |was )?\\(?(?P<score>-?[0-9]{1,4}(?:\\.[0-9]{1,3})?)\\b", captures: true, minLen: 11},
+				{src: "\\bscored (?P<score>-?[0-9]{1,4}(?:\\.[0-9]{1,3})?) spam points", captures: true, minLen: 20},
+				{src: "\\bspam\\b[^.()]{0,40}\\((?:spam )?score:? ?(?P<score>-?[0-9]{1,4}(?:\\.[0-9]{1,3})?)(?:[,;]? ?(?:exceeds|exceeded|is over|over|above|>=?|required:?|threshold:?|limit:?)(?: the)?(?: threshold| limit| maximum| required)?(?: of| is)? ?(?P<threshold>-?[0-9]{1,4}(?:\\.[0-9]{1,3})?))?\\)", captures: true, minLen: 12},
 			},
 		},
 		{
@@ -15177,7 +15177,7 @@ var builtinSet = &ruleSet{
 				{bits: 17179869184},
 			},
 			regexps: []*pattern{
-				{src: "\\btests=(?P<spam_tests>[a-z][a-z0-9_]{1,40}(?:, ?[a-z][a-z0-9_]{1,40}){0,11})", captures: true},
+				{src: "\\btests=(?P<spam_tests>[a-z][a-z0-9_]{1,40}(?:, ?[a-z][a-z0-9_]{1,40}){0,11})", captures: true, minLen: 8},
 			},
 		},
 		{
@@ -15188,10 +15188,10 @@ var builtinSet = &ruleSet{
 				{bits: 515421241344},
 			},
 			regexps: []*pattern{
-				{src: "\\b(?:surbl|uribl|dbl)\\b[^():]{0,40}\\((?P<listed_domain>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})\\)", captures: true},
-				{src: "\\b(?:spamhaus )?dbl\\b[^:]{0,20}: ?(?P<listed_domain>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})\\b", captures: true},
-				{src: "\\b(?:url|uri|link) (?:in (?:the )?(?:message|body)[a-z ]{0,10} )?(?P<listed_domain>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)*\\.[a-z]{2,}) (?:is |was )?(?:listed|blacklisted|blocklisted|blocked)\\b", captures: true},
-				{src: "(?:searchterm=|/query/domain/|/query/dbl/|lookup\\?domain=|/lookup/\\?domain=)(?P<listed_domain>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})", captures: true},
+				{src: "\\b(?:surbl|uribl|dbl)\\b[^():]{0,40}\\((?P<listed_domain>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})\\)", captures: true, minLen: 9},
+				{src: "\\b(?:spamhaus )?dbl\\b[^:]{0,20}: ?(?P<listed_domain>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})\\b", captures: true, minLen: 8},
+				{src: "\\b(?:url|uri|link) (?:in (?:the )?(?:message|body)[a-z ]{0,10} )?(?P<listed_domain>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)*\\.[a-z]{2,}) (?:is |was )?(?:listed|blacklisted|blocklisted|blocked)\\b", captures: true, minLen: 15},
+				{src: "(?:searchterm=|/query/domain/|/query/dbl/|lookup\\?domain=|/lookup/\\?domain=)(?P<listed_domain>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})", captures: true, minLen: 15},
 			},
 		},
 		{
@@ -15199,13 +15199,13 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 855,
 			regexps: []*pattern{
-				{src: "client(?: host)? \\[(?P<ip>[0-9a-f:.]{7,45})\\]", captures: true},
-				{src: "(?:your|sending|sender|sender's|client|the|source) ip(?:v[46])?(?: address)?(?: is| of)?:? \\[?\\(?(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})", captures: true},
-				{src: "(?:banned sending ip|sending ipv6 address|mail from ip|connections will not be accepted from|messages from|connection from|access from ip address|from ip) \\[?\\(?(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})", captures: true},
-				{src: "(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})\\]? (?:is|has been|was) (?:listed|blocked|blacklisted|banned|rejected|not allowed|in a black list)", captures: true},
-				{src: "(?:/query/ip/|/ip/|[?&]ip=)(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})", captures: true},
-				{src: "try again later from \\[(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3}|[0-9a-f:]{3,45})\\]", captures: true},
-				{src: "^(?:[245][0-9][0-9][ -](?:[245]\\.[0-9]{1,3}\\.[0-9]{1,3} )?)?\\[(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})\\] (?:the ip|our system|messages|the message|this message|unfortunately)", captures: true},
+				{src: "client(?: host)? \\[(?P<ip>[0-9a-f:.]{7,45})\\]", captures: true, minLen: 16},
+				{src: "(?:your|sending|sender|sender's|client|the|source) ip(?:v[46])?(?: address)?(?: is| of)?:? \\[?\\(?(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})", captures: true, minLen: 14},
+				{src: "(?:banned sending ip|sending ipv6 address|mail from ip|connections will not be accepted from|messages from|connection from|access from ip address|from ip) \\[?\\(?(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})", captures: true, minLen: 15},
+				{src: "(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})\\]? (?:is|has been|was) (?:listed|blocked|blacklisted|banned|rejected|not allowed|in a black list)", captures: true, minLen: 17},
+				{src: "(?:/query/ip/|/ip/|[?&]ip=)(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})", captures: true, minLen: 11},
+				{src: "try again later from \\[(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3}|[0-9a-f:]{3,45})\\]", captures: true, minLen: 26},
+				{src: "^(?:[245][0-9][0-9][ -](?:[245]\\.[0-9]{1,3}\\.[0-9]{1,3} )?)?\\[(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})\\] (?:the ip|our system|messages|the message|this message|unfortunately)", captures: true, minLen: 16},
 			},
 		},
 		{
@@ -15216,8 +15216,8 @@ var builtinSet = &ruleSet{
 				{bits: 3848290697216},
 			},
 			regexps: []*pattern{
-				{src: "(?P<url>https?://[^\\s<>\"'\\[\\]{}|\\\\^`]+)", captures: true},
-				{src: "\\b(?P<url>www\\.[a-z0-9-]+(?:\\.[a-z0-9-]+)+(?:/[^\\s<>\"'\\[\\]{}|\\\\^`]*)?)", captures: true},
+				{src: "(?P<url>https?://[^\\s<>\"'\\[\\]{}|\\\\^`]+)", captures: true, minLen: 8},
+				{src: "\\b(?P<url>www\\.[a-z0-9-]+(?:\\.[a-z0-9-]+)+(?:/[^\\s<>\"'\\[\\]{}|\\\\^`]*)?)", captures: true, minLen: 7},
 			},
 		},
 		{
@@ -15228,8 +15228,8 @@ var builtinSet = &ruleSet{
 				{bits: 1121501860331520},
 			},
 			regexps: []*pattern{
-				{src: "(?:could not be delivered|couldn't be delivered|could not send message|cannot send message|was not delivered|has not been delivered)(?: to [^ ]+)? (?:for|within) (?:more than |the past |past |over )?(?P<retried_for>[0-9]{1,4} ?(?:hour\\(s\\)|day\\(s\\)|minute\\(s\\)|seconds?|minutes?|mins?|hours?|hrs?|days?|weeks?)(?:,? (?:and )?[0-9]{1,4} ?(?:hour\\(s\\)|minute\\(s\\)|hours?|minutes?|mins?|seconds?))*)", captures: true},
-				{src: "(?:after more than|still undelivered after|sitting in (?:the )?queue for)(?: more than| over| the past)? (?P<retried_for>[0-9]{1,4} ?(?:hour\\(s\\)|day\\(s\\)|minute\\(s\\)|seconds?|minutes?|mins?|hours?|hrs?|days?|weeks?)(?:,? (?:and )?[0-9]{1,4} ?(?:hour\\(s\\)|minute\\(s\\)|hours?|minutes?|mins?|seconds?))*)", captures: true},
+				{src: "(?:could not be delivered|couldn't be delivered|could not send message|cannot send message|was not delivered|has not been delivered)(?: to [^ ]+)? (?:for|within) (?:more than |the past |past |over )?(?P<retried_for>[0-9]{1,4} ?(?:hour\\(s\\)|day\\(s\\)|minute\\(s\\)|seconds?|minutes?|mins?|hours?|hrs?|days?|weeks?)(?:,? (?:and )?[0-9]{1,4} ?(?:hour\\(s\\)|minute\\(s\\)|hours?|minutes?|mins?|seconds?))*)", captures: true, minLen: 25},
+				{src: "(?:after more than|still undelivered after|sitting in (?:the )?queue for)(?: more than| over| the past)? (?P<retried_for>[0-9]{1,4} ?(?:hour\\(s\\)|day\\(s\\)|minute\\(s\\)|seconds?|minutes?|mins?|hours?|hrs?|days?|weeks?)(?:,? (?:and )?[0-9]{1,4} ?(?:hour\\(s\\)|minute\\(s\\)|hours?|minutes?|mins?|seconds?))*)", captures: true, minLen: 19},
 			},
 		},
 		{
@@ -15240,11 +15240,11 @@ var builtinSet = &ruleSet{
 				{bits: 4610560118520545280},
 			},
 			regexps: []*pattern{
-				{src: "kept in the queue for up to (?P<retry_age>[0-9]{1,4} ?(?:day\\(s\\)|hour\\(s\\)|days?|hours?|weeks?))\\b", captures: true},
-				{src: "(?:will be retried|will be tried|will keep trying|will continue trying|will continue to try|keeps? trying|will retry)(?: to deliver(?: it| this message| the message| your message))? until (?:it|the message|this message|your message|message) (?:is|reaches|becomes) (?P<retry_age>[0-9]{1,4} ?(?:day\\(s\\)|hour\\(s\\)|days?|hours?|weeks?)) old", captures: true},
-				{src: "(?:will (?:retry|try again|keep trying|continue trying|continue to try|keep retrying)|will be retried|retries)[^.]{0,60}? for up to (?P<retry_age>[0-9]{1,4} ?(?:day\\(s\\)|hour\\(s\\)|days?|hours?|weeks?))", captures: true},
-				{src: "(?:will (?:retry|keep trying|continue trying|try again)|will be retried)[^.]{0,40}? for (?P<retry_left>[0-9]{1,4} more (?:day\\(s\\)|hour\\(s\\)|days?|hours?|minutes?))", captures: true},
-				{src: "will (?:retry|keep trying|continue trying|continue to try|try again)[^.]{0,60}? for (?:another|the next) (?P<retry_left>[0-9]{1,4} ?(?:day\\(s\\)|hour\\(s\\)|minute\\(s\\)|days?|hours?|hrs?|minutes?|mins?|weeks?)(?:,? (?:and )?[0-9]{1,4} ?(?:hour\\(s\\)|minute\\(s\\)|hours?|minutes?|mins?))*)", captures: true},
+				{src: "kept in the queue for up to (?P<retry_age>[0-9]{1,4} ?(?:day\\(s\\)|hour\\(s\\)|days?|hours?|weeks?))\\b", captures: true, minLen: 32},
+				{src: "(?:will be retried|will be tried|will keep trying|will continue trying|will continue to try|keeps? trying|will retry)(?: to deliver(?: it| this message| the message| your message))? until (?:it|the message|this message|your message|message) (?:is|reaches|becomes) (?P<retry_age>[0-9]{1,4} ?(?:day\\(s\\)|hour\\(s\\)|days?|hours?|weeks?)) old", captures: true, minLen: 31},
+				{src: "(?:will (?:retry|try again|keep trying|continue trying|continue to try|keep retrying)|will be retried|retries)[^.]{0,60}? for up to (?P<retry_age>[0-9]{1,4} ?(?:day\\(s\\)|hour\\(s\\)|days?|hours?|weeks?))", captures: true, minLen: 22},
+				{src: "(?:will (?:retry|keep trying|continue trying|try again)|will be retried)[^.]{0,40}? for (?P<retry_left>[0-9]{1,4} more (?:day\\(s\\)|hour\\(s\\)|days?|hours?|minutes?))", captures: true, minLen: 25},
+				{src: "will (?:retry|keep trying|continue trying|continue to try|try again)[^.]{0,60}? for (?:another|the next) (?P<retry_left>[0-9]{1,4} ?(?:day\\(s\\)|hour\\(s\\)|minute\\(s\\)|days?|hours?|hrs?|minutes?|mins?|weeks?)(?:,? (?:and )?[0-9]{1,4} ?(?:hour\\(s\\)|minute\\(s\\)|hours?|minutes?|mins?))*)", captures: true, minLen: 26},
 			},
 		},
 		{
@@ -15256,16 +15256,16 @@ var builtinSet = &ruleSet{
 				{index: 1, bits: 33554431},
 			},
 			regexps: []*pattern{
-				{src: "maximum (?:allowed|permitted)(?: size)? (?:is )?\\(?(?P<limit>[0-9][0-9.,]*\\s?(?:[kmg]i?b|bytes?|megabytes?|kilobytes?)?)\\)?", captures: true},
-				{src: "too big: read=[0-9]+ max=(?P<limit>[0-9]+)", captures: true},
-				{src: "(?:size|message) (?:limit|maximum)(?: of| is|:| =)? ?(?:is |of )?\\(?(?P<limit>[0-9][0-9.,]*\\s?(?:[kmg]i?b|bytes?|megabytes?|kilobytes?)\\b|[0-9]{4,}\\b)", captures: true},
-				{src: "maximum (?:message )?size(?: of| is|:| =)? ?(?:is |of )?\\(?(?P<limit>[0-9][0-9.,]*\\s?(?:[kmg]i?b|bytes?|megabytes?|kilobytes?)?)\\b", captures: true},
-				{src: "(?:exceeds|exceeding|over|above|larger than|bigger than) (?:the |our |its )?(?:fixed |maximum |max |allowed |size |message |limit )*(?:limit |size )?(?:of |is )?\\(?(?P<limit>[0-9][0-9.,]*\\s?(?:[kmg]i?b|bytes?|megabytes?|kilobytes?)\\b|[0-9]{4,}\\b)", captures: true},
-				{src: "(?P<limit>[0-9][0-9.,]*\\s?(?:[kmg]i?b|megabytes?|kilobytes?)) (?:limit|maximum|max|size limit)", captures: true},
-				{src: "(?:size )?(?:limit|maximum|max)(?: for (?:this|the|your) (?:recipient|domain|organi[sz]ation|mailbox|server|account))?(?: is|=|:)? ?\\(?(?P<limit>[0-9][0-9.,]*\\s?(?:[kmg]i?b|bytes?|megabytes?|kilobytes?)\\b|[0-9]{6,}\\b)", captures: true},
-				{src: "(?:maximal(?:e|en|er)?|h(?:ö|oe)chst(?:ens|grenze|gr(?:ö|oe|o)(?:ß|ss)e)|zul(?:ä|ae|a)ssigen?|erlaubten?|gr(?:ö|oe|o)(?:ß|ss)enbeschr(?:ä|ae|a)nkung|grenze|taille maximale|maximale|m(?:á|a)xim[oa]|massim[oa]|maximaal|l(?:í|i)mite|limiet)(?:[ :]+(?:zul(?:ä|ae|a)ssigen?|erlaubten?|(?:nachrichten|e-mail-)?gr(?:ö|oe|o)(?:ß|ss)e|betr(?:ä|ae|a)gt|ist|von|liegt|bei|autoris(?:é|e)e|permise|admise|de|du|est|d'un|message|tama(?:ñ|n)o|permitid[oa]|es|del|mensaje|consentit[ao]|(?:è|e)|di|messaggio|dimensione|toegestane|grootte|berichtgrootte|is|van|(?:é|e)|do|da|mensagem|tamanho)){0,4}[ :=]*\\(?(?P<limit>[0-9][0-9.,]*\\s?(?:[kmg]i?b|[kmg]o|bytes?|octets?|megabytes?|kilobytes?)\\b)", captures: true},
-				{src: "(?:最大(?:サイズ|容量)?|上限|サイズ制限|容量制限|制限)(?:サイズ|容量)?(?:は|:|=|\\(| )*(?P<limit>[0-9][0-9.,]*\\s?(?:[kmg]i?b|bytes?|バイト))", captures: true},
-				{src: "(?P<limit>[0-9][0-9.,]*\\s?(?:[kmg]i?b|bytes?|バイト))\\)?\\s?を超え", captures: true},
+				{src: "maximum (?:allowed|permitted)(?: size)? (?:is )?\\(?(?P<limit>[0-9][0-9.,]*\\s?(?:[kmg]i?b|bytes?|megabytes?|kilobytes?)?)\\)?", captures: true, minLen: 17},
+				{src: "too big: read=[0-9]+ max=(?P<limit>[0-9]+)", captures: true, minLen: 21},
+				{src: "(?:size|message) (?:limit|maximum)(?: of| is|:| =)? ?(?:is |of )?\\(?(?P<limit>[0-9][0-9.,]*\\s?(?:[kmg]i?b|bytes?|megabytes?|kilobytes?)\\b|[0-9]{4,}\\b)", captures: true, minLen: 13},
+				{src: "maximum (?:message )?size(?: of| is|:| =)? ?(?:is |of )?\\(?(?P<limit>[0-9][0-9.,]*\\s?(?:[kmg]i?b|bytes?|megabytes?|kilobytes?)?)\\b", captures: true, minLen: 13},
+				{src: "(?:exceeds|exceeding|over|above|larger than|bigger than) (?:the |our |its )?(?:fixed |maximum |max |allowed |size |message |limit )*(?:limit |size )?(?:of |is )?\\(?(?P<limit>[0-9][0-9.,]*\\s?(?:[kmg]i?b|bytes?|megabytes?|kilobytes?)\\b|[0-9]{4,}\\b)", captures: true, minLen: 8},
+				{src: "(?P<limit>[0-9][0-9.,]*\\s?(?:[kmg]i?b|megabytes?|kilobytes?)) (?:limit|maximum|max|size limit)", captures: true, minLen: 7},
+				{src: "(?:size )?(?:limit|maximum|max)(?: for (?:this|the|your) (?:recipient|domain|organi[sz]ation|mailbox|server|account))?(?: is|=|:)? ?\\(?(?P<limit>[0-9][0-9.,]*\\s?(?:[kmg]i?b|bytes?|megabytes?|kilobytes?)\\b|[0-9]{6,}\\b)", captures: true, minLen: 6},
+				{src: "(?:maximal(?:e|en|er)?|h(?:ö|oe)chst(?:ens|grenze|gr(?:ö|oe|o)(?:ß|ss)e)|zul(?:ä|ae|a)ssigen?|erlaubten?|gr(?:ö|oe|o)(?:ß|ss)enbeschr(?:ä|ae|a)nkung|grenze|taille maximale|maximale|m(?:á|a)xim[oa]|massim[oa]|maximaal|l(?:í|i)mite|limiet)(?:[ :]+(?:zul(?:ä|ae|a)ssigen?|erlaubten?|(?:nachrichten|e-mail-)?gr(?:ö|oe|o)(?:ß|ss)e|betr(?:ä|ae|a)gt|ist|von|liegt|bei|autoris(?:é|e)e|permise|admise|de|du|est|d'un|message|tama(?:ñ|n)o|permitid[oa]|es|del|mensaje|consentit[ao]|(?:è|e)|di|messaggio|dimensione|toegestane|grootte|berichtgrootte|is|van|(?:é|e)|do|da|mensagem|tamanho)){0,4}[ :=]*\\(?(?P<limit>[0-9][0-9.,]*\\s?(?:[kmg]i?b|[kmg]o|bytes?|octets?|megabytes?|kilobytes?)\\b)", captures: true, minLen: 9},
+				{src: "(?:最大(?:サイズ|容量)?|上限|サイズ制限|容量制限|制限)(?:サイズ|容量)?(?:は|:|=|\\(| )*(?P<limit>[0-9][0-9.,]*\\s?(?:[kmg]i?b|bytes?|バイト))", captures: true, minLen: 5},
+				{src: "(?P<limit>[0-9][0-9.,]*\\s?(?:[kmg]i?b|bytes?|バイト))\\)?\\s?を超え", captures: true, minLen: 6},
 			},
 			bytes: true,
 		},
@@ -15277,11 +15277,11 @@ var builtinSet = &ruleSet{
 				{index: 1, bits: 2113929216},
 			},
 			regexps: []*pattern{
-				{src: "(?P<too_many_recipients>too many recipients|recipient limit|reciplimit|number of recipients exceeds|too many rcpt|recipients? (?:count )?exceed)", captures: true},
-				{src: "(?:max(?:imum)?|limit(?: is| of)?)[: =]*\\(?(?P<limit>[0-9]{1,6})\\)? recipients", captures: true},
-				{src: "(?P<limit>[0-9]{1,6}) recipients (?:per message|per mail|maximum|max|allowed|at most)", captures: true},
-				{src: "more than (?P<limit>[0-9]{1,6}) recipients", captures: true},
-				{src: "(?:too many recipients|recipient limit)[^0-9]{0,20}?\\(?(?:max(?:imum)?|limit(?: is)?)?[: =]*(?P<limit>[0-9]{1,6})\\b", captures: true},
+				{src: "(?P<too_many_recipients>too many recipients|recipient limit|reciplimit|number of recipients exceeds|too many rcpt|recipients? (?:count )?exceed)", captures: true, minLen: 10},
+				{src: "(?:max(?:imum)?|limit(?: is| of)?)[: =]*\\(?(?P<limit>[0-9]{1,6})\\)? recipients", captures: true, minLen: 15},
+				{src: "(?P<limit>[0-9]{1,6}) recipients (?:per message|per mail|maximum|max|allowed|at most)", captures: true, minLen: 16},
+				{src: "more than (?P<limit>[0-9]{1,6}) recipients", captures: true, minLen: 22},
+				{src: "(?:too many recipients|recipient limit)[^0-9]{0,20}?\\(?(?:max(?:imum)?|limit(?: is)?)?[: =]*(?P<limit>[0-9]{1,6})\\b", captures: true, minLen: 16},
 			},
 		},
 		{
@@ -15295,11 +15295,11 @@ var builtinSet = &ruleSet{
 				{index: 1, bits: 15393162788864},
 			},
 			regexps: []*pattern{
-				{src: "(?:virus|malware|infection|infected|trojan|worm)(?: (?:found|detected|identified|name|is))?\\s?[:=]\\s?['\"(]?(?P<virus>[a-z][a-z0-9]*[._/!@:-][a-z0-9._/!@:+-]*[a-z0-9])", captures: true},
-				{src: "(?:infected (?:with|by)|contains? (?:the |a )?(?:virus|malware|trojan)|virus|malware) ['\"(]?(?P<virus>[a-z][a-z0-9]*[._/!@:-][a-z0-9._/!@:+-]*[a-z0-9])", captures: true},
-				{src: "(?:virus|malware|infected|infection)[^()]{0,80}\\((?P<virus>[a-z][a-z0-9_-]*(?:[./:][a-z0-9_@!+-]+){2,})\\)", captures: true},
-				{src: "\\binfected \\((?P<virus>[a-z][a-z0-9]*[._/!@:-][a-z0-9._/!@:+-]*[a-z0-9])\\)", captures: true},
-				{src: "(?:ウイルス|ウィルス|マルウェア)[^()]{0,40}\\((?P<virus>[a-z][a-z0-9]*[._/!@:-][a-z0-9._/!@:+-]*[a-z0-9])\\)", captures: true},
+				{src: "(?:virus|malware|infection|infected|trojan|worm)(?: (?:found|detected|identified|name|is))?\\s?[:=]\\s?['\"(]?(?P<virus>[a-z][a-z0-9]*[._/!@:-][a-z0-9._/!@:+-]*[a-z0-9])", captures: true, minLen: 8},
+				{src: "(?:infected (?:with|by)|contains? (?:the |a )?(?:virus|malware|trojan)|virus|malware) ['\"(]?(?P<virus>[a-z][a-z0-9]*[._/!@:-][a-z0-9._/!@:+-]*[a-z0-9])", captures: true, minLen: 9},
+				{src: "(?:virus|malware|infected|infection)[^()]{0,80}\\((?P<virus>[a-z][a-z0-9_-]*(?:[./:][a-z0-9_@!+-]+){2,})\\)", captures: true, minLen: 12},
+				{src: "\\binfected \\((?P<virus>[a-z][a-z0-9]*[._/!@:-][a-z0-9._/!@:+-]*[a-z0-9])\\)", captures: true, minLen: 14},
+				{src: "(?:ウイルス|ウィルス|マルウェア)[^()]{0,40}\\((?P<virus>[a-z][a-z0-9]*[._/!@:-][a-z0-9._/!@:+-]*[a-z0-9])\\)", captures: true, minLen: 9},
 			},
 		},
 		{
@@ -15310,7 +15310,7 @@ var builtinSet = &ruleSet{
 				{index: 1, bits: 1112705767309312},
 			},
 			regexps: []*pattern{
-				{src: "(?P<blocked_attachment>heuristics\\.ole2\\.containsmacros|(?:prohibited|forbidden|illegal|blocked|banned|unacceptable|disallowed|restricted|dangerous|unsafe) (?:attachment|file ?type|file extension|file name|filename)s?|unacceptable attachments|potentially executable attachment|executable (?:attachment|file|content)s?|(?:attachment|file) (?:type|extension|name)s? (?:is |are )?(?:not (?:allowed|permitted|accepted)|forbidden|prohibited|blocked|banned)|attachment extension is forbidden|attachments? (?:is |are )?not (?:allowed|permitted|accepted)|attachments? (?:has |have |was |were )?(?:been )?blocked|attachment filter|block executable|attachment name .{1,120} may not end with|content presents a potential security issue|\\bbanned(?: contents?| name)?: |this form of attachment has been used by recent viruses)", captures: true},
+				{src: "(?P<blocked_attachment>heuristics\\.ole2\\.containsmacros|(?:prohibited|forbidden|illegal|blocked|banned|unacceptable|disallowed|restricted|dangerous|unsafe) (?:attachment|file ?type|file extension|file name|filename)s?|unacceptable attachments|potentially executable attachment|executable (?:attachment|file|content)s?|(?:attachment|file) (?:type|extension|name)s? (?:is |are )?(?:not (?:allowed|permitted|accepted)|forbidden|prohibited|blocked|banned)|attachment extension is forbidden|attachments? (?:is |are )?not (?:allowed|permitted|accepted)|attachments? (?:has |have |was |were )?(?:been )?blocked|attachment filter|block executable|attachment name .{1,120} may not end with|content presents a potential security issue|\\bbanned(?: contents?| name)?: |this form of attachment has been used by recent viruses)", captures: true, minLen: 8},
 			},
 		},
 		{
@@ -15321,7 +15321,7 @@ var builtinSet = &ruleSet{
 				{index: 1, bits: 16888498602639360},
 			},
 			regexps: []*pattern{
-				{src: "(?P<encrypted_attachment>(?P<blocked_attachment>heuristics\\.encrypted\\.[a-z0-9]+|(?:encrypted|password[- ]protected) (?:attachment|archive|zip|file|document|content)s?|(?:attachment|archive|file|document)s? (?:is |are |was |were )?(?:encrypted|password[- ]protected)|block_encrypted(?:_archives?)?|unscannable(?: content| attachments?| message| files?| archives?)?|(?:attachment|file|archive)s? (?:that )?(?:could|can)(?: not|not|n't) be scanned))", captures: true},
+				{src: "(?P<encrypted_attachment>(?P<blocked_attachment>heuristics\\.encrypted\\.[a-z0-9]+|(?:encrypted|password[- ]protected) (?:attachment|archive|zip|file|document|content)s?|(?:attachment|archive|file|document)s? (?:is |are |was |were )?(?:encrypted|password[- ]protected)|block_encrypted(?:_archives?)?|unscannable(?: content| attachments?| message| files?| archives?)?|(?:attachment|file|archive)s? (?:that )?(?:could|can)(?: not|not|n't) be scanned))", captures: true, minLen: 11},
 			},
 		},
 		{
@@ -15332,7 +15332,7 @@ var builtinSet = &ruleSet{
 				{index: 1, bits: 126100789566373888},
 			},
 			regexps: []*pattern{
-				{src: "(?P<encrypted_attachment>(?P<blocked_attachment>パスワード(?:付き|付|つき|保護された|で保護された)?(?:の)?(?:zip|ファイル|添付ファイル|圧縮ファイル)|暗号化(?:された)?\\s?(?:zip|ファイル|添付ファイル|圧縮ファイル)|\\bppap\\b))", captures: true},
+				{src: "(?P<encrypted_attachment>(?P<blocked_attachment>パスワード(?:付き|付|つき|保護された|で保護された)?(?:の)?(?:zip|ファイル|添付ファイル|圧縮ファイル)|暗号化(?:された)?\\s?(?:zip|ファイル|添付ファイル|圧縮ファイル)|\\bppap\\b))", captures: true, minLen: 4},
 			},
 		},
 		{
@@ -15343,7 +15343,7 @@ var builtinSet = &ruleSet{
 				{index: 1, bits: 144115188075855872},
 			},
 			regexps: []*pattern{
-				{src: "\\([^\\s()]{1,200}@[^\\s()]{1,200}:(?P<recipient_filter>blocked)\\)", captures: true},
+				{src: "\\([^\\s()]{1,200}@[^\\s()]{1,200}:(?P<recipient_filter>blocked)\\)", captures: true, minLen: 13},
 			},
 		},
 		{
@@ -15355,13 +15355,13 @@ var builtinSet = &ruleSet{
 				{index: 2, bits: 1048575},
 			},
 			regexps: []*pattern{
-				{src: "(?:添付ファイル名?|ファイル名|anhang|dateiname|pièce jointe|nom du fichier|archivo adjunto|adjunto|anexo|nome do arquivo|allegato|nome del file|bijlage|bestandsnaam) ?: ?[\"'「]?(?P<file>[^\\s\"'<>()\\\\/:*?|,;@「」]{1,100}\\.[a-z0-9]{2,5})\\b", captures: true},
-				{src: "\\b(?P<file>[a-z0-9_][^\\s\"'<>()\\\\/:*?|,;@]{0,100}\\.[a-z0-9]{2,5} \\(in [^\\s\"'<>()\\\\/:*?|,;@]{1,100}\\.(?:zip|rar|7z|tar|gz|tgz|arj|cab|iso)\\))", captures: true},
-				{src: "(?:attachment|attached file|file ?name|file|part)s?(?: named| name| called)?[ :=]+[\"'](?P<file>[^\"'<>\\\\/:*?|]{1,100}\\.(?:zip|rar|7z|tar|gz|tgz|arj|cab|iso)/[^\"'<>\\\\/:*?|]{1,100}\\.[a-z0-9]{2,5})[\"']", captures: true},
-				{src: "(?:attachment|attached file|file ?name|file)s?(?: named| name| called)?[ :=]+[\"'](?P<file>[^\"'<>\\\\/:*?|]{1,100}\\.[a-z0-9]{2,5})[\"']", captures: true},
-				{src: "(?:attachment|attached file|file ?name|file)s?(?: named| name| called)?[ :=]+[(<]?(?P<file>[a-z0-9_][^\\s\"'<>()\\\\/:*?|,;@]{0,100}\\.[a-z0-9]{2,5})\\b", captures: true},
-				{src: "\\bn=(?P<file>[^\\s,|\"'@]{1,100}\\.[a-z0-9]{2,5})\\b", captures: true},
-				{src: "\\b(?P<file>[a-z0-9_][^\\s\"'<>()\\\\/:*?|,;@]{0,100}\\.(?:exe|scr|pif|bat|cmd|vbs|vbe|jse|jar|msi|hta|lnk|iso|img|docm|xlsm|pptm|wsf|ps1|cab|ace))\\b", captures: true},
+				{src: "(?:添付ファイル名?|ファイル名|anhang|dateiname|pièce jointe|nom du fichier|archivo adjunto|adjunto|anexo|nome do arquivo|allegato|nome del file|bijlage|bestandsnaam) ?: ?[\"'「]?(?P<file>[^\\s\"'<>()\\\\/:*?|,;@「」]{1,100}\\.[a-z0-9]{2,5})\\b", captures: true, minLen: 10},
+				{src: "\\b(?P<file>[a-z0-9_][^\\s\"'<>()\\\\/:*?|,;@]{0,100}\\.[a-z0-9]{2,5} \\(in [^\\s\"'<>()\\\\/:*?|,;@]{1,100}\\.(?:zip|rar|7z|tar|gz|tgz|arj|cab|iso)\\))", captures: true, minLen: 14},
+				{src: "(?:attachment|attached file|file ?name|file|part)s?(?: named| name| called)?[ :=]+[\"'](?P<file>[^\"'<>\\\\/:*?|]{1,100}\\.(?:zip|rar|7z|tar|gz|tgz|arj|cab|iso)/[^\"'<>\\\\/:*?|]{1,100}\\.[a-z0-9]{2,5})[\"']", captures: true, minLen: 16},
+				{src: "(?:attachment|attached file|file ?name|file)s?(?: named| name| called)?[ :=]+[\"'](?P<file>[^\"'<>\\\\/:*?|]{1,100}\\.[a-z0-9]{2,5})[\"']", captures: true, minLen: 11},
+				{src: "(?:attachment|attached file|file ?name|file)s?(?: named| name| called)?[ :=]+[(<]?(?P<file>[a-z0-9_][^\\s\"'<>()\\\\/:*?|,;@]{0,100}\\.[a-z0-9]{2,5})\\b", captures: true, minLen: 9},
+				{src: "\\bn=(?P<file>[^\\s,|\"'@]{1,100}\\.[a-z0-9]{2,5})\\b", captures: true, minLen: 6},
+				{src: "\\b(?P<file>[a-z0-9_][^\\s\"'<>()\\\\/:*?|,;@]{0,100}\\.(?:exe|scr|pif|bat|cmd|vbs|vbe|jse|jar|msi|hta|lnk|iso|img|docm|xlsm|pptm|wsf|ps1|cab|ace))\\b", captures: true, minLen: 5},
 			},
 		},
 		{
@@ -15372,8 +15372,8 @@ var builtinSet = &ruleSet{
 				{index: 2, bits: 137437904896},
 			},
 			regexps: []*pattern{
-				{src: "(?:contact|write to|e-?mail|mail to|mailto:|send (?:an? )?(?:e-?mail|message|request) to|reach|directed to|forward this message to|ask)(?: us| our| the| your)?(?: mailing list| list| group)?(?: postmaster| support| abuse| administrator| admin| team| helpdesk| owners?| administrators?)?(?: at| by e-?mail at| via| on)?:? <?(?P<address>[a-z0-9._%+-]+@[a-z0-9-]+(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})", captures: true},
-				{src: "\\b(?P<address>(?:postmaster|abuse|delist|delisting|unblock|support|helpdesk|hostmaster|blocklist|mailadmin|security|removals?)@[a-z0-9-]+(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})\\b", captures: true},
+				{src: "(?:contact|write to|e-?mail|mail to|mailto:|send (?:an? )?(?:e-?mail|message|request) to|reach|directed to|forward this message to|ask)(?: us| our| the| your)?(?: mailing list| list| group)?(?: postmaster| support| abuse| administrator| admin| team| helpdesk| owners?| administrators?)?(?: at| by e-?mail at| via| on)?:? <?(?P<address>[a-z0-9._%+-]+@[a-z0-9-]+(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})", captures: true, minLen: 10},
+				{src: "\\b(?P<address>(?:postmaster|abuse|delist|delisting|unblock|support|helpdesk|hostmaster|blocklist|mailadmin|security|removals?)@[a-z0-9-]+(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})\\b", captures: true, minLen: 10},
 			},
 		},
 		{
@@ -15384,7 +15384,7 @@ var builtinSet = &ruleSet{
 				{index: 2, bits: 2061584302080},
 			},
 			regexps: []*pattern{
-				{src: "(?P<loop>mail forwarding loop|forwarding loop|routing loop|mail loop|message loop|loop detected|looping|loops back to myself|loop was found|too many hops|hop count exceeded|too many \"?received\"? headers|too many received)", captures: true},
+				{src: "(?P<loop>mail forwarding loop|forwarding loop|routing loop|mail loop|message loop|loop detected|looping|loops back to myself|loop was found|too many hops|hop count exceeded|too many \"?received\"? headers|too many received)", captures: true, minLen: 7},
 			},
 		},
 		{
@@ -15396,9 +15396,9 @@ var builtinSet = &ruleSet{
 				{index: 2, bits: 2249600790429696},
 			},
 			regexps: []*pattern{
-				{src: "(?P<dns_tempfail>host not found, try again|temporary failure in name resolution|host lookup did not complete|host name lookup failure|name server timeout|servfail|dns lookup timed out|dns timeout|temporary dns (?:failure|error)|dns temporary failure)", captures: true},
-				{src: "name service error for name=(?P<host>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)*\\.[a-z]{2,}) type=[a-z]+: host not found, try again", captures: true},
-				{src: "name server: (?P<host>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})\\.?: host name lookup failure", captures: true},
+				{src: "(?P<dns_tempfail>host not found, try again|temporary failure in name resolution|host lookup did not complete|host name lookup failure|name server timeout|servfail|dns lookup timed out|dns timeout|temporary dns (?:failure|error)|dns temporary failure)", captures: true, minLen: 8},
+				{src: "name service error for name=(?P<host>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)*\\.[a-z]{2,}) type=[a-z]+: host not found, try again", captures: true, minLen: 66},
+				{src: "name server: (?P<host>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})\\.?: host name lookup failure", captures: true, minLen: 43},
 			},
 		},
 		{
@@ -15409,10 +15409,10 @@ var builtinSet = &ruleSet{
 				{index: 2, bits: 15762598695796736},
 			},
 			regexps: []*pattern{
-				{src: "(?:retry timeout exceeded|delivery temporarily suspended|retry time not reached for any host after a long failure period)[:;,]? (?:host [a-z0-9][a-z0-9.-]* \\[[0-9a-f.:]+\\]:? |connect to [a-z0-9][a-z0-9.-]*\\[[0-9a-f.:]+\\]:[0-9]+:? )?(?P<last_error>connection timed out|connection refused|no route to host|network is unreachable|host is unreachable|connection reset by peer|lost connection with [a-z0-9.-]+\\[[0-9a-f.:]+\\] while [a-z ]{4,40}[a-z]|all relevant mx records point to non-existent hosts|host or domain name not found\\. name service error for name=[a-z0-9.-]+ type=[a-z]+: host not found(?:, try again)?|temporary failure in name resolution|host lookup did not complete)", captures: true},
-				{src: "(?P<last_error>connection timed out|connection refused|no route to host|network is unreachable|host is unreachable|connection reset by peer|lost connection with [a-z0-9.-]+\\[[0-9a-f.:]+\\] while [a-z ]{4,40}[a-z]|all relevant mx records point to non-existent hosts|host or domain name not found\\. name service error for name=[a-z0-9.-]+ type=[a-z]+: host not found(?:, try again)?|temporary failure in name resolution|host lookup did not complete): retry timeout exceeded", captures: true},
-				{src: "\\bhost [a-z0-9][a-z0-9.-]* ?\\[[0-9a-f.:]+\\](?::[0-9]+)?:? (?P<last_error>connection timed out|connection refused|no route to host|network is unreachable|host is unreachable|connection reset by peer|lost connection with [a-z0-9.-]+\\[[0-9a-f.:]+\\] while [a-z ]{4,40}[a-z]|all relevant mx records point to non-existent hosts|host or domain name not found\\. name service error for name=[a-z0-9.-]+ type=[a-z]+: host not found(?:, try again)?|temporary failure in name resolution|host lookup did not complete)", captures: true},
-				{src: "delivery temporarily suspended: host [a-z0-9][a-z0-9.-]*\\[[0-9a-f.:]+\\] said: (?P<last_error>[45][0-9][0-9][ -][^()]{4,150}?) \\(in reply to", captures: true},
+				{src: "(?:retry timeout exceeded|delivery temporarily suspended|retry time not reached for any host after a long failure period)[:;,]? (?:host [a-z0-9][a-z0-9.-]* \\[[0-9a-f.:]+\\]:? |connect to [a-z0-9][a-z0-9.-]*\\[[0-9a-f.:]+\\]:[0-9]+:? )?(?P<last_error>connection timed out|connection refused|no route to host|network is unreachable|host is unreachable|connection reset by peer|lost connection with [a-z0-9.-]+\\[[0-9a-f.:]+\\] while [a-z ]{4,40}[a-z]|all relevant mx records point to non-existent hosts|host or domain name not found\\. name service error for name=[a-z0-9.-]+ type=[a-z]+: host not found(?:, try again)?|temporary failure in name resolution|host lookup did not complete)", captures: true, minLen: 39},
+				{src: "(?P<last_error>connection timed out|connection refused|no route to host|network is unreachable|host is unreachable|connection reset by peer|lost connection with [a-z0-9.-]+\\[[0-9a-f.:]+\\] while [a-z ]{4,40}[a-z]|all relevant mx records point to non-existent hosts|host or domain name not found\\. name service error for name=[a-z0-9.-]+ type=[a-z]+: host not found(?:, try again)?|temporary failure in name resolution|host lookup did not complete): retry timeout exceeded", captures: true, minLen: 40},
+				{src: "\\bhost [a-z0-9][a-z0-9.-]* ?\\[[0-9a-f.:]+\\](?::[0-9]+)?:? (?P<last_error>connection timed out|connection refused|no route to host|network is unreachable|host is unreachable|connection reset by peer|lost connection with [a-z0-9.-]+\\[[0-9a-f.:]+\\] while [a-z ]{4,40}[a-z]|all relevant mx records point to non-existent hosts|host or domain name not found\\. name service error for name=[a-z0-9.-]+ type=[a-z]+: host not found(?:, try again)?|temporary failure in name resolution|host lookup did not complete)", captures: true, minLen: 26},
+				{src: "delivery temporarily suspended: host [a-z0-9][a-z0-9.-]*\\[[0-9a-f.:]+\\] said: (?P<last_error>[45][0-9][0-9][ -][^()]{4,150}?) \\(in reply to", captures: true, minLen: 69},
 			},
 		},
 		{
@@ -15423,11 +15423,11 @@ var builtinSet = &ruleSet{
 				{index: 2, bits: 4593671619917905920},
 			},
 			regexps: []*pattern{
-				{src: "(?P<tls_required>must issue a starttls command first|encryption required for requested authentication mechanism|starttls is required to send mail|tls required for rcpt domain|must use starttls|requires? (?:a )?starttls|starttls (?:is )?required)", captures: true},
-				{src: "(?P<tls_not_offered>tls is required, but was not offered|did not offer tls|tls required but not supported|does not support (?:tls|starttls)|starttls (?:was )?not (?:offered|advertised|supported))", captures: true},
-				{src: "(?P<tls_refused>refused to start tls|an attempt to start tls failed|tls not available due to local problem)", captures: true},
-				{src: "(?P<tls_cert>server certificate not (?:verified|trusted)|certificate verif(?:y|ication) failed|unable to get local issuer certificate|untrusted issuer|certificate has expired|expired certificate|self[- ]signed certificate|certificate (?:name|host ?name) mismatch|mta-sts policy|(?:sts|tls) policy failure|dane (?:validation|verification|error)|tlsa (?:record|lookup|validation))", captures: true},
-				{src: "(?:was not offered by host|but host|offered by) (?P<host>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)+)", captures: true},
+				{src: "(?P<tls_required>must issue a starttls command first|encryption required for requested authentication mechanism|starttls is required to send mail|tls required for rcpt domain|must use starttls|requires? (?:a )?starttls|starttls (?:is )?required)", captures: true, minLen: 16},
+				{src: "(?P<tls_not_offered>tls is required, but was not offered|did not offer tls|tls required but not supported|does not support (?:tls|starttls)|starttls (?:was )?not (?:offered|advertised|supported))", captures: true, minLen: 17},
+				{src: "(?P<tls_refused>refused to start tls|an attempt to start tls failed|tls not available due to local problem)", captures: true, minLen: 20},
+				{src: "(?P<tls_cert>server certificate not (?:verified|trusted)|certificate verif(?:y|ication) failed|unable to get local issuer certificate|untrusted issuer|certificate has expired|expired certificate|self[- ]signed certificate|certificate (?:name|host ?name) mismatch|mta-sts policy|(?:sts|tls) policy failure|dane (?:validation|verification|error)|tlsa (?:record|lookup|validation))", captures: true, minLen: 10},
+				{src: "(?:was not offered by host|but host|offered by) (?P<host>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)+)", captures: true, minLen: 12},
 			},
 		},
 		{
@@ -15442,8 +15442,8 @@ var builtinSet = &ruleSet{
 				{index: 2, bits: 68169720922112},
 			},
 			regexps: []*pattern{
-				{src: "(?P<no_mx>no mx (?:records? )?(?:found|for|exists?)|no mx records?|no valid mx|could not find a mail exchanger|no mail exchanger|mx lookup failed|does not have an mx|doesn't have an mx|has no mx)", captures: true},
-				{src: "(?:no mx (?:records? )?(?:found )?for (?:the )?(?:domain[= ]?)?|name service error for name=)(?P<host>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})", captures: true},
+				{src: "(?P<no_mx>no mx (?:records? )?(?:found|for|exists?)|no mx records?|no valid mx|could not find a mail exchanger|no mail exchanger|mx lookup failed|does not have an mx|doesn't have an mx|has no mx)", captures: true, minLen: 9},
+				{src: "(?:no mx (?:records? )?(?:found )?for (?:the )?(?:domain[= ]?)?|name service error for name=)(?P<host>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})", captures: true, minLen: 14},
 			},
 		},
 		{
@@ -15458,7 +15458,7 @@ var builtinSet = &ruleSet{
 				{index: 2, bits: 68169720922112},
 			},
 			regexps: []*pattern{
-				{src: "(?P<no_domain>nxdomain|domain name not found|domain not found|no such domain|domain does not exist)", captures: true},
+				{src: "(?P<no_domain>nxdomain|domain name not found|domain not found|no such domain|domain does not exist)", captures: true, minLen: 8},
 			},
 		},
 		{
@@ -15469,14 +15469,14 @@ var builtinSet = &ruleSet{
 				{index: 3, bits: 1048512},
 			},
 			regexps: []*pattern{
-				{src: "(?P<conn_refused>connection refused|refused (?:the |our )?connection|actively refused|connection was refused)", captures: true},
-				{src: "(?P<conn_timeout>connection timed out|timed out|(?:connection|connect|smtp|session|greeting|read|network) time-?out|time-?out (?:while|waiting|connecting|reading|during|on connect)|did not respond|not responding|no response from|no answer from|did not answer|network is unreachable|no route to host|host is unreachable)", captures: true},
-				{src: "connect to (?P<host>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)+)", captures: true},
-				{src: "(?:connection (?:refused|timed out) (?:by|with|from|to)|timed out (?:with|from|connecting to|while connecting to)|could not connect to|unable to connect to|cannot connect to|can't connect to|failed to connect to|connecting to) (?:the )?(?:host |server )?\\[?(?P<host>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)+)", captures: true},
-				{src: "\\bhost (?P<host>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)+) \\[[0-9a-f.:]+\\]:? (?:connection|[a-z ]{0,20}time)", captures: true},
-				{src: "all hosts for '?(?P<host>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)+)'? have been failing", captures: true},
-				{src: "\\[(?P<host>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)+)\\.? [0-9a-f.:]{3,45}: (?:timed out|connection refused|socket error|connection reset)", captures: true},
-				{src: "last endpoint attempted was (?P<host>[0-9]{1,3}(?:\\.[0-9]{1,3}){3}|[0-9a-f:]*:[0-9a-f:]+)", captures: true},
+				{src: "(?P<conn_refused>connection refused|refused (?:the |our )?connection|actively refused|connection was refused)", captures: true, minLen: 16},
+				{src: "(?P<conn_timeout>connection timed out|timed out|(?:connection|connect|smtp|session|greeting|read|network) time-?out|time-?out (?:while|waiting|connecting|reading|during|on connect)|did not respond|not responding|no response from|no answer from|did not answer|network is unreachable|no route to host|host is unreachable)", captures: true, minLen: 9},
+				{src: "connect to (?P<host>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)+)", captures: true, minLen: 14},
+				{src: "(?:connection (?:refused|timed out) (?:by|with|from|to)|timed out (?:with|from|connecting to|while connecting to)|could not connect to|unable to connect to|cannot connect to|can't connect to|failed to connect to|connecting to) (?:the )?(?:host |server )?\\[?(?P<host>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)+)", captures: true, minLen: 17},
+				{src: "\\bhost (?P<host>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)+) \\[[0-9a-f.:]+\\]:? (?:connection|[a-z ]{0,20}time)", captures: true, minLen: 17},
+				{src: "all hosts for '?(?P<host>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)+)'? have been failing", captures: true, minLen: 35},
+				{src: "\\[(?P<host>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)+)\\.? [0-9a-f.:]{3,45}: (?:timed out|connection refused|socket error|connection reset)", captures: true, minLen: 19},
+				{src: "last endpoint attempted was (?P<host>[0-9]{1,3}(?:\\.[0-9]{1,3}){3}|[0-9a-f:]*:[0-9a-f:]+)", captures: true, minLen: 30},
 			},
 		},
 	},

@@ -325,7 +325,7 @@ func (g *goWriter) value(v reflect.Value, elided bool) error {
 			if !elided {
 				g.b.WriteString("&pattern")
 			}
-			fmt.Fprintf(&g.b, "{src: %s, captures: %t}", strconv.Quote(p.FieldByName("src").String()), p.FieldByName("captures").Bool())
+			fmt.Fprintf(&g.b, "{src: %s, captures: %t, minLen: %d}", strconv.Quote(p.FieldByName("src").String()), p.FieldByName("captures").Bool(), p.FieldByName("minLen").Int())
 		case t.Elem().Kind() == reflect.Struct:
 			if !elided {
 				g.b.WriteString("&")

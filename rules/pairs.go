@@ -81,25 +81,39 @@ func (ps *pairSet) mayHold(l *literal) bool {
 }
 
 // literalPairs returns the hashes of the pairs of adjacent bytes of s,
-// the rarest first (byteRarity): a literal that is not in a text is most
-// often told by its first pair. maxLiteralPairs at most.
+// the rarest first (byteRarity; of pairs as rare, the first in s), each
+// once: a literal that is not in a text is most often told by its first
+// pair. maxLiteralPairs at most. The rarest are picked in turn, not
+// sorted: a process analyses hundreds of literals on their first use, and
+// sorting the pairs of each was 1% of explain --json over the shared
+// corpus (issue 14).
 func literalPairs(s string) []uint16 {
-	type pair struct {
-		h      uint16
-		rarity int
+	if len(s) < 2 {
+		return nil
 	}
-	var ps []pair
-	for i := 0; i+1 < len(s); i++ {
-		ps = append(ps, pair{pairHash(s[i], s[i+1]), byteRarity(s[i]) + byteRarity(s[i+1])})
+	var buf [maxLiteralLen]int
+	n := len(s) - 1
+	rarity := buf[:0]
+	if n > len(buf) {
+		rarity = make([]int, 0, n) // cannot happen: literals are cut at maxLiteralLen
 	}
-	slices.SortStableFunc(ps, func(a, b pair) int { return b.rarity - a.rarity })
+	for i := range n {
+		rarity = append(rarity, byteRarity(s[i])+byteRarity(s[i+1]))
+	}
 	var out []uint16
-	for _, p := range ps {
-		if len(out) == maxLiteralPairs {
+	for len(out) < maxLiteralPairs {
+		best := -1
+		for i := range n {
+			if rarity[i] >= 0 && (best < 0 || rarity[i] > rarity[best]) {
+				best = i
+			}
+		}
+		if best < 0 {
 			break
 		}
-		if !slices.Contains(out, p.h) {
-			out = append(out, p.h)
+		rarity[best] = -1 // taken
+		if h := pairHash(s[best], s[best+1]); !slices.Contains(out, h) {
+			out = append(out, h)
 		}
 	}
 	return out

@@ -27,6 +27,9 @@ type pattern struct {
 	// the parser would fold again each range of its classes, written out
 	// in full, rune by rune.
 	flagged bool
+	// minLen is the fewest characters a match takes (minMatchLen): a text
+	// of fewer bytes holds no match. Zero when not known.
+	minLen int
 
 	once   sync.Once // made the fields below
 	bad    bool      // src does not parse (cannot happen: checked at load)
@@ -105,6 +108,9 @@ const maxLeadTries = 8
 // newPattern returns the pattern of re, compiled from src already.
 func newPattern(src string, re *regexp.Regexp) *pattern {
 	p := &pattern{src: src, captures: hasCaptures(re)}
+	if tree, err := syntax.Parse(p.source(), syntax.Perl); err == nil {
+		p.minLen = minMatchLen(tree)
+	}
 	p.reOnce.Do(func() { p.re = re })
 	return p
 }
@@ -293,6 +299,9 @@ func (p *pattern) find(text []byte, tc textClass) []int {
 // findIn is find with the pairSet of text (nil when there is none), which
 // spares the filter its searches for literals the text cannot hold.
 func (p *pattern) findIn(text []byte, tc textClass, ps *pairSet) []int {
+	if len(text) < p.minLen {
+		return nil
+	}
 	p.analyse()
 	if tc == textASCII && p.forASCII != nil {
 		return p.forASCII.findIn(text, tc, ps)
@@ -418,6 +427,9 @@ func (p *pattern) match(text []byte, tc textClass) bool {
 
 // matchIn is match with the pairSet of text (findIn).
 func (p *pattern) matchIn(text []byte, tc textClass, ps *pairSet) bool {
+	if len(text) < p.minLen {
+		return false
+	}
 	p.analyse()
 	if tc == textASCII && p.forASCII != nil {
 		return p.forASCII.matchIn(text, tc, ps)

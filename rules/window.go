@@ -75,6 +75,45 @@ func matchLen(re *syntax.Regexp, inBytes bool) int {
 	return n
 }
 
+// minMatchLen returns the fewest characters a match of re takes, at most
+// maxMatchLen. Every character a regexp matches takes at least one byte of
+// the text (a byte that is not UTF-8 is one character), so no text shorter
+// than that in bytes holds a match: matchIn refuses it before the pattern
+// is parsed or compiled ("ndrmilter code 5.1.1" tries patterns on an empty
+// text; issue 14: start-up).
+func minMatchLen(re *syntax.Regexp) int {
+	n := 0
+	switch re.Op {
+	case syntax.OpLiteral:
+		n = len(re.Rune)
+	case syntax.OpCharClass:
+		if len(re.Rune) > 0 {
+			n = 1
+		}
+	case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		n = 1
+	case syntax.OpCapture, syntax.OpPlus:
+		n = minMatchLen(re.Sub[0])
+	case syntax.OpRepeat:
+		n = minMatchLen(re.Sub[0]) * min(max(re.Min, 0), maxMatchLen)
+	case syntax.OpConcat:
+		for _, s := range re.Sub {
+			n += minMatchLen(s)
+			if n > maxMatchLen {
+				break
+			}
+		}
+	case syntax.OpAlternate:
+		n = maxMatchLen
+		for _, s := range re.Sub {
+			n = min(n, minMatchLen(s))
+		}
+	default: // an empty match, an assertion, a star, a question mark
+		return 0
+	}
+	return min(n, maxMatchLen)
+}
+
 // asciiClass reports whether a class (its ranges, as in syntax.Regexp.Rune)
 // has no member beyond ASCII that can occur where the literals hold: the
 // Kelvin sign and the long s, which (?i) adds to the classes of k and s,

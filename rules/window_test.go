@@ -71,3 +71,67 @@ func TestMatchLenBoundsMatches(t *testing.T) {
 		}
 	}
 }
+
+// TestMinMatchLenIsTheShortestMatch: minMatchLen gives the length of the
+// shortest match (in characters, so at most its bytes), so that refusing
+// texts shorter than it loses no match; and a text one byte shorter is
+// refused, a text of exactly that length still matches.
+func TestMinMatchLenIsTheShortestMatch(t *testing.T) {
+	for _, c := range []struct {
+		src      string
+		min      int
+		shortest string
+	}{
+		{`abc`, 3, "abc"},
+		{`a|bc`, 1, "a"},
+		{`(?:ab)+c?`, 2, "ab"},
+		{`x*`, 0, ""},
+		{`^$`, 0, ""},
+		{`a{3,5}\bq?`, 3, "aaa"},
+		{`(?P<host>[^ ]+)\.`, 2, "h."},
+		{`(?s).\d{2}k`, 4, "\xff12k"},
+		{`[^\x00-\x{10FFFF}]x`, 1, ""}, // an empty class matches nothing
+	} {
+		re := regexp.MustCompile("(?i)" + c.src)
+		p := newPattern(c.src, re)
+		if p.minLen != c.min {
+			t.Errorf("pattern %q: minLen %d, want %d", c.src, p.minLen, c.min)
+		}
+		if c.shortest == "" {
+			continue
+		}
+		text := []byte(c.shortest)
+		if !p.matchIn(text, classOfText(text), nil) || !re.Match(text) {
+			t.Errorf("pattern %q: no match in %q, its shortest match", c.src, text)
+		}
+		if p.matchIn(text[1:], classOfText(text[1:]), nil) {
+			t.Errorf("pattern %q: a match in %q, shorter than its shortest", c.src, text[1:])
+		}
+	}
+}
+
+// TestMinMatchLenHoldsForBuiltinMatches: no match of a built-in pattern in
+// the fixtures is shorter than its minLen, and each built-in pattern's
+// minLen is what newPattern computes from its source.
+func TestMinMatchLenHoldsForBuiltinMatches(t *testing.T) {
+	msgs, _ := readMessages(t, fixtureDirs...)
+	var texts [][]byte
+	for _, raw := range msgs {
+		texts = append(texts, normalize(nil, string(raw)))
+	}
+	for _, r := range builtin(t).rules {
+		for _, p := range r.regexps {
+			re := regexp.MustCompile("(?i)" + p.src)
+			if q := newPattern(p.src, re); q.minLen != p.minLen {
+				t.Fatalf("rule %s, pattern %q: minLen %d, newPattern gives %d", r.id, p.src, p.minLen, q.minLen)
+			}
+			for _, text := range texts {
+				for _, m := range re.FindAllIndex(text, -1) {
+					if m[1]-m[0] < p.minLen {
+						t.Fatalf("rule %s, pattern %q: a match of %d bytes, minLen %d", r.id, p.src, m[1]-m[0], p.minLen)
+					}
+				}
+			}
+		}
+	}
+}

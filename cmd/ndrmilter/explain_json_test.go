@@ -98,12 +98,17 @@ func TestRecordJSONIsEncodingJSONs(t *testing.T) {
 }
 
 // TestJSONStringIsEncodingJSONs expects appendJSONString to write every
-// byte value, every escaped character and random bytes as encoding/json's
-// Marshal does.
+// byte value (alone, and at every place of a plain text), every escaped
+// character and random bytes as encoding/json's Marshal does.
 func TestJSONStringIsEncodingJSONs(t *testing.T) {
 	cases := []string{"", hostileJSONText, "\u2027\u2028\u2029\u202a", "\xed\xa0\x80", "\xf4\x90\x80\x80", "tail\xe2\x80"}
 	for c := range 256 {
 		cases = append(cases, string([]byte{byte(c)}), "x"+string([]byte{byte(c)})+"y")
+		// Every byte at every place of the words of plain text that
+		// jsonPlainLen reads eight bytes at a time.
+		for at := range 18 {
+			cases = append(cases, strings.Repeat("a", at)+string([]byte{byte(c)})+strings.Repeat("b", 17-at))
+		}
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for range 2000 {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/text/language"
 	"golang.org/x/text/width"
@@ -110,10 +111,16 @@ func (w words) label(id string, n int) string {
 }
 
 // columns is the width of s on a terminal: two for East Asian wide and
-// fullwidth characters, one for others.
+// fullwidth characters, one for others. An ASCII character is neither
+// (UAX #11 makes it narrow or neutral), and is counted without a look-up
+// in the width tables: the labels and words of English are all ASCII.
 func columns(s string) int {
 	n := 0
 	for _, r := range s {
+		if r < utf8.RuneSelf {
+			n++
+			continue
+		}
 		switch width.LookupRune(r).Kind() {
 		case width.EastAsianWide, width.EastAsianFullwidth:
 			n += 2
