@@ -1,6 +1,7 @@
 package dsn
 
 import (
+	"github.com/ndrmilter/ndrmilter/smtpcode"
 	"strings"
 
 	"github.com/ndrmilter/ndrmilter/internal/ascii"
@@ -160,9 +161,59 @@ func (p *parser) readReceipt(i int) {
 	if a == "" {
 		a = headerString(h, "Original-Recipient")
 	}
+	if r.Disposition == DispositionDeleted && p.readSieveReject(recipientAddress(a)) {
+		return
+	}
 	if a != "" {
 		r.Recipients = p.sc.addRecipient(r.Recipients, Recipient{Address: recipientAddress(a)})
 	}
+}
+
+// FormatSieveReject is the Format of a KindBounce report that is a
+// refusal sent as a message disposition notification: the Sieve reject
+// action (RFC 5429 section 2.2.1: an MDN of disposition type "deleted",
+// its human-readable part giving the reason), which Dovecot's delivery
+// agent also sends when it refuses a message itself (its rejection_reason
+// setting, by default "Your message to <%t> was automatically
+// rejected:%n%r", with "Auto-Submitted: auto-replied (rejected)"), most
+// often for a full mailbox.
+const FormatSieveReject = "sieve-reject"
+
+// rejectMDNPhrase is the lower-case sentence of Dovecot's and Pigeonhole's
+// refusal after which the reason follows.
+const rejectMDNPhrase = "was automatically rejected"
+
+// maxRejectReason bounds the reason of a refusal sent as an MDN.
+const maxRejectReason = 512
+
+// readSieveReject reads a receipt of disposition deleted that is a refusal
+// (see FormatSieveReject): its Auto-Submitted field says "rejected", or its
+// text says the message "was automatically rejected". The recipient
+// (addr, the Final-Recipient) failed, for the reason the text gives. It
+// says whether the receipt is one; a receipt of a message deleted unread
+// by its reader stays a receipt.
+func (p *parser) readSieveReject(addr string) bool {
+	p.loadText()
+	words := p.noticeWords()
+	at := strings.Index(view(words), rejectMDNPhrase)
+	if at < 0 && indexFold(headerString(p.hdr, "Auto-Submitted"), "rejected") < 0 {
+		return false
+	}
+	reason := ""
+	if at >= 0 {
+		// The reason is on the lines after "...rejected:", up to the
+		// next blank line.
+		rest := string(p.text[at+len(rejectMDNPhrase) : len(words)])
+		rest = strings.TrimLeft(strings.TrimPrefix(strings.TrimLeft(rest, " \t"), ":"), " \t\r\n")
+		reason = strings.Join(strings.Fields(paragraphAt(rest, 0, maxRejectReason)), " ")
+	}
+	r := p.rep
+	r.Kind = KindBounce
+	r.Format = FormatSieveReject
+	r.Disposition = ""
+	r.Recipients = p.sc.addRecipient(r.Recipients[:0], Recipient{Address: addr, Diagnostic: reason, Action: smtpcode.ActionFailed})
+	p.finish(func() smtpcode.Action { return smtpcode.ActionFailed })
+	return true
 }
 
 // readAutoReply reads an RFC 3834 auto-reply: the recipient is the one who
