@@ -9,7 +9,7 @@ import (
 )
 
 // builtinDigest is BuiltinDigest: of the rules.yaml this file was generated from.
-const builtinDigest = "517577edf9ac"
+const builtinDigest = "18a49a7ac13d"
 
 // builtinTrue and builtinFalse are the values of the rules' *bool fields.
 var builtinTrue, builtinFalse = true, false
@@ -20,7 +20,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "success",
 			file:   "rules.yaml (built-in)",
-			line:   1245,
+			line:   1251,
 			action: []smtpcode.Action{"delivered", "relayed", "expanded"},
 			then: thenDef{
 				Reason: "delivered",
@@ -30,7 +30,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "success-code",
 			file: "rules.yaml (built-in)",
-			line: 1250,
+			line: 1256,
 			status: []statusPattern{
 				{class: 2, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -56,11 +56,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1265,
+			line: 1271,
 			text: phraseMask{
-				{index: 3, bits: 7340032},
+				{index: 3, bits: 14680064},
 			},
-			textIDs: []int32{212, 213, 214},
+			textIDs: []int32{213, 214, 215},
 			regexps: []*pattern{
 				{src: "your message to <|> was automatically rejected:", captures: false, minLen: 17},
 			},
@@ -70,11 +70,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1272,
+			line: 1278,
 			text: phraseMask{
-				{index: 3, bits: 8388608},
+				{index: 3, bits: 16777216},
 			},
-			textIDs: []int32{215},
+			textIDs: []int32{216},
 			regexps: []*pattern{
 				{src: "your message to <|> was automatically rejected:", captures: false, minLen: 17},
 			},
@@ -84,11 +84,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1279,
+			line: 1285,
 			text: phraseMask{
-				{index: 3, bits: 50331648},
+				{index: 3, bits: 100663296},
 			},
-			textIDs: []int32{216, 217},
+			textIDs: []int32{217, 218},
 			regexps: []*pattern{
 				{src: "mail\\.local: ", captures: false, minLen: 12},
 			},
@@ -98,11 +98,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1286,
+			line: 1292,
 			text: phraseMask{
-				{index: 3, bits: 67108864},
+				{index: 3, bits: 134217728},
 			},
-			textIDs: []int32{218},
+			textIDs: []int32{219},
 			regexps: []*pattern{
 				{src: "mail\\.local: ", captures: false, minLen: 12},
 			},
@@ -112,11 +112,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1293,
+			line: 1299,
 			text: phraseMask{
-				{index: 3, bits: 2013265920},
+				{index: 3, bits: 4026531840},
 			},
-			textIDs: []int32{219, 220, 221, 222},
+			textIDs: []int32{220, 221, 222, 223},
 			regexps: []*pattern{
 				{src: "mail\\.local: ", captures: false, minLen: 12},
 			},
@@ -126,11 +126,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1300,
+			line: 1306,
 			text: phraseMask{
-				{index: 3, bits: 6442450944},
+				{index: 3, bits: 12884901888},
 			},
-			textIDs: []int32{223, 224},
+			textIDs: []int32{224, 225},
 			regexps: []*pattern{
 				{src: "procmail: |/procmail ", captures: false, minLen: 10},
 			},
@@ -140,11 +140,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1307,
+			line: 1313,
 			text: phraseMask{
-				{index: 3, bits: 8589934592},
+				{index: 3, bits: 17179869184},
 			},
-			textIDs: []int32{225},
+			textIDs: []int32{226},
 			regexps: []*pattern{
 				{src: "procmail: |/procmail ", captures: false, minLen: 10},
 			},
@@ -154,11 +154,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 1314,
+			line: 1320,
 			text: phraseMask{
-				{index: 3, bits: 17179869184},
+				{index: 3, bits: 34359738368},
 			},
-			textIDs: []int32{226},
+			textIDs: []int32{227},
 			regexps: []*pattern{
 				{src: "procmail: |/procmail ", captures: false, minLen: 10},
 			},
@@ -168,11 +168,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1321,
+			line: 1327,
 			text: phraseMask{
-				{index: 3, bits: 34359738368},
+				{index: 3, bits: 68719476736},
 			},
-			textIDs: []int32{227},
+			textIDs: []int32{228},
 			regexps: []*pattern{
 				{src: "maildrop: ", captures: false, minLen: 10},
 			},
@@ -182,11 +182,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1328,
+			line: 1334,
 			text: phraseMask{
-				{index: 3, bits: 206158430208},
+				{index: 3, bits: 412316860416},
 			},
-			textIDs: []int32{228, 229},
+			textIDs: []int32{229, 230},
 			regexps: []*pattern{
 				{src: "maildrop: ", captures: false, minLen: 10},
 			},
@@ -196,11 +196,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1335,
+			line: 1341,
 			text: phraseMask{
-				{index: 3, bits: 274877906944},
+				{index: 3, bits: 549755813888},
 			},
-			textIDs: []int32{230},
+			textIDs: []int32{231},
 			regexps: []*pattern{
 				{src: "vdelivermail: ", captures: false, minLen: 14},
 			},
@@ -210,11 +210,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1342,
+			line: 1348,
 			text: phraseMask{
-				{index: 3, bits: 1649267441664},
+				{index: 3, bits: 3298534883328},
 			},
-			textIDs: []int32{231, 232},
+			textIDs: []int32{232, 233},
 			regexps: []*pattern{
 				{src: "vdelivermail: ", captures: false, minLen: 14},
 			},
@@ -224,11 +224,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1349,
+			line: 1355,
 			text: phraseMask{
-				{index: 3, bits: 2199023255552},
+				{index: 3, bits: 4398046511104},
 			},
-			textIDs: []int32{233},
+			textIDs: []int32{234},
 			regexps: []*pattern{
 				{src: "vdelivermail: ", captures: false, minLen: 14},
 			},
@@ -238,11 +238,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1356,
+			line: 1362,
 			text: phraseMask{
-				{index: 3, bits: 4398046511104},
+				{index: 3, bits: 8796093022208},
 			},
-			textIDs: []int32{234},
+			textIDs: []int32{235},
 			regexps: []*pattern{
 				{src: "vdelivermail: ", captures: false, minLen: 14},
 			},
@@ -252,11 +252,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1363,
+			line: 1369,
 			text: phraseMask{
-				{index: 3, bits: 8796093022208},
+				{index: 3, bits: 17592186044416},
 			},
-			textIDs: []int32{235},
+			textIDs: []int32{236},
 			regexps: []*pattern{
 				{src: "vdeliver: ", captures: false, minLen: 10},
 			},
@@ -266,11 +266,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1370,
+			line: 1376,
 			text: phraseMask{
-				{index: 3, bits: 123145302310912},
+				{index: 3, bits: 246290604621824},
 			},
-			textIDs: []int32{236, 237, 238},
+			textIDs: []int32{237, 238, 239},
 			regexps: []*pattern{
 				{src: "vdeliver: ", captures: false, minLen: 10},
 			},
@@ -280,32 +280,32 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-other-message",
 			file: "rules.yaml (built-in)",
-			line: 1378,
+			line: 1384,
 			text: phraseMask{
-				{index: 3, bits: 17873661021126656},
+				{index: 3, bits: 35747322042253312},
 			},
-			textIDs: []int32{239, 240, 241, 242, 243, 244, 245},
+			textIDs: []int32{240, 241, 242, 243, 244, 245, 246},
 			command: []string{"DATA", ""},
 			then:    thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "ironport-ldap-accept-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1399,
+			line: 1405,
 			text: phraseMask{
-				{index: 3, bits: 18014398509481984},
+				{index: 3, bits: 36028797018963968},
 			},
-			textIDs: []int32{246},
+			textIDs: []int32{247},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "outlook-block-list",
 			file: "rules.yaml (built-in)",
-			line: 1410,
+			line: 1416,
 			text: phraseMask{
-				{index: 3, bits: 108086391056891904},
+				{index: 3, bits: 216172782113783808},
 			},
-			textIDs: []int32{247, 248},
+			textIDs: []int32{248, 249},
 			regexps: []*pattern{
 				{src: "\\bs31[45]0\\b", captures: false, minLen: 5},
 			},
@@ -370,11 +370,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "greylisting-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1427,
+			line: 1433,
 			text: phraseMask{
-				{index: 3, bits: 9079256848778919936},
+				{index: 3, bits: 18158513697557839872},
 			},
-			textIDs: []int32{249, 250, 251, 252, 253, 254},
+			textIDs: []int32{250, 251, 252, 253, 254, 255},
 			action:  []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "onhold",
@@ -422,12 +422,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "proofpoint-reputation",
 			file: "rules.yaml (built-in)",
-			line: 1445,
+			line: 1451,
 			text: phraseMask{
-				{index: 3, bits: 9223372036854775808},
-				{index: 4, bits: 3},
+				{index: 4, bits: 7},
 			},
-			textIDs: []int32{255, 256, 257},
+			textIDs: []int32{256, 257, 258},
 			then: thenDef{
 				Reason: "blocked",
 				words: words{
@@ -497,11 +496,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-verify-callout",
 			file: "rules.yaml (built-in)",
-			line: 1460,
+			line: 1466,
 			text: phraseMask{
-				{index: 4, bits: 252},
+				{index: 4, bits: 504},
 			},
-			textIDs: []int32{258, 259, 260, 261, 262, 263},
+			textIDs: []int32{259, 260, 261, 262, 263, 264},
 			then: thenDef{
 				Reason: "rejected",
 				words: words{
@@ -547,11 +546,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1480,
+			line: 1486,
 			text: phraseMask{
-				{index: 4, bits: 768},
+				{index: 4, bits: 1536},
 			},
-			textIDs: []int32{264, 265},
+			textIDs: []int32{265, 266},
 			action:  []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "speeding",
@@ -599,11 +598,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate",
 			file: "rules.yaml (built-in)",
-			line: 1497,
+			line: 1503,
 			text: phraseMask{
-				{index: 4, bits: 768},
+				{index: 4, bits: 1536},
 			},
-			textIDs: []int32{264, 265},
+			textIDs: []int32{265, 266},
 			then: thenDef{
 				Reason: "speeding",
 				words: words{
@@ -649,11 +648,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-likely-unsolicited",
 			file: "rules.yaml (built-in)",
-			line: 1507,
+			line: 1513,
 			text: phraseMask{
-				{index: 4, bits: 1024},
+				{index: 4, bits: 2048},
 			},
-			textIDs: []int32{266},
+			textIDs: []int32{267},
 			regexps: []*pattern{
 				{src: "(?:\\[(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})(?: +[0-9]+)?\\] )?our system has detected that this message is likely unsolicited mail", captures: true, minLen: 68},
 			},
@@ -719,11 +718,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-user-block",
 			file: "rules.yaml (built-in)",
-			line: 1524,
+			line: 1530,
 			text: phraseMask{
-				{index: 4, bits: 30720},
+				{index: 4, bits: 61440},
 			},
-			textIDs: []int32{267, 268, 269, 270},
+			textIDs: []int32{268, 269, 270, 271},
 			then: thenDef{
 				Reason: "rejected",
 				words: words{
@@ -769,11 +768,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policy-block",
 			file: "rules.yaml (built-in)",
-			line: 1539,
+			line: 1545,
 			text: phraseMask{
-				{index: 4, bits: 2064384},
+				{index: 4, bits: 4128768},
 			},
-			textIDs: []int32{271, 272, 273, 274, 275, 276},
+			textIDs: []int32{272, 273, 274, 275, 276, 277},
 			then: thenDef{
 				Reason: "rejected",
 				words: words{
@@ -819,11 +818,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-anti-spoofing",
 			file: "rules.yaml (built-in)",
-			line: 1560,
+			line: 1566,
 			text: phraseMask{
-				{index: 4, bits: 14680064},
+				{index: 4, bits: 29360128},
 			},
-			textIDs: []int32{277, 278, 279},
+			textIDs: []int32{278, 279, 280},
 			then: thenDef{
 				Reason: "policyviolation",
 				words: words{
@@ -869,11 +868,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1574,
+			line: 1580,
 			text: phraseMask{
-				{index: 4, bits: 117440512},
+				{index: 4, bits: 234881024},
 			},
-			textIDs: []int32{280, 281, 282},
+			textIDs: []int32{281, 282, 283},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](416|418)\\b", captures: false, minLen: 7},
 			},
@@ -882,11 +881,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1584,
+			line: 1590,
 			text: phraseMask{
-				{index: 4, bits: 117440512},
+				{index: 4, bits: 234881024},
 			},
-			textIDs: []int32{280, 281, 282},
+			textIDs: []int32{281, 282, 283},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](417)\\b", captures: false, minLen: 7},
 			},
@@ -895,11 +894,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1590,
+			line: 1596,
 			text: phraseMask{
-				{index: 4, bits: 117440512},
+				{index: 4, bits: 234881024},
 			},
-			textIDs: []int32{280, 281, 282},
+			textIDs: []int32{281, 282, 283},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](420|426)\\b", captures: false, minLen: 7},
 			},
@@ -908,11 +907,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1596,
+			line: 1602,
 			text: phraseMask{
-				{index: 4, bits: 117440512},
+				{index: 4, bits: 234881024},
 			},
-			textIDs: []int32{280, 281, 282},
+			textIDs: []int32{281, 282, 283},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](401|517)\\b", captures: false, minLen: 7},
 			},
@@ -921,11 +920,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1602,
+			line: 1608,
 			text: phraseMask{
-				{index: 4, bits: 117440512},
+				{index: 4, bits: 234881024},
 			},
-			textIDs: []int32{280, 281, 282},
+			textIDs: []int32{281, 282, 283},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](305|402)\\b", captures: false, minLen: 7},
 			},
@@ -934,11 +933,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1608,
+			line: 1614,
 			text: phraseMask{
-				{index: 4, bits: 117440512},
+				{index: 4, bits: 234881024},
 			},
-			textIDs: []int32{280, 281, 282},
+			textIDs: []int32{281, 282, 283},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](403|405|415|421)\\b", captures: false, minLen: 7},
 			},
@@ -947,11 +946,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1614,
+			line: 1620,
 			text: phraseMask{
-				{index: 4, bits: 117440512},
+				{index: 4, bits: 234881024},
 			},
-			textIDs: []int32{280, 281, 282},
+			textIDs: []int32{281, 282, 283},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](506)\\b", captures: false, minLen: 7},
 			},
@@ -960,11 +959,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1620,
+			line: 1626,
 			text: phraseMask{
-				{index: 4, bits: 117440512},
+				{index: 4, bits: 234881024},
 			},
-			textIDs: []int32{280, 281, 282},
+			textIDs: []int32{281, 282, 283},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](514)\\b", captures: false, minLen: 7},
 			},
@@ -973,11 +972,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1626,
+			line: 1632,
 			text: phraseMask{
-				{index: 4, bits: 117440512},
+				{index: 4, bits: 234881024},
 			},
-			textIDs: []int32{280, 281, 282},
+			textIDs: []int32{281, 282, 283},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](630)\\b", captures: false, minLen: 7},
 			},
@@ -986,11 +985,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1632,
+			line: 1638,
 			text: phraseMask{
-				{index: 4, bits: 117440512},
+				{index: 4, bits: 234881024},
 			},
-			textIDs: []int32{280, 281, 282},
+			textIDs: []int32{281, 282, 283},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](505)\\b", captures: false, minLen: 7},
 			},
@@ -999,11 +998,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1638,
+			line: 1644,
 			text: phraseMask{
-				{index: 4, bits: 117440512},
+				{index: 4, bits: 234881024},
 			},
-			textIDs: []int32{280, 281, 282},
+			textIDs: []int32{281, 282, 283},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](104)\\b", captures: false, minLen: 7},
 			},
@@ -1012,11 +1011,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1644,
+			line: 1650,
 			text: phraseMask{
-				{index: 4, bits: 117440512},
+				{index: 4, bits: 234881024},
 			},
-			textIDs: []int32{280, 281, 282},
+			textIDs: []int32{281, 282, 283},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](101|102|103|510|999)\\b", captures: false, minLen: 7},
 			},
@@ -1081,11 +1080,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1659,
+			line: 1665,
 			text: phraseMask{
-				{index: 4, bits: 2013265920},
+				{index: 4, bits: 4026531840},
 			},
-			textIDs: []int32{283, 284, 285, 286},
+			textIDs: []int32{284, 285, 286, 287},
 			regexps: []*pattern{
 				{src: "\\b(cxbl|cdrbl|ipbl0001|ipbl0010|ipbl0100|ipbl0011|ipbl0101|ipbl0110|ipbl0111|ipbl1000|ipbl1001|ipbl1010|ipbl1011|ipbl1100|ipbl1101|ipbl1110|ipbl1111|ipbl00001)\\b", captures: false, minLen: 4},
 			},
@@ -1094,11 +1093,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1667,
+			line: 1673,
 			text: phraseMask{
-				{index: 4, bits: 2147483648},
+				{index: 4, bits: 4294967296},
 			},
-			textIDs: []int32{287},
+			textIDs: []int32{288},
 			regexps: []*pattern{
 				{src: "\\b(cxdns)\\b", captures: false, minLen: 5},
 			},
@@ -1107,11 +1106,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1673,
+			line: 1679,
 			text: phraseMask{
-				{index: 4, bits: 4294967296},
+				{index: 4, bits: 8589934592},
 			},
-			textIDs: []int32{288},
+			textIDs: []int32{289},
 			regexps: []*pattern{
 				{src: "\\b(cxsndr)\\b", captures: false, minLen: 6},
 			},
@@ -1120,11 +1119,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1679,
+			line: 1685,
 			text: phraseMask{
-				{index: 4, bits: 8589934592},
+				{index: 4, bits: 17179869184},
 			},
-			textIDs: []int32{289},
+			textIDs: []int32{290},
 			regexps: []*pattern{
 				{src: "\\b(cxsmtp)\\b", captures: false, minLen: 6},
 			},
@@ -1133,11 +1132,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1685,
+			line: 1691,
 			text: phraseMask{
-				{index: 4, bits: 51539607552},
+				{index: 4, bits: 103079215104},
 			},
-			textIDs: []int32{290, 291},
+			textIDs: []int32{291, 292},
 			regexps: []*pattern{
 				{src: "\\b(cxcnct|cxmxrt)\\b", captures: false, minLen: 6},
 			},
@@ -1146,11 +1145,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1691,
+			line: 1697,
 			text: phraseMask{
-				{index: 4, bits: 206158430208},
+				{index: 4, bits: 412316860416},
 			},
-			textIDs: []int32{292, 293},
+			textIDs: []int32{293, 294},
 			regexps: []*pattern{
 				{src: "\\b(cxthrt|cxmj)\\b", captures: false, minLen: 4},
 			},
@@ -1159,11 +1158,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1697,
+			line: 1703,
 			text: phraseMask{
-				{index: 4, bits: 274877906944},
+				{index: 4, bits: 549755813888},
 			},
-			textIDs: []int32{294},
+			textIDs: []int32{295},
 			regexps: []*pattern{
 				{src: "\\b(urlbl011|urlbl101|urlbl110|urlbl1001)\\b", captures: false, minLen: 8},
 			},
@@ -1172,152 +1171,152 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1703,
+			line: 1709,
 			text: phraseMask{
-				{index: 4, bits: 549755813888},
+				{index: 4, bits: 1099511627776},
 			},
-			textIDs: []int32{295},
+			textIDs: []int32{296},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "facebook-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1712,
+			line: 1718,
 			text: phraseMask{
-				{index: 4, bits: 139637976727552},
+				{index: 4, bits: 279275953455104},
 			},
-			textIDs: []int32{296, 297, 298, 299, 300, 301, 302},
+			textIDs: []int32{297, 298, 299, 300, 301, 302, 303},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "facebook-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1717,
+			line: 1723,
 			text: phraseMask{
-				{index: 4, bits: 140737488355328},
+				{index: 4, bits: 281474976710656},
 			},
-			textIDs: []int32{303},
+			textIDs: []int32{304},
 			then:    thenDef{Reason: "contenterror"},
 		},
 		{
 			id:   "facebook-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1722,
+			line: 1728,
 			text: phraseMask{
-				{index: 4, bits: 844424930131968},
+				{index: 4, bits: 1688849860263936},
 			},
-			textIDs: []int32{304, 305},
+			textIDs: []int32{305, 306},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "facebook-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1727,
+			line: 1733,
 			text: phraseMask{
-				{index: 4, bits: 3377699720527872},
+				{index: 4, bits: 6755399441055744},
 			},
-			textIDs: []int32{306, 307},
+			textIDs: []int32{307, 308},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "facebook-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1732,
+			line: 1738,
 			text: phraseMask{
-				{index: 4, bits: 4503599627370496},
+				{index: 4, bits: 9007199254740992},
 			},
-			textIDs: []int32{308},
+			textIDs: []int32{309},
 			then:    thenDef{Reason: "notcompliantrfc"},
 		},
 		{
 			id:   "facebook-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1737,
+			line: 1743,
 			text: phraseMask{
-				{index: 4, bits: 63050394783186944},
+				{index: 4, bits: 126100789566373888},
 			},
-			textIDs: []int32{309, 310, 311},
+			textIDs: []int32{310, 311, 312},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "facebook-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1742,
+			line: 1748,
 			text: phraseMask{
-				{index: 4, bits: 216172782113783808},
+				{index: 4, bits: 432345564227567616},
 			},
-			textIDs: []int32{312, 313},
+			textIDs: []int32{313, 314},
 			then:    thenDef{Reason: "requireptr"},
 		},
 		{
 			id:   "facebook-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1747,
+			line: 1753,
 			text: phraseMask{
-				{index: 4, bits: 288230376151711744},
+				{index: 4, bits: 576460752303423488},
 			},
-			textIDs: []int32{314},
+			textIDs: []int32{315},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "facebook-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1752,
+			line: 1758,
 			text: phraseMask{
-				{index: 4, bits: 576460752303423488},
+				{index: 4, bits: 1152921504606846976},
 			},
-			textIDs: []int32{315},
+			textIDs: []int32{316},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "facebook-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1757,
+			line: 1763,
 			text: phraseMask{
-				{index: 4, bits: 1152921504606846976},
+				{index: 4, bits: 2305843009213693952},
 			},
-			textIDs: []int32{316},
+			textIDs: []int32{317},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "facebook-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1762,
+			line: 1768,
 			text: phraseMask{
-				{index: 4, bits: 16140901064495857664},
-				{index: 5, bits: 3},
+				{index: 4, bits: 13835058055282163712},
+				{index: 5, bits: 7},
 			},
-			textIDs: []int32{317, 318, 319, 320, 321},
+			textIDs: []int32{318, 319, 320, 321, 322},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "facebook-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1767,
+			line: 1773,
 			text: phraseMask{
-				{index: 5, bits: 60},
+				{index: 5, bits: 120},
 			},
-			textIDs: []int32{322, 323, 324, 325},
+			textIDs: []int32{323, 324, 325, 326},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "facebook-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1772,
+			line: 1778,
 			text: phraseMask{
-				{index: 5, bits: 64},
+				{index: 5, bits: 128},
 			},
-			textIDs: []int32{326},
+			textIDs: []int32{327},
 			then:    thenDef{Reason: "virusdetected"},
 		},
 		{
 			id:   "spectrum-aup-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1777,
+			line: 1783,
 			text: phraseMask{
-				{index: 5, bits: 128},
+				{index: 5, bits: 256},
 			},
-			textIDs: []int32{327},
+			textIDs: []int32{328},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(1000|120[0-9]|1210|12[2-4][0-9]|1250)\\b", captures: false, minLen: 8},
 			},
@@ -1326,11 +1325,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1786,
+			line: 1792,
 			text: phraseMask{
-				{index: 5, bits: 128},
+				{index: 5, bits: 256},
 			},
-			textIDs: []int32{327},
+			textIDs: []int32{328},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(1010|10[2-7][0-9]|1080|1500|1520)\\b", captures: false, minLen: 8},
 			},
@@ -1339,11 +1338,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1792,
+			line: 1798,
 			text: phraseMask{
-				{index: 5, bits: 128},
+				{index: 5, bits: 256},
 			},
-			textIDs: []int32{327},
+			textIDs: []int32{328},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(1090)\\b", captures: false, minLen: 8},
 			},
@@ -1352,11 +1351,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1798,
+			line: 1804,
 			text: phraseMask{
-				{index: 5, bits: 128},
+				{index: 5, bits: 256},
 			},
-			textIDs: []int32{327},
+			textIDs: []int32{328},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(11[0-4][0-9]|1150)\\b", captures: false, minLen: 8},
 			},
@@ -1365,11 +1364,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1804,
+			line: 1810,
 			text: phraseMask{
-				{index: 5, bits: 128},
+				{index: 5, bits: 256},
 			},
-			textIDs: []int32{327},
+			textIDs: []int32{328},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(11[6-8][0-9]|1190|1560)\\b", captures: false, minLen: 8},
 			},
@@ -1378,11 +1377,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1810,
+			line: 1816,
 			text: phraseMask{
-				{index: 5, bits: 128},
+				{index: 5, bits: 256},
 			},
-			textIDs: []int32{327},
+			textIDs: []int32{328},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(1260)\\b", captures: false, minLen: 8},
 			},
@@ -1391,11 +1390,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1816,
+			line: 1822,
 			text: phraseMask{
-				{index: 5, bits: 128},
+				{index: 5, bits: 256},
 			},
-			textIDs: []int32{327},
+			textIDs: []int32{328},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(13[0-3][0-9]|1340)\\b", captures: false, minLen: 8},
 			},
@@ -1404,11 +1403,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1822,
+			line: 1828,
 			text: phraseMask{
-				{index: 5, bits: 128},
+				{index: 5, bits: 256},
 			},
-			textIDs: []int32{327},
+			textIDs: []int32{328},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(13[5-9][0-9]|14[0-8][0-9]|1490|1540|1550|1580)\\b", captures: false, minLen: 8},
 			},
@@ -1417,11 +1416,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1828,
+			line: 1834,
 			text: phraseMask{
-				{index: 5, bits: 128},
+				{index: 5, bits: 256},
 			},
-			textIDs: []int32{327},
+			textIDs: []int32{328},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(1530)\\b", captures: false, minLen: 8},
 			},
@@ -1430,11 +1429,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1834,
+			line: 1840,
 			text: phraseMask{
-				{index: 5, bits: 256},
+				{index: 5, bits: 512},
 			},
-			textIDs: []int32{328},
+			textIDs: []int32{329},
 			regexps: []*pattern{
 				{src: "\\b(ib401)\\b", captures: false, minLen: 5},
 			},
@@ -1443,11 +1442,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1841,
+			line: 1847,
 			text: phraseMask{
-				{index: 5, bits: 1536},
+				{index: 5, bits: 3072},
 			},
-			textIDs: []int32{329, 330},
+			textIDs: []int32{330, 331},
 			regexps: []*pattern{
 				{src: "\\b(ib501|ib502)\\b", captures: false, minLen: 5},
 			},
@@ -1456,11 +1455,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1847,
+			line: 1853,
 			text: phraseMask{
-				{index: 5, bits: 2048},
+				{index: 5, bits: 4096},
 			},
-			textIDs: []int32{331},
+			textIDs: []int32{332},
 			regexps: []*pattern{
 				{src: "\\b(ib506)\\b", captures: false, minLen: 5},
 			},
@@ -1469,11 +1468,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1853,
+			line: 1859,
 			text: phraseMask{
-				{index: 5, bits: 4096},
+				{index: 5, bits: 8192},
 			},
-			textIDs: []int32{332},
+			textIDs: []int32{333},
 			regexps: []*pattern{
 				{src: "\\b(ib508)\\b", captures: false, minLen: 5},
 			},
@@ -1482,11 +1481,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1859,
+			line: 1865,
 			text: phraseMask{
-				{index: 5, bits: 8192},
+				{index: 5, bits: 16384},
 			},
-			textIDs: []int32{333},
+			textIDs: []int32{334},
 			regexps: []*pattern{
 				{src: "\\b(ib108)\\b", captures: false, minLen: 5},
 			},
@@ -1495,11 +1494,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1865,
+			line: 1871,
 			text: phraseMask{
-				{index: 5, bits: 16384},
+				{index: 5, bits: 32768},
 			},
-			textIDs: []int32{334},
+			textIDs: []int32{335},
 			regexps: []*pattern{
 				{src: "\\b(ib212)\\b", captures: false, minLen: 5},
 			},
@@ -1508,11 +1507,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1871,
+			line: 1877,
 			text: phraseMask{
-				{index: 5, bits: 32768},
+				{index: 5, bits: 65536},
 			},
-			textIDs: []int32{335},
+			textIDs: []int32{336},
 			regexps: []*pattern{
 				{src: "\\b(ib705)\\b", captures: false, minLen: 5},
 			},
@@ -1521,11 +1520,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1877,
+			line: 1883,
 			text: phraseMask{
-				{index: 5, bits: 196608},
+				{index: 5, bits: 393216},
 			},
-			textIDs: []int32{336, 337},
+			textIDs: []int32{337, 338},
 			regexps: []*pattern{
 				{src: "\\b(ib605|ib007)\\b", captures: false, minLen: 5},
 			},
@@ -1534,11 +1533,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1883,
+			line: 1889,
 			text: phraseMask{
-				{index: 5, bits: 3932160},
+				{index: 5, bits: 7864320},
 			},
-			textIDs: []int32{338, 339, 340, 341},
+			textIDs: []int32{339, 340, 341, 342},
 			regexps: []*pattern{
 				{src: "\\b(ib101|ib504|ib510|ib607)\\b", captures: false, minLen: 5},
 			},
@@ -1547,11 +1546,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1889,
+			line: 1895,
 			text: phraseMask{
-				{index: 5, bits: 532676608},
+				{index: 5, bits: 1065353216},
 			},
-			textIDs: []int32{342, 343, 344, 345, 346, 347, 348},
+			textIDs: []int32{343, 344, 345, 346, 347, 348, 349},
 			regexps: []*pattern{
 				{src: "\\b(ib110|ib111|ib112|ib113|ib104|ib105|ib106)\\b", captures: false, minLen: 5},
 			},
@@ -1560,11 +1559,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1895,
+			line: 1901,
 			text: phraseMask{
-				{index: 5, bits: 536870912},
+				{index: 5, bits: 1073741824},
 			},
-			textIDs: []int32{349},
+			textIDs: []int32{350},
 			regexps: []*pattern{
 				{src: "\\b(ib103)\\b", captures: false, minLen: 5},
 			},
@@ -1573,11 +1572,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1901,
+			line: 1907,
 			text: phraseMask{
-				{index: 5, bits: 1073741824},
+				{index: 5, bits: 2147483648},
 			},
-			textIDs: []int32{350},
+			textIDs: []int32{351},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(1|6)/", captures: false, minLen: 11},
 			},
@@ -1586,11 +1585,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1908,
+			line: 1914,
 			text: phraseMask{
-				{index: 5, bits: 1073741824},
+				{index: 5, bits: 2147483648},
 			},
-			textIDs: []int32{350},
+			textIDs: []int32{351},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(2)/", captures: false, minLen: 11},
 			},
@@ -1599,11 +1598,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1914,
+			line: 1920,
 			text: phraseMask{
-				{index: 5, bits: 1073741824},
+				{index: 5, bits: 2147483648},
 			},
-			textIDs: []int32{350},
+			textIDs: []int32{351},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(3)/", captures: false, minLen: 11},
 			},
@@ -1612,11 +1611,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1920,
+			line: 1926,
 			text: phraseMask{
-				{index: 5, bits: 1073741824},
+				{index: 5, bits: 2147483648},
 			},
-			textIDs: []int32{350},
+			textIDs: []int32{351},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(4)/", captures: false, minLen: 11},
 			},
@@ -1625,11 +1624,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1926,
+			line: 1932,
 			text: phraseMask{
-				{index: 5, bits: 1073741824},
+				{index: 5, bits: 2147483648},
 			},
-			textIDs: []int32{350},
+			textIDs: []int32{351},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(5)/", captures: false, minLen: 11},
 			},
@@ -1638,11 +1637,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1932,
+			line: 1938,
 			text: phraseMask{
-				{index: 5, bits: 1073741824},
+				{index: 5, bits: 2147483648},
 			},
-			textIDs: []int32{350},
+			textIDs: []int32{351},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(7|9)/", captures: false, minLen: 11},
 			},
@@ -1651,11 +1650,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1938,
+			line: 1944,
 			text: phraseMask{
-				{index: 5, bits: 1073741824},
+				{index: 5, bits: 2147483648},
 			},
-			textIDs: []int32{350},
+			textIDs: []int32{351},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(8)/", captures: false, minLen: 11},
 			},
@@ -1664,11 +1663,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1944,
+			line: 1950,
 			text: phraseMask{
-				{index: 5, bits: 1073741824},
+				{index: 5, bits: 2147483648},
 			},
-			textIDs: []int32{350},
+			textIDs: []int32{351},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(10)/", captures: false, minLen: 12},
 			},
@@ -1677,21 +1676,21 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1950,
+			line: 1956,
 			text: phraseMask{
-				{index: 5, bits: 2147483648},
+				{index: 5, bits: 4294967296},
 			},
-			textIDs: []int32{351},
+			textIDs: []int32{352},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "exchange2003-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1957,
+			line: 1963,
 			text: phraseMask{
-				{index: 5, bits: 4294967296},
+				{index: 5, bits: 8589934592},
 			},
-			textIDs: []int32{352},
+			textIDs: []int32{353},
 			then: thenDef{
 				Reason: "filtered",
 				words: words{
@@ -1736,91 +1735,91 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1966,
+			line: 1972,
 			text: phraseMask{
-				{index: 5, bits: 25769803776},
+				{index: 5, bits: 51539607552},
 			},
-			textIDs: []int32{353, 354},
+			textIDs: []int32{354, 355},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "exchange2003-code-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1971,
+			line: 1977,
 			text: phraseMask{
-				{index: 5, bits: 34359738368},
+				{index: 5, bits: 68719476736},
 			},
-			textIDs: []int32{355},
+			textIDs: []int32{356},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "exchange2003-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1976,
+			line: 1982,
 			text: phraseMask{
-				{index: 5, bits: 206158430208},
+				{index: 5, bits: 412316860416},
 			},
-			textIDs: []int32{356, 357},
+			textIDs: []int32{357, 358},
 			then:    thenDef{Reason: "contenterror"},
 		},
 		{
 			id:   "exchange2003-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1981,
+			line: 1987,
 			text: phraseMask{
-				{index: 5, bits: 274877906944},
+				{index: 5, bits: 549755813888},
 			},
-			textIDs: []int32{358},
+			textIDs: []int32{359},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "exchange-ndr-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1986,
+			line: 1992,
 			text: phraseMask{
-				{index: 5, bits: 549755813888},
+				{index: 5, bits: 1099511627776},
 			},
-			textIDs: []int32{359},
+			textIDs: []int32{360},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "exchange-ndr-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1998,
+			line: 2004,
 			text: phraseMask{
-				{index: 5, bits: 1099511627776},
+				{index: 5, bits: 2199023255552},
 			},
-			textIDs: []int32{360},
+			textIDs: []int32{361},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "exchange-ndr-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2003,
+			line: 2009,
 			text: phraseMask{
-				{index: 5, bits: 15393162788864},
+				{index: 5, bits: 30786325577728},
 			},
-			textIDs: []int32{361, 362, 363},
+			textIDs: []int32{362, 363, 364},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "exchange-ndr-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2008,
+			line: 2014,
 			text: phraseMask{
-				{index: 5, bits: 17592186044416},
+				{index: 5, bits: 35184372088832},
 			},
-			textIDs: []int32{364},
+			textIDs: []int32{365},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "exchange-ndr-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2013,
+			line: 2019,
 			text: phraseMask{
-				{index: 5, bits: 35184372088832},
+				{index: 5, bits: 70368744177664},
 			},
-			textIDs: []int32{365},
+			textIDs: []int32{366},
 			then: thenDef{
 				Reason: "exceedlimit",
 				words: words{
@@ -1911,17 +1910,17 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-expired",
 			file: "rules.yaml (built-in)",
-			line: 2030,
+			line: 2036,
 			text: phraseMask{
-				{index: 5, bits: 70368744177664},
+				{index: 2, bits: 18014398509481984},
 			},
-			textIDs: []int32{366},
+			textIDs: []int32{182},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "gmail-state-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2035,
+			line: 2041,
 			text: phraseMask{
 				{index: 5, bits: 985162418487296},
 			},
@@ -1931,7 +1930,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-relay",
 			file: "rules.yaml (built-in)",
-			line: 2043,
+			line: 2049,
 			text: phraseMask{
 				{index: 5, bits: 1125899906842624},
 			},
@@ -1941,7 +1940,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2048,
+			line: 2054,
 			text: phraseMask{
 				{index: 5, bits: 2251799813685248},
 			},
@@ -1951,7 +1950,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2055,
+			line: 2061,
 			text: phraseMask{
 				{index: 5, bits: 4503599627370496},
 			},
@@ -1962,7 +1961,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ses-suppressed",
 			file: "rules.yaml (built-in)",
-			line: 2061,
+			line: 2067,
 			text: phraseMask{
 				{index: 5, bits: 270215977642229760},
 			},
@@ -1972,7 +1971,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-ip-policy-codes",
 			file: "rules.yaml (built-in)",
-			line: 2069,
+			line: 2075,
 			text: phraseMask{
 				{index: 5, bits: 2017612633061982208},
 			},
@@ -2041,7 +2040,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-ip-codes",
 			file: "rules.yaml (built-in)",
-			line: 2089,
+			line: 2095,
 			text: phraseMask{
 				{index: 5, bits: 16140901064495857664},
 				{index: 6, bits: 31},
@@ -2052,7 +2051,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-no-reverse-dns",
 			file: "rules.yaml (built-in)",
-			line: 2096,
+			line: 2102,
 			text: phraseMask{
 				{index: 6, bits: 96},
 			},
@@ -2062,7 +2061,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2107,
+			line: 2113,
 			text: phraseMask{
 				{index: 6, bits: 128},
 			},
@@ -2073,7 +2072,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2114,
+			line: 2120,
 			text: phraseMask{
 				{index: 6, bits: 256},
 			},
@@ -2084,7 +2083,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2120,
+			line: 2126,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, detailLo: 911, detHi: 911},
@@ -2095,7 +2094,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2129,
+			line: 2135,
 			status: []statusPattern{
 				{class: 5, subject: 2},
 			},
@@ -2105,7 +2104,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2135,
+			line: 2141,
 			text: phraseMask{
 				{index: 6, bits: 512},
 			},
@@ -2116,7 +2115,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2141,
+			line: 2147,
 			text: phraseMask{
 				{index: 6, bits: 1024},
 			},
@@ -2127,7 +2126,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2147,
+			line: 2153,
 			text: phraseMask{
 				{index: 6, bits: 6144},
 			},
@@ -2138,7 +2137,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 2153,
+			line: 2159,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2149,7 +2148,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-data",
 			file: "rules.yaml (built-in)",
-			line: 2160,
+			line: 2166,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2201,7 +2200,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2173,
+			line: 2179,
 			text: phraseMask{
 				{index: 6, bits: 8192},
 			},
@@ -2212,7 +2211,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2180,
+			line: 2186,
 			text: phraseMask{
 				{index: 6, bits: 16384},
 			},
@@ -2223,7 +2222,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2186,
+			line: 2192,
 			text: phraseMask{
 				{index: 6, bits: 98304},
 			},
@@ -2234,7 +2233,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2193,
+			line: 2199,
 			text: phraseMask{
 				{index: 6, bits: 1966080},
 			},
@@ -2245,7 +2244,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-hasmoved",
 			file: "rules.yaml (built-in)",
-			line: 2200,
+			line: 2206,
 			text: phraseMask{
 				{index: 6, bits: 2097152},
 			},
@@ -2256,18 +2255,18 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2206,
+			line: 2212,
 			text: phraseMask{
-				{index: 3, bits: 1099511627776},
+				{index: 3, bits: 2199023255552},
 			},
-			textIDs: []int32{232},
+			textIDs: []int32{233},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "apple-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2212,
+			line: 2218,
 			text: phraseMask{
 				{index: 6, bits: 4194304},
 			},
@@ -2278,7 +2277,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2218,
+			line: 2224,
 			text: phraseMask{
 				{index: 6, bits: 8388608},
 			},
@@ -2289,7 +2288,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2224,
+			line: 2230,
 			text: phraseMask{
 				{index: 6, bits: 16777216},
 			},
@@ -2348,7 +2347,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-policyviolation-by-reply",
 			file: "rules.yaml (built-in)",
-			line: 2242,
+			line: 2248,
 			all:  []int32{409, 408},
 			then: thenDef{
 				Reason: "policyviolation",
@@ -2403,7 +2402,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2249,
+			line: 2255,
 			text: phraseMask{
 				{index: 6, bits: 67108864},
 			},
@@ -2414,7 +2413,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2255,
+			line: 2261,
 			text: phraseMask{
 				{index: 6, bits: 134217728},
 			},
@@ -2425,7 +2424,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2261,
+			line: 2267,
 			text: phraseMask{
 				{index: 6, bits: 1879048192},
 			},
@@ -2436,7 +2435,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2267,
+			line: 2273,
 			text: phraseMask{
 				{index: 6, bits: 6442450944},
 			},
@@ -2447,7 +2446,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2273,
+			line: 2279,
 			text: phraseMask{
 				{index: 6, bits: 25769803776},
 			},
@@ -2458,7 +2457,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2279,
+			line: 2285,
 			text: phraseMask{
 				{index: 6, bits: 103079215104},
 			},
@@ -2469,7 +2468,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2285,
+			line: 2291,
 			text: phraseMask{
 				{index: 6, bits: 137438953472},
 			},
@@ -2480,7 +2479,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2291,
+			line: 2297,
 			text: phraseMask{
 				{index: 6, bits: 274877906944},
 			},
@@ -2491,7 +2490,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2297,
+			line: 2303,
 			text: phraseMask{
 				{index: 6, bits: 3848290697216},
 			},
@@ -2502,7 +2501,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2304,
+			line: 2310,
 			text: phraseMask{
 				{index: 6, bits: 4398046511104},
 			},
@@ -2513,7 +2512,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-text-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2310,
+			line: 2316,
 			text: phraseMask{
 				{index: 6, bits: 8796093022208},
 			},
@@ -2524,7 +2523,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2316,
+			line: 2322,
 			text: phraseMask{
 				{index: 6, bits: 52776558133248},
 			},
@@ -2535,7 +2534,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-expired",
 			file: "rules.yaml (built-in)",
-			line: 2322,
+			line: 2328,
 			text: phraseMask{
 				{index: 6, bits: 211106232532992},
 			},
@@ -2546,7 +2545,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2328,
+			line: 2334,
 			text: phraseMask{
 				{index: 6, bits: 281474976710656},
 			},
@@ -2557,7 +2556,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2334,
+			line: 2340,
 			text: phraseMask{
 				{index: 6, bits: 562949953421312},
 			},
@@ -2568,7 +2567,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2340,
+			line: 2346,
 			text: phraseMask{
 				{index: 6, bits: 1125899906842624},
 			},
@@ -2579,7 +2578,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2346,
+			line: 2352,
 			text: phraseMask{
 				{index: 6, bits: 2251799813685248},
 			},
@@ -2590,7 +2589,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2352,
+			line: 2358,
 			text: phraseMask{
 				{index: 6, bits: 13510798882111488},
 			},
@@ -2601,7 +2600,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit-5.2.3",
 			file: "rules.yaml (built-in)",
-			line: 2358,
+			line: 2364,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -2615,7 +2614,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig-5.3.4",
 			file: "rules.yaml (built-in)",
-			line: 2370,
+			line: 2376,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -2629,7 +2628,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc-5.1.7",
 			file: "rules.yaml (built-in)",
-			line: 2377,
+			line: 2383,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -2643,7 +2642,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown-5.1.3",
 			file: "rules.yaml (built-in)",
-			line: 2384,
+			line: 2390,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -2657,7 +2656,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2391,
+			line: 2397,
 			text: phraseMask{
 				{index: 6, bits: 18374686479671623680},
 				{index: 7, bits: 7},
@@ -2669,7 +2668,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2402,
+			line: 2408,
 			text: phraseMask{
 				{index: 7, bits: 120},
 			},
@@ -2680,7 +2679,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 2416,
+			line: 2422,
 			text: phraseMask{
 				{index: 7, bits: 384},
 			},
@@ -2743,7 +2742,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate",
 			file: "rules.yaml (built-in)",
-			line: 2427,
+			line: 2433,
 			text: phraseMask{
 				{index: 7, bits: 384},
 			},
@@ -2803,7 +2802,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2437,
+			line: 2443,
 			text: phraseMask{
 				{index: 7, bits: 7680},
 			},
@@ -2814,7 +2813,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2446,
+			line: 2452,
 			text: phraseMask{
 				{index: 7, bits: 253952},
 			},
@@ -2825,7 +2824,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-expired",
 			file: "rules.yaml (built-in)",
-			line: 2454,
+			line: 2460,
 			text: phraseMask{
 				{index: 7, bits: 786432},
 			},
@@ -2836,7 +2835,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2460,
+			line: 2466,
 			text: phraseMask{
 				{index: 7, bits: 15728640},
 			},
@@ -2847,7 +2846,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mailboxfull-inactive",
 			file: "rules.yaml (built-in)",
-			line: 2467,
+			line: 2473,
 			text: phraseMask{
 				{index: 7, bits: 50331648},
 			},
@@ -2897,7 +2896,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2481,
+			line: 2487,
 			text: phraseMask{
 				{index: 7, bits: 486539264},
 			},
@@ -2908,7 +2907,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2488,
+			line: 2494,
 			text: phraseMask{
 				{index: 7, bits: 536870912},
 			},
@@ -2919,7 +2918,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2494,
+			line: 2500,
 			text: phraseMask{
 				{index: 7, bits: 1073741824},
 			},
@@ -2930,7 +2929,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2500,
+			line: 2506,
 			text: phraseMask{
 				{index: 7, bits: 15032385536},
 			},
@@ -2941,7 +2940,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 2507,
+			line: 2513,
 			text: phraseMask{
 				{index: 7, bits: 2181843386368},
 			},
@@ -2952,7 +2951,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2516,
+			line: 2522,
 			text: phraseMask{
 				{index: 7, bits: 32985348833280},
 			},
@@ -2963,7 +2962,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2525,
+			line: 2531,
 			text: phraseMask{
 				{index: 7, bits: 105553116266496},
 			},
@@ -2974,7 +2973,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2531,
+			line: 2537,
 			text: phraseMask{
 				{index: 7, bits: 2111062325329920},
 			},
@@ -2985,7 +2984,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2539,
+			line: 2545,
 			text: phraseMask{
 				{index: 7, bits: 574208952489738240},
 			},
@@ -2996,7 +2995,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2548,
+			line: 2554,
 			text: phraseMask{
 				{index: 7, bits: 1729382256910270464},
 			},
@@ -3007,20 +3006,20 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2554,
+			line: 2560,
 			text: phraseMask{
-				{index: 4, bits: 512},
+				{index: 4, bits: 1024},
 				{index: 7, bits: 16140901064495857664},
 				{index: 8, bits: 15},
 			},
-			textIDs: []int32{265, 509, 510, 511, 512, 513, 514, 515},
+			textIDs: []int32{266, 509, 510, 511, 512, 513, 514, 515},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "speeding"},
 		},
 		{
 			id:   "google-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2563,
+			line: 2569,
 			text: phraseMask{
 				{index: 8, bits: 48},
 			},
@@ -3031,7 +3030,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2569,
+			line: 2575,
 			text: phraseMask{
 				{index: 8, bits: 8128},
 			},
@@ -3042,7 +3041,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2578,
+			line: 2584,
 			text: phraseMask{
 				{index: 8, bits: 24576},
 			},
@@ -3053,7 +3052,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2584,
+			line: 2590,
 			text: phraseMask{
 				{index: 8, bits: 98304},
 			},
@@ -3064,7 +3063,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2591,
+			line: 2597,
 			text: phraseMask{
 				{index: 8, bits: 2147352576},
 			},
@@ -3075,7 +3074,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2601,
+			line: 2607,
 			text: phraseMask{
 				{index: 8, bits: 2147483648},
 			},
@@ -3086,7 +3085,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2609,
+			line: 2615,
 			text: phraseMask{
 				{index: 8, bits: 4294967296},
 			},
@@ -3097,7 +3096,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2615,
+			line: 2621,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -3108,16 +3107,16 @@ var builtinSet = &ruleSet{
 			},
 			text: phraseMask{
 				{index: 8, bits: 8589934592},
-				{index: 3, bits: 4},
+				{index: 3, bits: 8},
 			},
-			textIDs: []int32{545, 194},
+			textIDs: []int32{545, 195},
 			mta:     []string{"googlemail.com"},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "gsuite-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2623,
+			line: 2629,
 			status: []statusPattern{
 				{none: true},
 				{class: 4, subject: -1, detailLo: -1, detHi: -1},
@@ -3130,16 +3129,16 @@ var builtinSet = &ruleSet{
 			},
 			text: phraseMask{
 				{index: 8, bits: 25769803776},
-				{index: 3, bits: 4},
+				{index: 3, bits: 8},
 			},
-			textIDs: []int32{546, 545, 194},
+			textIDs: []int32{546, 545, 195},
 			mta:     []string{"googlemail.com"},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "messagelabs-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2631,
+			line: 2637,
 			text: phraseMask{
 				{index: 8, bits: 34359738368},
 			},
@@ -3150,7 +3149,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2639,
+			line: 2645,
 			text: phraseMask{
 				{index: 8, bits: 206158430208},
 			},
@@ -3165,7 +3164,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.650-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2646,
+			line: 2652,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 650, detHi: 650},
 			},
@@ -3227,7 +3226,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.2-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2674,
+			line: 2680,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -3241,7 +3240,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.4-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2681,
+			line: 2687,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -3255,7 +3254,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.0-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2688,
+			line: 2694,
 			status: []statusPattern{
 				{class: 5, subject: 3},
 			},
@@ -3269,7 +3268,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.11-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2695,
+			line: 2701,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 11, detHi: 11},
 			},
@@ -3283,7 +3282,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.6-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2702,
+			line: 2708,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -3297,7 +3296,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.3-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2709,
+			line: 2715,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -3311,7 +3310,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.1-expired",
 			file: "rules.yaml (built-in)",
-			line: 2716,
+			line: 2722,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -3325,7 +3324,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.300-expired",
 			file: "rules.yaml (built-in)",
-			line: 2723,
+			line: 2729,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 300, detHi: 300},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3339,7 +3338,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.8-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2729,
+			line: 2735,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 8, detHi: 8},
 				{class: 5, subject: 4, detailLo: 8, detHi: 8},
@@ -3354,7 +3353,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-connector-tlsdomain-delayed",
 			file: "rules.yaml (built-in)",
-			line: 2736,
+			line: 2742,
 			text: phraseMask{
 				{index: 8, bits: 281474976710656},
 			},
@@ -3406,7 +3405,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-connector-tlsdomain",
 			file: "rules.yaml (built-in)",
-			line: 2749,
+			line: 2755,
 			text: phraseMask{
 				{index: 8, bits: 281474976710656},
 			},
@@ -3456,7 +3455,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.317-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2767,
+			line: 2773,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 317, detHi: 317},
 				{class: 5, subject: 4, detailLo: 317, detHi: 317},
@@ -3470,7 +3469,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.5-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2773,
+			line: 2779,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 5, detHi: 5},
 				{class: 5, subject: 7, detailLo: 5, detHi: 5},
@@ -3485,7 +3484,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.51-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2780,
+			line: 2786,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 51, detHi: 51},
 			},
@@ -3499,7 +3498,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.321-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2787,
+			line: 2793,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 321, detHi: 321},
 				{class: 5, subject: 7, detailLo: 321, detHi: 321},
@@ -3513,7 +3512,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.322-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2793,
+			line: 2799,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 322, detHi: 322},
 			},
@@ -3526,7 +3525,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.323-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2799,
+			line: 2805,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 323, detHi: 323},
 				{class: 5, subject: 7, detailLo: 323, detHi: 323},
@@ -3540,7 +3539,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.324-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2805,
+			line: 2811,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 324, detHi: 324},
 				{class: 5, subject: 7, detailLo: 324, detHi: 324},
@@ -3554,7 +3553,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.325-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2811,
+			line: 2817,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 325, detHi: 325},
 				{class: 5, subject: 7, detailLo: 325, detHi: 325},
@@ -3568,7 +3567,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.4-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2817,
+			line: 2823,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -3582,7 +3581,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.312-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2824,
+			line: 2830,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 312, detHi: 312},
 				{class: 5, subject: 4, detailLo: 312, detHi: 312},
@@ -3596,7 +3595,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.316-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2830,
+			line: 2836,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 316, detHi: 316},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3610,7 +3609,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.4-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2836,
+			line: 2842,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3624,7 +3623,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.64-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2843,
+			line: 2849,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
@@ -3697,7 +3696,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2859,
+			line: 2865,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3711,7 +3710,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.4-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2866,
+			line: 2872,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3725,7 +3724,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2873,
+			line: 2879,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3739,7 +3738,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.350-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2880,
+			line: 2886,
 			status: []statusPattern{
 				{class: 5, detailLo: 350, detHi: 350},
 			},
@@ -3752,7 +3751,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-transport-rule-code",
 			file: "rules.yaml (built-in)",
-			line: 2886,
+			line: 2892,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 900, detHi: 999},
 			},
@@ -3825,7 +3824,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.7-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2911,
+			line: 2917,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -3839,7 +3838,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.750-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2918,
+			line: 2924,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 750, detHi: 750},
 			},
@@ -3852,7 +3851,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.3-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2924,
+			line: 2930,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -3866,7 +3865,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2931,
+			line: 2937,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3880,7 +3879,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2938,
+			line: 2944,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3894,7 +3893,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2945,
+			line: 2951,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3908,7 +3907,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.3-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2952,
+			line: 2958,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -3922,7 +3921,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.2-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2959,
+			line: 2965,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -3936,7 +3935,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2966,
+			line: 2972,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3950,7 +3949,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.5-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2973,
+			line: 2979,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -3964,7 +3963,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2980,
+			line: 2986,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -3978,7 +3977,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2987,
+			line: 2993,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -3992,7 +3991,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2994,
+			line: 3000,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -4006,7 +4005,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.14-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3001,
+			line: 3007,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 14, detHi: 14},
 			},
@@ -4020,7 +4019,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.3-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3008,
+			line: 3014,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -4034,7 +4033,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3015,
+			line: 3021,
 			status: []statusPattern{
 				{class: 4, subject: 7},
 			},
@@ -4048,7 +4047,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.24-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3022,
+			line: 3028,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 24, detHi: 24},
 			},
@@ -4062,7 +4061,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.25-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3029,
+			line: 3035,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 25, detHi: 25},
 			},
@@ -4076,7 +4075,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.28-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3036,
+			line: 3042,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 28, detHi: 28},
 			},
@@ -4090,7 +4089,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.318-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3043,
+			line: 3049,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 318, detHi: 318},
 				{class: 5, subject: 4, detailLo: 318, detHi: 318},
@@ -4104,7 +4103,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-throttled-sending-ip",
 			file: "rules.yaml (built-in)",
-			line: 3049,
+			line: 3055,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -4175,7 +4174,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-throttled-sending-ip-final",
 			file: "rules.yaml (built-in)",
-			line: 3070,
+			line: 3076,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -4243,7 +4242,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.500-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3083,
+			line: 3089,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 500},
 			},
@@ -4256,7 +4255,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.700-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3089,
+			line: 3095,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 700, detHi: 700},
 			},
@@ -4269,7 +4268,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.1-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 3095,
+			line: 3101,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -4283,7 +4282,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.5.3-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3102,
+			line: 3108,
 			status: []statusPattern{
 				{class: 4, subject: 5, detailLo: 3, detHi: 3},
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
@@ -4298,7 +4297,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.652-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3109,
+			line: 3115,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 652, detHi: 652},
 			},
@@ -4311,7 +4310,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.3-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3115,
+			line: 3121,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -4325,7 +4324,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-5-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3122,
+			line: 3128,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 5},
 			},
@@ -4339,7 +4338,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.6-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3129,
+			line: 3135,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -4353,7 +4352,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.0-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3136,
+			line: 3142,
 			status: []statusPattern{
 				{class: 5, subject: 5},
 			},
@@ -4367,7 +4366,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.2-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3143,
+			line: 3149,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -4381,7 +4380,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.351-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3150,
+			line: 3156,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 351, detHi: 351},
 			},
@@ -4394,7 +4393,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 3156,
+			line: 3162,
 			text: phraseMask{
 				{index: 9, bits: 962072674304},
 			},
@@ -4405,7 +4404,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 3166,
+			line: 3172,
 			text: phraseMask{
 				{index: 9, bits: 3298534883328},
 			},
@@ -4416,7 +4415,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3172,
+			line: 3178,
 			text: phraseMask{
 				{index: 9, bits: 30786325577728},
 			},
@@ -4427,7 +4426,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-expired",
 			file: "rules.yaml (built-in)",
-			line: 3178,
+			line: 3184,
 			text: phraseMask{
 				{index: 9, bits: 35184372088832},
 			},
@@ -4438,7 +4437,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 3184,
+			line: 3190,
 			text: phraseMask{
 				{index: 9, bits: 1055531162664960},
 			},
@@ -4449,7 +4448,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3191,
+			line: 3197,
 			text: phraseMask{
 				{index: 9, bits: 1125899906842624},
 			},
@@ -4460,7 +4459,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3197,
+			line: 3203,
 			text: phraseMask{
 				{index: 9, bits: 6755399441055744},
 			},
@@ -4471,7 +4470,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3203,
+			line: 3209,
 			text: phraseMask{
 				{index: 9, bits: 27021597764222976},
 			},
@@ -4482,7 +4481,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3209,
+			line: 3215,
 			text: phraseMask{
 				{index: 9, bits: 36028797018963968},
 			},
@@ -4493,31 +4492,31 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 3215,
+			line: 3221,
 			text: phraseMask{
-				{index: 4, bits: 6291456},
+				{index: 4, bits: 12582912},
 				{index: 9, bits: 504403158265495552},
 			},
-			textIDs: []int32{277, 278, 632, 633, 634},
+			textIDs: []int32{278, 279, 632, 633, 634},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "mimecast-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3223,
+			line: 3229,
 			text: phraseMask{
-				{index: 4, bits: 1120256},
+				{index: 4, bits: 2240512},
 				{index: 9, bits: 1729382256910270464},
 			},
-			textIDs: []int32{272, 267, 268, 635, 636, 276},
+			textIDs: []int32{273, 268, 269, 635, 636, 277},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "mimecast-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3233,
+			line: 3239,
 			text: phraseMask{
 				{index: 9, bits: 16140901064495857664},
 			},
@@ -4528,7 +4527,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3240,
+			line: 3246,
 			text: phraseMask{
 				{index: 10, bits: 15},
 			},
@@ -4539,7 +4538,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3247,
+			line: 3253,
 			text: phraseMask{
 				{index: 10, bits: 48},
 				{index: 1, bits: 33554432},
@@ -4551,7 +4550,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3254,
+			line: 3260,
 			text: phraseMask{
 				{index: 9, bits: 16},
 				{index: 10, bits: 192},
@@ -4563,7 +4562,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 3260,
+			line: 3266,
 			text: phraseMask{
 				{index: 10, bits: 256},
 			},
@@ -4574,7 +4573,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3266,
+			line: 3272,
 			text: phraseMask{
 				{index: 10, bits: 512},
 			},
@@ -4585,7 +4584,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3272,
+			line: 3278,
 			text: phraseMask{
 				{index: 9, bits: 17179869184},
 			},
@@ -4596,7 +4595,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 3278,
+			line: 3284,
 			text: phraseMask{
 				{index: 10, bits: 3072},
 			},
@@ -4607,7 +4606,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3288,
+			line: 3294,
 			text: phraseMask{
 				{index: 10, bits: 28672},
 			},
@@ -4618,7 +4617,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3294,
+			line: 3300,
 			text: phraseMask{
 				{index: 10, bits: 32768},
 			},
@@ -4629,7 +4628,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3300,
+			line: 3306,
 			text: phraseMask{
 				{index: 10, bits: 196608},
 			},
@@ -4640,7 +4639,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 3306,
+			line: 3312,
 			text: phraseMask{
 				{index: 10, bits: 786432},
 			},
@@ -4651,7 +4650,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-speeding",
 			file: "rules.yaml (built-in)",
-			line: 3312,
+			line: 3318,
 			text: phraseMask{
 				{index: 10, bits: 3145728},
 			},
@@ -4662,7 +4661,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3318,
+			line: 3324,
 			text: phraseMask{
 				{index: 10, bits: 4194304},
 			},
@@ -4673,7 +4672,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3324,
+			line: 3330,
 			text: phraseMask{
 				{index: 10, bits: 8388608},
 			},
@@ -4684,7 +4683,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3330,
+			line: 3336,
 			text: phraseMask{
 				{index: 10, bits: 251658240},
 			},
@@ -4695,7 +4694,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3337,
+			line: 3343,
 			text: phraseMask{
 				{index: 10, bits: 268435456},
 			},
@@ -4706,7 +4705,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 3343,
+			line: 3349,
 			text: phraseMask{
 				{index: 10, bits: 536870912},
 			},
@@ -4717,7 +4716,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3354,
+			line: 3360,
 			text: phraseMask{
 				{index: 10, bits: 3221225472},
 			},
@@ -4762,7 +4761,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3365,
+			line: 3371,
 			text: phraseMask{
 				{index: 10, bits: 4294967296},
 			},
@@ -4773,7 +4772,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 3371,
+			line: 3377,
 			text: phraseMask{
 				{index: 10, bits: 8589934592},
 			},
@@ -4784,7 +4783,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 3377,
+			line: 3383,
 			text: phraseMask{
 				{index: 10, bits: 17179869184},
 			},
@@ -4843,7 +4842,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-policyviolation-by-reply",
 			file: "rules.yaml (built-in)",
-			line: 3402,
+			line: 3408,
 			all:  []int32{674, 675},
 			then: thenDef{
 				Reason: "policyviolation",
@@ -4898,7 +4897,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints-delayed",
 			file: "rules.yaml (built-in)",
-			line: 3408,
+			line: 3414,
 			text: phraseMask{
 				{index: 10, bits: 68719476736},
 			},
@@ -4967,7 +4966,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints-expired",
 			file: "rules.yaml (built-in)",
-			line: 3426,
+			line: 3432,
 			text: phraseMask{
 				{index: 10, bits: 68719476736},
 			},
@@ -5036,7 +5035,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints",
 			file: "rules.yaml (built-in)",
-			line: 3439,
+			line: 3445,
 			text: phraseMask{
 				{index: 10, bits: 68719476736},
 			},
@@ -5102,7 +5101,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3449,
+			line: 3455,
 			text: phraseMask{
 				{index: 10, bits: 412316860416},
 			},
@@ -5113,7 +5112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-speeding",
 			file: "rules.yaml (built-in)",
-			line: 3457,
+			line: 3463,
 			text: phraseMask{
 				{index: 10, bits: 549755813888},
 			},
@@ -5124,7 +5123,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3463,
+			line: 3469,
 			text: phraseMask{
 				{index: 10, bits: 3298534883328},
 			},
@@ -5135,7 +5134,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3469,
+			line: 3475,
 			text: phraseMask{
 				{index: 10, bits: 4398046511104},
 			},
@@ -5146,7 +5145,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3475,
+			line: 3481,
 			text: phraseMask{
 				{index: 10, bits: 8796093022208},
 			},
@@ -5157,7 +5156,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3481,
+			line: 3487,
 			text: phraseMask{
 				{index: 10, bits: 17592454479872},
 			},
@@ -5168,7 +5167,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-submission-quota",
 			file: "rules.yaml (built-in)",
-			line: 3493,
+			line: 3499,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 2, detHi: 2},
 				{class: 4, subject: 2, detailLo: 2, detHi: 2},
@@ -5218,7 +5217,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-outbound-spam-exception",
 			file: "rules.yaml (built-in)",
-			line: 3509,
+			line: 3515,
 			text: phraseMask{
 				{index: 10, bits: 2251799813685248},
 			},
@@ -5261,7 +5260,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-recipient-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 3527,
+			line: 3533,
 			text: phraseMask{
 				{index: 10, bits: 67553994410557440},
 			},
@@ -5305,7 +5304,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-sending-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 3539,
+			line: 3545,
 			text: phraseMask{
 				{index: 10, bits: 1080863910568919040},
 				{index: 8, bits: 1},
@@ -5349,7 +5348,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "relay-denied-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 3553,
+			line: 3559,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -5424,7 +5423,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-authrequired-recipient",
 			file: "rules.yaml (built-in)",
-			line: 3578,
+			line: 3584,
 			text: phraseMask{
 				{index: 11, bits: 2048},
 			},
@@ -5474,7 +5473,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "not-authenticated-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 3587,
+			line: 3593,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -5532,7 +5531,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-nonmember",
 			file: "rules.yaml (built-in)",
-			line: 3602,
+			line: 3608,
 			text: phraseMask{
 				{index: 11, bits: 1099509530624},
 			},
@@ -5607,7 +5606,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-nonmember-policy",
 			file: "rules.yaml (built-in)",
-			line: 3642,
+			line: 3648,
 			text: phraseMask{
 				{index: 11, bits: 16492674416640},
 			},
@@ -5682,7 +5681,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-moderator-reason",
 			file: "rules.yaml (built-in)",
-			line: 3662,
+			line: 3668,
 			text: phraseMask{
 				{index: 11, bits: 52776558133248},
 			},
@@ -5737,7 +5736,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.1-delivery-not-authorized",
 			file: "rules.yaml (built-in)",
-			line: 3685,
+			line: 3691,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -5839,7 +5838,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.1.10-null-mx",
 			file: "rules.yaml (built-in)",
-			line: 3712,
+			line: 3718,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 				{class: 4, subject: 1, detailLo: 10, detHi: 10},
@@ -5894,7 +5893,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.7.13-account-disabled",
 			file: "rules.yaml (built-in)",
-			line: 3724,
+			line: 3730,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 				{class: 4, subject: 7, detailLo: 13, detHi: 13},
@@ -5935,7 +5934,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.26-ipv6-unauthenticated",
 			file: "rules.yaml (built-in)",
-			line: 3738,
+			line: 3744,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 26, detHi: 26},
 			},
@@ -5984,7 +5983,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.500-699",
 			file: "rules.yaml (built-in)",
-			line: 3747,
+			line: 3753,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -6033,7 +6032,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.850-899",
 			file: "rules.yaml (built-in)",
-			line: 3756,
+			line: 3762,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 850, detHi: 899},
 			},
@@ -6082,7 +6081,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.10",
 			file: "rules.yaml (built-in)",
-			line: 3765,
+			line: 3771,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -6131,7 +6130,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.90",
 			file: "rules.yaml (built-in)",
-			line: 3775,
+			line: 3781,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 90, detHi: 90},
 			},
@@ -6173,7 +6172,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.121",
 			file: "rules.yaml (built-in)",
-			line: 3784,
+			line: 3790,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 121, detHi: 121},
 			},
@@ -6222,7 +6221,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.122",
 			file: "rules.yaml (built-in)",
-			line: 3793,
+			line: 3799,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 122, detHi: 122},
 			},
@@ -6271,7 +6270,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.3.190",
 			file: "rules.yaml (built-in)",
-			line: 3802,
+			line: 3808,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 190, detHi: 190},
 			},
@@ -6320,7 +6319,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.12",
 			file: "rules.yaml (built-in)",
-			line: 3811,
+			line: 3817,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -6369,7 +6368,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.124",
 			file: "rules.yaml (built-in)",
-			line: 3820,
+			line: 3826,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 124, detHi: 124},
 			},
@@ -6418,7 +6417,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.133",
 			file: "rules.yaml (built-in)",
-			line: 3829,
+			line: 3835,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 133, detHi: 133},
 			},
@@ -6467,7 +6466,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.134",
 			file: "rules.yaml (built-in)",
-			line: 3838,
+			line: 3844,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 134, detHi: 134},
 			},
@@ -6516,7 +6515,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.13",
 			file: "rules.yaml (built-in)",
-			line: 3847,
+			line: 3853,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -6565,7 +6564,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.135",
 			file: "rules.yaml (built-in)",
-			line: 3856,
+			line: 3862,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 135, detHi: 135},
 			},
@@ -6614,7 +6613,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.136",
 			file: "rules.yaml (built-in)",
-			line: 3865,
+			line: 3871,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 136, detHi: 136},
 			},
@@ -6663,7 +6662,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.23-spf",
 			file: "rules.yaml (built-in)",
-			line: 3874,
+			line: 3880,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 23, detHi: 23},
 			},
@@ -6719,7 +6718,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.25",
 			file: "rules.yaml (built-in)",
-			line: 3883,
+			line: 3889,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -6776,7 +6775,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.57",
 			file: "rules.yaml (built-in)",
-			line: 3892,
+			line: 3898,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 57, detHi: 57},
 			},
@@ -6825,7 +6824,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.501",
 			file: "rules.yaml (built-in)",
-			line: 3901,
+			line: 3907,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 501, detHi: 501},
 			},
@@ -6874,7 +6873,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.502",
 			file: "rules.yaml (built-in)",
-			line: 3912,
+			line: 3918,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 502, detHi: 502},
 			},
@@ -6923,7 +6922,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.503",
 			file: "rules.yaml (built-in)",
-			line: 3921,
+			line: 3927,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 503, detHi: 503},
 			},
@@ -6972,7 +6971,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.504",
 			file: "rules.yaml (built-in)",
-			line: 3930,
+			line: 3936,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 504, detHi: 504},
 			},
@@ -7021,7 +7020,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.505",
 			file: "rules.yaml (built-in)",
-			line: 3941,
+			line: 3947,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 505, detHi: 505},
 			},
@@ -7070,7 +7069,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.506",
 			file: "rules.yaml (built-in)",
-			line: 3953,
+			line: 3959,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 506, detHi: 506},
 			},
@@ -7119,7 +7118,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.507",
 			file: "rules.yaml (built-in)",
-			line: 3962,
+			line: 3968,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 507, detHi: 507},
 			},
@@ -7168,7 +7167,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.508",
 			file: "rules.yaml (built-in)",
-			line: 3971,
+			line: 3977,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 508, detHi: 508},
 			},
@@ -7217,7 +7216,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.509",
 			file: "rules.yaml (built-in)",
-			line: 3980,
+			line: 3986,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 509, detHi: 509},
 			},
@@ -7273,7 +7272,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.64-tenantattribution",
 			file: "rules.yaml (built-in)",
-			line: 3989,
+			line: 3995,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
@@ -7341,7 +7340,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.510",
 			file: "rules.yaml (built-in)",
-			line: 4001,
+			line: 4007,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 510, detHi: 510},
 			},
@@ -7390,7 +7389,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.511",
 			file: "rules.yaml (built-in)",
-			line: 4011,
+			line: 4017,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 511, detHi: 511},
 			},
@@ -7439,7 +7438,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.512",
 			file: "rules.yaml (built-in)",
-			line: 4020,
+			line: 4026,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 512, detHi: 512},
 			},
@@ -7488,7 +7487,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.513",
 			file: "rules.yaml (built-in)",
-			line: 4029,
+			line: 4035,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 513, detHi: 513},
 			},
@@ -7545,7 +7544,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.515",
 			file: "rules.yaml (built-in)",
-			line: 4038,
+			line: 4044,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 515, detHi: 515},
 			},
@@ -7601,7 +7600,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.520",
 			file: "rules.yaml (built-in)",
-			line: 4050,
+			line: 4056,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 520, detHi: 520},
 			},
@@ -7643,7 +7642,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.233",
 			file: "rules.yaml (built-in)",
-			line: 4059,
+			line: 4065,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 233, detHi: 233},
 			},
@@ -7685,7 +7684,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.606-649",
 			file: "rules.yaml (built-in)",
-			line: 4068,
+			line: 4074,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 606, detHi: 649},
 			},
@@ -7751,7 +7750,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.703",
 			file: "rules.yaml (built-in)",
-			line: 4077,
+			line: 4083,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 703, detHi: 703},
 			},
@@ -7793,7 +7792,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.700-749",
 			file: "rules.yaml (built-in)",
-			line: 4086,
+			line: 4092,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 700, detHi: 749},
 			},
@@ -7842,7 +7841,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.310-no-domain",
 			file: "rules.yaml (built-in)",
-			line: 4097,
+			line: 4103,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 310, detHi: 310},
 			},
@@ -7878,7 +7877,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-helo-refused",
 			file: "rules.yaml (built-in)",
-			line: 4113,
+			line: 4119,
 			text: phraseMask{
 				{index: 12, bits: 1},
 			},
@@ -7888,7 +7887,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-courier-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4120,
+			line: 4126,
 			text: phraseMask{
 				{index: 12, bits: 2},
 			},
@@ -7898,7 +7897,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-filtered",
 			file: "rules.yaml (built-in)",
-			line: 4125,
+			line: 4131,
 			text: phraseMask{
 				{index: 12, bits: 4},
 			},
@@ -7908,7 +7907,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4130,
+			line: 4136,
 			text: phraseMask{
 				{index: 12, bits: 24},
 			},
@@ -7918,7 +7917,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4139,
+			line: 4145,
 			text: phraseMask{
 				{index: 12, bits: 992},
 			},
@@ -7928,7 +7927,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4146,
+			line: 4152,
 			text: phraseMask{
 				{index: 12, bits: 1024},
 			},
@@ -7941,7 +7940,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-expired",
 			file: "rules.yaml (built-in)",
-			line: 4152,
+			line: 4158,
 			text: phraseMask{
 				{index: 12, bits: 2048},
 			},
@@ -7951,7 +7950,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4157,
+			line: 4163,
 			text: phraseMask{
 				{index: 12, bits: 4096},
 			},
@@ -7961,7 +7960,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-einsundeins-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 4162,
+			line: 4168,
 			text: phraseMask{
 				{index: 12, bits: 8192},
 			},
@@ -7971,7 +7970,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exim-mx-hosts-without-address",
 			file: "rules.yaml (built-in)",
-			line: 4175,
+			line: 4181,
 			text: phraseMask{
 				{index: 12, bits: 49152},
 			},
@@ -8022,7 +8021,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4185,
+			line: 4191,
 			text: phraseMask{
 				{index: 12, bits: 65536},
 			},
@@ -8032,7 +8031,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4193,
+			line: 4199,
 			text: phraseMask{
 				{index: 12, bits: 131072},
 			},
@@ -8042,7 +8041,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4198,
+			line: 4204,
 			text: phraseMask{
 				{index: 12, bits: 786432},
 			},
@@ -8052,7 +8051,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 4203,
+			line: 4209,
 			text: phraseMask{
 				{index: 12, bits: 15728640},
 			},
@@ -8062,7 +8061,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4209,
+			line: 4215,
 			text: phraseMask{
 				{index: 12, bits: 251658240},
 			},
@@ -8072,7 +8071,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lines-too-long",
 			file: "rules.yaml (built-in)",
-			line: 4221,
+			line: 4227,
 			text: phraseMask{
 				{index: 12, bits: 1879048192},
 			},
@@ -8122,7 +8121,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 4230,
+			line: 4236,
 			text: phraseMask{
 				{index: 12, bits: 2147483648},
 			},
@@ -8132,7 +8131,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-expired",
 			file: "rules.yaml (built-in)",
-			line: 4235,
+			line: 4241,
 			text: phraseMask{
 				{index: 12, bits: 4294967296},
 			},
@@ -8142,7 +8141,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4240,
+			line: 4246,
 			text: phraseMask{
 				{index: 12, bits: 8589934592},
 			},
@@ -8152,7 +8151,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-suspend",
 			file: "rules.yaml (built-in)",
-			line: 4245,
+			line: 4251,
 			text: phraseMask{
 				{index: 12, bits: 51539607552},
 			},
@@ -8162,7 +8161,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-nonmember",
 			file: "rules.yaml (built-in)",
-			line: 4250,
+			line: 4256,
 			text: phraseMask{
 				{index: 12, bits: 481036337152},
 			},
@@ -8237,7 +8236,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-rejected",
 			file: "rules.yaml (built-in)",
-			line: 4266,
+			line: 4272,
 			text: phraseMask{
 				{index: 12, bits: 8246337208320},
 			},
@@ -8247,7 +8246,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4271,
+			line: 4277,
 			text: phraseMask{
 				{index: 12, bits: 554153860399104},
 			},
@@ -8257,7 +8256,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 4277,
+			line: 4283,
 			text: phraseMask{
 				{index: 12, bits: 562949953421312},
 			},
@@ -8267,7 +8266,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-expired",
 			file: "rules.yaml (built-in)",
-			line: 4282,
+			line: 4288,
 			text: phraseMask{
 				{index: 12, bits: 7881299347898368},
 			},
@@ -8277,7 +8276,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4289,
+			line: 4295,
 			text: phraseMask{
 				{index: 12, bits: 27021597764222976},
 			},
@@ -8287,7 +8286,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmx-expired",
 			file: "rules.yaml (built-in)",
-			line: 4294,
+			line: 4300,
 			text: phraseMask{
 				{index: 12, bits: 36028797018963968},
 			},
@@ -8297,7 +8296,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4299,
+			line: 4305,
 			text: phraseMask{
 				{index: 8, bits: 25769803776},
 			},
@@ -8307,7 +8306,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4304,
+			line: 4310,
 			text: phraseMask{
 				{index: 8, bits: 2147483648},
 			},
@@ -8317,7 +8316,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4309,
+			line: 4315,
 			text: phraseMask{
 				{index: 8, bits: 4294967296},
 			},
@@ -8327,7 +8326,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4314,
+			line: 4320,
 			text: phraseMask{
 				{index: 12, bits: 72057594037927936},
 			},
@@ -8337,7 +8336,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4319,
+			line: 4325,
 			text: phraseMask{
 				{index: 12, bits: 144115188075855872},
 			},
@@ -8347,7 +8346,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 4324,
+			line: 4330,
 			text: phraseMask{
 				{index: 12, bits: 288230376151711744},
 			},
@@ -8357,7 +8356,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 4329,
+			line: 4335,
 			text: phraseMask{
 				{index: 12, bits: 576460752303423488},
 			},
@@ -8367,7 +8366,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-compuserve-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4334,
+			line: 4340,
 			text: phraseMask{
 				{index: 12, bits: 3458764513820540928},
 			},
@@ -8377,7 +8376,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4343,
+			line: 4349,
 			text: phraseMask{
 				{index: 12, bits: 4611686018427387904},
 			},
@@ -8387,7 +8386,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 4348,
+			line: 4354,
 			text: phraseMask{
 				{index: 12, bits: 9223372036854775808},
 			},
@@ -8397,7 +8396,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4353,
+			line: 4359,
 			text: phraseMask{
 				{index: 13, bits: 1},
 			},
@@ -8407,7 +8406,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-messagingserver-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4358,
+			line: 4364,
 			text: phraseMask{
 				{index: 13, bits: 2},
 			},
@@ -8417,7 +8416,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4363,
+			line: 4369,
 			text: phraseMask{
 				{index: 13, bits: 4},
 			},
@@ -8427,7 +8426,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4368,
+			line: 4374,
 			text: phraseMask{
 				{index: 13, bits: 24},
 			},
@@ -8437,7 +8436,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-expired",
 			file: "rules.yaml (built-in)",
-			line: 4374,
+			line: 4380,
 			text: phraseMask{
 				{index: 13, bits: 32},
 			},
@@ -8447,7 +8446,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 4379,
+			line: 4385,
 			text: phraseMask{
 				{index: 13, bits: 64},
 			},
@@ -8457,7 +8456,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-mx-unreachable",
 			file: "rules.yaml (built-in)",
-			line: 4384,
+			line: 4390,
 			text: phraseMask{
 				{index: 13, bits: 128},
 			},
@@ -8494,7 +8493,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4393,
+			line: 4399,
 			text: phraseMask{
 				{index: 13, bits: 32640},
 			},
@@ -8504,7 +8503,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4400,
+			line: 4406,
 			text: phraseMask{
 				{index: 13, bits: 229376},
 			},
@@ -8514,7 +8513,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 4405,
+			line: 4411,
 			text: phraseMask{
 				{index: 13, bits: 262144},
 			},
@@ -8524,7 +8523,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 4410,
+			line: 4416,
 			text: phraseMask{
 				{index: 13, bits: 7864320},
 			},
@@ -8534,7 +8533,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4416,
+			line: 4422,
 			text: phraseMask{
 				{index: 13, bits: 34351349760},
 			},
@@ -8544,7 +8543,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4426,
+			line: 4432,
 			text: phraseMask{
 				{index: 13, bits: 103079215104},
 			},
@@ -8554,7 +8553,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4431,
+			line: 4437,
 			text: phraseMask{
 				{index: 13, bits: 137438953472},
 			},
@@ -8564,7 +8563,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4436,
+			line: 4442,
 			text: phraseMask{
 				{index: 13, bits: 274877906944},
 			},
@@ -8574,7 +8573,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 4441,
+			line: 4447,
 			text: phraseMask{
 				{index: 13, bits: 549755813888},
 			},
@@ -8584,7 +8583,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "qmail-mx-points-here",
 			file: "rules.yaml (built-in)",
-			line: 4446,
+			line: 4452,
 			text: phraseMask{
 				{index: 13, bits: 1099511627776},
 			},
@@ -8642,7 +8641,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4462,
+			line: 4468,
 			text: phraseMask{
 				{index: 13, bits: 6597069766656},
 			},
@@ -8652,7 +8651,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4468,
+			line: 4474,
 			text: phraseMask{
 				{index: 13, bits: 8796093022208},
 			},
@@ -8662,7 +8661,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 4473,
+			line: 4479,
 			text: phraseMask{
 				{index: 13, bits: 17592186044416},
 			},
@@ -8672,7 +8671,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-verizon-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4478,
+			line: 4484,
 			text: phraseMask{
 				{index: 13, bits: 105553116266496},
 			},
@@ -8682,7 +8681,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-zoho-expired",
 			file: "rules.yaml (built-in)",
-			line: 4483,
+			line: 4489,
 			text: phraseMask{
 				{index: 13, bits: 140737488355328},
 			},
@@ -8692,7 +8691,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-filtered",
 			file: "rules.yaml (built-in)",
-			line: 4488,
+			line: 4494,
 			text: phraseMask{
 				{index: 13, bits: 281474976710656},
 			},
@@ -8702,7 +8701,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4493,
+			line: 4499,
 			text: phraseMask{
 				{index: 13, bits: 562949953421312},
 			},
@@ -8712,7 +8711,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-groups-refused",
 			file: "rules.yaml (built-in)",
-			line: 4498,
+			line: 4504,
 			text: phraseMask{
 				{index: 13, bits: 3377699720527872},
 			},
@@ -8762,7 +8761,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-posting-restricted",
 			file: "rules.yaml (built-in)",
-			line: 4518,
+			line: 4524,
 			text: phraseMask{
 				{index: 13, bits: 18442240474082181120},
 				{index: 14, bits: 15},
@@ -8814,7 +8813,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6-5.4.14-loop",
 			file: "rules.yaml (built-in)",
-			line: 4550,
+			line: 4556,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
@@ -8870,16 +8869,16 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-no-answer",
 			file: "rules.yaml (built-in)",
-			line: 4560,
+			line: 4566,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
 			text: phraseMask{
-				{index: 3, bits: 160000},
+				{index: 3, bits: 320000},
 				{index: 14, bits: 48},
 				{index: 8, bits: 1152921504606846976},
 			},
-			textIDs: []int32{200, 209, 900, 572, 204, 901, 205, 206},
+			textIDs: []int32{201, 210, 900, 572, 205, 901, 206, 207},
 			then: thenDef{
 				Reason: "expired",
 				words: words{
@@ -8990,7 +8989,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1-access-denied",
 			file: "rules.yaml (built-in)",
-			line: 4577,
+			line: 4583,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -9043,7 +9042,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-unrecognised-or-name",
 			file: "rules.yaml (built-in)",
-			line: 4598,
+			line: 4604,
 			text: phraseMask{
 				{index: 14, bits: 32640},
 			},
@@ -9053,7 +9052,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-maximum-time-expired",
 			file: "rules.yaml (built-in)",
-			line: 4603,
+			line: 4609,
 			text: phraseMask{
 				{index: 14, bits: 98304},
 			},
@@ -9063,7 +9062,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-loop-detected",
 			file: "rules.yaml (built-in)",
-			line: 4607,
+			line: 4613,
 			text: phraseMask{
 				{index: 14, bits: 131072},
 			},
@@ -9073,7 +9072,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-content-too-long",
 			file: "rules.yaml (built-in)",
-			line: 4611,
+			line: 4617,
 			text: phraseMask{
 				{index: 14, bits: 1835008},
 			},
@@ -9083,7 +9082,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-conversion",
 			file: "rules.yaml (built-in)",
-			line: 4615,
+			line: 4621,
 			text: phraseMask{
 				{index: 14, bits: 65011712},
 			},
@@ -9093,7 +9092,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-score-stated",
 			file: "rules.yaml (built-in)",
-			line: 4640,
+			line: 4646,
 			text: phraseMask{
 				{bits: 8053063680},
 			},
@@ -9110,7 +9109,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "postfix-rbl-sender",
 			file: "rules.yaml (built-in)",
-			line: 4655,
+			line: 4661,
 			regexps: []*pattern{
 				{src: "sender address \\[[^\\]@ ]*@(?P<listed_domain>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})\\] blocked using ", captures: true, minLen: 37},
 			},
@@ -9211,7 +9210,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "postfix-rbl-name",
 			file: "rules.yaml (built-in)",
-			line: 4677,
+			line: 4683,
 			regexps: []*pattern{
 				{src: "(?:helo command|reverse client host) \\[(?P<listed_domain>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})\\] blocked using ", captures: true, minLen: 34},
 			},
@@ -9312,7 +9311,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-uri-blocklist",
 			file: "rules.yaml (built-in)",
-			line: 4694,
+			line: 4700,
 			text: phraseMask{
 				{bits: 25165824},
 				{index: 14, bits: 140737421246464},
@@ -9453,7 +9452,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-status",
 			file: "rules.yaml (built-in)",
-			line: 4728,
+			line: 4734,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 2, detHi: 2},
 			},
@@ -9462,7 +9461,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-specific",
 			file: "rules.yaml (built-in)",
-			line: 4733,
+			line: 4739,
 			text: phraseMask{
 				{index: 14, bits: 36028797018963968},
 			},
@@ -9472,7 +9471,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-specific",
 			file: "rules.yaml (built-in)",
-			line: 4739,
+			line: 4745,
 			text: phraseMask{
 				{index: 14, bits: 2233785415175766016},
 			},
@@ -9482,7 +9481,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-languages",
 			file: "rules.yaml (built-in)",
-			line: 4753,
+			line: 4759,
 			text: phraseMask{
 				{index: 14, bits: 16140901064495857664},
 				{index: 15, bits: 17179869183},
@@ -9496,17 +9495,17 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-text",
 			file: "rules.yaml (built-in)",
-			line: 4765,
+			line: 4771,
 			text: phraseMask{
 				{index: 15, bits: 18446744056529682432},
-				{index: 3, bits: 1103826518016},
+				{index: 3, bits: 2207653036032},
 				{index: 16, bits: 9007199254740991},
 				{index: 12, bits: 144115188075855872},
 			},
 			textIDs: []int32{
-				994, 995, 996, 997, 998, 999, 1000, 216, 1001, 1002, 1003, 1004, 1005, 1006, 1007, 1008, 1009, 1010, 1011, 1012,
-				1013, 1014, 1015, 1016, 1017, 1018, 1019, 1020, 1021, 212, 1022, 1023, 1024, 213, 1025, 1026, 1027, 1028, 1029, 1030,
-				1031, 1032, 1033, 232, 1034, 224, 1035, 1036, 1037, 1038, 1039, 1040, 1041, 1042, 1043, 1044, 1045, 1046, 1047, 1048,
+				994, 995, 996, 997, 998, 999, 1000, 217, 1001, 1002, 1003, 1004, 1005, 1006, 1007, 1008, 1009, 1010, 1011, 1012,
+				1013, 1014, 1015, 1016, 1017, 1018, 1019, 1020, 1021, 213, 1022, 1023, 1024, 214, 1025, 1026, 1027, 1028, 1029, 1030,
+				1031, 1032, 1033, 233, 1034, 225, 1035, 1036, 1037, 1038, 1039, 1040, 1041, 1042, 1043, 1044, 1045, 1046, 1047, 1048,
 				1049, 1050, 1051, 1052, 1053, 1054, 1055, 1056, 1057, 1058, 1059, 1060, 1061, 1062, 1063, 1064, 1065, 1066, 1067, 1068,
 				1069, 1070, 1071, 1072, 1073, 1074, 1075, 825, 1076,
 			},
@@ -9515,7 +9514,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-status",
 			file: "rules.yaml (built-in)",
-			line: 4805,
+			line: 4811,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 4, detHi: 4},
 				{class: -1, subject: 7, detailLo: 16, detHi: 16},
@@ -9525,7 +9524,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-status",
 			file: "rules.yaml (built-in)",
-			line: 4810,
+			line: 4816,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -9534,7 +9533,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-text",
 			file: "rules.yaml (built-in)",
-			line: 4815,
+			line: 4821,
 			text: phraseMask{
 				{index: 16, bits: 18437736874454810624},
 				{index: 8, bits: 144115188075855872},
@@ -9549,7 +9548,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-text",
 			file: "rules.yaml (built-in)",
-			line: 4829,
+			line: 4835,
 			text: phraseMask{
 				{index: 17, bits: 196608},
 				{index: 10, bits: 32768},
@@ -9560,7 +9559,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-reply-525",
 			file: "rules.yaml (built-in)",
-			line: 4841,
+			line: 4847,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 5},
@@ -9571,7 +9570,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-text",
 			file: "rules.yaml (built-in)",
-			line: 4846,
+			line: 4852,
 			text: phraseMask{
 				{index: 17, bits: 18446744073709289472},
 				{index: 10, bits: 2199029547008},
@@ -9588,7 +9587,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hasmoved-text",
 			file: "rules.yaml (built-in)",
-			line: 4879,
+			line: 4885,
 			text: phraseMask{
 				{index: 18, bits: 261120},
 			},
@@ -9598,7 +9597,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "norelaying-text",
 			file: "rules.yaml (built-in)",
-			line: 4891,
+			line: 4897,
 			text: phraseMask{
 				{index: 18, bits: 137438691328},
 				{index: 11, bits: 2047},
@@ -9615,7 +9614,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-dmarc",
 			file: "rules.yaml (built-in)",
-			line: 4912,
+			line: 4918,
 			text: phraseMask{
 				{index: 18, bits: 140600049401856},
 			},
@@ -9656,7 +9655,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-status",
 			file: "rules.yaml (built-in)",
-			line: 4921,
+			line: 4927,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 20, detHi: 20},
 				{class: -1, subject: 7, detailLo: 21, detHi: 21},
@@ -9671,7 +9670,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-text",
 			file: "rules.yaml (built-in)",
-			line: 4926,
+			line: 4932,
 			text: phraseMask{
 				{index: 18, bits: 18446603336221196288},
 				{index: 19, bits: 8191},
@@ -9686,7 +9685,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4939,
+			line: 4945,
 			text: phraseMask{
 				{index: 19, bits: 24576},
 			},
@@ -9700,7 +9699,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-blocked",
 			file: "rules.yaml (built-in)",
-			line: 4958,
+			line: 4964,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -9728,7 +9727,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-rejected",
 			file: "rules.yaml (built-in)",
-			line: 4998,
+			line: 5004,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -9738,14 +9737,14 @@ var builtinSet = &ruleSet{
 				{index: 20, bits: 18446741874686296064},
 				{index: 21, bits: 4611686018427387903},
 				{index: 6, bits: 137438953472},
-				{index: 4, bits: 36},
+				{index: 4, bits: 72},
 				{index: 11, bits: 2097152},
 				{index: 14, bits: 9288674231451648},
 			},
 			textIDs: []int32{
 				1321, 1322, 1323, 1324, 1325, 1326, 1327, 1328, 1329, 1330, 1331, 1332, 1333, 1334, 1335, 1336, 1337, 1338, 1339, 1340,
 				1341, 1342, 1343, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 1351, 1352, 1353, 1354, 1355, 1356, 1357, 1358, 1359, 1360,
-				1361, 421, 1362, 258, 1363, 1364, 1365, 1366, 1367, 1368, 1369, 725, 1370, 1371, 1372, 944, 1373, 1374, 261, 1375,
+				1361, 421, 1362, 259, 1363, 1364, 1365, 1366, 1367, 1368, 1369, 725, 1370, 1371, 1372, 944, 1373, 1374, 262, 1375,
 				1376, 1377, 1378, 1379, 1380, 1381, 949, 1382, 1383, 1384, 1385, 1386, 1387, 1388, 1389, 1390, 1391, 1392, 1393, 1394,
 				1395, 1396, 1397, 1398, 1399, 1400, 1401, 1402, 1403, 1404, 1405,
 			},
@@ -9758,7 +9757,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 5039,
+			line: 5045,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -9776,7 +9775,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unknown-at-mail-from",
 			file: "rules.yaml (built-in)",
-			line: 5051,
+			line: 5057,
 			text: phraseMask{
 				{index: 22, bits: 18446744073709518848},
 				{index: 9, bits: 17179869200},
@@ -9788,7 +9787,7 @@ var builtinSet = &ruleSet{
 				{index: 13, bits: 70471823392768},
 				{index: 17, bits: 17179869184},
 				{index: 24, bits: 2047},
-				{index: 3, bits: 35184372088832},
+				{index: 3, bits: 70368744177664},
 			},
 			textIDs: []int32{
 				1423, 1424, 1425, 1426, 1427, 1428, 1429, 1430, 1431, 1432, 1433, 1434, 580, 1435, 1436, 647, 1437, 1438, 1439, 1440,
@@ -9797,7 +9796,7 @@ var builtinSet = &ruleSet{
 				1476, 1477, 867, 1478, 1479, 527, 1480, 1481, 1482, 1122, 1483, 1484, 1485, 1486, 1487, 1488, 1489, 413, 1490, 1491,
 				1492, 1493, 1494, 646, 1495, 1496, 1497, 1498, 1499, 1500, 1501, 1502, 1503, 1504, 1505, 1506, 1507, 878, 1508, 1509,
 				1510, 1511, 1512, 1513, 1514, 1515, 412, 1516, 1517, 1518, 1519, 437, 1520, 1521, 1522, 1523, 1524, 1525, 1526, 1527,
-				1528, 1529, 1530, 1531, 868, 1532, 1533, 1534, 1535, 1536, 1537, 237, 1538, 1539, 1540, 1541, 1542, 1543, 1544, 1545,
+				1528, 1529, 1530, 1531, 868, 1532, 1533, 1534, 1535, 1536, 1537, 238, 1538, 1539, 1540, 1541, 1542, 1543, 1544, 1545,
 				1546,
 			},
 			unless: phraseMask{
@@ -9850,7 +9849,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.1",
 			file: "rules.yaml (built-in)",
-			line: 5112,
+			line: 5118,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -9899,7 +9898,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.0",
 			file: "rules.yaml (built-in)",
-			line: 5124,
+			line: 5130,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 			},
@@ -9948,7 +9947,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-x.1.3",
 			file: "rules.yaml (built-in)",
-			line: 5135,
+			line: 5141,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -9996,18 +9995,18 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific",
 			file: "rules.yaml (built-in)",
-			line: 5144,
+			line: 5150,
 			text: phraseMask{
-				{index: 3, bits: 32},
+				{index: 3, bits: 64},
 				{index: 24, bits: 6144},
 			},
-			textIDs: []int32{197, 1547, 1548},
+			textIDs: []int32{198, 1547, 1548},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "rejected-specific",
 			file: "rules.yaml (built-in)",
-			line: 5152,
+			line: 5158,
 			text: phraseMask{
 				{index: 20, bits: 36028797018963968},
 				{index: 21, bits: 8388608},
@@ -10018,7 +10017,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific-553",
 			file: "rules.yaml (built-in)",
-			line: 5159,
+			line: 5165,
 			text: phraseMask{
 				{index: 23, bits: 134217728},
 			},
@@ -10032,7 +10031,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-specific",
 			file: "rules.yaml (built-in)",
-			line: 5168,
+			line: 5174,
 			text: phraseMask{
 				{index: 19, bits: 17180000256},
 			},
@@ -10042,7 +10041,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 5175,
+			line: 5181,
 			text: phraseMask{
 				{index: 22, bits: 18446744073709518848},
 				{index: 9, bits: 17179869200},
@@ -10054,7 +10053,7 @@ var builtinSet = &ruleSet{
 				{index: 13, bits: 70471823392768},
 				{index: 17, bits: 17179869184},
 				{index: 24, bits: 2047},
-				{index: 3, bits: 35184372088832},
+				{index: 3, bits: 70368744177664},
 			},
 			textIDs: []int32{
 				1423, 1424, 1425, 1426, 1427, 1428, 1429, 1430, 1431, 1432, 1433, 1434, 580, 1435, 1436, 647, 1437, 1438, 1439, 1440,
@@ -10063,7 +10062,7 @@ var builtinSet = &ruleSet{
 				1476, 1477, 867, 1478, 1479, 527, 1480, 1481, 1482, 1122, 1483, 1484, 1485, 1486, 1487, 1488, 1489, 413, 1490, 1491,
 				1492, 1493, 1494, 646, 1495, 1496, 1497, 1498, 1499, 1500, 1501, 1502, 1503, 1504, 1505, 1506, 1507, 878, 1508, 1509,
 				1510, 1511, 1512, 1513, 1514, 1515, 412, 1516, 1517, 1518, 1519, 437, 1520, 1521, 1522, 1523, 1524, 1525, 1526, 1527,
-				1528, 1529, 1530, 1531, 868, 1532, 1533, 1534, 1535, 1536, 1537, 237, 1538, 1539, 1540, 1541, 1542, 1543, 1544, 1545,
+				1528, 1529, 1530, 1531, 868, 1532, 1533, 1534, 1535, 1536, 1537, 238, 1538, 1539, 1540, 1541, 1542, 1543, 1544, 1545,
 				1546,
 			},
 			command: []string{"RCPT"},
@@ -10072,7 +10071,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5181,
+			line: 5187,
 			text: phraseMask{
 				{index: 24, bits: 8589918208},
 			},
@@ -10108,7 +10107,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-any-stage",
 			file: "rules.yaml (built-in)",
-			line: 5200,
+			line: 5206,
 			text: phraseMask{
 				{index: 9, bits: 17179869184},
 				{index: 24, bits: 60129542144},
@@ -10128,7 +10127,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-mailbox-inactive",
 			file: "rules.yaml (built-in)",
-			line: 5234,
+			line: 5240,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -10204,7 +10203,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-mailbox-missing",
 			file: "rules.yaml (built-in)",
-			line: 5247,
+			line: 5253,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -10287,7 +10286,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-userunknown-missing",
 			file: "rules.yaml (built-in)",
-			line: 5272,
+			line: 5278,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -10306,7 +10305,7 @@ var builtinSet = &ruleSet{
 				{index: 13, bits: 70471823392768},
 				{index: 17, bits: 17179869184},
 				{index: 24, bits: 2047},
-				{index: 3, bits: 35184372088832},
+				{index: 3, bits: 70368744177664},
 			},
 			textIDs: []int32{
 				1423, 1424, 1425, 1426, 1427, 1428, 1429, 1430, 1431, 1432, 1433, 1434, 580, 1435, 1436, 647, 1437, 1438, 1439, 1440,
@@ -10315,7 +10314,7 @@ var builtinSet = &ruleSet{
 				1476, 1477, 867, 1478, 1479, 527, 1480, 1481, 1482, 1122, 1483, 1484, 1485, 1486, 1487, 1488, 1489, 413, 1490, 1491,
 				1492, 1493, 1494, 646, 1495, 1496, 1497, 1498, 1499, 1500, 1501, 1502, 1503, 1504, 1505, 1506, 1507, 878, 1508, 1509,
 				1510, 1511, 1512, 1513, 1514, 1515, 412, 1516, 1517, 1518, 1519, 437, 1520, 1521, 1522, 1523, 1524, 1525, 1526, 1527,
-				1528, 1529, 1530, 1531, 868, 1532, 1533, 1534, 1535, 1536, 1537, 237, 1538, 1539, 1540, 1541, 1542, 1543, 1544, 1545,
+				1528, 1529, 1530, 1531, 868, 1532, 1533, 1534, 1535, 1536, 1537, 238, 1538, 1539, 1540, 1541, 1542, 1543, 1544, 1545,
 				1546,
 			},
 			unless: phraseMask{
@@ -10388,7 +10387,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-text",
 			file: "rules.yaml (built-in)",
-			line: 5280,
+			line: 5286,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -10412,7 +10411,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 5299,
+			line: 5305,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -10431,7 +10430,7 @@ var builtinSet = &ruleSet{
 				{index: 13, bits: 70471823392768},
 				{index: 17, bits: 17179869184},
 				{index: 24, bits: 2047},
-				{index: 3, bits: 35184372088832},
+				{index: 3, bits: 70368744177664},
 			},
 			textIDs: []int32{
 				1423, 1424, 1425, 1426, 1427, 1428, 1429, 1430, 1431, 1432, 1433, 1434, 580, 1435, 1436, 647, 1437, 1438, 1439, 1440,
@@ -10440,7 +10439,7 @@ var builtinSet = &ruleSet{
 				1476, 1477, 867, 1478, 1479, 527, 1480, 1481, 1482, 1122, 1483, 1484, 1485, 1486, 1487, 1488, 1489, 413, 1490, 1491,
 				1492, 1493, 1494, 646, 1495, 1496, 1497, 1498, 1499, 1500, 1501, 1502, 1503, 1504, 1505, 1506, 1507, 878, 1508, 1509,
 				1510, 1511, 1512, 1513, 1514, 1515, 412, 1516, 1517, 1518, 1519, 437, 1520, 1521, 1522, 1523, 1524, 1525, 1526, 1527,
-				1528, 1529, 1530, 1531, 868, 1532, 1533, 1534, 1535, 1536, 1537, 237, 1538, 1539, 1540, 1541, 1542, 1543, 1544, 1545,
+				1528, 1529, 1530, 1531, 868, 1532, 1533, 1534, 1535, 1536, 1537, 238, 1538, 1539, 1540, 1541, 1542, 1543, 1544, 1545,
 				1546,
 			},
 			then: thenDef{Reason: "filtered"},
@@ -10448,7 +10447,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-specific",
 			file: "rules.yaml (built-in)",
-			line: 5305,
+			line: 5311,
 			text: phraseMask{
 				{index: 25, bits: 28},
 			},
@@ -10458,7 +10457,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-sender-named",
 			file: "rules.yaml (built-in)",
-			line: 5314,
+			line: 5320,
 			text: phraseMask{
 				{index: 24, bits: 13510798882111488},
 				{index: 25, bits: 32},
@@ -10476,7 +10475,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-mailbox-inactive",
 			file: "rules.yaml (built-in)",
-			line: 5329,
+			line: 5335,
 			text: phraseMask{
 				{index: 24, bits: 68719476736},
 			},
@@ -10546,7 +10545,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-mailbox-missing",
 			file: "rules.yaml (built-in)",
-			line: 5335,
+			line: 5341,
 			text: phraseMask{
 				{index: 23, bits: 2097152},
 				{index: 24, bits: 412316860416},
@@ -10623,7 +10622,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-text",
 			file: "rules.yaml (built-in)",
-			line: 5343,
+			line: 5349,
 			text: phraseMask{
 				{index: 24, bits: 18446744004990074880},
 				{index: 25, bits: 2},
@@ -10641,7 +10640,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-status",
 			file: "rules.yaml (built-in)",
-			line: 5351,
+			line: 5357,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -10650,7 +10649,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-text",
 			file: "rules.yaml (built-in)",
-			line: 5356,
+			line: 5362,
 			text: phraseMask{
 				{index: 25, bits: 281474976710528},
 			},
@@ -10664,7 +10663,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5377,
+			line: 5383,
 			text: phraseMask{
 				{index: 25, bits: 8725724278030336},
 			},
@@ -10681,7 +10680,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-text",
 			file: "rules.yaml (built-in)",
-			line: 5390,
+			line: 5396,
 			text: phraseMask{
 				{index: 25, bits: 4602678819172646912},
 			},
@@ -10691,7 +10690,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5398,
+			line: 5404,
 			text: phraseMask{
 				{index: 25, bits: 4611686018427387904},
 			},
@@ -10704,7 +10703,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-text",
 			file: "rules.yaml (built-in)",
-			line: 5409,
+			line: 5415,
 			text: phraseMask{
 				{index: 25, bits: 9223372036854775808},
 				{index: 8, bits: 274877906944},
@@ -10717,7 +10716,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contenterror-text",
 			file: "rules.yaml (built-in)",
-			line: 5421,
+			line: 5427,
 			text: phraseMask{
 				{index: 25, bits: 9007199254740992},
 				{index: 26, bits: 8589934080},
@@ -10743,7 +10742,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.8-bad-outbound-sender",
 			file: "rules.yaml (built-in)",
-			line: 5486,
+			line: 5492,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 8, detHi: 8},
 			},
@@ -10789,7 +10788,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-status",
 			file: "rules.yaml (built-in)",
-			line: 5505,
+			line: 5511,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 7, detHi: 7},
 				{class: -1, subject: 1, detailLo: 8, detHi: 8},
@@ -10799,12 +10798,12 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-at-mail",
 			file: "rules.yaml (built-in)",
-			line: 5510,
+			line: 5516,
 			text: phraseMask{
 				{index: 20, bits: 18446741874686296064},
 				{index: 21, bits: 4611686018427387903},
 				{index: 6, bits: 137438953472},
-				{index: 4, bits: 36},
+				{index: 4, bits: 72},
 				{index: 11, bits: 2097152},
 				{index: 14, bits: 9288674231451648},
 				{index: 28, bits: 8},
@@ -10812,7 +10811,7 @@ var builtinSet = &ruleSet{
 			textIDs: []int32{
 				1321, 1322, 1323, 1324, 1325, 1326, 1327, 1328, 1329, 1330, 1331, 1332, 1333, 1334, 1335, 1336, 1337, 1338, 1339, 1340,
 				1341, 1342, 1343, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 1351, 1352, 1353, 1354, 1355, 1356, 1357, 1358, 1359, 1360,
-				1361, 421, 1362, 258, 1363, 1364, 1365, 1366, 1367, 1368, 1369, 725, 1370, 1371, 1372, 944, 1373, 1374, 261, 1375,
+				1361, 421, 1362, 259, 1363, 1364, 1365, 1366, 1367, 1368, 1369, 725, 1370, 1371, 1372, 944, 1373, 1374, 262, 1375,
 				1376, 1377, 1378, 1379, 1380, 1381, 949, 1382, 1383, 1384, 1385, 1386, 1387, 1388, 1389, 1390, 1391, 1392, 1393, 1394,
 				1395, 1396, 1397, 1398, 1399, 1400, 1401, 1402, 1403, 1404, 1405, 1795,
 			},
@@ -10826,19 +10825,19 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-text",
 			file: "rules.yaml (built-in)",
-			line: 5553,
+			line: 5559,
 			text: phraseMask{
 				{index: 20, bits: 18446741874686296064},
 				{index: 21, bits: 4611686018427387903},
 				{index: 6, bits: 137438953472},
-				{index: 4, bits: 36},
+				{index: 4, bits: 72},
 				{index: 11, bits: 2097152},
 				{index: 14, bits: 9288674231451648},
 			},
 			textIDs: []int32{
 				1321, 1322, 1323, 1324, 1325, 1326, 1327, 1328, 1329, 1330, 1331, 1332, 1333, 1334, 1335, 1336, 1337, 1338, 1339, 1340,
 				1341, 1342, 1343, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 1351, 1352, 1353, 1354, 1355, 1356, 1357, 1358, 1359, 1360,
-				1361, 421, 1362, 258, 1363, 1364, 1365, 1366, 1367, 1368, 1369, 725, 1370, 1371, 1372, 944, 1373, 1374, 261, 1375,
+				1361, 421, 1362, 259, 1363, 1364, 1365, 1366, 1367, 1368, 1369, 725, 1370, 1371, 1372, 944, 1373, 1374, 262, 1375,
 				1376, 1377, 1378, 1379, 1380, 1381, 949, 1382, 1383, 1384, 1385, 1386, 1387, 1388, 1389, 1390, 1391, 1392, 1393, 1394,
 				1395, 1396, 1397, 1398, 1399, 1400, 1401, 1402, 1403, 1404, 1405,
 			},
@@ -10851,14 +10850,14 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-status",
 			file: "rules.yaml (built-in)",
-			line: 5567,
+			line: 5573,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 2, detHi: 2},
 			},
 			unless: phraseMask{
 				{index: 28, bits: 34359738352},
 				{index: 2, bits: 44255343017984},
-				{index: 3, bits: 1},
+				{index: 3, bits: 2},
 				{index: 8, bits: 576460752303423488},
 				{index: 13, bits: 229248},
 			},
@@ -10867,7 +10866,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-specific",
 			file: "rules.yaml (built-in)",
-			line: 5587,
+			line: 5593,
 			text: phraseMask{
 				{index: 22, bits: 8},
 			},
@@ -10877,7 +10876,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-helo-specific",
 			file: "rules.yaml (built-in)",
-			line: 5594,
+			line: 5600,
 			text: phraseMask{
 				{index: 28, bits: 34359738368},
 			},
@@ -10887,22 +10886,22 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-text",
 			file: "rules.yaml (built-in)",
-			line: 5605,
+			line: 5611,
 			text: phraseMask{
-				{index: 3, bits: 62},
+				{index: 3, bits: 124},
 				{index: 28, bits: 4611685949707911168},
 				{index: 6, bits: 16384},
 				{index: 24, bits: 4096},
 				{index: 12, bits: 114688},
 			},
 			textIDs: []int32{
-				197, 1828, 1829, 398, 1830, 1831, 1832, 1833, 196, 1548, 1834, 1835, 1836, 1837, 784, 1838, 195, 1839, 1840, 1841,
-				1842, 194, 193, 1843, 1844, 1845, 1846, 1847, 1848, 1849, 1850, 1851, 782, 783, 1852, 1853,
+				198, 1828, 1829, 398, 1830, 1831, 1832, 1833, 197, 1548, 1834, 1835, 1836, 1837, 784, 1838, 196, 1839, 1840, 1841,
+				1842, 195, 194, 1843, 1844, 1845, 1846, 1847, 1848, 1849, 1850, 1851, 782, 783, 1852, 1853,
 			},
 			unless: phraseMask{
 				{index: 28, bits: 34359738352},
 				{index: 2, bits: 44255343017984},
-				{index: 3, bits: 1},
+				{index: 3, bits: 2},
 				{index: 8, bits: 576460752303423488},
 				{index: 13, bits: 229248},
 			},
@@ -10911,7 +10910,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-destination-computer",
 			file: "rules.yaml (built-in)",
-			line: 5630,
+			line: 5636,
 			text: phraseMask{
 				{index: 28, bits: 4611686018427387904},
 			},
@@ -10919,7 +10918,7 @@ var builtinSet = &ruleSet{
 			unless: phraseMask{
 				{index: 28, bits: 34359738352},
 				{index: 2, bits: 44255343017984},
-				{index: 3, bits: 1},
+				{index: 3, bits: 2},
 				{index: 8, bits: 576460752303423488},
 				{index: 13, bits: 229248},
 			},
@@ -10928,7 +10927,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-status",
 			file: "rules.yaml (built-in)",
-			line: 5643,
+			line: 5649,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 28, detHi: 28},
 			},
@@ -10937,7 +10936,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-named-by-scanner",
 			file: "rules.yaml (built-in)",
-			line: 5653,
+			line: 5659,
 			text: phraseMask{
 				{index: 28, bits: 9223372036854775808},
 				{index: 29, bits: 7},
@@ -10948,7 +10947,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-text",
 			file: "rules.yaml (built-in)",
-			line: 5657,
+			line: 5663,
 			text: phraseMask{
 				{index: 26, bits: 18446744065119617024},
 				{index: 12, bits: 576460752303423488},
@@ -10973,12 +10972,12 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5662,
+			line: 5668,
 			text: phraseMask{
-				{index: 3, bits: 144115188075855872},
+				{index: 3, bits: 288230376151711744},
 				{index: 29, bits: 2040},
 			},
-			textIDs: []int32{249, 1859, 1860, 1861, 1862, 1863, 1864, 1865, 1866},
+			textIDs: []int32{250, 1859, 1860, 1861, 1862, 1863, 1864, 1865, 1866},
 			regexps: []*pattern{
 				{src: "greylisted.*please try again in", captures: false, minLen: 29},
 				{src: "mail score \\(.*over", captures: false, minLen: 16},
@@ -10996,7 +10995,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "speeding-text",
 			file: "rules.yaml (built-in)",
-			line: 5676,
+			line: 5682,
 			text: phraseMask{
 				{index: 29, bits: 2147481600},
 			},
@@ -11006,7 +11005,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-status",
 			file: "rules.yaml (built-in)",
-			line: 5686,
+			line: 5692,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -11015,7 +11014,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-text",
 			file: "rules.yaml (built-in)",
-			line: 5691,
+			line: 5697,
 			text: phraseMask{
 				{index: 29, bits: 2251797666201600},
 				{index: 14, bits: 2233785415175766016},
@@ -11031,7 +11030,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-text",
 			file: "rules.yaml (built-in)",
-			line: 5709,
+			line: 5715,
 			text: phraseMask{
 				{index: 19, bits: 18446744073709518848},
 				{bits: 64513},
@@ -11054,7 +11053,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5714,
+			line: 5720,
 			text: phraseMask{
 				{index: 1, bits: 144115188075855872},
 				{index: 20, bits: 2147483648},
@@ -11097,7 +11096,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-encrypted-attachment",
 			file: "rules.yaml (built-in)",
-			line: 5745,
+			line: 5751,
 			text: phraseMask{
 				{index: 30, bits: 32752},
 				{index: 1, bits: 72057594037927936},
@@ -11108,7 +11107,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 5754,
+			line: 5760,
 			text: phraseMask{
 				{index: 30, bits: 16744448},
 			},
@@ -11118,7 +11117,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 5761,
+			line: 5767,
 			text: phraseMask{
 				{index: 30, bits: 17163091968},
 			},
@@ -11128,7 +11127,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-virus",
 			file: "rules.yaml (built-in)",
-			line: 5768,
+			line: 5774,
 			text: phraseMask{
 				{index: 1, bits: 1924145348608},
 				{index: 30, bits: 17179869184},
@@ -11139,7 +11138,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 5774,
+			line: 5780,
 			text: phraseMask{
 				{index: 30, bits: 140703128616960},
 			},
@@ -11149,7 +11148,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-policy",
 			file: "rules.yaml (built-in)",
-			line: 5781,
+			line: 5787,
 			text: phraseMask{
 				{index: 30, bits: 985162418487296},
 			},
@@ -11159,7 +11158,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-delivery-failed",
 			file: "rules.yaml (built-in)",
-			line: 5789,
+			line: 5795,
 			text: phraseMask{
 				{index: 30, bits: 287104476244869120},
 			},
@@ -11169,7 +11168,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-text",
 			file: "rules.yaml (built-in)",
-			line: 5803,
+			line: 5809,
 			text: phraseMask{
 				{index: 30, bits: 18158513697557839872},
 				{index: 1, bits: 49392123904},
@@ -11181,7 +11180,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-transport-rule-reject",
 			file: "rules.yaml (built-in)",
-			line: 5813,
+			line: 5819,
 			text: phraseMask{
 				{index: 31, bits: 64},
 			},
@@ -11277,7 +11276,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-text",
 			file: "rules.yaml (built-in)",
-			line: 5835,
+			line: 5841,
 			text: phraseMask{
 				{index: 31, bits: 4503599627370368},
 				{index: 11, bits: 16492674416640},
@@ -11293,7 +11292,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5865,
+			line: 5871,
 			text: phraseMask{
 				{index: 31, bits: 4503599627370496},
 			},
@@ -11306,7 +11305,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-type",
 			file: "rules.yaml (built-in)",
-			line: 5871,
+			line: 5877,
 			text: phraseMask{
 				{index: 31, bits: 18437736874454810624},
 				{index: 32, bits: 16383},
@@ -11320,7 +11319,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-encrypted",
 			file: "rules.yaml (built-in)",
-			line: 5890,
+			line: 5896,
 			text: phraseMask{
 				{index: 32, bits: 16760832},
 				{index: 1, bits: 4505798650626048},
@@ -11331,7 +11330,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-name",
 			file: "rules.yaml (built-in)",
-			line: 5902,
+			line: 5908,
 			text: phraseMask{
 				{index: 32, bits: 16777216},
 			},
@@ -11344,7 +11343,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-loop-text",
 			file: "rules.yaml (built-in)",
-			line: 5910,
+			line: 5916,
 			text: phraseMask{
 				{index: 32, bits: 33554432},
 			},
@@ -11354,7 +11353,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-text",
 			file: "rules.yaml (built-in)",
-			line: 5920,
+			line: 5926,
 			text: phraseMask{
 				{index: 32, bits: 9007199187632128},
 			},
@@ -11367,7 +11366,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5936,
+			line: 5942,
 			text: phraseMask{
 				{index: 32, bits: 9007199254740992},
 			},
@@ -11380,16 +11379,16 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-text",
 			file: "rules.yaml (built-in)",
-			line: 5942,
+			line: 5948,
 			text: phraseMask{
 				{index: 28, bits: 34359738352},
 				{index: 2, bits: 44255343017984},
-				{index: 3, bits: 1},
+				{index: 3, bits: 2},
 				{index: 8, bits: 576460752303423488},
 				{index: 13, bits: 229248},
 			},
 			textIDs: []int32{
-				1796, 1797, 1798, 1799, 171, 192, 1800, 1801, 1802, 1803, 1804, 1805, 1806, 166, 1807, 1808, 1809, 1810, 571, 1811,
+				1796, 1797, 1798, 1799, 171, 193, 1800, 1801, 1802, 1803, 1804, 1805, 1806, 166, 1807, 1808, 1809, 1810, 571, 1811,
 				1812, 173, 1813, 1814, 1815, 1816, 1817, 840, 841, 842, 843, 839, 848, 849, 844, 845, 846, 1818, 1819, 1820,
 				1821, 1822, 1823, 1824, 1825, 1826,
 			},
@@ -11398,18 +11397,18 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-dns-text",
 			file: "rules.yaml (built-in)",
-			line: 5947,
+			line: 5953,
 			text: phraseMask{
 				{index: 28, bits: 140737488355328},
-				{index: 3, bits: 6},
+				{index: 3, bits: 12},
 			},
-			textIDs: []int32{1839, 194, 193},
+			textIDs: []int32{1839, 195, 194},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "systemfull-text",
 			file: "rules.yaml (built-in)",
-			line: 5953,
+			line: 5959,
 			text: phraseMask{
 				{index: 32, bits: 9205357638345293824},
 				{index: 14, bits: 36028797018963968},
@@ -11420,7 +11419,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-text",
 			file: "rules.yaml (built-in)",
-			line: 5960,
+			line: 5966,
 			text: phraseMask{
 				{index: 22, bits: 32767},
 				{index: 6, bits: 8388608},
@@ -11433,7 +11432,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-delayed",
 			file: "rules.yaml (built-in)",
-			line: 5965,
+			line: 5971,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -11525,19 +11524,18 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-text",
 			file: "rules.yaml (built-in)",
-			line: 5982,
+			line: 5988,
 			text: phraseMask{
 				{index: 8, bits: 105553116266496},
 				{index: 32, bits: 9223372036854775808},
 				{index: 33, bits: 8589934591},
-				{index: 5, bits: 70368744177664},
+				{index: 2, bits: 29273397577908224},
 				{index: 13, bits: 32},
-				{index: 2, bits: 11258999068426240},
 				{bits: 4398046511104},
 			},
 			textIDs: []int32{
 				557, 2111, 2112, 2113, 2114, 2115, 2116, 2117, 2118, 2119, 2120, 2121, 2122, 2123, 2124, 2125, 2126, 2127, 2128, 2129,
-				558, 366, 837, 179, 181, 42, 2130, 2131, 2132, 2133, 2134, 2135, 2136, 2137, 2138, 2139, 2140, 2141, 2142, 2143,
+				558, 182, 837, 179, 181, 42, 2130, 2131, 2132, 2133, 2134, 2135, 2136, 2137, 2138, 2139, 2140, 2141, 2142, 2143,
 				2144,
 			},
 			then: thenDef{Reason: "expired"},
@@ -11545,7 +11543,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-pairs",
 			file: "rules.yaml (built-in)",
-			line: 6002,
+			line: 6008,
 			text: phraseMask{
 				{bits: 4398046511104},
 			},
@@ -11558,7 +11556,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-attempts",
 			file: "rules.yaml (built-in)",
-			line: 6008,
+			line: 6014,
 			text: phraseMask{
 				{index: 33, bits: 8589934592},
 			},
@@ -11571,14 +11569,14 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-text",
 			file: "rules.yaml (built-in)",
-			line: 6015,
+			line: 6021,
 			text: phraseMask{
 				{index: 8, bits: 562949953421312},
 				{index: 33, bits: 144115170895986688},
-				{index: 2, bits: 360287970189639680},
+				{index: 2, bits: 720575940379279360},
 			},
 			textIDs: []int32{
-				561, 2146, 2147, 2148, 2149, 184, 2150, 2151, 2152, 2153, 2154, 2155, 2156, 2157, 2158, 2159, 2160, 2161, 186, 2162,
+				561, 2146, 2147, 2148, 2149, 185, 2150, 2151, 2152, 2153, 2154, 2155, 2156, 2157, 2158, 2159, 2160, 2161, 187, 2162,
 				2163, 2164, 2165, 2166, 2167, 2168,
 			},
 			then: thenDef{Reason: "failedstarttls"},
@@ -11586,7 +11584,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-reply",
 			file: "rules.yaml (built-in)",
-			line: 6030,
+			line: 6036,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 3},
@@ -11603,14 +11601,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "tls-command",
 			file:    "rules.yaml (built-in)",
-			line:    6037,
+			line:    6043,
 			command: []string{"STARTTLS"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "security-words-from-a-delivery-program",
 			file: "rules.yaml (built-in)",
-			line: 6042,
+			line: 6048,
 			text: phraseMask{
 				{index: 33, bits: 18302628885633695744},
 				{index: 11, bits: 24576},
@@ -11630,7 +11628,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "security-text",
 			file: "rules.yaml (built-in)",
-			line: 6064,
+			line: 6070,
 			text: phraseMask{
 				{index: 33, bits: 18302628885633695744},
 				{index: 11, bits: 24576},
@@ -11649,7 +11647,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "security-pairs",
 			file: "rules.yaml (built-in)",
-			line: 6069,
+			line: 6075,
 			text: phraseMask{
 				{index: 34, bits: 14336},
 				{index: 25, bits: 281474976710656},
@@ -11668,18 +11666,18 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-text",
 			file: "rules.yaml (built-in)",
-			line: 6078,
+			line: 6084,
 			text: phraseMask{
 				{index: 34, bits: 2147467264},
-				{index: 3, bits: 281474976710656},
+				{index: 3, bits: 562949953421312},
 			},
-			textIDs: []int32{2190, 240, 2191, 2192, 2193, 2194, 2195, 2196, 2197, 2198, 2199, 2200, 2201, 2202, 2203, 2204, 2205, 2206},
+			textIDs: []int32{2190, 241, 2191, 2192, 2193, 2194, 2195, 2196, 2197, 2198, 2199, 2200, 2201, 2202, 2203, 2204, 2205, 2206},
 			then:    thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "syntax-text",
 			file: "rules.yaml (built-in)",
-			line: 6087,
+			line: 6093,
 			text: phraseMask{
 				{index: 8, bits: 4718592},
 				{index: 34, bits: 1097364144128},
@@ -11690,7 +11688,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.1",
 			file: "rules.yaml (built-in)",
-			line: 6104,
+			line: 6110,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -11699,7 +11697,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.4",
 			file: "rules.yaml (built-in)",
-			line: 6110,
+			line: 6116,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -11748,7 +11746,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.5",
 			file: "rules.yaml (built-in)",
-			line: 6120,
+			line: 6126,
 			status: []statusPattern{
 				{class: 4, subject: 1, detailLo: 5, detHi: 5},
 				{class: 5, subject: 1, detailLo: 5, detHi: 5},
@@ -11803,7 +11801,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.6",
 			file: "rules.yaml (built-in)",
-			line: 6133,
+			line: 6139,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -11812,7 +11810,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.9",
 			file: "rules.yaml (built-in)",
-			line: 6139,
+			line: 6145,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 9, detHi: 9},
 			},
@@ -11853,7 +11851,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.10",
 			file: "rules.yaml (built-in)",
-			line: 6148,
+			line: 6154,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -11889,7 +11887,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.1",
 			file: "rules.yaml (built-in)",
-			line: 6155,
+			line: 6161,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -11898,7 +11896,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.4",
 			file: "rules.yaml (built-in)",
-			line: 6163,
+			line: 6169,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -11940,7 +11938,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.1",
 			file: "rules.yaml (built-in)",
-			line: 6173,
+			line: 6179,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -11949,7 +11947,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.2",
 			file: "rules.yaml (built-in)",
-			line: 6179,
+			line: 6185,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -11998,7 +11996,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.3",
 			file: "rules.yaml (built-in)",
-			line: 6189,
+			line: 6195,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -12047,7 +12045,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.5",
 			file: "rules.yaml (built-in)",
-			line: 6199,
+			line: 6205,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -12083,7 +12081,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.6",
 			file: "rules.yaml (built-in)",
-			line: 6206,
+			line: 6212,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 6, detHi: 6},
 				{class: 5, subject: 3, detailLo: 6, detHi: 6},
@@ -12126,7 +12124,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.1",
 			file: "rules.yaml (built-in)",
-			line: 6216,
+			line: 6222,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 1, detHi: 1},
 			},
@@ -12162,7 +12160,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.2",
 			file: "rules.yaml (built-in)",
-			line: 6223,
+			line: 6229,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -12171,7 +12169,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.3",
 			file: "rules.yaml (built-in)",
-			line: 6229,
+			line: 6235,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -12245,7 +12243,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.4",
 			file: "rules.yaml (built-in)",
-			line: 6244,
+			line: 6250,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -12281,7 +12279,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.5",
 			file: "rules.yaml (built-in)",
-			line: 6252,
+			line: 6258,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 5, detHi: 5},
 			},
@@ -12317,7 +12315,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.6",
 			file: "rules.yaml (built-in)",
-			line: 6259,
+			line: 6265,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -12353,7 +12351,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.2",
 			file: "rules.yaml (built-in)",
-			line: 6266,
+			line: 6272,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 2, detHi: 2},
 			},
@@ -12402,7 +12400,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.3",
 			file: "rules.yaml (built-in)",
-			line: 6279,
+			line: 6285,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -12451,7 +12449,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.4",
 			file: "rules.yaml (built-in)",
-			line: 6289,
+			line: 6295,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 4, detHi: 4},
 			},
@@ -12500,7 +12498,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.5",
 			file: "rules.yaml (built-in)",
-			line: 6299,
+			line: 6305,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 5, detHi: 5},
 			},
@@ -12549,7 +12547,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.6",
 			file: "rules.yaml (built-in)",
-			line: 6309,
+			line: 6315,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 6, detHi: 6},
 			},
@@ -12598,7 +12596,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.7",
 			file: "rules.yaml (built-in)",
-			line: 6319,
+			line: 6325,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 7, detHi: 7},
 			},
@@ -12647,7 +12645,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.8",
 			file: "rules.yaml (built-in)",
-			line: 6329,
+			line: 6335,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 8, detHi: 8},
 			},
@@ -12696,7 +12694,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.9",
 			file: "rules.yaml (built-in)",
-			line: 6339,
+			line: 6345,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 9, detHi: 9},
 			},
@@ -12745,7 +12743,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.10",
 			file: "rules.yaml (built-in)",
-			line: 6349,
+			line: 6355,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 10, detHi: 10},
 			},
@@ -12794,7 +12792,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.11",
 			file: "rules.yaml (built-in)",
-			line: 6359,
+			line: 6365,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 11, detHi: 11},
 			},
@@ -12843,7 +12841,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.12",
 			file: "rules.yaml (built-in)",
-			line: 6369,
+			line: 6375,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -12892,7 +12890,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.14",
 			file: "rules.yaml (built-in)",
-			line: 6379,
+			line: 6385,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 14, detHi: 14},
 			},
@@ -12941,7 +12939,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.15",
 			file: "rules.yaml (built-in)",
-			line: 6389,
+			line: 6395,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 15, detHi: 15},
 			},
@@ -12990,7 +12988,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.19",
 			file: "rules.yaml (built-in)",
-			line: 6399,
+			line: 6405,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 19, detHi: 19},
 			},
@@ -13039,7 +13037,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.13",
 			file: "rules.yaml (built-in)",
-			line: 6409,
+			line: 6415,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -13075,7 +13073,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.17-18",
 			file: "rules.yaml (built-in)",
-			line: 6416,
+			line: 6422,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 17, detHi: 17},
 				{class: -1, subject: 7, detailLo: 18, detHi: 18},
@@ -13112,7 +13110,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.27",
 			file: "rules.yaml (built-in)",
-			line: 6423,
+			line: 6429,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 27, detHi: 27},
 			},
@@ -13161,7 +13159,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.30",
 			file: "rules.yaml (built-in)",
-			line: 6435,
+			line: 6441,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 30, detHi: 30},
 			},
@@ -13190,14 +13188,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "blocked-at-connection",
 			file:    "rules.yaml (built-in)",
-			line:    6445,
+			line:    6451,
 			command: []string{"CONN", "HELO", "EHLO"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "user-unknown-after-data",
 			file: "rules.yaml (built-in)",
-			line: 6452,
+			line: 6458,
 			text: phraseMask{
 				{index: 22, bits: 18446744073709518848},
 				{index: 9, bits: 17179869200},
@@ -13209,7 +13207,7 @@ var builtinSet = &ruleSet{
 				{index: 13, bits: 70471823392768},
 				{index: 17, bits: 17179869184},
 				{index: 24, bits: 2047},
-				{index: 3, bits: 35184372088832},
+				{index: 3, bits: 70368744177664},
 			},
 			textIDs: []int32{
 				1423, 1424, 1425, 1426, 1427, 1428, 1429, 1430, 1431, 1432, 1433, 1434, 580, 1435, 1436, 647, 1437, 1438, 1439, 1440,
@@ -13218,7 +13216,7 @@ var builtinSet = &ruleSet{
 				1476, 1477, 867, 1478, 1479, 527, 1480, 1481, 1482, 1122, 1483, 1484, 1485, 1486, 1487, 1488, 1489, 413, 1490, 1491,
 				1492, 1493, 1494, 646, 1495, 1496, 1497, 1498, 1499, 1500, 1501, 1502, 1503, 1504, 1505, 1506, 1507, 878, 1508, 1509,
 				1510, 1511, 1512, 1513, 1514, 1515, 412, 1516, 1517, 1518, 1519, 437, 1520, 1521, 1522, 1523, 1524, 1525, 1526, 1527,
-				1528, 1529, 1530, 1531, 868, 1532, 1533, 1534, 1535, 1536, 1537, 237, 1538, 1539, 1540, 1541, 1542, 1543, 1544, 1545,
+				1528, 1529, 1530, 1531, 868, 1532, 1533, 1534, 1535, 1536, 1537, 238, 1538, 1539, 1540, 1541, 1542, 1543, 1544, 1545,
 				1546,
 			},
 			command: []string{"DATA", ""},
@@ -13329,7 +13327,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6476,
+			line: 6482,
 			text: phraseMask{
 				{index: 34, bits: 16492674416640},
 				{index: 11, bits: 4611686018427387904},
@@ -13340,7 +13338,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6481,
+			line: 6487,
 			text: phraseMask{
 				{index: 34, bits: 17592186044416},
 			},
@@ -13350,7 +13348,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6486,
+			line: 6492,
 			text: phraseMask{
 				{index: 34, bits: 1152886320234758144},
 			},
@@ -13360,7 +13358,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6493,
+			line: 6499,
 			text: phraseMask{
 				{index: 34, bits: 8070450532247928832},
 			},
@@ -13370,7 +13368,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6498,
+			line: 6504,
 			text: phraseMask{
 				{index: 34, bits: 9223372036854775808},
 				{index: 35, bits: 1},
@@ -13381,7 +13379,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6503,
+			line: 6509,
 			text: phraseMask{
 				{index: 35, bits: 6},
 				{index: 29, bits: 512},
@@ -13392,7 +13390,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6514,
+			line: 6520,
 			text: phraseMask{
 				{index: 35, bits: 1048568},
 				{index: 1, bits: 281474976710656},
@@ -13412,7 +13410,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6529,
+			line: 6535,
 			text: phraseMask{
 				{index: 35, bits: 1071644672},
 			},
@@ -13422,43 +13420,43 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6535,
+			line: 6541,
 			text: phraseMask{
 				{index: 35, bits: 273804165120},
-				{index: 3, bits: 8589934592},
+				{index: 3, bits: 17179869184},
 				{index: 9, bits: 8192},
 			},
-			textIDs: []int32{2270, 2271, 225, 589, 2272, 2273, 2274, 2275, 2276, 2277},
+			textIDs: []int32{2270, 2271, 226, 589, 2272, 2273, 2274, 2275, 2276, 2277},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "expired-connection-text",
 			file: "rules.yaml (built-in)",
-			line: 6541,
+			line: 6547,
 			text: phraseMask{
-				{index: 3, bits: 256},
+				{index: 3, bits: 512},
 				{index: 14, bits: 48},
 				{index: 35, bits: 1924145348608},
 				{index: 8, bits: 1152921504606846976},
 				{index: 13, bits: 140737488355328},
 			},
-			textIDs: []int32{200, 901, 2278, 2279, 572, 879, 900, 2280},
+			textIDs: []int32{201, 901, 2278, 2279, 572, 879, 900, 2280},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "tls-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6549,
+			line: 6555,
 			text: phraseMask{
-				{index: 2, bits: 162129586585337856},
+				{index: 2, bits: 324259173170675712},
 			},
-			textIDs: []int32{182, 185},
+			textIDs: []int32{183, 186},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "mailererror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6554,
+			line: 6560,
 			text: phraseMask{
 				{index: 35, bits: 2199023255552},
 			},
@@ -13468,7 +13466,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "onhold-text",
 			file: "rules.yaml (built-in)",
-			line: 6559,
+			line: 6565,
 			text: phraseMask{
 				{index: 35, bits: 30786325577728},
 			},
@@ -13478,7 +13476,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.4.7",
 			file: "rules.yaml (built-in)",
-			line: 6570,
+			line: 6576,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 7, detHi: 7},
 				{class: 5, subject: 4, detailLo: 7, detHi: 7},
@@ -13537,7 +13535,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1",
 			file: "rules.yaml (built-in)",
-			line: 6583,
+			line: 6589,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -13593,7 +13591,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.14",
 			file: "rules.yaml (built-in)",
-			line: 6595,
+			line: 6601,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
 			},
@@ -13642,7 +13640,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6",
 			file: "rules.yaml (built-in)",
-			line: 6604,
+			line: 6610,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -13691,7 +13689,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.6.11",
 			file: "rules.yaml (built-in)",
-			line: 6613,
+			line: 6619,
 			status: []statusPattern{
 				{class: 5, subject: 6, detailLo: 11, detHi: 11},
 			},
@@ -13740,7 +13738,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1",
 			file: "rules.yaml (built-in)",
-			line: 6630,
+			line: 6636,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -13854,7 +13852,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.2",
 			file: "rules.yaml (built-in)",
-			line: 6644,
+			line: 6650,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -13890,7 +13888,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.3",
 			file: "rules.yaml (built-in)",
-			line: 6651,
+			line: 6657,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -13982,7 +13980,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4",
 			file: "rules.yaml (built-in)",
-			line: 6662,
+			line: 6668,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -14018,7 +14016,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4-temporary",
 			file: "rules.yaml (built-in)",
-			line: 6669,
+			line: 6675,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -14054,7 +14052,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.5",
 			file: "rules.yaml (built-in)",
-			line: 6676,
+			line: 6682,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 5, detHi: 5},
 			},
@@ -14083,7 +14081,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.6",
 			file: "rules.yaml (built-in)",
-			line: 6683,
+			line: 6689,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -14127,7 +14125,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.0",
 			file: "rules.yaml (built-in)",
-			line: 6691,
+			line: 6697,
 			status: []statusPattern{
 				{class: 5, subject: 4},
 			},
@@ -14136,7 +14134,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.6",
 			file: "rules.yaml (built-in)",
-			line: 6697,
+			line: 6703,
 			status: []statusPattern{
 				{class: -1, subject: 6, detailLo: -1, detHi: -1},
 			},
@@ -14172,7 +14170,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sisimai-4.2.1-4.7.1-4.7.2",
 			file: "rules.yaml (built-in)",
-			line: 6705,
+			line: 6711,
 			status: []statusPattern{
 				{class: 4, subject: 2, detailLo: 1, detHi: 1},
 				{class: 4, subject: 7, detailLo: 1, detHi: 1},
@@ -14186,7 +14184,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.1",
 			file: "rules.yaml (built-in)",
-			line: 6712,
+			line: 6718,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 1, detHi: 1},
 			},
@@ -14456,7 +14454,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.other",
 			file: "rules.yaml (built-in)",
-			line: 6749,
+			line: 6755,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: -1, detHi: -1},
 			},
@@ -14693,7 +14691,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "delayed-unknown",
 			file:   "rules.yaml (built-in)",
-			line:   6779,
+			line:   6785,
 			action: []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "expired",
@@ -14752,7 +14750,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.other",
 			file: "rules.yaml (built-in)",
-			line: 6789,
+			line: 6795,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: -1, detHi: -1},
 			},
@@ -14761,7 +14759,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.0",
 			file: "rules.yaml (built-in)",
-			line: 6794,
+			line: 6800,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: -1, detHi: -1},
 			},
@@ -14770,7 +14768,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.0",
 			file: "rules.yaml (built-in)",
-			line: 6799,
+			line: 6805,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: -1, detHi: -1},
 			},
@@ -14825,7 +14823,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.0",
 			file: "rules.yaml (built-in)",
-			line: 6808,
+			line: 6814,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: -1, detHi: -1},
 				{class: 4, subject: 3, detailLo: 3, detHi: 3},
@@ -14836,7 +14834,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.0",
 			file: "rules.yaml (built-in)",
-			line: 6816,
+			line: 6822,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: -1, detHi: -1},
 			},
@@ -14845,14 +14843,14 @@ var builtinSet = &ruleSet{
 		{
 			id:       "diagnostic-type-x-unix",
 			file:     "rules.yaml (built-in)",
-			line:     6821,
+			line:     6827,
 			diagType: []string{"x-unix"},
 			then:     thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "rfc3463-x.3.other",
 			file: "rules.yaml (built-in)",
-			line: 6831,
+			line: 6837,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: -1, detHi: -1},
 			},
@@ -14861,7 +14859,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-onhold",
 			file: "rules.yaml (built-in)",
-			line: 6841,
+			line: 6847,
 			text: phraseMask{
 				{index: 35, bits: 35184372088832},
 			},
@@ -14871,7 +14869,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-onhold",
 			file: "rules.yaml (built-in)",
-			line: 6846,
+			line: 6852,
 			text: phraseMask{
 				{index: 35, bits: 492581209243648},
 			},
@@ -14881,7 +14879,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-onhold",
 			file: "rules.yaml (built-in)",
-			line: 6852,
+			line: 6858,
 			text: phraseMask{
 				{index: 35, bits: 3940649673949184},
 			},
@@ -14892,7 +14890,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-521-556",
 			file: "rules.yaml (built-in)",
-			line: 6861,
+			line: 6867,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 1},
@@ -14906,7 +14904,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-552",
 			file: "rules.yaml (built-in)",
-			line: 6865,
+			line: 6871,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 2},
@@ -14922,7 +14920,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-452",
 			file: "rules.yaml (built-in)",
-			line: 6869,
+			line: 6875,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 2},
@@ -14933,7 +14931,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-421",
 			file: "rules.yaml (built-in)",
-			line: 6873,
+			line: 6879,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 2, 2: 1},
@@ -14947,7 +14945,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-553",
 			file: "rules.yaml (built-in)",
-			line: 6877,
+			line: 6883,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 3},
@@ -14958,7 +14956,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-syntax",
 			file: "rules.yaml (built-in)",
-			line: 6881,
+			line: 6887,
 			status: []statusPattern{
 				{none: true},
 				{class: 5, subject: 5, detailLo: -1, detHi: -1},
@@ -15018,7 +15016,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-451",
 			file: "rules.yaml (built-in)",
-			line: 6889,
+			line: 6895,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 1},
@@ -15075,7 +15073,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "vacation-text",
 			file: "rules.yaml (built-in)",
-			line: 6897,
+			line: 6903,
 			text: phraseMask{
 				{index: 35, bits: 270215977642229760},
 			},
@@ -15088,7 +15086,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unreadable-text",
 			file: "rules.yaml (built-in)",
-			line: 6904,
+			line: 6910,
 			regexps: []*pattern{
 				{src: "^[^a-z]+$", captures: false, minLen: 1},
 			},
@@ -15127,7 +15125,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-550-554-alone",
 			file: "rules.yaml (built-in)",
-			line: 6913,
+			line: 6919,
 			status: []statusPattern{
 				{none: true},
 			},
@@ -15198,7 +15196,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.0.0",
 			file: "rules.yaml (built-in)",
-			line: 6922,
+			line: 6928,
 			status: []statusPattern{
 				{class: -1, detailLo: -1, detHi: -1},
 			},
@@ -15573,9 +15571,10 @@ var builtinSet = &ruleSet{
 			file: "rules.yaml (built-in)",
 			line: 1121,
 			text: phraseMask{
-				{index: 2, bits: 15762598695796736},
+				{index: 2, bits: 33776997205278720},
 			},
 			regexps: []*pattern{
+				{src: "queue\\.expired; message expired \\[\\{led=(?P<last_error>[45][0-9][0-9][ -][^{}]{4,150}?)\\}", captures: true, minLen: 46},
 				{src: "(?:retry timeout exceeded|delivery temporarily suspended|retry time not reached for any host after a long failure period)[:;,]? (?:host [a-z0-9][a-z0-9.-]* \\[[0-9a-f.:]+\\]:? |connect to [a-z0-9][a-z0-9.-]*\\[[0-9a-f.:]+\\]:[0-9]+:? )?(?P<last_error>connection timed out|connection refused|no route to host|network is unreachable|host is unreachable|connection reset by peer|lost connection with [a-z0-9.-]+\\[[0-9a-f.:]+\\] while [a-z ]{4,40}[a-z]|all relevant mx records point to non-existent hosts|host or domain name not found\\. name service error for name=[a-z0-9.-]+ type=[a-z]+: host not found(?:, try again)?|temporary failure in name resolution|host lookup did not complete)", captures: true, minLen: 39},
 				{src: "(?P<last_error>connection timed out|connection refused|no route to host|network is unreachable|host is unreachable|connection reset by peer|lost connection with [a-z0-9.-]+\\[[0-9a-f.:]+\\] while [a-z ]{4,40}[a-z]|all relevant mx records point to non-existent hosts|host or domain name not found\\. name service error for name=[a-z0-9.-]+ type=[a-z]+: host not found(?:, try again)?|temporary failure in name resolution|host lookup did not complete): retry timeout exceeded", captures: true, minLen: 40},
 				{src: "\\bhost [a-z0-9][a-z0-9.-]* ?\\[[0-9a-f.:]+\\](?::[0-9]+)?:? (?P<last_error>connection timed out|connection refused|no route to host|network is unreachable|host is unreachable|connection reset by peer|lost connection with [a-z0-9.-]+\\[[0-9a-f.:]+\\] while [a-z ]{4,40}[a-z]|all relevant mx records point to non-existent hosts|host or domain name not found\\. name service error for name=[a-z0-9.-]+ type=[a-z]+: host not found(?:, try again)?|temporary failure in name resolution|host lookup did not complete)", captures: true, minLen: 26},
@@ -15585,9 +15584,9 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls",
 			file: "rules.yaml (built-in)",
-			line: 1138,
+			line: 1144,
 			text: phraseMask{
-				{index: 2, bits: 4593671619917905920},
+				{index: 2, bits: 9187343239835811840},
 			},
 			regexps: []*pattern{
 				{src: "(?P<tls_required>must issue a starttls command first|encryption required for requested authentication mechanism|starttls is required to send mail|tls required for rcpt domain|must use starttls|requires? (?:a )?starttls|starttls (?:is )?required)", captures: true, minLen: 16},
@@ -15600,12 +15599,13 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-mx",
 			file: "rules.yaml (built-in)",
-			line: 1165,
+			line: 1171,
 			text: phraseMask{
-				{index: 2, bits: 13835058055282163712},
+				{index: 2, bits: 9223372036854775808},
+				{index: 3, bits: 1},
 			},
 			unless: phraseMask{
-				{index: 3, bits: 1},
+				{index: 3, bits: 2},
 				{index: 2, bits: 68169720922112},
 			},
 			regexps: []*pattern{
@@ -15616,12 +15616,12 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-domain",
 			file: "rules.yaml (built-in)",
-			line: 1180,
+			line: 1186,
 			text: phraseMask{
-				{index: 3, bits: 62},
+				{index: 3, bits: 124},
 			},
 			unless: phraseMask{
-				{index: 3, bits: 1},
+				{index: 3, bits: 2},
 				{index: 2, bits: 68169720922112},
 			},
 			regexps: []*pattern{
@@ -15631,9 +15631,9 @@ var builtinSet = &ruleSet{
 		{
 			id:   "connection",
 			file: "rules.yaml (built-in)",
-			line: 1188,
+			line: 1194,
 			text: phraseMask{
-				{index: 3, bits: 1048512},
+				{index: 3, bits: 2097024},
 			},
 			regexps: []*pattern{
 				{src: "(?P<conn_refused>connection refused|refused (?:the |our )?connection|actively refused|connection was refused)", captures: true, minLen: 16},
@@ -16280,16 +16280,16 @@ var builtinSet = &ruleSet{
 		"ppap", ":blocked)", "attach", "file", "n=", ".exe", ".scr", ".js", ".zip", ".docm", ".xlsm", ".iso", ".bat", ".vbs", ".jar", "添付", "ファイル名", "anhang", "dateiname", "pièce jointe",
 		"nom du fichier", "adjunto", "anexo", "nome do arquivo", "allegato", "nome del file", "bijlage", "bestandsnaam", "contact", "write to", "e-mail", "email", "mail to", "mailto", "send", "reach", "postmaster@", "abuse@", "delist", "unblock",
 		"support@", "helpdesk@", "directed to", "forward this message to", "ask", "loop", "too many hops", "hop count", "too many received", "temporary failure in name resolution", "host lookup did not complete", "host name lookup failure", "name server timeout", "servfail", "dns lookup timed out", "dns timeout", "temporary dns failure", "dns temporary failure", "temporary dns error", "retry timeout exceeded",
-		"delivery temporarily suspended", "retry time not reached", "starttls", "tls", "encryption required", "certificate", "untrusted issuer", "mta-sts", "tlsa", "dane", "mx", "mail exchanger", "host not found, try again", "nxdomain", "domain name not found", "domain not found", "no such domain", "domain does not exist", "connect", "refused",
-		"timed out", "time out", "timeout", "time-out", "unreachable", "no route", "did not respond", "not respond", "no response", "no answer", "did not answer", "last endpoint", "not enough disk space", "quota exceeded", "quota exceeded (mailbox for user is full)", "mailbox doesn't exist:", "disc quota exceeded", "mailbox full or quota exceeded", "temporary file write error", ": invalid mailbox path",
-		": unknown user:", ": user missing home directory", ": user unknown", "quota exceeded while writing", "user over quota", "service unavailable", "no space left to finish writing", "maildir over quota.", "cannot find system user", "invalid user specified.", "user does not exist, but will deliver to", "domain is over quota", "user is over quota", "account is locked email bounced", "sorry, no mailbox here by that name.", "delivery failed due to system quota violation", "invalid or unknown base user or domain", "invalid or unknown virtual user", "user name does not refer to a virtual user", "mail.local:",
-		"procmail:", "/procmail", "maildrop:", "vdelivermail:", "vdeliver:", "> was automatically rejected:", "#5.1.0 address rejected", "s3140", "s3150", "greylisted", "greylisting", "graylisted", "graylisting", "grey-listed", "gray-listed", "ipcheck.proofpoint.com", "proofpoint.com/dnsbl-lookup", "proofpoint dynamic reputation", "sender verify failed", "could not complete sender verify callout",
-		"sender address verification failed", "sender verification failed", "unverifiable sender", "sender address rejected: unverified address", "is receiving mail at a rate that prevents additional messages", "is receiving mail too quickly", "this message is likely unsolicited mail", "envelope blocked - user entry", "envelope blocked - user domain entry", "rejected by header-based manually blocked senders", "rejected by header based manually blocked senders", "envelope blocked - policy", "administrative prohibition envelope blocked", "administrative prohibition - envelope blocked", "rejected by header-based blocked senders", "rejected by header based blocked senders", "envelope rejected - block policy for envelope from address", "anti-spoofing policy - inbound not allowed", "rejected by header-based anti-spoofing policy", "rejected by header based anti-spoofing policy",
-		"lpn", "ofr", "ouk", "cdrbl", "cxbl", "ipbl0", "ipbl1", "cxdns", "cxsndr", "cxsmtp", "cxcnct", "cxmxrt", "cxmj", "cxthrt", "urlbl", "pol-p7", "pol-p1", "pol-p2", "pol-p3", "pol-p4",
-		"pol-t1", "pol-t2", "pol-t3", "msg-p2", "rcp-p2", "rcp-p3", "msg-p1", "int-p2", "msg-p3", "dns-p1", "dns-p2", "dns-t1", "dns-p3", "dns-t2", "pol-p6", "rcp-t4", "rcp-t1", "con-t1", "con-t2", "con-t3",
-		"con-t4", "msg-t1", "rcp-p1", "int-p1", "int-p3", "int-p4", "pol-p5", "aup#", "ib401", "ib501", "ib502", "ib506", "ib508", "ib108", "ib212", "ib705", "ib605", "ib007", "ib101", "ib504",
-		"ib510", "ib607", "ib110", "ib111", "ib112", "ib113", "ib104", "ib105", "ib106", "ib103", "i.ua/err/", "(000c05a6)", "(000c0595)", "(00010256)", "(000d06b5)", "(00120270)", "(00050311)", "(000502cc)", "(000b0981)", "smtpsend.dns.nonexistentdomain",
-		"smtpsend.dns.mxloopback", "resolver.adr.badprimary", "resolver.adr.invalidinsmtp", "resolver.adr.ambiguous", "resolver.adr.reciplimit", "resolver.rst.recipsizelimit", "queue.expired", "(state 15)", "(state 17)", "(state 18)", "(state 12)", "delivery error: dd this user doesn't have a", "delivery error: dd", "is no longer valid", "has suppressed sending to this address", "on the suppression list", "account-level suppression list", "onaccountsuppressionlist", "sc-00", "dy-00",
+		"delivery temporarily suspended", "retry time not reached", "queue.expired", "starttls", "tls", "encryption required", "certificate", "untrusted issuer", "mta-sts", "tlsa", "dane", "mx", "mail exchanger", "host not found, try again", "nxdomain", "domain name not found", "domain not found", "no such domain", "domain does not exist", "connect",
+		"refused", "timed out", "time out", "timeout", "time-out", "unreachable", "no route", "did not respond", "not respond", "no response", "no answer", "did not answer", "last endpoint", "not enough disk space", "quota exceeded", "quota exceeded (mailbox for user is full)", "mailbox doesn't exist:", "disc quota exceeded", "mailbox full or quota exceeded", "temporary file write error",
+		": invalid mailbox path", ": unknown user:", ": user missing home directory", ": user unknown", "quota exceeded while writing", "user over quota", "service unavailable", "no space left to finish writing", "maildir over quota.", "cannot find system user", "invalid user specified.", "user does not exist, but will deliver to", "domain is over quota", "user is over quota", "account is locked email bounced", "sorry, no mailbox here by that name.", "delivery failed due to system quota violation", "invalid or unknown base user or domain", "invalid or unknown virtual user", "user name does not refer to a virtual user",
+		"mail.local:", "procmail:", "/procmail", "maildrop:", "vdelivermail:", "vdeliver:", "> was automatically rejected:", "#5.1.0 address rejected", "s3140", "s3150", "greylisted", "greylisting", "graylisted", "graylisting", "grey-listed", "gray-listed", "ipcheck.proofpoint.com", "proofpoint.com/dnsbl-lookup", "proofpoint dynamic reputation", "sender verify failed",
+		"could not complete sender verify callout", "sender address verification failed", "sender verification failed", "unverifiable sender", "sender address rejected: unverified address", "is receiving mail at a rate that prevents additional messages", "is receiving mail too quickly", "this message is likely unsolicited mail", "envelope blocked - user entry", "envelope blocked - user domain entry", "rejected by header-based manually blocked senders", "rejected by header based manually blocked senders", "envelope blocked - policy", "administrative prohibition envelope blocked", "administrative prohibition - envelope blocked", "rejected by header-based blocked senders", "rejected by header based blocked senders", "envelope rejected - block policy for envelope from address", "anti-spoofing policy - inbound not allowed", "rejected by header-based anti-spoofing policy",
+		"rejected by header based anti-spoofing policy", "lpn", "ofr", "ouk", "cdrbl", "cxbl", "ipbl0", "ipbl1", "cxdns", "cxsndr", "cxsmtp", "cxcnct", "cxmxrt", "cxmj", "cxthrt", "urlbl", "pol-p7", "pol-p1", "pol-p2", "pol-p3",
+		"pol-p4", "pol-t1", "pol-t2", "pol-t3", "msg-p2", "rcp-p2", "rcp-p3", "msg-p1", "int-p2", "msg-p3", "dns-p1", "dns-p2", "dns-t1", "dns-p3", "dns-t2", "pol-p6", "rcp-t4", "rcp-t1", "con-t1", "con-t2",
+		"con-t3", "con-t4", "msg-t1", "rcp-p1", "int-p1", "int-p3", "int-p4", "pol-p5", "aup#", "ib401", "ib501", "ib502", "ib506", "ib508", "ib108", "ib212", "ib705", "ib605", "ib007", "ib101",
+		"ib504", "ib510", "ib607", "ib110", "ib111", "ib112", "ib113", "ib104", "ib105", "ib106", "ib103", "i.ua/err/", "(000c05a6)", "(000c0595)", "(00010256)", "(000d06b5)", "(00120270)", "(00050311)", "(000502cc)", "(000b0981)",
+		"smtpsend.dns.nonexistentdomain", "smtpsend.dns.mxloopback", "resolver.adr.badprimary", "resolver.adr.invalidinsmtp", "resolver.adr.ambiguous", "resolver.adr.reciplimit", "resolver.rst.recipsizelimit", "(state 15)", "(state 17)", "(state 18)", "(state 12)", "delivery error: dd this user doesn't have a", "delivery error: dd", "is no longer valid", "has suppressed sending to this address", "on the suppression list", "account-level suppression list", "onaccountsuppressionlist", "sc-00", "dy-00",
 		"ou-00", "(dyn:t1)", "(rly:b1)", "(rly:b2)", "(rly:b3)", "(rtr:bb)", "(rtr:ge)", "(hvu:b1)", "(con:b1)", "(dns:nr)", "dns:nr:", "550 : user unknown", ">: user unknown", "552 too much mail data", "552 too many recipients", "503 bad sequence of commands", "504 command parameter not implemented", "type=mx: malformed or unexpected name server reply", "host or domain name not found", "s dmarc policy",
 		"blocked for failing both spf and dkim autentication checks", "rejected due to having a domain present in the spamhaus", "rejected due to listing in spamhaus", "blocked - see https://support.proofpoint.com/dnsbl-lookup", "not accepting connections", "recipient no longer on server", "relay access denied", "host/domain does not accept mail", "due to local policy", "[cs01]", "sender address rejected", "due to excessive volume", "inactive email address", "user does not exist", "unknown or illegal alias", "cox too many bad commands from", "too many invalid recipients", "dns check failure - try again later", "rejected - no rdns", "esmtp no data before greeting",
 		"attachment extension is forbidden", "sender rejected", "esmtp server temporarily not available", "too many sessions from", "requested action aborted: try again later", "message threshold exceeded", "recipient rejected", "spf/dns de votre nom de domaine", "rbl reject", "www.spamhaus.org/query/bl?ip=", "has been in the queue too long", "delivery timeout", "account storage limit", "message rejected for spam or virus content", "account disabled", "message is looping", "recipient not found", "account does not exist", "exceeded google's message size limits", "is not a valid rfc 5321 address",
@@ -29814,196 +29814,196 @@ var builtinTrie = &trie{
 		3974, 3974, 3974, 3974, 3974, 3974, 3974, 3974, 3974, 3974, 3974, 3974, 3974, 3974, 3975,
 	},
 	outIDs: []int32{
-		246, 1406, 1323, 1423, 353, 357, 356, 358, 2286, 2287, 2288, 352, 351, 354, 355, 388, 389, 381, 387, 382,
+		247, 1406, 1323, 1423, 354, 358, 357, 359, 2286, 2287, 2288, 353, 352, 355, 356, 388, 389, 381, 387, 382,
 		383, 384, 385, 386, 370, 367, 368, 369, 601, 97, 1855, 1697, 1865, 132, 129, 125, 131, 134, 127, 126,
-		133, 130, 128, 1865, 1699, 1865, 1700, 1199, 41, 1865, 15, 1232, 12, 1865, 1698, 241, 27, 1865, 994, 2103,
-		1406, 1323, 1425, 2210, 395, 535, 396, 2209, 548, 549, 1567, 877, 1567, 391, 222, 646, 1424, 1554, 394, 89,
-		93, 393, 1031, 1549, 1701, 1681, 1682, 1435, 1555, 219, 1436, 1489, 1567, 220, 1567, 221, 1490, 222, 646, 767,
-		121, 1550, 245, 767, 1551, 2249, 1567, 392, 222, 646, 1062, 473, 409, 151, 2239, 1663, 29, 157, 22, 756,
+		133, 130, 128, 1865, 1699, 1865, 1700, 1199, 41, 1865, 15, 1232, 12, 1865, 1698, 242, 27, 1865, 994, 2103,
+		1406, 1323, 1425, 2210, 395, 535, 396, 2209, 548, 549, 1567, 877, 1567, 391, 223, 646, 1424, 1554, 394, 89,
+		93, 393, 1031, 1549, 1701, 1681, 1682, 1435, 1555, 220, 1436, 1489, 1567, 221, 1567, 222, 1490, 223, 646, 767,
+		121, 1550, 246, 767, 1551, 2249, 1567, 392, 223, 646, 1062, 473, 409, 151, 2239, 1663, 29, 157, 22, 756,
 		1416, 1795, 950, 1321, 154, 1287, 1284, 1322, 1607, 1630, 1311, 2244, 1552, 434, 763, 66, 995, 437, 1499, 1141,
 		1127, 2217, 763, 1146, 2143, 1137, 767, 1130, 1111, 764, 1157, 764, 631, 763, 1126, 2216, 763, 996, 1066, 1048,
-		1129, 765, 1136, 2218, 767, 151, 233, 1148, 997, 475, 1039, 1133, 764, 66, 1161, 998, 1039, 1155, 764, 2169,
+		1129, 765, 1136, 2218, 767, 151, 234, 1148, 997, 475, 1039, 1133, 764, 66, 1161, 998, 1039, 1155, 764, 2169,
 		1648, 1849, 2289, 763, 644, 432, 66, 1131, 764, 1151, 764, 155, 516, 2216, 763, 517, 765, 376, 1426, 1499,
-		190, 840, 1167, 1524, 1427, 1323, 1154, 764, 1287, 1389, 1284, 1428, 1506, 1657, 2233, 141, 1324, 273, 1397, 767,
-		272, 1397, 767, 1160, 763, 1159, 763, 1518, 647, 1554, 1553, 46, 2268, 554, 1826, 165, 2074, 450, 68, 67,
-		198, 1887, 1905, 1898, 66, 1910, 783, 1626, 1627, 1608, 190, 1910, 782, 841, 767, 144, 1816, 190, 872, 1910,
-		183, 2163, 122, 2016, 108, 1991, 489, 190, 786, 1419, 1418, 456, 2242, 455, 1318, 142, 788, 137, 277, 1702,
+		191, 840, 1167, 1524, 1427, 1323, 1154, 764, 1287, 1389, 1284, 1428, 1506, 1657, 2233, 141, 1324, 274, 1397, 767,
+		273, 1397, 767, 1160, 763, 1159, 763, 1518, 647, 1554, 1553, 46, 2268, 554, 1826, 165, 2074, 450, 68, 67,
+		199, 1887, 1905, 1898, 66, 1910, 783, 1626, 1627, 1608, 191, 1910, 782, 841, 767, 144, 1816, 191, 872, 1910,
+		184, 2163, 122, 2016, 108, 1991, 489, 191, 786, 1419, 1418, 456, 2242, 455, 1318, 142, 788, 137, 278, 1702,
 		2242, 115, 503, 1108, 1554, 804, 1170, 1648, 832, 1555, 830, 1059, 1013, 1050, 164, 122, 108, 2051, 767, 420,
-		2269, 2061, 2053, 2247, 2248, 767, 2034, 2025, 2033, 2024, 2052, 767, 2026, 2054, 2248, 767, 2055, 767, 327, 2179,
+		2269, 2061, 2053, 2247, 2248, 767, 2034, 2025, 2033, 2024, 2052, 767, 2026, 2054, 2248, 767, 2055, 767, 328, 2179,
 		1219, 2183, 2170, 2178, 2187, 2171, 718, 717, 502, 151, 2172, 2188, 2189, 724, 855, 151, 1327, 1399, 25, 663,
 		1687, 2211, 1504, 1555, 842, 1634, 1609, 1292, 945, 123, 866, 154, 1794, 1670, 2239, 154, 1378, 1233, 2244, 2210,
 		535, 2236, 1226, 1200, 1396, 94, 1532, 1554, 1541, 112, 122, 1986, 108, 123, 2042, 109, 154, 1234, 2245, 1659,
 		1660, 14, 1395, 1325, 1326, 58, 544, 1920, 1865, 12, 670, 1554, 1415, 1992, 2022, 2020, 950, 1596, 151, 1575,
-		154, 1554, 154, 1328, 950, 739, 2248, 767, 2135, 147, 2293, 146, 2192, 2191, 241, 1, 1287, 2, 1284, 1235,
+		154, 1554, 154, 1328, 950, 739, 2248, 767, 2135, 147, 2293, 146, 2192, 2191, 242, 1, 1287, 2, 1284, 1235,
 		8, 932, 942, 38, 931, 37, 930, 941, 36, 827, 935, 111, 123, 2060, 1703, 1865, 1288, 3, 105, 114,
-		767, 1236, 40, 11, 403, 256, 122, 2032, 108, 2038, 2013, 2012, 37, 490, 2249, 1865, 1704, 1865, 1705, 1587,
+		767, 1236, 40, 11, 403, 257, 122, 2032, 108, 2038, 2013, 2012, 37, 490, 2249, 1865, 1704, 1865, 1705, 1587,
 		1554, 123, 2039, 109, 39, 1706, 1227, 400, 154, 2258, 940, 38, 939, 36, 0, 1286, 4, 1285, 933, 941,
 		36, 1329, 950, 970, 972, 1109, 999, 968, 1574, 1050, 971, 973, 969, 155, 1788, 1780, 768, 981, 979, 980,
 		978, 744, 463, 62, 988, 987, 2071, 117, 1429, 1567, 1567, 2075, 123, 1330, 1381, 891, 583, 524, 518, 2273,
-		1707, 1865, 2070, 117, 2279, 198, 500, 228, 1567, 2253, 1910, 1610, 1644, 890, 1633, 1611, 152, 770, 1567, 154,
-		44, 2168, 183, 985, 984, 2073, 18, 283, 10, 185, 2160, 2159, 185, 565, 1910, 185, 1910, 189, 568, 2259,
-		767, 946, 1910, 1645, 1289, 2254, 1238, 1239, 2253, 1910, 1612, 1610, 1240, 1302, 191, 1241, 2181, 716, 2181, 745,
-		2200, 2194, 2193, 2212, 2208, 2205, 2195, 2209, 2207, 317, 318, 319, 320, 2098, 625, 185, 1242, 198, 654, 551,
-		466, 66, 667, 1898, 66, 955, 1870, 66, 954, 572, 199, 1243, 2256, 1815, 1244, 557, 200, 1245, 1910, 2244,
+		1707, 1865, 2070, 117, 2279, 199, 500, 229, 1567, 2253, 1910, 1610, 1644, 890, 1633, 1611, 152, 770, 1567, 154,
+		44, 2168, 184, 985, 984, 2073, 18, 284, 10, 186, 2160, 2159, 186, 565, 1910, 186, 1910, 190, 568, 2259,
+		767, 946, 1910, 1645, 1289, 2254, 1238, 1239, 2253, 1910, 1612, 1610, 1240, 1302, 192, 1241, 2181, 716, 2181, 745,
+		2200, 2194, 2193, 2212, 2208, 2205, 2195, 2209, 2207, 318, 319, 320, 321, 2098, 625, 186, 1242, 199, 654, 551,
+		466, 66, 667, 1898, 66, 955, 1870, 66, 954, 572, 200, 1243, 2256, 1815, 1244, 557, 201, 1245, 1910, 2244,
 		1865, 12, 1246, 671, 154, 1331, 1400, 944, 1648, 1907, 2242, 150, 1865, 1708, 148, 486, 1858, 95, 1690, 1783,
-		2284, 585, 1709, 2012, 1781, 2023, 1784, 921, 914, 920, 60, 59, 918, 989, 42, 2142, 2069, 117, 154, 259,
-		901, 198, 154, 1796, 152, 779, 2111, 1420, 191, 2274, 2076, 1648, 838, 843, 154, 43, 45, 2211, 415, 982,
-		154, 1865, 1247, 1149, 764, 284, 290, 287, 292, 190, 291, 289, 288, 293, 1865, 151, 1710, 151, 2101, 66,
-		1554, 692, 93, 1554, 694, 90, 66, 154, 66, 698, 695, 511, 686, 213, 66, 696, 513, 154, 66, 697,
-		514, 1567, 154, 66, 512, 189, 2166, 122, 1985, 108, 2232, 138, 35, 1865, 12, 922, 1567, 1514, 684, 1564,
-		766, 33, 32, 1884, 411, 158, 2139, 2112, 372, 1567, 1514, 371, 684, 1564, 2113, 2145, 235, 1056, 2264, 1000,
-		1039, 750, 584, 1334, 199, 2203, 202, 823, 179, 180, 764, 2114, 431, 202, 123, 792, 2269, 793, 2269, 1554,
+		2284, 585, 1709, 2012, 1781, 2023, 1784, 921, 914, 920, 60, 59, 918, 989, 42, 2142, 2069, 117, 154, 260,
+		901, 199, 154, 1796, 152, 779, 2111, 1420, 192, 2274, 2076, 1648, 838, 843, 154, 43, 45, 2211, 415, 982,
+		154, 1865, 1247, 1149, 764, 285, 291, 288, 293, 191, 292, 290, 289, 294, 1865, 151, 1710, 151, 2101, 66,
+		1554, 692, 93, 1554, 694, 90, 66, 154, 66, 698, 695, 511, 686, 214, 66, 696, 513, 154, 66, 697,
+		514, 1567, 154, 66, 512, 190, 2166, 122, 1985, 108, 2232, 138, 35, 1865, 12, 922, 1567, 1514, 684, 1564,
+		766, 33, 32, 1884, 411, 158, 2139, 2112, 372, 1567, 1514, 371, 684, 1564, 2113, 2145, 236, 1056, 2264, 1000,
+		1039, 750, 584, 1334, 200, 2203, 203, 823, 179, 180, 764, 2114, 431, 203, 123, 792, 2269, 793, 2269, 1554,
 		819, 2118, 1332, 2251, 1993, 1333, 1402, 1865, 1711, 976, 1518, 1431, 1555, 2293, 593, 847, 1554, 1432, 93, 1307,
-		1306, 2136, 198, 210, 2164, 183, 206, 207, 81, 162, 763, 1139, 122, 2056, 108, 123, 2043, 109, 216, 213,
-		2106, 1051, 870, 213, 1001, 1215, 154, 614, 2237, 1214, 1222, 1198, 1191, 651, 1196, 1189, 1193, 154, 615, 1190,
-		58, 417, 1811, 148, 818, 822, 1648, 821, 194, 1817, 1649, 780, 1910, 174, 200, 571, 1797, 177, 175, 202,
-		309, 310, 312, 311, 313, 390, 11, 1237, 10, 1908, 10, 1648, 567, 761, 151, 760, 190, 1408, 1589, 1605,
+		1306, 2136, 199, 211, 2164, 184, 207, 208, 81, 162, 763, 1139, 122, 2056, 108, 123, 2043, 109, 217, 214,
+		2106, 1051, 870, 214, 1001, 1215, 154, 614, 2237, 1214, 1222, 1198, 1191, 651, 1196, 1189, 1193, 154, 615, 1190,
+		58, 417, 1811, 148, 818, 822, 1648, 821, 195, 1817, 1649, 780, 1910, 174, 201, 571, 1797, 177, 175, 203,
+		310, 311, 313, 312, 314, 390, 11, 1237, 10, 1908, 10, 1648, 567, 761, 151, 760, 191, 1408, 1589, 1605,
 		950, 1499, 1335, 1430, 1640, 495, 1626, 1515, 1552, 1002, 754, 154, 1920, 2244, 1910, 498, 154, 1626, 497, 1220,
-		1197, 1417, 1636, 1590, 1500, 1648, 924, 1288, 925, 1286, 197, 1499, 1248, 66, 665, 155, 1828, 900, 1848, 231,
-		475, 1039, 151, 1852, 790, 1829, 1386, 194, 1845, 195, 154, 1336, 943, 62, 523, 1843, 1194, 772, 123, 777,
+		1197, 1417, 1636, 1590, 1500, 1648, 924, 1288, 925, 1286, 198, 1499, 1248, 66, 665, 155, 1828, 900, 1848, 232,
+		475, 1039, 151, 1852, 790, 1829, 1386, 195, 1845, 196, 154, 1336, 943, 62, 523, 1843, 1194, 772, 123, 777,
 		1965, 1791, 411, 1600, 1572, 1601, 1555, 408, 2261, 831, 38, 507, 1668, 2239, 154, 454, 452, 1648, 2245, 453,
 		451, 2244, 677, 1648, 1653, 816, 379, 1305, 1304, 1865, 1249, 767, 977, 150, 1554, 93, 1862, 2285, 1298, 945,
 		536, 101, 151, 1552, 155, 1110, 516, 2216, 763, 1434, 1433, 1426, 1499, 1171, 154, 1337, 1403, 767, 1909, 2249,
-		1539, 2015, 1994, 674, 2009, 2267, 476, 1009, 213, 37, 648, 1338, 154, 949, 1339, 945, 1295, 459, 917, 487,
-		1689, 2100, 114, 2063, 122, 2062, 108, 2066, 2064, 123, 2065, 184, 1397, 767, 1340, 271, 1567, 1648, 268, 267,
-		837, 1384, 1384, 276, 154, 949, 1341, 1401, 1554, 878, 93, 1250, 785, 419, 198, 1251, 404, 422, 1555, 1054,
+		1539, 2015, 1994, 674, 2009, 2267, 476, 1009, 214, 37, 648, 1338, 154, 949, 1339, 945, 1295, 459, 917, 487,
+		1689, 2100, 114, 2063, 122, 2062, 108, 2066, 2064, 123, 2065, 185, 1397, 767, 1340, 272, 1567, 1648, 269, 268,
+		837, 1384, 1384, 277, 154, 949, 1341, 1401, 1554, 878, 93, 1250, 785, 419, 199, 1251, 404, 422, 1555, 1054,
 		1057, 62, 1087, 66, 438, 1103, 1060, 1074, 66, 68, 67, 1077, 62, 66, 1880, 1076, 1040, 1003, 1075, 66,
 		68, 67, 1078, 62, 62, 1567, 1105, 154, 688, 66, 1055, 1877, 62, 1098, 1087, 66, 1555, 1004, 1057, 645,
 		66, 1066, 65, 68, 67, 1099, 1096, 62, 66, 464, 66, 66, 122, 108, 461, 62, 465, 1087, 66, 62,
-		1087, 66, 477, 1648, 198, 1906, 1898, 66, 1888, 1041, 62, 1091, 1087, 66, 1555, 1064, 62, 68, 67, 1093,
-		62, 111, 122, 2059, 108, 123, 123, 2173, 1557, 1567, 2204, 789, 1140, 1552, 1252, 123, 1192, 187, 559, 2115,
+		1087, 66, 477, 1648, 199, 1906, 1898, 66, 1888, 1041, 62, 1091, 1087, 66, 1555, 1064, 62, 68, 67, 1093,
+		62, 111, 122, 2059, 108, 123, 123, 2173, 1557, 1567, 2204, 789, 1140, 1552, 1252, 123, 1192, 188, 559, 2115,
 		1648, 1227, 445, 1207, 1206, 2236, 442, 123, 110, 2050, 2246, 767, 2049, 2029, 2109, 109, 2045, 767, 2044, 2246,
 		767, 2028, 2047, 2046, 2265, 2027, 2048, 113, 2220, 1646, 1627, 1613, 2270, 811, 56, 2269, 122, 2031, 108, 123,
 		2041, 109, 163, 1826, 165, 9, 1382, 1323, 947, 1648, 1648, 1394, 1342, 2233, 1005, 1555, 151, 1343, 1647, 2116,
-		1253, 254, 251, 252, 75, 253, 249, 250, 71, 83, 72, 882, 70, 69, 983, 546, 1984, 2236, 443, 2247,
+		1253, 255, 252, 253, 75, 254, 250, 251, 71, 83, 72, 882, 70, 69, 983, 546, 1984, 2236, 443, 2247,
 		2248, 767, 2118, 2217, 763, 2143, 430, 2132, 1162, 1111, 764, 1870, 66, 1886, 550, 2239, 2219, 165, 815, 1058,
-		68, 151, 956, 1882, 67, 198, 606, 1163, 2140, 2130, 1314, 1576, 1599, 150, 154, 374, 1626, 496, 1626, 2117,
+		68, 151, 956, 1882, 67, 199, 606, 1163, 2140, 2130, 1314, 1576, 1599, 150, 154, 374, 1626, 496, 1626, 2117,
 		2135, 1995, 1996, 2234, 808, 1819, 165, 62, 65, 68, 67, 1673, 2227, 1684, 64, 2292, 2235, 2226, 673, 2283,
 		945, 1648, 592, 1293, 1254, 1910, 1827, 1838, 1294, 1297, 1295, 460, 161, 37, 114, 107, 106, 1712, 1865, 30,
-		74, 167, 1822, 1798, 1819, 165, 1910, 1409, 760, 1547, 1499, 155, 1799, 204, 170, 171, 633, 2266, 634, 1838,
-		192, 58, 155, 879, 900, 1648, 398, 194, 2254, 1830, 155, 1831, 204, 1648, 407, 760, 576, 2290, 584, 1255,
-		1304, 39, 40, 1655, 73, 2294, 2295, 2296, 2297, 350, 337, 338, 349, 346, 347, 348, 333, 342, 343, 344,
-		345, 334, 328, 329, 330, 339, 331, 332, 340, 336, 341, 335, 122, 2016, 108, 489, 1910, 1840, 1648, 833,
+		74, 167, 1822, 1798, 1819, 165, 1910, 1409, 760, 1547, 1499, 155, 1799, 205, 170, 171, 633, 2266, 634, 1838,
+		193, 58, 155, 879, 900, 1648, 398, 195, 2254, 1830, 155, 1831, 205, 1648, 407, 760, 576, 2290, 584, 1255,
+		1304, 39, 40, 1655, 73, 2294, 2295, 2296, 2297, 351, 338, 339, 350, 347, 348, 349, 334, 343, 344, 345,
+		346, 335, 329, 330, 331, 340, 332, 333, 341, 337, 342, 336, 122, 2016, 108, 489, 1910, 1840, 1648, 833,
 		1503, 1567, 856, 919, 2265, 1683, 1681, 1674, 1694, 1556, 2132, 765, 1112, 1552, 151, 412, 1045, 474, 1046, 472,
-		765, 637, 1419, 1418, 97, 1857, 95, 98, 1172, 1225, 2103, 1042, 2110, 605, 2104, 2105, 323, 307, 324, 325,
+		765, 637, 1419, 1418, 97, 1857, 95, 98, 1172, 1225, 2103, 1042, 2110, 605, 2104, 2105, 324, 308, 325, 326,
 		2096, 2077, 616, 2271, 2078, 2097, 2270, 2079, 580, 573, 1686, 2213, 480, 1841, 1648, 552, 36, 1344, 1567, 824,
-		2228, 1296, 945, 154, 1256, 1648, 1435, 1555, 1436, 555, 1691, 1693, 151, 1399, 1567, 236, 1648, 237, 1567, 829,
-		647, 1554, 154, 1345, 1508, 1567, 229, 611, 1522, 1554, 1142, 765, 1113, 1567, 21, 2244, 2250, 767, 66, 664,
-		1630, 94, 457, 1648, 1287, 620, 1284, 1648, 2239, 1664, 285, 286, 255, 1626, 1614, 766, 662, 1555, 2246, 767,
+		2228, 1296, 945, 154, 1256, 1648, 1435, 1555, 1436, 555, 1691, 1693, 151, 1399, 1567, 237, 1648, 238, 1567, 829,
+		647, 1554, 154, 1345, 1508, 1567, 230, 611, 1522, 1554, 1142, 765, 1113, 1567, 21, 2244, 2250, 767, 66, 664,
+		1630, 94, 457, 1648, 1287, 620, 1284, 1648, 2239, 1664, 286, 287, 256, 1626, 1614, 766, 662, 1555, 2246, 767,
 		2249, 1911, 38, 1865, 1713, 1106, 1149, 764, 2216, 763, 1257, 1912, 2218, 767, 373, 680, 1437, 1567, 1346, 1567,
 		1531, 1438, 1511, 1555, 439, 1648, 1194, 444, 399, 1189, 1577, 714, 154, 151, 1316, 1210, 1230, 1258, 950, 1229,
 		1439, 1545, 1910, 584, 154, 151, 1315, 481, 704, 1187, 1173, 2226, 2221, 484, 1006, 1051, 475, 1039, 1007, 1881,
-		264, 152, 265, 1885, 1567, 1114, 1150, 2080, 2100, 111, 122, 1978, 1988, 2059, 108, 2119, 2140, 2081, 1819, 165,
-		2291, 621, 1779, 55, 61, 962, 961, 2292, 211, 857, 1665, 1668, 2239, 2242, 508, 66, 66, 1079, 797, 38,
+		265, 152, 266, 1885, 1567, 1114, 1150, 2080, 2100, 111, 122, 1978, 1988, 2059, 108, 2119, 2140, 2081, 1819, 165,
+		2291, 621, 1779, 55, 61, 962, 961, 2292, 212, 857, 1665, 1668, 2239, 2242, 508, 66, 66, 1079, 797, 38,
 		938, 1319, 5, 8, 6, 10, 1714, 942, 38, 7, 941, 36, 795, 2082, 2098, 2239, 617, 794, 2145, 2272,
-		2083, 2261, 1997, 2262, 2264, 767, 2185, 2186, 798, 1785, 1865, 1865, 1309, 165, 812, 813, 1820, 2084, 191, 913,
-		1821, 2085, 198, 1814, 1668, 2239, 280, 1716, 1702, 2242, 659, 2145, 1567, 880, 646, 1648, 151, 1832, 1852, 191,
+		2083, 2261, 1997, 2262, 2264, 767, 2185, 2186, 798, 1785, 1865, 1865, 1309, 165, 812, 813, 1820, 2084, 192, 913,
+		1821, 2085, 199, 1814, 1668, 2239, 281, 1716, 1702, 2242, 659, 2145, 1567, 880, 646, 1648, 151, 1832, 1852, 192,
 		123, 62, 1073, 65, 68, 67, 1093, 62, 1008, 537, 1823, 1826, 165, 1800, 950, 1347, 1398, 1567, 1377, 1862,
-		1591, 1554, 657, 93, 1819, 165, 628, 1820, 488, 1009, 213, 1410, 763, 2252, 199, 1860, 479, 702, 29, 1859,
+		1591, 1554, 657, 93, 1819, 165, 628, 1820, 488, 1009, 214, 1410, 763, 2252, 200, 1860, 479, 702, 29, 1859,
 		154, 493, 2243, 2244, 1870, 66, 1867, 1886, 1913, 1301, 2247, 2248, 767, 521, 154, 150, 1174, 1188, 522, 62,
-		1087, 66, 781, 1092, 2086, 2098, 2102, 2276, 2273, 152, 239, 854, 763, 853, 1160, 763, 852, 763, 851, 1159,
-		763, 1555, 587, 1115, 1149, 764, 1116, 763, 1440, 1499, 1500, 215, 1049, 1010, 1075, 66, 1011, 217, 213, 1144,
+		1087, 66, 781, 1092, 2086, 2098, 2102, 2276, 2273, 152, 240, 854, 763, 853, 1160, 763, 852, 763, 851, 1159,
+		763, 1555, 587, 1115, 1149, 764, 1116, 763, 1440, 1499, 1500, 216, 1049, 1010, 1075, 66, 1011, 218, 214, 1144,
 		2247, 2248, 767, 1158, 764, 1044, 1012, 1074, 66, 1164, 1163, 1135, 765, 1441, 1128, 2216, 763, 1117, 1013, 1050,
 		1442, 765, 1038, 475, 1039, 1061, 1156, 764, 1443, 1145, 991, 967, 1528, 1134, 668, 1444, 1014, 1039, 1606, 1057,
 		1015, 62, 1043, 1087, 66, 1016, 1092, 1132, 764, 1152, 764, 1445, 1498, 661, 1795, 660, 1512, 1072, 2145, 1648,
-		1019, 1051, 1567, 1018, 1051, 1017, 1039, 227, 242, 2196, 1020, 947, 1648, 6, 1865, 1404, 12, 594, 20, 153,
-		791, 2229, 1801, 1802, 96, 198, 1902, 2243, 2019, 82, 68, 151, 1882, 198, 155, 683, 1101, 62, 1080, 67,
-		198, 1905, 1898, 66, 151, 62, 626, 1826, 165, 1825, 1803, 1096, 62, 154, 1874, 1883, 912, 911, 1717, 1865,
-		1302, 191, 2072, 889, 632, 1998, 2017, 1865, 1718, 95, 1865, 1719, 95, 1720, 1781, 1721, 1865, 641, 478, 65,
-		68, 1095, 67, 558, 2141, 2120, 48, 2279, 198, 2121, 198, 2122, 598, 599, 600, 123, 1081, 63, 2293, 1578,
+		1019, 1051, 1567, 1018, 1051, 1017, 1039, 228, 243, 2196, 1020, 947, 1648, 6, 1865, 1404, 12, 594, 20, 153,
+		791, 2229, 1801, 1802, 96, 199, 1902, 2243, 2019, 82, 68, 151, 1882, 199, 155, 683, 1101, 62, 1080, 67,
+		199, 1905, 1898, 66, 151, 62, 626, 1826, 165, 1825, 1803, 1096, 62, 154, 1874, 1883, 912, 911, 1717, 1865,
+		1302, 192, 2072, 889, 632, 1998, 2017, 1865, 1718, 95, 1865, 1719, 95, 1720, 1781, 1721, 1865, 641, 478, 65,
+		68, 1095, 67, 558, 2141, 2120, 48, 2279, 199, 2121, 199, 2122, 598, 599, 600, 123, 1081, 63, 2293, 1578,
 		2220, 1602, 1865, 1603, 1914, 1999, 68, 67, 834, 167, 796, 62, 65, 1104, 66, 1554, 65, 1675, 66, 1723,
 		1865, 2292, 1097, 165, 435, 1821, 1089, 64, 2292, 1100, 65, 1082, 66, 1722, 1785, 1865, 165, 1804, 1821, 1692,
-		65, 68, 1676, 67, 2015, 2000, 674, 2009, 2014, 1805, 1824, 1818, 165, 1876, 199, 1786, 1865, 123, 1724, 1865,
+		65, 68, 1676, 67, 2015, 2000, 674, 2009, 2014, 1805, 1824, 1818, 165, 1876, 200, 1786, 1865, 123, 1724, 1865,
 		123, 1725, 1726, 1865, 1727, 2001, 408, 2261, 656, 1865, 1728, 1567, 1579, 1598, 2010, 1729, 2003, 2009, 1865, 95,
 		433, 151, 1348, 62, 1090, 65, 1083, 66, 68, 67, 569, 1099, 1096, 62, 871, 68, 67, 1084, 1087, 66,
-		1103, 1094, 64, 2292, 425, 2123, 200, 1085, 63, 2293, 570, 655, 64, 2292, 1086, 1865, 95, 1730, 2231, 1915,
-		1662, 2002, 1692, 65, 1688, 595, 1635, 482, 2233, 485, 1661, 1658, 758, 1169, 306, 303, 308, 321, 187, 2165,
-		1662, 1656, 1657, 2233, 483, 1995, 1217, 1648, 520, 722, 2182, 2149, 182, 183, 468, 190, 1349, 80, 124, 1833,
-		172, 202, 1910, 1411, 1838, 1839, 1446, 1810, 190, 839, 1287, 1313, 1284, 155, 1809, 204, 2266, 1259, 1552, 1513,
-		1447, 209, 539, 1536, 1448, 1449, 1168, 1910, 198, 787, 501, 1165, 1450, 1567, 1851, 1910, 762, 1501, 1555, 1544,
-		1451, 1452, 868, 1260, 190, 849, 848, 1648, 1422, 1648, 1412, 124, 1421, 1648, 1537, 1638, 1626, 1615, 708, 208,
-		2280, 1631, 205, 1413, 1847, 1648, 1806, 1910, 775, 1418, 2108, 1021, 226, 1517, 1453, 196, 1648, 151, 1543, 1850,
+		1103, 1094, 64, 2292, 425, 2123, 201, 1085, 63, 2293, 570, 655, 64, 2292, 1086, 1865, 95, 1730, 2231, 1915,
+		1662, 2002, 1692, 65, 1688, 595, 1635, 482, 2233, 485, 1661, 1658, 758, 1169, 307, 304, 309, 322, 188, 2165,
+		1662, 1656, 1657, 2233, 483, 1995, 1217, 1648, 520, 722, 2182, 2149, 183, 184, 468, 191, 1349, 80, 124, 1833,
+		172, 203, 1910, 1411, 1838, 1839, 1446, 1810, 191, 839, 1287, 1313, 1284, 155, 1809, 205, 2266, 1259, 1552, 1513,
+		1447, 210, 539, 1536, 1448, 1449, 1168, 1910, 199, 787, 501, 1165, 1450, 1567, 1851, 1910, 762, 1501, 1555, 1544,
+		1451, 1452, 868, 1260, 191, 849, 848, 1648, 1422, 1648, 1412, 124, 1421, 1648, 1537, 1638, 1626, 1615, 708, 209,
+		2280, 1631, 206, 1413, 1847, 1648, 1806, 1910, 775, 1418, 2108, 1021, 227, 1517, 1453, 197, 1648, 151, 1543, 1850,
 		1910, 1526, 1567, 1534, 1454, 1555, 1521, 1455, 1456, 1554, 549, 1567, 1552, 1457, 1401, 1554, 878, 93, 1458, 845,
-		844, 190, 140, 145, 123, 143, 778, 776, 897, 736, 734, 735, 1666, 1670, 2239, 28, 1865, 711, 1844, 1648,
+		844, 191, 140, 145, 123, 143, 778, 776, 897, 736, 734, 735, 1666, 1670, 2239, 28, 1865, 711, 1844, 1648,
 		727, 1461, 899, 743, 898, 742, 741, 740, 1511, 1555, 1459, 1554, 1507, 1567, 1460, 1605, 950, 2015, 674, 2009,
-		2244, 1865, 12, 671, 198, 404, 1415, 1588, 950, 2020, 1291, 198, 885, 1175, 154, 1210, 753, 1545, 1910, 1186,
+		2244, 1865, 12, 671, 199, 404, 1415, 1588, 950, 2020, 1291, 199, 885, 1175, 154, 1210, 753, 1545, 1910, 1186,
 		1176, 2181, 154, 719, 888, 584, 887, 154, 151, 1315, 152, 728, 752, 2230, 705, 950, 1261, 2243, 49, 151,
-		1462, 212, 1052, 1067, 1022, 1554, 1573, 1552, 726, 1640, 94, 1533, 1525, 6, 773, 774, 1177, 1910, 805, 1529,
-		1648, 1398, 1567, 884, 704, 155, 900, 207, 2226, 737, 746, 738, 1023, 543, 190, 154, 1350, 1379, 1554, 92,
-		93, 193, 1648, 281, 2282, 1312, 1287, 375, 1552, 377, 950, 1596, 757, 950, 892, 893, 731, 730, 729, 1310,
-		630, 629, 707, 530, 2018, 2017, 380, 282, 151, 151, 1731, 1865, 1861, 1732, 2107, 1046, 1865, 691, 1039, 1024,
-		1063, 1062, 2214, 1262, 1288, 115, 2067, 2068, 66, 699, 509, 1195, 1211, 1228, 1648, 198, 1906, 1898, 66, 860,
+		1462, 213, 1052, 1067, 1022, 1554, 1573, 1552, 726, 1640, 94, 1533, 1525, 6, 773, 774, 1177, 1910, 805, 1529,
+		1648, 1398, 1567, 884, 704, 155, 900, 208, 2226, 737, 746, 738, 1023, 543, 191, 154, 1350, 1379, 1554, 92,
+		93, 194, 1648, 282, 2282, 1312, 1287, 375, 1552, 377, 950, 1596, 757, 950, 892, 893, 731, 730, 729, 1310,
+		630, 629, 707, 530, 2018, 2017, 380, 283, 151, 151, 1731, 1865, 1861, 1732, 2107, 1046, 1865, 691, 1039, 1024,
+		1063, 1062, 2214, 1262, 1288, 115, 2067, 2068, 66, 699, 509, 1195, 1211, 1228, 1648, 199, 1906, 1898, 66, 860,
 		2281, 886, 883, 778, 58, 604, 1987, 2199, 2206, 2197, 139, 723, 1627, 1616, 2253, 1910, 1201, 1225, 505, 504,
-		2186, 58, 603, 1868, 2180, 720, 547, 1263, 1303, 296, 297, 298, 299, 326, 314, 295, 300, 301, 302, 2009,
+		2186, 58, 603, 1868, 2180, 720, 547, 1263, 1303, 297, 298, 299, 300, 327, 315, 296, 301, 302, 303, 2009,
 		2011, 2262, 2264, 1669, 2239, 966, 965, 964, 963, 732, 895, 894, 156, 733, 896, 992, 111, 122, 1988, 2059,
-		108, 120, 2244, 2260, 1733, 1865, 1824, 1818, 165, 2099, 240, 2201, 2265, 122, 2030, 108, 2037, 123, 2040, 109,
-		257, 2239, 11, 256, 2215, 2004, 2264, 19, 1639, 1626, 1617, 1381, 2284, 123, 2087, 366, 974, 975, 990, 213,
-		1555, 1567, 214, 223, 986, 958, 1056, 2264, 1025, 957, 960, 959, 993, 1870, 66, 1915, 510, 1871, 66, 1872,
-		66, 10, 428, 322, 304, 305, 316, 315, 94, 1559, 1558, 538, 1629, 155, 1068, 1051, 693, 66, 828, 1881,
+		108, 120, 2244, 2260, 1733, 1865, 1824, 1818, 165, 2099, 241, 2201, 2265, 122, 2030, 108, 2037, 123, 2040, 109,
+		258, 2239, 11, 257, 2215, 2004, 2264, 19, 1639, 1626, 1617, 1381, 2284, 123, 2087, 182, 974, 975, 990, 214,
+		1555, 1567, 215, 224, 986, 958, 1056, 2264, 1025, 957, 960, 959, 993, 1870, 66, 1915, 510, 1871, 66, 1872,
+		66, 10, 428, 323, 305, 306, 317, 316, 94, 1559, 1558, 538, 1629, 155, 1068, 1051, 693, 66, 828, 1881,
 		1915, 1869, 510, 152, 1885, 1554, 1407, 1323, 94, 1463, 902, 1795, 1464, 1508, 1567, 1465, 1522, 1554, 1842, 1648,
-		1548, 1853, 1466, 1489, 1567, 1560, 1567, 222, 646, 1561, 1467, 608, 1648, 609, 1351, 1795, 2088, 1143, 763, 1468,
+		1548, 1853, 1466, 1489, 1567, 1560, 1567, 223, 646, 1561, 1467, 608, 1648, 609, 1351, 1795, 2088, 1143, 763, 1468,
 		1499, 1648, 1834, 1829, 1586, 767, 1469, 1415, 2022, 2020, 1530, 1470, 90, 66, 405, 1165, 1395, 1352, 1471, 436,
 		1472, 1546, 1593, 155, 1026, 1068, 1051, 1592, 1473, 426, 1555, 1072, 68, 67, 1027, 1069, 1118, 1147, 765, 1119,
-		619, 1474, 1555, 1065, 1013, 1050, 93, 91, 66, 1505, 1787, 1405, 1594, 199, 1264, 198, 2255, 1554, 1580, 1593,
-		2162, 183, 1290, 198, 1300, 1734, 809, 950, 1865, 810, 154, 1387, 1736, 151, 1265, 1287, 418, 1629, 1790, 154,
-		154, 1266, 1314, 1862, 759, 758, 279, 767, 154, 275, 767, 154, 270, 278, 767, 154, 274, 636, 767, 154,
-		269, 635, 1591, 1554, 1648, 1865, 401, 12, 1865, 402, 12, 1863, 1865, 1597, 1554, 122, 2058, 108, 2035, 1567,
+		619, 1474, 1555, 1065, 1013, 1050, 93, 91, 66, 1505, 1787, 1405, 1594, 200, 1264, 199, 2255, 1554, 1580, 1593,
+		2162, 184, 1290, 199, 1300, 1734, 809, 950, 1865, 810, 154, 1387, 1736, 151, 1265, 1287, 418, 1629, 1790, 154,
+		154, 1266, 1314, 1862, 759, 758, 280, 767, 154, 276, 767, 154, 271, 279, 767, 154, 275, 636, 767, 154,
+		270, 635, 1591, 1554, 1648, 1865, 401, 12, 1865, 402, 12, 1863, 1865, 1597, 1554, 122, 2058, 108, 2035, 1567,
 		1598, 2010, 2003, 2009, 1865, 1735, 29, 112, 1737, 1738, 1267, 1310, 1865, 1739, 406, 1795, 713, 702, 707, 703,
-		710, 2265, 1183, 199, 701, 672, 1184, 712, 152, 706, 185, 187, 562, 559, 2089, 1488, 1554, 1555, 612, 1498,
-		2239, 58, 424, 1555, 610, 1498, 876, 2262, 2264, 579, 95, 826, 1981, 1040, 951, 1003, 2148, 183, 1308, 2293,
-		363, 361, 1571, 1505, 362, 1554, 1475, 1546, 1570, 364, 91, 66, 1569, 1505, 715, 751, 62, 365, 66, 655,
-		64, 2292, 1086, 556, 1554, 545, 193, 1648, 1648, 1648, 563, 185, 122, 2057, 108, 1599, 150, 154, 755, 155,
-		181, 1910, 2124, 202, 179, 1380, 1353, 1641, 948, 1627, 1618, 1650, 1910, 1619, 1910, 1632, 1628, 1637, 2264, 1354,
-		1405, 2223, 2221, 2225, 2224, 2222, 1818, 165, 1820, 168, 1677, 1696, 1864, 1555, 1355, 399, 1189, 247, 248, 26,
+		710, 2265, 1183, 200, 701, 672, 1184, 712, 152, 706, 186, 188, 562, 559, 2089, 1488, 1554, 1555, 612, 1498,
+		2239, 58, 424, 1555, 610, 1498, 876, 2262, 2264, 579, 95, 826, 1981, 1040, 951, 1003, 2148, 184, 1308, 2293,
+		364, 362, 1571, 1505, 363, 1554, 1475, 1546, 1570, 365, 91, 66, 1569, 1505, 715, 751, 62, 366, 66, 655,
+		64, 2292, 1086, 556, 1554, 545, 194, 1648, 1648, 1648, 563, 186, 122, 2057, 108, 1599, 150, 154, 755, 155,
+		181, 1910, 2124, 203, 179, 1380, 1353, 1641, 948, 1627, 1618, 1650, 1910, 1619, 1910, 1632, 1628, 1637, 2264, 1354,
+		1405, 2223, 2221, 2225, 2224, 2222, 1818, 165, 1820, 168, 1677, 1696, 1864, 1555, 1355, 399, 1189, 248, 249, 26,
 		1563, 1231, 767, 1562, 378, 117, 29, 31, 2241, 37, 817, 154, 588, 943, 618, 767, 1287, 1357, 1284, 1391,
-		543, 190, 1390, 1383, 410, 1323, 263, 260, 1224, 2178, 1388, 767, 1375, 944, 1648, 1362, 1604, 5, 151, 1358,
+		543, 191, 1390, 1383, 410, 1323, 264, 261, 1224, 2178, 1388, 767, 1375, 944, 1648, 1362, 1604, 5, 151, 1358,
 		1323, 66, 666, 2244, 1268, 1323, 1628, 1620, 1287, 1385, 1284, 1359, 1379, 1865, 1360, 1218, 1376, 1361, 2238, 1202,
-		1203, 2264, 421, 1671, 29, 1373, 261, 258, 1363, 1393, 1648, 689, 1403, 151, 448, 447, 449, 441, 1219, 446,
-		183, 471, 1672, 29, 1865, 1740, 2245, 66, 687, 492, 686, 213, 1874, 1356, 1651, 2269, 1269, 2243, 519, 58,
-		602, 185, 2158, 2157, 2090, 2098, 2125, 206, 207, 2271, 1916, 173, 2091, 590, 589, 1270, 1652, 2257, 2277, 199,
-		225, 2259, 767, 154, 2258, 1648, 582, 771, 48, 62, 916, 2264, 1087, 66, 1092, 915, 2264, 1595, 2180, 721,
-		198, 1271, 1414, 529, 2004, 2264, 1303, 154, 190, 165, 360, 359, 1648, 13, 2243, 1917, 2244, 94, 1477, 1532,
-		191, 875, 2244, 869, 1910, 198, 873, 1501, 1555, 867, 868, 234, 1648, 94, 1179, 1910, 1272, 1185, 1567, 1476,
-		646, 2184, 1918, 1648, 94, 1910, 2174, 1554, 1478, 1540, 1910, 1865, 1273, 1309, 1816, 190, 874, 872, 1910, 1070,
-		1865, 1741, 767, 1742, 1743, 1744, 1745, 151, 1746, 658, 1919, 151, 950, 1865, 807, 1747, 1748, 1749, 199, 1750,
+		1203, 2264, 421, 1671, 29, 1373, 262, 259, 1363, 1393, 1648, 689, 1403, 151, 448, 447, 449, 441, 1219, 446,
+		184, 471, 1672, 29, 1865, 1740, 2245, 66, 687, 492, 686, 214, 1874, 1356, 1651, 2269, 1269, 2243, 519, 58,
+		602, 186, 2158, 2157, 2090, 2098, 2125, 207, 208, 2271, 1916, 173, 2091, 590, 589, 1270, 1652, 2257, 2277, 200,
+		226, 2259, 767, 154, 2258, 1648, 582, 771, 48, 62, 916, 2264, 1087, 66, 1092, 915, 2264, 1595, 2180, 721,
+		199, 1271, 1414, 529, 2004, 2264, 1303, 154, 191, 165, 361, 360, 1648, 13, 2243, 1917, 2244, 94, 1477, 1532,
+		192, 875, 2244, 869, 1910, 199, 873, 1501, 1555, 867, 868, 235, 1648, 94, 1179, 1910, 1272, 1185, 1567, 1476,
+		646, 2184, 1918, 1648, 94, 1910, 2174, 1554, 1478, 1540, 1910, 1865, 1273, 1309, 1816, 191, 874, 872, 1910, 1070,
+		1865, 1741, 767, 1742, 1743, 1744, 1745, 151, 1746, 658, 1919, 151, 950, 1865, 807, 1747, 1748, 1749, 200, 1750,
 		1364, 1751, 29, 1752, 1865, 15, 12, 923, 35, 1753, 17, 1648, 1178, 154, 2238, 1648, 1204, 1206, 650, 1205,
-		1213, 1209, 1212, 2236, 154, 613, 1208, 1648, 427, 1223, 1221, 2152, 182, 183, 2153, 154, 561, 469, 2154, 183,
-		564, 2137, 47, 1047, 577, 1554, 66, 586, 647, 1554, 607, 685, 213, 690, 639, 638, 763, 2155, 182, 183,
-		2154, 183, 160, 23, 10, 652, 656, 1865, 653, 764, 1782, 1792, 531, 682, 151, 1365, 2092, 2270, 591, 575,
+		1213, 1209, 1212, 2236, 154, 613, 1208, 1648, 427, 1223, 1221, 2152, 183, 184, 2153, 154, 561, 469, 2154, 184,
+		564, 2137, 47, 1047, 577, 1554, 66, 586, 647, 1554, 607, 685, 214, 690, 639, 638, 763, 2155, 183, 184,
+		2154, 184, 160, 23, 10, 652, 656, 1865, 653, 764, 1782, 1792, 531, 682, 151, 1365, 2092, 2270, 591, 575,
 		2273, 2105, 76, 66, 1102, 1088, 84, 79, 78, 767, 2249, 1793, 1567, 676, 2240, 1147, 765, 1138, 767, 178,
-		1811, 176, 2275, 861, 862, 863, 190, 846, 169, 123, 218, 2093, 1107, 767, 1812, 2271, 58, 596, 597, 518,
+		1811, 176, 2275, 861, 862, 863, 191, 846, 169, 123, 219, 2093, 1107, 767, 1812, 2271, 58, 596, 597, 518,
 		2273, 574, 406, 1795, 34, 1648, 94, 1179, 1910, 1185, 1567, 94, 1910, 1479, 1552, 1648, 1835, 1849, 1759, 1865,
 		154, 1622, 2245, 1854, 1918, 1648, 1919, 151, 1552, 155, 527, 1499, 154, 747, 746, 1756, 1865, 1554, 93, 1480,
 		1910, 627, 1920, 2244, 154, 1640, 495, 1626, 1621, 1617, 1554, 1918, 1648, 155, 649, 1828, 900, 1865, 1773, 1715,
 		68, 67, 62, 1567, 850, 1862, 1395, 1366, 1865, 1757, 2265, 95, 1865, 1979, 1862, 2005, 2018, 1758, 1780, 758,
-		748, 1554, 1555, 1049, 1010, 1075, 66, 881, 1554, 1555, 1044, 1028, 1012, 1074, 66, 820, 2136, 198, 154, 1667,
+		748, 1554, 1555, 1049, 1010, 1075, 66, 881, 1554, 1555, 1044, 1028, 1012, 1074, 66, 820, 2136, 199, 154, 1667,
 		1669, 2239, 2236, 154, 440, 1648, 1567, 155, 1030, 475, 1039, 151, 1481, 1539, 1029, 1070, 1552, 1126, 2216, 763,
 		802, 66, 1161, 803, 801, 998, 1039, 1555, 1059, 1013, 1050, 1482, 1537, 1552, 1127, 2217, 763, 1120, 1139, 1121,
 		1157, 764, 1581, 1122, 1648, 2263, 769, 151, 1483, 1542, 122, 108, 95, 1989, 1980, 96, 1870, 66, 515, 1555,
 		681, 1128, 2216, 763, 1760, 1865, 1679, 1694, 1691, 1678, 1693, 1680, 1695, 1761, 1865, 2126, 430, 2132, 29, 31,
-		2241, 1865, 1762, 2242, 266, 508, 2226, 2221, 1654, 484, 29, 1866, 31, 767, 2013, 2012, 2006, 1763, 1865, 1862,
-		1787, 1764, 1554, 1554, 1541, 1484, 94, 1533, 1485, 183, 622, 624, 2148, 183, 623, 760, 1367, 1589, 1605, 950,
-		1486, 1499, 705, 1180, 1915, 1631, 1623, 1627, 1567, 1514, 1564, 1878, 1879, 952, 213, 68, 67, 154, 1874, 953,
-		1883, 201, 203, 200, 202, 198, 467, 2094, 858, 183, 2151, 2153, 2150, 2156, 2147, 2146, 94, 470, 1648, 188,
-		2167, 1918, 1648, 189, 566, 2166, 560, 1648, 150, 1274, 63, 2293, 1873, 64, 2292, 2133, 799, 1896, 198, 1891,
-		198, 1889, 2253, 1910, 1890, 1903, 1892, 2243, 1685, 166, 1910, 1901, 647, 1554, 416, 93, 499, 1875, 1071, 168,
+		2241, 1865, 1762, 2242, 267, 508, 2226, 2221, 1654, 484, 29, 1866, 31, 767, 2013, 2012, 2006, 1763, 1865, 1862,
+		1787, 1764, 1554, 1554, 1541, 1484, 94, 1533, 1485, 184, 622, 624, 2148, 184, 623, 760, 1367, 1589, 1605, 950,
+		1486, 1499, 705, 1180, 1915, 1631, 1623, 1627, 1567, 1514, 1564, 1878, 1879, 952, 214, 68, 67, 154, 1874, 953,
+		1883, 202, 204, 201, 203, 199, 467, 2094, 858, 184, 2151, 2153, 2150, 2156, 2147, 2146, 94, 470, 1648, 189,
+		2167, 1918, 1648, 190, 566, 2166, 560, 1648, 150, 1274, 63, 2293, 1873, 64, 2292, 2133, 799, 1896, 199, 1891,
+		199, 1889, 2253, 1910, 1890, 1903, 1892, 2243, 1685, 166, 1910, 1901, 647, 1554, 416, 93, 499, 1875, 1071, 168,
 		1696, 1554, 89, 93, 154, 526, 553, 859, 1899, 423, 1897, 1900, 1893, 1910, 1865, 1754, 1275, 2243, 542, 534,
-		532, 2244, 1276, 1031, 1865, 1755, 2095, 1865, 1765, 1368, 1990, 1865, 1789, 99, 1904, 1894, 58, 198, 458, 2180,
-		720, 190, 397, 1802, 16, 2278, 198, 148, 864, 1662, 2127, 2131, 2161, 185, 865, 151, 643, 642, 198, 640,
+		532, 2244, 1276, 1031, 1865, 1755, 2095, 1865, 1765, 1368, 1990, 1865, 1789, 99, 1904, 1894, 58, 199, 458, 2180,
+		720, 191, 397, 1802, 16, 2278, 199, 148, 864, 1662, 2127, 2131, 2161, 186, 865, 151, 643, 642, 199, 640,
 		700, 1181, 1813, 1807, 122, 2058, 108, 1216, 151, 494, 154, 2175, 159, 1520, 533, 1510, 1842, 1648, 1853, 1565,
 		150, 1516, 1836, 1910, 1566, 1509, 1527, 1567, 1846, 1648, 1487, 1555, 2202, 1502, 414, 1488, 1554, 154, 1374, 581,
-		943, 1489, 1567, 1695, 155, 204, 903, 909, 907, 905, 540, 534, 904, 910, 908, 906, 1910, 1624, 1837, 154,
-		1369, 943, 784, 1808, 1648, 116, 2242, 50, 51, 52, 53, 186, 1320, 2243, 2242, 1318, 154, 262, 1643, 2245,
-		154, 1642, 2245, 37, 928, 1287, 927, 1288, 926, 1286, 929, 11, 936, 24, 36, 934, 1287, 935, 937, 294,
-		1317, 95, 1989, 1567, 1568, 2240, 413, 1499, 230, 1519, 1500, 1076, 1032, 1166, 1163, 1875, 1033, 1071, 1523, 232,
-		475, 1039, 1034, 152, 679, 265, 1885, 1150, 1538, 1555, 65, 825, 62, 1490, 238, 1567, 1491, 1492, 1493, 1494,
-		1525, 6, 835, 774, 1648, 1123, 2216, 763, 224, 1039, 1035, 1582, 1583, 1124, 764, 1153, 764, 646, 115, 506,
-		1535, 1495, 1402, 244, 1496, 237, 1567, 243, 1552, 1136, 2218, 767, 151, 1125, 233, 2176, 1668, 2239, 154, 452,
-		1648, 2245, 451, 2244, 2257, 2277, 199, 1921, 2263, 2264, 95, 1981, 1856, 1987, 36, 1982, 77, 814, 165, 1036,
-		213, 767, 1277, 2249, 2144, 2134, 49, 155, 900, 2128, 749, 1605, 950, 1304, 1278, 1910, 1255, 1304, 1647, 1625,
+		943, 1489, 1567, 1695, 155, 205, 903, 909, 907, 905, 540, 534, 904, 910, 908, 906, 1910, 1624, 1837, 154,
+		1369, 943, 784, 1808, 1648, 116, 2242, 50, 51, 52, 53, 187, 1320, 2243, 2242, 1318, 154, 263, 1643, 2245,
+		154, 1642, 2245, 37, 928, 1287, 927, 1288, 926, 1286, 929, 11, 936, 24, 36, 934, 1287, 935, 937, 295,
+		1317, 95, 1989, 1567, 1568, 2240, 413, 1499, 231, 1519, 1500, 1076, 1032, 1166, 1163, 1875, 1033, 1071, 1523, 233,
+		475, 1039, 1034, 152, 679, 266, 1885, 1150, 1538, 1555, 65, 825, 62, 1490, 239, 1567, 1491, 1492, 1493, 1494,
+		1525, 6, 835, 774, 1648, 1123, 2216, 763, 225, 1039, 1035, 1582, 1583, 1124, 764, 1153, 764, 646, 115, 506,
+		1535, 1495, 1402, 245, 1496, 238, 1567, 244, 1552, 1136, 2218, 767, 151, 1125, 234, 2176, 1668, 2239, 154, 452,
+		1648, 2245, 451, 2244, 2257, 2277, 200, 1921, 2263, 2264, 95, 1981, 1856, 1987, 36, 1982, 77, 814, 165, 1036,
+		214, 767, 1277, 2249, 2144, 2134, 49, 155, 900, 2128, 749, 1605, 950, 1304, 1278, 1910, 1255, 1304, 1647, 1625,
 		122, 108, 2007, 709, 1182, 1766, 1865, 1554, 1584, 1594, 1895, 1554, 528, 1648, 154, 150, 1188, 678, 57, 2138,
 		55, 54, 154, 1400, 944, 1648, 2021, 100, 1037, 1024, 68, 67, 1069, 1053, 149, 1542, 41, 1865, 12, 429,
-		578, 2198, 541, 154, 669, 441, 1219, 675, 806, 1279, 1291, 198, 885, 725, 1392, 154, 584, 154, 2177, 718,
+		578, 2198, 541, 154, 669, 441, 1219, 675, 806, 1279, 1291, 199, 885, 725, 1392, 154, 584, 154, 2177, 718,
 		154, 1280, 1865, 491, 2265, 1287, 1370, 1389, 1284, 2184, 2248, 767, 2249, 1585, 1587, 1554, 2036, 2008, 2019, 1922,
 		150, 1371, 1274, 151, 1287, 1372, 1284, 1865, 1767, 155, 1788, 37, 24, 1768, 1865, 1769, 1770, 1865, 1771, 1865,
 		1772, 1865, 1554, 1540, 94, 1532, 1497, 1299, 945, 2253, 1910, 2243, 2244, 6, 1281, 10, 1865, 1773, 42, 2129,
