@@ -234,8 +234,13 @@ func (e *Engine) langIndex(tag language.Tag) int {
 // readerLang returns the base language of the language index lang (a
 // langIndex), as the quotes of a notice in two languages choose it.
 func (e *Engine) readerLang(lang int) quoteLang {
+	if lang <= 0 {
+		// English, without loading the translations (issue 14: an
+		// English reader's explain does not read them).
+		return "en"
+	}
 	ls := translations()
-	if lang <= 0 || lang >= len(ls) {
+	if lang >= len(ls) {
 		return "en"
 	}
 	return readerLang(ls[lang].tag)
