@@ -1,11 +1,8 @@
 package rules
 
 import (
-	"os"
 	"strings"
 	"testing"
-
-	"github.com/ndrmilter/ndrmilter/dsn"
 )
 
 // cPanel's hourly limits (WHM Tweak Settings "Max hourly emails per domain"
@@ -22,19 +19,7 @@ func TestCPanelHourlyLimitIsTheSendersOwnAccountNotTooManyConnections(t *testing
 		{"cpanel-hourly-limit-02.eml", "cpanel-max-defers-failures-per-hour", "5"},
 		{"cpanel-hourly-limit-03.eml", "cpanel-max-emails-per-hour", "500"},
 	} {
-		b, err := os.ReadFile("../internal/testdata/bounces/eml/" + c.file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := dsn.Parse(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rds := e.Explain(r)
-		if len(rds) != 1 {
-			t.Fatalf("%s: %d readings, want 1", c.file, len(rds))
-		}
-		v := rds[0]
+		v := explainFixture(t, e, c.file)
 		if v.Rule != c.rule {
 			t.Errorf("%s: rule %q, want %q", c.file, v.Rule, c.rule)
 		}
@@ -56,15 +41,7 @@ func TestCPanelHourlyLimitIsTheSendersOwnAccountNotTooManyConnections(t *testing
 // cPanel's deferring form ("Message will be reattempted later") keeps the
 // message in the provider's queue: no claim that it was discarded.
 func TestCPanelHourlyLimitReattemptedLaterIsHeldNotDiscarded(t *testing.T) {
-	b, err := os.ReadFile("../internal/testdata/bounces/eml/cpanel-hourly-limit-04.eml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := dsn.Parse(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v := builtin(t).Explain(r)[0]
+	v := explainFixture(t, builtin(t), "cpanel-hourly-limit-04.eml")
 	if v.Rule != "cpanel-hourly-limit-retried" || v.Permanent {
 		t.Errorf("rule %q permanent %v, want cpanel-hourly-limit-retried, not permanent", v.Rule, v.Permanent)
 	}

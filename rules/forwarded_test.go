@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"os"
 	"strings"
 	"testing"
 
@@ -20,19 +19,7 @@ func TestForwardedFailureIsOwnedByTheRecipientsSide(t *testing.T) {
 		{"forwarded-recipient-02.eml", "r.tanaka@mailbox.example.org", "r.tanaka@mailbox.example.org", "events@choir-society.example"},
 		{"forwarded-recipient-03.eml", "editor@fjord-press.example", "k.ueda@home-isp.example.net", "editor@fjord-press.example"},
 	} {
-		b, err := os.ReadFile("../internal/testdata/bounces/eml/" + c.file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := dsn.Parse(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rds := e.Explain(r)
-		if len(rds) != 1 {
-			t.Fatalf("%s: %d readings, want 1", c.file, len(rds))
-		}
-		rd := rds[0]
+		rd := explainFixture(t, e, c.file)
 		if rd.Recipient.Address != c.address || rd.ForwardedFrom != c.orig || rd.ForwardedTo != c.final {
 			t.Errorf("%s: recipient %q forwarded from %q to %q, want %q from %q to %q", c.file, rd.Recipient.Address, rd.ForwardedFrom, rd.ForwardedTo, c.address, c.orig, c.final)
 		}
