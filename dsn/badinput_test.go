@@ -27,6 +27,20 @@ func readFixture(t testing.TB, name string) []byte {
 	return b
 }
 
+// parseBounceFixture parses a message of internal/testdata/bounces/eml.
+func parseBounceFixture(t testing.TB, file string) *Report {
+	t.Helper()
+	b, err := os.ReadFile("../internal/testdata/bounces/eml/" + file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Parse(b)
+	if err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	return r
+}
+
 // mustParse parses raw and fails on a recovered panic.
 func mustParse(t *testing.T, raw []byte) *Report {
 	t.Helper()

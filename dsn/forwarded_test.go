@@ -1,7 +1,6 @@
 package dsn
 
 import (
-	"os"
 	"testing"
 )
 
@@ -14,14 +13,7 @@ func TestForwardNamesTheAddressWrittenAndTheOneThatFailed(t *testing.T) {
 		// The same local part at another organization is still a forward.
 		{"forwarded-recipient-04.eml", "tom.barrow@fieldfare-mail.example", "tom.barrow@members.rowing-club.example", "tom.barrow@fieldfare-mail.example"},
 	} {
-		b, err := os.ReadFile("../internal/testdata/bounces/eml/" + c.file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := Parse(b)
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := parseBounceFixture(t, c.file)
 		if len(r.Recipients) != 1 {
 			t.Fatalf("%s: %d recipients, want 1", c.file, len(r.Recipients))
 		}

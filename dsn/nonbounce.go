@@ -211,7 +211,7 @@ func (p *parser) readSieveReject(addr string) bool {
 	r.Kind = KindBounce
 	r.Format = FormatSieveReject
 	r.Disposition = ""
-	r.Recipients = p.sc.addRecipient(r.Recipients[:0], Recipient{Address: addr, Diagnostic: reason, Action: smtpcode.ActionFailed})
+	r.Recipients = p.sc.addRecipient(r.Recipients, Recipient{Address: addr, Diagnostic: reason, Action: smtpcode.ActionFailed})
 	p.finish(func() smtpcode.Action { return smtpcode.ActionFailed })
 	return true
 }

@@ -1,7 +1,6 @@
 package dsn
 
 import (
-	"os"
 	"strings"
 	"testing"
 )
@@ -15,14 +14,7 @@ func TestFirstLineOfAMultiLineReplyIsCompletedFromTheTranscript(t *testing.T) {
 			"https://support.google.com/mail/?p=DmarcRejection"},
 		"multiline-reply-04.eml": {"likely unsolicited mail", "https://support.google.com/mail/?p=UnsolicitedMessageError"},
 	} {
-		b, err := os.ReadFile("../internal/testdata/bounces/eml/" + file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := Parse(b)
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := parseBounceFixture(t, file)
 		if len(r.Recipients) != 1 {
 			t.Fatalf("%s: %d recipients, want 1", file, len(r.Recipients))
 		}

@@ -28,14 +28,7 @@ func TestListRefusalOfANonMemberTellsToPostFromTheSubscribedAddressAndNamesTheOw
 		{"list-rejected-03.eml", "dev@lists.forge.example", ""},
 	}
 	for _, tc := range tests {
-		b, err := os.ReadFile("../internal/testdata/bounces/eml/" + tc.file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := dsn.Parse(b)
-		if err != nil {
-			t.Fatalf("%s: %v", tc.file, err)
-		}
+		r := parseFixture(t, tc.file)
 		if r.Kind != dsn.KindBounce || len(r.Recipients) != 1 || r.Recipients[0].Address != tc.list {
 			t.Errorf("%s: %s with recipients %+v, want a bounce of %s", tc.file, r.Kind, r.Recipients, tc.list)
 			continue

@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"os"
 	"strings"
 	"testing"
 
@@ -27,14 +26,7 @@ func TestBilingualAutoReplyIsQuotedInTheReadersLanguage(t *testing.T) {
 		{"bilingual-notice-03.eml", language.French, "Je suis absente du bureau", "I am away"},
 	}
 	for _, tc := range tests {
-		b, err := os.ReadFile("../internal/testdata/bounces/eml/" + tc.file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := dsn.Parse(b)
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := parseFixture(t, tc.file)
 		if r.Kind != dsn.KindAutoreply {
 			t.Fatalf("%s: %s, want an auto-reply", tc.file, r.Kind)
 		}
