@@ -42,7 +42,11 @@ func writeExplainText(w io.Writer, lw words, file string, r *dsn.Report, reading
 		fmt.Fprintf(w, " (%s)", r.Format)
 	}
 	fmt.Fprintln(w)
-	for _, rd := range readings {
+	sameAs := sameReadings(readings)
+	for i, rd := range readings {
+		if sameAs[i] >= 0 {
+			continue
+		}
 		if rd.Recipient.Address == "" && len(r.Recipients) == 0 {
 			if rd.Fix != "" {
 				// Someone must act though no recipient is named (a
@@ -100,6 +104,18 @@ func writeExplainText(w io.Writer, lw words, file string, r *dsn.Report, reading
 		if why != nil {
 			why(rd)
 		}
+		var same []string
+		for j := i + 1; j < len(readings); j++ {
+			if sameAs[j] == i {
+				same = append(same, readings[j].Recipient.Address)
+			}
+		}
+		if len(same) > 0 {
+			fmt.Fprintf(w, "  %s\n", lw.text("cli.same_for", "count", strconv.Itoa(len(same))))
+			for _, a := range same {
+				fmt.Fprintf(w, "    %s\n", a)
+			}
+		}
 	}
 	o := r.Original
 	if o.MessageID != "" || o.From != "" || o.To != "" || o.Subject != "" {
@@ -118,6 +134,34 @@ func writeExplainText(w io.Writer, lw words, file string, r *dsn.Report, reading
 		fmt.Fprintf(w, "\n  %s\n    %s\n", lw.text("cli.sent_here"), lw.text("cli.not_checked"))
 	}
 	fmt.Fprintln(w)
+}
+
+// sameReadings tells, for each reading, the index of an earlier reading
+// that says the same of another address (-1 for none): a notice listing
+// a hundred recipients refused for one cause (too many recipients, a
+// blocked sender) is read once and its addresses listed, rather than
+// printed a hundred times over. Readings are the same when they differ
+// only in the recipient's address; a forwarded recipient is always told
+// on its own, since its text names two addresses.
+func sameReadings(readings []rules.Reading) []int {
+	sameAs := make([]int, len(readings))
+	first := make(map[string]int, len(readings))
+	for i, rd := range readings {
+		sameAs[i] = -1
+		addr := strings.ToLower(rd.Recipient.Address)
+		if addr == "" || rd.ForwardedFrom != "" {
+			continue
+		}
+		c := rd
+		c.Recipient.Address = ""
+		key := strings.ReplaceAll(strings.ToLower(fmt.Sprintf("%+v", c)), addr, "\x00")
+		if j, ok := first[key]; ok {
+			sameAs[i] = j
+			continue
+		}
+		first[key] = i
+	}
+	return sameAs
 }
 
 // statusText is the enhanced status code as the server gave it, with what

@@ -354,3 +354,31 @@ func TestExplainTellsHowToSpotBackscatter(t *testing.T) {
 		t.Errorf("auto-reply: rc %d, output with the backscatter note:\n%s", rc, out)
 	}
 }
+
+// TestIdenticalRecipientsAreToldOnce: recipients refused for the same cause
+// in the same words, but for their address, are read once and listed under
+// the first; a recipient refused for another cause keeps its own reading,
+// and JSON keeps a record per recipient.
+func TestIdenticalRecipientsAreToldOnce(t *testing.T) {
+	raw := string(fixture(t, "postfix-many-userunknown.eml"))
+	out, errOut, rc := runCLI(t, raw, "explain", "-")
+	if rc != 0 {
+		t.Fatalf("exit %d: %s", rc, errOut)
+	}
+	if n := strings.Count(out, "Recipient:"); n != 2 {
+		t.Errorf("%d recipient blocks, want 2 (one per cause):\n%s", n, out)
+	}
+	if !strings.Contains(out, "Recipient:        ann@example.net") || !strings.Contains(out, "Recipient:        cleo@example.com") {
+		t.Errorf("want blocks for ann (user unknown) and cleo (mailbox full):\n%s", out)
+	}
+	if !strings.Contains(out, "The same for 2 more recipients:\n    bob@example.net\n    dan@example.net\n") {
+		t.Errorf("bob and dan are not listed under ann's reading:\n%s", out)
+	}
+	if strings.Count(out, "does not exist") != 1 {
+		t.Errorf("the user-unknown reading is not told exactly once:\n%s", out)
+	}
+	js, _, _ := runCLI(t, raw, "explain", "--json", "-")
+	if recs := jsonRecords(t, js); len(recs) != 4 {
+		t.Errorf("%d JSON records, want one per recipient (4)", len(recs))
+	}
+}
