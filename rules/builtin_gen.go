@@ -9,7 +9,7 @@ import (
 )
 
 // builtinDigest is BuiltinDigest: of the rules.yaml this file was generated from.
-const builtinDigest = "891b54494c8b"
+const builtinDigest = "b0950d2b0283"
 
 // builtinTrue and builtinFalse are the values of the rules' *bool fields.
 var builtinTrue, builtinFalse = true, false
@@ -20,7 +20,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "success",
 			file:   "rules.yaml (built-in)",
-			line:   1251,
+			line:   1256,
 			action: []smtpcode.Action{"delivered", "relayed", "expanded"},
 			then: thenDef{
 				Reason: "delivered",
@@ -30,7 +30,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "success-code",
 			file: "rules.yaml (built-in)",
-			line: 1256,
+			line: 1261,
 			status: []statusPattern{
 				{class: 2, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -56,7 +56,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1271,
+			line: 1276,
 			text: phraseMask{
 				{index: 3, bits: 14680064},
 			},
@@ -70,7 +70,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1278,
+			line: 1283,
 			text: phraseMask{
 				{index: 3, bits: 16777216},
 			},
@@ -84,7 +84,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1285,
+			line: 1290,
 			text: phraseMask{
 				{index: 3, bits: 100663296},
 			},
@@ -98,7 +98,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1292,
+			line: 1297,
 			text: phraseMask{
 				{index: 3, bits: 134217728},
 			},
@@ -112,7 +112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1299,
+			line: 1304,
 			text: phraseMask{
 				{index: 3, bits: 4026531840},
 			},
@@ -126,7 +126,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1306,
+			line: 1311,
 			text: phraseMask{
 				{index: 3, bits: 12884901888},
 			},
@@ -140,7 +140,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1313,
+			line: 1318,
 			text: phraseMask{
 				{index: 3, bits: 17179869184},
 			},
@@ -154,7 +154,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 1320,
+			line: 1325,
 			text: phraseMask{
 				{index: 3, bits: 34359738368},
 			},
@@ -168,7 +168,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1327,
+			line: 1332,
 			text: phraseMask{
 				{index: 3, bits: 68719476736},
 			},
@@ -182,7 +182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1334,
+			line: 1339,
 			text: phraseMask{
 				{index: 3, bits: 412316860416},
 			},
@@ -196,7 +196,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1341,
+			line: 1346,
 			text: phraseMask{
 				{index: 3, bits: 549755813888},
 			},
@@ -210,7 +210,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1348,
+			line: 1353,
 			text: phraseMask{
 				{index: 3, bits: 3298534883328},
 			},
@@ -224,7 +224,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1355,
+			line: 1360,
 			text: phraseMask{
 				{index: 3, bits: 4398046511104},
 			},
@@ -238,7 +238,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1362,
+			line: 1367,
 			text: phraseMask{
 				{index: 3, bits: 8796093022208},
 			},
@@ -252,7 +252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1369,
+			line: 1374,
 			text: phraseMask{
 				{index: 3, bits: 17592186044416},
 			},
@@ -266,7 +266,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1376,
+			line: 1381,
 			text: phraseMask{
 				{index: 3, bits: 246290604621824},
 			},
@@ -280,7 +280,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-other-message",
 			file: "rules.yaml (built-in)",
-			line: 1384,
+			line: 1389,
 			text: phraseMask{
 				{index: 3, bits: 35747322042253312},
 			},
@@ -291,7 +291,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ironport-ldap-accept-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1405,
+			line: 1410,
 			text: phraseMask{
 				{index: 3, bits: 36028797018963968},
 			},
@@ -301,7 +301,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-block-list",
 			file: "rules.yaml (built-in)",
-			line: 1416,
+			line: 1421,
 			text: phraseMask{
 				{index: 3, bits: 216172782113783808},
 			},
@@ -338,14 +338,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 16, isSlot: true},
+										{slot: 17, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: ", or its network, is on the block list of Outlook.com (Hotmail, Live, MSN), Microsoft's mail service."},
 							},
 						},
-						uses: 65539,
+						uses: 131075,
 						tr:   &builtinSlots2[1],
 					},
 					fix: alts{
@@ -370,7 +370,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "greylisting-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1433,
+			line: 1438,
 			text: phraseMask{
 				{index: 3, bits: 18158513697557839872},
 			},
@@ -422,7 +422,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "proofpoint-reputation",
 			file: "rules.yaml (built-in)",
-			line: 1451,
+			line: 1456,
 			text: phraseMask{
 				{index: 4, bits: 7},
 			},
@@ -456,14 +456,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 16, isSlot: true},
+										{slot: 17, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: "."},
 							},
 						},
-						uses: 65539,
+						uses: 131075,
 						tr:   &builtinSlots2[5],
 					},
 					fix: alts{
@@ -480,14 +480,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 13, isSlot: true},
+										{slot: 14, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: ", fix what gave it a poor reputation (often a hacked account sending spam), and ask for removal with the form on that page."},
 							},
 						},
-						uses: 9216,
+						uses: 17408,
 						tr:   &builtinSlots2[6],
 					},
 				},
@@ -496,7 +496,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-verify-callout",
 			file: "rules.yaml (built-in)",
-			line: 1466,
+			line: 1471,
 			text: phraseMask{
 				{index: 4, bits: 504},
 			},
@@ -546,7 +546,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1486,
+			line: 1491,
 			text: phraseMask{
 				{index: 4, bits: 1536},
 			},
@@ -598,7 +598,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate",
 			file: "rules.yaml (built-in)",
-			line: 1503,
+			line: 1508,
 			text: phraseMask{
 				{index: 4, bits: 1536},
 			},
@@ -648,7 +648,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-likely-unsolicited",
 			file: "rules.yaml (built-in)",
-			line: 1513,
+			line: 1518,
 			text: phraseMask{
 				{index: 4, bits: 2048},
 			},
@@ -685,14 +685,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 16, isSlot: true},
+										{slot: 17, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: " and of your domain, and from whether the message is authenticated (SPF, DKIM, DMARC), as well as from its content."},
 							},
 						},
-						uses: 65539,
+						uses: 131075,
 						tr:   &builtinSlots2[13],
 					},
 					fix: alts{
@@ -702,14 +702,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 13, isSlot: true},
+										{slot: 14, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: "; bulk or promotional mail needs a one-click unsubscribe and recipients who asked for it."},
 							},
 						},
-						uses: 8192,
+						uses: 16384,
 						tr:   &builtinSlots2[14],
 					},
 				},
@@ -718,7 +718,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-user-block",
 			file: "rules.yaml (built-in)",
-			line: 1530,
+			line: 1535,
 			text: phraseMask{
 				{index: 4, bits: 61440},
 			},
@@ -768,7 +768,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policy-block",
 			file: "rules.yaml (built-in)",
-			line: 1545,
+			line: 1550,
 			text: phraseMask{
 				{index: 4, bits: 4128768},
 			},
@@ -818,7 +818,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-anti-spoofing",
 			file: "rules.yaml (built-in)",
-			line: 1566,
+			line: 1571,
 			text: phraseMask{
 				{index: 4, bits: 29360128},
 			},
@@ -868,7 +868,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1580,
+			line: 1585,
 			text: phraseMask{
 				{index: 4, bits: 234881024},
 			},
@@ -881,7 +881,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1590,
+			line: 1595,
 			text: phraseMask{
 				{index: 4, bits: 234881024},
 			},
@@ -894,7 +894,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1596,
+			line: 1601,
 			text: phraseMask{
 				{index: 4, bits: 234881024},
 			},
@@ -907,7 +907,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1602,
+			line: 1607,
 			text: phraseMask{
 				{index: 4, bits: 234881024},
 			},
@@ -920,7 +920,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1608,
+			line: 1613,
 			text: phraseMask{
 				{index: 4, bits: 234881024},
 			},
@@ -933,7 +933,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1614,
+			line: 1619,
 			text: phraseMask{
 				{index: 4, bits: 234881024},
 			},
@@ -946,7 +946,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1620,
+			line: 1625,
 			text: phraseMask{
 				{index: 4, bits: 234881024},
 			},
@@ -959,7 +959,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1626,
+			line: 1631,
 			text: phraseMask{
 				{index: 4, bits: 234881024},
 			},
@@ -972,7 +972,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1632,
+			line: 1637,
 			text: phraseMask{
 				{index: 4, bits: 234881024},
 			},
@@ -985,7 +985,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1638,
+			line: 1643,
 			text: phraseMask{
 				{index: 4, bits: 234881024},
 			},
@@ -998,7 +998,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1644,
+			line: 1649,
 			text: phraseMask{
 				{index: 4, bits: 234881024},
 			},
@@ -1011,7 +1011,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1650,
+			line: 1655,
 			text: phraseMask{
 				{index: 4, bits: 234881024},
 			},
@@ -1048,14 +1048,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 16, isSlot: true},
+										{slot: 17, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: " for its reputation. The code at the end of the reply (LPN... or OFR...) is Orange's reason code."},
 							},
 						},
-						uses: 65539,
+						uses: 131075,
 						tr:   &builtinSlots2[21],
 					},
 					fix: alts{
@@ -1080,7 +1080,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1665,
+			line: 1670,
 			text: phraseMask{
 				{index: 4, bits: 4026531840},
 			},
@@ -1093,7 +1093,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1673,
+			line: 1678,
 			text: phraseMask{
 				{index: 4, bits: 4294967296},
 			},
@@ -1106,7 +1106,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1679,
+			line: 1684,
 			text: phraseMask{
 				{index: 4, bits: 8589934592},
 			},
@@ -1119,7 +1119,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1685,
+			line: 1690,
 			text: phraseMask{
 				{index: 4, bits: 17179869184},
 			},
@@ -1132,7 +1132,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1691,
+			line: 1696,
 			text: phraseMask{
 				{index: 4, bits: 103079215104},
 			},
@@ -1145,7 +1145,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1697,
+			line: 1702,
 			text: phraseMask{
 				{index: 4, bits: 412316860416},
 			},
@@ -1158,7 +1158,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1703,
+			line: 1708,
 			text: phraseMask{
 				{index: 4, bits: 549755813888},
 			},
@@ -1171,7 +1171,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1709,
+			line: 1714,
 			text: phraseMask{
 				{index: 4, bits: 1099511627776},
 			},
@@ -1181,7 +1181,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1718,
+			line: 1723,
 			text: phraseMask{
 				{index: 4, bits: 279275953455104},
 			},
@@ -1191,7 +1191,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1723,
+			line: 1728,
 			text: phraseMask{
 				{index: 4, bits: 281474976710656},
 			},
@@ -1201,7 +1201,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1728,
+			line: 1733,
 			text: phraseMask{
 				{index: 4, bits: 1688849860263936},
 			},
@@ -1211,7 +1211,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1733,
+			line: 1738,
 			text: phraseMask{
 				{index: 4, bits: 6755399441055744},
 			},
@@ -1221,7 +1221,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1738,
+			line: 1743,
 			text: phraseMask{
 				{index: 4, bits: 9007199254740992},
 			},
@@ -1231,7 +1231,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1743,
+			line: 1748,
 			text: phraseMask{
 				{index: 4, bits: 126100789566373888},
 			},
@@ -1241,7 +1241,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1748,
+			line: 1753,
 			text: phraseMask{
 				{index: 4, bits: 432345564227567616},
 			},
@@ -1251,7 +1251,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1753,
+			line: 1758,
 			text: phraseMask{
 				{index: 4, bits: 576460752303423488},
 			},
@@ -1261,7 +1261,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1758,
+			line: 1763,
 			text: phraseMask{
 				{index: 4, bits: 1152921504606846976},
 			},
@@ -1271,7 +1271,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1763,
+			line: 1768,
 			text: phraseMask{
 				{index: 4, bits: 2305843009213693952},
 			},
@@ -1281,7 +1281,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1768,
+			line: 1773,
 			text: phraseMask{
 				{index: 4, bits: 13835058055282163712},
 				{index: 5, bits: 7},
@@ -1292,7 +1292,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1773,
+			line: 1778,
 			text: phraseMask{
 				{index: 5, bits: 120},
 			},
@@ -1302,7 +1302,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1778,
+			line: 1783,
 			text: phraseMask{
 				{index: 5, bits: 128},
 			},
@@ -1312,7 +1312,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1783,
+			line: 1788,
 			text: phraseMask{
 				{index: 5, bits: 256},
 			},
@@ -1325,7 +1325,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1792,
+			line: 1797,
 			text: phraseMask{
 				{index: 5, bits: 256},
 			},
@@ -1338,7 +1338,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1798,
+			line: 1803,
 			text: phraseMask{
 				{index: 5, bits: 256},
 			},
@@ -1351,7 +1351,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1804,
+			line: 1809,
 			text: phraseMask{
 				{index: 5, bits: 256},
 			},
@@ -1364,7 +1364,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1810,
+			line: 1815,
 			text: phraseMask{
 				{index: 5, bits: 256},
 			},
@@ -1377,7 +1377,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1816,
+			line: 1821,
 			text: phraseMask{
 				{index: 5, bits: 256},
 			},
@@ -1390,7 +1390,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1822,
+			line: 1827,
 			text: phraseMask{
 				{index: 5, bits: 256},
 			},
@@ -1403,7 +1403,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1828,
+			line: 1833,
 			text: phraseMask{
 				{index: 5, bits: 256},
 			},
@@ -1416,7 +1416,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1834,
+			line: 1839,
 			text: phraseMask{
 				{index: 5, bits: 256},
 			},
@@ -1429,7 +1429,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1840,
+			line: 1845,
 			text: phraseMask{
 				{index: 5, bits: 512},
 			},
@@ -1442,7 +1442,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1847,
+			line: 1852,
 			text: phraseMask{
 				{index: 5, bits: 3072},
 			},
@@ -1455,7 +1455,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1853,
+			line: 1858,
 			text: phraseMask{
 				{index: 5, bits: 4096},
 			},
@@ -1468,7 +1468,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1859,
+			line: 1864,
 			text: phraseMask{
 				{index: 5, bits: 8192},
 			},
@@ -1481,7 +1481,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1865,
+			line: 1870,
 			text: phraseMask{
 				{index: 5, bits: 16384},
 			},
@@ -1494,7 +1494,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1871,
+			line: 1876,
 			text: phraseMask{
 				{index: 5, bits: 32768},
 			},
@@ -1507,7 +1507,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1877,
+			line: 1882,
 			text: phraseMask{
 				{index: 5, bits: 65536},
 			},
@@ -1520,7 +1520,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1883,
+			line: 1888,
 			text: phraseMask{
 				{index: 5, bits: 393216},
 			},
@@ -1533,7 +1533,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1889,
+			line: 1894,
 			text: phraseMask{
 				{index: 5, bits: 7864320},
 			},
@@ -1546,7 +1546,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1895,
+			line: 1900,
 			text: phraseMask{
 				{index: 5, bits: 1065353216},
 			},
@@ -1559,7 +1559,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1901,
+			line: 1906,
 			text: phraseMask{
 				{index: 5, bits: 1073741824},
 			},
@@ -1572,7 +1572,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1907,
+			line: 1912,
 			text: phraseMask{
 				{index: 5, bits: 2147483648},
 			},
@@ -1585,7 +1585,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1914,
+			line: 1919,
 			text: phraseMask{
 				{index: 5, bits: 2147483648},
 			},
@@ -1598,7 +1598,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1920,
+			line: 1925,
 			text: phraseMask{
 				{index: 5, bits: 2147483648},
 			},
@@ -1611,7 +1611,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1926,
+			line: 1931,
 			text: phraseMask{
 				{index: 5, bits: 2147483648},
 			},
@@ -1624,7 +1624,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1932,
+			line: 1937,
 			text: phraseMask{
 				{index: 5, bits: 2147483648},
 			},
@@ -1637,7 +1637,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1938,
+			line: 1943,
 			text: phraseMask{
 				{index: 5, bits: 2147483648},
 			},
@@ -1650,7 +1650,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1944,
+			line: 1949,
 			text: phraseMask{
 				{index: 5, bits: 2147483648},
 			},
@@ -1663,7 +1663,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1950,
+			line: 1955,
 			text: phraseMask{
 				{index: 5, bits: 2147483648},
 			},
@@ -1676,7 +1676,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1956,
+			line: 1961,
 			text: phraseMask{
 				{index: 5, bits: 4294967296},
 			},
@@ -1686,7 +1686,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1963,
+			line: 1968,
 			text: phraseMask{
 				{index: 5, bits: 8589934592},
 			},
@@ -1735,7 +1735,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1972,
+			line: 1977,
 			text: phraseMask{
 				{index: 5, bits: 51539607552},
 			},
@@ -1745,7 +1745,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1977,
+			line: 1982,
 			text: phraseMask{
 				{index: 5, bits: 68719476736},
 			},
@@ -1755,7 +1755,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1982,
+			line: 1987,
 			text: phraseMask{
 				{index: 5, bits: 412316860416},
 			},
@@ -1765,7 +1765,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1987,
+			line: 1992,
 			text: phraseMask{
 				{index: 5, bits: 549755813888},
 			},
@@ -1775,7 +1775,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1992,
+			line: 1997,
 			text: phraseMask{
 				{index: 5, bits: 1099511627776},
 			},
@@ -1785,7 +1785,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2004,
+			line: 2009,
 			text: phraseMask{
 				{index: 5, bits: 2199023255552},
 			},
@@ -1795,7 +1795,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2009,
+			line: 2014,
 			text: phraseMask{
 				{index: 5, bits: 30786325577728},
 			},
@@ -1805,7 +1805,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2014,
+			line: 2019,
 			text: phraseMask{
 				{index: 5, bits: 35184372088832},
 			},
@@ -1815,7 +1815,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2019,
+			line: 2024,
 			text: phraseMask{
 				{index: 5, bits: 70368744177664},
 			},
@@ -1841,7 +1841,7 @@ var builtinSet = &ruleSet{
 									},
 								},
 								{literal: " because it is larger than the recipient's own size limit, which is "},
-								{slot: 14, isSlot: true},
+								{slot: 15, isSlot: true},
 								{literal: "."},
 							},
 							{
@@ -1862,32 +1862,32 @@ var builtinSet = &ruleSet{
 								{literal: " because it is larger than the recipient's own size limit."},
 							},
 						},
-						uses: 16387,
+						uses: 32771,
 						tr:   &builtinSlots2[25],
 					},
 					fix: alts{
 						list: []text{
 							{
 								{literal: "Make the message smaller than "},
-								{slot: 14, isSlot: true},
+								{slot: 15, isSlot: true},
 								{literal: ". Attachments grow by about a third when they are sent (they are encoded as text), so keep the attached files to about "},
-								{slot: 38, isSlot: true},
+								{slot: 39, isSlot: true},
 								{literal: " in total: remove or compress large attachments, or share the files as a link to a shared folder instead, then send it again."},
 								{
 									group: []textPart{
 										{literal: " The receiving side's page about its limits: "},
-										{slot: 13, isSlot: true},
+										{slot: 14, isSlot: true},
 									},
 								},
 							},
 							{
 								{literal: "Make the message smaller than "},
-								{slot: 14, isSlot: true},
+								{slot: 15, isSlot: true},
 								{literal: ". Attachments grow by about a third when they are sent (they are encoded as text), so keep the attached files to about three quarters of that in total: remove or compress large attachments, or share the files as a link to a shared folder instead, then send it again."},
 								{
 									group: []textPart{
 										{literal: " The receiving side's page about its limits: "},
-										{slot: 13, isSlot: true},
+										{slot: 14, isSlot: true},
 									},
 								},
 							},
@@ -1896,12 +1896,12 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " The receiving side's page about its limits: "},
-										{slot: 13, isSlot: true},
+										{slot: 14, isSlot: true},
 									},
 								},
 							},
 						},
-						uses: 274877931520,
+						uses: 549755863040,
 						tr:   &builtinSlots2[26],
 					},
 				},
@@ -1910,7 +1910,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-expired",
 			file: "rules.yaml (built-in)",
-			line: 2036,
+			line: 2041,
 			text: phraseMask{
 				{index: 2, bits: 18014398509481984},
 			},
@@ -1920,7 +1920,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2041,
+			line: 2046,
 			text: phraseMask{
 				{index: 5, bits: 985162418487296},
 			},
@@ -1930,7 +1930,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-relay",
 			file: "rules.yaml (built-in)",
-			line: 2049,
+			line: 2054,
 			text: phraseMask{
 				{index: 5, bits: 1125899906842624},
 			},
@@ -1940,7 +1940,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2054,
+			line: 2059,
 			text: phraseMask{
 				{index: 5, bits: 2251799813685248},
 			},
@@ -1950,7 +1950,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2061,
+			line: 2066,
 			text: phraseMask{
 				{index: 5, bits: 4503599627370496},
 			},
@@ -1961,7 +1961,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ses-suppressed",
 			file: "rules.yaml (built-in)",
-			line: 2067,
+			line: 2072,
 			text: phraseMask{
 				{index: 5, bits: 270215977642229760},
 			},
@@ -1971,7 +1971,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-ip-policy-codes",
 			file: "rules.yaml (built-in)",
-			line: 2075,
+			line: 2080,
 			text: phraseMask{
 				{index: 5, bits: 2017612633061982208},
 			},
@@ -2008,14 +2008,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 16, isSlot: true},
+										{slot: 17, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: ": its code (SC-, DY- or OU-) stands for a poor reputation or complaints, a home (dynamic) address, an open relay, or a hacked computer."},
 							},
 						},
-						uses: 65539,
+						uses: 131075,
 						tr:   &builtinSlots2[27],
 					},
 					fix: alts{
@@ -2040,7 +2040,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-ip-codes",
 			file: "rules.yaml (built-in)",
-			line: 2095,
+			line: 2100,
 			text: phraseMask{
 				{index: 5, bits: 16140901064495857664},
 				{index: 6, bits: 31},
@@ -2051,7 +2051,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-no-reverse-dns",
 			file: "rules.yaml (built-in)",
-			line: 2102,
+			line: 2107,
 			text: phraseMask{
 				{index: 6, bits: 96},
 			},
@@ -2061,7 +2061,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2113,
+			line: 2118,
 			text: phraseMask{
 				{index: 6, bits: 128},
 			},
@@ -2072,7 +2072,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2120,
+			line: 2125,
 			text: phraseMask{
 				{index: 6, bits: 256},
 			},
@@ -2083,7 +2083,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2126,
+			line: 2131,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, detailLo: 911, detHi: 911},
@@ -2094,7 +2094,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2135,
+			line: 2140,
 			status: []statusPattern{
 				{class: 5, subject: 2},
 			},
@@ -2104,7 +2104,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2141,
+			line: 2146,
 			text: phraseMask{
 				{index: 6, bits: 512},
 			},
@@ -2115,7 +2115,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2147,
+			line: 2152,
 			text: phraseMask{
 				{index: 6, bits: 1024},
 			},
@@ -2126,7 +2126,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2153,
+			line: 2158,
 			text: phraseMask{
 				{index: 6, bits: 6144},
 			},
@@ -2137,7 +2137,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 2159,
+			line: 2164,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2148,7 +2148,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-data",
 			file: "rules.yaml (built-in)",
-			line: 2166,
+			line: 2171,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2200,7 +2200,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2179,
+			line: 2184,
 			text: phraseMask{
 				{index: 6, bits: 8192},
 			},
@@ -2211,7 +2211,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2186,
+			line: 2191,
 			text: phraseMask{
 				{index: 6, bits: 16384},
 			},
@@ -2222,7 +2222,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2192,
+			line: 2197,
 			text: phraseMask{
 				{index: 6, bits: 98304},
 			},
@@ -2233,7 +2233,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2199,
+			line: 2204,
 			text: phraseMask{
 				{index: 6, bits: 1966080},
 			},
@@ -2244,7 +2244,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-hasmoved",
 			file: "rules.yaml (built-in)",
-			line: 2206,
+			line: 2211,
 			text: phraseMask{
 				{index: 6, bits: 2097152},
 			},
@@ -2255,7 +2255,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2212,
+			line: 2217,
 			text: phraseMask{
 				{index: 3, bits: 2199023255552},
 			},
@@ -2266,7 +2266,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2218,
+			line: 2223,
 			text: phraseMask{
 				{index: 6, bits: 4194304},
 			},
@@ -2277,7 +2277,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2224,
+			line: 2229,
 			text: phraseMask{
 				{index: 6, bits: 8388608},
 			},
@@ -2288,7 +2288,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2230,
+			line: 2235,
 			text: phraseMask{
 				{index: 6, bits: 16777216},
 			},
@@ -2347,7 +2347,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-policyviolation-by-reply",
 			file: "rules.yaml (built-in)",
-			line: 2248,
+			line: 2253,
 			all:  []int32{409, 408},
 			then: thenDef{
 				Reason: "policyviolation",
@@ -2402,7 +2402,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2255,
+			line: 2260,
 			text: phraseMask{
 				{index: 6, bits: 67108864},
 			},
@@ -2413,7 +2413,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2261,
+			line: 2266,
 			text: phraseMask{
 				{index: 6, bits: 134217728},
 			},
@@ -2424,7 +2424,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2267,
+			line: 2272,
 			text: phraseMask{
 				{index: 6, bits: 1879048192},
 			},
@@ -2435,7 +2435,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2273,
+			line: 2278,
 			text: phraseMask{
 				{index: 6, bits: 6442450944},
 			},
@@ -2446,7 +2446,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2279,
+			line: 2284,
 			text: phraseMask{
 				{index: 6, bits: 25769803776},
 			},
@@ -2457,7 +2457,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2285,
+			line: 2290,
 			text: phraseMask{
 				{index: 6, bits: 103079215104},
 			},
@@ -2468,7 +2468,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2291,
+			line: 2296,
 			text: phraseMask{
 				{index: 6, bits: 137438953472},
 			},
@@ -2479,7 +2479,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2297,
+			line: 2302,
 			text: phraseMask{
 				{index: 6, bits: 274877906944},
 			},
@@ -2490,7 +2490,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2303,
+			line: 2308,
 			text: phraseMask{
 				{index: 6, bits: 3848290697216},
 			},
@@ -2501,7 +2501,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2310,
+			line: 2315,
 			text: phraseMask{
 				{index: 6, bits: 4398046511104},
 			},
@@ -2512,7 +2512,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-text-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2316,
+			line: 2321,
 			text: phraseMask{
 				{index: 6, bits: 8796093022208},
 			},
@@ -2523,7 +2523,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2322,
+			line: 2327,
 			text: phraseMask{
 				{index: 6, bits: 52776558133248},
 			},
@@ -2534,7 +2534,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-expired",
 			file: "rules.yaml (built-in)",
-			line: 2328,
+			line: 2333,
 			text: phraseMask{
 				{index: 6, bits: 211106232532992},
 			},
@@ -2545,7 +2545,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2334,
+			line: 2339,
 			text: phraseMask{
 				{index: 6, bits: 281474976710656},
 			},
@@ -2556,7 +2556,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2340,
+			line: 2345,
 			text: phraseMask{
 				{index: 6, bits: 562949953421312},
 			},
@@ -2567,7 +2567,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2346,
+			line: 2351,
 			text: phraseMask{
 				{index: 6, bits: 1125899906842624},
 			},
@@ -2578,7 +2578,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2352,
+			line: 2357,
 			text: phraseMask{
 				{index: 6, bits: 2251799813685248},
 			},
@@ -2589,7 +2589,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2358,
+			line: 2363,
 			text: phraseMask{
 				{index: 6, bits: 13510798882111488},
 			},
@@ -2600,7 +2600,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit-5.2.3",
 			file: "rules.yaml (built-in)",
-			line: 2364,
+			line: 2369,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -2614,7 +2614,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig-5.3.4",
 			file: "rules.yaml (built-in)",
-			line: 2376,
+			line: 2381,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -2628,7 +2628,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc-5.1.7",
 			file: "rules.yaml (built-in)",
-			line: 2383,
+			line: 2388,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -2642,7 +2642,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown-5.1.3",
 			file: "rules.yaml (built-in)",
-			line: 2390,
+			line: 2395,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -2656,7 +2656,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2397,
+			line: 2402,
 			text: phraseMask{
 				{index: 6, bits: 18374686479671623680},
 				{index: 7, bits: 7},
@@ -2668,7 +2668,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2408,
+			line: 2413,
 			text: phraseMask{
 				{index: 7, bits: 120},
 			},
@@ -2679,7 +2679,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 2422,
+			line: 2427,
 			text: phraseMask{
 				{index: 7, bits: 384},
 			},
@@ -2725,14 +2725,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 13, isSlot: true},
+										{slot: 14, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: "."},
 							},
 						},
-						uses: 8192,
+						uses: 16384,
 						tr:   &builtinSlots2[36],
 					},
 				},
@@ -2742,7 +2742,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate",
 			file: "rules.yaml (built-in)",
-			line: 2433,
+			line: 2438,
 			text: phraseMask{
 				{index: 7, bits: 384},
 			},
@@ -2786,14 +2786,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 13, isSlot: true},
+										{slot: 14, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: "; send the message again once the limit is lifted."},
 							},
 						},
-						uses: 8192,
+						uses: 16384,
 						tr:   &builtinSlots2[38],
 					},
 				},
@@ -2802,7 +2802,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2443,
+			line: 2448,
 			text: phraseMask{
 				{index: 7, bits: 7680},
 			},
@@ -2813,7 +2813,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2452,
+			line: 2457,
 			text: phraseMask{
 				{index: 7, bits: 253952},
 			},
@@ -2824,7 +2824,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-expired",
 			file: "rules.yaml (built-in)",
-			line: 2460,
+			line: 2465,
 			text: phraseMask{
 				{index: 7, bits: 786432},
 			},
@@ -2835,7 +2835,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2466,
+			line: 2471,
 			text: phraseMask{
 				{index: 7, bits: 15728640},
 			},
@@ -2846,7 +2846,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mailboxfull-inactive",
 			file: "rules.yaml (built-in)",
-			line: 2473,
+			line: 2478,
 			text: phraseMask{
 				{index: 7, bits: 50331648},
 			},
@@ -2896,7 +2896,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2487,
+			line: 2492,
 			text: phraseMask{
 				{index: 7, bits: 486539264},
 			},
@@ -2907,7 +2907,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2494,
+			line: 2499,
 			text: phraseMask{
 				{index: 7, bits: 536870912},
 			},
@@ -2918,7 +2918,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2500,
+			line: 2505,
 			text: phraseMask{
 				{index: 7, bits: 1073741824},
 			},
@@ -2929,7 +2929,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2506,
+			line: 2511,
 			text: phraseMask{
 				{index: 7, bits: 15032385536},
 			},
@@ -2940,7 +2940,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 2513,
+			line: 2518,
 			text: phraseMask{
 				{index: 7, bits: 2181843386368},
 			},
@@ -2951,7 +2951,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2522,
+			line: 2527,
 			text: phraseMask{
 				{index: 7, bits: 32985348833280},
 			},
@@ -2962,7 +2962,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2531,
+			line: 2536,
 			text: phraseMask{
 				{index: 7, bits: 105553116266496},
 			},
@@ -2973,7 +2973,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2537,
+			line: 2542,
 			text: phraseMask{
 				{index: 7, bits: 2111062325329920},
 			},
@@ -2984,7 +2984,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2545,
+			line: 2550,
 			text: phraseMask{
 				{index: 7, bits: 574208952489738240},
 			},
@@ -2995,7 +2995,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2554,
+			line: 2559,
 			text: phraseMask{
 				{index: 7, bits: 1729382256910270464},
 			},
@@ -3006,7 +3006,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2560,
+			line: 2565,
 			text: phraseMask{
 				{index: 4, bits: 1024},
 				{index: 7, bits: 16140901064495857664},
@@ -3019,7 +3019,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2569,
+			line: 2574,
 			text: phraseMask{
 				{index: 8, bits: 48},
 			},
@@ -3030,7 +3030,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2575,
+			line: 2580,
 			text: phraseMask{
 				{index: 8, bits: 8128},
 			},
@@ -3041,7 +3041,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2584,
+			line: 2589,
 			text: phraseMask{
 				{index: 8, bits: 24576},
 			},
@@ -3052,7 +3052,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2590,
+			line: 2595,
 			text: phraseMask{
 				{index: 8, bits: 98304},
 			},
@@ -3063,7 +3063,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2597,
+			line: 2602,
 			text: phraseMask{
 				{index: 8, bits: 2147352576},
 			},
@@ -3074,7 +3074,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2607,
+			line: 2612,
 			text: phraseMask{
 				{index: 8, bits: 2147483648},
 			},
@@ -3085,7 +3085,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2615,
+			line: 2620,
 			text: phraseMask{
 				{index: 8, bits: 4294967296},
 			},
@@ -3096,7 +3096,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2621,
+			line: 2626,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -3116,7 +3116,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2629,
+			line: 2634,
 			status: []statusPattern{
 				{none: true},
 				{class: 4, subject: -1, detailLo: -1, detHi: -1},
@@ -3138,7 +3138,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2637,
+			line: 2642,
 			text: phraseMask{
 				{index: 8, bits: 34359738368},
 			},
@@ -3149,7 +3149,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2645,
+			line: 2650,
 			text: phraseMask{
 				{index: 8, bits: 206158430208},
 			},
@@ -3164,7 +3164,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.650-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2652,
+			line: 2657,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 650, detHi: 650},
 			},
@@ -3210,14 +3210,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 13, isSlot: true},
+										{slot: 14, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: "."},
 							},
 						},
-						uses: 8192,
+						uses: 16384,
 						tr:   &builtinSlots2[42],
 					},
 				},
@@ -3226,7 +3226,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.2-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2680,
+			line: 2685,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -3240,7 +3240,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.4-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2687,
+			line: 2692,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -3254,7 +3254,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.0-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2694,
+			line: 2699,
 			status: []statusPattern{
 				{class: 5, subject: 3},
 			},
@@ -3268,7 +3268,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.11-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2701,
+			line: 2706,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 11, detHi: 11},
 			},
@@ -3282,7 +3282,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.6-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2708,
+			line: 2713,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -3296,7 +3296,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.3-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2715,
+			line: 2720,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -3310,7 +3310,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.1-expired",
 			file: "rules.yaml (built-in)",
-			line: 2722,
+			line: 2727,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -3324,7 +3324,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.300-expired",
 			file: "rules.yaml (built-in)",
-			line: 2729,
+			line: 2734,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 300, detHi: 300},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3338,7 +3338,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.8-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2735,
+			line: 2740,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 8, detHi: 8},
 				{class: 5, subject: 4, detailLo: 8, detHi: 8},
@@ -3353,7 +3353,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-connector-tlsdomain-delayed",
 			file: "rules.yaml (built-in)",
-			line: 2742,
+			line: 2747,
 			text: phraseMask{
 				{index: 8, bits: 281474976710656},
 			},
@@ -3405,7 +3405,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-connector-tlsdomain",
 			file: "rules.yaml (built-in)",
-			line: 2755,
+			line: 2760,
 			text: phraseMask{
 				{index: 8, bits: 281474976710656},
 			},
@@ -3455,7 +3455,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.317-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2773,
+			line: 2778,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 317, detHi: 317},
 				{class: 5, subject: 4, detailLo: 317, detHi: 317},
@@ -3469,7 +3469,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.5-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2779,
+			line: 2784,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 5, detHi: 5},
 				{class: 5, subject: 7, detailLo: 5, detHi: 5},
@@ -3484,7 +3484,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.51-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2786,
+			line: 2791,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 51, detHi: 51},
 			},
@@ -3498,7 +3498,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.321-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2793,
+			line: 2798,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 321, detHi: 321},
 				{class: 5, subject: 7, detailLo: 321, detHi: 321},
@@ -3512,7 +3512,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.322-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2799,
+			line: 2804,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 322, detHi: 322},
 			},
@@ -3525,7 +3525,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.323-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2805,
+			line: 2810,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 323, detHi: 323},
 				{class: 5, subject: 7, detailLo: 323, detHi: 323},
@@ -3539,7 +3539,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.324-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2811,
+			line: 2816,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 324, detHi: 324},
 				{class: 5, subject: 7, detailLo: 324, detHi: 324},
@@ -3553,7 +3553,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.325-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2817,
+			line: 2822,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 325, detHi: 325},
 				{class: 5, subject: 7, detailLo: 325, detHi: 325},
@@ -3567,7 +3567,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.4-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2823,
+			line: 2828,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -3581,7 +3581,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.312-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2830,
+			line: 2835,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 312, detHi: 312},
 				{class: 5, subject: 4, detailLo: 312, detHi: 312},
@@ -3595,7 +3595,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.316-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2836,
+			line: 2841,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 316, detHi: 316},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3609,7 +3609,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.4-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2842,
+			line: 2847,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3623,7 +3623,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.64-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2849,
+			line: 2854,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
@@ -3696,7 +3696,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2865,
+			line: 2870,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3710,7 +3710,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.4-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2872,
+			line: 2877,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3724,7 +3724,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2879,
+			line: 2884,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3738,7 +3738,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.350-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2886,
+			line: 2891,
 			status: []statusPattern{
 				{class: 5, detailLo: 350, detHi: 350},
 			},
@@ -3751,7 +3751,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-transport-rule-code",
 			file: "rules.yaml (built-in)",
-			line: 2892,
+			line: 2897,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 900, detHi: 999},
 			},
@@ -3781,7 +3781,7 @@ var builtinSet = &ruleSet{
 									},
 								},
 								{literal: " by a mail rule that the recipient's organization set up itself, which explains: \""},
-								{slot: 39, isSlot: true},
+								{slot: 40, isSlot: true},
 								{literal: "\""},
 							},
 							{
@@ -3802,20 +3802,20 @@ var builtinSet = &ruleSet{
 								{literal: " by a mail rule that the recipient's organization set up itself; the rule gave no explanation of its own."},
 							},
 						},
-						uses: 549755813891,
+						uses: 1099511627779,
 						tr:   &builtinSlots2[49],
 					},
 					fix: alts{
 						list: []text{
 							{
-								{slot: 39, isSlot: true, test: true},
+								{slot: 40, isSlot: true, test: true},
 								{literal: "Follow the organization's instruction quoted above (for example another file format, or the way it asks you to send files), then send the message again. If it is unclear or you cannot do what it asks, ask the recipient by other means: their email admin set the rule and can tell you what it accepts."},
 							},
 							{
 								{literal: "Ask the recipient by other means which of their organization's mail rules refused your message and what it accepts (their email admin set the rule and can look it up); then send the message again in a way that fits."},
 							},
 						},
-						uses: 549755813888,
+						uses: 1099511627776,
 						tr:   &builtinSlots2[50],
 					},
 				},
@@ -3824,7 +3824,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.7-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2917,
+			line: 2922,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -3838,7 +3838,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.750-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2924,
+			line: 2929,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 750, detHi: 750},
 			},
@@ -3851,7 +3851,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.3-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2930,
+			line: 2935,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -3865,7 +3865,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2937,
+			line: 2942,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3879,7 +3879,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2944,
+			line: 2949,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3893,7 +3893,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2951,
+			line: 2956,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3907,7 +3907,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.3-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2958,
+			line: 2963,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -3921,7 +3921,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.2-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2965,
+			line: 2970,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -3935,7 +3935,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2972,
+			line: 2977,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3949,7 +3949,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.5-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2979,
+			line: 2984,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -3963,7 +3963,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2986,
+			line: 2991,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -3977,7 +3977,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2993,
+			line: 2998,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -3991,7 +3991,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3000,
+			line: 3005,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -4005,7 +4005,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.14-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3007,
+			line: 3012,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 14, detHi: 14},
 			},
@@ -4019,7 +4019,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.3-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3014,
+			line: 3019,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -4033,7 +4033,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3021,
+			line: 3026,
 			status: []statusPattern{
 				{class: 4, subject: 7},
 			},
@@ -4047,7 +4047,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.24-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3028,
+			line: 3033,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 24, detHi: 24},
 			},
@@ -4061,7 +4061,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.25-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3035,
+			line: 3040,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 25, detHi: 25},
 			},
@@ -4075,7 +4075,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.28-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3042,
+			line: 3047,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 28, detHi: 28},
 			},
@@ -4089,7 +4089,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.318-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3049,
+			line: 3054,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 318, detHi: 318},
 				{class: 5, subject: 4, detailLo: 318, detHi: 318},
@@ -4103,7 +4103,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-throttled-sending-ip",
 			file: "rules.yaml (built-in)",
-			line: 3055,
+			line: 3060,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -4142,13 +4142,13 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " "},
-										{slot: 16, isSlot: true},
+										{slot: 17, isSlot: true},
 									},
 								},
 								{literal: ", as it does for an address that is new, has little reputation yet or suddenly sends much mail. The sending server keeps trying."},
 							},
 						},
-						uses: 65539,
+						uses: 131075,
 						tr:   &builtinSlots2[51],
 					},
 					fix: alts{
@@ -4158,13 +4158,13 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " "},
-										{slot: 16, isSlot: true},
+										{slot: 17, isSlot: true},
 									},
 								},
 								{literal: " (Microsoft's sender support: https://sender.office.com)."},
 							},
 						},
-						uses: 65536,
+						uses: 131072,
 						tr:   &builtinSlots2[52],
 					},
 				},
@@ -4174,7 +4174,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-throttled-sending-ip-final",
 			file: "rules.yaml (built-in)",
-			line: 3076,
+			line: 3081,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -4211,13 +4211,13 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " "},
-										{slot: 16, isSlot: true},
+										{slot: 17, isSlot: true},
 									},
 								},
 								{literal: ", as it does for an address that is new, has little reputation yet or suddenly sends much mail."},
 							},
 						},
-						uses: 65539,
+						uses: 131075,
 						tr:   &builtinSlots2[53],
 					},
 					fix: alts{
@@ -4227,13 +4227,13 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " "},
-										{slot: 16, isSlot: true},
+										{slot: 17, isSlot: true},
 									},
 								},
 								{literal: " (Microsoft's sender support: https://sender.office.com), and the message can be sent again later."},
 							},
 						},
-						uses: 65536,
+						uses: 131072,
 						tr:   &builtinSlots2[54],
 					},
 				},
@@ -4242,7 +4242,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.500-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3089,
+			line: 3094,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 500},
 			},
@@ -4255,7 +4255,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.700-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3095,
+			line: 3100,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 700, detHi: 700},
 			},
@@ -4268,7 +4268,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.1-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 3101,
+			line: 3106,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -4282,7 +4282,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.5.3-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3108,
+			line: 3113,
 			status: []statusPattern{
 				{class: 4, subject: 5, detailLo: 3, detHi: 3},
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
@@ -4297,7 +4297,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.652-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3115,
+			line: 3120,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 652, detHi: 652},
 			},
@@ -4310,7 +4310,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.3-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3121,
+			line: 3126,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -4324,7 +4324,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-5-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3128,
+			line: 3133,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 5},
 			},
@@ -4338,7 +4338,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.6-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3135,
+			line: 3140,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -4352,7 +4352,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.0-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3142,
+			line: 3147,
 			status: []statusPattern{
 				{class: 5, subject: 5},
 			},
@@ -4366,7 +4366,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.2-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3149,
+			line: 3154,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -4380,7 +4380,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.351-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3156,
+			line: 3161,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 351, detHi: 351},
 			},
@@ -4393,7 +4393,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 3162,
+			line: 3167,
 			text: phraseMask{
 				{index: 9, bits: 962072674304},
 			},
@@ -4404,7 +4404,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 3172,
+			line: 3177,
 			text: phraseMask{
 				{index: 9, bits: 3298534883328},
 			},
@@ -4415,7 +4415,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3178,
+			line: 3183,
 			text: phraseMask{
 				{index: 9, bits: 30786325577728},
 			},
@@ -4426,7 +4426,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-expired",
 			file: "rules.yaml (built-in)",
-			line: 3184,
+			line: 3189,
 			text: phraseMask{
 				{index: 9, bits: 35184372088832},
 			},
@@ -4437,7 +4437,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 3190,
+			line: 3195,
 			text: phraseMask{
 				{index: 9, bits: 1055531162664960},
 			},
@@ -4448,7 +4448,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3197,
+			line: 3202,
 			text: phraseMask{
 				{index: 9, bits: 1125899906842624},
 			},
@@ -4459,7 +4459,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3203,
+			line: 3208,
 			text: phraseMask{
 				{index: 9, bits: 6755399441055744},
 			},
@@ -4470,7 +4470,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3209,
+			line: 3214,
 			text: phraseMask{
 				{index: 9, bits: 27021597764222976},
 			},
@@ -4481,7 +4481,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3215,
+			line: 3220,
 			text: phraseMask{
 				{index: 9, bits: 36028797018963968},
 			},
@@ -4492,7 +4492,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 3221,
+			line: 3226,
 			text: phraseMask{
 				{index: 4, bits: 12582912},
 				{index: 9, bits: 504403158265495552},
@@ -4504,7 +4504,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3229,
+			line: 3234,
 			text: phraseMask{
 				{index: 4, bits: 2240512},
 				{index: 9, bits: 1729382256910270464},
@@ -4516,7 +4516,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3239,
+			line: 3244,
 			text: phraseMask{
 				{index: 9, bits: 16140901064495857664},
 			},
@@ -4527,7 +4527,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3246,
+			line: 3251,
 			text: phraseMask{
 				{index: 10, bits: 15},
 			},
@@ -4538,7 +4538,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3253,
+			line: 3258,
 			text: phraseMask{
 				{index: 10, bits: 48},
 				{index: 1, bits: 33554432},
@@ -4550,7 +4550,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3260,
+			line: 3265,
 			text: phraseMask{
 				{index: 9, bits: 16},
 				{index: 10, bits: 192},
@@ -4562,7 +4562,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 3266,
+			line: 3271,
 			text: phraseMask{
 				{index: 10, bits: 256},
 			},
@@ -4573,7 +4573,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3272,
+			line: 3277,
 			text: phraseMask{
 				{index: 10, bits: 512},
 			},
@@ -4584,7 +4584,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3278,
+			line: 3283,
 			text: phraseMask{
 				{index: 9, bits: 17179869184},
 			},
@@ -4595,7 +4595,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 3284,
+			line: 3289,
 			text: phraseMask{
 				{index: 10, bits: 3072},
 			},
@@ -4606,7 +4606,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3294,
+			line: 3299,
 			text: phraseMask{
 				{index: 10, bits: 28672},
 			},
@@ -4617,7 +4617,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3300,
+			line: 3305,
 			text: phraseMask{
 				{index: 10, bits: 32768},
 			},
@@ -4628,7 +4628,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3306,
+			line: 3311,
 			text: phraseMask{
 				{index: 10, bits: 196608},
 			},
@@ -4639,7 +4639,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 3312,
+			line: 3317,
 			text: phraseMask{
 				{index: 10, bits: 786432},
 			},
@@ -4650,7 +4650,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-speeding",
 			file: "rules.yaml (built-in)",
-			line: 3318,
+			line: 3323,
 			text: phraseMask{
 				{index: 10, bits: 3145728},
 			},
@@ -4661,7 +4661,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3324,
+			line: 3329,
 			text: phraseMask{
 				{index: 10, bits: 4194304},
 			},
@@ -4672,7 +4672,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3330,
+			line: 3335,
 			text: phraseMask{
 				{index: 10, bits: 8388608},
 			},
@@ -4683,7 +4683,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3336,
+			line: 3341,
 			text: phraseMask{
 				{index: 10, bits: 251658240},
 			},
@@ -4694,7 +4694,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3343,
+			line: 3348,
 			text: phraseMask{
 				{index: 10, bits: 268435456},
 			},
@@ -4705,7 +4705,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 3349,
+			line: 3354,
 			text: phraseMask{
 				{index: 10, bits: 536870912},
 			},
@@ -4716,7 +4716,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3360,
+			line: 3365,
 			text: phraseMask{
 				{index: 10, bits: 3221225472},
 			},
@@ -4739,7 +4739,7 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 16, isSlot: true},
+										{slot: 17, isSlot: true},
 										{literal: ")"},
 									},
 								},
@@ -4747,12 +4747,12 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " Yahoo's page about its error codes: "},
-										{slot: 13, isSlot: true},
+										{slot: 14, isSlot: true},
 									},
 								},
 							},
 						},
-						uses: 74752,
+						uses: 148480,
 						tr:   &builtinSlots2[55],
 					},
 				},
@@ -4761,7 +4761,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3371,
+			line: 3376,
 			text: phraseMask{
 				{index: 10, bits: 4294967296},
 			},
@@ -4772,7 +4772,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 3377,
+			line: 3382,
 			text: phraseMask{
 				{index: 10, bits: 8589934592},
 			},
@@ -4783,7 +4783,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 3383,
+			line: 3388,
 			text: phraseMask{
 				{index: 10, bits: 17179869184},
 			},
@@ -4842,7 +4842,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-policyviolation-by-reply",
 			file: "rules.yaml (built-in)",
-			line: 3408,
+			line: 3413,
 			all:  []int32{674, 675},
 			then: thenDef{
 				Reason: "policyviolation",
@@ -4897,7 +4897,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints-delayed",
 			file: "rules.yaml (built-in)",
-			line: 3414,
+			line: 3419,
 			text: phraseMask{
 				{index: 10, bits: 68719476736},
 			},
@@ -4934,14 +4934,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 16, isSlot: true},
+										{slot: 17, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: " for now, for unusual volume or for complaints from its users (mail marked as spam). The sending server keeps trying."},
 							},
 						},
-						uses: 65539,
+						uses: 131075,
 						tr:   &builtinSlots2[60],
 					},
 					fix: alts{
@@ -4951,12 +4951,12 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " Yahoo's page about its error codes: "},
-										{slot: 13, isSlot: true},
+										{slot: 14, isSlot: true},
 									},
 								},
 							},
 						},
-						uses: 8192,
+						uses: 16384,
 						tr:   &builtinSlots2[61],
 					},
 				},
@@ -4966,7 +4966,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints-expired",
 			file: "rules.yaml (built-in)",
-			line: 3432,
+			line: 3437,
 			text: phraseMask{
 				{index: 10, bits: 68719476736},
 			},
@@ -5003,14 +5003,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 16, isSlot: true},
+										{slot: 17, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: " for now, for unusual volume or for complaints from its users (mail marked as spam). The message was not delivered."},
 							},
 						},
-						uses: 65539,
+						uses: 131075,
 						tr:   &builtinSlots2[62],
 					},
 					fix: alts{
@@ -5020,12 +5020,12 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " Yahoo's page about its error codes: "},
-										{slot: 13, isSlot: true},
+										{slot: 14, isSlot: true},
 									},
 								},
 							},
 						},
-						uses: 8192,
+						uses: 16384,
 						tr:   &builtinSlots2[63],
 					},
 				},
@@ -5035,7 +5035,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints",
 			file: "rules.yaml (built-in)",
-			line: 3445,
+			line: 3450,
 			text: phraseMask{
 				{index: 10, bits: 68719476736},
 			},
@@ -5070,14 +5070,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 16, isSlot: true},
+										{slot: 17, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: " for now, for unusual volume or for complaints from its users (mail marked as spam)."},
 							},
 						},
-						uses: 65539,
+						uses: 131075,
 						tr:   &builtinSlots2[64],
 					},
 					fix: alts{
@@ -5087,12 +5087,12 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " Yahoo's page about its error codes: "},
-										{slot: 13, isSlot: true},
+										{slot: 14, isSlot: true},
 									},
 								},
 							},
 						},
-						uses: 8192,
+						uses: 16384,
 						tr:   &builtinSlots2[65],
 					},
 				},
@@ -5101,7 +5101,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3455,
+			line: 3460,
 			text: phraseMask{
 				{index: 10, bits: 412316860416},
 			},
@@ -5112,7 +5112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-speeding",
 			file: "rules.yaml (built-in)",
-			line: 3463,
+			line: 3468,
 			text: phraseMask{
 				{index: 10, bits: 549755813888},
 			},
@@ -5123,7 +5123,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3469,
+			line: 3474,
 			text: phraseMask{
 				{index: 10, bits: 3298534883328},
 			},
@@ -5134,7 +5134,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3475,
+			line: 3480,
 			text: phraseMask{
 				{index: 10, bits: 4398046511104},
 			},
@@ -5145,7 +5145,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3481,
+			line: 3486,
 			text: phraseMask{
 				{index: 10, bits: 8796093022208},
 			},
@@ -5156,7 +5156,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3487,
+			line: 3492,
 			text: phraseMask{
 				{index: 10, bits: 17592454479872},
 			},
@@ -5167,7 +5167,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-submission-quota",
 			file: "rules.yaml (built-in)",
-			line: 3499,
+			line: 3504,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 2, detHi: 2},
 				{class: 4, subject: 2, detailLo: 2, detHi: 2},
@@ -5217,7 +5217,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-outbound-spam-exception",
 			file: "rules.yaml (built-in)",
-			line: 3515,
+			line: 3520,
 			text: phraseMask{
 				{index: 10, bits: 2251799813685248},
 			},
@@ -5260,7 +5260,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-recipient-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 3533,
+			line: 3538,
 			text: phraseMask{
 				{index: 10, bits: 67553994410557440},
 			},
@@ -5304,7 +5304,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-sending-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 3545,
+			line: 3550,
 			text: phraseMask{
 				{index: 10, bits: 1080863910568919040},
 				{index: 8, bits: 1},
@@ -5348,7 +5348,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cpanel-hourly-limit-retried",
 			file: "rules.yaml (built-in)",
-			line: 3571,
+			line: 3576,
 			text: phraseMask{
 				{index: 10, bits: 3458764513820540928},
 			},
@@ -5380,14 +5380,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " (the limit is "},
-										{slot: 14, isSlot: true},
+										{slot: 15, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: ". The recipient's side did nothing; your provider will try again later."},
 							},
 						},
-						uses: 16385,
+						uses: 32769,
 						tr:   &builtinSlots2[74],
 					},
 					fix: alts{
@@ -5404,7 +5404,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cpanel-max-emails-per-hour",
 			file: "rules.yaml (built-in)",
-			line: 3585,
+			line: 3590,
 			text: phraseMask{
 				{index: 10, bits: 1152921504606846976},
 			},
@@ -5432,7 +5432,7 @@ var builtinSet = &ruleSet{
 									},
 								},
 								{literal: " was not sent: your domain's hosting account reached its limit of "},
-								{slot: 14, isSlot: true},
+								{slot: 15, isSlot: true},
 								{literal: " messages per hour at your own provider, whose server discarded the message. Nothing reached the recipient, and the address is not at fault."},
 							},
 							{
@@ -5446,7 +5446,7 @@ var builtinSet = &ruleSet{
 								{literal: " was not sent: your domain's hosting account reached its hourly sending limit at your own provider, whose server discarded the message. Nothing reached the recipient, and the address is not at fault."},
 							},
 						},
-						uses: 16385,
+						uses: 32769,
 						tr:   &builtinSlots2[76],
 					},
 					fix: alts{
@@ -5463,7 +5463,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cpanel-max-defers-failures-per-hour",
 			file: "rules.yaml (built-in)",
-			line: 3598,
+			line: 3603,
 			text: phraseMask{
 				{index: 10, bits: 2305843009213693952},
 			},
@@ -5491,7 +5491,7 @@ var builtinSet = &ruleSet{
 									},
 								},
 								{literal: " was not sent: too many messages from your domain's hosting account failed or were delayed this hour (the limit is "},
-								{slot: 14, isSlot: true},
+								{slot: 15, isSlot: true},
 								{literal: "), so your own provider's server discarded it. Nothing reached the recipient, and this address is not at fault."},
 							},
 							{
@@ -5505,7 +5505,7 @@ var builtinSet = &ruleSet{
 								{literal: " was not sent: too many messages from your domain's hosting account failed or were delayed this hour, so your own provider's server discarded it. Nothing reached the recipient, and this address is not at fault."},
 							},
 						},
-						uses: 16385,
+						uses: 32769,
 						tr:   &builtinSlots2[78],
 					},
 					fix: alts{
@@ -5522,7 +5522,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "relay-denied-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 3611,
+			line: 3616,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -5597,7 +5597,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-authrequired-recipient",
 			file: "rules.yaml (built-in)",
-			line: 3636,
+			line: 3641,
 			text: phraseMask{
 				{index: 11, bits: 16384},
 			},
@@ -5647,7 +5647,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "not-authenticated-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 3645,
+			line: 3650,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -5705,7 +5705,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-nonmember",
 			file: "rules.yaml (built-in)",
-			line: 3660,
+			line: 3665,
 			text: phraseMask{
 				{index: 11, bits: 8796076244992},
 			},
@@ -5764,14 +5764,14 @@ var builtinSet = &ruleSet{
 						list: []text{
 							{
 								{literal: "Changing the message will not help. Send it again from the address you are subscribed to the list with: sending from another address, or an alias of it, is the usual cause. If you are not a member, subscribe, or ask the list owner ("},
-								{slot: 19, isSlot: true},
+								{slot: 20, isSlot: true},
 								{literal: ") to subscribe you or to accept posts from the address you use."},
 							},
 							{
 								{literal: "Changing the message will not help. Send it again from the address you are subscribed to the list with: sending from another address, or an alias of it, is the usual cause. If you are not a member, subscribe, or ask the list owner, by other means, to subscribe you or to accept posts from the address you use."},
 							},
 						},
-						uses: 524288,
+						uses: 1048576,
 						tr:   &builtinSlots2[87],
 					},
 				},
@@ -5780,7 +5780,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-nonmember-policy",
 			file: "rules.yaml (built-in)",
-			line: 3700,
+			line: 3705,
 			text: phraseMask{
 				{index: 11, bits: 131941395333120},
 			},
@@ -5839,14 +5839,14 @@ var builtinSet = &ruleSet{
 						list: []text{
 							{
 								{literal: "Changing the message will not help. Send it again from the address you are subscribed to the list with: sending from another address, or an alias of it, is the usual cause. If you are not a member, subscribe, or ask the list owner ("},
-								{slot: 19, isSlot: true},
+								{slot: 20, isSlot: true},
 								{literal: ") to subscribe you or to accept posts from the address you use."},
 							},
 							{
 								{literal: "Changing the message will not help. Send it again from the address you are subscribed to the list with: sending from another address, or an alias of it, is the usual cause. If you are not a member, subscribe, or ask the list owner, by other means, to subscribe you or to accept posts from the address you use."},
 							},
 						},
-						uses: 524288,
+						uses: 1048576,
 						tr:   &builtinSlots2[89],
 					},
 				},
@@ -5855,7 +5855,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-moderator-reason",
 			file: "rules.yaml (built-in)",
-			line: 3720,
+			line: 3725,
 			text: phraseMask{
 				{index: 11, bits: 422212465065984},
 			},
@@ -5910,7 +5910,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.1-delivery-not-authorized",
 			file: "rules.yaml (built-in)",
-			line: 3743,
+			line: 3748,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -5988,11 +5988,11 @@ var builtinSet = &ruleSet{
 											},
 										},
 										{literal: " by a mail rule that the recipient's organization set up itself, which explains: \""},
-										{slot: 39, isSlot: true},
+										{slot: 40, isSlot: true},
 										{literal: "\""},
 									},
 								},
-								uses: 549755813891,
+								uses: 1099511627779,
 								tr:   &builtinSlots2[94],
 							},
 							fix: alts{
@@ -6012,7 +6012,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.1.10-null-mx",
 			file: "rules.yaml (built-in)",
-			line: 3770,
+			line: 3775,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 				{class: 4, subject: 1, detailLo: 10, detHi: 10},
@@ -6067,7 +6067,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.7.13-account-disabled",
 			file: "rules.yaml (built-in)",
-			line: 3782,
+			line: 3787,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 				{class: 4, subject: 7, detailLo: 13, detHi: 13},
@@ -6109,7 +6109,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.26-ipv6-unauthenticated",
 			file: "rules.yaml (built-in)",
-			line: 3796,
+			line: 3801,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 26, detHi: 26},
 			},
@@ -6158,7 +6158,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.500-699",
 			file: "rules.yaml (built-in)",
-			line: 3805,
+			line: 3810,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -6207,7 +6207,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.850-899",
 			file: "rules.yaml (built-in)",
-			line: 3814,
+			line: 3819,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 850, detHi: 899},
 			},
@@ -6256,7 +6256,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.10",
 			file: "rules.yaml (built-in)",
-			line: 3823,
+			line: 3828,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -6305,7 +6305,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.90",
 			file: "rules.yaml (built-in)",
-			line: 3833,
+			line: 3838,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 90, detHi: 90},
 			},
@@ -6347,7 +6347,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.121",
 			file: "rules.yaml (built-in)",
-			line: 3842,
+			line: 3847,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 121, detHi: 121},
 			},
@@ -6396,7 +6396,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.122",
 			file: "rules.yaml (built-in)",
-			line: 3851,
+			line: 3856,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 122, detHi: 122},
 			},
@@ -6445,7 +6445,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.3.190",
 			file: "rules.yaml (built-in)",
-			line: 3860,
+			line: 3865,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 190, detHi: 190},
 			},
@@ -6494,7 +6494,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.12",
 			file: "rules.yaml (built-in)",
-			line: 3869,
+			line: 3874,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -6543,7 +6543,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.124",
 			file: "rules.yaml (built-in)",
-			line: 3878,
+			line: 3883,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 124, detHi: 124},
 			},
@@ -6592,7 +6592,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.133",
 			file: "rules.yaml (built-in)",
-			line: 3887,
+			line: 3892,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 133, detHi: 133},
 			},
@@ -6641,7 +6641,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.134",
 			file: "rules.yaml (built-in)",
-			line: 3896,
+			line: 3901,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 134, detHi: 134},
 			},
@@ -6690,7 +6690,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.13",
 			file: "rules.yaml (built-in)",
-			line: 3905,
+			line: 3910,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -6739,7 +6739,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.135",
 			file: "rules.yaml (built-in)",
-			line: 3914,
+			line: 3919,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 135, detHi: 135},
 			},
@@ -6788,7 +6788,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.136",
 			file: "rules.yaml (built-in)",
-			line: 3923,
+			line: 3928,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 136, detHi: 136},
 			},
@@ -6837,7 +6837,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.23-spf",
 			file: "rules.yaml (built-in)",
-			line: 3932,
+			line: 3937,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 23, detHi: 23},
 			},
@@ -6893,7 +6893,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.25",
 			file: "rules.yaml (built-in)",
-			line: 3941,
+			line: 3946,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -6926,14 +6926,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 16, isSlot: true},
+										{slot: 17, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: " has no reverse DNS name, or one that does not match."},
 							},
 						},
-						uses: 65539,
+						uses: 131075,
 						tr:   &builtinSlots2[131],
 					},
 					fix: alts{
@@ -6950,7 +6950,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.57",
 			file: "rules.yaml (built-in)",
-			line: 3950,
+			line: 3955,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 57, detHi: 57},
 			},
@@ -6999,7 +6999,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.501",
 			file: "rules.yaml (built-in)",
-			line: 3959,
+			line: 3964,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 501, detHi: 501},
 			},
@@ -7048,7 +7048,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.502",
 			file: "rules.yaml (built-in)",
-			line: 3970,
+			line: 3975,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 502, detHi: 502},
 			},
@@ -7097,7 +7097,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.503",
 			file: "rules.yaml (built-in)",
-			line: 3979,
+			line: 3984,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 503, detHi: 503},
 			},
@@ -7146,7 +7146,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.504",
 			file: "rules.yaml (built-in)",
-			line: 3988,
+			line: 3993,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 504, detHi: 504},
 			},
@@ -7195,7 +7195,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.505",
 			file: "rules.yaml (built-in)",
-			line: 3999,
+			line: 4004,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 505, detHi: 505},
 			},
@@ -7244,7 +7244,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.506",
 			file: "rules.yaml (built-in)",
-			line: 4011,
+			line: 4016,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 506, detHi: 506},
 			},
@@ -7293,7 +7293,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.507",
 			file: "rules.yaml (built-in)",
-			line: 4020,
+			line: 4025,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 507, detHi: 507},
 			},
@@ -7342,7 +7342,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.508",
 			file: "rules.yaml (built-in)",
-			line: 4029,
+			line: 4034,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 508, detHi: 508},
 			},
@@ -7391,7 +7391,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.509",
 			file: "rules.yaml (built-in)",
-			line: 4038,
+			line: 4043,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 509, detHi: 509},
 			},
@@ -7447,7 +7447,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.64-tenantattribution",
 			file: "rules.yaml (built-in)",
-			line: 4047,
+			line: 4052,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
@@ -7515,7 +7515,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.510",
 			file: "rules.yaml (built-in)",
-			line: 4059,
+			line: 4064,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 510, detHi: 510},
 			},
@@ -7564,7 +7564,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.511",
 			file: "rules.yaml (built-in)",
-			line: 4069,
+			line: 4074,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 511, detHi: 511},
 			},
@@ -7613,7 +7613,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.512",
 			file: "rules.yaml (built-in)",
-			line: 4078,
+			line: 4083,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 512, detHi: 512},
 			},
@@ -7662,7 +7662,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.513",
 			file: "rules.yaml (built-in)",
-			line: 4087,
+			line: 4092,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 513, detHi: 513},
 			},
@@ -7695,14 +7695,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 16, isSlot: true},
+										{slot: 17, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: " on its own block list."},
 							},
 						},
-						uses: 65539,
+						uses: 131075,
 						tr:   &builtinSlots2[161],
 					},
 					fix: alts{
@@ -7719,7 +7719,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.515",
 			file: "rules.yaml (built-in)",
-			line: 4096,
+			line: 4101,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 515, detHi: 515},
 			},
@@ -7775,7 +7775,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.520",
 			file: "rules.yaml (built-in)",
-			line: 4108,
+			line: 4113,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 520, detHi: 520},
 			},
@@ -7817,7 +7817,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.233",
 			file: "rules.yaml (built-in)",
-			line: 4117,
+			line: 4122,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 233, detHi: 233},
 			},
@@ -7859,7 +7859,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.606-649",
 			file: "rules.yaml (built-in)",
-			line: 4126,
+			line: 4131,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 606, detHi: 649},
 			},
@@ -7892,14 +7892,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 16, isSlot: true},
+										{slot: 17, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: "."},
 							},
 						},
-						uses: 65539,
+						uses: 131075,
 						tr:   &builtinSlots2[169],
 					},
 					fix: alts{
@@ -7909,14 +7909,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 13, isSlot: true},
+										{slot: 14, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: "."},
 							},
 						},
-						uses: 8192,
+						uses: 16384,
 						tr:   &builtinSlots2[170],
 					},
 				},
@@ -7925,7 +7925,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.703",
 			file: "rules.yaml (built-in)",
-			line: 4135,
+			line: 4140,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 703, detHi: 703},
 			},
@@ -7967,7 +7967,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.700-749",
 			file: "rules.yaml (built-in)",
-			line: 4144,
+			line: 4149,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 700, detHi: 749},
 			},
@@ -8016,7 +8016,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.310-no-domain",
 			file: "rules.yaml (built-in)",
-			line: 4155,
+			line: 4160,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 310, detHi: 310},
 			},
@@ -8052,7 +8052,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-helo-refused",
 			file: "rules.yaml (built-in)",
-			line: 4171,
+			line: 4176,
 			text: phraseMask{
 				{index: 12, bits: 8},
 			},
@@ -8062,7 +8062,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-courier-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4178,
+			line: 4183,
 			text: phraseMask{
 				{index: 12, bits: 16},
 			},
@@ -8072,7 +8072,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-filtered",
 			file: "rules.yaml (built-in)",
-			line: 4183,
+			line: 4188,
 			text: phraseMask{
 				{index: 12, bits: 32},
 			},
@@ -8082,7 +8082,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4188,
+			line: 4193,
 			text: phraseMask{
 				{index: 12, bits: 192},
 			},
@@ -8092,7 +8092,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4197,
+			line: 4202,
 			text: phraseMask{
 				{index: 12, bits: 7936},
 			},
@@ -8102,7 +8102,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4204,
+			line: 4209,
 			text: phraseMask{
 				{index: 12, bits: 8192},
 			},
@@ -8115,7 +8115,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-expired",
 			file: "rules.yaml (built-in)",
-			line: 4210,
+			line: 4215,
 			text: phraseMask{
 				{index: 12, bits: 16384},
 			},
@@ -8125,7 +8125,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4215,
+			line: 4220,
 			text: phraseMask{
 				{index: 12, bits: 32768},
 			},
@@ -8135,7 +8135,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-einsundeins-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 4220,
+			line: 4225,
 			text: phraseMask{
 				{index: 12, bits: 65536},
 			},
@@ -8145,7 +8145,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exim-mx-hosts-without-address",
 			file: "rules.yaml (built-in)",
-			line: 4233,
+			line: 4238,
 			text: phraseMask{
 				{index: 12, bits: 393216},
 			},
@@ -8196,7 +8196,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4243,
+			line: 4248,
 			text: phraseMask{
 				{index: 12, bits: 524288},
 			},
@@ -8206,7 +8206,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4251,
+			line: 4256,
 			text: phraseMask{
 				{index: 12, bits: 1048576},
 			},
@@ -8216,7 +8216,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4256,
+			line: 4261,
 			text: phraseMask{
 				{index: 12, bits: 6291456},
 			},
@@ -8226,7 +8226,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 4261,
+			line: 4266,
 			text: phraseMask{
 				{index: 12, bits: 125829120},
 			},
@@ -8236,7 +8236,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4267,
+			line: 4272,
 			text: phraseMask{
 				{index: 12, bits: 2013265920},
 			},
@@ -8246,7 +8246,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lines-too-long",
 			file: "rules.yaml (built-in)",
-			line: 4279,
+			line: 4284,
 			text: phraseMask{
 				{index: 12, bits: 15032385536},
 			},
@@ -8296,7 +8296,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 4288,
+			line: 4293,
 			text: phraseMask{
 				{index: 12, bits: 17179869184},
 			},
@@ -8306,7 +8306,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-expired",
 			file: "rules.yaml (built-in)",
-			line: 4293,
+			line: 4298,
 			text: phraseMask{
 				{index: 12, bits: 34359738368},
 			},
@@ -8316,7 +8316,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4298,
+			line: 4303,
 			text: phraseMask{
 				{index: 12, bits: 68719476736},
 			},
@@ -8326,7 +8326,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-suspend",
 			file: "rules.yaml (built-in)",
-			line: 4303,
+			line: 4308,
 			text: phraseMask{
 				{index: 12, bits: 412316860416},
 			},
@@ -8336,7 +8336,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-nonmember",
 			file: "rules.yaml (built-in)",
-			line: 4308,
+			line: 4313,
 			text: phraseMask{
 				{index: 12, bits: 3848290697216},
 			},
@@ -8395,14 +8395,14 @@ var builtinSet = &ruleSet{
 						list: []text{
 							{
 								{literal: "Changing the message will not help. Send it again from the address you are subscribed to the list with: sending from another address, or an alias of it, is the usual cause. If you are not a member, subscribe, or ask the list owner ("},
-								{slot: 19, isSlot: true},
+								{slot: 20, isSlot: true},
 								{literal: ") to subscribe you or to accept posts from the address you use."},
 							},
 							{
 								{literal: "Changing the message will not help. Send it again from the address you are subscribed to the list with: sending from another address, or an alias of it, is the usual cause. If you are not a member, subscribe, or ask the list owner, by other means, to subscribe you or to accept posts from the address you use."},
 							},
 						},
-						uses: 524288,
+						uses: 1048576,
 						tr:   &builtinSlots2[181],
 					},
 				},
@@ -8411,7 +8411,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-rejected",
 			file: "rules.yaml (built-in)",
-			line: 4324,
+			line: 4329,
 			text: phraseMask{
 				{index: 12, bits: 65970697666560},
 			},
@@ -8421,7 +8421,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4329,
+			line: 4334,
 			text: phraseMask{
 				{index: 12, bits: 4433230883192832},
 			},
@@ -8431,7 +8431,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 4335,
+			line: 4340,
 			text: phraseMask{
 				{index: 12, bits: 4503599627370496},
 			},
@@ -8441,7 +8441,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-expired",
 			file: "rules.yaml (built-in)",
-			line: 4340,
+			line: 4345,
 			text: phraseMask{
 				{index: 12, bits: 63050394783186944},
 			},
@@ -8451,7 +8451,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4347,
+			line: 4352,
 			text: phraseMask{
 				{index: 12, bits: 216172782113783808},
 			},
@@ -8461,7 +8461,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmx-expired",
 			file: "rules.yaml (built-in)",
-			line: 4352,
+			line: 4357,
 			text: phraseMask{
 				{index: 12, bits: 288230376151711744},
 			},
@@ -8471,7 +8471,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4357,
+			line: 4362,
 			text: phraseMask{
 				{index: 8, bits: 25769803776},
 			},
@@ -8481,7 +8481,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4362,
+			line: 4367,
 			text: phraseMask{
 				{index: 8, bits: 2147483648},
 			},
@@ -8491,7 +8491,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4367,
+			line: 4372,
 			text: phraseMask{
 				{index: 8, bits: 4294967296},
 			},
@@ -8501,7 +8501,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4372,
+			line: 4377,
 			text: phraseMask{
 				{index: 12, bits: 576460752303423488},
 			},
@@ -8511,7 +8511,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4377,
+			line: 4382,
 			text: phraseMask{
 				{index: 12, bits: 1152921504606846976},
 			},
@@ -8521,7 +8521,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 4382,
+			line: 4387,
 			text: phraseMask{
 				{index: 12, bits: 2305843009213693952},
 			},
@@ -8531,7 +8531,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 4387,
+			line: 4392,
 			text: phraseMask{
 				{index: 12, bits: 4611686018427387904},
 			},
@@ -8541,7 +8541,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-compuserve-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4392,
+			line: 4397,
 			text: phraseMask{
 				{index: 12, bits: 9223372036854775808},
 				{index: 13, bits: 1},
@@ -8552,7 +8552,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4401,
+			line: 4406,
 			text: phraseMask{
 				{index: 13, bits: 2},
 			},
@@ -8562,7 +8562,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 4406,
+			line: 4411,
 			text: phraseMask{
 				{index: 13, bits: 4},
 			},
@@ -8572,7 +8572,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4411,
+			line: 4416,
 			text: phraseMask{
 				{index: 13, bits: 8},
 			},
@@ -8582,7 +8582,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-messagingserver-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4416,
+			line: 4421,
 			text: phraseMask{
 				{index: 13, bits: 16},
 			},
@@ -8592,7 +8592,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4421,
+			line: 4426,
 			text: phraseMask{
 				{index: 13, bits: 32},
 			},
@@ -8602,7 +8602,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4426,
+			line: 4431,
 			text: phraseMask{
 				{index: 13, bits: 192},
 			},
@@ -8612,7 +8612,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-expired",
 			file: "rules.yaml (built-in)",
-			line: 4432,
+			line: 4437,
 			text: phraseMask{
 				{index: 13, bits: 256},
 			},
@@ -8622,7 +8622,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 4437,
+			line: 4442,
 			text: phraseMask{
 				{index: 13, bits: 512},
 			},
@@ -8632,7 +8632,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-mx-unreachable",
 			file: "rules.yaml (built-in)",
-			line: 4442,
+			line: 4447,
 			text: phraseMask{
 				{index: 13, bits: 1024},
 			},
@@ -8669,7 +8669,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4451,
+			line: 4456,
 			text: phraseMask{
 				{index: 13, bits: 261120},
 			},
@@ -8679,7 +8679,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4458,
+			line: 4463,
 			text: phraseMask{
 				{index: 13, bits: 1835008},
 			},
@@ -8689,7 +8689,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 4463,
+			line: 4468,
 			text: phraseMask{
 				{index: 13, bits: 2097152},
 			},
@@ -8699,7 +8699,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 4468,
+			line: 4473,
 			text: phraseMask{
 				{index: 13, bits: 62914560},
 			},
@@ -8709,7 +8709,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4474,
+			line: 4479,
 			text: phraseMask{
 				{index: 13, bits: 274810798080},
 			},
@@ -8719,7 +8719,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4484,
+			line: 4489,
 			text: phraseMask{
 				{index: 13, bits: 824633720832},
 			},
@@ -8729,7 +8729,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4489,
+			line: 4494,
 			text: phraseMask{
 				{index: 13, bits: 1099511627776},
 			},
@@ -8739,7 +8739,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4494,
+			line: 4499,
 			text: phraseMask{
 				{index: 13, bits: 2199023255552},
 			},
@@ -8749,7 +8749,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 4499,
+			line: 4504,
 			text: phraseMask{
 				{index: 13, bits: 4398046511104},
 			},
@@ -8759,7 +8759,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "qmail-mx-points-here",
 			file: "rules.yaml (built-in)",
-			line: 4504,
+			line: 4509,
 			text: phraseMask{
 				{index: 13, bits: 8796093022208},
 			},
@@ -8817,7 +8817,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4520,
+			line: 4525,
 			text: phraseMask{
 				{index: 13, bits: 52776558133248},
 			},
@@ -8827,7 +8827,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4526,
+			line: 4531,
 			text: phraseMask{
 				{index: 13, bits: 70368744177664},
 			},
@@ -8837,7 +8837,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 4531,
+			line: 4536,
 			text: phraseMask{
 				{index: 13, bits: 140737488355328},
 			},
@@ -8847,7 +8847,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-verizon-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4536,
+			line: 4541,
 			text: phraseMask{
 				{index: 13, bits: 844424930131968},
 			},
@@ -8857,7 +8857,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-zoho-expired",
 			file: "rules.yaml (built-in)",
-			line: 4541,
+			line: 4546,
 			text: phraseMask{
 				{index: 13, bits: 1125899906842624},
 			},
@@ -8867,7 +8867,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-filtered",
 			file: "rules.yaml (built-in)",
-			line: 4546,
+			line: 4551,
 			text: phraseMask{
 				{index: 13, bits: 2251799813685248},
 			},
@@ -8877,7 +8877,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4551,
+			line: 4556,
 			text: phraseMask{
 				{index: 13, bits: 4503599627370496},
 			},
@@ -8887,7 +8887,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-groups-refused",
 			file: "rules.yaml (built-in)",
-			line: 4556,
+			line: 4561,
 			text: phraseMask{
 				{index: 13, bits: 27021597764222976},
 			},
@@ -8937,7 +8937,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-posting-restricted",
 			file: "rules.yaml (built-in)",
-			line: 4576,
+			line: 4581,
 			text: phraseMask{
 				{index: 13, bits: 18410715276690587648},
 				{index: 14, bits: 127},
@@ -8989,7 +8989,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6-5.4.14-loop",
 			file: "rules.yaml (built-in)",
-			line: 4608,
+			line: 4613,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
@@ -9045,7 +9045,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-no-answer",
 			file: "rules.yaml (built-in)",
-			line: 4618,
+			line: 4623,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -9071,11 +9071,11 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " after trying for "},
-										{slot: 20, isSlot: true},
+										{slot: 21, isSlot: true},
 									},
 								},
 								{literal: " because the receiving server "},
-								{slot: 15, isSlot: true},
+								{slot: 16, isSlot: true},
 								{literal: " could not be reached."},
 							},
 							{
@@ -9089,7 +9089,7 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " after trying for "},
-										{slot: 20, isSlot: true},
+										{slot: 21, isSlot: true},
 									},
 								},
 								{literal: " because the receiving server"},
@@ -9102,7 +9102,7 @@ var builtinSet = &ruleSet{
 								{literal: " could not be reached."},
 							},
 						},
-						uses: 1081347,
+						uses: 2162691,
 						tr:   &builtinSlots2[191],
 					},
 				},
@@ -9123,11 +9123,11 @@ var builtinSet = &ruleSet{
 										{
 											group: []textPart{
 												{literal: " after trying for "},
-												{slot: 20, isSlot: true},
+												{slot: 21, isSlot: true},
 											},
 										},
 										{literal: " because the receiving server "},
-										{slot: 15, isSlot: true},
+										{slot: 16, isSlot: true},
 										{literal: " refused every connection."},
 									},
 									{
@@ -9141,7 +9141,7 @@ var builtinSet = &ruleSet{
 										{
 											group: []textPart{
 												{literal: " after trying for "},
-												{slot: 20, isSlot: true},
+												{slot: 21, isSlot: true},
 											},
 										},
 										{literal: " because the receiving server"},
@@ -9154,7 +9154,7 @@ var builtinSet = &ruleSet{
 										{literal: " refused every connection."},
 									},
 								},
-								uses: 1081347,
+								uses: 2162691,
 								tr:   &builtinSlots2[192],
 							},
 						},
@@ -9165,7 +9165,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1-access-denied",
 			file: "rules.yaml (built-in)",
-			line: 4635,
+			line: 4640,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -9218,7 +9218,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-unrecognised-or-name",
 			file: "rules.yaml (built-in)",
-			line: 4656,
+			line: 4661,
 			text: phraseMask{
 				{index: 14, bits: 261120},
 			},
@@ -9228,7 +9228,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-maximum-time-expired",
 			file: "rules.yaml (built-in)",
-			line: 4661,
+			line: 4666,
 			text: phraseMask{
 				{index: 14, bits: 786432},
 			},
@@ -9238,7 +9238,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-loop-detected",
 			file: "rules.yaml (built-in)",
-			line: 4665,
+			line: 4670,
 			text: phraseMask{
 				{index: 14, bits: 1048576},
 			},
@@ -9248,7 +9248,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-content-too-long",
 			file: "rules.yaml (built-in)",
-			line: 4669,
+			line: 4674,
 			text: phraseMask{
 				{index: 14, bits: 14680064},
 			},
@@ -9258,7 +9258,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-conversion",
 			file: "rules.yaml (built-in)",
-			line: 4673,
+			line: 4678,
 			text: phraseMask{
 				{index: 14, bits: 520093696},
 			},
@@ -9268,7 +9268,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-score-stated",
 			file: "rules.yaml (built-in)",
-			line: 4698,
+			line: 4703,
 			text: phraseMask{
 				{bits: 8053063680},
 			},
@@ -9285,7 +9285,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "postfix-rbl-sender",
 			file: "rules.yaml (built-in)",
-			line: 4713,
+			line: 4718,
 			regexps: []*pattern{
 				{src: "sender address \\[[^\\]@ ]*@(?P<listed_domain>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})\\] blocked using ", captures: true, minLen: 37},
 			},
@@ -9315,9 +9315,9 @@ var builtinSet = &ruleSet{
 									},
 								},
 								{literal: " because the domain of your address, "},
-								{slot: 45, isSlot: true},
+								{slot: 46, isSlot: true},
 								{literal: ", is on the block list "},
-								{slot: 12, isSlot: true},
+								{slot: 13, isSlot: true},
 								{literal: ", a list of domains seen in spam that the receiving server checks."},
 							},
 							{
@@ -9339,27 +9339,27 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: ", "},
-										{slot: 45, isSlot: true},
+										{slot: 46, isSlot: true},
 										{literal: ","},
 									},
 								},
 								{literal: " is on a block list of domains seen in spam that the receiving server checks."},
 							},
 						},
-						uses: 35184372092931,
+						uses: 70368744185859,
 						tr:   &builtinSlots2[195],
 					},
 					fix: alts{
 						list: []text{
 							{
 								{literal: "Changing the message will not help. Your email admin should look "},
-								{slot: 45, isSlot: true},
+								{slot: 46, isSlot: true},
 								{literal: " up on "},
-								{slot: 12, isSlot: true},
+								{slot: 13, isSlot: true},
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 13, isSlot: true},
+										{slot: 14, isSlot: true},
 										{literal: ")"},
 									},
 								},
@@ -9370,14 +9370,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 13, isSlot: true},
+										{slot: 14, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: ", fix the cause, and ask the list for removal."},
 							},
 						},
-						uses: 35184372101120,
+						uses: 70368744202240,
 						tr:   &builtinSlots2[196],
 					},
 				},
@@ -9386,7 +9386,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "postfix-rbl-name",
 			file: "rules.yaml (built-in)",
-			line: 4735,
+			line: 4740,
 			regexps: []*pattern{
 				{src: "(?:helo command|reverse client host) \\[(?P<listed_domain>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})\\] blocked using ", captures: true, minLen: 34},
 			},
@@ -9416,9 +9416,9 @@ var builtinSet = &ruleSet{
 									},
 								},
 								{literal: " because the name of the sending server, "},
-								{slot: 45, isSlot: true},
+								{slot: 46, isSlot: true},
 								{literal: ", is on the block list "},
-								{slot: 12, isSlot: true},
+								{slot: 13, isSlot: true},
 								{literal: ", a list of domains seen in spam that the receiving server checks."},
 							},
 							{
@@ -9440,27 +9440,27 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: ", "},
-										{slot: 45, isSlot: true},
+										{slot: 46, isSlot: true},
 										{literal: ","},
 									},
 								},
 								{literal: " is on a block list of domains seen in spam that the receiving server checks."},
 							},
 						},
-						uses: 35184372092931,
+						uses: 70368744185859,
 						tr:   &builtinSlots2[197],
 					},
 					fix: alts{
 						list: []text{
 							{
 								{literal: "This is not about your message's content. Your email admin should look "},
-								{slot: 45, isSlot: true},
+								{slot: 46, isSlot: true},
 								{literal: " up on "},
-								{slot: 12, isSlot: true},
+								{slot: 13, isSlot: true},
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 13, isSlot: true},
+										{slot: 14, isSlot: true},
 										{literal: ")"},
 									},
 								},
@@ -9471,14 +9471,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 13, isSlot: true},
+										{slot: 14, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: ", fix the cause and ask the list for removal, or have the sending server use a name of a domain that is not listed."},
 							},
 						},
-						uses: 35184372101120,
+						uses: 70368744202240,
 						tr:   &builtinSlots2[198],
 					},
 				},
@@ -9487,7 +9487,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-uri-blocklist",
 			file: "rules.yaml (built-in)",
-			line: 4752,
+			line: 4757,
 			text: phraseMask{
 				{bits: 25165824},
 				{index: 14, bits: 1125899369971712},
@@ -9526,9 +9526,9 @@ var builtinSet = &ruleSet{
 									},
 								},
 								{literal: " because it contains a link to "},
-								{slot: 45, isSlot: true},
+								{slot: 46, isSlot: true},
 								{literal: ", a domain that the block list "},
-								{slot: 12, isSlot: true},
+								{slot: 13, isSlot: true},
 								{literal: " names as seen in spam. Such lists judge the web addresses in a message, not the server that sent it."},
 							},
 							{
@@ -9547,7 +9547,7 @@ var builtinSet = &ruleSet{
 									},
 								},
 								{literal: " because it contains a link to "},
-								{slot: 45, isSlot: true},
+								{slot: 46, isSlot: true},
 								{literal: ", a domain that a block list of spam web sites names."},
 							},
 							{
@@ -9566,7 +9566,7 @@ var builtinSet = &ruleSet{
 									},
 								},
 								{literal: " because it contains a link to a domain that the block list "},
-								{slot: 12, isSlot: true},
+								{slot: 13, isSlot: true},
 								{literal: " names as seen in spam. Such lists judge the web addresses in a message, not the server that sent it."},
 							},
 							{
@@ -9587,21 +9587,21 @@ var builtinSet = &ruleSet{
 								{literal: " because it contains a link to a domain that a block list of spam web sites names."},
 							},
 						},
-						uses: 35184372092931,
+						uses: 70368744185859,
 						tr:   &builtinSlots2[199],
 					},
 					fix: alts{
 						list: []text{
 							{
 								{literal: "Remove or replace the links to "},
-								{slot: 45, isSlot: true},
+								{slot: 46, isSlot: true},
 								{literal: " (check your signature and any shortened links too) and send the message again. If "},
-								{slot: 45, isSlot: true},
+								{slot: 46, isSlot: true},
 								{literal: " is your own domain, your email admin should find out why it was listed"},
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 13, isSlot: true},
+										{slot: 14, isSlot: true},
 										{literal: ")"},
 									},
 								},
@@ -9612,14 +9612,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 13, isSlot: true},
+										{slot: 14, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: " and ask the list for removal."},
 							},
 						},
-						uses: 35184372097024,
+						uses: 70368744194048,
 						tr:   &builtinSlots2[200],
 					},
 				},
@@ -9628,7 +9628,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-status",
 			file: "rules.yaml (built-in)",
-			line: 4786,
+			line: 4791,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 2, detHi: 2},
 			},
@@ -9637,7 +9637,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-specific",
 			file: "rules.yaml (built-in)",
-			line: 4791,
+			line: 4796,
 			text: phraseMask{
 				{index: 14, bits: 288230376151711744},
 			},
@@ -9647,7 +9647,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-specific",
 			file: "rules.yaml (built-in)",
-			line: 4797,
+			line: 4802,
 			text: phraseMask{
 				{index: 14, bits: 8646911284551352320},
 				{index: 10, bits: 1152921504606846976},
@@ -9658,7 +9658,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-languages",
 			file: "rules.yaml (built-in)",
-			line: 4811,
+			line: 4816,
 			text: phraseMask{
 				{index: 14, bits: 9223372036854775808},
 				{index: 15, bits: 68719476735},
@@ -9672,7 +9672,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-text",
 			file: "rules.yaml (built-in)",
-			line: 4823,
+			line: 4828,
 			text: phraseMask{
 				{index: 15, bits: 18446744004990074880},
 				{index: 3, bits: 2207653036032},
@@ -9691,7 +9691,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-status",
 			file: "rules.yaml (built-in)",
-			line: 4863,
+			line: 4868,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 4, detHi: 4},
 				{class: -1, subject: 7, detailLo: 16, detHi: 16},
@@ -9701,7 +9701,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-status",
 			file: "rules.yaml (built-in)",
-			line: 4868,
+			line: 4873,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -9710,7 +9710,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-text",
 			file: "rules.yaml (built-in)",
-			line: 4873,
+			line: 4878,
 			text: phraseMask{
 				{index: 16, bits: 18410715276690587648},
 				{index: 8, bits: 144115188075855872},
@@ -9725,7 +9725,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-text",
 			file: "rules.yaml (built-in)",
-			line: 4887,
+			line: 4892,
 			text: phraseMask{
 				{index: 17, bits: 786432},
 				{index: 10, bits: 32768},
@@ -9736,7 +9736,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-reply-525",
 			file: "rules.yaml (built-in)",
-			line: 4899,
+			line: 4904,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 5},
@@ -9747,7 +9747,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-text",
 			file: "rules.yaml (built-in)",
-			line: 4904,
+			line: 4909,
 			text: phraseMask{
 				{index: 17, bits: 18446744073708503040},
 				{index: 10, bits: 2199029547008},
@@ -9764,7 +9764,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hasmoved-text",
 			file: "rules.yaml (built-in)",
-			line: 4937,
+			line: 4942,
 			text: phraseMask{
 				{index: 18, bits: 1044480},
 			},
@@ -9774,7 +9774,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "norelaying-text",
 			file: "rules.yaml (built-in)",
-			line: 4949,
+			line: 4954,
 			text: phraseMask{
 				{index: 18, bits: 549754765312},
 				{index: 11, bits: 16383},
@@ -9791,7 +9791,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-dmarc",
 			file: "rules.yaml (built-in)",
-			line: 4970,
+			line: 4975,
 			text: phraseMask{
 				{index: 18, bits: 562400197607424},
 			},
@@ -9832,7 +9832,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-status",
 			file: "rules.yaml (built-in)",
-			line: 4979,
+			line: 4984,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 20, detHi: 20},
 				{class: -1, subject: 7, detailLo: 21, detHi: 21},
@@ -9847,7 +9847,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-text",
 			file: "rules.yaml (built-in)",
-			line: 4984,
+			line: 4989,
 			text: phraseMask{
 				{index: 18, bits: 18446181123756130304},
 				{index: 19, bits: 32767},
@@ -9862,7 +9862,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4997,
+			line: 5002,
 			text: phraseMask{
 				{index: 19, bits: 98304},
 			},
@@ -9876,7 +9876,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-blocked",
 			file: "rules.yaml (built-in)",
-			line: 5016,
+			line: 5021,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -9904,7 +9904,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-rejected",
 			file: "rules.yaml (built-in)",
-			line: 5056,
+			line: 5061,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -9934,7 +9934,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 5097,
+			line: 5102,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -9952,7 +9952,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unknown-at-mail-from",
 			file: "rules.yaml (built-in)",
-			line: 5109,
+			line: 5114,
 			text: phraseMask{
 				{index: 22, bits: 18446744073709420544},
 				{index: 9, bits: 17179869200},
@@ -10026,7 +10026,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.1",
 			file: "rules.yaml (built-in)",
-			line: 5170,
+			line: 5175,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -10075,7 +10075,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.0",
 			file: "rules.yaml (built-in)",
-			line: 5182,
+			line: 5187,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 			},
@@ -10124,7 +10124,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-x.1.3",
 			file: "rules.yaml (built-in)",
-			line: 5193,
+			line: 5198,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -10172,7 +10172,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific",
 			file: "rules.yaml (built-in)",
-			line: 5202,
+			line: 5207,
 			text: phraseMask{
 				{index: 3, bits: 64},
 				{index: 24, bits: 24576},
@@ -10183,7 +10183,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-specific",
 			file: "rules.yaml (built-in)",
-			line: 5210,
+			line: 5215,
 			text: phraseMask{
 				{index: 20, bits: 144115188075855872},
 				{index: 21, bits: 33554432},
@@ -10194,7 +10194,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific-553",
 			file: "rules.yaml (built-in)",
-			line: 5217,
+			line: 5222,
 			text: phraseMask{
 				{index: 23, bits: 536870912},
 			},
@@ -10208,7 +10208,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-specific",
 			file: "rules.yaml (built-in)",
-			line: 5226,
+			line: 5231,
 			text: phraseMask{
 				{index: 19, bits: 68720001024},
 			},
@@ -10218,7 +10218,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 5233,
+			line: 5238,
 			text: phraseMask{
 				{index: 22, bits: 18446744073709420544},
 				{index: 9, bits: 17179869200},
@@ -10248,7 +10248,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5239,
+			line: 5244,
 			text: phraseMask{
 				{index: 24, bits: 34359672832},
 			},
@@ -10284,7 +10284,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-any-stage",
 			file: "rules.yaml (built-in)",
-			line: 5258,
+			line: 5263,
 			text: phraseMask{
 				{index: 9, bits: 17179869184},
 				{index: 24, bits: 240518168576},
@@ -10304,7 +10304,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-mailbox-inactive",
 			file: "rules.yaml (built-in)",
-			line: 5292,
+			line: 5297,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -10380,7 +10380,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-mailbox-missing",
 			file: "rules.yaml (built-in)",
-			line: 5305,
+			line: 5310,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -10463,7 +10463,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-userunknown-missing",
 			file: "rules.yaml (built-in)",
-			line: 5330,
+			line: 5335,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -10564,7 +10564,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-text",
 			file: "rules.yaml (built-in)",
-			line: 5338,
+			line: 5343,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -10588,7 +10588,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 5357,
+			line: 5362,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -10624,7 +10624,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-specific",
 			file: "rules.yaml (built-in)",
-			line: 5363,
+			line: 5368,
 			text: phraseMask{
 				{index: 25, bits: 112},
 			},
@@ -10634,7 +10634,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-sender-named",
 			file: "rules.yaml (built-in)",
-			line: 5372,
+			line: 5377,
 			text: phraseMask{
 				{index: 24, bits: 54043195528445952},
 				{index: 25, bits: 128},
@@ -10652,7 +10652,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-mailbox-inactive",
 			file: "rules.yaml (built-in)",
-			line: 5387,
+			line: 5392,
 			text: phraseMask{
 				{index: 24, bits: 274877906944},
 			},
@@ -10722,7 +10722,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-mailbox-missing",
 			file: "rules.yaml (built-in)",
-			line: 5393,
+			line: 5398,
 			text: phraseMask{
 				{index: 23, bits: 8388608},
 				{index: 24, bits: 1649267441664},
@@ -10799,7 +10799,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-text",
 			file: "rules.yaml (built-in)",
-			line: 5401,
+			line: 5406,
 			text: phraseMask{
 				{index: 24, bits: 18446743798831644672},
 				{index: 25, bits: 11},
@@ -10817,7 +10817,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-status",
 			file: "rules.yaml (built-in)",
-			line: 5409,
+			line: 5414,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -10826,7 +10826,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-text",
 			file: "rules.yaml (built-in)",
-			line: 5414,
+			line: 5419,
 			text: phraseMask{
 				{index: 25, bits: 1125899906842112},
 			},
@@ -10840,7 +10840,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5435,
+			line: 5440,
 			text: phraseMask{
 				{index: 25, bits: 34902897112121344},
 			},
@@ -10857,7 +10857,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-text",
 			file: "rules.yaml (built-in)",
-			line: 5448,
+			line: 5453,
 			text: phraseMask{
 				{index: 25, bits: 18410715276690587648},
 			},
@@ -10867,7 +10867,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5456,
+			line: 5461,
 			text: phraseMask{
 				{index: 26, bits: 1},
 			},
@@ -10880,7 +10880,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-text",
 			file: "rules.yaml (built-in)",
-			line: 5467,
+			line: 5472,
 			text: phraseMask{
 				{index: 26, bits: 2046},
 				{index: 8, bits: 274877906944},
@@ -10892,7 +10892,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contenterror-text",
 			file: "rules.yaml (built-in)",
-			line: 5479,
+			line: 5484,
 			text: phraseMask{
 				{index: 25, bits: 36028797018963968},
 				{index: 26, bits: 34359736320},
@@ -10918,7 +10918,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.8-bad-outbound-sender",
 			file: "rules.yaml (built-in)",
-			line: 5544,
+			line: 5549,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 8, detHi: 8},
 			},
@@ -10964,7 +10964,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-status",
 			file: "rules.yaml (built-in)",
-			line: 5563,
+			line: 5568,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 7, detHi: 7},
 				{class: -1, subject: 1, detailLo: 8, detHi: 8},
@@ -10974,7 +10974,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-at-mail",
 			file: "rules.yaml (built-in)",
-			line: 5568,
+			line: 5573,
 			text: phraseMask{
 				{index: 20, bits: 18446735277616529408},
 				{index: 21, bits: 18446744073709551615},
@@ -11001,7 +11001,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-text",
 			file: "rules.yaml (built-in)",
-			line: 5611,
+			line: 5616,
 			text: phraseMask{
 				{index: 20, bits: 18446735277616529408},
 				{index: 21, bits: 18446744073709551615},
@@ -11026,7 +11026,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-status",
 			file: "rules.yaml (built-in)",
-			line: 5625,
+			line: 5630,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -11042,7 +11042,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-specific",
 			file: "rules.yaml (built-in)",
-			line: 5645,
+			line: 5650,
 			text: phraseMask{
 				{index: 22, bits: 32},
 			},
@@ -11052,7 +11052,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-helo-specific",
 			file: "rules.yaml (built-in)",
-			line: 5652,
+			line: 5657,
 			text: phraseMask{
 				{index: 28, bits: 137438953472},
 			},
@@ -11062,7 +11062,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-text",
 			file: "rules.yaml (built-in)",
-			line: 5663,
+			line: 5668,
 			text: phraseMask{
 				{index: 3, bits: 124},
 				{index: 28, bits: 18446743798831644672},
@@ -11086,7 +11086,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-destination-computer",
 			file: "rules.yaml (built-in)",
-			line: 5688,
+			line: 5693,
 			text: phraseMask{
 				{index: 29, bits: 1},
 			},
@@ -11103,7 +11103,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-status",
 			file: "rules.yaml (built-in)",
-			line: 5701,
+			line: 5706,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 28, detHi: 28},
 			},
@@ -11112,7 +11112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-named-by-scanner",
 			file: "rules.yaml (built-in)",
-			line: 5711,
+			line: 5716,
 			text: phraseMask{
 				{index: 29, bits: 30},
 			},
@@ -11122,7 +11122,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-text",
 			file: "rules.yaml (built-in)",
-			line: 5715,
+			line: 5720,
 			text: phraseMask{
 				{index: 26, bits: 18446744039349813248},
 				{index: 12, bits: 4611686018427387904},
@@ -11147,7 +11147,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5720,
+			line: 5725,
 			text: phraseMask{
 				{index: 3, bits: 288230376151711744},
 				{index: 29, bits: 8160},
@@ -11170,7 +11170,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "speeding-text",
 			file: "rules.yaml (built-in)",
-			line: 5734,
+			line: 5739,
 			text: phraseMask{
 				{index: 29, bits: 8589926400},
 			},
@@ -11180,7 +11180,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-status",
 			file: "rules.yaml (built-in)",
-			line: 5744,
+			line: 5749,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -11189,7 +11189,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-text",
 			file: "rules.yaml (built-in)",
-			line: 5749,
+			line: 5754,
 			text: phraseMask{
 				{index: 29, bits: 9007190664806400},
 				{index: 14, bits: 8646911284551352320},
@@ -11205,7 +11205,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-text",
 			file: "rules.yaml (built-in)",
-			line: 5767,
+			line: 5772,
 			text: phraseMask{
 				{index: 19, bits: 18446744073709420544},
 				{bits: 64513},
@@ -11228,7 +11228,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5772,
+			line: 5777,
 			text: phraseMask{
 				{index: 1, bits: 144115188075855872},
 				{index: 20, bits: 8589934592},
@@ -11271,7 +11271,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-encrypted-attachment",
 			file: "rules.yaml (built-in)",
-			line: 5803,
+			line: 5808,
 			text: phraseMask{
 				{index: 30, bits: 131008},
 				{index: 1, bits: 72057594037927936},
@@ -11282,7 +11282,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 5812,
+			line: 5817,
 			text: phraseMask{
 				{index: 30, bits: 66977792},
 			},
@@ -11292,7 +11292,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 5819,
+			line: 5824,
 			text: phraseMask{
 				{index: 30, bits: 68652367872},
 			},
@@ -11302,7 +11302,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-virus",
 			file: "rules.yaml (built-in)",
-			line: 5826,
+			line: 5831,
 			text: phraseMask{
 				{index: 1, bits: 1924145348608},
 				{index: 30, bits: 68719476736},
@@ -11313,7 +11313,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 5832,
+			line: 5837,
 			text: phraseMask{
 				{index: 30, bits: 562812514467840},
 			},
@@ -11323,7 +11323,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-policy",
 			file: "rules.yaml (built-in)",
-			line: 5839,
+			line: 5844,
 			text: phraseMask{
 				{index: 30, bits: 3940649673949184},
 			},
@@ -11333,7 +11333,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-delivery-failed",
 			file: "rules.yaml (built-in)",
-			line: 5847,
+			line: 5852,
 			text: phraseMask{
 				{index: 30, bits: 1148417904979476480},
 			},
@@ -11343,7 +11343,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-text",
 			file: "rules.yaml (built-in)",
-			line: 5861,
+			line: 5866,
 			text: phraseMask{
 				{index: 30, bits: 17293822569102704640},
 				{index: 31, bits: 255},
@@ -11355,7 +11355,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-transport-rule-reject",
 			file: "rules.yaml (built-in)",
-			line: 5871,
+			line: 5876,
 			text: phraseMask{
 				{index: 31, bits: 256},
 			},
@@ -11381,7 +11381,7 @@ var builtinSet = &ruleSet{
 									},
 								},
 								{literal: " by a rule of the receiving organization, which explains: \""},
-								{slot: 39, isSlot: true},
+								{slot: 40, isSlot: true},
 								{literal: "\""},
 							},
 							{
@@ -11421,13 +11421,13 @@ var builtinSet = &ruleSet{
 								{literal: " because it breaks a rule of the receiving organization, for example about attachment types or content."},
 							},
 						},
-						uses: 549755813923,
+						uses: 1099511627811,
 						tr:   &builtinSlots2[222],
 					},
 					fix: alts{
 						list: []text{
 							{
-								{slot: 39, isSlot: true, test: true},
+								{slot: 40, isSlot: true, test: true},
 								{literal: "Follow the receiving organization's instruction quoted above (for example another file format, or the way it asks you to send files), then send the message again. If it is unclear, ask the recipient by other means what their organization accepts."},
 							},
 							{
@@ -11435,14 +11435,14 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " (contact: "},
-										{slot: 19, isSlot: true},
+										{slot: 20, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: "."},
 							},
 						},
-						uses: 549756338176,
+						uses: 1099512676352,
 						tr:   &builtinSlots2[223],
 					},
 				},
@@ -11451,7 +11451,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-text",
 			file: "rules.yaml (built-in)",
-			line: 5893,
+			line: 5898,
 			text: phraseMask{
 				{index: 31, bits: 18014398509481472},
 				{index: 11, bits: 131941395333120},
@@ -11467,7 +11467,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5923,
+			line: 5928,
 			text: phraseMask{
 				{index: 31, bits: 18014398509481984},
 			},
@@ -11480,7 +11480,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-type",
 			file: "rules.yaml (built-in)",
-			line: 5929,
+			line: 5934,
 			text: phraseMask{
 				{index: 31, bits: 18410715276690587648},
 				{index: 32, bits: 65535},
@@ -11494,7 +11494,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-encrypted",
 			file: "rules.yaml (built-in)",
-			line: 5948,
+			line: 5953,
 			text: phraseMask{
 				{index: 32, bits: 67043328},
 				{index: 1, bits: 4505798650626048},
@@ -11505,7 +11505,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-name",
 			file: "rules.yaml (built-in)",
-			line: 5960,
+			line: 5965,
 			text: phraseMask{
 				{index: 32, bits: 67108864},
 			},
@@ -11518,7 +11518,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-loop-text",
 			file: "rules.yaml (built-in)",
-			line: 5968,
+			line: 5973,
 			text: phraseMask{
 				{index: 32, bits: 134217728},
 			},
@@ -11528,7 +11528,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-text",
 			file: "rules.yaml (built-in)",
-			line: 5978,
+			line: 5983,
 			text: phraseMask{
 				{index: 32, bits: 36028796750528512},
 			},
@@ -11541,7 +11541,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5994,
+			line: 5999,
 			text: phraseMask{
 				{index: 32, bits: 36028797018963968},
 			},
@@ -11554,7 +11554,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-text",
 			file: "rules.yaml (built-in)",
-			line: 6000,
+			line: 6005,
 			text: phraseMask{
 				{index: 28, bits: 137438953408},
 				{index: 2, bits: 44255343017984},
@@ -11572,7 +11572,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-dns-text",
 			file: "rules.yaml (built-in)",
-			line: 6005,
+			line: 6010,
 			text: phraseMask{
 				{index: 28, bits: 562949953421312},
 				{index: 3, bits: 12},
@@ -11583,7 +11583,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-text",
 			file: "rules.yaml (built-in)",
-			line: 6011,
+			line: 6016,
 			text: phraseMask{
 				{index: 32, bits: 18374686479671623680},
 				{index: 14, bits: 288230376151711744},
@@ -11595,7 +11595,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-text",
 			file: "rules.yaml (built-in)",
-			line: 6018,
+			line: 6023,
 			text: phraseMask{
 				{index: 22, bits: 131068},
 				{index: 6, bits: 8388608},
@@ -11608,7 +11608,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-delayed",
 			file: "rules.yaml (built-in)",
-			line: 6023,
+			line: 6028,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -11627,7 +11627,7 @@ var builtinSet = &ruleSet{
 									},
 								},
 								{literal: " is delayed because the receiving server "},
-								{slot: 15, isSlot: true},
+								{slot: 16, isSlot: true},
 								{literal: " does not answer; the sending server keeps trying."},
 							},
 							{
@@ -11648,7 +11648,7 @@ var builtinSet = &ruleSet{
 								{literal: " does not answer; the sending server keeps trying."},
 							},
 						},
-						uses: 32771,
+						uses: 65539,
 						tr:   &builtinSlots2[224],
 					},
 				},
@@ -11667,7 +11667,7 @@ var builtinSet = &ruleSet{
 											},
 										},
 										{literal: " is delayed because the receiving server "},
-										{slot: 15, isSlot: true},
+										{slot: 16, isSlot: true},
 										{literal: " refuses connections for now; the sending server keeps trying."},
 									},
 									{
@@ -11688,7 +11688,7 @@ var builtinSet = &ruleSet{
 										{literal: " refuses connections for now; the sending server keeps trying."},
 									},
 								},
-								uses: 32771,
+								uses: 65539,
 								tr:   &builtinSlots2[225],
 							},
 						},
@@ -11700,7 +11700,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-text",
 			file: "rules.yaml (built-in)",
-			line: 6040,
+			line: 6045,
 			text: phraseMask{
 				{index: 8, bits: 105553116266496},
 				{index: 33, bits: 34359738366},
@@ -11718,7 +11718,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-pairs",
 			file: "rules.yaml (built-in)",
-			line: 6060,
+			line: 6065,
 			text: phraseMask{
 				{bits: 4398046511104},
 			},
@@ -11731,7 +11731,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-attempts",
 			file: "rules.yaml (built-in)",
-			line: 6066,
+			line: 6071,
 			text: phraseMask{
 				{index: 33, bits: 34359738368},
 			},
@@ -11744,7 +11744,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-text",
 			file: "rules.yaml (built-in)",
-			line: 6073,
+			line: 6078,
 			text: phraseMask{
 				{index: 8, bits: 562949953421312},
 				{index: 33, bits: 576460683583946752},
@@ -11759,7 +11759,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-reply",
 			file: "rules.yaml (built-in)",
-			line: 6088,
+			line: 6093,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 3},
@@ -11776,14 +11776,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "tls-command",
 			file:    "rules.yaml (built-in)",
-			line:    6095,
+			line:    6100,
 			command: []string{"STARTTLS"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "security-words-from-a-delivery-program",
 			file: "rules.yaml (built-in)",
-			line: 6100,
+			line: 6105,
 			text: phraseMask{
 				{index: 33, bits: 17870283321406128128},
 				{index: 11, bits: 196608},
@@ -11803,7 +11803,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "security-text",
 			file: "rules.yaml (built-in)",
-			line: 6122,
+			line: 6127,
 			text: phraseMask{
 				{index: 33, bits: 17870283321406128128},
 				{index: 11, bits: 196608},
@@ -11822,7 +11822,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "security-pairs",
 			file: "rules.yaml (built-in)",
-			line: 6127,
+			line: 6132,
 			text: phraseMask{
 				{index: 34, bits: 57344},
 				{index: 25, bits: 1125899906842624},
@@ -11841,7 +11841,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-text",
 			file: "rules.yaml (built-in)",
-			line: 6136,
+			line: 6141,
 			text: phraseMask{
 				{index: 34, bits: 8589869056},
 				{index: 3, bits: 562949953421312},
@@ -11852,7 +11852,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "syntax-text",
 			file: "rules.yaml (built-in)",
-			line: 6145,
+			line: 6150,
 			text: phraseMask{
 				{index: 8, bits: 4718592},
 				{index: 34, bits: 4389456576512},
@@ -11863,7 +11863,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.1",
 			file: "rules.yaml (built-in)",
-			line: 6162,
+			line: 6167,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -11872,7 +11872,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.4",
 			file: "rules.yaml (built-in)",
-			line: 6168,
+			line: 6173,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -11921,7 +11921,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.5",
 			file: "rules.yaml (built-in)",
-			line: 6178,
+			line: 6183,
 			status: []statusPattern{
 				{class: 4, subject: 1, detailLo: 5, detHi: 5},
 				{class: 5, subject: 1, detailLo: 5, detHi: 5},
@@ -11976,7 +11976,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.6",
 			file: "rules.yaml (built-in)",
-			line: 6191,
+			line: 6196,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -11985,7 +11985,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.9",
 			file: "rules.yaml (built-in)",
-			line: 6197,
+			line: 6202,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 9, detHi: 9},
 			},
@@ -12026,7 +12026,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.10",
 			file: "rules.yaml (built-in)",
-			line: 6206,
+			line: 6211,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -12062,7 +12062,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.1",
 			file: "rules.yaml (built-in)",
-			line: 6213,
+			line: 6218,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -12071,7 +12071,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.4",
 			file: "rules.yaml (built-in)",
-			line: 6221,
+			line: 6226,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -12113,7 +12113,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.1",
 			file: "rules.yaml (built-in)",
-			line: 6231,
+			line: 6236,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -12122,7 +12122,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.2",
 			file: "rules.yaml (built-in)",
-			line: 6237,
+			line: 6242,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -12171,7 +12171,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.3",
 			file: "rules.yaml (built-in)",
-			line: 6247,
+			line: 6252,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -12220,7 +12220,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.5",
 			file: "rules.yaml (built-in)",
-			line: 6257,
+			line: 6262,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -12256,7 +12256,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.6",
 			file: "rules.yaml (built-in)",
-			line: 6264,
+			line: 6269,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 6, detHi: 6},
 				{class: 5, subject: 3, detailLo: 6, detHi: 6},
@@ -12299,7 +12299,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.1",
 			file: "rules.yaml (built-in)",
-			line: 6274,
+			line: 6279,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 1, detHi: 1},
 			},
@@ -12335,7 +12335,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.2",
 			file: "rules.yaml (built-in)",
-			line: 6281,
+			line: 6286,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -12344,7 +12344,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.3",
 			file: "rules.yaml (built-in)",
-			line: 6287,
+			line: 6292,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -12374,7 +12374,7 @@ var builtinSet = &ruleSet{
 									},
 								},
 								{literal: " because it has too many recipients: the server accepts at most "},
-								{slot: 14, isSlot: true},
+								{slot: 15, isSlot: true},
 								{literal: " in one message."},
 							},
 							{
@@ -12395,21 +12395,21 @@ var builtinSet = &ruleSet{
 								{literal: " because it has more recipients than the server accepts in one message."},
 							},
 						},
-						uses: 16387,
+						uses: 32771,
 						tr:   &builtinSlots2[242],
 					},
 					fix: alts{
 						list: []text{
 							{
 								{literal: "Send the message again to fewer recipients at a time (at most "},
-								{slot: 14, isSlot: true},
+								{slot: 15, isSlot: true},
 								{literal: "), or use a mailing list for large groups."},
 							},
 							{
 								{literal: "Send the message again to fewer recipients at a time, or use a mailing list for large groups."},
 							},
 						},
-						uses: 16384,
+						uses: 32768,
 						tr:   &builtinSlots2[243],
 					},
 				},
@@ -12418,7 +12418,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.4",
 			file: "rules.yaml (built-in)",
-			line: 6302,
+			line: 6307,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -12454,7 +12454,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.5",
 			file: "rules.yaml (built-in)",
-			line: 6310,
+			line: 6315,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 5, detHi: 5},
 			},
@@ -12490,7 +12490,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.6",
 			file: "rules.yaml (built-in)",
-			line: 6317,
+			line: 6322,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -12526,7 +12526,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.2",
 			file: "rules.yaml (built-in)",
-			line: 6324,
+			line: 6329,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 2, detHi: 2},
 			},
@@ -12575,7 +12575,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.3",
 			file: "rules.yaml (built-in)",
-			line: 6337,
+			line: 6342,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -12624,7 +12624,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.4",
 			file: "rules.yaml (built-in)",
-			line: 6347,
+			line: 6352,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 4, detHi: 4},
 			},
@@ -12673,7 +12673,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.5",
 			file: "rules.yaml (built-in)",
-			line: 6357,
+			line: 6362,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 5, detHi: 5},
 			},
@@ -12722,7 +12722,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.6",
 			file: "rules.yaml (built-in)",
-			line: 6367,
+			line: 6372,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 6, detHi: 6},
 			},
@@ -12771,7 +12771,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.7",
 			file: "rules.yaml (built-in)",
-			line: 6377,
+			line: 6382,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 7, detHi: 7},
 			},
@@ -12820,7 +12820,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.8",
 			file: "rules.yaml (built-in)",
-			line: 6387,
+			line: 6392,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 8, detHi: 8},
 			},
@@ -12869,7 +12869,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.9",
 			file: "rules.yaml (built-in)",
-			line: 6397,
+			line: 6402,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 9, detHi: 9},
 			},
@@ -12918,7 +12918,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.10",
 			file: "rules.yaml (built-in)",
-			line: 6407,
+			line: 6412,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 10, detHi: 10},
 			},
@@ -12967,7 +12967,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.11",
 			file: "rules.yaml (built-in)",
-			line: 6417,
+			line: 6422,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 11, detHi: 11},
 			},
@@ -13016,7 +13016,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.12",
 			file: "rules.yaml (built-in)",
-			line: 6427,
+			line: 6432,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -13065,7 +13065,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.14",
 			file: "rules.yaml (built-in)",
-			line: 6437,
+			line: 6442,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 14, detHi: 14},
 			},
@@ -13114,7 +13114,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.15",
 			file: "rules.yaml (built-in)",
-			line: 6447,
+			line: 6452,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 15, detHi: 15},
 			},
@@ -13163,7 +13163,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.19",
 			file: "rules.yaml (built-in)",
-			line: 6457,
+			line: 6462,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 19, detHi: 19},
 			},
@@ -13212,7 +13212,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.13",
 			file: "rules.yaml (built-in)",
-			line: 6467,
+			line: 6472,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -13248,7 +13248,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.17-18",
 			file: "rules.yaml (built-in)",
-			line: 6474,
+			line: 6479,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 17, detHi: 17},
 				{class: -1, subject: 7, detailLo: 18, detHi: 18},
@@ -13285,7 +13285,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.27",
 			file: "rules.yaml (built-in)",
-			line: 6481,
+			line: 6486,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 27, detHi: 27},
 			},
@@ -13334,7 +13334,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.30",
 			file: "rules.yaml (built-in)",
-			line: 6493,
+			line: 6498,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 30, detHi: 30},
 			},
@@ -13363,14 +13363,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "blocked-at-connection",
 			file:    "rules.yaml (built-in)",
-			line:    6503,
+			line:    6508,
 			command: []string{"CONN", "HELO", "EHLO"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "user-unknown-after-data",
 			file: "rules.yaml (built-in)",
-			line: 6510,
+			line: 6515,
 			text: phraseMask{
 				{index: 22, bits: 18446744073709420544},
 				{index: 9, bits: 17179869200},
@@ -13502,7 +13502,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6534,
+			line: 6539,
 			text: phraseMask{
 				{index: 34, bits: 65970697666560},
 				{index: 12, bits: 2},
@@ -13513,7 +13513,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6539,
+			line: 6544,
 			text: phraseMask{
 				{index: 34, bits: 70368744177664},
 			},
@@ -13523,7 +13523,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6544,
+			line: 6549,
 			text: phraseMask{
 				{index: 34, bits: 4611545280939032576},
 			},
@@ -13533,7 +13533,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6551,
+			line: 6556,
 			text: phraseMask{
 				{index: 34, bits: 13835058055282163712},
 				{index: 35, bits: 1},
@@ -13544,7 +13544,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6556,
+			line: 6561,
 			text: phraseMask{
 				{index: 35, bits: 6},
 			},
@@ -13554,7 +13554,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6561,
+			line: 6566,
 			text: phraseMask{
 				{index: 35, bits: 24},
 				{index: 29, bits: 2048},
@@ -13565,7 +13565,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6572,
+			line: 6577,
 			text: phraseMask{
 				{index: 35, bits: 4194272},
 				{index: 1, bits: 281474976710656},
@@ -13585,7 +13585,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6587,
+			line: 6592,
 			text: phraseMask{
 				{index: 35, bits: 4286578688},
 			},
@@ -13595,7 +13595,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6593,
+			line: 6598,
 			text: phraseMask{
 				{index: 35, bits: 1095216660480},
 				{index: 3, bits: 17179869184},
@@ -13607,7 +13607,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-connection-text",
 			file: "rules.yaml (built-in)",
-			line: 6599,
+			line: 6604,
 			text: phraseMask{
 				{index: 3, bits: 512},
 				{index: 14, bits: 384},
@@ -13621,7 +13621,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6607,
+			line: 6612,
 			text: phraseMask{
 				{index: 2, bits: 324259173170675712},
 			},
@@ -13631,7 +13631,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6612,
+			line: 6617,
 			text: phraseMask{
 				{index: 35, bits: 8796093022208},
 			},
@@ -13641,7 +13641,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "onhold-text",
 			file: "rules.yaml (built-in)",
-			line: 6617,
+			line: 6622,
 			text: phraseMask{
 				{index: 35, bits: 123145302310912},
 			},
@@ -13651,7 +13651,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.4.7",
 			file: "rules.yaml (built-in)",
-			line: 6628,
+			line: 6633,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 7, detHi: 7},
 				{class: 5, subject: 4, detailLo: 7, detHi: 7},
@@ -13678,7 +13678,7 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " (it kept trying for "},
-										{slot: 20, isSlot: true},
+										{slot: 21, isSlot: true},
 										{literal: ")"},
 									},
 								},
@@ -13692,7 +13692,7 @@ var builtinSet = &ruleSet{
 								{literal: " never accepted it."},
 							},
 						},
-						uses: 1048579,
+						uses: 2097155,
 						tr:   &builtinSlots2[284],
 					},
 					fix: alts{
@@ -13710,7 +13710,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1",
 			file: "rules.yaml (built-in)",
-			line: 6641,
+			line: 6646,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -13766,7 +13766,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.14",
 			file: "rules.yaml (built-in)",
-			line: 6653,
+			line: 6658,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
 			},
@@ -13815,7 +13815,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6",
 			file: "rules.yaml (built-in)",
-			line: 6662,
+			line: 6667,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -13864,7 +13864,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.6.11",
 			file: "rules.yaml (built-in)",
-			line: 6671,
+			line: 6676,
 			status: []statusPattern{
 				{class: 5, subject: 6, detailLo: 11, detHi: 11},
 			},
@@ -13913,7 +13913,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1",
 			file: "rules.yaml (built-in)",
-			line: 6688,
+			line: 6693,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -13933,11 +13933,11 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " after trying for "},
-										{slot: 20, isSlot: true},
+										{slot: 21, isSlot: true},
 									},
 								},
 								{literal: " because the receiving server "},
-								{slot: 15, isSlot: true},
+								{slot: 16, isSlot: true},
 								{literal: " could not be reached."},
 							},
 							{
@@ -13951,7 +13951,7 @@ var builtinSet = &ruleSet{
 								{
 									group: []textPart{
 										{literal: " after trying for "},
-										{slot: 20, isSlot: true},
+										{slot: 21, isSlot: true},
 									},
 								},
 								{literal: " because the receiving server"},
@@ -13964,7 +13964,7 @@ var builtinSet = &ruleSet{
 								{literal: " could not be reached."},
 							},
 						},
-						uses: 1081347,
+						uses: 2162691,
 						tr:   &builtinSlots2[294],
 					},
 				},
@@ -13985,11 +13985,11 @@ var builtinSet = &ruleSet{
 										{
 											group: []textPart{
 												{literal: " after trying for "},
-												{slot: 20, isSlot: true},
+												{slot: 21, isSlot: true},
 											},
 										},
 										{literal: " because the receiving server "},
-										{slot: 15, isSlot: true},
+										{slot: 16, isSlot: true},
 										{literal: " refused every connection."},
 									},
 									{
@@ -14003,7 +14003,7 @@ var builtinSet = &ruleSet{
 										{
 											group: []textPart{
 												{literal: " after trying for "},
-												{slot: 20, isSlot: true},
+												{slot: 21, isSlot: true},
 											},
 										},
 										{literal: " because the receiving server"},
@@ -14016,7 +14016,7 @@ var builtinSet = &ruleSet{
 										{literal: " refused every connection."},
 									},
 								},
-								uses: 1081347,
+								uses: 2162691,
 								tr:   &builtinSlots2[295],
 							},
 						},
@@ -14027,7 +14027,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.2",
 			file: "rules.yaml (built-in)",
-			line: 6702,
+			line: 6707,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -14063,7 +14063,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.3",
 			file: "rules.yaml (built-in)",
-			line: 6709,
+			line: 6714,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -14107,7 +14107,7 @@ var builtinSet = &ruleSet{
 											},
 										},
 										{literal: " could not be delivered because the lookup of the mail servers of the domain "},
-										{slot: 15, isSlot: true},
+										{slot: 16, isSlot: true},
 										{literal: " failed temporarily: the domain's name servers did not answer. This does not mean that the domain does not exist."},
 									},
 									{
@@ -14128,7 +14128,7 @@ var builtinSet = &ruleSet{
 										{literal: " failed temporarily: the domain's name servers did not answer. This does not mean that the domain does not exist."},
 									},
 								},
-								uses: 32785,
+								uses: 65553,
 								tr:   &builtinSlots2[298],
 							},
 							fix: alts{
@@ -14155,7 +14155,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4",
 			file: "rules.yaml (built-in)",
-			line: 6720,
+			line: 6725,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -14191,7 +14191,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4-temporary",
 			file: "rules.yaml (built-in)",
-			line: 6727,
+			line: 6732,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -14227,7 +14227,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.5",
 			file: "rules.yaml (built-in)",
-			line: 6734,
+			line: 6739,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 5, detHi: 5},
 			},
@@ -14256,7 +14256,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.6",
 			file: "rules.yaml (built-in)",
-			line: 6741,
+			line: 6746,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -14300,7 +14300,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.0",
 			file: "rules.yaml (built-in)",
-			line: 6749,
+			line: 6754,
 			status: []statusPattern{
 				{class: 5, subject: 4},
 			},
@@ -14309,7 +14309,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.6",
 			file: "rules.yaml (built-in)",
-			line: 6755,
+			line: 6760,
 			status: []statusPattern{
 				{class: -1, subject: 6, detailLo: -1, detHi: -1},
 			},
@@ -14345,7 +14345,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sisimai-4.2.1-4.7.1-4.7.2",
 			file: "rules.yaml (built-in)",
-			line: 6763,
+			line: 6768,
 			status: []statusPattern{
 				{class: 4, subject: 2, detailLo: 1, detHi: 1},
 				{class: 4, subject: 7, detailLo: 1, detHi: 1},
@@ -14359,7 +14359,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.1",
 			file: "rules.yaml (built-in)",
-			line: 6770,
+			line: 6775,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 1, detHi: 1},
 			},
@@ -14417,26 +14417,26 @@ var builtinSet = &ruleSet{
 						list: []text{
 							{
 								{literal: "Follow what the server's words say: they name a page ("},
-								{slot: 13, isSlot: true},
+								{slot: 14, isSlot: true},
 								{literal: ") and an address to write to ("},
-								{slot: 19, isSlot: true},
+								{slot: 20, isSlot: true},
 								{literal: "). Otherwise ask the recipient, by other means, whether they accept mail from you; their email admin (or the group's owner) can see which restriction refused it. If the server's words name a block list or a failed check of your domain, your own email admin must act instead."},
 							},
 							{
 								{literal: "Follow what the server's words say: they name a page about it ("},
-								{slot: 13, isSlot: true},
+								{slot: 14, isSlot: true},
 								{literal: "). Otherwise ask the recipient, by other means, whether they accept mail from you; their email admin (or the group's owner) can see which restriction refused it. If the server's words name a block list or a failed check of your domain, your own email admin must act instead."},
 							},
 							{
 								{literal: "Follow what the server's words say: they name an address to write to ("},
-								{slot: 19, isSlot: true},
+								{slot: 20, isSlot: true},
 								{literal: "). Otherwise ask the recipient, by other means, whether they accept mail from you; their email admin (or the group's owner) can see which restriction refused it. If the server's words name a block list or a failed check of your domain, your own email admin must act instead."},
 							},
 							{
 								{literal: "Ask the recipient, by other means, whether they accept mail from you; their email admin (or the group's owner) can see which restriction refused it. If the server's words name a block list or a failed check of your domain, your own email admin must act instead."},
 							},
 						},
-						uses: 532480,
+						uses: 1064960,
 						tr:   &builtinSlots2[307],
 					},
 				},
@@ -14497,14 +14497,14 @@ var builtinSet = &ruleSet{
 										{
 											group: []textPart{
 												{literal: " ("},
-												{slot: 13, isSlot: true},
+												{slot: 14, isSlot: true},
 												{literal: ")"},
 											},
 										},
 										{literal: ", and fix the cause."},
 									},
 								},
-								uses: 8192,
+								uses: 16384,
 								tr:   &builtinSlots2[309],
 							},
 						},
@@ -14566,14 +14566,14 @@ var builtinSet = &ruleSet{
 										{
 											group: []textPart{
 												{literal: " ("},
-												{slot: 13, isSlot: true},
+												{slot: 14, isSlot: true},
 												{literal: ")"},
 											},
 										},
 										{literal: ", and fix the cause."},
 									},
 								},
-								uses: 8192,
+								uses: 16384,
 								tr:   &builtinSlots2[311],
 							},
 						},
@@ -14606,11 +14606,11 @@ var builtinSet = &ruleSet{
 											},
 										},
 										{literal: " by a mail rule that the recipient's organization set up itself, which explains: \""},
-										{slot: 39, isSlot: true},
+										{slot: 40, isSlot: true},
 										{literal: "\""},
 									},
 								},
-								uses: 549755813891,
+								uses: 1099511627779,
 								tr:   &builtinSlots2[312],
 							},
 							fix: alts{
@@ -14629,7 +14629,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.other",
 			file: "rules.yaml (built-in)",
-			line: 6807,
+			line: 6812,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: -1, detHi: -1},
 			},
@@ -14866,7 +14866,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "delayed-unknown",
 			file:   "rules.yaml (built-in)",
-			line:   6837,
+			line:   6842,
 			action: []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "expired",
@@ -14925,7 +14925,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.other",
 			file: "rules.yaml (built-in)",
-			line: 6847,
+			line: 6852,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: -1, detHi: -1},
 			},
@@ -14934,7 +14934,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.0",
 			file: "rules.yaml (built-in)",
-			line: 6852,
+			line: 6857,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: -1, detHi: -1},
 			},
@@ -14943,7 +14943,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.0",
 			file: "rules.yaml (built-in)",
-			line: 6857,
+			line: 6862,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: -1, detHi: -1},
 			},
@@ -14998,7 +14998,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.0",
 			file: "rules.yaml (built-in)",
-			line: 6866,
+			line: 6871,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: -1, detHi: -1},
 				{class: 4, subject: 3, detailLo: 3, detHi: 3},
@@ -15009,7 +15009,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.0",
 			file: "rules.yaml (built-in)",
-			line: 6874,
+			line: 6879,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: -1, detHi: -1},
 			},
@@ -15018,14 +15018,14 @@ var builtinSet = &ruleSet{
 		{
 			id:       "diagnostic-type-x-unix",
 			file:     "rules.yaml (built-in)",
-			line:     6879,
+			line:     6884,
 			diagType: []string{"x-unix"},
 			then:     thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "rfc3463-x.3.other",
 			file: "rules.yaml (built-in)",
-			line: 6889,
+			line: 6894,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: -1, detHi: -1},
 			},
@@ -15034,7 +15034,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-onhold",
 			file: "rules.yaml (built-in)",
-			line: 6899,
+			line: 6904,
 			text: phraseMask{
 				{index: 35, bits: 140737488355328},
 			},
@@ -15044,7 +15044,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-onhold",
 			file: "rules.yaml (built-in)",
-			line: 6904,
+			line: 6909,
 			text: phraseMask{
 				{index: 35, bits: 1970324836974592},
 			},
@@ -15054,7 +15054,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-onhold",
 			file: "rules.yaml (built-in)",
-			line: 6910,
+			line: 6915,
 			text: phraseMask{
 				{index: 35, bits: 15762598695796736},
 			},
@@ -15065,7 +15065,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-521-556",
 			file: "rules.yaml (built-in)",
-			line: 6919,
+			line: 6924,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 1},
@@ -15079,7 +15079,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-552",
 			file: "rules.yaml (built-in)",
-			line: 6923,
+			line: 6928,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 2},
@@ -15095,7 +15095,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-452",
 			file: "rules.yaml (built-in)",
-			line: 6927,
+			line: 6932,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 2},
@@ -15106,7 +15106,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-421",
 			file: "rules.yaml (built-in)",
-			line: 6931,
+			line: 6936,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 2, 2: 1},
@@ -15120,7 +15120,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-553",
 			file: "rules.yaml (built-in)",
-			line: 6935,
+			line: 6940,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 3},
@@ -15131,7 +15131,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-syntax",
 			file: "rules.yaml (built-in)",
-			line: 6939,
+			line: 6944,
 			status: []statusPattern{
 				{none: true},
 				{class: 5, subject: 5, detailLo: -1, detHi: -1},
@@ -15191,7 +15191,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-451",
 			file: "rules.yaml (built-in)",
-			line: 6947,
+			line: 6952,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 1},
@@ -15248,7 +15248,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "vacation-text",
 			file: "rules.yaml (built-in)",
-			line: 6955,
+			line: 6960,
 			text: phraseMask{
 				{index: 35, bits: 1080863910568919040},
 			},
@@ -15261,7 +15261,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unreadable-text",
 			file: "rules.yaml (built-in)",
-			line: 6962,
+			line: 6967,
 			regexps: []*pattern{
 				{src: "^[^a-z]+$", captures: false, minLen: 1},
 			},
@@ -15300,7 +15300,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-550-554-alone",
 			file: "rules.yaml (built-in)",
-			line: 6971,
+			line: 6976,
 			status: []statusPattern{
 				{none: true},
 			},
@@ -15371,7 +15371,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.0.0",
 			file: "rules.yaml (built-in)",
-			line: 6980,
+			line: 6985,
 			status: []statusPattern{
 				{class: -1, detailLo: -1, detHi: -1},
 			},
@@ -15459,7 +15459,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-used",
 			file: "rules.yaml (built-in)",
-			line: 790,
+			line: 795,
 			text: phraseMask{
 				{bits: 4095},
 			},
@@ -15474,7 +15474,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-name",
 			file: "rules.yaml (built-in)",
-			line: 801,
+			line: 806,
 			text: phraseMask{
 				{bits: 4190208},
 			},
@@ -15485,7 +15485,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-named",
 			file: "rules.yaml (built-in)",
-			line: 807,
+			line: 812,
 			text: phraseMask{
 				{bits: 536607744},
 			},
@@ -15496,7 +15496,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-score",
 			file: "rules.yaml (built-in)",
-			line: 816,
+			line: 821,
 			text: phraseMask{
 				{bits: 16642998272},
 			},
@@ -15512,7 +15512,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-tests",
 			file: "rules.yaml (built-in)",
-			line: 836,
+			line: 841,
 			text: phraseMask{
 				{bits: 17179869184},
 			},
@@ -15523,7 +15523,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "listed-domain",
 			file: "rules.yaml (built-in)",
-			line: 842,
+			line: 847,
 			text: phraseMask{
 				{bits: 515421241344},
 			},
@@ -15537,7 +15537,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sending-ip",
 			file: "rules.yaml (built-in)",
-			line: 855,
+			line: 860,
 			regexps: []*pattern{
 				{src: "client(?: host)? \\[(?P<ip>[0-9a-f:.]{7,45})\\]", captures: true, minLen: 16},
 				{src: "(?:your|sending|sender|sender's|client|the|source) ip(?:v[46])?(?: address)?(?: is| of)?:? \\[?\\(?(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})", captures: true, minLen: 14},
@@ -15551,7 +15551,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "url",
 			file: "rules.yaml (built-in)",
-			line: 868,
+			line: 873,
 			text: phraseMask{
 				{bits: 3848290697216},
 			},
@@ -15563,7 +15563,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "retried-for",
 			file: "rules.yaml (built-in)",
-			line: 874,
+			line: 879,
 			text: phraseMask{
 				{bits: 1121501860331520},
 			},
@@ -15575,7 +15575,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "retry-deadline",
 			file: "rules.yaml (built-in)",
-			line: 898,
+			line: 903,
 			text: phraseMask{
 				{bits: 4610560118520545280},
 			},
@@ -15590,7 +15590,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "size-limit",
 			file: "rules.yaml (built-in)",
-			line: 926,
+			line: 931,
 			text: phraseMask{
 				{bits: 13835058055282163712},
 				{index: 1, bits: 33554431},
@@ -15612,7 +15612,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "recipient-limit",
 			file: "rules.yaml (built-in)",
-			line: 960,
+			line: 965,
 			text: phraseMask{
 				{index: 1, bits: 2113929216},
 			},
@@ -15627,7 +15627,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus",
 			file: "rules.yaml (built-in)",
-			line: 969,
+			line: 974,
 			text: phraseMask{
 				{index: 1, bits: 2196875771904},
 			},
@@ -15645,7 +15645,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-attachment",
 			file: "rules.yaml (built-in)",
-			line: 997,
+			line: 1002,
 			text: phraseMask{
 				{index: 1, bits: 1112705767309312},
 			},
@@ -15656,7 +15656,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-encrypted-attachment",
 			file: "rules.yaml (built-in)",
-			line: 1021,
+			line: 1026,
 			text: phraseMask{
 				{index: 1, bits: 16888498602639360},
 			},
@@ -15667,7 +15667,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-encrypted-attachment-ja",
 			file: "rules.yaml (built-in)",
-			line: 1043,
+			line: 1048,
 			text: phraseMask{
 				{index: 1, bits: 126100789566373888},
 			},
@@ -15678,7 +15678,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "barracuda-recipient-outcome",
 			file: "rules.yaml (built-in)",
-			line: 1050,
+			line: 1055,
 			text: phraseMask{
 				{index: 1, bits: 144115188075855872},
 			},
@@ -15689,7 +15689,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "attachment-file",
 			file: "rules.yaml (built-in)",
-			line: 1063,
+			line: 1068,
 			text: phraseMask{
 				{index: 1, bits: 18158795172534550528},
 				{index: 2, bits: 1048575},
@@ -15707,7 +15707,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contact-address",
 			file: "rules.yaml (built-in)",
-			line: 1082,
+			line: 1087,
 			text: phraseMask{
 				{index: 2, bits: 137437904896},
 			},
@@ -15719,7 +15719,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "loop",
 			file: "rules.yaml (built-in)",
-			line: 1095,
+			line: 1100,
 			text: phraseMask{
 				{index: 2, bits: 2061584302080},
 			},
@@ -15730,7 +15730,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "dns-temporary",
 			file: "rules.yaml (built-in)",
-			line: 1102,
+			line: 1107,
 			text: phraseMask{
 				{bits: 288230376151711744},
 				{index: 2, bits: 2249600790429696},
@@ -15744,7 +15744,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "last-error",
 			file: "rules.yaml (built-in)",
-			line: 1121,
+			line: 1126,
 			text: phraseMask{
 				{index: 2, bits: 33776997205278720},
 			},
@@ -15759,7 +15759,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls",
 			file: "rules.yaml (built-in)",
-			line: 1144,
+			line: 1149,
 			text: phraseMask{
 				{index: 2, bits: 9187343239835811840},
 			},
@@ -15774,7 +15774,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-mx",
 			file: "rules.yaml (built-in)",
-			line: 1171,
+			line: 1176,
 			text: phraseMask{
 				{index: 2, bits: 9223372036854775808},
 				{index: 3, bits: 1},
@@ -15791,7 +15791,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-domain",
 			file: "rules.yaml (built-in)",
-			line: 1186,
+			line: 1191,
 			text: phraseMask{
 				{index: 3, bits: 124},
 			},
@@ -15806,7 +15806,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "connection",
 			file: "rules.yaml (built-in)",
-			line: 1194,
+			line: 1199,
 			text: phraseMask{
 				{index: 3, bits: 2097024},
 			},
@@ -15831,20 +15831,20 @@ var builtinSet = &ruleSet{
 			{
 				group: []textPart{
 					{literal: " until "},
-					{slot: 21, isSlot: true},
+					{slot: 22, isSlot: true},
 				},
 			},
 			{
 				group: []textPart{
 					{literal: " for about "},
-					{slot: 22, isSlot: true},
+					{slot: 23, isSlot: true},
 					{literal: " more"},
 				},
 			},
 			{
 				group: []textPart{
 					{literal: " until the message is "},
-					{slot: 23, isSlot: true},
+					{slot: 24, isSlot: true},
 					{literal: " old"},
 				},
 			},
@@ -16118,7 +16118,7 @@ var builtinSet = &ruleSet{
 			{
 				group: []textPart{
 					{literal: " ("},
-					{slot: 16, isSlot: true},
+					{slot: 17, isSlot: true},
 					{literal: ")"},
 				},
 			},
@@ -16140,20 +16140,20 @@ var builtinSet = &ruleSet{
 			{
 				group: []textPart{
 					{literal: " until "},
-					{slot: 21, isSlot: true},
+					{slot: 22, isSlot: true},
 				},
 			},
 			{
 				group: []textPart{
 					{literal: " for about "},
-					{slot: 22, isSlot: true},
+					{slot: 23, isSlot: true},
 					{literal: " more"},
 				},
 			},
 			{
 				group: []textPart{
 					{literal: " until the message is "},
-					{slot: 23, isSlot: true},
+					{slot: 24, isSlot: true},
 					{literal: " old"},
 				},
 			},
@@ -16164,20 +16164,20 @@ var builtinSet = &ruleSet{
 			{
 				group: []textPart{
 					{literal: " until "},
-					{slot: 21, isSlot: true},
+					{slot: 22, isSlot: true},
 				},
 			},
 			{
 				group: []textPart{
 					{literal: " for about "},
-					{slot: 22, isSlot: true},
+					{slot: 23, isSlot: true},
 					{literal: " more"},
 				},
 			},
 			{
 				group: []textPart{
 					{literal: " until the message is "},
-					{slot: 23, isSlot: true},
+					{slot: 24, isSlot: true},
 					{literal: " old"},
 				},
 			},
@@ -16211,21 +16211,21 @@ var builtinSet = &ruleSet{
 			{
 				group: []textPart{
 					{literal: " "},
-					{slot: 41, isSlot: true},
+					{slot: 42, isSlot: true},
 				},
 			},
 			{literal: ", and gave up"},
 			{
 				group: []textPart{
 					{literal: " after trying for "},
-					{slot: 20, isSlot: true},
+					{slot: 21, isSlot: true},
 				},
 			},
 			{literal: ". The recipient's mail system failed inside their organization, between their two servers; nothing was wrong with your message or your side."},
 			{
 				group: []textPart{
 					{literal: " The last error was: \""},
-					{slot: 24, isSlot: true},
+					{slot: 25, isSlot: true},
 					{literal: "\""},
 				},
 			},
@@ -16249,7 +16249,7 @@ var builtinSet = &ruleSet{
 			{
 				group: []textPart{
 					{literal: " "},
-					{slot: 41, isSlot: true},
+					{slot: 42, isSlot: true},
 				},
 			},
 			{literal: " at the moment, and keeps trying. This is a fault of the recipient's mail system, not of your side."},
@@ -16259,7 +16259,7 @@ var builtinSet = &ruleSet{
 			{
 				group: []textPart{
 					{literal: " "},
-					{slot: 41, isSlot: true},
+					{slot: 42, isSlot: true},
 				},
 			},
 			{literal: ", so that their email admin fixes it; send the message again once they confirm that mail reaches them."},
@@ -16269,20 +16269,20 @@ var builtinSet = &ruleSet{
 			{
 				group: []textPart{
 					{literal: " until "},
-					{slot: 21, isSlot: true},
+					{slot: 22, isSlot: true},
 				},
 			},
 			{
 				group: []textPart{
 					{literal: " for about "},
-					{slot: 22, isSlot: true},
+					{slot: 23, isSlot: true},
 					{literal: " more"},
 				},
 			},
 			{
 				group: []textPart{
 					{literal: " until the message is "},
-					{slot: 23, isSlot: true},
+					{slot: 24, isSlot: true},
 					{literal: " old"},
 				},
 			},
@@ -16349,7 +16349,7 @@ var builtinSet = &ruleSet{
 			{
 				group: []textPart{
 					{literal: " "},
-					{slot: 15, isSlot: true},
+					{slot: 16, isSlot: true},
 				},
 			},
 			{literal: " refuses connections for now; the sending server keeps trying."},
@@ -16366,7 +16366,7 @@ var builtinSet = &ruleSet{
 			{
 				group: []textPart{
 					{literal: " "},
-					{slot: 15, isSlot: true},
+					{slot: 16, isSlot: true},
 				},
 			},
 			{literal: " does not answer for now; the sending server keeps trying."},
@@ -16420,19 +16420,19 @@ var builtinSet = &ruleSet{
 			{
 				group: []textPart{
 					{literal: " at "},
-					{slot: 21, isSlot: true},
-				},
-			},
-			{
-				group: []textPart{
-					{literal: " in about "},
 					{slot: 22, isSlot: true},
 				},
 			},
 			{
 				group: []textPart{
-					{literal: " when the message is "},
+					{literal: " in about "},
 					{slot: 23, isSlot: true},
+				},
+			},
+			{
+				group: []textPart{
+					{literal: " when the message is "},
+					{slot: 24, isSlot: true},
 					{literal: " old"},
 				},
 			},
@@ -16634,14 +16634,14 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " (the receiver's explanation: "},
-								{slot: 13, isSlot: true},
+								{slot: 14, isSlot: true},
 								{literal: ")"},
 							},
 						},
 						{literal: "."},
 					},
 				},
-				uses: 9216,
+				uses: 17408,
 				tr:   &builtinSlots2[331],
 			},
 		},
@@ -16684,14 +16684,14 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " ("},
-								{slot: 13, isSlot: true},
+								{slot: 14, isSlot: true},
 								{literal: ")"},
 							},
 						},
 						{literal: ", and ask the receiver to lift the restriction."},
 					},
 				},
-				uses: 8192,
+				uses: 16384,
 				tr:   &builtinSlots2[333],
 			},
 		},
@@ -16725,12 +16725,12 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " ("},
-								{slot: 16, isSlot: true},
+								{slot: 17, isSlot: true},
 								{literal: ")"},
 							},
 						},
 						{literal: " is on the block list "},
-						{slot: 12, isSlot: true},
+						{slot: 13, isSlot: true},
 						{literal: ", which the receiving server checks."},
 					},
 					{
@@ -16752,14 +16752,14 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " ("},
-								{slot: 16, isSlot: true},
+								{slot: 17, isSlot: true},
 								{literal: ")"},
 							},
 						},
 						{literal: "."},
 					},
 				},
-				uses: 69635,
+				uses: 139267,
 				tr:   &builtinSlots2[334],
 			},
 			fix: alts{
@@ -16773,11 +16773,11 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						{literal: ". Your email admin should look up the sending server's address on "},
-						{slot: 12, isSlot: true},
+						{slot: 13, isSlot: true},
 						{
 							group: []textPart{
 								{literal: " ("},
-								{slot: 13, isSlot: true},
+								{slot: 14, isSlot: true},
 								{literal: ")"},
 							},
 						},
@@ -16795,7 +16795,7 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " ("},
-								{slot: 13, isSlot: true},
+								{slot: 14, isSlot: true},
 								{literal: ")"},
 							},
 						},
@@ -16803,14 +16803,14 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " (contact: "},
-								{slot: 19, isSlot: true},
+								{slot: 20, isSlot: true},
 								{literal: ")"},
 							},
 						},
 						{literal: "."},
 					},
 				},
-				uses: 537600,
+				uses: 1074176,
 				tr:   &builtinSlots2[335],
 			},
 		},
@@ -17000,7 +17000,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						{literal: " because it is larger than the recipient accepts: the limit is "},
-						{slot: 14, isSlot: true},
+						{slot: 15, isSlot: true},
 						{literal: "."},
 					},
 					{
@@ -17021,32 +17021,32 @@ var builtinData1 = [...]reasonDef{
 						{literal: " because it is larger than the recipient accepts."},
 					},
 				},
-				uses: 16387,
+				uses: 32771,
 				tr:   &builtinSlots2[343],
 			},
 			fix: alts{
 				list: []text{
 					{
 						{literal: "Make the message smaller than "},
-						{slot: 14, isSlot: true},
+						{slot: 15, isSlot: true},
 						{literal: ". Attachments grow by about a third when they are sent (they are encoded as text), so keep the attached files to about "},
-						{slot: 38, isSlot: true},
+						{slot: 39, isSlot: true},
 						{literal: " in total: remove or compress large attachments, or share the files as a link to a shared folder instead, then send it again."},
 						{
 							group: []textPart{
 								{literal: " The receiving side's page about its limits: "},
-								{slot: 13, isSlot: true},
+								{slot: 14, isSlot: true},
 							},
 						},
 					},
 					{
 						{literal: "Make the message smaller than "},
-						{slot: 14, isSlot: true},
+						{slot: 15, isSlot: true},
 						{literal: ". Attachments grow by about a third when they are sent (they are encoded as text), so keep the attached files to about three quarters of that in total: remove or compress large attachments, or share the files as a link to a shared folder instead, then send it again."},
 						{
 							group: []textPart{
 								{literal: " The receiving side's page about its limits: "},
-								{slot: 13, isSlot: true},
+								{slot: 14, isSlot: true},
 							},
 						},
 					},
@@ -17055,12 +17055,12 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " The receiving side's page about its limits: "},
-								{slot: 13, isSlot: true},
+								{slot: 14, isSlot: true},
 							},
 						},
 					},
 				},
-				uses: 274877931520,
+				uses: 549755863040,
 				tr:   &builtinSlots2[344],
 			},
 		},
@@ -17087,7 +17087,7 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " (it kept trying for "},
-								{slot: 20, isSlot: true},
+								{slot: 21, isSlot: true},
 								{literal: ")"},
 							},
 						},
@@ -17095,11 +17095,11 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " to reach "},
-								{slot: 15, isSlot: true},
+								{slot: 16, isSlot: true},
 							},
 						},
 						{literal: " failed with: \""},
-						{slot: 24, isSlot: true},
+						{slot: 25, isSlot: true},
 						{literal: "\""},
 					},
 					{
@@ -17114,12 +17114,12 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " (it kept trying for "},
-								{slot: 20, isSlot: true},
+								{slot: 21, isSlot: true},
 								{literal: ")"},
 							},
 						},
 						{literal: ": the receiving server "},
-						{slot: 15, isSlot: true},
+						{slot: 16, isSlot: true},
 						{literal: " could not be reached, or kept putting the message off. The report says: \""},
 						{slot: 5, isSlot: true},
 						{literal: "\""},
@@ -17136,12 +17136,12 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " (it kept trying for "},
-								{slot: 20, isSlot: true},
+								{slot: 21, isSlot: true},
 								{literal: ")"},
 							},
 						},
 						{literal: ": the receiving server "},
-						{slot: 15, isSlot: true},
+						{slot: 16, isSlot: true},
 						{literal: " could not be reached, or kept putting the message off."},
 					},
 					{
@@ -17156,7 +17156,7 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " (it kept trying for "},
-								{slot: 20, isSlot: true},
+								{slot: 21, isSlot: true},
 								{literal: ")"},
 							},
 						},
@@ -17183,7 +17183,7 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " (it kept trying for "},
-								{slot: 20, isSlot: true},
+								{slot: 21, isSlot: true},
 								{literal: ")"},
 							},
 						},
@@ -17197,7 +17197,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: " could not be reached, or kept putting the message off."},
 					},
 				},
-				uses: 17858595,
+				uses: 35717155,
 				tr:   &builtinSlots2[345],
 			},
 			fix: alts{
@@ -17207,13 +17207,13 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " "},
-								{slot: 15, isSlot: true},
+								{slot: 16, isSlot: true},
 							},
 						},
 						{literal: " does not take mail."},
 					},
 				},
-				uses: 32768,
+				uses: 65536,
 				tr:   &builtinSlots2[346],
 			},
 		},
@@ -17239,7 +17239,7 @@ var builtinData1 = [...]reasonDef{
 								{
 									group: []textPart{
 										{literal: " (it kept trying for "},
-										{slot: 20, isSlot: true},
+										{slot: 21, isSlot: true},
 										{literal: ")"},
 									},
 								},
@@ -17253,7 +17253,7 @@ var builtinData1 = [...]reasonDef{
 								{literal: " failed, because the domain's name servers did not answer."},
 							},
 						},
-						uses: 1048593,
+						uses: 2097169,
 						tr:   &builtinSlots2[347],
 					},
 					fix: alts{
@@ -17291,7 +17291,7 @@ var builtinData1 = [...]reasonDef{
 								{
 									group: []textPart{
 										{literal: " (it kept trying for "},
-										{slot: 20, isSlot: true},
+										{slot: 21, isSlot: true},
 										{literal: ")"},
 									},
 								},
@@ -17299,13 +17299,13 @@ var builtinData1 = [...]reasonDef{
 								{
 									group: []textPart{
 										{literal: " "},
-										{slot: 15, isSlot: true},
+										{slot: 16, isSlot: true},
 									},
 								},
 								{literal: " refused every connection."},
 							},
 						},
-						uses: 1081345,
+						uses: 2162689,
 						tr:   &builtinSlots2[349],
 					},
 					fix: alts{
@@ -17315,13 +17315,13 @@ var builtinData1 = [...]reasonDef{
 								{
 									group: []textPart{
 										{literal: " "},
-										{slot: 15, isSlot: true},
+										{slot: 16, isSlot: true},
 									},
 								},
 								{literal: " was down for a long time, so the message was not delivered. Tell the recipient by other means so that their email admin checks it, and send the message again once it works."},
 							},
 						},
-						uses: 32768,
+						uses: 65536,
 						tr:   &builtinSlots2[350],
 					},
 				},
@@ -17343,7 +17343,7 @@ var builtinData1 = [...]reasonDef{
 								{
 									group: []textPart{
 										{literal: " (it kept trying for "},
-										{slot: 20, isSlot: true},
+										{slot: 21, isSlot: true},
 										{literal: ")"},
 									},
 								},
@@ -17351,13 +17351,13 @@ var builtinData1 = [...]reasonDef{
 								{
 									group: []textPart{
 										{literal: " "},
-										{slot: 15, isSlot: true},
+										{slot: 16, isSlot: true},
 									},
 								},
 								{literal: " never answered."},
 							},
 						},
-						uses: 1081345,
+						uses: 2162689,
 						tr:   &builtinSlots2[351],
 					},
 					fix: alts{
@@ -17367,13 +17367,13 @@ var builtinData1 = [...]reasonDef{
 								{
 									group: []textPart{
 										{literal: " "},
-										{slot: 15, isSlot: true},
+										{slot: 16, isSlot: true},
 									},
 								},
 								{literal: " could not be reached for a long time, so the message was not delivered. Tell the recipient by other means so that their email admin checks it, and send the message again once it works."},
 							},
 						},
-						uses: 32768,
+						uses: 65536,
 						tr:   &builtinSlots2[352],
 					},
 				},
@@ -17477,13 +17477,13 @@ var builtinData1 = [...]reasonDef{
 								{
 									group: []textPart{
 										{literal: " "},
-										{slot: 15, isSlot: true},
+										{slot: 16, isSlot: true},
 									},
 								},
 								{literal: " does not offer encryption at all."},
 							},
 						},
-						uses: 32769,
+						uses: 65537,
 						tr:   &builtinSlots2[357],
 					},
 					fix: alts{
@@ -17493,7 +17493,7 @@ var builtinData1 = [...]reasonDef{
 								{
 									group: []textPart{
 										{literal: " "},
-										{slot: 15, isSlot: true},
+										{slot: 16, isSlot: true},
 									},
 								},
 								{literal: ". If that server is known not to support it, your email admin can relax the sending server's TLS policy for that domain"},
@@ -17507,7 +17507,7 @@ var builtinData1 = [...]reasonDef{
 								{literal: "."},
 							},
 						},
-						uses: 32784,
+						uses: 65552,
 						tr:   &builtinSlots2[358],
 					},
 				},
@@ -17534,13 +17534,13 @@ var builtinData1 = [...]reasonDef{
 								{
 									group: []textPart{
 										{literal: " "},
-										{slot: 15, isSlot: true},
+										{slot: 16, isSlot: true},
 									},
 								},
 								{literal: " offered encryption but then refused or failed to start it."},
 							},
 						},
-						uses: 32769,
+						uses: 65537,
 						tr:   &builtinSlots2[359],
 					},
 					fix: alts{
@@ -17550,13 +17550,13 @@ var builtinData1 = [...]reasonDef{
 								{
 									group: []textPart{
 										{literal: " "},
-										{slot: 15, isSlot: true},
+										{slot: 16, isSlot: true},
 									},
 								},
 								{literal: ", often its certificate or key files."},
 							},
 						},
-						uses: 32768,
+						uses: 65536,
 						tr:   &builtinSlots2[360],
 					},
 				},
@@ -17583,13 +17583,13 @@ var builtinData1 = [...]reasonDef{
 								{
 									group: []textPart{
 										{literal: " "},
-										{slot: 15, isSlot: true},
+										{slot: 16, isSlot: true},
 									},
 								},
 								{literal: " did not pass the sending server's verification (it may be expired, self-signed, issued for another name, or not match the domain's published security policy)."},
 							},
 						},
-						uses: 32769,
+						uses: 65537,
 						tr:   &builtinSlots2[361],
 					},
 					fix: alts{
@@ -17718,14 +17718,14 @@ var builtinData1 = [...]reasonDef{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 17, isSlot: true},
+										{slot: 18, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: " is encrypted or password-protected: the receiving organization's filter cannot look inside such files, so it does not accept them. This does not mean that a virus was found."},
 							},
 						},
-						uses: 131075,
+						uses: 262147,
 						tr:   &builtinSlots2[367],
 					},
 					fix: alts{
@@ -17764,7 +17764,7 @@ var builtinData1 = [...]reasonDef{
 									},
 								},
 								{literal: " because of its attachment "},
-								{slot: 17, isSlot: true},
+								{slot: 18, isSlot: true},
 								{literal: ": the receiving organization does not accept files of this type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
 							},
 							{
@@ -17785,21 +17785,21 @@ var builtinData1 = [...]reasonDef{
 								{literal: " because of an attachment: the receiving organization does not accept files of its type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
 							},
 						},
-						uses: 131075,
+						uses: 262147,
 						tr:   &builtinSlots2[369],
 					},
 					fix: alts{
 						list: []text{
 							{
 								{literal: "Send the message again without "},
-								{slot: 17, isSlot: true},
+								{slot: 18, isSlot: true},
 								{literal: ". If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
 							},
 							{
 								{literal: "Send the message again without the attachment the filter refused (a program, script, macro document or archive). If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
 							},
 						},
-						uses: 131072,
+						uses: 262144,
 						tr:   &builtinSlots2[370],
 					},
 				},
@@ -17917,7 +17917,7 @@ var builtinData1 = [...]reasonDef{
 									},
 								},
 								{literal: " could not be delivered because the domain "},
-								{slot: 15, isSlot: true},
+								{slot: 16, isSlot: true},
 								{literal: " lists no mail server that receives email for it."},
 							},
 							{
@@ -17938,7 +17938,7 @@ var builtinData1 = [...]reasonDef{
 								{literal: " lists no mail server that receives email for it."},
 							},
 						},
-						uses: 32785,
+						uses: 65553,
 						tr:   &builtinSlots2[375],
 					},
 					fix: alts{
@@ -18089,7 +18089,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						{literal: " because it is larger than the receiving server accepts: the limit is "},
-						{slot: 14, isSlot: true},
+						{slot: 15, isSlot: true},
 						{literal: "."},
 					},
 					{
@@ -18110,32 +18110,32 @@ var builtinData1 = [...]reasonDef{
 						{literal: " because it is larger than the receiving server accepts."},
 					},
 				},
-				uses: 16387,
+				uses: 32771,
 				tr:   &builtinSlots2[381],
 			},
 			fix: alts{
 				list: []text{
 					{
 						{literal: "Make the message smaller than "},
-						{slot: 14, isSlot: true},
+						{slot: 15, isSlot: true},
 						{literal: ". Attachments grow by about a third when they are sent (they are encoded as text), so keep the attached files to about "},
-						{slot: 38, isSlot: true},
+						{slot: 39, isSlot: true},
 						{literal: " in total: remove or compress large attachments, or share the files as a link to a shared folder instead, then send it again."},
 						{
 							group: []textPart{
 								{literal: " The receiving side's page about its limits: "},
-								{slot: 13, isSlot: true},
+								{slot: 14, isSlot: true},
 							},
 						},
 					},
 					{
 						{literal: "Make the message smaller than "},
-						{slot: 14, isSlot: true},
+						{slot: 15, isSlot: true},
 						{literal: ". Attachments grow by about a third when they are sent (they are encoded as text), so keep the attached files to about three quarters of that in total: remove or compress large attachments, or share the files as a link to a shared folder instead, then send it again."},
 						{
 							group: []textPart{
 								{literal: " The receiving side's page about its limits: "},
-								{slot: 13, isSlot: true},
+								{slot: 14, isSlot: true},
 							},
 						},
 					},
@@ -18144,12 +18144,12 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " The receiving side's page about its limits: "},
-								{slot: 13, isSlot: true},
+								{slot: 14, isSlot: true},
 							},
 						},
 					},
 				},
-				uses: 274877931520,
+				uses: 549755863040,
 				tr:   &builtinSlots2[382],
 			},
 		},
@@ -18176,13 +18176,13 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " "},
-								{slot: 15, isSlot: true},
+								{slot: 16, isSlot: true},
 							},
 						},
 						{literal: "."},
 					},
 				},
-				uses: 32769,
+				uses: 65537,
 				tr:   &builtinSlots2[383],
 			},
 			fix: alts{
@@ -18193,17 +18193,29 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " ("},
-								{slot: 15, isSlot: true},
+								{slot: 16, isSlot: true},
 								{literal: ")"},
 							},
 						},
 						{literal: "."},
 					},
 					{
+						{slot: 12, isSlot: true, test: true},
+						{literal: "The sending server kept trying and then gave up, so the message was not delivered. Nothing in your message needs to change: tell the recipient by other means so that their admin checks their domain's settings and mail servers"},
+						{
+							group: []textPart{
+								{literal: " ("},
+								{slot: 16, isSlot: true},
+								{literal: ")"},
+							},
+						},
+						{literal: ", and send the message again once that is fixed."},
+					},
+					{
 						{literal: "Usually temporary: the sending server retries on its own. If the message failed for good, send it again later; if it keeps failing, tell the recipient by other means so that their admin checks their domain's settings and mail servers."},
 					},
 				},
-				uses: 33792,
+				uses: 70656,
 				tr:   &builtinSlots2[384],
 			},
 		},
@@ -18267,7 +18279,7 @@ var builtinData1 = [...]reasonDef{
 									},
 								},
 								{literal: " could not be delivered because the lookup of the mail servers of the domain "},
-								{slot: 15, isSlot: true},
+								{slot: 16, isSlot: true},
 								{literal: " failed temporarily: the domain's name servers did not answer. This does not mean that the domain does not exist."},
 							},
 							{
@@ -18288,7 +18300,7 @@ var builtinData1 = [...]reasonDef{
 								{literal: " failed temporarily: the domain's name servers did not answer. This does not mean that the domain does not exist."},
 							},
 						},
-						uses: 32785,
+						uses: 65553,
 						tr:   &builtinSlots2[387],
 					},
 					fix: alts{
@@ -18327,7 +18339,7 @@ var builtinData1 = [...]reasonDef{
 									},
 								},
 								{literal: " could not be delivered because no mail server could be found for the domain "},
-								{slot: 15, isSlot: true},
+								{slot: 16, isSlot: true},
 								{literal: "."},
 							},
 							{
@@ -18348,7 +18360,7 @@ var builtinData1 = [...]reasonDef{
 								{literal: "."},
 							},
 						},
-						uses: 32785,
+						uses: 65553,
 						tr:   &builtinSlots2[389],
 					},
 					fix: alts{
@@ -18441,29 +18453,40 @@ var builtinData1 = [...]reasonDef{
 								{
 									group: []textPart{
 										{literal: " "},
-										{slot: 15, isSlot: true},
+										{slot: 16, isSlot: true},
 									},
 								},
 								{literal: " refused the connection: it is down or does not take mail at the moment."},
 							},
 						},
-						uses: 32769,
+						uses: 65537,
 						tr:   &builtinSlots2[393],
 					},
 					fix: alts{
 						list: []text{
 							{
+								{slot: 12, isSlot: true, test: true},
+								{literal: "Nothing in your message needs to change. The sending server kept trying and then gave up, so the message was not delivered: tell the recipient by other means so that their admin checks the mail server"},
+								{
+									group: []textPart{
+										{literal: " "},
+										{slot: 16, isSlot: true},
+									},
+								},
+								{literal: ", and send the message again once it takes mail."},
+							},
+							{
 								{literal: "Nothing in your message needs to change. The sending server retries on its own; if the message failed for good, send it again later, and tell the recipient by other means if it keeps failing, so that their admin checks the mail server"},
 								{
 									group: []textPart{
 										{literal: " "},
-										{slot: 15, isSlot: true},
+										{slot: 16, isSlot: true},
 									},
 								},
 								{literal: "."},
 							},
 						},
-						uses: 32768,
+						uses: 69632,
 						tr:   &builtinSlots2[394],
 					},
 				},
@@ -18489,29 +18512,40 @@ var builtinData1 = [...]reasonDef{
 								{
 									group: []textPart{
 										{literal: " "},
-										{slot: 15, isSlot: true},
+										{slot: 16, isSlot: true},
 									},
 								},
 								{literal: " did not answer."},
 							},
 						},
-						uses: 32769,
+						uses: 65537,
 						tr:   &builtinSlots2[395],
 					},
 					fix: alts{
 						list: []text{
 							{
+								{slot: 12, isSlot: true, test: true},
+								{literal: "Nothing in your message needs to change. The sending server kept trying and then gave up, so the message was not delivered: tell the recipient by other means so that their admin checks the mail server"},
+								{
+									group: []textPart{
+										{literal: " "},
+										{slot: 16, isSlot: true},
+									},
+								},
+								{literal: ", and send the message again once it takes mail."},
+							},
+							{
 								{literal: "Nothing in your message needs to change. The sending server retries on its own; if the message failed for good, send it again later, and tell the recipient by other means if it keeps failing, so that their admin checks the mail server"},
 								{
 									group: []textPart{
 										{literal: " "},
-										{slot: 15, isSlot: true},
+										{slot: 16, isSlot: true},
 									},
 								},
 								{literal: "."},
 							},
 						},
-						uses: 32768,
+						uses: 69632,
 						tr:   &builtinSlots2[396],
 					},
 				},
@@ -18643,7 +18677,7 @@ var builtinData1 = [...]reasonDef{
 									},
 								},
 								{literal: " could not be delivered because the domain "},
-								{slot: 15, isSlot: true},
+								{slot: 16, isSlot: true},
 								{literal: " lists no mail server that receives email for it."},
 							},
 							{
@@ -18664,7 +18698,7 @@ var builtinData1 = [...]reasonDef{
 								{literal: " lists no mail server that receives email for it."},
 							},
 						},
-						uses: 32785,
+						uses: 65553,
 						tr:   &builtinSlots2[401],
 					},
 					fix: alts{
@@ -18850,7 +18884,7 @@ var builtinData1 = [...]reasonDef{
 				list: []text{
 					{
 						{literal: "Send the message without the attachment "},
-						{slot: 17, isSlot: true},
+						{slot: 18, isSlot: true},
 						{literal: ", or share the file another way, for example as a link to a shared folder."},
 					},
 					{
@@ -18858,14 +18892,14 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " (contact: "},
-								{slot: 19, isSlot: true},
+								{slot: 20, isSlot: true},
 								{literal: ")"},
 							},
 						},
 						{literal: "."},
 					},
 				},
-				uses: 655360,
+				uses: 1310720,
 				tr:   &builtinSlots2[408],
 			},
 		},
@@ -18926,14 +18960,14 @@ var builtinData1 = [...]reasonDef{
 								{
 									group: []textPart{
 										{literal: " (contact: "},
-										{slot: 19, isSlot: true},
+										{slot: 20, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: ", and fix the cause."},
 							},
 						},
-						uses: 524288,
+						uses: 1048576,
 						tr:   &builtinSlots2[410],
 					},
 				},
@@ -18995,14 +19029,14 @@ var builtinData1 = [...]reasonDef{
 								{
 									group: []textPart{
 										{literal: " (contact: "},
-										{slot: 19, isSlot: true},
+										{slot: 20, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: ", and fix the cause."},
 							},
 						},
-						uses: 524288,
+						uses: 1048576,
 						tr:   &builtinSlots2[412],
 					},
 				},
@@ -19064,14 +19098,14 @@ var builtinData1 = [...]reasonDef{
 								{
 									group: []textPart{
 										{literal: " (contact: "},
-										{slot: 19, isSlot: true},
+										{slot: 20, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: "."},
 							},
 						},
-						uses: 524288,
+						uses: 1048576,
 						tr:   &builtinSlots2[414],
 					},
 				},
@@ -19107,14 +19141,14 @@ var builtinData1 = [...]reasonDef{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 17, isSlot: true},
+										{slot: 18, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: " is encrypted or password-protected: the receiving organization's filter cannot look inside such files, so it does not accept them. This does not mean that a virus was found."},
 							},
 						},
-						uses: 131075,
+						uses: 262147,
 						tr:   &builtinSlots2[415],
 					},
 					fix: alts{
@@ -19153,7 +19187,7 @@ var builtinData1 = [...]reasonDef{
 									},
 								},
 								{literal: " because of its attachment "},
-								{slot: 17, isSlot: true},
+								{slot: 18, isSlot: true},
 								{literal: ": the receiving organization does not accept files of this type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
 							},
 							{
@@ -19174,21 +19208,21 @@ var builtinData1 = [...]reasonDef{
 								{literal: " because of an attachment: the receiving organization does not accept files of its type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
 							},
 						},
-						uses: 131075,
+						uses: 262147,
 						tr:   &builtinSlots2[417],
 					},
 					fix: alts{
 						list: []text{
 							{
 								{literal: "Send the message again without "},
-								{slot: 17, isSlot: true},
+								{slot: 18, isSlot: true},
 								{literal: ". If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
 							},
 							{
 								{literal: "Send the message again without the attachment the filter refused (a program, script, macro document or archive). If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
 							},
 						},
-						uses: 131072,
+						uses: 262144,
 						tr:   &builtinSlots2[418],
 					},
 				},
@@ -19219,11 +19253,11 @@ var builtinData1 = [...]reasonDef{
 									},
 								},
 								{literal: " by a mail rule that the recipient's organization set up itself, which explains: \""},
-								{slot: 39, isSlot: true},
+								{slot: 40, isSlot: true},
 								{literal: "\""},
 							},
 						},
-						uses: 549755813891,
+						uses: 1099511627779,
 						tr:   &builtinSlots2[419],
 					},
 					fix: alts{
@@ -19295,14 +19329,14 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " (contact: "},
-								{slot: 19, isSlot: true},
+								{slot: 20, isSlot: true},
 								{literal: ")"},
 							},
 						},
 						{literal: "."},
 					},
 				},
-				uses: 524288,
+				uses: 1048576,
 				tr:   &builtinSlots2[422],
 			},
 		},
@@ -19378,14 +19412,14 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " ("},
-								{slot: 16, isSlot: true},
+								{slot: 17, isSlot: true},
 								{literal: ")"},
 							},
 						},
 						{literal: " has no valid reverse DNS name, which many receivers require."},
 					},
 				},
-				uses: 65539,
+				uses: 131075,
 				tr:   &builtinSlots2[425],
 			},
 			fix: alts{
@@ -19395,13 +19429,13 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " "},
-								{slot: 16, isSlot: true},
+								{slot: 17, isSlot: true},
 							},
 						},
 						{literal: " a reverse DNS name that matches the server's own name."},
 					},
 				},
-				uses: 65536,
+				uses: 131072,
 				tr:   &builtinSlots2[426],
 			},
 		},
@@ -19495,14 +19529,14 @@ var builtinData1 = [...]reasonDef{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 17, isSlot: true},
+										{slot: 18, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: " is encrypted or password-protected: the receiving organization's filter cannot look inside such files, so it does not accept them. This does not mean that a virus was found."},
 							},
 						},
-						uses: 131075,
+						uses: 262147,
 						tr:   &builtinSlots2[429],
 					},
 					fix: alts{
@@ -19541,7 +19575,7 @@ var builtinData1 = [...]reasonDef{
 									},
 								},
 								{literal: " because of its attachment "},
-								{slot: 17, isSlot: true},
+								{slot: 18, isSlot: true},
 								{literal: ": the receiving organization does not accept files of this type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
 							},
 							{
@@ -19562,21 +19596,21 @@ var builtinData1 = [...]reasonDef{
 								{literal: " because of an attachment: the receiving organization does not accept files of its type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
 							},
 						},
-						uses: 131075,
+						uses: 262147,
 						tr:   &builtinSlots2[431],
 					},
 					fix: alts{
 						list: []text{
 							{
 								{literal: "Send the message again without "},
-								{slot: 17, isSlot: true},
+								{slot: 18, isSlot: true},
 								{literal: ". If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
 							},
 							{
 								{literal: "Send the message again without the attachment the filter refused (a program, script, macro document or archive). If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
 							},
 						},
-						uses: 131072,
+						uses: 262144,
 						tr:   &builtinSlots2[432],
 					},
 				},
@@ -19609,14 +19643,14 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						{literal: " because the receiving server's filter judged its content to be spam: it gave the message a spam score of "},
-						{slot: 42, isSlot: true},
-						{literal: ", and refuses messages from "},
 						{slot: 43, isSlot: true},
+						{literal: ", and refuses messages from "},
+						{slot: 44, isSlot: true},
 						{literal: "."},
 						{
 							group: []textPart{
 								{literal: " The filter's tests that counted: "},
-								{slot: 44, isSlot: true},
+								{slot: 45, isSlot: true},
 								{literal: "."},
 							},
 						},
@@ -19637,12 +19671,12 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						{literal: " because the receiving server's filter judged its content to be spam: it gave the message a spam score of "},
-						{slot: 42, isSlot: true},
+						{slot: 43, isSlot: true},
 						{literal: "."},
 						{
 							group: []textPart{
 								{literal: " The filter's tests that counted: "},
-								{slot: 44, isSlot: true},
+								{slot: 45, isSlot: true},
 								{literal: "."},
 							},
 						},
@@ -19663,7 +19697,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						{literal: " because the receiving server's filter judged its content to be spam. The filter's tests that counted: "},
-						{slot: 44, isSlot: true},
+						{slot: 45, isSlot: true},
 						{literal: "."},
 					},
 					{
@@ -19684,19 +19718,19 @@ var builtinData1 = [...]reasonDef{
 						{literal: " because the receiving server's filter judged its content to be spam."},
 					},
 				},
-				uses: 30786325577731,
+				uses: 61572651155459,
 				tr:   &builtinSlots2[433],
 			},
 			fix: alts{
 				list: []text{
 					{
 						{literal: "The names of the filter's tests ("},
-						{slot: 44, isSlot: true},
+						{slot: 45, isSlot: true},
 						{literal: ") hint at what counted against the message, such as a link on a block list, many links or images, or wording typical of spam: change that and send a plainer version. If it is ordinary mail, ask the recipient by other means to add your address to their safe senders."},
 						{
 							group: []textPart{
 								{literal: " The receiving side's page about it: "},
-								{slot: 13, isSlot: true},
+								{slot: 14, isSlot: true},
 							},
 						},
 					},
@@ -19705,12 +19739,12 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " The receiving side's page about it: "},
-								{slot: 13, isSlot: true},
+								{slot: 14, isSlot: true},
 							},
 						},
 					},
 				},
-				uses: 17592186052608,
+				uses: 35184372105216,
 				tr:   &builtinSlots2[434],
 			},
 		},
@@ -19740,7 +19774,7 @@ var builtinData1 = [...]reasonDef{
 									},
 								},
 								{literal: " before its content was sent, because the receiving server considers the sending server a source of spam (it names the list "},
-								{slot: 12, isSlot: true},
+								{slot: 13, isSlot: true},
 								{literal: "). This is about the sending server's reputation, not about your message."},
 							},
 							{
@@ -19761,7 +19795,7 @@ var builtinData1 = [...]reasonDef{
 								{literal: " before its content was sent, because the receiving server considers the sending server or your address a source of spam. This is about reputation, not about your message."},
 							},
 						},
-						uses: 4099,
+						uses: 8195,
 						tr:   &builtinSlots2[435],
 					},
 					fix: alts{
@@ -19771,14 +19805,14 @@ var builtinData1 = [...]reasonDef{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 13, isSlot: true},
+										{slot: 14, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: ", stop any spam it sends (often from a hacked account), and ask the receiver to lift the block."},
 							},
 						},
-						uses: 8192,
+						uses: 16384,
 						tr:   &builtinSlots2[436],
 					},
 				},
@@ -19809,7 +19843,7 @@ var builtinData1 = [...]reasonDef{
 									},
 								},
 								{literal: " before its content was sent, because the receiving server considers the sending server a source of spam (it names the list "},
-								{slot: 12, isSlot: true},
+								{slot: 13, isSlot: true},
 								{literal: "). This is about the sending server's reputation, not about your message."},
 							},
 							{
@@ -19830,7 +19864,7 @@ var builtinData1 = [...]reasonDef{
 								{literal: " before its content was sent, because the receiving server considers the sending server or your address a source of spam. This is about reputation, not about your message."},
 							},
 						},
-						uses: 4099,
+						uses: 8195,
 						tr:   &builtinSlots2[437],
 					},
 					fix: alts{
@@ -19840,14 +19874,14 @@ var builtinData1 = [...]reasonDef{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 13, isSlot: true},
+										{slot: 14, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: ", stop any spam it sends (often from a hacked account), and ask the receiver to lift the block."},
 							},
 						},
-						uses: 8192,
+						uses: 16384,
 						tr:   &builtinSlots2[438],
 					},
 				},
@@ -19878,7 +19912,7 @@ var builtinData1 = [...]reasonDef{
 									},
 								},
 								{literal: " before its content was sent, because the receiving server considers the sending server a source of spam (it names the list "},
-								{slot: 12, isSlot: true},
+								{slot: 13, isSlot: true},
 								{literal: "). This is about the sending server's reputation, not about your message."},
 							},
 							{
@@ -19899,7 +19933,7 @@ var builtinData1 = [...]reasonDef{
 								{literal: " before its content was sent, because the receiving server considers the sending server or your address a source of spam. This is about reputation, not about your message."},
 							},
 						},
-						uses: 4099,
+						uses: 8195,
 						tr:   &builtinSlots2[439],
 					},
 					fix: alts{
@@ -19909,14 +19943,14 @@ var builtinData1 = [...]reasonDef{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 13, isSlot: true},
+										{slot: 14, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: ", stop any spam it sends (often from a hacked account), and ask the receiver to lift the block."},
 							},
 						},
-						uses: 8192,
+						uses: 16384,
 						tr:   &builtinSlots2[440],
 					},
 				},
@@ -19949,9 +19983,9 @@ var builtinData1 = [...]reasonDef{
 									},
 								},
 								{literal: " because the attachment "},
-								{slot: 17, isSlot: true},
-								{literal: " is infected with malware ("},
 								{slot: 18, isSlot: true},
+								{literal: " is infected with malware ("},
+								{slot: 19, isSlot: true},
 								{literal: ")."},
 							},
 							{
@@ -19970,25 +20004,25 @@ var builtinData1 = [...]reasonDef{
 									},
 								},
 								{literal: " because it carries malware ("},
-								{slot: 18, isSlot: true},
+								{slot: 19, isSlot: true},
 								{literal: ")."},
 							},
 						},
-						uses: 393219,
+						uses: 786435,
 						tr:   &builtinSlots2[441],
 					},
 					fix: alts{
 						list: []text{
 							{
 								{literal: "The receiving server's scanner found malware in "},
-								{slot: 17, isSlot: true},
+								{slot: 18, isSlot: true},
 								{literal: ": do not open it, and do not send it again in any other way (a link, another format). Have your computer scanned for malware (ask your IT support), and treat the file as dangerous if it came from someone else. If you are sure it is a false alarm, the recipient's email admin can check the scanner's verdict and release the message."},
 							},
 							{
 								{literal: "The receiving server's scanner found malware in the message: do not open its attachment, and do not send it again in any other way (a link, another format). Have your computer scanned for malware (ask your IT support), and treat the file as dangerous if it came from someone else. If you are sure it is a false alarm, the recipient's email admin can check the scanner's verdict and release the message."},
 							},
 						},
-						uses: 131072,
+						uses: 262144,
 						tr:   &builtinSlots2[442],
 					},
 				},
@@ -20022,14 +20056,14 @@ var builtinData1 = [...]reasonDef{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 17, isSlot: true},
+										{slot: 18, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: " is encrypted or password-protected: the receiving organization's filter cannot look inside such files, so it does not accept them. This does not mean that a virus was found."},
 							},
 						},
-						uses: 131075,
+						uses: 262147,
 						tr:   &builtinSlots2[443],
 					},
 					fix: alts{
@@ -20068,7 +20102,7 @@ var builtinData1 = [...]reasonDef{
 									},
 								},
 								{literal: " because of its attachment "},
-								{slot: 17, isSlot: true},
+								{slot: 18, isSlot: true},
 								{literal: ": the receiving organization does not accept files of this type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
 							},
 							{
@@ -20089,21 +20123,21 @@ var builtinData1 = [...]reasonDef{
 								{literal: " because of an attachment: the receiving organization does not accept files of its type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
 							},
 						},
-						uses: 131075,
+						uses: 262147,
 						tr:   &builtinSlots2[445],
 					},
 					fix: alts{
 						list: []text{
 							{
 								{literal: "Send the message again without "},
-								{slot: 17, isSlot: true},
+								{slot: 18, isSlot: true},
 								{literal: ". If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
 							},
 							{
 								{literal: "Send the message again without the attachment the filter refused (a program, script, macro document or archive). If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
 							},
 						},
-						uses: 131072,
+						uses: 262144,
 						tr:   &builtinSlots2[446],
 					},
 				},
@@ -20148,14 +20182,14 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " (the receiver's guidelines: "},
-								{slot: 13, isSlot: true},
+								{slot: 14, isSlot: true},
 								{literal: ")"},
 							},
 						},
 						{literal: "."},
 					},
 				},
-				uses: 8192,
+				uses: 16384,
 				tr:   &builtinSlots2[448],
 			},
 		},
@@ -20486,7 +20520,7 @@ var builtinData1 = [...]reasonDef{
 									},
 								},
 								{literal: " because it has too many recipients: the server accepts at most "},
-								{slot: 14, isSlot: true},
+								{slot: 15, isSlot: true},
 								{literal: " in one message."},
 							},
 							{
@@ -20507,21 +20541,21 @@ var builtinData1 = [...]reasonDef{
 								{literal: " because it has more recipients than the server accepts in one message."},
 							},
 						},
-						uses: 16387,
+						uses: 32771,
 						tr:   &builtinSlots2[463],
 					},
 					fix: alts{
 						list: []text{
 							{
 								{literal: "Send the message again to fewer recipients at a time (at most "},
-								{slot: 14, isSlot: true},
+								{slot: 15, isSlot: true},
 								{literal: "), or use a mailing list for large groups."},
 							},
 							{
 								{literal: "Send the message again to fewer recipients at a time, or use a mailing list for large groups."},
 							},
 						},
-						uses: 16384,
+						uses: 32768,
 						tr:   &builtinSlots2[464],
 					},
 				},
@@ -20578,7 +20612,7 @@ var builtinData1 = [...]reasonDef{
 						{
 							group: []textPart{
 								{literal: " (more at "},
-								{slot: 13, isSlot: true},
+								{slot: 14, isSlot: true},
 								{literal: ")"},
 							},
 						},
@@ -20588,7 +20622,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Forward this report to your email admin, who can read its technical details."},
 					},
 				},
-				uses: 8192,
+				uses: 16384,
 				tr:   &builtinSlots2[466],
 			},
 		},
@@ -20678,9 +20712,9 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						{literal: " because the attachment "},
-						{slot: 17, isSlot: true},
-						{literal: " is infected with malware ("},
 						{slot: 18, isSlot: true},
+						{literal: " is infected with malware ("},
+						{slot: 19, isSlot: true},
 						{literal: ")."},
 					},
 					{
@@ -20699,7 +20733,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						{literal: " because the attachment "},
-						{slot: 17, isSlot: true},
+						{slot: 18, isSlot: true},
 						{literal: " was judged dangerous or infected."},
 					},
 					{
@@ -20718,7 +20752,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						{literal: " because it carries malware ("},
-						{slot: 18, isSlot: true},
+						{slot: 19, isSlot: true},
 						{literal: ")."},
 					},
 					{
@@ -20739,21 +20773,21 @@ var builtinData1 = [...]reasonDef{
 						{literal: " because it carries malware, or an attachment that the receiving server treats as dangerous."},
 					},
 				},
-				uses: 393219,
+				uses: 786435,
 				tr:   &builtinSlots2[470],
 			},
 			fix: alts{
 				list: []text{
 					{
 						{literal: "The receiving server's scanner found malware in "},
-						{slot: 17, isSlot: true},
+						{slot: 18, isSlot: true},
 						{literal: ": do not open it, and do not send it again in any other way (a link, another format). Have your computer scanned for malware (ask your IT support), and treat the file as dangerous if it came from someone else. If you are sure it is a false alarm, the recipient's email admin can check the scanner's verdict and release the message."},
 					},
 					{
 						{literal: "The receiving server's scanner found malware in the message: do not open its attachment, and do not send it again in any other way (a link, another format). Have your computer scanned for malware (ask your IT support), and treat the file as dangerous if it came from someone else. If you are sure it is a false alarm, the recipient's email admin can check the scanner's verdict and release the message."},
 					},
 				},
-				uses: 131072,
+				uses: 262144,
 				tr:   &builtinSlots2[471],
 			},
 		},
@@ -20784,9 +20818,9 @@ var builtinData1 = [...]reasonDef{
 									},
 								},
 								{literal: " because the attachment "},
-								{slot: 17, isSlot: true},
-								{literal: " is infected with malware ("},
 								{slot: 18, isSlot: true},
+								{literal: " is infected with malware ("},
+								{slot: 19, isSlot: true},
 								{literal: ")."},
 							},
 							{
@@ -20805,25 +20839,25 @@ var builtinData1 = [...]reasonDef{
 									},
 								},
 								{literal: " because it carries malware ("},
-								{slot: 18, isSlot: true},
+								{slot: 19, isSlot: true},
 								{literal: ")."},
 							},
 						},
-						uses: 393219,
+						uses: 786435,
 						tr:   &builtinSlots2[472],
 					},
 					fix: alts{
 						list: []text{
 							{
 								{literal: "The receiving server's scanner found malware in "},
-								{slot: 17, isSlot: true},
+								{slot: 18, isSlot: true},
 								{literal: ": do not open it, and do not send it again in any other way (a link, another format). Have your computer scanned for malware (ask your IT support), and treat the file as dangerous if it came from someone else. If you are sure it is a false alarm, the recipient's email admin can check the scanner's verdict and release the message."},
 							},
 							{
 								{literal: "The receiving server's scanner found malware in the message: do not open its attachment, and do not send it again in any other way (a link, another format). Have your computer scanned for malware (ask your IT support), and treat the file as dangerous if it came from someone else. If you are sure it is a false alarm, the recipient's email admin can check the scanner's verdict and release the message."},
 							},
 						},
-						uses: 131072,
+						uses: 262144,
 						tr:   &builtinSlots2[473],
 					},
 				},
@@ -20857,14 +20891,14 @@ var builtinData1 = [...]reasonDef{
 								{
 									group: []textPart{
 										{literal: " ("},
-										{slot: 17, isSlot: true},
+										{slot: 18, isSlot: true},
 										{literal: ")"},
 									},
 								},
 								{literal: " is encrypted or password-protected: the receiving organization's filter cannot look inside such files, so it does not accept them. This does not mean that a virus was found."},
 							},
 						},
-						uses: 131075,
+						uses: 262147,
 						tr:   &builtinSlots2[474],
 					},
 					fix: alts{
@@ -20903,7 +20937,7 @@ var builtinData1 = [...]reasonDef{
 									},
 								},
 								{literal: " because of its attachment "},
-								{slot: 17, isSlot: true},
+								{slot: 18, isSlot: true},
 								{literal: ": the receiving organization does not accept files of this type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
 							},
 							{
@@ -20924,21 +20958,21 @@ var builtinData1 = [...]reasonDef{
 								{literal: " because of an attachment: the receiving organization does not accept files of its type (such as programs, scripts, documents with macros or some archives). This is about the type of file, not a virus found in it."},
 							},
 						},
-						uses: 131075,
+						uses: 262147,
 						tr:   &builtinSlots2[476],
 					},
 					fix: alts{
 						list: []text{
 							{
 								{literal: "Send the message again without "},
-								{slot: 17, isSlot: true},
+								{slot: 18, isSlot: true},
 								{literal: ". If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
 							},
 							{
 								{literal: "Send the message again without the attachment the filter refused (a program, script, macro document or archive). If the recipient needs the file, share it another way their organization accepts (for example a link to a shared folder), or ask them whether their email admin allows such files. Do not rename the file or pack it into another archive to get it past the filter."},
 							},
 						},
-						uses: 131072,
+						uses: 262144,
 						tr:   &builtinSlots2[477],
 					},
 				},

@@ -327,6 +327,11 @@ func (e *Engine) sentences(rec *record, v *Classification, t *thenDef, rd *reaso
 	}
 	if strings.HasPrefix(v.Status, "5") || (v.Status == "" && rec.rp.Class() == smtpcode.ClassPermanent) {
 		vals[slotFinal] = "yes" // {?final}: the server's refusal was permanent
+	} else if action == smtpcode.ActionFailed && (strings.HasPrefix(v.Status, "4") || (v.Status == "" && rec.rp.Class() == smtpcode.ClassTransient)) {
+		// {?given_up}: a temporary failure the sending server stopped
+		// retrying (qmail's "I'm not going to try again", a 4.4.7
+		// expiry): "it retries on its own" would be wrong.
+		vals[slotGivenUp] = "yes"
 	}
 	if ownServerRefusal(in) {
 		vals[slotOwnServer] = "yes" // {?own_server}

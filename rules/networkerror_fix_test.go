@@ -7,8 +7,8 @@ import (
 
 // A network or routing failure the server called permanent (5.x.x) is not
 // "usually temporary": its fix says that sending again fails the same way
-// until the recipient's domain or mail server is fixed, while a failure
-// with a temporary code keeps the advice that the sending server retries.
+// until the recipient's domain or mail server is fixed, while a temporary
+// code alone keeps the advice that the sending server retries.
 func TestPermanentNetworkErrorIsNotCalledTemporary(t *testing.T) {
 	e := builtin(t)
 	permanent := e.Classify(Input{Action: "failed", Status: "5.4.0", Diagnostic: "554 5.4.0 Network error while routing the message"})
@@ -18,9 +18,16 @@ func TestPermanentNetworkErrorIsNotCalledTemporary(t *testing.T) {
 	if strings.Contains(permanent.Fix, "Usually temporary") || !strings.Contains(permanent.Fix, "fail the same way") {
 		t.Errorf("5.4.0 fix %q: want no 'usually temporary', and that it fails the same way", permanent.Fix)
 	}
-	temporary := e.Classify(Input{Action: "failed", Status: "4.4.0", Diagnostic: "451 4.4.0 Network error while routing the message"})
+	// A temporary code with no report around it ("ndrmilter code 4.4.0")
+	// keeps the retry advice; with Action: failed the sending server has
+	// stopped retrying, which the fix says (TestGivenUpNetworkFailureDoesNotPromiseRetries).
+	temporary := e.Classify(Input{Status: "4.4.0", Diagnostic: "451 4.4.0 Network error while routing the message"})
 	if temporary.Reason != "networkerror" || !strings.Contains(temporary.Fix, "Usually temporary") {
 		t.Errorf("4.4.0 network error: reason %q fix %q: want networkerror with the retry advice", temporary.Reason, temporary.Fix)
+	}
+	givenUp := e.Classify(Input{Action: "failed", Status: "4.4.0", Diagnostic: "451 4.4.0 Network error while routing the message"})
+	if givenUp.Reason != "networkerror" || strings.Contains(givenUp.Fix, "Usually temporary") || !strings.Contains(givenUp.Fix, "gave up") {
+		t.Errorf("4.4.0 network error, failed: reason %q fix %q: want networkerror, given up, no retry advice", givenUp.Reason, givenUp.Fix)
 	}
 }
 

@@ -115,12 +115,13 @@ const (
 	slotOriginal                 // {original}: the address the sender wrote, which the recipient's side forwarded
 	slotFinal                    // {final}: set when the server's refusal was permanent (a class-5 code), not a temporary one given up on
 	slotOwnServer                // {own_server}: set when the refusal may have come from the sender's own server (ownServerRefusal)
+	slotGivenUp                  // {given_up}: set when the sending server gave up on a temporary failure (Action: failed, a class-4 or no code)
 	slotFact0                    // the facts follow, in the order of facts
 )
 
 const numSlots = int(slotFact0) + numFacts
 
-var baseSlotNames = [slotFact0]string{"recipient", "remote", "reporting", "status", "domain", "reply", "cause", "Cause", "type", "original", "final", "own_server"}
+var baseSlotNames = [slotFact0]string{"recipient", "remote", "reporting", "status", "domain", "reply", "cause", "Cause", "type", "original", "final", "own_server", "given_up"}
 
 func (s slot) name() string {
 	if s < slotFact0 {
@@ -179,7 +180,7 @@ var factSlots = func() slotSet {
 
 // ruleSlots are the placeholders of the explanation and fix of a reason or
 // a rule.
-var ruleSlots = setOf(slotRecipient, slotRemote, slotReporting, slotStatus, slotDomain, slotReply, slotCause, slotFinal, slotOwnServer) | factSlots
+var ruleSlots = setOf(slotRecipient, slotRemote, slotReporting, slotStatus, slotDomain, slotReply, slotCause, slotFinal, slotOwnServer, slotGivenUp) | factSlots
 
 // standInSlots are the placeholders the last alternative of a reason's or a
 // rule's template may use outside [...]: they get a stand-in word when they
