@@ -9,7 +9,7 @@ import (
 )
 
 // builtinDigest is BuiltinDigest: of the rules.yaml this file was generated from.
-const builtinDigest = "b0950d2b0283"
+const builtinDigest = "685e8229dd45"
 
 // builtinTrue and builtinFalse are the values of the rules' *bool fields.
 var builtinTrue, builtinFalse = true, false
@@ -20,7 +20,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "success",
 			file:   "rules.yaml (built-in)",
-			line:   1256,
+			line:   1265,
 			action: []smtpcode.Action{"delivered", "relayed", "expanded"},
 			then: thenDef{
 				Reason: "delivered",
@@ -30,7 +30,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "success-code",
 			file: "rules.yaml (built-in)",
-			line: 1261,
+			line: 1270,
 			status: []statusPattern{
 				{class: 2, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -56,7 +56,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1276,
+			line: 1285,
 			text: phraseMask{
 				{index: 3, bits: 14680064},
 			},
@@ -70,7 +70,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1283,
+			line: 1292,
 			text: phraseMask{
 				{index: 3, bits: 16777216},
 			},
@@ -84,7 +84,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1290,
+			line: 1299,
 			text: phraseMask{
 				{index: 3, bits: 100663296},
 			},
@@ -98,7 +98,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1297,
+			line: 1306,
 			text: phraseMask{
 				{index: 3, bits: 134217728},
 			},
@@ -112,7 +112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1304,
+			line: 1313,
 			text: phraseMask{
 				{index: 3, bits: 4026531840},
 			},
@@ -126,7 +126,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1311,
+			line: 1320,
 			text: phraseMask{
 				{index: 3, bits: 12884901888},
 			},
@@ -140,7 +140,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1318,
+			line: 1327,
 			text: phraseMask{
 				{index: 3, bits: 17179869184},
 			},
@@ -154,7 +154,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 1325,
+			line: 1334,
 			text: phraseMask{
 				{index: 3, bits: 34359738368},
 			},
@@ -168,7 +168,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1332,
+			line: 1341,
 			text: phraseMask{
 				{index: 3, bits: 68719476736},
 			},
@@ -182,7 +182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1339,
+			line: 1348,
 			text: phraseMask{
 				{index: 3, bits: 412316860416},
 			},
@@ -196,7 +196,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1346,
+			line: 1355,
 			text: phraseMask{
 				{index: 3, bits: 549755813888},
 			},
@@ -210,7 +210,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1353,
+			line: 1362,
 			text: phraseMask{
 				{index: 3, bits: 3298534883328},
 			},
@@ -224,7 +224,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1360,
+			line: 1369,
 			text: phraseMask{
 				{index: 3, bits: 4398046511104},
 			},
@@ -238,7 +238,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1367,
+			line: 1376,
 			text: phraseMask{
 				{index: 3, bits: 8796093022208},
 			},
@@ -252,7 +252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1374,
+			line: 1383,
 			text: phraseMask{
 				{index: 3, bits: 17592186044416},
 			},
@@ -266,7 +266,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1381,
+			line: 1390,
 			text: phraseMask{
 				{index: 3, bits: 246290604621824},
 			},
@@ -280,7 +280,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-other-message",
 			file: "rules.yaml (built-in)",
-			line: 1389,
+			line: 1398,
 			text: phraseMask{
 				{index: 3, bits: 35747322042253312},
 			},
@@ -291,7 +291,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ironport-ldap-accept-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1410,
+			line: 1419,
 			text: phraseMask{
 				{index: 3, bits: 36028797018963968},
 			},
@@ -301,7 +301,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-block-list",
 			file: "rules.yaml (built-in)",
-			line: 1421,
+			line: 1430,
 			text: phraseMask{
 				{index: 3, bits: 216172782113783808},
 			},
@@ -370,7 +370,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "greylisting-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1438,
+			line: 1447,
 			text: phraseMask{
 				{index: 3, bits: 18158513697557839872},
 			},
@@ -422,7 +422,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "proofpoint-reputation",
 			file: "rules.yaml (built-in)",
-			line: 1456,
+			line: 1465,
 			text: phraseMask{
 				{index: 4, bits: 7},
 			},
@@ -496,7 +496,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-verify-callout",
 			file: "rules.yaml (built-in)",
-			line: 1471,
+			line: 1480,
 			text: phraseMask{
 				{index: 4, bits: 504},
 			},
@@ -546,7 +546,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1491,
+			line: 1500,
 			text: phraseMask{
 				{index: 4, bits: 1536},
 			},
@@ -598,7 +598,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate",
 			file: "rules.yaml (built-in)",
-			line: 1508,
+			line: 1517,
 			text: phraseMask{
 				{index: 4, bits: 1536},
 			},
@@ -648,7 +648,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-likely-unsolicited",
 			file: "rules.yaml (built-in)",
-			line: 1518,
+			line: 1527,
 			text: phraseMask{
 				{index: 4, bits: 2048},
 			},
@@ -718,7 +718,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-user-block",
 			file: "rules.yaml (built-in)",
-			line: 1535,
+			line: 1544,
 			text: phraseMask{
 				{index: 4, bits: 61440},
 			},
@@ -768,7 +768,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policy-block",
 			file: "rules.yaml (built-in)",
-			line: 1550,
+			line: 1559,
 			text: phraseMask{
 				{index: 4, bits: 4128768},
 			},
@@ -818,7 +818,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-anti-spoofing",
 			file: "rules.yaml (built-in)",
-			line: 1571,
+			line: 1580,
 			text: phraseMask{
 				{index: 4, bits: 29360128},
 			},
@@ -868,7 +868,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1585,
+			line: 1594,
 			text: phraseMask{
 				{index: 4, bits: 234881024},
 			},
@@ -881,7 +881,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1595,
+			line: 1604,
 			text: phraseMask{
 				{index: 4, bits: 234881024},
 			},
@@ -894,7 +894,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1601,
+			line: 1610,
 			text: phraseMask{
 				{index: 4, bits: 234881024},
 			},
@@ -907,7 +907,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1607,
+			line: 1616,
 			text: phraseMask{
 				{index: 4, bits: 234881024},
 			},
@@ -920,7 +920,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1613,
+			line: 1622,
 			text: phraseMask{
 				{index: 4, bits: 234881024},
 			},
@@ -933,7 +933,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1619,
+			line: 1628,
 			text: phraseMask{
 				{index: 4, bits: 234881024},
 			},
@@ -946,7 +946,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1625,
+			line: 1634,
 			text: phraseMask{
 				{index: 4, bits: 234881024},
 			},
@@ -959,7 +959,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1631,
+			line: 1640,
 			text: phraseMask{
 				{index: 4, bits: 234881024},
 			},
@@ -972,7 +972,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1637,
+			line: 1646,
 			text: phraseMask{
 				{index: 4, bits: 234881024},
 			},
@@ -985,7 +985,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1643,
+			line: 1652,
 			text: phraseMask{
 				{index: 4, bits: 234881024},
 			},
@@ -998,7 +998,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1649,
+			line: 1658,
 			text: phraseMask{
 				{index: 4, bits: 234881024},
 			},
@@ -1011,7 +1011,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1655,
+			line: 1664,
 			text: phraseMask{
 				{index: 4, bits: 234881024},
 			},
@@ -1080,7 +1080,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1670,
+			line: 1679,
 			text: phraseMask{
 				{index: 4, bits: 4026531840},
 			},
@@ -1093,7 +1093,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1678,
+			line: 1687,
 			text: phraseMask{
 				{index: 4, bits: 4294967296},
 			},
@@ -1106,7 +1106,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1684,
+			line: 1693,
 			text: phraseMask{
 				{index: 4, bits: 8589934592},
 			},
@@ -1119,7 +1119,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1690,
+			line: 1699,
 			text: phraseMask{
 				{index: 4, bits: 17179869184},
 			},
@@ -1132,7 +1132,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1696,
+			line: 1705,
 			text: phraseMask{
 				{index: 4, bits: 103079215104},
 			},
@@ -1145,7 +1145,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1702,
+			line: 1711,
 			text: phraseMask{
 				{index: 4, bits: 412316860416},
 			},
@@ -1158,7 +1158,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1708,
+			line: 1717,
 			text: phraseMask{
 				{index: 4, bits: 549755813888},
 			},
@@ -1171,7 +1171,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1714,
+			line: 1723,
 			text: phraseMask{
 				{index: 4, bits: 1099511627776},
 			},
@@ -1181,7 +1181,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1723,
+			line: 1732,
 			text: phraseMask{
 				{index: 4, bits: 279275953455104},
 			},
@@ -1191,7 +1191,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1728,
+			line: 1737,
 			text: phraseMask{
 				{index: 4, bits: 281474976710656},
 			},
@@ -1201,7 +1201,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1733,
+			line: 1742,
 			text: phraseMask{
 				{index: 4, bits: 1688849860263936},
 			},
@@ -1211,7 +1211,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1738,
+			line: 1747,
 			text: phraseMask{
 				{index: 4, bits: 6755399441055744},
 			},
@@ -1221,7 +1221,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1743,
+			line: 1752,
 			text: phraseMask{
 				{index: 4, bits: 9007199254740992},
 			},
@@ -1231,7 +1231,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1748,
+			line: 1757,
 			text: phraseMask{
 				{index: 4, bits: 126100789566373888},
 			},
@@ -1241,7 +1241,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1753,
+			line: 1762,
 			text: phraseMask{
 				{index: 4, bits: 432345564227567616},
 			},
@@ -1251,7 +1251,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1758,
+			line: 1767,
 			text: phraseMask{
 				{index: 4, bits: 576460752303423488},
 			},
@@ -1261,7 +1261,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1763,
+			line: 1772,
 			text: phraseMask{
 				{index: 4, bits: 1152921504606846976},
 			},
@@ -1271,7 +1271,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1768,
+			line: 1777,
 			text: phraseMask{
 				{index: 4, bits: 2305843009213693952},
 			},
@@ -1281,7 +1281,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1773,
+			line: 1782,
 			text: phraseMask{
 				{index: 4, bits: 13835058055282163712},
 				{index: 5, bits: 7},
@@ -1292,7 +1292,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1778,
+			line: 1787,
 			text: phraseMask{
 				{index: 5, bits: 120},
 			},
@@ -1302,7 +1302,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1783,
+			line: 1792,
 			text: phraseMask{
 				{index: 5, bits: 128},
 			},
@@ -1312,7 +1312,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1788,
+			line: 1797,
 			text: phraseMask{
 				{index: 5, bits: 256},
 			},
@@ -1325,7 +1325,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1797,
+			line: 1806,
 			text: phraseMask{
 				{index: 5, bits: 256},
 			},
@@ -1338,7 +1338,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1803,
+			line: 1812,
 			text: phraseMask{
 				{index: 5, bits: 256},
 			},
@@ -1351,7 +1351,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1809,
+			line: 1818,
 			text: phraseMask{
 				{index: 5, bits: 256},
 			},
@@ -1364,7 +1364,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1815,
+			line: 1824,
 			text: phraseMask{
 				{index: 5, bits: 256},
 			},
@@ -1377,7 +1377,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1821,
+			line: 1830,
 			text: phraseMask{
 				{index: 5, bits: 256},
 			},
@@ -1390,7 +1390,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1827,
+			line: 1836,
 			text: phraseMask{
 				{index: 5, bits: 256},
 			},
@@ -1403,7 +1403,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1833,
+			line: 1842,
 			text: phraseMask{
 				{index: 5, bits: 256},
 			},
@@ -1416,7 +1416,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1839,
+			line: 1848,
 			text: phraseMask{
 				{index: 5, bits: 256},
 			},
@@ -1429,7 +1429,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1845,
+			line: 1854,
 			text: phraseMask{
 				{index: 5, bits: 512},
 			},
@@ -1442,7 +1442,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1852,
+			line: 1861,
 			text: phraseMask{
 				{index: 5, bits: 3072},
 			},
@@ -1455,7 +1455,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1858,
+			line: 1867,
 			text: phraseMask{
 				{index: 5, bits: 4096},
 			},
@@ -1468,7 +1468,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1864,
+			line: 1873,
 			text: phraseMask{
 				{index: 5, bits: 8192},
 			},
@@ -1481,7 +1481,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1870,
+			line: 1879,
 			text: phraseMask{
 				{index: 5, bits: 16384},
 			},
@@ -1494,7 +1494,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1876,
+			line: 1885,
 			text: phraseMask{
 				{index: 5, bits: 32768},
 			},
@@ -1507,7 +1507,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1882,
+			line: 1891,
 			text: phraseMask{
 				{index: 5, bits: 65536},
 			},
@@ -1520,7 +1520,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1888,
+			line: 1897,
 			text: phraseMask{
 				{index: 5, bits: 393216},
 			},
@@ -1533,7 +1533,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1894,
+			line: 1903,
 			text: phraseMask{
 				{index: 5, bits: 7864320},
 			},
@@ -1546,7 +1546,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1900,
+			line: 1909,
 			text: phraseMask{
 				{index: 5, bits: 1065353216},
 			},
@@ -1559,7 +1559,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1906,
+			line: 1915,
 			text: phraseMask{
 				{index: 5, bits: 1073741824},
 			},
@@ -1572,7 +1572,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1912,
+			line: 1921,
 			text: phraseMask{
 				{index: 5, bits: 2147483648},
 			},
@@ -1585,7 +1585,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1919,
+			line: 1928,
 			text: phraseMask{
 				{index: 5, bits: 2147483648},
 			},
@@ -1598,7 +1598,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1925,
+			line: 1934,
 			text: phraseMask{
 				{index: 5, bits: 2147483648},
 			},
@@ -1611,7 +1611,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1931,
+			line: 1940,
 			text: phraseMask{
 				{index: 5, bits: 2147483648},
 			},
@@ -1624,7 +1624,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1937,
+			line: 1946,
 			text: phraseMask{
 				{index: 5, bits: 2147483648},
 			},
@@ -1637,7 +1637,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1943,
+			line: 1952,
 			text: phraseMask{
 				{index: 5, bits: 2147483648},
 			},
@@ -1650,7 +1650,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1949,
+			line: 1958,
 			text: phraseMask{
 				{index: 5, bits: 2147483648},
 			},
@@ -1663,7 +1663,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1955,
+			line: 1964,
 			text: phraseMask{
 				{index: 5, bits: 2147483648},
 			},
@@ -1676,7 +1676,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1961,
+			line: 1970,
 			text: phraseMask{
 				{index: 5, bits: 4294967296},
 			},
@@ -1686,7 +1686,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1968,
+			line: 1977,
 			text: phraseMask{
 				{index: 5, bits: 8589934592},
 			},
@@ -1735,7 +1735,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1977,
+			line: 1986,
 			text: phraseMask{
 				{index: 5, bits: 51539607552},
 			},
@@ -1745,7 +1745,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1982,
+			line: 1991,
 			text: phraseMask{
 				{index: 5, bits: 68719476736},
 			},
@@ -1755,7 +1755,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1987,
+			line: 1996,
 			text: phraseMask{
 				{index: 5, bits: 412316860416},
 			},
@@ -1765,7 +1765,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1992,
+			line: 2001,
 			text: phraseMask{
 				{index: 5, bits: 549755813888},
 			},
@@ -1775,7 +1775,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 1997,
+			line: 2006,
 			text: phraseMask{
 				{index: 5, bits: 1099511627776},
 			},
@@ -1785,7 +1785,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2009,
+			line: 2018,
 			text: phraseMask{
 				{index: 5, bits: 2199023255552},
 			},
@@ -1795,7 +1795,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2014,
+			line: 2023,
 			text: phraseMask{
 				{index: 5, bits: 30786325577728},
 			},
@@ -1805,7 +1805,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2019,
+			line: 2028,
 			text: phraseMask{
 				{index: 5, bits: 35184372088832},
 			},
@@ -1815,7 +1815,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2024,
+			line: 2033,
 			text: phraseMask{
 				{index: 5, bits: 70368744177664},
 			},
@@ -1910,7 +1910,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-expired",
 			file: "rules.yaml (built-in)",
-			line: 2041,
+			line: 2050,
 			text: phraseMask{
 				{index: 2, bits: 18014398509481984},
 			},
@@ -1920,7 +1920,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2046,
+			line: 2055,
 			text: phraseMask{
 				{index: 5, bits: 985162418487296},
 			},
@@ -1930,7 +1930,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-relay",
 			file: "rules.yaml (built-in)",
-			line: 2054,
+			line: 2063,
 			text: phraseMask{
 				{index: 5, bits: 1125899906842624},
 			},
@@ -1940,7 +1940,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2059,
+			line: 2068,
 			text: phraseMask{
 				{index: 5, bits: 2251799813685248},
 			},
@@ -1950,7 +1950,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2066,
+			line: 2075,
 			text: phraseMask{
 				{index: 5, bits: 4503599627370496},
 			},
@@ -1961,7 +1961,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ses-suppressed",
 			file: "rules.yaml (built-in)",
-			line: 2072,
+			line: 2081,
 			text: phraseMask{
 				{index: 5, bits: 270215977642229760},
 			},
@@ -1971,7 +1971,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-ip-policy-codes",
 			file: "rules.yaml (built-in)",
-			line: 2080,
+			line: 2089,
 			text: phraseMask{
 				{index: 5, bits: 2017612633061982208},
 			},
@@ -2040,7 +2040,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-ip-codes",
 			file: "rules.yaml (built-in)",
-			line: 2100,
+			line: 2109,
 			text: phraseMask{
 				{index: 5, bits: 16140901064495857664},
 				{index: 6, bits: 31},
@@ -2051,7 +2051,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-no-reverse-dns",
 			file: "rules.yaml (built-in)",
-			line: 2107,
+			line: 2116,
 			text: phraseMask{
 				{index: 6, bits: 96},
 			},
@@ -2061,7 +2061,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2118,
+			line: 2127,
 			text: phraseMask{
 				{index: 6, bits: 128},
 			},
@@ -2072,7 +2072,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2125,
+			line: 2134,
 			text: phraseMask{
 				{index: 6, bits: 256},
 			},
@@ -2083,7 +2083,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2131,
+			line: 2140,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, detailLo: 911, detHi: 911},
@@ -2094,7 +2094,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2140,
+			line: 2149,
 			status: []statusPattern{
 				{class: 5, subject: 2},
 			},
@@ -2104,7 +2104,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2146,
+			line: 2155,
 			text: phraseMask{
 				{index: 6, bits: 512},
 			},
@@ -2115,7 +2115,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2152,
+			line: 2161,
 			text: phraseMask{
 				{index: 6, bits: 1024},
 			},
@@ -2126,7 +2126,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2158,
+			line: 2167,
 			text: phraseMask{
 				{index: 6, bits: 6144},
 			},
@@ -2137,7 +2137,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 2164,
+			line: 2173,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2148,7 +2148,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-data",
 			file: "rules.yaml (built-in)",
-			line: 2171,
+			line: 2180,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2200,7 +2200,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2184,
+			line: 2193,
 			text: phraseMask{
 				{index: 6, bits: 8192},
 			},
@@ -2211,7 +2211,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2191,
+			line: 2200,
 			text: phraseMask{
 				{index: 6, bits: 16384},
 			},
@@ -2222,7 +2222,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2197,
+			line: 2206,
 			text: phraseMask{
 				{index: 6, bits: 98304},
 			},
@@ -2233,7 +2233,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2204,
+			line: 2213,
 			text: phraseMask{
 				{index: 6, bits: 1966080},
 			},
@@ -2244,7 +2244,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-hasmoved",
 			file: "rules.yaml (built-in)",
-			line: 2211,
+			line: 2220,
 			text: phraseMask{
 				{index: 6, bits: 2097152},
 			},
@@ -2255,7 +2255,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2217,
+			line: 2226,
 			text: phraseMask{
 				{index: 3, bits: 2199023255552},
 			},
@@ -2266,7 +2266,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2223,
+			line: 2232,
 			text: phraseMask{
 				{index: 6, bits: 4194304},
 			},
@@ -2277,7 +2277,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2229,
+			line: 2238,
 			text: phraseMask{
 				{index: 6, bits: 8388608},
 			},
@@ -2288,7 +2288,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2235,
+			line: 2244,
 			text: phraseMask{
 				{index: 6, bits: 16777216},
 			},
@@ -2347,7 +2347,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-policyviolation-by-reply",
 			file: "rules.yaml (built-in)",
-			line: 2253,
+			line: 2262,
 			all:  []int32{409, 408},
 			then: thenDef{
 				Reason: "policyviolation",
@@ -2402,7 +2402,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2260,
+			line: 2269,
 			text: phraseMask{
 				{index: 6, bits: 67108864},
 			},
@@ -2413,7 +2413,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2266,
+			line: 2275,
 			text: phraseMask{
 				{index: 6, bits: 134217728},
 			},
@@ -2424,7 +2424,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2272,
+			line: 2281,
 			text: phraseMask{
 				{index: 6, bits: 1879048192},
 			},
@@ -2435,7 +2435,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2278,
+			line: 2287,
 			text: phraseMask{
 				{index: 6, bits: 6442450944},
 			},
@@ -2446,7 +2446,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2284,
+			line: 2293,
 			text: phraseMask{
 				{index: 6, bits: 25769803776},
 			},
@@ -2457,7 +2457,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2290,
+			line: 2299,
 			text: phraseMask{
 				{index: 6, bits: 103079215104},
 			},
@@ -2468,7 +2468,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2296,
+			line: 2305,
 			text: phraseMask{
 				{index: 6, bits: 137438953472},
 			},
@@ -2479,7 +2479,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2302,
+			line: 2311,
 			text: phraseMask{
 				{index: 6, bits: 274877906944},
 			},
@@ -2490,7 +2490,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2308,
+			line: 2317,
 			text: phraseMask{
 				{index: 6, bits: 3848290697216},
 			},
@@ -2501,7 +2501,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2315,
+			line: 2324,
 			text: phraseMask{
 				{index: 6, bits: 4398046511104},
 			},
@@ -2512,7 +2512,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-text-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2321,
+			line: 2330,
 			text: phraseMask{
 				{index: 6, bits: 8796093022208},
 			},
@@ -2523,7 +2523,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2327,
+			line: 2336,
 			text: phraseMask{
 				{index: 6, bits: 52776558133248},
 			},
@@ -2534,7 +2534,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-expired",
 			file: "rules.yaml (built-in)",
-			line: 2333,
+			line: 2342,
 			text: phraseMask{
 				{index: 6, bits: 211106232532992},
 			},
@@ -2545,7 +2545,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2339,
+			line: 2348,
 			text: phraseMask{
 				{index: 6, bits: 281474976710656},
 			},
@@ -2556,7 +2556,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2345,
+			line: 2354,
 			text: phraseMask{
 				{index: 6, bits: 562949953421312},
 			},
@@ -2567,7 +2567,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2351,
+			line: 2360,
 			text: phraseMask{
 				{index: 6, bits: 1125899906842624},
 			},
@@ -2578,7 +2578,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2357,
+			line: 2366,
 			text: phraseMask{
 				{index: 6, bits: 2251799813685248},
 			},
@@ -2589,7 +2589,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2363,
+			line: 2372,
 			text: phraseMask{
 				{index: 6, bits: 13510798882111488},
 			},
@@ -2600,7 +2600,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit-5.2.3",
 			file: "rules.yaml (built-in)",
-			line: 2369,
+			line: 2378,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -2614,7 +2614,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig-5.3.4",
 			file: "rules.yaml (built-in)",
-			line: 2381,
+			line: 2390,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -2628,7 +2628,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc-5.1.7",
 			file: "rules.yaml (built-in)",
-			line: 2388,
+			line: 2397,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -2642,7 +2642,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown-5.1.3",
 			file: "rules.yaml (built-in)",
-			line: 2395,
+			line: 2404,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -2656,7 +2656,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2402,
+			line: 2411,
 			text: phraseMask{
 				{index: 6, bits: 18374686479671623680},
 				{index: 7, bits: 7},
@@ -2668,7 +2668,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2413,
+			line: 2422,
 			text: phraseMask{
 				{index: 7, bits: 120},
 			},
@@ -2679,7 +2679,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 2427,
+			line: 2436,
 			text: phraseMask{
 				{index: 7, bits: 384},
 			},
@@ -2742,7 +2742,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate",
 			file: "rules.yaml (built-in)",
-			line: 2438,
+			line: 2447,
 			text: phraseMask{
 				{index: 7, bits: 384},
 			},
@@ -2802,7 +2802,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2448,
+			line: 2457,
 			text: phraseMask{
 				{index: 7, bits: 7680},
 			},
@@ -2813,7 +2813,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2457,
+			line: 2466,
 			text: phraseMask{
 				{index: 7, bits: 253952},
 			},
@@ -2824,7 +2824,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-expired",
 			file: "rules.yaml (built-in)",
-			line: 2465,
+			line: 2474,
 			text: phraseMask{
 				{index: 7, bits: 786432},
 			},
@@ -2835,7 +2835,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2471,
+			line: 2480,
 			text: phraseMask{
 				{index: 7, bits: 15728640},
 			},
@@ -2846,7 +2846,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mailboxfull-inactive",
 			file: "rules.yaml (built-in)",
-			line: 2478,
+			line: 2487,
 			text: phraseMask{
 				{index: 7, bits: 50331648},
 			},
@@ -2896,7 +2896,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2492,
+			line: 2501,
 			text: phraseMask{
 				{index: 7, bits: 486539264},
 			},
@@ -2907,7 +2907,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2499,
+			line: 2508,
 			text: phraseMask{
 				{index: 7, bits: 536870912},
 			},
@@ -2918,7 +2918,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2505,
+			line: 2514,
 			text: phraseMask{
 				{index: 7, bits: 1073741824},
 			},
@@ -2929,7 +2929,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2511,
+			line: 2520,
 			text: phraseMask{
 				{index: 7, bits: 15032385536},
 			},
@@ -2940,7 +2940,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 2518,
+			line: 2527,
 			text: phraseMask{
 				{index: 7, bits: 2181843386368},
 			},
@@ -2951,7 +2951,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2527,
+			line: 2536,
 			text: phraseMask{
 				{index: 7, bits: 32985348833280},
 			},
@@ -2962,7 +2962,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2536,
+			line: 2545,
 			text: phraseMask{
 				{index: 7, bits: 105553116266496},
 			},
@@ -2973,7 +2973,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2542,
+			line: 2551,
 			text: phraseMask{
 				{index: 7, bits: 2111062325329920},
 			},
@@ -2984,7 +2984,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2550,
+			line: 2559,
 			text: phraseMask{
 				{index: 7, bits: 574208952489738240},
 			},
@@ -2995,7 +2995,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2559,
+			line: 2568,
 			text: phraseMask{
 				{index: 7, bits: 1729382256910270464},
 			},
@@ -3006,7 +3006,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2565,
+			line: 2574,
 			text: phraseMask{
 				{index: 4, bits: 1024},
 				{index: 7, bits: 16140901064495857664},
@@ -3019,7 +3019,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2574,
+			line: 2583,
 			text: phraseMask{
 				{index: 8, bits: 48},
 			},
@@ -3030,7 +3030,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2580,
+			line: 2589,
 			text: phraseMask{
 				{index: 8, bits: 8128},
 			},
@@ -3041,7 +3041,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2589,
+			line: 2598,
 			text: phraseMask{
 				{index: 8, bits: 24576},
 			},
@@ -3052,7 +3052,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2595,
+			line: 2604,
 			text: phraseMask{
 				{index: 8, bits: 98304},
 			},
@@ -3063,7 +3063,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2602,
+			line: 2611,
 			text: phraseMask{
 				{index: 8, bits: 2147352576},
 			},
@@ -3074,7 +3074,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2612,
+			line: 2621,
 			text: phraseMask{
 				{index: 8, bits: 2147483648},
 			},
@@ -3085,7 +3085,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2620,
+			line: 2629,
 			text: phraseMask{
 				{index: 8, bits: 4294967296},
 			},
@@ -3096,7 +3096,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2626,
+			line: 2635,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -3116,7 +3116,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2634,
+			line: 2643,
 			status: []statusPattern{
 				{none: true},
 				{class: 4, subject: -1, detailLo: -1, detHi: -1},
@@ -3138,7 +3138,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2642,
+			line: 2651,
 			text: phraseMask{
 				{index: 8, bits: 34359738368},
 			},
@@ -3149,7 +3149,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2650,
+			line: 2659,
 			text: phraseMask{
 				{index: 8, bits: 206158430208},
 			},
@@ -3164,7 +3164,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.650-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2657,
+			line: 2666,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 650, detHi: 650},
 			},
@@ -3226,7 +3226,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.2-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2685,
+			line: 2694,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -3240,7 +3240,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.4-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2692,
+			line: 2701,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -3254,7 +3254,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.0-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2699,
+			line: 2708,
 			status: []statusPattern{
 				{class: 5, subject: 3},
 			},
@@ -3268,7 +3268,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.11-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2706,
+			line: 2715,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 11, detHi: 11},
 			},
@@ -3282,7 +3282,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.6-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2713,
+			line: 2722,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -3296,7 +3296,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.3-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2720,
+			line: 2729,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -3310,7 +3310,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.1-expired",
 			file: "rules.yaml (built-in)",
-			line: 2727,
+			line: 2736,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -3324,7 +3324,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.300-expired",
 			file: "rules.yaml (built-in)",
-			line: 2734,
+			line: 2743,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 300, detHi: 300},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3338,7 +3338,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.8-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2740,
+			line: 2749,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 8, detHi: 8},
 				{class: 5, subject: 4, detailLo: 8, detHi: 8},
@@ -3353,7 +3353,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-connector-tlsdomain-delayed",
 			file: "rules.yaml (built-in)",
-			line: 2747,
+			line: 2756,
 			text: phraseMask{
 				{index: 8, bits: 281474976710656},
 			},
@@ -3405,7 +3405,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-connector-tlsdomain",
 			file: "rules.yaml (built-in)",
-			line: 2760,
+			line: 2769,
 			text: phraseMask{
 				{index: 8, bits: 281474976710656},
 			},
@@ -3455,7 +3455,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.317-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2778,
+			line: 2787,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 317, detHi: 317},
 				{class: 5, subject: 4, detailLo: 317, detHi: 317},
@@ -3469,7 +3469,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.5-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2784,
+			line: 2793,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 5, detHi: 5},
 				{class: 5, subject: 7, detailLo: 5, detHi: 5},
@@ -3484,7 +3484,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.51-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2791,
+			line: 2800,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 51, detHi: 51},
 			},
@@ -3498,7 +3498,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.321-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2798,
+			line: 2807,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 321, detHi: 321},
 				{class: 5, subject: 7, detailLo: 321, detHi: 321},
@@ -3512,7 +3512,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.322-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2804,
+			line: 2813,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 322, detHi: 322},
 			},
@@ -3525,7 +3525,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.323-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2810,
+			line: 2819,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 323, detHi: 323},
 				{class: 5, subject: 7, detailLo: 323, detHi: 323},
@@ -3539,7 +3539,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.324-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2816,
+			line: 2825,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 324, detHi: 324},
 				{class: 5, subject: 7, detailLo: 324, detHi: 324},
@@ -3553,7 +3553,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.325-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2822,
+			line: 2831,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 325, detHi: 325},
 				{class: 5, subject: 7, detailLo: 325, detHi: 325},
@@ -3567,7 +3567,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.4-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2828,
+			line: 2837,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -3581,7 +3581,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.312-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2835,
+			line: 2844,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 312, detHi: 312},
 				{class: 5, subject: 4, detailLo: 312, detHi: 312},
@@ -3595,7 +3595,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.316-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2841,
+			line: 2850,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 316, detHi: 316},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3609,7 +3609,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.4-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2847,
+			line: 2856,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3623,7 +3623,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.64-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2854,
+			line: 2863,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
@@ -3696,7 +3696,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2870,
+			line: 2879,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3710,7 +3710,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.4-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2877,
+			line: 2886,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3724,7 +3724,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2884,
+			line: 2893,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3738,7 +3738,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.350-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2891,
+			line: 2900,
 			status: []statusPattern{
 				{class: 5, detailLo: 350, detHi: 350},
 			},
@@ -3751,7 +3751,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-transport-rule-code",
 			file: "rules.yaml (built-in)",
-			line: 2897,
+			line: 2906,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 900, detHi: 999},
 			},
@@ -3824,7 +3824,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.7-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2922,
+			line: 2931,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -3838,7 +3838,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.750-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2929,
+			line: 2938,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 750, detHi: 750},
 			},
@@ -3851,7 +3851,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.3-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2935,
+			line: 2944,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -3865,7 +3865,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2942,
+			line: 2951,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3879,7 +3879,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2949,
+			line: 2958,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3893,7 +3893,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2956,
+			line: 2965,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3907,7 +3907,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.3-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2963,
+			line: 2972,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -3921,7 +3921,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.2-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2970,
+			line: 2979,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -3935,7 +3935,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2977,
+			line: 2986,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3949,7 +3949,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.5-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2984,
+			line: 2993,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -3963,7 +3963,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2991,
+			line: 3000,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -3977,7 +3977,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2998,
+			line: 3007,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -3991,7 +3991,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3005,
+			line: 3014,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -4005,7 +4005,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.14-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3012,
+			line: 3021,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 14, detHi: 14},
 			},
@@ -4019,7 +4019,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.3-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3019,
+			line: 3028,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -4033,7 +4033,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3026,
+			line: 3035,
 			status: []statusPattern{
 				{class: 4, subject: 7},
 			},
@@ -4047,7 +4047,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.24-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3033,
+			line: 3042,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 24, detHi: 24},
 			},
@@ -4061,7 +4061,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.25-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3040,
+			line: 3049,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 25, detHi: 25},
 			},
@@ -4075,7 +4075,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.28-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3047,
+			line: 3056,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 28, detHi: 28},
 			},
@@ -4089,7 +4089,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.318-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3054,
+			line: 3063,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 318, detHi: 318},
 				{class: 5, subject: 4, detailLo: 318, detHi: 318},
@@ -4103,7 +4103,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-throttled-sending-ip",
 			file: "rules.yaml (built-in)",
-			line: 3060,
+			line: 3069,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -4174,7 +4174,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-throttled-sending-ip-final",
 			file: "rules.yaml (built-in)",
-			line: 3081,
+			line: 3090,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -4242,7 +4242,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.500-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3094,
+			line: 3103,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 500},
 			},
@@ -4255,7 +4255,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.700-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3100,
+			line: 3109,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 700, detHi: 700},
 			},
@@ -4268,7 +4268,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.1-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 3106,
+			line: 3115,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -4282,7 +4282,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.5.3-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3113,
+			line: 3122,
 			status: []statusPattern{
 				{class: 4, subject: 5, detailLo: 3, detHi: 3},
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
@@ -4297,7 +4297,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.652-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3120,
+			line: 3129,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 652, detHi: 652},
 			},
@@ -4310,7 +4310,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.3-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3126,
+			line: 3135,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -4324,7 +4324,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-5-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3133,
+			line: 3142,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 5},
 			},
@@ -4338,7 +4338,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.6-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3140,
+			line: 3149,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -4352,7 +4352,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.0-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3147,
+			line: 3156,
 			status: []statusPattern{
 				{class: 5, subject: 5},
 			},
@@ -4366,7 +4366,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.2-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3154,
+			line: 3163,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -4380,7 +4380,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.351-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3161,
+			line: 3170,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 351, detHi: 351},
 			},
@@ -4393,7 +4393,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 3167,
+			line: 3176,
 			text: phraseMask{
 				{index: 9, bits: 962072674304},
 			},
@@ -4404,7 +4404,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 3177,
+			line: 3186,
 			text: phraseMask{
 				{index: 9, bits: 3298534883328},
 			},
@@ -4415,7 +4415,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3183,
+			line: 3192,
 			text: phraseMask{
 				{index: 9, bits: 30786325577728},
 			},
@@ -4426,7 +4426,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-expired",
 			file: "rules.yaml (built-in)",
-			line: 3189,
+			line: 3198,
 			text: phraseMask{
 				{index: 9, bits: 35184372088832},
 			},
@@ -4437,7 +4437,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 3195,
+			line: 3204,
 			text: phraseMask{
 				{index: 9, bits: 1055531162664960},
 			},
@@ -4448,7 +4448,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3202,
+			line: 3211,
 			text: phraseMask{
 				{index: 9, bits: 1125899906842624},
 			},
@@ -4459,7 +4459,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3208,
+			line: 3217,
 			text: phraseMask{
 				{index: 9, bits: 6755399441055744},
 			},
@@ -4470,7 +4470,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3214,
+			line: 3223,
 			text: phraseMask{
 				{index: 9, bits: 27021597764222976},
 			},
@@ -4481,7 +4481,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3220,
+			line: 3229,
 			text: phraseMask{
 				{index: 9, bits: 36028797018963968},
 			},
@@ -4492,7 +4492,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 3226,
+			line: 3235,
 			text: phraseMask{
 				{index: 4, bits: 12582912},
 				{index: 9, bits: 504403158265495552},
@@ -4504,7 +4504,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3234,
+			line: 3243,
 			text: phraseMask{
 				{index: 4, bits: 2240512},
 				{index: 9, bits: 1729382256910270464},
@@ -4516,7 +4516,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3244,
+			line: 3253,
 			text: phraseMask{
 				{index: 9, bits: 16140901064495857664},
 			},
@@ -4527,7 +4527,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3251,
+			line: 3260,
 			text: phraseMask{
 				{index: 10, bits: 15},
 			},
@@ -4538,7 +4538,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3258,
+			line: 3267,
 			text: phraseMask{
 				{index: 10, bits: 48},
 				{index: 1, bits: 33554432},
@@ -4550,7 +4550,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3265,
+			line: 3274,
 			text: phraseMask{
 				{index: 9, bits: 16},
 				{index: 10, bits: 192},
@@ -4562,7 +4562,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 3271,
+			line: 3280,
 			text: phraseMask{
 				{index: 10, bits: 256},
 			},
@@ -4573,7 +4573,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3277,
+			line: 3286,
 			text: phraseMask{
 				{index: 10, bits: 512},
 			},
@@ -4584,7 +4584,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3283,
+			line: 3292,
 			text: phraseMask{
 				{index: 9, bits: 17179869184},
 			},
@@ -4595,7 +4595,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 3289,
+			line: 3298,
 			text: phraseMask{
 				{index: 10, bits: 3072},
 			},
@@ -4606,7 +4606,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3299,
+			line: 3308,
 			text: phraseMask{
 				{index: 10, bits: 28672},
 			},
@@ -4617,7 +4617,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3305,
+			line: 3314,
 			text: phraseMask{
 				{index: 10, bits: 32768},
 			},
@@ -4628,7 +4628,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3311,
+			line: 3320,
 			text: phraseMask{
 				{index: 10, bits: 196608},
 			},
@@ -4639,7 +4639,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 3317,
+			line: 3326,
 			text: phraseMask{
 				{index: 10, bits: 786432},
 			},
@@ -4650,7 +4650,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-speeding",
 			file: "rules.yaml (built-in)",
-			line: 3323,
+			line: 3332,
 			text: phraseMask{
 				{index: 10, bits: 3145728},
 			},
@@ -4661,7 +4661,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3329,
+			line: 3338,
 			text: phraseMask{
 				{index: 10, bits: 4194304},
 			},
@@ -4672,7 +4672,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3335,
+			line: 3344,
 			text: phraseMask{
 				{index: 10, bits: 8388608},
 			},
@@ -4683,7 +4683,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3341,
+			line: 3350,
 			text: phraseMask{
 				{index: 10, bits: 251658240},
 			},
@@ -4694,7 +4694,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3348,
+			line: 3357,
 			text: phraseMask{
 				{index: 10, bits: 268435456},
 			},
@@ -4705,7 +4705,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 3354,
+			line: 3363,
 			text: phraseMask{
 				{index: 10, bits: 536870912},
 			},
@@ -4716,7 +4716,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3365,
+			line: 3374,
 			text: phraseMask{
 				{index: 10, bits: 3221225472},
 			},
@@ -4761,7 +4761,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3376,
+			line: 3385,
 			text: phraseMask{
 				{index: 10, bits: 4294967296},
 			},
@@ -4772,7 +4772,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 3382,
+			line: 3391,
 			text: phraseMask{
 				{index: 10, bits: 8589934592},
 			},
@@ -4783,7 +4783,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 3388,
+			line: 3397,
 			text: phraseMask{
 				{index: 10, bits: 17179869184},
 			},
@@ -4842,7 +4842,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-policyviolation-by-reply",
 			file: "rules.yaml (built-in)",
-			line: 3413,
+			line: 3422,
 			all:  []int32{674, 675},
 			then: thenDef{
 				Reason: "policyviolation",
@@ -4897,7 +4897,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints-delayed",
 			file: "rules.yaml (built-in)",
-			line: 3419,
+			line: 3428,
 			text: phraseMask{
 				{index: 10, bits: 68719476736},
 			},
@@ -4966,7 +4966,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints-expired",
 			file: "rules.yaml (built-in)",
-			line: 3437,
+			line: 3446,
 			text: phraseMask{
 				{index: 10, bits: 68719476736},
 			},
@@ -5035,7 +5035,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints",
 			file: "rules.yaml (built-in)",
-			line: 3450,
+			line: 3459,
 			text: phraseMask{
 				{index: 10, bits: 68719476736},
 			},
@@ -5101,7 +5101,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3460,
+			line: 3469,
 			text: phraseMask{
 				{index: 10, bits: 412316860416},
 			},
@@ -5112,7 +5112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-speeding",
 			file: "rules.yaml (built-in)",
-			line: 3468,
+			line: 3477,
 			text: phraseMask{
 				{index: 10, bits: 549755813888},
 			},
@@ -5123,7 +5123,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3474,
+			line: 3483,
 			text: phraseMask{
 				{index: 10, bits: 3298534883328},
 			},
@@ -5134,7 +5134,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3480,
+			line: 3489,
 			text: phraseMask{
 				{index: 10, bits: 4398046511104},
 			},
@@ -5145,7 +5145,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3486,
+			line: 3495,
 			text: phraseMask{
 				{index: 10, bits: 8796093022208},
 			},
@@ -5156,7 +5156,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3492,
+			line: 3501,
 			text: phraseMask{
 				{index: 10, bits: 17592454479872},
 			},
@@ -5167,7 +5167,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-submission-quota",
 			file: "rules.yaml (built-in)",
-			line: 3504,
+			line: 3513,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 2, detHi: 2},
 				{class: 4, subject: 2, detailLo: 2, detHi: 2},
@@ -5217,7 +5217,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-outbound-spam-exception",
 			file: "rules.yaml (built-in)",
-			line: 3520,
+			line: 3529,
 			text: phraseMask{
 				{index: 10, bits: 2251799813685248},
 			},
@@ -5260,7 +5260,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-recipient-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 3538,
+			line: 3547,
 			text: phraseMask{
 				{index: 10, bits: 67553994410557440},
 			},
@@ -5304,7 +5304,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-sending-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 3550,
+			line: 3559,
 			text: phraseMask{
 				{index: 10, bits: 1080863910568919040},
 				{index: 8, bits: 1},
@@ -5348,7 +5348,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cpanel-hourly-limit-retried",
 			file: "rules.yaml (built-in)",
-			line: 3576,
+			line: 3585,
 			text: phraseMask{
 				{index: 10, bits: 3458764513820540928},
 			},
@@ -5404,7 +5404,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cpanel-max-emails-per-hour",
 			file: "rules.yaml (built-in)",
-			line: 3590,
+			line: 3599,
 			text: phraseMask{
 				{index: 10, bits: 1152921504606846976},
 			},
@@ -5463,7 +5463,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cpanel-max-defers-failures-per-hour",
 			file: "rules.yaml (built-in)",
-			line: 3603,
+			line: 3612,
 			text: phraseMask{
 				{index: 10, bits: 2305843009213693952},
 			},
@@ -5522,7 +5522,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "relay-denied-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 3616,
+			line: 3625,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -5597,7 +5597,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-authrequired-recipient",
 			file: "rules.yaml (built-in)",
-			line: 3641,
+			line: 3650,
 			text: phraseMask{
 				{index: 11, bits: 16384},
 			},
@@ -5647,7 +5647,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "not-authenticated-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 3650,
+			line: 3659,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -5705,7 +5705,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-nonmember",
 			file: "rules.yaml (built-in)",
-			line: 3665,
+			line: 3674,
 			text: phraseMask{
 				{index: 11, bits: 8796076244992},
 			},
@@ -5780,7 +5780,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-nonmember-policy",
 			file: "rules.yaml (built-in)",
-			line: 3705,
+			line: 3714,
 			text: phraseMask{
 				{index: 11, bits: 131941395333120},
 			},
@@ -5855,7 +5855,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-moderator-reason",
 			file: "rules.yaml (built-in)",
-			line: 3725,
+			line: 3734,
 			text: phraseMask{
 				{index: 11, bits: 422212465065984},
 			},
@@ -5910,7 +5910,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.1-delivery-not-authorized",
 			file: "rules.yaml (built-in)",
-			line: 3748,
+			line: 3757,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -6012,7 +6012,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.1.10-null-mx",
 			file: "rules.yaml (built-in)",
-			line: 3775,
+			line: 3784,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 				{class: 4, subject: 1, detailLo: 10, detHi: 10},
@@ -6067,7 +6067,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.7.13-account-disabled",
 			file: "rules.yaml (built-in)",
-			line: 3787,
+			line: 3796,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 				{class: 4, subject: 7, detailLo: 13, detHi: 13},
@@ -6109,7 +6109,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.26-ipv6-unauthenticated",
 			file: "rules.yaml (built-in)",
-			line: 3801,
+			line: 3810,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 26, detHi: 26},
 			},
@@ -6158,7 +6158,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.500-699",
 			file: "rules.yaml (built-in)",
-			line: 3810,
+			line: 3819,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -6207,7 +6207,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.850-899",
 			file: "rules.yaml (built-in)",
-			line: 3819,
+			line: 3828,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 850, detHi: 899},
 			},
@@ -6256,7 +6256,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.10",
 			file: "rules.yaml (built-in)",
-			line: 3828,
+			line: 3837,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -6305,7 +6305,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.90",
 			file: "rules.yaml (built-in)",
-			line: 3838,
+			line: 3847,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 90, detHi: 90},
 			},
@@ -6347,7 +6347,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.121",
 			file: "rules.yaml (built-in)",
-			line: 3847,
+			line: 3856,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 121, detHi: 121},
 			},
@@ -6396,7 +6396,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.122",
 			file: "rules.yaml (built-in)",
-			line: 3856,
+			line: 3865,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 122, detHi: 122},
 			},
@@ -6445,7 +6445,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.3.190",
 			file: "rules.yaml (built-in)",
-			line: 3865,
+			line: 3874,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 190, detHi: 190},
 			},
@@ -6494,7 +6494,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.12",
 			file: "rules.yaml (built-in)",
-			line: 3874,
+			line: 3883,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -6543,7 +6543,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.124",
 			file: "rules.yaml (built-in)",
-			line: 3883,
+			line: 3892,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 124, detHi: 124},
 			},
@@ -6592,7 +6592,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.133",
 			file: "rules.yaml (built-in)",
-			line: 3892,
+			line: 3901,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 133, detHi: 133},
 			},
@@ -6641,7 +6641,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.134",
 			file: "rules.yaml (built-in)",
-			line: 3901,
+			line: 3910,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 134, detHi: 134},
 			},
@@ -6690,7 +6690,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.13",
 			file: "rules.yaml (built-in)",
-			line: 3910,
+			line: 3919,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -6739,7 +6739,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.135",
 			file: "rules.yaml (built-in)",
-			line: 3919,
+			line: 3928,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 135, detHi: 135},
 			},
@@ -6788,7 +6788,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.136",
 			file: "rules.yaml (built-in)",
-			line: 3928,
+			line: 3937,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 136, detHi: 136},
 			},
@@ -6837,7 +6837,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.23-spf",
 			file: "rules.yaml (built-in)",
-			line: 3937,
+			line: 3946,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 23, detHi: 23},
 			},
@@ -6866,10 +6866,18 @@ var builtinSet = &ruleSet{
 										{slot: 1, isSlot: true},
 									},
 								},
-								{literal: " because the receiver checked your domain's SPF record, which lists the servers allowed to send for it, and the sending server is not on it."},
+								{literal: " because the receiver checked your domain's SPF record, which lists the servers allowed to send for it, and the sending server"},
+								{
+									group: []textPart{
+										{literal: " ("},
+										{slot: 17, isSlot: true},
+										{literal: ")"},
+									},
+								},
+								{literal: " is not on it."},
 							},
 						},
-						uses: 3,
+						uses: 131075,
 						tr:   &builtinSlots2[129],
 					},
 					fix: alts{
@@ -6881,10 +6889,18 @@ var builtinSet = &ruleSet{
 										{literal: "Sending it again will fail the same way. "},
 									},
 								},
-								{literal: "Your email admin should add the sending server or service to your domain's SPF record."},
+								{literal: "Your email admin should add the sending server or service"},
+								{
+									group: []textPart{
+										{literal: " (the address "},
+										{slot: 17, isSlot: true},
+										{literal: ")"},
+									},
+								},
+								{literal: " to your domain's SPF record."},
 							},
 						},
-						uses: 1024,
+						uses: 132096,
 						tr:   &builtinSlots2[130],
 					},
 				},
@@ -6893,7 +6909,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.25",
 			file: "rules.yaml (built-in)",
-			line: 3946,
+			line: 3955,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -6950,7 +6966,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.57",
 			file: "rules.yaml (built-in)",
-			line: 3955,
+			line: 3964,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 57, detHi: 57},
 			},
@@ -6999,7 +7015,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.501",
 			file: "rules.yaml (built-in)",
-			line: 3964,
+			line: 3973,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 501, detHi: 501},
 			},
@@ -7048,7 +7064,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.502",
 			file: "rules.yaml (built-in)",
-			line: 3975,
+			line: 3984,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 502, detHi: 502},
 			},
@@ -7097,7 +7113,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.503",
 			file: "rules.yaml (built-in)",
-			line: 3984,
+			line: 3993,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 503, detHi: 503},
 			},
@@ -7146,7 +7162,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.504",
 			file: "rules.yaml (built-in)",
-			line: 3993,
+			line: 4002,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 504, detHi: 504},
 			},
@@ -7195,7 +7211,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.505",
 			file: "rules.yaml (built-in)",
-			line: 4004,
+			line: 4013,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 505, detHi: 505},
 			},
@@ -7244,7 +7260,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.506",
 			file: "rules.yaml (built-in)",
-			line: 4016,
+			line: 4025,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 506, detHi: 506},
 			},
@@ -7293,7 +7309,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.507",
 			file: "rules.yaml (built-in)",
-			line: 4025,
+			line: 4034,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 507, detHi: 507},
 			},
@@ -7342,7 +7358,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.508",
 			file: "rules.yaml (built-in)",
-			line: 4034,
+			line: 4043,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 508, detHi: 508},
 			},
@@ -7391,7 +7407,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.509",
 			file: "rules.yaml (built-in)",
-			line: 4043,
+			line: 4052,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 509, detHi: 509},
 			},
@@ -7447,7 +7463,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.64-tenantattribution",
 			file: "rules.yaml (built-in)",
-			line: 4052,
+			line: 4061,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
@@ -7515,7 +7531,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.510",
 			file: "rules.yaml (built-in)",
-			line: 4064,
+			line: 4073,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 510, detHi: 510},
 			},
@@ -7564,7 +7580,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.511",
 			file: "rules.yaml (built-in)",
-			line: 4074,
+			line: 4083,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 511, detHi: 511},
 			},
@@ -7613,7 +7629,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.512",
 			file: "rules.yaml (built-in)",
-			line: 4083,
+			line: 4092,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 512, detHi: 512},
 			},
@@ -7662,7 +7678,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.513",
 			file: "rules.yaml (built-in)",
-			line: 4092,
+			line: 4101,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 513, detHi: 513},
 			},
@@ -7719,7 +7735,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.515",
 			file: "rules.yaml (built-in)",
-			line: 4101,
+			line: 4110,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 515, detHi: 515},
 			},
@@ -7775,7 +7791,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.520",
 			file: "rules.yaml (built-in)",
-			line: 4113,
+			line: 4122,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 520, detHi: 520},
 			},
@@ -7817,7 +7833,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.233",
 			file: "rules.yaml (built-in)",
-			line: 4122,
+			line: 4131,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 233, detHi: 233},
 			},
@@ -7859,7 +7875,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.606-649",
 			file: "rules.yaml (built-in)",
-			line: 4131,
+			line: 4140,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 606, detHi: 649},
 			},
@@ -7925,7 +7941,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.703",
 			file: "rules.yaml (built-in)",
-			line: 4140,
+			line: 4149,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 703, detHi: 703},
 			},
@@ -7967,7 +7983,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.700-749",
 			file: "rules.yaml (built-in)",
-			line: 4149,
+			line: 4158,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 700, detHi: 749},
 			},
@@ -8016,7 +8032,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.310-no-domain",
 			file: "rules.yaml (built-in)",
-			line: 4160,
+			line: 4169,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 310, detHi: 310},
 			},
@@ -8052,7 +8068,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-helo-refused",
 			file: "rules.yaml (built-in)",
-			line: 4176,
+			line: 4185,
 			text: phraseMask{
 				{index: 12, bits: 8},
 			},
@@ -8062,7 +8078,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-courier-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4183,
+			line: 4192,
 			text: phraseMask{
 				{index: 12, bits: 16},
 			},
@@ -8072,7 +8088,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-filtered",
 			file: "rules.yaml (built-in)",
-			line: 4188,
+			line: 4197,
 			text: phraseMask{
 				{index: 12, bits: 32},
 			},
@@ -8082,7 +8098,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4193,
+			line: 4202,
 			text: phraseMask{
 				{index: 12, bits: 192},
 			},
@@ -8092,7 +8108,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4202,
+			line: 4211,
 			text: phraseMask{
 				{index: 12, bits: 7936},
 			},
@@ -8102,7 +8118,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4209,
+			line: 4218,
 			text: phraseMask{
 				{index: 12, bits: 8192},
 			},
@@ -8115,7 +8131,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-expired",
 			file: "rules.yaml (built-in)",
-			line: 4215,
+			line: 4224,
 			text: phraseMask{
 				{index: 12, bits: 16384},
 			},
@@ -8125,7 +8141,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4220,
+			line: 4229,
 			text: phraseMask{
 				{index: 12, bits: 32768},
 			},
@@ -8135,7 +8151,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-einsundeins-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 4225,
+			line: 4234,
 			text: phraseMask{
 				{index: 12, bits: 65536},
 			},
@@ -8145,7 +8161,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exim-mx-hosts-without-address",
 			file: "rules.yaml (built-in)",
-			line: 4238,
+			line: 4247,
 			text: phraseMask{
 				{index: 12, bits: 393216},
 			},
@@ -8196,7 +8212,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4248,
+			line: 4257,
 			text: phraseMask{
 				{index: 12, bits: 524288},
 			},
@@ -8206,7 +8222,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4256,
+			line: 4265,
 			text: phraseMask{
 				{index: 12, bits: 1048576},
 			},
@@ -8216,7 +8232,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4261,
+			line: 4270,
 			text: phraseMask{
 				{index: 12, bits: 6291456},
 			},
@@ -8226,7 +8242,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 4266,
+			line: 4275,
 			text: phraseMask{
 				{index: 12, bits: 125829120},
 			},
@@ -8236,7 +8252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4272,
+			line: 4281,
 			text: phraseMask{
 				{index: 12, bits: 2013265920},
 			},
@@ -8246,7 +8262,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lines-too-long",
 			file: "rules.yaml (built-in)",
-			line: 4284,
+			line: 4293,
 			text: phraseMask{
 				{index: 12, bits: 15032385536},
 			},
@@ -8296,7 +8312,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 4293,
+			line: 4302,
 			text: phraseMask{
 				{index: 12, bits: 17179869184},
 			},
@@ -8306,7 +8322,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-expired",
 			file: "rules.yaml (built-in)",
-			line: 4298,
+			line: 4307,
 			text: phraseMask{
 				{index: 12, bits: 34359738368},
 			},
@@ -8316,7 +8332,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4303,
+			line: 4312,
 			text: phraseMask{
 				{index: 12, bits: 68719476736},
 			},
@@ -8326,7 +8342,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-suspend",
 			file: "rules.yaml (built-in)",
-			line: 4308,
+			line: 4317,
 			text: phraseMask{
 				{index: 12, bits: 412316860416},
 			},
@@ -8336,7 +8352,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-nonmember",
 			file: "rules.yaml (built-in)",
-			line: 4313,
+			line: 4322,
 			text: phraseMask{
 				{index: 12, bits: 3848290697216},
 			},
@@ -8411,7 +8427,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-rejected",
 			file: "rules.yaml (built-in)",
-			line: 4329,
+			line: 4338,
 			text: phraseMask{
 				{index: 12, bits: 65970697666560},
 			},
@@ -8421,7 +8437,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4334,
+			line: 4343,
 			text: phraseMask{
 				{index: 12, bits: 4433230883192832},
 			},
@@ -8431,7 +8447,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 4340,
+			line: 4349,
 			text: phraseMask{
 				{index: 12, bits: 4503599627370496},
 			},
@@ -8441,7 +8457,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-expired",
 			file: "rules.yaml (built-in)",
-			line: 4345,
+			line: 4354,
 			text: phraseMask{
 				{index: 12, bits: 63050394783186944},
 			},
@@ -8451,7 +8467,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4352,
+			line: 4361,
 			text: phraseMask{
 				{index: 12, bits: 216172782113783808},
 			},
@@ -8461,7 +8477,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmx-expired",
 			file: "rules.yaml (built-in)",
-			line: 4357,
+			line: 4366,
 			text: phraseMask{
 				{index: 12, bits: 288230376151711744},
 			},
@@ -8471,7 +8487,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4362,
+			line: 4371,
 			text: phraseMask{
 				{index: 8, bits: 25769803776},
 			},
@@ -8481,7 +8497,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4367,
+			line: 4376,
 			text: phraseMask{
 				{index: 8, bits: 2147483648},
 			},
@@ -8491,7 +8507,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4372,
+			line: 4381,
 			text: phraseMask{
 				{index: 8, bits: 4294967296},
 			},
@@ -8501,7 +8517,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4377,
+			line: 4386,
 			text: phraseMask{
 				{index: 12, bits: 576460752303423488},
 			},
@@ -8511,7 +8527,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4382,
+			line: 4391,
 			text: phraseMask{
 				{index: 12, bits: 1152921504606846976},
 			},
@@ -8521,7 +8537,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 4387,
+			line: 4396,
 			text: phraseMask{
 				{index: 12, bits: 2305843009213693952},
 			},
@@ -8531,7 +8547,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 4392,
+			line: 4401,
 			text: phraseMask{
 				{index: 12, bits: 4611686018427387904},
 			},
@@ -8541,7 +8557,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-compuserve-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4397,
+			line: 4406,
 			text: phraseMask{
 				{index: 12, bits: 9223372036854775808},
 				{index: 13, bits: 1},
@@ -8552,7 +8568,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4406,
+			line: 4415,
 			text: phraseMask{
 				{index: 13, bits: 2},
 			},
@@ -8562,7 +8578,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 4411,
+			line: 4420,
 			text: phraseMask{
 				{index: 13, bits: 4},
 			},
@@ -8572,7 +8588,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4416,
+			line: 4425,
 			text: phraseMask{
 				{index: 13, bits: 8},
 			},
@@ -8582,7 +8598,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-messagingserver-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4421,
+			line: 4430,
 			text: phraseMask{
 				{index: 13, bits: 16},
 			},
@@ -8592,7 +8608,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4426,
+			line: 4435,
 			text: phraseMask{
 				{index: 13, bits: 32},
 			},
@@ -8602,7 +8618,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4431,
+			line: 4440,
 			text: phraseMask{
 				{index: 13, bits: 192},
 			},
@@ -8612,7 +8628,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-expired",
 			file: "rules.yaml (built-in)",
-			line: 4437,
+			line: 4446,
 			text: phraseMask{
 				{index: 13, bits: 256},
 			},
@@ -8622,7 +8638,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 4442,
+			line: 4451,
 			text: phraseMask{
 				{index: 13, bits: 512},
 			},
@@ -8632,7 +8648,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-mx-unreachable",
 			file: "rules.yaml (built-in)",
-			line: 4447,
+			line: 4456,
 			text: phraseMask{
 				{index: 13, bits: 1024},
 			},
@@ -8669,7 +8685,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4456,
+			line: 4465,
 			text: phraseMask{
 				{index: 13, bits: 261120},
 			},
@@ -8679,7 +8695,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4463,
+			line: 4472,
 			text: phraseMask{
 				{index: 13, bits: 1835008},
 			},
@@ -8689,7 +8705,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 4468,
+			line: 4477,
 			text: phraseMask{
 				{index: 13, bits: 2097152},
 			},
@@ -8699,7 +8715,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 4473,
+			line: 4482,
 			text: phraseMask{
 				{index: 13, bits: 62914560},
 			},
@@ -8709,7 +8725,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4479,
+			line: 4488,
 			text: phraseMask{
 				{index: 13, bits: 274810798080},
 			},
@@ -8719,7 +8735,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4489,
+			line: 4498,
 			text: phraseMask{
 				{index: 13, bits: 824633720832},
 			},
@@ -8729,7 +8745,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4494,
+			line: 4503,
 			text: phraseMask{
 				{index: 13, bits: 1099511627776},
 			},
@@ -8739,7 +8755,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4499,
+			line: 4508,
 			text: phraseMask{
 				{index: 13, bits: 2199023255552},
 			},
@@ -8749,7 +8765,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 4504,
+			line: 4513,
 			text: phraseMask{
 				{index: 13, bits: 4398046511104},
 			},
@@ -8759,7 +8775,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "qmail-mx-points-here",
 			file: "rules.yaml (built-in)",
-			line: 4509,
+			line: 4518,
 			text: phraseMask{
 				{index: 13, bits: 8796093022208},
 			},
@@ -8817,7 +8833,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4525,
+			line: 4534,
 			text: phraseMask{
 				{index: 13, bits: 52776558133248},
 			},
@@ -8827,7 +8843,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4531,
+			line: 4540,
 			text: phraseMask{
 				{index: 13, bits: 70368744177664},
 			},
@@ -8837,7 +8853,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 4536,
+			line: 4545,
 			text: phraseMask{
 				{index: 13, bits: 140737488355328},
 			},
@@ -8847,7 +8863,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-verizon-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4541,
+			line: 4550,
 			text: phraseMask{
 				{index: 13, bits: 844424930131968},
 			},
@@ -8857,7 +8873,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-zoho-expired",
 			file: "rules.yaml (built-in)",
-			line: 4546,
+			line: 4555,
 			text: phraseMask{
 				{index: 13, bits: 1125899906842624},
 			},
@@ -8867,7 +8883,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-filtered",
 			file: "rules.yaml (built-in)",
-			line: 4551,
+			line: 4560,
 			text: phraseMask{
 				{index: 13, bits: 2251799813685248},
 			},
@@ -8877,7 +8893,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4556,
+			line: 4565,
 			text: phraseMask{
 				{index: 13, bits: 4503599627370496},
 			},
@@ -8887,7 +8903,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-groups-refused",
 			file: "rules.yaml (built-in)",
-			line: 4561,
+			line: 4570,
 			text: phraseMask{
 				{index: 13, bits: 27021597764222976},
 			},
@@ -8937,7 +8953,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-posting-restricted",
 			file: "rules.yaml (built-in)",
-			line: 4581,
+			line: 4590,
 			text: phraseMask{
 				{index: 13, bits: 18410715276690587648},
 				{index: 14, bits: 127},
@@ -8989,7 +9005,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6-5.4.14-loop",
 			file: "rules.yaml (built-in)",
-			line: 4613,
+			line: 4622,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
@@ -9045,7 +9061,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-no-answer",
 			file: "rules.yaml (built-in)",
-			line: 4623,
+			line: 4632,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -9165,7 +9181,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1-access-denied",
 			file: "rules.yaml (built-in)",
-			line: 4640,
+			line: 4649,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -9218,7 +9234,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-unrecognised-or-name",
 			file: "rules.yaml (built-in)",
-			line: 4661,
+			line: 4670,
 			text: phraseMask{
 				{index: 14, bits: 261120},
 			},
@@ -9228,7 +9244,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-maximum-time-expired",
 			file: "rules.yaml (built-in)",
-			line: 4666,
+			line: 4675,
 			text: phraseMask{
 				{index: 14, bits: 786432},
 			},
@@ -9238,7 +9254,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-loop-detected",
 			file: "rules.yaml (built-in)",
-			line: 4670,
+			line: 4679,
 			text: phraseMask{
 				{index: 14, bits: 1048576},
 			},
@@ -9248,7 +9264,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-content-too-long",
 			file: "rules.yaml (built-in)",
-			line: 4674,
+			line: 4683,
 			text: phraseMask{
 				{index: 14, bits: 14680064},
 			},
@@ -9258,7 +9274,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-conversion",
 			file: "rules.yaml (built-in)",
-			line: 4678,
+			line: 4687,
 			text: phraseMask{
 				{index: 14, bits: 520093696},
 			},
@@ -9268,7 +9284,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-score-stated",
 			file: "rules.yaml (built-in)",
-			line: 4703,
+			line: 4712,
 			text: phraseMask{
 				{bits: 8053063680},
 			},
@@ -9285,7 +9301,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "postfix-rbl-sender",
 			file: "rules.yaml (built-in)",
-			line: 4718,
+			line: 4727,
 			regexps: []*pattern{
 				{src: "sender address \\[[^\\]@ ]*@(?P<listed_domain>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})\\] blocked using ", captures: true, minLen: 37},
 			},
@@ -9386,7 +9402,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "postfix-rbl-name",
 			file: "rules.yaml (built-in)",
-			line: 4740,
+			line: 4749,
 			regexps: []*pattern{
 				{src: "(?:helo command|reverse client host) \\[(?P<listed_domain>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})\\] blocked using ", captures: true, minLen: 34},
 			},
@@ -9487,7 +9503,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-uri-blocklist",
 			file: "rules.yaml (built-in)",
-			line: 4757,
+			line: 4766,
 			text: phraseMask{
 				{bits: 25165824},
 				{index: 14, bits: 1125899369971712},
@@ -9628,7 +9644,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-status",
 			file: "rules.yaml (built-in)",
-			line: 4791,
+			line: 4800,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 2, detHi: 2},
 			},
@@ -9637,7 +9653,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-specific",
 			file: "rules.yaml (built-in)",
-			line: 4796,
+			line: 4805,
 			text: phraseMask{
 				{index: 14, bits: 288230376151711744},
 			},
@@ -9647,7 +9663,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-specific",
 			file: "rules.yaml (built-in)",
-			line: 4802,
+			line: 4811,
 			text: phraseMask{
 				{index: 14, bits: 8646911284551352320},
 				{index: 10, bits: 1152921504606846976},
@@ -9658,7 +9674,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-languages",
 			file: "rules.yaml (built-in)",
-			line: 4816,
+			line: 4825,
 			text: phraseMask{
 				{index: 14, bits: 9223372036854775808},
 				{index: 15, bits: 68719476735},
@@ -9672,7 +9688,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-text",
 			file: "rules.yaml (built-in)",
-			line: 4828,
+			line: 4837,
 			text: phraseMask{
 				{index: 15, bits: 18446744004990074880},
 				{index: 3, bits: 2207653036032},
@@ -9691,7 +9707,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-status",
 			file: "rules.yaml (built-in)",
-			line: 4868,
+			line: 4877,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 4, detHi: 4},
 				{class: -1, subject: 7, detailLo: 16, detHi: 16},
@@ -9701,7 +9717,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-status",
 			file: "rules.yaml (built-in)",
-			line: 4873,
+			line: 4882,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -9710,7 +9726,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-text",
 			file: "rules.yaml (built-in)",
-			line: 4878,
+			line: 4887,
 			text: phraseMask{
 				{index: 16, bits: 18410715276690587648},
 				{index: 8, bits: 144115188075855872},
@@ -9725,7 +9741,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-text",
 			file: "rules.yaml (built-in)",
-			line: 4892,
+			line: 4901,
 			text: phraseMask{
 				{index: 17, bits: 786432},
 				{index: 10, bits: 32768},
@@ -9736,7 +9752,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-reply-525",
 			file: "rules.yaml (built-in)",
-			line: 4904,
+			line: 4913,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 5},
@@ -9747,7 +9763,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-text",
 			file: "rules.yaml (built-in)",
-			line: 4909,
+			line: 4918,
 			text: phraseMask{
 				{index: 17, bits: 18446744073708503040},
 				{index: 10, bits: 2199029547008},
@@ -9764,7 +9780,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hasmoved-text",
 			file: "rules.yaml (built-in)",
-			line: 4942,
+			line: 4951,
 			text: phraseMask{
 				{index: 18, bits: 1044480},
 			},
@@ -9774,7 +9790,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "norelaying-text",
 			file: "rules.yaml (built-in)",
-			line: 4954,
+			line: 4963,
 			text: phraseMask{
 				{index: 18, bits: 549754765312},
 				{index: 11, bits: 16383},
@@ -9791,7 +9807,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-dmarc",
 			file: "rules.yaml (built-in)",
-			line: 4975,
+			line: 4984,
 			text: phraseMask{
 				{index: 18, bits: 562400197607424},
 			},
@@ -9832,7 +9848,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-status",
 			file: "rules.yaml (built-in)",
-			line: 4984,
+			line: 4993,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 20, detHi: 20},
 				{class: -1, subject: 7, detailLo: 21, detHi: 21},
@@ -9847,7 +9863,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-text",
 			file: "rules.yaml (built-in)",
-			line: 4989,
+			line: 4998,
 			text: phraseMask{
 				{index: 18, bits: 18446181123756130304},
 				{index: 19, bits: 32767},
@@ -9862,7 +9878,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5002,
+			line: 5011,
 			text: phraseMask{
 				{index: 19, bits: 98304},
 			},
@@ -9876,7 +9892,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-blocked",
 			file: "rules.yaml (built-in)",
-			line: 5021,
+			line: 5030,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -9904,7 +9920,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-rejected",
 			file: "rules.yaml (built-in)",
-			line: 5061,
+			line: 5070,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -9934,7 +9950,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 5102,
+			line: 5111,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -9952,7 +9968,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unknown-at-mail-from",
 			file: "rules.yaml (built-in)",
-			line: 5114,
+			line: 5123,
 			text: phraseMask{
 				{index: 22, bits: 18446744073709420544},
 				{index: 9, bits: 17179869200},
@@ -10026,7 +10042,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.1",
 			file: "rules.yaml (built-in)",
-			line: 5175,
+			line: 5184,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -10075,7 +10091,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.0",
 			file: "rules.yaml (built-in)",
-			line: 5187,
+			line: 5196,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 			},
@@ -10124,7 +10140,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-x.1.3",
 			file: "rules.yaml (built-in)",
-			line: 5198,
+			line: 5207,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -10172,7 +10188,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific",
 			file: "rules.yaml (built-in)",
-			line: 5207,
+			line: 5216,
 			text: phraseMask{
 				{index: 3, bits: 64},
 				{index: 24, bits: 24576},
@@ -10183,7 +10199,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-specific",
 			file: "rules.yaml (built-in)",
-			line: 5215,
+			line: 5224,
 			text: phraseMask{
 				{index: 20, bits: 144115188075855872},
 				{index: 21, bits: 33554432},
@@ -10194,7 +10210,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific-553",
 			file: "rules.yaml (built-in)",
-			line: 5222,
+			line: 5231,
 			text: phraseMask{
 				{index: 23, bits: 536870912},
 			},
@@ -10208,7 +10224,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-specific",
 			file: "rules.yaml (built-in)",
-			line: 5231,
+			line: 5240,
 			text: phraseMask{
 				{index: 19, bits: 68720001024},
 			},
@@ -10218,7 +10234,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 5238,
+			line: 5247,
 			text: phraseMask{
 				{index: 22, bits: 18446744073709420544},
 				{index: 9, bits: 17179869200},
@@ -10248,7 +10264,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5244,
+			line: 5253,
 			text: phraseMask{
 				{index: 24, bits: 34359672832},
 			},
@@ -10284,7 +10300,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-any-stage",
 			file: "rules.yaml (built-in)",
-			line: 5263,
+			line: 5272,
 			text: phraseMask{
 				{index: 9, bits: 17179869184},
 				{index: 24, bits: 240518168576},
@@ -10304,7 +10320,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-mailbox-inactive",
 			file: "rules.yaml (built-in)",
-			line: 5297,
+			line: 5306,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -10380,7 +10396,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-mailbox-missing",
 			file: "rules.yaml (built-in)",
-			line: 5310,
+			line: 5319,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -10463,7 +10479,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-userunknown-missing",
 			file: "rules.yaml (built-in)",
-			line: 5335,
+			line: 5344,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -10564,7 +10580,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-text",
 			file: "rules.yaml (built-in)",
-			line: 5343,
+			line: 5352,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -10588,7 +10604,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 5362,
+			line: 5371,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -10624,7 +10640,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-specific",
 			file: "rules.yaml (built-in)",
-			line: 5368,
+			line: 5377,
 			text: phraseMask{
 				{index: 25, bits: 112},
 			},
@@ -10634,7 +10650,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-sender-named",
 			file: "rules.yaml (built-in)",
-			line: 5377,
+			line: 5386,
 			text: phraseMask{
 				{index: 24, bits: 54043195528445952},
 				{index: 25, bits: 128},
@@ -10652,7 +10668,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-mailbox-inactive",
 			file: "rules.yaml (built-in)",
-			line: 5392,
+			line: 5401,
 			text: phraseMask{
 				{index: 24, bits: 274877906944},
 			},
@@ -10722,7 +10738,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-mailbox-missing",
 			file: "rules.yaml (built-in)",
-			line: 5398,
+			line: 5407,
 			text: phraseMask{
 				{index: 23, bits: 8388608},
 				{index: 24, bits: 1649267441664},
@@ -10799,7 +10815,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-text",
 			file: "rules.yaml (built-in)",
-			line: 5406,
+			line: 5415,
 			text: phraseMask{
 				{index: 24, bits: 18446743798831644672},
 				{index: 25, bits: 11},
@@ -10817,7 +10833,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-status",
 			file: "rules.yaml (built-in)",
-			line: 5414,
+			line: 5423,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -10826,7 +10842,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-text",
 			file: "rules.yaml (built-in)",
-			line: 5419,
+			line: 5428,
 			text: phraseMask{
 				{index: 25, bits: 1125899906842112},
 			},
@@ -10840,7 +10856,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5440,
+			line: 5449,
 			text: phraseMask{
 				{index: 25, bits: 34902897112121344},
 			},
@@ -10857,7 +10873,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-text",
 			file: "rules.yaml (built-in)",
-			line: 5453,
+			line: 5462,
 			text: phraseMask{
 				{index: 25, bits: 18410715276690587648},
 			},
@@ -10867,7 +10883,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5461,
+			line: 5470,
 			text: phraseMask{
 				{index: 26, bits: 1},
 			},
@@ -10880,7 +10896,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-text",
 			file: "rules.yaml (built-in)",
-			line: 5472,
+			line: 5481,
 			text: phraseMask{
 				{index: 26, bits: 2046},
 				{index: 8, bits: 274877906944},
@@ -10892,7 +10908,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contenterror-text",
 			file: "rules.yaml (built-in)",
-			line: 5484,
+			line: 5493,
 			text: phraseMask{
 				{index: 25, bits: 36028797018963968},
 				{index: 26, bits: 34359736320},
@@ -10918,7 +10934,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.8-bad-outbound-sender",
 			file: "rules.yaml (built-in)",
-			line: 5549,
+			line: 5558,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 8, detHi: 8},
 			},
@@ -10964,7 +10980,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-status",
 			file: "rules.yaml (built-in)",
-			line: 5568,
+			line: 5577,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 7, detHi: 7},
 				{class: -1, subject: 1, detailLo: 8, detHi: 8},
@@ -10974,7 +10990,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-at-mail",
 			file: "rules.yaml (built-in)",
-			line: 5573,
+			line: 5582,
 			text: phraseMask{
 				{index: 20, bits: 18446735277616529408},
 				{index: 21, bits: 18446744073709551615},
@@ -11001,7 +11017,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-text",
 			file: "rules.yaml (built-in)",
-			line: 5616,
+			line: 5625,
 			text: phraseMask{
 				{index: 20, bits: 18446735277616529408},
 				{index: 21, bits: 18446744073709551615},
@@ -11026,7 +11042,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-status",
 			file: "rules.yaml (built-in)",
-			line: 5630,
+			line: 5639,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -11042,7 +11058,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-specific",
 			file: "rules.yaml (built-in)",
-			line: 5650,
+			line: 5659,
 			text: phraseMask{
 				{index: 22, bits: 32},
 			},
@@ -11052,7 +11068,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-helo-specific",
 			file: "rules.yaml (built-in)",
-			line: 5657,
+			line: 5666,
 			text: phraseMask{
 				{index: 28, bits: 137438953472},
 			},
@@ -11062,7 +11078,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-text",
 			file: "rules.yaml (built-in)",
-			line: 5668,
+			line: 5677,
 			text: phraseMask{
 				{index: 3, bits: 124},
 				{index: 28, bits: 18446743798831644672},
@@ -11086,7 +11102,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-destination-computer",
 			file: "rules.yaml (built-in)",
-			line: 5693,
+			line: 5702,
 			text: phraseMask{
 				{index: 29, bits: 1},
 			},
@@ -11103,7 +11119,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-status",
 			file: "rules.yaml (built-in)",
-			line: 5706,
+			line: 5715,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 28, detHi: 28},
 			},
@@ -11112,7 +11128,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-named-by-scanner",
 			file: "rules.yaml (built-in)",
-			line: 5716,
+			line: 5725,
 			text: phraseMask{
 				{index: 29, bits: 30},
 			},
@@ -11122,7 +11138,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-text",
 			file: "rules.yaml (built-in)",
-			line: 5720,
+			line: 5729,
 			text: phraseMask{
 				{index: 26, bits: 18446744039349813248},
 				{index: 12, bits: 4611686018427387904},
@@ -11147,7 +11163,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5725,
+			line: 5734,
 			text: phraseMask{
 				{index: 3, bits: 288230376151711744},
 				{index: 29, bits: 8160},
@@ -11170,7 +11186,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "speeding-text",
 			file: "rules.yaml (built-in)",
-			line: 5739,
+			line: 5748,
 			text: phraseMask{
 				{index: 29, bits: 8589926400},
 			},
@@ -11180,7 +11196,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-status",
 			file: "rules.yaml (built-in)",
-			line: 5749,
+			line: 5758,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -11189,7 +11205,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-text",
 			file: "rules.yaml (built-in)",
-			line: 5754,
+			line: 5763,
 			text: phraseMask{
 				{index: 29, bits: 9007190664806400},
 				{index: 14, bits: 8646911284551352320},
@@ -11205,7 +11221,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-text",
 			file: "rules.yaml (built-in)",
-			line: 5772,
+			line: 5781,
 			text: phraseMask{
 				{index: 19, bits: 18446744073709420544},
 				{bits: 64513},
@@ -11228,7 +11244,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5777,
+			line: 5786,
 			text: phraseMask{
 				{index: 1, bits: 144115188075855872},
 				{index: 20, bits: 8589934592},
@@ -11271,7 +11287,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-encrypted-attachment",
 			file: "rules.yaml (built-in)",
-			line: 5808,
+			line: 5817,
 			text: phraseMask{
 				{index: 30, bits: 131008},
 				{index: 1, bits: 72057594037927936},
@@ -11282,7 +11298,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 5817,
+			line: 5826,
 			text: phraseMask{
 				{index: 30, bits: 66977792},
 			},
@@ -11292,7 +11308,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 5824,
+			line: 5833,
 			text: phraseMask{
 				{index: 30, bits: 68652367872},
 			},
@@ -11302,7 +11318,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-virus",
 			file: "rules.yaml (built-in)",
-			line: 5831,
+			line: 5840,
 			text: phraseMask{
 				{index: 1, bits: 1924145348608},
 				{index: 30, bits: 68719476736},
@@ -11313,7 +11329,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 5837,
+			line: 5846,
 			text: phraseMask{
 				{index: 30, bits: 562812514467840},
 			},
@@ -11323,7 +11339,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-policy",
 			file: "rules.yaml (built-in)",
-			line: 5844,
+			line: 5853,
 			text: phraseMask{
 				{index: 30, bits: 3940649673949184},
 			},
@@ -11333,7 +11349,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-delivery-failed",
 			file: "rules.yaml (built-in)",
-			line: 5852,
+			line: 5861,
 			text: phraseMask{
 				{index: 30, bits: 1148417904979476480},
 			},
@@ -11343,7 +11359,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-text",
 			file: "rules.yaml (built-in)",
-			line: 5866,
+			line: 5875,
 			text: phraseMask{
 				{index: 30, bits: 17293822569102704640},
 				{index: 31, bits: 255},
@@ -11355,7 +11371,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-transport-rule-reject",
 			file: "rules.yaml (built-in)",
-			line: 5876,
+			line: 5885,
 			text: phraseMask{
 				{index: 31, bits: 256},
 			},
@@ -11451,7 +11467,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-text",
 			file: "rules.yaml (built-in)",
-			line: 5898,
+			line: 5907,
 			text: phraseMask{
 				{index: 31, bits: 18014398509481472},
 				{index: 11, bits: 131941395333120},
@@ -11467,7 +11483,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5928,
+			line: 5937,
 			text: phraseMask{
 				{index: 31, bits: 18014398509481984},
 			},
@@ -11480,7 +11496,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-type",
 			file: "rules.yaml (built-in)",
-			line: 5934,
+			line: 5943,
 			text: phraseMask{
 				{index: 31, bits: 18410715276690587648},
 				{index: 32, bits: 65535},
@@ -11494,7 +11510,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-encrypted",
 			file: "rules.yaml (built-in)",
-			line: 5953,
+			line: 5962,
 			text: phraseMask{
 				{index: 32, bits: 67043328},
 				{index: 1, bits: 4505798650626048},
@@ -11505,7 +11521,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-name",
 			file: "rules.yaml (built-in)",
-			line: 5965,
+			line: 5974,
 			text: phraseMask{
 				{index: 32, bits: 67108864},
 			},
@@ -11518,7 +11534,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-loop-text",
 			file: "rules.yaml (built-in)",
-			line: 5973,
+			line: 5982,
 			text: phraseMask{
 				{index: 32, bits: 134217728},
 			},
@@ -11528,7 +11544,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-text",
 			file: "rules.yaml (built-in)",
-			line: 5983,
+			line: 5992,
 			text: phraseMask{
 				{index: 32, bits: 36028796750528512},
 			},
@@ -11541,7 +11557,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5999,
+			line: 6008,
 			text: phraseMask{
 				{index: 32, bits: 36028797018963968},
 			},
@@ -11554,7 +11570,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-text",
 			file: "rules.yaml (built-in)",
-			line: 6005,
+			line: 6014,
 			text: phraseMask{
 				{index: 28, bits: 137438953408},
 				{index: 2, bits: 44255343017984},
@@ -11572,7 +11588,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-dns-text",
 			file: "rules.yaml (built-in)",
-			line: 6010,
+			line: 6019,
 			text: phraseMask{
 				{index: 28, bits: 562949953421312},
 				{index: 3, bits: 12},
@@ -11583,7 +11599,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-text",
 			file: "rules.yaml (built-in)",
-			line: 6016,
+			line: 6025,
 			text: phraseMask{
 				{index: 32, bits: 18374686479671623680},
 				{index: 14, bits: 288230376151711744},
@@ -11595,7 +11611,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-text",
 			file: "rules.yaml (built-in)",
-			line: 6023,
+			line: 6032,
 			text: phraseMask{
 				{index: 22, bits: 131068},
 				{index: 6, bits: 8388608},
@@ -11608,7 +11624,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-delayed",
 			file: "rules.yaml (built-in)",
-			line: 6028,
+			line: 6037,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -11700,7 +11716,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-text",
 			file: "rules.yaml (built-in)",
-			line: 6045,
+			line: 6054,
 			text: phraseMask{
 				{index: 8, bits: 105553116266496},
 				{index: 33, bits: 34359738366},
@@ -11718,7 +11734,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-pairs",
 			file: "rules.yaml (built-in)",
-			line: 6065,
+			line: 6074,
 			text: phraseMask{
 				{bits: 4398046511104},
 			},
@@ -11731,7 +11747,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-attempts",
 			file: "rules.yaml (built-in)",
-			line: 6071,
+			line: 6080,
 			text: phraseMask{
 				{index: 33, bits: 34359738368},
 			},
@@ -11744,7 +11760,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-text",
 			file: "rules.yaml (built-in)",
-			line: 6078,
+			line: 6087,
 			text: phraseMask{
 				{index: 8, bits: 562949953421312},
 				{index: 33, bits: 576460683583946752},
@@ -11759,7 +11775,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-reply",
 			file: "rules.yaml (built-in)",
-			line: 6093,
+			line: 6102,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 3},
@@ -11776,14 +11792,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "tls-command",
 			file:    "rules.yaml (built-in)",
-			line:    6100,
+			line:    6109,
 			command: []string{"STARTTLS"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "security-words-from-a-delivery-program",
 			file: "rules.yaml (built-in)",
-			line: 6105,
+			line: 6114,
 			text: phraseMask{
 				{index: 33, bits: 17870283321406128128},
 				{index: 11, bits: 196608},
@@ -11803,7 +11819,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "security-text",
 			file: "rules.yaml (built-in)",
-			line: 6127,
+			line: 6136,
 			text: phraseMask{
 				{index: 33, bits: 17870283321406128128},
 				{index: 11, bits: 196608},
@@ -11822,7 +11838,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "security-pairs",
 			file: "rules.yaml (built-in)",
-			line: 6132,
+			line: 6141,
 			text: phraseMask{
 				{index: 34, bits: 57344},
 				{index: 25, bits: 1125899906842624},
@@ -11841,7 +11857,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-text",
 			file: "rules.yaml (built-in)",
-			line: 6141,
+			line: 6150,
 			text: phraseMask{
 				{index: 34, bits: 8589869056},
 				{index: 3, bits: 562949953421312},
@@ -11852,7 +11868,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "syntax-text",
 			file: "rules.yaml (built-in)",
-			line: 6150,
+			line: 6159,
 			text: phraseMask{
 				{index: 8, bits: 4718592},
 				{index: 34, bits: 4389456576512},
@@ -11863,7 +11879,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.1",
 			file: "rules.yaml (built-in)",
-			line: 6167,
+			line: 6176,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -11872,7 +11888,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.4",
 			file: "rules.yaml (built-in)",
-			line: 6173,
+			line: 6182,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -11921,7 +11937,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.5",
 			file: "rules.yaml (built-in)",
-			line: 6183,
+			line: 6192,
 			status: []statusPattern{
 				{class: 4, subject: 1, detailLo: 5, detHi: 5},
 				{class: 5, subject: 1, detailLo: 5, detHi: 5},
@@ -11976,7 +11992,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.6",
 			file: "rules.yaml (built-in)",
-			line: 6196,
+			line: 6205,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -11985,7 +12001,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.9",
 			file: "rules.yaml (built-in)",
-			line: 6202,
+			line: 6211,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 9, detHi: 9},
 			},
@@ -12026,7 +12042,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.10",
 			file: "rules.yaml (built-in)",
-			line: 6211,
+			line: 6220,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -12062,7 +12078,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.1",
 			file: "rules.yaml (built-in)",
-			line: 6218,
+			line: 6227,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -12071,7 +12087,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.4",
 			file: "rules.yaml (built-in)",
-			line: 6226,
+			line: 6235,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -12113,7 +12129,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.1",
 			file: "rules.yaml (built-in)",
-			line: 6236,
+			line: 6245,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -12122,7 +12138,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.2",
 			file: "rules.yaml (built-in)",
-			line: 6242,
+			line: 6251,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -12171,7 +12187,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.3",
 			file: "rules.yaml (built-in)",
-			line: 6252,
+			line: 6261,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -12220,7 +12236,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.5",
 			file: "rules.yaml (built-in)",
-			line: 6262,
+			line: 6271,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -12256,7 +12272,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.6",
 			file: "rules.yaml (built-in)",
-			line: 6269,
+			line: 6278,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 6, detHi: 6},
 				{class: 5, subject: 3, detailLo: 6, detHi: 6},
@@ -12299,7 +12315,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.1",
 			file: "rules.yaml (built-in)",
-			line: 6279,
+			line: 6288,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 1, detHi: 1},
 			},
@@ -12335,7 +12351,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.2",
 			file: "rules.yaml (built-in)",
-			line: 6286,
+			line: 6295,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -12344,7 +12360,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.3",
 			file: "rules.yaml (built-in)",
-			line: 6292,
+			line: 6301,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -12418,7 +12434,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.4",
 			file: "rules.yaml (built-in)",
-			line: 6307,
+			line: 6316,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -12454,7 +12470,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.5",
 			file: "rules.yaml (built-in)",
-			line: 6315,
+			line: 6324,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 5, detHi: 5},
 			},
@@ -12490,7 +12506,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.6",
 			file: "rules.yaml (built-in)",
-			line: 6322,
+			line: 6331,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -12526,7 +12542,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.2",
 			file: "rules.yaml (built-in)",
-			line: 6329,
+			line: 6338,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 2, detHi: 2},
 			},
@@ -12575,7 +12591,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.3",
 			file: "rules.yaml (built-in)",
-			line: 6342,
+			line: 6351,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -12624,7 +12640,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.4",
 			file: "rules.yaml (built-in)",
-			line: 6352,
+			line: 6361,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 4, detHi: 4},
 			},
@@ -12673,7 +12689,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.5",
 			file: "rules.yaml (built-in)",
-			line: 6362,
+			line: 6371,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 5, detHi: 5},
 			},
@@ -12722,7 +12738,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.6",
 			file: "rules.yaml (built-in)",
-			line: 6372,
+			line: 6381,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 6, detHi: 6},
 			},
@@ -12771,7 +12787,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.7",
 			file: "rules.yaml (built-in)",
-			line: 6382,
+			line: 6391,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 7, detHi: 7},
 			},
@@ -12820,7 +12836,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.8",
 			file: "rules.yaml (built-in)",
-			line: 6392,
+			line: 6401,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 8, detHi: 8},
 			},
@@ -12869,7 +12885,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.9",
 			file: "rules.yaml (built-in)",
-			line: 6402,
+			line: 6411,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 9, detHi: 9},
 			},
@@ -12918,7 +12934,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.10",
 			file: "rules.yaml (built-in)",
-			line: 6412,
+			line: 6421,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 10, detHi: 10},
 			},
@@ -12967,7 +12983,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.11",
 			file: "rules.yaml (built-in)",
-			line: 6422,
+			line: 6431,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 11, detHi: 11},
 			},
@@ -13016,7 +13032,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.12",
 			file: "rules.yaml (built-in)",
-			line: 6432,
+			line: 6441,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -13065,7 +13081,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.14",
 			file: "rules.yaml (built-in)",
-			line: 6442,
+			line: 6451,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 14, detHi: 14},
 			},
@@ -13114,7 +13130,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.15",
 			file: "rules.yaml (built-in)",
-			line: 6452,
+			line: 6461,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 15, detHi: 15},
 			},
@@ -13163,7 +13179,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.19",
 			file: "rules.yaml (built-in)",
-			line: 6462,
+			line: 6471,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 19, detHi: 19},
 			},
@@ -13212,7 +13228,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.13",
 			file: "rules.yaml (built-in)",
-			line: 6472,
+			line: 6481,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -13248,7 +13264,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.17-18",
 			file: "rules.yaml (built-in)",
-			line: 6479,
+			line: 6488,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 17, detHi: 17},
 				{class: -1, subject: 7, detailLo: 18, detHi: 18},
@@ -13285,7 +13301,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.27",
 			file: "rules.yaml (built-in)",
-			line: 6486,
+			line: 6495,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 27, detHi: 27},
 			},
@@ -13334,7 +13350,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.30",
 			file: "rules.yaml (built-in)",
-			line: 6498,
+			line: 6507,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 30, detHi: 30},
 			},
@@ -13363,14 +13379,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "blocked-at-connection",
 			file:    "rules.yaml (built-in)",
-			line:    6508,
+			line:    6517,
 			command: []string{"CONN", "HELO", "EHLO"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "user-unknown-after-data",
 			file: "rules.yaml (built-in)",
-			line: 6515,
+			line: 6524,
 			text: phraseMask{
 				{index: 22, bits: 18446744073709420544},
 				{index: 9, bits: 17179869200},
@@ -13502,7 +13518,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6539,
+			line: 6548,
 			text: phraseMask{
 				{index: 34, bits: 65970697666560},
 				{index: 12, bits: 2},
@@ -13513,7 +13529,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6544,
+			line: 6553,
 			text: phraseMask{
 				{index: 34, bits: 70368744177664},
 			},
@@ -13523,7 +13539,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6549,
+			line: 6558,
 			text: phraseMask{
 				{index: 34, bits: 4611545280939032576},
 			},
@@ -13533,7 +13549,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6556,
+			line: 6565,
 			text: phraseMask{
 				{index: 34, bits: 13835058055282163712},
 				{index: 35, bits: 1},
@@ -13544,7 +13560,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6561,
+			line: 6570,
 			text: phraseMask{
 				{index: 35, bits: 6},
 			},
@@ -13554,7 +13570,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6566,
+			line: 6575,
 			text: phraseMask{
 				{index: 35, bits: 24},
 				{index: 29, bits: 2048},
@@ -13565,7 +13581,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6577,
+			line: 6586,
 			text: phraseMask{
 				{index: 35, bits: 4194272},
 				{index: 1, bits: 281474976710656},
@@ -13585,7 +13601,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6592,
+			line: 6601,
 			text: phraseMask{
 				{index: 35, bits: 4286578688},
 			},
@@ -13595,7 +13611,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6598,
+			line: 6607,
 			text: phraseMask{
 				{index: 35, bits: 1095216660480},
 				{index: 3, bits: 17179869184},
@@ -13607,7 +13623,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-connection-text",
 			file: "rules.yaml (built-in)",
-			line: 6604,
+			line: 6613,
 			text: phraseMask{
 				{index: 3, bits: 512},
 				{index: 14, bits: 384},
@@ -13621,7 +13637,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6612,
+			line: 6621,
 			text: phraseMask{
 				{index: 2, bits: 324259173170675712},
 			},
@@ -13631,7 +13647,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6617,
+			line: 6626,
 			text: phraseMask{
 				{index: 35, bits: 8796093022208},
 			},
@@ -13641,7 +13657,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "onhold-text",
 			file: "rules.yaml (built-in)",
-			line: 6622,
+			line: 6631,
 			text: phraseMask{
 				{index: 35, bits: 123145302310912},
 			},
@@ -13651,7 +13667,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.4.7",
 			file: "rules.yaml (built-in)",
-			line: 6633,
+			line: 6642,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 7, detHi: 7},
 				{class: 5, subject: 4, detailLo: 7, detHi: 7},
@@ -13710,7 +13726,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1",
 			file: "rules.yaml (built-in)",
-			line: 6646,
+			line: 6655,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -13766,7 +13782,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.14",
 			file: "rules.yaml (built-in)",
-			line: 6658,
+			line: 6667,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
 			},
@@ -13815,7 +13831,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6",
 			file: "rules.yaml (built-in)",
-			line: 6667,
+			line: 6676,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -13864,7 +13880,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.6.11",
 			file: "rules.yaml (built-in)",
-			line: 6676,
+			line: 6685,
 			status: []statusPattern{
 				{class: 5, subject: 6, detailLo: 11, detHi: 11},
 			},
@@ -13913,7 +13929,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1",
 			file: "rules.yaml (built-in)",
-			line: 6693,
+			line: 6702,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -14027,7 +14043,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.2",
 			file: "rules.yaml (built-in)",
-			line: 6707,
+			line: 6716,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -14063,7 +14079,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.3",
 			file: "rules.yaml (built-in)",
-			line: 6714,
+			line: 6723,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -14155,7 +14171,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4",
 			file: "rules.yaml (built-in)",
-			line: 6725,
+			line: 6734,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -14191,7 +14207,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4-temporary",
 			file: "rules.yaml (built-in)",
-			line: 6732,
+			line: 6741,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -14227,7 +14243,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.5",
 			file: "rules.yaml (built-in)",
-			line: 6739,
+			line: 6748,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 5, detHi: 5},
 			},
@@ -14256,7 +14272,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.6",
 			file: "rules.yaml (built-in)",
-			line: 6746,
+			line: 6755,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -14300,7 +14316,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.0",
 			file: "rules.yaml (built-in)",
-			line: 6754,
+			line: 6763,
 			status: []statusPattern{
 				{class: 5, subject: 4},
 			},
@@ -14309,7 +14325,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.6",
 			file: "rules.yaml (built-in)",
-			line: 6760,
+			line: 6769,
 			status: []statusPattern{
 				{class: -1, subject: 6, detailLo: -1, detHi: -1},
 			},
@@ -14345,7 +14361,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sisimai-4.2.1-4.7.1-4.7.2",
 			file: "rules.yaml (built-in)",
-			line: 6768,
+			line: 6777,
 			status: []statusPattern{
 				{class: 4, subject: 2, detailLo: 1, detHi: 1},
 				{class: 4, subject: 7, detailLo: 1, detHi: 1},
@@ -14359,7 +14375,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.1",
 			file: "rules.yaml (built-in)",
-			line: 6775,
+			line: 6784,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 1, detHi: 1},
 			},
@@ -14629,7 +14645,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.other",
 			file: "rules.yaml (built-in)",
-			line: 6812,
+			line: 6821,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: -1, detHi: -1},
 			},
@@ -14866,7 +14882,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "delayed-unknown",
 			file:   "rules.yaml (built-in)",
-			line:   6842,
+			line:   6851,
 			action: []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "expired",
@@ -14925,7 +14941,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.other",
 			file: "rules.yaml (built-in)",
-			line: 6852,
+			line: 6861,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: -1, detHi: -1},
 			},
@@ -14934,7 +14950,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.0",
 			file: "rules.yaml (built-in)",
-			line: 6857,
+			line: 6866,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: -1, detHi: -1},
 			},
@@ -14943,7 +14959,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.0",
 			file: "rules.yaml (built-in)",
-			line: 6862,
+			line: 6871,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: -1, detHi: -1},
 			},
@@ -14998,7 +15014,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.0",
 			file: "rules.yaml (built-in)",
-			line: 6871,
+			line: 6880,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: -1, detHi: -1},
 				{class: 4, subject: 3, detailLo: 3, detHi: 3},
@@ -15009,7 +15025,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.0",
 			file: "rules.yaml (built-in)",
-			line: 6879,
+			line: 6888,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: -1, detHi: -1},
 			},
@@ -15018,14 +15034,14 @@ var builtinSet = &ruleSet{
 		{
 			id:       "diagnostic-type-x-unix",
 			file:     "rules.yaml (built-in)",
-			line:     6884,
+			line:     6893,
 			diagType: []string{"x-unix"},
 			then:     thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "rfc3463-x.3.other",
 			file: "rules.yaml (built-in)",
-			line: 6894,
+			line: 6903,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: -1, detHi: -1},
 			},
@@ -15034,7 +15050,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-onhold",
 			file: "rules.yaml (built-in)",
-			line: 6904,
+			line: 6913,
 			text: phraseMask{
 				{index: 35, bits: 140737488355328},
 			},
@@ -15044,7 +15060,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-onhold",
 			file: "rules.yaml (built-in)",
-			line: 6909,
+			line: 6918,
 			text: phraseMask{
 				{index: 35, bits: 1970324836974592},
 			},
@@ -15054,7 +15070,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-onhold",
 			file: "rules.yaml (built-in)",
-			line: 6915,
+			line: 6924,
 			text: phraseMask{
 				{index: 35, bits: 15762598695796736},
 			},
@@ -15065,7 +15081,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-521-556",
 			file: "rules.yaml (built-in)",
-			line: 6924,
+			line: 6933,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 1},
@@ -15079,7 +15095,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-552",
 			file: "rules.yaml (built-in)",
-			line: 6928,
+			line: 6937,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 2},
@@ -15095,7 +15111,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-452",
 			file: "rules.yaml (built-in)",
-			line: 6932,
+			line: 6941,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 2},
@@ -15106,7 +15122,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-421",
 			file: "rules.yaml (built-in)",
-			line: 6936,
+			line: 6945,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 2, 2: 1},
@@ -15120,7 +15136,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-553",
 			file: "rules.yaml (built-in)",
-			line: 6940,
+			line: 6949,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 3},
@@ -15131,7 +15147,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-syntax",
 			file: "rules.yaml (built-in)",
-			line: 6944,
+			line: 6953,
 			status: []statusPattern{
 				{none: true},
 				{class: 5, subject: 5, detailLo: -1, detHi: -1},
@@ -15191,7 +15207,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-451",
 			file: "rules.yaml (built-in)",
-			line: 6952,
+			line: 6961,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 1},
@@ -15248,7 +15264,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "vacation-text",
 			file: "rules.yaml (built-in)",
-			line: 6960,
+			line: 6969,
 			text: phraseMask{
 				{index: 35, bits: 1080863910568919040},
 			},
@@ -15261,7 +15277,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unreadable-text",
 			file: "rules.yaml (built-in)",
-			line: 6967,
+			line: 6976,
 			regexps: []*pattern{
 				{src: "^[^a-z]+$", captures: false, minLen: 1},
 			},
@@ -15300,7 +15316,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-550-554-alone",
 			file: "rules.yaml (built-in)",
-			line: 6976,
+			line: 6985,
 			status: []statusPattern{
 				{none: true},
 			},
@@ -15371,7 +15387,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.0.0",
 			file: "rules.yaml (built-in)",
-			line: 6985,
+			line: 6994,
 			status: []statusPattern{
 				{class: -1, detailLo: -1, detHi: -1},
 			},
@@ -15543,7 +15559,8 @@ var builtinSet = &ruleSet{
 				{src: "(?:your|sending|sender|sender's|client|the|source) ip(?:v[46])?(?: address)?(?: is| of)?:? \\[?\\(?(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})", captures: true, minLen: 14},
 				{src: "(?:banned sending ip|sending ipv6 address|mail from ip|connections will not be accepted from|messages from|connection from|access from ip address|from ip) \\[?\\(?(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})", captures: true, minLen: 15},
 				{src: "(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})\\]? (?:is|has been|was) (?:listed|blocked|blacklisted|banned|rejected|not allowed|in a black list)", captures: true, minLen: 17},
-				{src: "(?:/query/ip/|/ip/|[?&]ip=)(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})", captures: true, minLen: 11},
+				{src: "(?:/query/ip/|/ip/|[?&;]ip=)(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})", captures: true, minLen: 11},
+				{src: "with ip: \\[(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3}|[0-9a-f:]{3,45})\\]", captures: true, minLen: 14},
 				{src: "try again later from \\[(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3}|[0-9a-f:]{3,45})\\]", captures: true, minLen: 26},
 				{src: "^(?:[245][0-9][0-9][ -](?:[245]\\.[0-9]{1,3}\\.[0-9]{1,3} )?)?\\[(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})\\] (?:the ip|our system|messages|the message|this message|unfortunately)", captures: true, minLen: 16},
 			},
@@ -15551,7 +15568,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "url",
 			file: "rules.yaml (built-in)",
-			line: 873,
+			line: 882,
 			text: phraseMask{
 				{bits: 3848290697216},
 			},
@@ -15563,7 +15580,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "retried-for",
 			file: "rules.yaml (built-in)",
-			line: 879,
+			line: 888,
 			text: phraseMask{
 				{bits: 1121501860331520},
 			},
@@ -15575,7 +15592,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "retry-deadline",
 			file: "rules.yaml (built-in)",
-			line: 903,
+			line: 912,
 			text: phraseMask{
 				{bits: 4610560118520545280},
 			},
@@ -15590,7 +15607,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "size-limit",
 			file: "rules.yaml (built-in)",
-			line: 931,
+			line: 940,
 			text: phraseMask{
 				{bits: 13835058055282163712},
 				{index: 1, bits: 33554431},
@@ -15612,7 +15629,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "recipient-limit",
 			file: "rules.yaml (built-in)",
-			line: 965,
+			line: 974,
 			text: phraseMask{
 				{index: 1, bits: 2113929216},
 			},
@@ -15627,7 +15644,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus",
 			file: "rules.yaml (built-in)",
-			line: 974,
+			line: 983,
 			text: phraseMask{
 				{index: 1, bits: 2196875771904},
 			},
@@ -15645,7 +15662,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-attachment",
 			file: "rules.yaml (built-in)",
-			line: 1002,
+			line: 1011,
 			text: phraseMask{
 				{index: 1, bits: 1112705767309312},
 			},
@@ -15656,7 +15673,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-encrypted-attachment",
 			file: "rules.yaml (built-in)",
-			line: 1026,
+			line: 1035,
 			text: phraseMask{
 				{index: 1, bits: 16888498602639360},
 			},
@@ -15667,7 +15684,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-encrypted-attachment-ja",
 			file: "rules.yaml (built-in)",
-			line: 1048,
+			line: 1057,
 			text: phraseMask{
 				{index: 1, bits: 126100789566373888},
 			},
@@ -15678,7 +15695,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "barracuda-recipient-outcome",
 			file: "rules.yaml (built-in)",
-			line: 1055,
+			line: 1064,
 			text: phraseMask{
 				{index: 1, bits: 144115188075855872},
 			},
@@ -15689,7 +15706,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "attachment-file",
 			file: "rules.yaml (built-in)",
-			line: 1068,
+			line: 1077,
 			text: phraseMask{
 				{index: 1, bits: 18158795172534550528},
 				{index: 2, bits: 1048575},
@@ -15707,7 +15724,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contact-address",
 			file: "rules.yaml (built-in)",
-			line: 1087,
+			line: 1096,
 			text: phraseMask{
 				{index: 2, bits: 137437904896},
 			},
@@ -15719,7 +15736,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "loop",
 			file: "rules.yaml (built-in)",
-			line: 1100,
+			line: 1109,
 			text: phraseMask{
 				{index: 2, bits: 2061584302080},
 			},
@@ -15730,7 +15747,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "dns-temporary",
 			file: "rules.yaml (built-in)",
-			line: 1107,
+			line: 1116,
 			text: phraseMask{
 				{bits: 288230376151711744},
 				{index: 2, bits: 2249600790429696},
@@ -15744,7 +15761,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "last-error",
 			file: "rules.yaml (built-in)",
-			line: 1126,
+			line: 1135,
 			text: phraseMask{
 				{index: 2, bits: 33776997205278720},
 			},
@@ -15759,7 +15776,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls",
 			file: "rules.yaml (built-in)",
-			line: 1149,
+			line: 1158,
 			text: phraseMask{
 				{index: 2, bits: 9187343239835811840},
 			},
@@ -15774,7 +15791,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-mx",
 			file: "rules.yaml (built-in)",
-			line: 1176,
+			line: 1185,
 			text: phraseMask{
 				{index: 2, bits: 9223372036854775808},
 				{index: 3, bits: 1},
@@ -15791,7 +15808,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-domain",
 			file: "rules.yaml (built-in)",
-			line: 1191,
+			line: 1200,
 			text: phraseMask{
 				{index: 3, bits: 124},
 			},
@@ -15806,7 +15823,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "connection",
 			file: "rules.yaml (built-in)",
-			line: 1199,
+			line: 1208,
 			text: phraseMask{
 				{index: 3, bits: 2097024},
 			},
@@ -16630,7 +16647,15 @@ var builtinData1 = [...]reasonDef{
 								{literal: "Sending it again will fail the same way. "},
 							},
 						},
-						{literal: "Your email admin should make sure that every server or service that sends mail for your domain is listed in the domain's SPF record and signs with DKIM, so that DMARC passes"},
+						{literal: "Your email admin should make sure that every server or service that sends mail for your domain"},
+						{
+							group: []textPart{
+								{literal: " (here the sending server "},
+								{slot: 17, isSlot: true},
+								{literal: ")"},
+							},
+						},
+						{literal: " is listed in the domain's SPF record and signs with DKIM, so that DMARC passes"},
 						{
 							group: []textPart{
 								{literal: " (the receiver's explanation: "},
@@ -16641,7 +16666,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "."},
 					},
 				},
-				uses: 17408,
+				uses: 148480,
 				tr:   &builtinSlots2[331],
 			},
 		},
