@@ -593,4 +593,39 @@ func (p *parser) enrichFromText() {
 		cut = p.cut()
 	}
 	p.enrichBlocks(scanRecipientBlocks(p.sc, p.text[:cut], p.lowerText[:cut]))
+	p.listRefusalDiagnostic(cut)
+}
+
+// listRefusalDiagnostic gives the one failed record of a report, when the
+// notice is a mailing list's refusal of the post (listRejectPhrases) and
+// the record does not say why, the notice's sentence of the refusal as its
+// diagnostic: Google Groups sends its "the group you tried to contact
+// (NAME) may not exist, or you may not have permission to post messages to
+// the group" as an RFC 3464 report whose record holds only Status 5.0.0;
+// Sympa's reports (mail_tt2/delivery_status_notification.tt2) give as
+// "Diagnostic-Code: X-Sympa;" the registry's text of the status alone
+// (Sympa.pm %diag_messages: "Delivery not authorized, message refused"
+// for 5.7.1), and the notice the scenario's reason ("Message
+// distribution in the list is restricted to list subscribers"), which
+// then follows that text. The notice is searched up to cut (the start of
+// the copy of the original).
+func (p *parser) listRefusalDiagnostic(cut int) {
+	r := p.rep
+	if len(r.Recipients) != 1 || r.Recipients[0].Action != smtpcode.ActionFailed {
+		return
+	}
+	rc := &r.Recipients[0]
+	sympa := strings.EqualFold(rc.DiagnosticType, "x-sympa")
+	if rc.Diagnostic != "" && !sympa {
+		return
+	}
+	at := listRejectPhrases.find(p.lowerText[:cut])
+	if at < 0 {
+		return
+	}
+	d := strings.Join(strings.Fields(paragraphAndReasons(string(p.text[:cut]), at, maxListDiagnostic)), " ")
+	if rc.Diagnostic != "" {
+		d = strings.TrimRight(rc.Diagnostic, ". ") + ". " + d
+	}
+	rc.Diagnostic = d
 }

@@ -100,8 +100,11 @@ var heldPhrases = newPhraseList([]string{
 
 // listRobotSenders are lower-case parts of the From of list managers:
 // Mailman's LIST-owner and LIST-bounces, Majordomo's owner-LIST, Sympa's
-// LIST-request and sympa@, LISTSERV@, Google Groups.
-var listRobotSenders = [...]string{"-owner@", "owner-", "-bounces", "-request@", "listserv", "sympa", "mailman", "majordomo", "listmaster", "googlegroups"}
+// LIST-request and sympa@, LISTSERV@, Google Groups, mlmmj's LIST+owner.
+var listRobotSenders = [...]string{"-owner@", "owner-", "-bounces", "-request@", "listserv", "sympa", "mailman", "majordomo", "listmaster", "googlegroups",
+	// mlmmj's LIST+owner@ (its notices' From; text.skel/en/prologue "Hi,
+	// this is the Mlmmj program managing the <LIST> mailing list").
+	"+owner@"}
 
 // heldSubjects are lower-case subject words of moderation notices; they
 // count only in a message marked as sent by software (see automatic).
@@ -454,6 +457,24 @@ var listRejectPhrases = newPhraseList([]string{
 	// 'NAME' has been rejected", mail_tt2 and po/sympa: "You are not
 	// allowed to send messages to list NAME").
 	"you are not authorized to send mail to the", "you are not allowed to send messages to list",
+	// Sympa 6.2's refusal of a post its send scenario rejects
+	// (mail_tt2/delivery_status_notification.tt2, status 5.7.1: "Your
+	// message for list '%1' (attached below) was rejected. You are not
+	// allowed to send this message for the following reason:", then
+	// report.tt2's reason, "Message distribution in the list is restricted
+	// to list subscribers." for send_subscriber), sent as a DSN or, when
+	// the scenario names a template, as text; in the languages of its
+	// catalogue (po/sympa: fr, de, es, ja).
+	"you are not allowed to send this message", "vous n'êtes pas autorisé à diffuser ce message",
+	"sie dürfen aus folgendem grund diese nachricht nicht senden", "no tienes permiso para enviar este mensaje",
+	"このメッセージは以下の理由で送ることができません",
+	// mlmmj's deny-post notice (text.skel/en/deny-post: "The message from
+	// <ADDRESS> with subject "..." was unable to be delivered to the list
+	// because you are not a list subscriber." or another reason: size,
+	// access rule, moderator), from LIST+owner@.
+	"was unable to be delivered to the list",
+	// Google Groups' refusal as its SMTP reply and notice word it.
+	"you do not have permission to post to this group",
 })
 
 // FormatListRejected is the Format of a KindBounce report that is a
@@ -518,7 +539,7 @@ func (p *parser) rejectingList(words []byte) string {
 	}
 	local, domain := from[:at], from[at:]
 	lower := ascii.LowerString(local)
-	for _, suffix := range [...]string{"-owner", "-bounces", "-request"} {
+	for _, suffix := range [...]string{"-owner", "-bounces", "-request", "+owner"} {
 		if strings.HasSuffix(lower, suffix) && len(local) > len(suffix) {
 			return local[:len(local)-len(suffix)] + domain
 		}
