@@ -1,7 +1,15 @@
 package dsn
 
+import (
+	"bytes"
+
+	"github.com/ndrmilter/ndrmilter/internal/ascii"
+	"github.com/ndrmilter/ndrmilter/message"
+)
+
 // Notices about delivery that report no failure of a message of their
-// reader: a mailing list's bounce probe, a spam filter's quarantine digest
+// reader: a mailing list's bounce probe and its notices about a member's
+// bounces, a spam filter's quarantine digest
 // and a ticket system's notice of a ticket about a bounce. All name
 // addresses and talk of bounces, blocks or messages "not delivered", the
 // probe carries a sample bounce, and the ticket notice is auto-generated
@@ -16,6 +24,25 @@ package dsn
 // "This is a probe message. You can ignore this message."). The probe
 // itself reports nothing; a bounce of it is read as any bounce.
 const FormatListProbe = "list-probe"
+
+// FormatListBounceNotice is the Format of a report that is a mailing
+// list's notice about a member whose address bounces: to the list's owners
+// when the list counted a bounce, disabled the member's delivery or removed
+// the member, or to the member when their delivery was disabled. It
+// carries the bounce it is about, of the list's mail and not of a message
+// its reader sent: the report holds that bounce's records (KindBounce or
+// KindDelay, the member as recipient) and no original message, or is
+// KindNone when no bounce is attached (Mailman 3's removal notice).
+// Mailman 2.1 sends the
+// owners' notice as "Bounce action notification" (Bouncer.py,
+// templates/en/bounce.txt: "This is a Mailman mailing list bounce action
+// notice"); Mailman 3 as "MEMBER's subscription disabled on LIST",
+// "MEMBER's bounce score incremented on LIST" and "MEMBER unsubscribed from
+// LIST mailing list due to bounces" (app/notifications.py, templates
+// list:admin:notice:disable, :increment, :removal), and the member's as
+// "Your subscription for LIST mailing list has been disabled"
+// (list:user:notice:warning).
+const FormatListBounceNotice = "list-bounce-notice"
 
 // FormatQuarantineDigest is the Format of a KindNone report that is a spam
 // filter's quarantine digest: a list, sent to a recipient, of the messages
@@ -39,6 +66,15 @@ var ticketHeaders = [...]string{"RT-Ticket", "X-RT-Loop-Prevention", "X-OTRS-Loo
 // (both versions write the same English subject).
 var listProbeSubjects = []string{"mailing list probe message"}
 
+// listBounceNoticeSubjects are the lower-case subject words of the
+// notices of FormatListBounceNotice, in the English both Mailman versions
+// write them in.
+var listBounceNoticeSubjects = []string{
+	"bounce action notification",
+	"'s subscription disabled on ", "'s bounce score incremented on ",
+	"mailing list due to bounces", "mailing list has been disabled",
+}
+
 // quarantineDigestSubjects are lower-case subject words of the quarantine
 // digests and notifications that spam filters send to recipients, as the
 // vendors document them: Cisco Secure Email "Spam Quarantine Notification"
@@ -51,8 +87,9 @@ var quarantineDigestSubjects = []string{
 	"messages in quarantine", "spam digest",
 }
 
-// readAdminNotice says whether the message is a list's bounce probe, a
-// quarantine digest or a ticket system's notice, and then marks the report
+// readAdminNotice says whether the message is a list's bounce probe or
+// notice about a member's bounces, a quarantine digest or a ticket
+// system's notice, and then marks the report
 // (KindNone, with its Format). A ticket system's header field decides the
 // last; for the others only the subject decides, and only when it reads
 // like no bounce: a bounce of a probe or of a digest repeats the subject
@@ -78,4 +115,35 @@ func (p *parser) readAdminNotice() bool {
 	}
 	p.rep.Format = format
 	return true
+}
+
+// listBounceNoticeSubject says whether the Subject is one of
+// listBounceNoticeSubjects. Those subjects speak of bounces themselves, so
+// only bounce words before them (a bounce of the notice: "Undelivered Mail
+// Returned to Sender: Bounce action notification") make the message a
+// bounce.
+func listBounceNoticeSubject(h message.Header) bool {
+	var buf [maxShortField]byte
+	low := message.AppendDecodedWords(buf[:0], view(headerValue(h, "Subject")))
+	low = ascii.LowerInto(low, low)
+	for _, w := range listBounceNoticeSubjects {
+		if i := bytes.Index(low, []byte(w)); i >= 0 {
+			return !bounceSubjectSet.in(low[:i])
+		}
+	}
+	return false
+}
+
+// markListBounceNotice marks a report read from a list's notice about a
+// member's bounces (see FormatListBounceNotice): the records of the bounce
+// it carries stay, the list's post is not the reader's original message,
+// and anything else the notice's words were read as is dropped.
+func (p *parser) markListBounceNotice() {
+	r := p.rep
+	r.Format = FormatListBounceNotice
+	r.Original = Original{}
+	if r.Kind != KindBounce && r.Kind != KindDelay {
+		r.Kind = KindNone
+		r.Recipients = nil
+	}
 }

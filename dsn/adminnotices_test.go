@@ -109,3 +109,62 @@ func TestTicketSystemNoticeAboutABounceIsNoBounce(t *testing.T) {
 		t.Errorf("bounce of a ticket notice: kind %s, recipients %+v; want a bounce of b.kraus@example.org", rep.Kind, rep.Recipients)
 	}
 }
+
+// A mailing list's notice about a member's bounces, to the list's owners or
+// to the member, carries the bounce it is about (Mailman 2.1's "Bounce
+// action notification", Mailman 3's disable, increment and warning
+// notices): the report holds that bounce's record of the member, marked as
+// the list's notice, with no original message of the reader's; Mailman 3's
+// removal notice, with nothing attached, is no bounce.
+func TestListBounceNoticeReadsTheMembersBounceAsTheListsNotice(t *testing.T) {
+	for _, c := range []struct{ from, to, subject, text string }{
+		{"choir-bounces@lists.example.net", "choir-owner@lists.example.net", "Bounce action notification",
+			"This is a Mailman mailing list bounce action notice:\r\n\r\n    List:       Choir\r\n    Member:     j.walker@example.com\r\n" +
+				"    Action:     Subscription disabled.\r\n    Reason:     Excessive or fatal bounces.\r\n\r\nThe triggering bounce notice is attached below.\r\n"},
+		{"mailman@lists.example.net", "quilters-owner@lists.example.net", "Jo Walker <j.walker@example.com>'s subscription disabled on Quilters",
+			"Jo Walker <j.walker@example.com>'s subscription has been disabled on quilters@lists.example.net due to their bounce score\r\n" +
+				"exceeding the mailing list's bounce_score_threshold.\r\n\r\nThe triggering DSN if available is attached.\r\n"},
+		{"mailman@lists.example.net", "quilters-owner@lists.example.net", "j.walker@example.com's bounce score incremented on Quilters",
+			"j.walker@example.com's bounce score on quilters@lists.example.net has been incremented.\r\n\r\nThe triggering DSN if available is attached.\r\n"},
+		{"quilters-bounces@lists.example.net", "j.walker@example.com", "Your subscription for Quilters mailing list has been disabled",
+			"Your subscription has been disabled on the Quilters mailing list because it has\r\nreceived a number of bounces indicating that there may be a problem delivering\r\n" +
+				"messages to j.walker@example.com. You may want to check with your mail administrator\r\nfor more help.\r\n"},
+	} {
+		raw := "From: " + c.from + "\r\nTo: " + c.to + "\r\nSubject: " + c.subject + "\r\nPrecedence: bulk\r\n" +
+			"MIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=\"B\"\r\n\r\n" +
+			"--B\r\nContent-Type: text/plain\r\n\r\n" + c.text + "\r\n" + sampleBounce
+		rep, err := Parse([]byte(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Kind != KindBounce || rep.Format != FormatListBounceNotice || len(rep.Recipients) != 1 || rep.Recipients[0].Address != "j.walker@example.com" {
+			t.Errorf("%q: kind %s format %q, recipients %+v; want a bounce of j.walker@example.com, %q",
+				c.subject, rep.Kind, rep.Format, rep.Recipients, FormatListBounceNotice)
+		}
+		if o := rep.Original; o.MessageID != "" || o.From != "" || o.To != "" || o.Subject != "" {
+			t.Errorf("%q: original %+v, want none: the list's post is not the reader's", c.subject, rep.Original)
+		}
+	}
+	raw := "From: mailman@lists.example.net\r\nTo: quilters-owner@lists.example.net\r\n" +
+		"Subject: Jo Walker <j.walker@example.com> unsubscribed from Quilters mailing list due to bounces\r\n\r\n" +
+		"Jo Walker <j.walker@example.com> has been unsubscribed from quilters@lists.example.net due to excessive bounces.\r\n"
+	if rep, _ := Parse([]byte(raw)); rep.Kind != KindNone || rep.Format != FormatListBounceNotice {
+		t.Errorf("removal notice: kind %s format %q, want not-bounce, %q", rep.Kind, rep.Format, FormatListBounceNotice)
+	}
+}
+
+// A bounce of a list's notice about bounces (the owner's address failed)
+// repeats the notice's subject after its own bounce words: it stays a
+// bounce.
+func TestBounceOfAListBounceNoticeStaysABounce(t *testing.T) {
+	raw := "From: MAILER-DAEMON@mx.example.net\r\nTo: mailman@lists.example.net\r\n" +
+		"Subject: Undelivered Mail Returned to Sender: Bounce action notification\r\n\r\n" +
+		"<choir-owner@lists.example.net>: host mx.example.net[192.0.2.9] said: 550 5.1.1\r\n    User unknown (in reply to RCPT TO command)\r\n"
+	rep, err := Parse([]byte(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Kind != KindBounce || rep.Format == FormatListBounceNotice {
+		t.Errorf("kind %s format %q, want a bounce", rep.Kind, rep.Format)
+	}
+}

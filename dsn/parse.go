@@ -51,6 +51,9 @@ func Parse(raw []byte) (rep *Report, err error) {
 	p.hdr = m.Header
 	p.parts = m.Parts
 	p.read()
+	if listBounceNoticeSubject(p.hdr) {
+		p.markListBounceNotice()
+	}
 	if len(p.rep.Recipients) > 0 {
 		p.rep.Notice = p.notice()
 	}

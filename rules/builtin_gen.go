@@ -9,7 +9,7 @@ import (
 )
 
 // builtinDigest is BuiltinDigest: of the rules.yaml this file was generated from.
-const builtinDigest = "051cc98ad599"
+const builtinDigest = "28e632445408"
 
 // builtinTrue and builtinFalse are the values of the rules' *bool fields.
 var builtinTrue, builtinFalse = true, false
@@ -20,7 +20,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "success",
 			file:   "rules.yaml (built-in)",
-			line:   1265,
+			line:   1277,
 			action: []smtpcode.Action{"delivered", "relayed", "expanded"},
 			then: thenDef{
 				Reason: "delivered",
@@ -30,7 +30,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "success-code",
 			file: "rules.yaml (built-in)",
-			line: 1270,
+			line: 1282,
 			status: []statusPattern{
 				{class: 2, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -56,7 +56,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1285,
+			line: 1297,
 			text: phraseMask{
 				{index: 3, bits: 14680064},
 			},
@@ -70,7 +70,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1292,
+			line: 1304,
 			text: phraseMask{
 				{index: 3, bits: 16777216},
 			},
@@ -84,7 +84,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1299,
+			line: 1311,
 			text: phraseMask{
 				{index: 3, bits: 100663296},
 			},
@@ -98,7 +98,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1306,
+			line: 1318,
 			text: phraseMask{
 				{index: 3, bits: 134217728},
 			},
@@ -112,7 +112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1313,
+			line: 1325,
 			text: phraseMask{
 				{index: 3, bits: 4026531840},
 			},
@@ -126,7 +126,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1320,
+			line: 1332,
 			text: phraseMask{
 				{index: 3, bits: 12884901888},
 			},
@@ -140,7 +140,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1327,
+			line: 1339,
 			text: phraseMask{
 				{index: 3, bits: 17179869184},
 			},
@@ -154,7 +154,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 1334,
+			line: 1346,
 			text: phraseMask{
 				{index: 3, bits: 34359738368},
 			},
@@ -168,7 +168,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1341,
+			line: 1353,
 			text: phraseMask{
 				{index: 3, bits: 68719476736},
 			},
@@ -182,7 +182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1348,
+			line: 1360,
 			text: phraseMask{
 				{index: 3, bits: 412316860416},
 			},
@@ -196,7 +196,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1355,
+			line: 1367,
 			text: phraseMask{
 				{index: 3, bits: 549755813888},
 			},
@@ -210,7 +210,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1362,
+			line: 1374,
 			text: phraseMask{
 				{index: 3, bits: 3298534883328},
 			},
@@ -224,7 +224,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1369,
+			line: 1381,
 			text: phraseMask{
 				{index: 3, bits: 4398046511104},
 			},
@@ -238,7 +238,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1376,
+			line: 1388,
 			text: phraseMask{
 				{index: 3, bits: 8796093022208},
 			},
@@ -252,7 +252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1383,
+			line: 1395,
 			text: phraseMask{
 				{index: 3, bits: 17592186044416},
 			},
@@ -266,7 +266,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1390,
+			line: 1402,
 			text: phraseMask{
 				{index: 3, bits: 246290604621824},
 			},
@@ -280,7 +280,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-other-message",
 			file: "rules.yaml (built-in)",
-			line: 1398,
+			line: 1410,
 			text: phraseMask{
 				{index: 3, bits: 35747322042253312},
 			},
@@ -291,7 +291,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ironport-ldap-accept-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1419,
+			line: 1431,
 			text: phraseMask{
 				{index: 3, bits: 36028797018963968},
 			},
@@ -301,7 +301,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-block-list",
 			file: "rules.yaml (built-in)",
-			line: 1430,
+			line: 1442,
 			text: phraseMask{
 				{index: 3, bits: 216172782113783808},
 			},
@@ -370,7 +370,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "greylisting-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1447,
+			line: 1459,
 			text: phraseMask{
 				{index: 3, bits: 18158513697557839872},
 			},
@@ -422,7 +422,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "proofpoint-reputation",
 			file: "rules.yaml (built-in)",
-			line: 1465,
+			line: 1477,
 			text: phraseMask{
 				{index: 4, bits: 7},
 			},
@@ -496,7 +496,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-verify-callout",
 			file: "rules.yaml (built-in)",
-			line: 1480,
+			line: 1492,
 			text: phraseMask{
 				{index: 4, bits: 504},
 			},
@@ -546,7 +546,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1500,
+			line: 1512,
 			text: phraseMask{
 				{index: 4, bits: 1536},
 			},
@@ -598,7 +598,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate",
 			file: "rules.yaml (built-in)",
-			line: 1517,
+			line: 1529,
 			text: phraseMask{
 				{index: 4, bits: 1536},
 			},
@@ -648,7 +648,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-likely-unsolicited",
 			file: "rules.yaml (built-in)",
-			line: 1527,
+			line: 1539,
 			text: phraseMask{
 				{index: 4, bits: 2048},
 			},
@@ -718,7 +718,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-user-block",
 			file: "rules.yaml (built-in)",
-			line: 1544,
+			line: 1556,
 			text: phraseMask{
 				{index: 4, bits: 61440},
 			},
@@ -768,7 +768,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policy-block",
 			file: "rules.yaml (built-in)",
-			line: 1559,
+			line: 1571,
 			text: phraseMask{
 				{index: 4, bits: 4128768},
 			},
@@ -818,7 +818,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-anti-spoofing",
 			file: "rules.yaml (built-in)",
-			line: 1580,
+			line: 1592,
 			text: phraseMask{
 				{index: 4, bits: 29360128},
 			},
@@ -868,7 +868,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1594,
+			line: 1606,
 			text: phraseMask{
 				{index: 4, bits: 234881024},
 			},
@@ -881,7 +881,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1604,
+			line: 1616,
 			text: phraseMask{
 				{index: 4, bits: 234881024},
 			},
@@ -894,7 +894,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1610,
+			line: 1622,
 			text: phraseMask{
 				{index: 4, bits: 234881024},
 			},
@@ -907,7 +907,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1616,
+			line: 1628,
 			text: phraseMask{
 				{index: 4, bits: 234881024},
 			},
@@ -920,7 +920,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1622,
+			line: 1634,
 			text: phraseMask{
 				{index: 4, bits: 234881024},
 			},
@@ -933,7 +933,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1628,
+			line: 1640,
 			text: phraseMask{
 				{index: 4, bits: 234881024},
 			},
@@ -946,7 +946,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1634,
+			line: 1646,
 			text: phraseMask{
 				{index: 4, bits: 234881024},
 			},
@@ -959,7 +959,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1640,
+			line: 1652,
 			text: phraseMask{
 				{index: 4, bits: 234881024},
 			},
@@ -972,7 +972,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1646,
+			line: 1658,
 			text: phraseMask{
 				{index: 4, bits: 234881024},
 			},
@@ -985,7 +985,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1652,
+			line: 1664,
 			text: phraseMask{
 				{index: 4, bits: 234881024},
 			},
@@ -998,7 +998,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1658,
+			line: 1670,
 			text: phraseMask{
 				{index: 4, bits: 234881024},
 			},
@@ -1011,7 +1011,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1664,
+			line: 1676,
 			text: phraseMask{
 				{index: 4, bits: 234881024},
 			},
@@ -1080,7 +1080,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1679,
+			line: 1691,
 			text: phraseMask{
 				{index: 4, bits: 4026531840},
 			},
@@ -1093,7 +1093,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1687,
+			line: 1699,
 			text: phraseMask{
 				{index: 4, bits: 4294967296},
 			},
@@ -1106,7 +1106,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1693,
+			line: 1705,
 			text: phraseMask{
 				{index: 4, bits: 8589934592},
 			},
@@ -1119,7 +1119,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1699,
+			line: 1711,
 			text: phraseMask{
 				{index: 4, bits: 17179869184},
 			},
@@ -1132,7 +1132,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1705,
+			line: 1717,
 			text: phraseMask{
 				{index: 4, bits: 103079215104},
 			},
@@ -1145,7 +1145,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1711,
+			line: 1723,
 			text: phraseMask{
 				{index: 4, bits: 412316860416},
 			},
@@ -1158,7 +1158,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1717,
+			line: 1729,
 			text: phraseMask{
 				{index: 4, bits: 549755813888},
 			},
@@ -1171,7 +1171,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1723,
+			line: 1735,
 			text: phraseMask{
 				{index: 4, bits: 1099511627776},
 			},
@@ -1181,7 +1181,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1732,
+			line: 1744,
 			text: phraseMask{
 				{index: 4, bits: 279275953455104},
 			},
@@ -1191,7 +1191,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1737,
+			line: 1749,
 			text: phraseMask{
 				{index: 4, bits: 281474976710656},
 			},
@@ -1201,7 +1201,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1742,
+			line: 1754,
 			text: phraseMask{
 				{index: 4, bits: 1688849860263936},
 			},
@@ -1211,7 +1211,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1747,
+			line: 1759,
 			text: phraseMask{
 				{index: 4, bits: 6755399441055744},
 			},
@@ -1221,7 +1221,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1752,
+			line: 1764,
 			text: phraseMask{
 				{index: 4, bits: 9007199254740992},
 			},
@@ -1231,7 +1231,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1757,
+			line: 1769,
 			text: phraseMask{
 				{index: 4, bits: 126100789566373888},
 			},
@@ -1241,7 +1241,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1762,
+			line: 1774,
 			text: phraseMask{
 				{index: 4, bits: 432345564227567616},
 			},
@@ -1251,7 +1251,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1767,
+			line: 1779,
 			text: phraseMask{
 				{index: 4, bits: 576460752303423488},
 			},
@@ -1261,7 +1261,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1772,
+			line: 1784,
 			text: phraseMask{
 				{index: 4, bits: 1152921504606846976},
 			},
@@ -1271,7 +1271,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1777,
+			line: 1789,
 			text: phraseMask{
 				{index: 4, bits: 2305843009213693952},
 			},
@@ -1281,7 +1281,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1782,
+			line: 1794,
 			text: phraseMask{
 				{index: 4, bits: 13835058055282163712},
 				{index: 5, bits: 7},
@@ -1292,7 +1292,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1787,
+			line: 1799,
 			text: phraseMask{
 				{index: 5, bits: 120},
 			},
@@ -1302,7 +1302,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1792,
+			line: 1804,
 			text: phraseMask{
 				{index: 5, bits: 128},
 			},
@@ -1312,7 +1312,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1797,
+			line: 1809,
 			text: phraseMask{
 				{index: 5, bits: 256},
 			},
@@ -1325,7 +1325,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1806,
+			line: 1818,
 			text: phraseMask{
 				{index: 5, bits: 256},
 			},
@@ -1338,7 +1338,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1812,
+			line: 1824,
 			text: phraseMask{
 				{index: 5, bits: 256},
 			},
@@ -1351,7 +1351,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1818,
+			line: 1830,
 			text: phraseMask{
 				{index: 5, bits: 256},
 			},
@@ -1364,7 +1364,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1824,
+			line: 1836,
 			text: phraseMask{
 				{index: 5, bits: 256},
 			},
@@ -1377,7 +1377,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1830,
+			line: 1842,
 			text: phraseMask{
 				{index: 5, bits: 256},
 			},
@@ -1390,7 +1390,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1836,
+			line: 1848,
 			text: phraseMask{
 				{index: 5, bits: 256},
 			},
@@ -1403,7 +1403,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1842,
+			line: 1854,
 			text: phraseMask{
 				{index: 5, bits: 256},
 			},
@@ -1416,7 +1416,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1848,
+			line: 1860,
 			text: phraseMask{
 				{index: 5, bits: 256},
 			},
@@ -1429,7 +1429,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1854,
+			line: 1866,
 			text: phraseMask{
 				{index: 5, bits: 512},
 			},
@@ -1442,7 +1442,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1861,
+			line: 1873,
 			text: phraseMask{
 				{index: 5, bits: 3072},
 			},
@@ -1455,7 +1455,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1867,
+			line: 1879,
 			text: phraseMask{
 				{index: 5, bits: 4096},
 			},
@@ -1468,7 +1468,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1873,
+			line: 1885,
 			text: phraseMask{
 				{index: 5, bits: 8192},
 			},
@@ -1481,7 +1481,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1879,
+			line: 1891,
 			text: phraseMask{
 				{index: 5, bits: 16384},
 			},
@@ -1494,7 +1494,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1885,
+			line: 1897,
 			text: phraseMask{
 				{index: 5, bits: 32768},
 			},
@@ -1507,7 +1507,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1891,
+			line: 1903,
 			text: phraseMask{
 				{index: 5, bits: 65536},
 			},
@@ -1520,7 +1520,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1897,
+			line: 1909,
 			text: phraseMask{
 				{index: 5, bits: 393216},
 			},
@@ -1533,7 +1533,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1903,
+			line: 1915,
 			text: phraseMask{
 				{index: 5, bits: 7864320},
 			},
@@ -1546,7 +1546,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1909,
+			line: 1921,
 			text: phraseMask{
 				{index: 5, bits: 1065353216},
 			},
@@ -1559,7 +1559,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1915,
+			line: 1927,
 			text: phraseMask{
 				{index: 5, bits: 1073741824},
 			},
@@ -1572,7 +1572,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1921,
+			line: 1933,
 			text: phraseMask{
 				{index: 5, bits: 2147483648},
 			},
@@ -1585,7 +1585,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1928,
+			line: 1940,
 			text: phraseMask{
 				{index: 5, bits: 2147483648},
 			},
@@ -1598,7 +1598,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1934,
+			line: 1946,
 			text: phraseMask{
 				{index: 5, bits: 2147483648},
 			},
@@ -1611,7 +1611,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1940,
+			line: 1952,
 			text: phraseMask{
 				{index: 5, bits: 2147483648},
 			},
@@ -1624,7 +1624,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1946,
+			line: 1958,
 			text: phraseMask{
 				{index: 5, bits: 2147483648},
 			},
@@ -1637,7 +1637,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1952,
+			line: 1964,
 			text: phraseMask{
 				{index: 5, bits: 2147483648},
 			},
@@ -1650,7 +1650,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1958,
+			line: 1970,
 			text: phraseMask{
 				{index: 5, bits: 2147483648},
 			},
@@ -1663,7 +1663,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1964,
+			line: 1976,
 			text: phraseMask{
 				{index: 5, bits: 2147483648},
 			},
@@ -1676,7 +1676,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1970,
+			line: 1982,
 			text: phraseMask{
 				{index: 5, bits: 4294967296},
 			},
@@ -1686,7 +1686,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1977,
+			line: 1989,
 			text: phraseMask{
 				{index: 5, bits: 8589934592},
 			},
@@ -1735,7 +1735,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1986,
+			line: 1998,
 			text: phraseMask{
 				{index: 5, bits: 51539607552},
 			},
@@ -1745,7 +1745,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1991,
+			line: 2003,
 			text: phraseMask{
 				{index: 5, bits: 68719476736},
 			},
@@ -1755,7 +1755,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1996,
+			line: 2008,
 			text: phraseMask{
 				{index: 5, bits: 412316860416},
 			},
@@ -1765,7 +1765,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2001,
+			line: 2013,
 			text: phraseMask{
 				{index: 5, bits: 549755813888},
 			},
@@ -1775,7 +1775,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2006,
+			line: 2018,
 			text: phraseMask{
 				{index: 5, bits: 1099511627776},
 			},
@@ -1785,7 +1785,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2018,
+			line: 2030,
 			text: phraseMask{
 				{index: 5, bits: 2199023255552},
 			},
@@ -1795,7 +1795,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2023,
+			line: 2035,
 			text: phraseMask{
 				{index: 5, bits: 30786325577728},
 			},
@@ -1805,7 +1805,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2028,
+			line: 2040,
 			text: phraseMask{
 				{index: 5, bits: 35184372088832},
 			},
@@ -1815,7 +1815,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2033,
+			line: 2045,
 			text: phraseMask{
 				{index: 5, bits: 70368744177664},
 			},
@@ -1910,7 +1910,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-expired",
 			file: "rules.yaml (built-in)",
-			line: 2050,
+			line: 2062,
 			text: phraseMask{
 				{index: 2, bits: 18014398509481984},
 			},
@@ -1920,7 +1920,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2055,
+			line: 2067,
 			text: phraseMask{
 				{index: 5, bits: 985162418487296},
 			},
@@ -1930,7 +1930,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-relay",
 			file: "rules.yaml (built-in)",
-			line: 2063,
+			line: 2075,
 			text: phraseMask{
 				{index: 5, bits: 1125899906842624},
 			},
@@ -1940,7 +1940,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2068,
+			line: 2080,
 			text: phraseMask{
 				{index: 5, bits: 2251799813685248},
 			},
@@ -1950,7 +1950,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2075,
+			line: 2087,
 			text: phraseMask{
 				{index: 5, bits: 4503599627370496},
 			},
@@ -1961,7 +1961,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ses-suppressed",
 			file: "rules.yaml (built-in)",
-			line: 2081,
+			line: 2093,
 			text: phraseMask{
 				{index: 5, bits: 270215977642229760},
 			},
@@ -1971,7 +1971,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-ip-policy-codes",
 			file: "rules.yaml (built-in)",
-			line: 2089,
+			line: 2101,
 			text: phraseMask{
 				{index: 5, bits: 2017612633061982208},
 			},
@@ -2040,7 +2040,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-ip-codes",
 			file: "rules.yaml (built-in)",
-			line: 2109,
+			line: 2121,
 			text: phraseMask{
 				{index: 5, bits: 16140901064495857664},
 				{index: 6, bits: 31},
@@ -2051,7 +2051,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-no-reverse-dns",
 			file: "rules.yaml (built-in)",
-			line: 2116,
+			line: 2128,
 			text: phraseMask{
 				{index: 6, bits: 96},
 			},
@@ -2061,7 +2061,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2127,
+			line: 2139,
 			text: phraseMask{
 				{index: 6, bits: 128},
 			},
@@ -2072,7 +2072,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2134,
+			line: 2146,
 			text: phraseMask{
 				{index: 6, bits: 256},
 			},
@@ -2083,7 +2083,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2140,
+			line: 2152,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, detailLo: 911, detHi: 911},
@@ -2094,7 +2094,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2149,
+			line: 2161,
 			status: []statusPattern{
 				{class: 5, subject: 2},
 			},
@@ -2104,7 +2104,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2155,
+			line: 2167,
 			text: phraseMask{
 				{index: 6, bits: 512},
 			},
@@ -2115,7 +2115,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2161,
+			line: 2173,
 			text: phraseMask{
 				{index: 6, bits: 1024},
 			},
@@ -2126,7 +2126,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2167,
+			line: 2179,
 			text: phraseMask{
 				{index: 6, bits: 6144},
 			},
@@ -2137,7 +2137,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 2173,
+			line: 2185,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2148,7 +2148,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-data",
 			file: "rules.yaml (built-in)",
-			line: 2180,
+			line: 2192,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2200,7 +2200,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2193,
+			line: 2205,
 			text: phraseMask{
 				{index: 6, bits: 8192},
 			},
@@ -2211,7 +2211,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2200,
+			line: 2212,
 			text: phraseMask{
 				{index: 6, bits: 16384},
 			},
@@ -2222,7 +2222,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2206,
+			line: 2218,
 			text: phraseMask{
 				{index: 6, bits: 98304},
 			},
@@ -2233,7 +2233,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2213,
+			line: 2225,
 			text: phraseMask{
 				{index: 6, bits: 1966080},
 			},
@@ -2244,7 +2244,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-hasmoved",
 			file: "rules.yaml (built-in)",
-			line: 2220,
+			line: 2232,
 			text: phraseMask{
 				{index: 6, bits: 2097152},
 			},
@@ -2255,7 +2255,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2226,
+			line: 2238,
 			text: phraseMask{
 				{index: 3, bits: 2199023255552},
 			},
@@ -2266,7 +2266,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2232,
+			line: 2244,
 			text: phraseMask{
 				{index: 6, bits: 4194304},
 			},
@@ -2277,7 +2277,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2238,
+			line: 2250,
 			text: phraseMask{
 				{index: 6, bits: 8388608},
 			},
@@ -2288,7 +2288,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2244,
+			line: 2256,
 			text: phraseMask{
 				{index: 6, bits: 16777216},
 			},
@@ -2347,7 +2347,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-policyviolation-by-reply",
 			file: "rules.yaml (built-in)",
-			line: 2262,
+			line: 2274,
 			all:  []int32{409, 408},
 			then: thenDef{
 				Reason: "policyviolation",
@@ -2402,7 +2402,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2269,
+			line: 2281,
 			text: phraseMask{
 				{index: 6, bits: 67108864},
 			},
@@ -2413,7 +2413,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2275,
+			line: 2287,
 			text: phraseMask{
 				{index: 6, bits: 134217728},
 			},
@@ -2424,7 +2424,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2281,
+			line: 2293,
 			text: phraseMask{
 				{index: 6, bits: 1879048192},
 			},
@@ -2435,7 +2435,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2287,
+			line: 2299,
 			text: phraseMask{
 				{index: 6, bits: 6442450944},
 			},
@@ -2446,7 +2446,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2293,
+			line: 2305,
 			text: phraseMask{
 				{index: 6, bits: 25769803776},
 			},
@@ -2457,7 +2457,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2299,
+			line: 2311,
 			text: phraseMask{
 				{index: 6, bits: 103079215104},
 			},
@@ -2468,7 +2468,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2305,
+			line: 2317,
 			text: phraseMask{
 				{index: 6, bits: 137438953472},
 			},
@@ -2479,7 +2479,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2311,
+			line: 2323,
 			text: phraseMask{
 				{index: 6, bits: 274877906944},
 			},
@@ -2490,7 +2490,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2317,
+			line: 2329,
 			text: phraseMask{
 				{index: 6, bits: 3848290697216},
 			},
@@ -2501,7 +2501,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2324,
+			line: 2336,
 			text: phraseMask{
 				{index: 6, bits: 4398046511104},
 			},
@@ -2512,7 +2512,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-text-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2330,
+			line: 2342,
 			text: phraseMask{
 				{index: 6, bits: 8796093022208},
 			},
@@ -2523,7 +2523,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2336,
+			line: 2348,
 			text: phraseMask{
 				{index: 6, bits: 52776558133248},
 			},
@@ -2534,7 +2534,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-expired",
 			file: "rules.yaml (built-in)",
-			line: 2342,
+			line: 2354,
 			text: phraseMask{
 				{index: 6, bits: 211106232532992},
 			},
@@ -2545,7 +2545,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2348,
+			line: 2360,
 			text: phraseMask{
 				{index: 6, bits: 281474976710656},
 			},
@@ -2556,7 +2556,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2354,
+			line: 2366,
 			text: phraseMask{
 				{index: 6, bits: 562949953421312},
 			},
@@ -2567,7 +2567,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2360,
+			line: 2372,
 			text: phraseMask{
 				{index: 6, bits: 1125899906842624},
 			},
@@ -2578,7 +2578,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2366,
+			line: 2378,
 			text: phraseMask{
 				{index: 6, bits: 2251799813685248},
 			},
@@ -2589,7 +2589,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2372,
+			line: 2384,
 			text: phraseMask{
 				{index: 6, bits: 13510798882111488},
 			},
@@ -2600,7 +2600,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit-5.2.3",
 			file: "rules.yaml (built-in)",
-			line: 2378,
+			line: 2390,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -2614,7 +2614,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig-5.3.4",
 			file: "rules.yaml (built-in)",
-			line: 2390,
+			line: 2402,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -2628,7 +2628,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc-5.1.7",
 			file: "rules.yaml (built-in)",
-			line: 2397,
+			line: 2409,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -2642,7 +2642,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown-5.1.3",
 			file: "rules.yaml (built-in)",
-			line: 2404,
+			line: 2416,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -2656,7 +2656,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2411,
+			line: 2423,
 			text: phraseMask{
 				{index: 6, bits: 18374686479671623680},
 				{index: 7, bits: 7},
@@ -2668,7 +2668,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2422,
+			line: 2434,
 			text: phraseMask{
 				{index: 7, bits: 120},
 			},
@@ -2679,7 +2679,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 2436,
+			line: 2448,
 			text: phraseMask{
 				{index: 7, bits: 384},
 			},
@@ -2742,7 +2742,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate",
 			file: "rules.yaml (built-in)",
-			line: 2447,
+			line: 2459,
 			text: phraseMask{
 				{index: 7, bits: 384},
 			},
@@ -2802,7 +2802,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2457,
+			line: 2469,
 			text: phraseMask{
 				{index: 7, bits: 7680},
 			},
@@ -2813,7 +2813,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2466,
+			line: 2478,
 			text: phraseMask{
 				{index: 7, bits: 253952},
 			},
@@ -2824,7 +2824,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-expired",
 			file: "rules.yaml (built-in)",
-			line: 2474,
+			line: 2486,
 			text: phraseMask{
 				{index: 7, bits: 786432},
 			},
@@ -2835,7 +2835,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2480,
+			line: 2492,
 			text: phraseMask{
 				{index: 7, bits: 15728640},
 			},
@@ -2846,7 +2846,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mailboxfull-inactive",
 			file: "rules.yaml (built-in)",
-			line: 2487,
+			line: 2499,
 			text: phraseMask{
 				{index: 7, bits: 50331648},
 			},
@@ -2896,7 +2896,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2501,
+			line: 2513,
 			text: phraseMask{
 				{index: 7, bits: 486539264},
 			},
@@ -2907,7 +2907,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2508,
+			line: 2520,
 			text: phraseMask{
 				{index: 7, bits: 536870912},
 			},
@@ -2918,7 +2918,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2514,
+			line: 2526,
 			text: phraseMask{
 				{index: 7, bits: 1073741824},
 			},
@@ -2929,7 +2929,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2520,
+			line: 2532,
 			text: phraseMask{
 				{index: 7, bits: 15032385536},
 			},
@@ -2940,7 +2940,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 2527,
+			line: 2539,
 			text: phraseMask{
 				{index: 7, bits: 2181843386368},
 			},
@@ -2951,7 +2951,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2536,
+			line: 2548,
 			text: phraseMask{
 				{index: 7, bits: 32985348833280},
 			},
@@ -2962,7 +2962,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2545,
+			line: 2557,
 			text: phraseMask{
 				{index: 7, bits: 105553116266496},
 			},
@@ -2973,7 +2973,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2551,
+			line: 2563,
 			text: phraseMask{
 				{index: 7, bits: 2111062325329920},
 			},
@@ -2984,7 +2984,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2559,
+			line: 2571,
 			text: phraseMask{
 				{index: 7, bits: 574208952489738240},
 			},
@@ -2995,7 +2995,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2568,
+			line: 2580,
 			text: phraseMask{
 				{index: 7, bits: 1729382256910270464},
 			},
@@ -3006,7 +3006,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2574,
+			line: 2586,
 			text: phraseMask{
 				{index: 4, bits: 1024},
 				{index: 7, bits: 16140901064495857664},
@@ -3019,7 +3019,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2583,
+			line: 2595,
 			text: phraseMask{
 				{index: 8, bits: 48},
 			},
@@ -3030,7 +3030,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2589,
+			line: 2601,
 			text: phraseMask{
 				{index: 8, bits: 8128},
 			},
@@ -3041,7 +3041,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2598,
+			line: 2610,
 			text: phraseMask{
 				{index: 8, bits: 24576},
 			},
@@ -3052,7 +3052,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2604,
+			line: 2616,
 			text: phraseMask{
 				{index: 8, bits: 98304},
 			},
@@ -3063,7 +3063,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2611,
+			line: 2623,
 			text: phraseMask{
 				{index: 8, bits: 2147352576},
 			},
@@ -3074,7 +3074,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2621,
+			line: 2633,
 			text: phraseMask{
 				{index: 8, bits: 2147483648},
 			},
@@ -3085,7 +3085,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2629,
+			line: 2641,
 			text: phraseMask{
 				{index: 8, bits: 4294967296},
 			},
@@ -3096,7 +3096,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2635,
+			line: 2647,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -3116,7 +3116,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2643,
+			line: 2655,
 			status: []statusPattern{
 				{none: true},
 				{class: 4, subject: -1, detailLo: -1, detHi: -1},
@@ -3138,7 +3138,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2651,
+			line: 2663,
 			text: phraseMask{
 				{index: 8, bits: 34359738368},
 			},
@@ -3149,7 +3149,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2659,
+			line: 2671,
 			text: phraseMask{
 				{index: 8, bits: 206158430208},
 			},
@@ -3164,7 +3164,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.650-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2666,
+			line: 2678,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 650, detHi: 650},
 			},
@@ -3226,7 +3226,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.2-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2694,
+			line: 2706,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -3240,7 +3240,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.4-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2701,
+			line: 2713,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -3254,7 +3254,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.0-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2708,
+			line: 2720,
 			status: []statusPattern{
 				{class: 5, subject: 3},
 			},
@@ -3268,7 +3268,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.11-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2715,
+			line: 2727,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 11, detHi: 11},
 			},
@@ -3282,7 +3282,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.6-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2722,
+			line: 2734,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -3296,7 +3296,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.3-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2729,
+			line: 2741,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -3310,7 +3310,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.1-expired",
 			file: "rules.yaml (built-in)",
-			line: 2736,
+			line: 2748,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -3324,7 +3324,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.300-expired",
 			file: "rules.yaml (built-in)",
-			line: 2743,
+			line: 2755,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 300, detHi: 300},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3338,7 +3338,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.8-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2749,
+			line: 2761,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 8, detHi: 8},
 				{class: 5, subject: 4, detailLo: 8, detHi: 8},
@@ -3353,7 +3353,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-connector-tlsdomain-delayed",
 			file: "rules.yaml (built-in)",
-			line: 2756,
+			line: 2768,
 			text: phraseMask{
 				{index: 8, bits: 281474976710656},
 			},
@@ -3405,7 +3405,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-connector-tlsdomain",
 			file: "rules.yaml (built-in)",
-			line: 2769,
+			line: 2781,
 			text: phraseMask{
 				{index: 8, bits: 281474976710656},
 			},
@@ -3455,7 +3455,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.317-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2787,
+			line: 2799,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 317, detHi: 317},
 				{class: 5, subject: 4, detailLo: 317, detHi: 317},
@@ -3469,7 +3469,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.5-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2793,
+			line: 2805,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 5, detHi: 5},
 				{class: 5, subject: 7, detailLo: 5, detHi: 5},
@@ -3484,7 +3484,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.51-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2800,
+			line: 2812,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 51, detHi: 51},
 			},
@@ -3498,7 +3498,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.321-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2807,
+			line: 2819,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 321, detHi: 321},
 				{class: 5, subject: 7, detailLo: 321, detHi: 321},
@@ -3512,7 +3512,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.322-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2813,
+			line: 2825,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 322, detHi: 322},
 			},
@@ -3525,7 +3525,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.323-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2819,
+			line: 2831,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 323, detHi: 323},
 				{class: 5, subject: 7, detailLo: 323, detHi: 323},
@@ -3539,7 +3539,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.324-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2825,
+			line: 2837,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 324, detHi: 324},
 				{class: 5, subject: 7, detailLo: 324, detHi: 324},
@@ -3553,7 +3553,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.325-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2831,
+			line: 2843,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 325, detHi: 325},
 				{class: 5, subject: 7, detailLo: 325, detHi: 325},
@@ -3567,7 +3567,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.4-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2837,
+			line: 2849,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -3581,7 +3581,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.312-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2844,
+			line: 2856,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 312, detHi: 312},
 				{class: 5, subject: 4, detailLo: 312, detHi: 312},
@@ -3595,7 +3595,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.316-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2850,
+			line: 2862,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 316, detHi: 316},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3609,7 +3609,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.4-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2856,
+			line: 2868,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3623,7 +3623,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.64-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2863,
+			line: 2875,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
@@ -3696,7 +3696,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2879,
+			line: 2891,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3710,7 +3710,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.4-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2886,
+			line: 2898,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3724,7 +3724,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2893,
+			line: 2905,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3738,7 +3738,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.350-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2900,
+			line: 2912,
 			status: []statusPattern{
 				{class: 5, detailLo: 350, detHi: 350},
 			},
@@ -3751,7 +3751,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-transport-rule-code",
 			file: "rules.yaml (built-in)",
-			line: 2906,
+			line: 2918,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 900, detHi: 999},
 			},
@@ -3824,7 +3824,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.7-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2931,
+			line: 2943,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -3838,7 +3838,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.750-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2938,
+			line: 2950,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 750, detHi: 750},
 			},
@@ -3851,7 +3851,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.3-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2944,
+			line: 2956,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -3865,7 +3865,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2951,
+			line: 2963,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3879,7 +3879,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2958,
+			line: 2970,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3893,7 +3893,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2965,
+			line: 2977,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3907,7 +3907,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.3-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2972,
+			line: 2984,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -3921,7 +3921,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.2-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2979,
+			line: 2991,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -3935,7 +3935,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2986,
+			line: 2998,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3949,7 +3949,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.5-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2993,
+			line: 3005,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -3963,7 +3963,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3000,
+			line: 3012,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -3977,7 +3977,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3007,
+			line: 3019,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -3991,7 +3991,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3014,
+			line: 3026,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -4005,7 +4005,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.14-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3021,
+			line: 3033,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 14, detHi: 14},
 			},
@@ -4019,7 +4019,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.3-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3028,
+			line: 3040,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -4033,7 +4033,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3035,
+			line: 3047,
 			status: []statusPattern{
 				{class: 4, subject: 7},
 			},
@@ -4047,7 +4047,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.24-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3042,
+			line: 3054,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 24, detHi: 24},
 			},
@@ -4061,7 +4061,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.25-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3049,
+			line: 3061,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 25, detHi: 25},
 			},
@@ -4075,7 +4075,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.28-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3056,
+			line: 3068,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 28, detHi: 28},
 			},
@@ -4089,7 +4089,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.318-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3063,
+			line: 3075,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 318, detHi: 318},
 				{class: 5, subject: 4, detailLo: 318, detHi: 318},
@@ -4103,7 +4103,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-throttled-sending-ip",
 			file: "rules.yaml (built-in)",
-			line: 3069,
+			line: 3081,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -4174,7 +4174,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-throttled-sending-ip-final",
 			file: "rules.yaml (built-in)",
-			line: 3090,
+			line: 3102,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -4242,7 +4242,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.500-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3103,
+			line: 3115,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 500},
 			},
@@ -4255,7 +4255,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.700-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3109,
+			line: 3121,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 700, detHi: 700},
 			},
@@ -4268,7 +4268,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.1-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 3115,
+			line: 3127,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -4282,7 +4282,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.5.3-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3122,
+			line: 3134,
 			status: []statusPattern{
 				{class: 4, subject: 5, detailLo: 3, detHi: 3},
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
@@ -4297,7 +4297,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.652-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3129,
+			line: 3141,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 652, detHi: 652},
 			},
@@ -4310,7 +4310,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.3-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3135,
+			line: 3147,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -4324,7 +4324,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-5-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3142,
+			line: 3154,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 5},
 			},
@@ -4338,7 +4338,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.6-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3149,
+			line: 3161,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -4352,7 +4352,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.0-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3156,
+			line: 3168,
 			status: []statusPattern{
 				{class: 5, subject: 5},
 			},
@@ -4366,7 +4366,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.2-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3163,
+			line: 3175,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -4380,7 +4380,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.351-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3170,
+			line: 3182,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 351, detHi: 351},
 			},
@@ -4393,7 +4393,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 3176,
+			line: 3188,
 			text: phraseMask{
 				{index: 9, bits: 962072674304},
 			},
@@ -4404,7 +4404,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 3186,
+			line: 3198,
 			text: phraseMask{
 				{index: 9, bits: 3298534883328},
 			},
@@ -4415,7 +4415,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3192,
+			line: 3204,
 			text: phraseMask{
 				{index: 9, bits: 30786325577728},
 			},
@@ -4426,7 +4426,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-expired",
 			file: "rules.yaml (built-in)",
-			line: 3198,
+			line: 3210,
 			text: phraseMask{
 				{index: 9, bits: 35184372088832},
 			},
@@ -4437,7 +4437,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 3204,
+			line: 3216,
 			text: phraseMask{
 				{index: 9, bits: 1055531162664960},
 			},
@@ -4448,7 +4448,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3211,
+			line: 3223,
 			text: phraseMask{
 				{index: 9, bits: 1125899906842624},
 			},
@@ -4459,7 +4459,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3217,
+			line: 3229,
 			text: phraseMask{
 				{index: 9, bits: 6755399441055744},
 			},
@@ -4470,7 +4470,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3223,
+			line: 3235,
 			text: phraseMask{
 				{index: 9, bits: 27021597764222976},
 			},
@@ -4481,7 +4481,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3229,
+			line: 3241,
 			text: phraseMask{
 				{index: 9, bits: 36028797018963968},
 			},
@@ -4492,7 +4492,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 3235,
+			line: 3247,
 			text: phraseMask{
 				{index: 4, bits: 12582912},
 				{index: 9, bits: 504403158265495552},
@@ -4504,7 +4504,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3243,
+			line: 3255,
 			text: phraseMask{
 				{index: 4, bits: 2240512},
 				{index: 9, bits: 1729382256910270464},
@@ -4516,7 +4516,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3253,
+			line: 3265,
 			text: phraseMask{
 				{index: 9, bits: 16140901064495857664},
 			},
@@ -4527,7 +4527,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3260,
+			line: 3272,
 			text: phraseMask{
 				{index: 10, bits: 15},
 			},
@@ -4538,7 +4538,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3267,
+			line: 3279,
 			text: phraseMask{
 				{index: 10, bits: 48},
 				{index: 1, bits: 33554432},
@@ -4550,7 +4550,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3274,
+			line: 3286,
 			text: phraseMask{
 				{index: 9, bits: 16},
 				{index: 10, bits: 192},
@@ -4562,7 +4562,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 3280,
+			line: 3292,
 			text: phraseMask{
 				{index: 10, bits: 256},
 			},
@@ -4573,7 +4573,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3286,
+			line: 3298,
 			text: phraseMask{
 				{index: 10, bits: 512},
 			},
@@ -4584,7 +4584,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3292,
+			line: 3304,
 			text: phraseMask{
 				{index: 9, bits: 17179869184},
 			},
@@ -4595,7 +4595,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 3298,
+			line: 3310,
 			text: phraseMask{
 				{index: 10, bits: 3072},
 			},
@@ -4606,7 +4606,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3308,
+			line: 3320,
 			text: phraseMask{
 				{index: 10, bits: 28672},
 			},
@@ -4617,7 +4617,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3314,
+			line: 3326,
 			text: phraseMask{
 				{index: 10, bits: 32768},
 			},
@@ -4628,7 +4628,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3320,
+			line: 3332,
 			text: phraseMask{
 				{index: 10, bits: 196608},
 			},
@@ -4639,7 +4639,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 3326,
+			line: 3338,
 			text: phraseMask{
 				{index: 10, bits: 786432},
 			},
@@ -4650,7 +4650,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-speeding",
 			file: "rules.yaml (built-in)",
-			line: 3332,
+			line: 3344,
 			text: phraseMask{
 				{index: 10, bits: 3145728},
 			},
@@ -4661,7 +4661,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3338,
+			line: 3350,
 			text: phraseMask{
 				{index: 10, bits: 4194304},
 			},
@@ -4672,7 +4672,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3344,
+			line: 3356,
 			text: phraseMask{
 				{index: 10, bits: 8388608},
 			},
@@ -4683,7 +4683,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3350,
+			line: 3362,
 			text: phraseMask{
 				{index: 10, bits: 251658240},
 			},
@@ -4694,7 +4694,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3357,
+			line: 3369,
 			text: phraseMask{
 				{index: 10, bits: 268435456},
 			},
@@ -4705,7 +4705,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 3363,
+			line: 3375,
 			text: phraseMask{
 				{index: 10, bits: 536870912},
 			},
@@ -4716,7 +4716,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3374,
+			line: 3386,
 			text: phraseMask{
 				{index: 10, bits: 3221225472},
 			},
@@ -4761,7 +4761,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3385,
+			line: 3397,
 			text: phraseMask{
 				{index: 10, bits: 4294967296},
 			},
@@ -4772,7 +4772,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 3391,
+			line: 3403,
 			text: phraseMask{
 				{index: 10, bits: 8589934592},
 			},
@@ -4783,7 +4783,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 3397,
+			line: 3409,
 			text: phraseMask{
 				{index: 10, bits: 17179869184},
 			},
@@ -4842,7 +4842,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-policyviolation-by-reply",
 			file: "rules.yaml (built-in)",
-			line: 3422,
+			line: 3434,
 			all:  []int32{674, 675},
 			then: thenDef{
 				Reason: "policyviolation",
@@ -4897,7 +4897,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints-delayed",
 			file: "rules.yaml (built-in)",
-			line: 3428,
+			line: 3440,
 			text: phraseMask{
 				{index: 10, bits: 68719476736},
 			},
@@ -4966,7 +4966,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints-expired",
 			file: "rules.yaml (built-in)",
-			line: 3446,
+			line: 3458,
 			text: phraseMask{
 				{index: 10, bits: 68719476736},
 			},
@@ -5035,7 +5035,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints",
 			file: "rules.yaml (built-in)",
-			line: 3459,
+			line: 3471,
 			text: phraseMask{
 				{index: 10, bits: 68719476736},
 			},
@@ -5101,7 +5101,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3469,
+			line: 3481,
 			text: phraseMask{
 				{index: 10, bits: 412316860416},
 			},
@@ -5112,7 +5112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-speeding",
 			file: "rules.yaml (built-in)",
-			line: 3477,
+			line: 3489,
 			text: phraseMask{
 				{index: 10, bits: 549755813888},
 			},
@@ -5123,7 +5123,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3483,
+			line: 3495,
 			text: phraseMask{
 				{index: 10, bits: 3298534883328},
 			},
@@ -5134,7 +5134,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3489,
+			line: 3501,
 			text: phraseMask{
 				{index: 10, bits: 4398046511104},
 			},
@@ -5145,7 +5145,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3495,
+			line: 3507,
 			text: phraseMask{
 				{index: 10, bits: 8796093022208},
 			},
@@ -5156,7 +5156,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3501,
+			line: 3513,
 			text: phraseMask{
 				{index: 10, bits: 17592454479872},
 			},
@@ -5167,7 +5167,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-submission-quota",
 			file: "rules.yaml (built-in)",
-			line: 3513,
+			line: 3525,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 2, detHi: 2},
 				{class: 4, subject: 2, detailLo: 2, detHi: 2},
@@ -5217,7 +5217,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-outbound-spam-exception",
 			file: "rules.yaml (built-in)",
-			line: 3529,
+			line: 3541,
 			text: phraseMask{
 				{index: 10, bits: 2251799813685248},
 			},
@@ -5260,7 +5260,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-recipient-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 3547,
+			line: 3559,
 			text: phraseMask{
 				{index: 10, bits: 67553994410557440},
 			},
@@ -5304,7 +5304,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-sending-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 3559,
+			line: 3571,
 			text: phraseMask{
 				{index: 10, bits: 1080863910568919040},
 				{index: 8, bits: 1},
@@ -5348,7 +5348,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cpanel-hourly-limit-retried",
 			file: "rules.yaml (built-in)",
-			line: 3585,
+			line: 3597,
 			text: phraseMask{
 				{index: 10, bits: 3458764513820540928},
 			},
@@ -5404,7 +5404,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cpanel-max-emails-per-hour",
 			file: "rules.yaml (built-in)",
-			line: 3599,
+			line: 3611,
 			text: phraseMask{
 				{index: 10, bits: 1152921504606846976},
 			},
@@ -5463,7 +5463,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cpanel-max-defers-failures-per-hour",
 			file: "rules.yaml (built-in)",
-			line: 3612,
+			line: 3624,
 			text: phraseMask{
 				{index: 10, bits: 2305843009213693952},
 			},
@@ -5522,7 +5522,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "relay-denied-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 3625,
+			line: 3637,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -5597,7 +5597,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-authrequired-recipient",
 			file: "rules.yaml (built-in)",
-			line: 3650,
+			line: 3662,
 			text: phraseMask{
 				{index: 11, bits: 16384},
 			},
@@ -5647,7 +5647,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "not-authenticated-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 3659,
+			line: 3671,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -5705,7 +5705,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-nonmember",
 			file: "rules.yaml (built-in)",
-			line: 3674,
+			line: 3686,
 			text: phraseMask{
 				{index: 11, bits: 562949936644096},
 			},
@@ -5783,7 +5783,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-nonmember-policy",
 			file: "rules.yaml (built-in)",
-			line: 3727,
+			line: 3739,
 			text: phraseMask{
 				{index: 11, bits: 8444249301319680},
 			},
@@ -5858,7 +5858,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-moderator-reason",
 			file: "rules.yaml (built-in)",
-			line: 3747,
+			line: 3759,
 			text: phraseMask{
 				{index: 11, bits: 27021597764222976},
 			},
@@ -5913,7 +5913,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.1-delivery-not-authorized",
 			file: "rules.yaml (built-in)",
-			line: 3770,
+			line: 3782,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -6016,7 +6016,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.1.10-null-mx",
 			file: "rules.yaml (built-in)",
-			line: 3797,
+			line: 3809,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 				{class: 4, subject: 1, detailLo: 10, detHi: 10},
@@ -6071,7 +6071,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.7.13-account-disabled",
 			file: "rules.yaml (built-in)",
-			line: 3809,
+			line: 3821,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 				{class: 4, subject: 7, detailLo: 13, detHi: 13},
@@ -6112,7 +6112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.26-ipv6-unauthenticated",
 			file: "rules.yaml (built-in)",
-			line: 3823,
+			line: 3835,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 26, detHi: 26},
 			},
@@ -6161,7 +6161,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.500-699",
 			file: "rules.yaml (built-in)",
-			line: 3832,
+			line: 3844,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -6210,7 +6210,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.850-899",
 			file: "rules.yaml (built-in)",
-			line: 3841,
+			line: 3853,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 850, detHi: 899},
 			},
@@ -6259,7 +6259,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.10",
 			file: "rules.yaml (built-in)",
-			line: 3850,
+			line: 3862,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -6308,7 +6308,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.90",
 			file: "rules.yaml (built-in)",
-			line: 3860,
+			line: 3872,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 90, detHi: 90},
 			},
@@ -6350,7 +6350,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.121",
 			file: "rules.yaml (built-in)",
-			line: 3869,
+			line: 3881,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 121, detHi: 121},
 			},
@@ -6399,7 +6399,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.122",
 			file: "rules.yaml (built-in)",
-			line: 3878,
+			line: 3890,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 122, detHi: 122},
 			},
@@ -6448,7 +6448,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.3.190",
 			file: "rules.yaml (built-in)",
-			line: 3887,
+			line: 3899,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 190, detHi: 190},
 			},
@@ -6497,7 +6497,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.12",
 			file: "rules.yaml (built-in)",
-			line: 3896,
+			line: 3908,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -6546,7 +6546,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.124",
 			file: "rules.yaml (built-in)",
-			line: 3905,
+			line: 3917,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 124, detHi: 124},
 			},
@@ -6595,7 +6595,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.133",
 			file: "rules.yaml (built-in)",
-			line: 3914,
+			line: 3926,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 133, detHi: 133},
 			},
@@ -6644,7 +6644,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.134",
 			file: "rules.yaml (built-in)",
-			line: 3923,
+			line: 3935,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 134, detHi: 134},
 			},
@@ -6693,7 +6693,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.13",
 			file: "rules.yaml (built-in)",
-			line: 3932,
+			line: 3944,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -6742,7 +6742,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.135",
 			file: "rules.yaml (built-in)",
-			line: 3941,
+			line: 3953,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 135, detHi: 135},
 			},
@@ -6791,7 +6791,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.136",
 			file: "rules.yaml (built-in)",
-			line: 3950,
+			line: 3962,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 136, detHi: 136},
 			},
@@ -6840,7 +6840,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.23-spf",
 			file: "rules.yaml (built-in)",
-			line: 3959,
+			line: 3971,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 23, detHi: 23},
 			},
@@ -6912,7 +6912,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.25",
 			file: "rules.yaml (built-in)",
-			line: 3968,
+			line: 3980,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -6969,7 +6969,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.57",
 			file: "rules.yaml (built-in)",
-			line: 3977,
+			line: 3989,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 57, detHi: 57},
 			},
@@ -7018,7 +7018,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.501",
 			file: "rules.yaml (built-in)",
-			line: 3986,
+			line: 3998,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 501, detHi: 501},
 			},
@@ -7067,7 +7067,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.502",
 			file: "rules.yaml (built-in)",
-			line: 3997,
+			line: 4009,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 502, detHi: 502},
 			},
@@ -7116,7 +7116,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.503",
 			file: "rules.yaml (built-in)",
-			line: 4006,
+			line: 4018,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 503, detHi: 503},
 			},
@@ -7165,7 +7165,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.504",
 			file: "rules.yaml (built-in)",
-			line: 4015,
+			line: 4027,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 504, detHi: 504},
 			},
@@ -7214,7 +7214,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.505",
 			file: "rules.yaml (built-in)",
-			line: 4026,
+			line: 4038,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 505, detHi: 505},
 			},
@@ -7263,7 +7263,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.506",
 			file: "rules.yaml (built-in)",
-			line: 4038,
+			line: 4050,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 506, detHi: 506},
 			},
@@ -7312,7 +7312,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.507",
 			file: "rules.yaml (built-in)",
-			line: 4047,
+			line: 4059,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 507, detHi: 507},
 			},
@@ -7361,7 +7361,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.508",
 			file: "rules.yaml (built-in)",
-			line: 4056,
+			line: 4068,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 508, detHi: 508},
 			},
@@ -7410,7 +7410,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.509",
 			file: "rules.yaml (built-in)",
-			line: 4065,
+			line: 4077,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 509, detHi: 509},
 			},
@@ -7466,7 +7466,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.64-tenantattribution",
 			file: "rules.yaml (built-in)",
-			line: 4074,
+			line: 4086,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
@@ -7534,7 +7534,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.510",
 			file: "rules.yaml (built-in)",
-			line: 4086,
+			line: 4098,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 510, detHi: 510},
 			},
@@ -7583,7 +7583,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.511",
 			file: "rules.yaml (built-in)",
-			line: 4096,
+			line: 4108,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 511, detHi: 511},
 			},
@@ -7632,7 +7632,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.512",
 			file: "rules.yaml (built-in)",
-			line: 4105,
+			line: 4117,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 512, detHi: 512},
 			},
@@ -7681,7 +7681,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.513",
 			file: "rules.yaml (built-in)",
-			line: 4114,
+			line: 4126,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 513, detHi: 513},
 			},
@@ -7738,7 +7738,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.515",
 			file: "rules.yaml (built-in)",
-			line: 4123,
+			line: 4135,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 515, detHi: 515},
 			},
@@ -7794,7 +7794,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.520",
 			file: "rules.yaml (built-in)",
-			line: 4135,
+			line: 4147,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 520, detHi: 520},
 			},
@@ -7836,7 +7836,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.233",
 			file: "rules.yaml (built-in)",
-			line: 4144,
+			line: 4156,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 233, detHi: 233},
 			},
@@ -7878,7 +7878,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.606-649",
 			file: "rules.yaml (built-in)",
-			line: 4153,
+			line: 4165,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 606, detHi: 649},
 			},
@@ -7944,7 +7944,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.703",
 			file: "rules.yaml (built-in)",
-			line: 4162,
+			line: 4174,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 703, detHi: 703},
 			},
@@ -7986,7 +7986,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.700-749",
 			file: "rules.yaml (built-in)",
-			line: 4171,
+			line: 4183,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 700, detHi: 749},
 			},
@@ -8035,7 +8035,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.310-no-domain",
 			file: "rules.yaml (built-in)",
-			line: 4182,
+			line: 4194,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 310, detHi: 310},
 			},
@@ -8071,7 +8071,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-helo-refused",
 			file: "rules.yaml (built-in)",
-			line: 4198,
+			line: 4210,
 			text: phraseMask{
 				{index: 12, bits: 512},
 			},
@@ -8081,7 +8081,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-courier-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4205,
+			line: 4217,
 			text: phraseMask{
 				{index: 12, bits: 1024},
 			},
@@ -8091,7 +8091,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-filtered",
 			file: "rules.yaml (built-in)",
-			line: 4210,
+			line: 4222,
 			text: phraseMask{
 				{index: 12, bits: 2048},
 			},
@@ -8101,7 +8101,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4215,
+			line: 4227,
 			text: phraseMask{
 				{index: 12, bits: 12288},
 			},
@@ -8111,7 +8111,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4224,
+			line: 4236,
 			text: phraseMask{
 				{index: 12, bits: 507904},
 			},
@@ -8121,7 +8121,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4231,
+			line: 4243,
 			text: phraseMask{
 				{index: 12, bits: 524288},
 			},
@@ -8134,7 +8134,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-expired",
 			file: "rules.yaml (built-in)",
-			line: 4237,
+			line: 4249,
 			text: phraseMask{
 				{index: 12, bits: 1048576},
 			},
@@ -8144,7 +8144,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4242,
+			line: 4254,
 			text: phraseMask{
 				{index: 12, bits: 2097152},
 			},
@@ -8154,7 +8154,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-einsundeins-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 4247,
+			line: 4259,
 			text: phraseMask{
 				{index: 12, bits: 4194304},
 			},
@@ -8164,7 +8164,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exim-mx-hosts-without-address",
 			file: "rules.yaml (built-in)",
-			line: 4260,
+			line: 4272,
 			text: phraseMask{
 				{index: 12, bits: 25165824},
 			},
@@ -8215,7 +8215,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4270,
+			line: 4282,
 			text: phraseMask{
 				{index: 12, bits: 33554432},
 			},
@@ -8225,7 +8225,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4278,
+			line: 4290,
 			text: phraseMask{
 				{index: 12, bits: 67108864},
 			},
@@ -8235,7 +8235,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4283,
+			line: 4295,
 			text: phraseMask{
 				{index: 12, bits: 402653184},
 			},
@@ -8245,7 +8245,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 4288,
+			line: 4300,
 			text: phraseMask{
 				{index: 12, bits: 8053063680},
 			},
@@ -8255,7 +8255,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4294,
+			line: 4306,
 			text: phraseMask{
 				{index: 12, bits: 128849018880},
 			},
@@ -8265,7 +8265,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lines-too-long",
 			file: "rules.yaml (built-in)",
-			line: 4306,
+			line: 4318,
 			text: phraseMask{
 				{index: 12, bits: 962072674304},
 			},
@@ -8315,7 +8315,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 4315,
+			line: 4327,
 			text: phraseMask{
 				{index: 12, bits: 1099511627776},
 			},
@@ -8325,7 +8325,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-expired",
 			file: "rules.yaml (built-in)",
-			line: 4320,
+			line: 4332,
 			text: phraseMask{
 				{index: 12, bits: 2199023255552},
 			},
@@ -8335,7 +8335,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4325,
+			line: 4337,
 			text: phraseMask{
 				{index: 12, bits: 4398046511104},
 			},
@@ -8345,7 +8345,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-suspend",
 			file: "rules.yaml (built-in)",
-			line: 4330,
+			line: 4342,
 			text: phraseMask{
 				{index: 12, bits: 26388279066624},
 			},
@@ -8355,7 +8355,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-nonmember",
 			file: "rules.yaml (built-in)",
-			line: 4335,
+			line: 4347,
 			text: phraseMask{
 				{index: 12, bits: 246290604621824},
 			},
@@ -8430,7 +8430,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-rejected",
 			file: "rules.yaml (built-in)",
-			line: 4351,
+			line: 4363,
 			text: phraseMask{
 				{index: 12, bits: 4222124650659840},
 			},
@@ -8440,7 +8440,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4356,
+			line: 4368,
 			text: phraseMask{
 				{index: 12, bits: 283726776524341248},
 			},
@@ -8450,7 +8450,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 4362,
+			line: 4374,
 			text: phraseMask{
 				{index: 12, bits: 288230376151711744},
 			},
@@ -8460,7 +8460,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-expired",
 			file: "rules.yaml (built-in)",
-			line: 4367,
+			line: 4379,
 			text: phraseMask{
 				{index: 12, bits: 4035225266123964416},
 			},
@@ -8470,7 +8470,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4374,
+			line: 4386,
 			text: phraseMask{
 				{index: 12, bits: 13835058055282163712},
 			},
@@ -8480,7 +8480,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmx-expired",
 			file: "rules.yaml (built-in)",
-			line: 4379,
+			line: 4391,
 			text: phraseMask{
 				{index: 13, bits: 1},
 			},
@@ -8490,7 +8490,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4384,
+			line: 4396,
 			text: phraseMask{
 				{index: 8, bits: 25769803776},
 			},
@@ -8500,7 +8500,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4389,
+			line: 4401,
 			text: phraseMask{
 				{index: 8, bits: 2147483648},
 			},
@@ -8510,7 +8510,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4394,
+			line: 4406,
 			text: phraseMask{
 				{index: 8, bits: 4294967296},
 			},
@@ -8520,7 +8520,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4399,
+			line: 4411,
 			text: phraseMask{
 				{index: 13, bits: 2},
 			},
@@ -8530,7 +8530,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4404,
+			line: 4416,
 			text: phraseMask{
 				{index: 13, bits: 4},
 			},
@@ -8540,7 +8540,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 4409,
+			line: 4421,
 			text: phraseMask{
 				{index: 13, bits: 8},
 			},
@@ -8550,7 +8550,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 4414,
+			line: 4426,
 			text: phraseMask{
 				{index: 13, bits: 16},
 			},
@@ -8560,7 +8560,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-compuserve-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4419,
+			line: 4431,
 			text: phraseMask{
 				{index: 13, bits: 96},
 			},
@@ -8570,7 +8570,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4428,
+			line: 4440,
 			text: phraseMask{
 				{index: 13, bits: 128},
 			},
@@ -8580,7 +8580,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 4433,
+			line: 4445,
 			text: phraseMask{
 				{index: 13, bits: 256},
 			},
@@ -8590,7 +8590,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4438,
+			line: 4450,
 			text: phraseMask{
 				{index: 13, bits: 512},
 			},
@@ -8600,7 +8600,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-messagingserver-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4443,
+			line: 4455,
 			text: phraseMask{
 				{index: 13, bits: 1024},
 			},
@@ -8610,7 +8610,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4448,
+			line: 4460,
 			text: phraseMask{
 				{index: 13, bits: 2048},
 			},
@@ -8620,7 +8620,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4453,
+			line: 4465,
 			text: phraseMask{
 				{index: 13, bits: 12288},
 			},
@@ -8630,7 +8630,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-expired",
 			file: "rules.yaml (built-in)",
-			line: 4459,
+			line: 4471,
 			text: phraseMask{
 				{index: 13, bits: 16384},
 			},
@@ -8640,7 +8640,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 4464,
+			line: 4476,
 			text: phraseMask{
 				{index: 13, bits: 32768},
 			},
@@ -8650,7 +8650,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-mx-unreachable",
 			file: "rules.yaml (built-in)",
-			line: 4469,
+			line: 4481,
 			text: phraseMask{
 				{index: 13, bits: 65536},
 			},
@@ -8687,7 +8687,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4478,
+			line: 4490,
 			text: phraseMask{
 				{index: 13, bits: 16711680},
 			},
@@ -8697,7 +8697,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4485,
+			line: 4497,
 			text: phraseMask{
 				{index: 13, bits: 117440512},
 			},
@@ -8707,7 +8707,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 4490,
+			line: 4502,
 			text: phraseMask{
 				{index: 13, bits: 134217728},
 			},
@@ -8717,7 +8717,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 4495,
+			line: 4507,
 			text: phraseMask{
 				{index: 13, bits: 4026531840},
 			},
@@ -8727,7 +8727,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4501,
+			line: 4513,
 			text: phraseMask{
 				{index: 13, bits: 17587891077120},
 			},
@@ -8737,7 +8737,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4511,
+			line: 4523,
 			text: phraseMask{
 				{index: 13, bits: 52776558133248},
 			},
@@ -8747,7 +8747,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4516,
+			line: 4528,
 			text: phraseMask{
 				{index: 13, bits: 70368744177664},
 			},
@@ -8757,7 +8757,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4521,
+			line: 4533,
 			text: phraseMask{
 				{index: 13, bits: 140737488355328},
 			},
@@ -8767,7 +8767,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 4526,
+			line: 4538,
 			text: phraseMask{
 				{index: 13, bits: 281474976710656},
 			},
@@ -8777,7 +8777,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "qmail-mx-points-here",
 			file: "rules.yaml (built-in)",
-			line: 4531,
+			line: 4543,
 			text: phraseMask{
 				{index: 13, bits: 562949953421312},
 			},
@@ -8835,7 +8835,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4547,
+			line: 4559,
 			text: phraseMask{
 				{index: 13, bits: 3377699720527872},
 			},
@@ -8845,7 +8845,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4553,
+			line: 4565,
 			text: phraseMask{
 				{index: 13, bits: 4503599627370496},
 			},
@@ -8855,7 +8855,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 4558,
+			line: 4570,
 			text: phraseMask{
 				{index: 13, bits: 9007199254740992},
 			},
@@ -8865,7 +8865,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-verizon-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4563,
+			line: 4575,
 			text: phraseMask{
 				{index: 13, bits: 54043195528445952},
 			},
@@ -8875,7 +8875,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-zoho-expired",
 			file: "rules.yaml (built-in)",
-			line: 4568,
+			line: 4580,
 			text: phraseMask{
 				{index: 13, bits: 72057594037927936},
 			},
@@ -8885,7 +8885,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-filtered",
 			file: "rules.yaml (built-in)",
-			line: 4573,
+			line: 4585,
 			text: phraseMask{
 				{index: 13, bits: 144115188075855872},
 			},
@@ -8895,7 +8895,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4578,
+			line: 4590,
 			text: phraseMask{
 				{index: 13, bits: 288230376151711744},
 			},
@@ -8905,7 +8905,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-groups-refused",
 			file: "rules.yaml (built-in)",
-			line: 4583,
+			line: 4595,
 			text: phraseMask{
 				{index: 13, bits: 1729382256910270464},
 			},
@@ -8955,7 +8955,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-posting-restricted",
 			file: "rules.yaml (built-in)",
-			line: 4603,
+			line: 4615,
 			text: phraseMask{
 				{index: 13, bits: 16140901064495857664},
 				{index: 14, bits: 8191},
@@ -9007,7 +9007,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6-5.4.14-loop",
 			file: "rules.yaml (built-in)",
-			line: 4635,
+			line: 4647,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
@@ -9063,7 +9063,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-no-answer",
 			file: "rules.yaml (built-in)",
-			line: 4645,
+			line: 4657,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -9183,7 +9183,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1-access-denied",
 			file: "rules.yaml (built-in)",
-			line: 4662,
+			line: 4674,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -9236,7 +9236,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-unrecognised-or-name",
 			file: "rules.yaml (built-in)",
-			line: 4683,
+			line: 4695,
 			text: phraseMask{
 				{index: 14, bits: 16711680},
 			},
@@ -9246,7 +9246,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-maximum-time-expired",
 			file: "rules.yaml (built-in)",
-			line: 4688,
+			line: 4700,
 			text: phraseMask{
 				{index: 14, bits: 50331648},
 			},
@@ -9256,7 +9256,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-loop-detected",
 			file: "rules.yaml (built-in)",
-			line: 4692,
+			line: 4704,
 			text: phraseMask{
 				{index: 14, bits: 67108864},
 			},
@@ -9266,7 +9266,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-content-too-long",
 			file: "rules.yaml (built-in)",
-			line: 4696,
+			line: 4708,
 			text: phraseMask{
 				{index: 14, bits: 939524096},
 			},
@@ -9276,7 +9276,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-conversion",
 			file: "rules.yaml (built-in)",
-			line: 4700,
+			line: 4712,
 			text: phraseMask{
 				{index: 14, bits: 33285996544},
 			},
@@ -9286,7 +9286,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-score-stated",
 			file: "rules.yaml (built-in)",
-			line: 4725,
+			line: 4737,
 			text: phraseMask{
 				{bits: 8053063680},
 			},
@@ -9303,7 +9303,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "postfix-rbl-sender",
 			file: "rules.yaml (built-in)",
-			line: 4740,
+			line: 4752,
 			regexps: []*pattern{
 				{src: "sender address \\[[^\\]@ ]*@(?P<listed_domain>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})\\] blocked using ", captures: true, minLen: 37},
 			},
@@ -9404,7 +9404,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "postfix-rbl-name",
 			file: "rules.yaml (built-in)",
-			line: 4762,
+			line: 4774,
 			regexps: []*pattern{
 				{src: "(?:helo command|reverse client host) \\[(?P<listed_domain>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})\\] blocked using ", captures: true, minLen: 34},
 			},
@@ -9505,7 +9505,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-uri-blocklist",
 			file: "rules.yaml (built-in)",
-			line: 4779,
+			line: 4791,
 			text: phraseMask{
 				{bits: 25165824},
 				{index: 14, bits: 72057559678189568},
@@ -9646,7 +9646,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-status",
 			file: "rules.yaml (built-in)",
-			line: 4813,
+			line: 4825,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 2, detHi: 2},
 			},
@@ -9655,7 +9655,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-specific",
 			file: "rules.yaml (built-in)",
-			line: 4818,
+			line: 4830,
 			text: phraseMask{
 				{index: 15, bits: 1},
 			},
@@ -9665,7 +9665,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-specific",
 			file: "rules.yaml (built-in)",
-			line: 4824,
+			line: 4836,
 			text: phraseMask{
 				{index: 15, bits: 30},
 				{index: 10, bits: 1152921504606846976},
@@ -9676,7 +9676,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-languages",
 			file: "rules.yaml (built-in)",
-			line: 4838,
+			line: 4850,
 			text: phraseMask{
 				{index: 15, bits: 4398046511072},
 			},
@@ -9689,7 +9689,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-text",
 			file: "rules.yaml (built-in)",
-			line: 4850,
+			line: 4862,
 			text: phraseMask{
 				{index: 15, bits: 18446739675663040512},
 				{index: 3, bits: 2207653036032},
@@ -9708,7 +9708,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-status",
 			file: "rules.yaml (built-in)",
-			line: 4890,
+			line: 4902,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 4, detHi: 4},
 				{class: -1, subject: 7, detailLo: 16, detHi: 16},
@@ -9718,7 +9718,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-status",
 			file: "rules.yaml (built-in)",
-			line: 4895,
+			line: 4907,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -9727,7 +9727,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-text",
 			file: "rules.yaml (built-in)",
-			line: 4900,
+			line: 4912,
 			text: phraseMask{
 				{index: 16, bits: 16140901064495857664},
 				{index: 17, bits: 16777215},
@@ -9742,7 +9742,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-text",
 			file: "rules.yaml (built-in)",
-			line: 4914,
+			line: 4926,
 			text: phraseMask{
 				{index: 17, bits: 50331648},
 				{index: 10, bits: 32768},
@@ -9753,7 +9753,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-reply-525",
 			file: "rules.yaml (built-in)",
-			line: 4926,
+			line: 4938,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 5},
@@ -9764,7 +9764,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-text",
 			file: "rules.yaml (built-in)",
-			line: 4931,
+			line: 4943,
 			text: phraseMask{
 				{index: 17, bits: 18446744073642442752},
 				{index: 10, bits: 2199029547008},
@@ -9781,7 +9781,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hasmoved-text",
 			file: "rules.yaml (built-in)",
-			line: 4964,
+			line: 4976,
 			text: phraseMask{
 				{index: 18, bits: 66846720},
 			},
@@ -9791,7 +9791,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "norelaying-text",
 			file: "rules.yaml (built-in)",
-			line: 4976,
+			line: 4988,
 			text: phraseMask{
 				{index: 18, bits: 35184304979968},
 				{index: 11, bits: 16383},
@@ -9808,7 +9808,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-dmarc",
 			file: "rules.yaml (built-in)",
-			line: 4997,
+			line: 5009,
 			text: phraseMask{
 				{index: 18, bits: 35993612646875136},
 			},
@@ -9849,7 +9849,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-status",
 			file: "rules.yaml (built-in)",
-			line: 5006,
+			line: 5018,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 20, detHi: 20},
 				{class: -1, subject: 7, detailLo: 21, detHi: 21},
@@ -9864,7 +9864,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-text",
 			file: "rules.yaml (built-in)",
-			line: 5011,
+			line: 5023,
 			text: phraseMask{
 				{index: 18, bits: 18410715276690587648},
 				{index: 19, bits: 2097151},
@@ -9879,7 +9879,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5024,
+			line: 5036,
 			text: phraseMask{
 				{index: 19, bits: 6291456},
 			},
@@ -9893,7 +9893,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-blocked",
 			file: "rules.yaml (built-in)",
-			line: 5043,
+			line: 5055,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -9921,7 +9921,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-rejected",
 			file: "rules.yaml (built-in)",
-			line: 5083,
+			line: 5095,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -9952,7 +9952,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 5124,
+			line: 5136,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -9970,7 +9970,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unknown-at-mail-from",
 			file: "rules.yaml (built-in)",
-			line: 5136,
+			line: 5148,
 			text: phraseMask{
 				{index: 22, bits: 18446744073701163008},
 				{index: 9, bits: 17179869200},
@@ -10044,7 +10044,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.1",
 			file: "rules.yaml (built-in)",
-			line: 5197,
+			line: 5209,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -10093,7 +10093,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.0",
 			file: "rules.yaml (built-in)",
-			line: 5209,
+			line: 5221,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 			},
@@ -10142,7 +10142,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-x.1.3",
 			file: "rules.yaml (built-in)",
-			line: 5220,
+			line: 5232,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -10190,7 +10190,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific",
 			file: "rules.yaml (built-in)",
-			line: 5229,
+			line: 5241,
 			text: phraseMask{
 				{index: 3, bits: 64},
 				{index: 24, bits: 1572864},
@@ -10201,7 +10201,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-specific",
 			file: "rules.yaml (built-in)",
-			line: 5237,
+			line: 5249,
 			text: phraseMask{
 				{index: 20, bits: 9223372036854775808},
 				{index: 21, bits: 2147483648},
@@ -10212,7 +10212,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific-553",
 			file: "rules.yaml (built-in)",
-			line: 5244,
+			line: 5256,
 			text: phraseMask{
 				{index: 23, bits: 34359738368},
 			},
@@ -10226,7 +10226,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-specific",
 			file: "rules.yaml (built-in)",
-			line: 5253,
+			line: 5265,
 			text: phraseMask{
 				{index: 19, bits: 4398080065536},
 			},
@@ -10236,7 +10236,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 5260,
+			line: 5272,
 			text: phraseMask{
 				{index: 22, bits: 18446744073701163008},
 				{index: 9, bits: 17179869200},
@@ -10266,7 +10266,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5266,
+			line: 5278,
 			text: phraseMask{
 				{index: 24, bits: 2199019061248},
 			},
@@ -10302,7 +10302,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-any-stage",
 			file: "rules.yaml (built-in)",
-			line: 5285,
+			line: 5297,
 			text: phraseMask{
 				{index: 9, bits: 17179869184},
 				{index: 24, bits: 15393162788864},
@@ -10322,7 +10322,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-mailbox-inactive",
 			file: "rules.yaml (built-in)",
-			line: 5319,
+			line: 5331,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -10398,7 +10398,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-mailbox-missing",
 			file: "rules.yaml (built-in)",
-			line: 5332,
+			line: 5344,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -10481,7 +10481,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-userunknown-missing",
 			file: "rules.yaml (built-in)",
-			line: 5357,
+			line: 5369,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -10582,7 +10582,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-text",
 			file: "rules.yaml (built-in)",
-			line: 5365,
+			line: 5377,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -10606,7 +10606,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 5384,
+			line: 5396,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -10642,7 +10642,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-specific",
 			file: "rules.yaml (built-in)",
-			line: 5390,
+			line: 5402,
 			text: phraseMask{
 				{index: 25, bits: 7168},
 			},
@@ -10652,7 +10652,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-sender-named",
 			file: "rules.yaml (built-in)",
-			line: 5399,
+			line: 5411,
 			text: phraseMask{
 				{index: 24, bits: 3458764513820540928},
 				{index: 25, bits: 8192},
@@ -10670,7 +10670,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-mailbox-inactive",
 			file: "rules.yaml (built-in)",
-			line: 5414,
+			line: 5426,
 			text: phraseMask{
 				{index: 24, bits: 17592186044416},
 			},
@@ -10740,7 +10740,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-mailbox-missing",
 			file: "rules.yaml (built-in)",
-			line: 5420,
+			line: 5432,
 			text: phraseMask{
 				{index: 23, bits: 536870912},
 				{index: 24, bits: 105553116266496},
@@ -10817,7 +10817,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-text",
 			file: "rules.yaml (built-in)",
-			line: 5428,
+			line: 5440,
 			text: phraseMask{
 				{index: 24, bits: 18446726481523507200},
 				{index: 25, bits: 767},
@@ -10835,7 +10835,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-status",
 			file: "rules.yaml (built-in)",
-			line: 5436,
+			line: 5448,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -10844,7 +10844,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-text",
 			file: "rules.yaml (built-in)",
-			line: 5441,
+			line: 5453,
 			text: phraseMask{
 				{index: 25, bits: 72057594037895168},
 			},
@@ -10858,7 +10858,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5462,
+			line: 5474,
 			text: phraseMask{
 				{index: 25, bits: 2233785415175766016},
 			},
@@ -10875,7 +10875,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-text",
 			file: "rules.yaml (built-in)",
-			line: 5475,
+			line: 5487,
 			text: phraseMask{
 				{index: 25, bits: 16140901064495857664},
 				{index: 26, bits: 63},
@@ -10886,7 +10886,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5483,
+			line: 5495,
 			text: phraseMask{
 				{index: 26, bits: 64},
 			},
@@ -10899,7 +10899,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-text",
 			file: "rules.yaml (built-in)",
-			line: 5494,
+			line: 5506,
 			text: phraseMask{
 				{index: 26, bits: 130944},
 				{index: 8, bits: 274877906944},
@@ -10911,7 +10911,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contenterror-text",
 			file: "rules.yaml (built-in)",
-			line: 5506,
+			line: 5518,
 			text: phraseMask{
 				{index: 25, bits: 2305843009213693952},
 				{index: 26, bits: 2199023124480},
@@ -10937,7 +10937,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.8-bad-outbound-sender",
 			file: "rules.yaml (built-in)",
-			line: 5571,
+			line: 5583,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 8, detHi: 8},
 			},
@@ -10983,7 +10983,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-status",
 			file: "rules.yaml (built-in)",
-			line: 5590,
+			line: 5602,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 7, detHi: 7},
 				{class: -1, subject: 1, detailLo: 8, detHi: 8},
@@ -10993,7 +10993,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-at-mail",
 			file: "rules.yaml (built-in)",
-			line: 5595,
+			line: 5607,
 			text: phraseMask{
 				{index: 20, bits: 18446181123756130304},
 				{index: 21, bits: 18446744073709551615},
@@ -11021,7 +11021,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-text",
 			file: "rules.yaml (built-in)",
-			line: 5638,
+			line: 5650,
 			text: phraseMask{
 				{index: 20, bits: 18446181123756130304},
 				{index: 21, bits: 18446744073709551615},
@@ -11047,7 +11047,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-status",
 			file: "rules.yaml (built-in)",
-			line: 5652,
+			line: 5664,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -11063,7 +11063,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-specific",
 			file: "rules.yaml (built-in)",
-			line: 5672,
+			line: 5684,
 			text: phraseMask{
 				{index: 22, bits: 2048},
 			},
@@ -11073,7 +11073,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-helo-specific",
 			file: "rules.yaml (built-in)",
-			line: 5679,
+			line: 5691,
 			text: phraseMask{
 				{index: 28, bits: 8796093022208},
 			},
@@ -11083,7 +11083,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-text",
 			file: "rules.yaml (built-in)",
-			line: 5690,
+			line: 5702,
 			text: phraseMask{
 				{index: 3, bits: 124},
 				{index: 28, bits: 18446726481523507200},
@@ -11108,7 +11108,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-destination-computer",
 			file: "rules.yaml (built-in)",
-			line: 5715,
+			line: 5727,
 			text: phraseMask{
 				{index: 29, bits: 64},
 			},
@@ -11125,7 +11125,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-status",
 			file: "rules.yaml (built-in)",
-			line: 5728,
+			line: 5740,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 28, detHi: 28},
 			},
@@ -11134,7 +11134,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-named-by-scanner",
 			file: "rules.yaml (built-in)",
-			line: 5738,
+			line: 5750,
 			text: phraseMask{
 				{index: 29, bits: 1920},
 			},
@@ -11144,7 +11144,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-text",
 			file: "rules.yaml (built-in)",
-			line: 5742,
+			line: 5754,
 			text: phraseMask{
 				{index: 26, bits: 18446741874686296064},
 				{index: 13, bits: 16},
@@ -11169,7 +11169,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5747,
+			line: 5759,
 			text: phraseMask{
 				{index: 3, bits: 288230376151711744},
 				{index: 29, bits: 522240},
@@ -11192,7 +11192,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "speeding-text",
 			file: "rules.yaml (built-in)",
-			line: 5761,
+			line: 5773,
 			text: phraseMask{
 				{index: 29, bits: 549755289600},
 			},
@@ -11202,7 +11202,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-status",
 			file: "rules.yaml (built-in)",
-			line: 5771,
+			line: 5783,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -11211,7 +11211,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-text",
 			file: "rules.yaml (built-in)",
-			line: 5776,
+			line: 5788,
 			text: phraseMask{
 				{index: 29, bits: 576460202547609600},
 				{index: 15, bits: 30},
@@ -11227,7 +11227,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-text",
 			file: "rules.yaml (built-in)",
-			line: 5794,
+			line: 5806,
 			text: phraseMask{
 				{index: 19, bits: 18446744073701163008},
 				{bits: 64513},
@@ -11250,7 +11250,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5799,
+			line: 5811,
 			text: phraseMask{
 				{index: 1, bits: 144115188075855872},
 				{index: 20, bits: 549755813888},
@@ -11293,7 +11293,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-encrypted-attachment",
 			file: "rules.yaml (built-in)",
-			line: 5830,
+			line: 5842,
 			text: phraseMask{
 				{index: 30, bits: 8384512},
 				{index: 1, bits: 72057594037927936},
@@ -11304,7 +11304,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 5839,
+			line: 5851,
 			text: phraseMask{
 				{index: 30, bits: 4286578688},
 			},
@@ -11314,7 +11314,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 5846,
+			line: 5858,
 			text: phraseMask{
 				{index: 30, bits: 4393751543808},
 			},
@@ -11324,7 +11324,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-virus",
 			file: "rules.yaml (built-in)",
-			line: 5853,
+			line: 5865,
 			text: phraseMask{
 				{index: 1, bits: 1924145348608},
 				{index: 30, bits: 4398046511104},
@@ -11335,7 +11335,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 5859,
+			line: 5871,
 			text: phraseMask{
 				{index: 30, bits: 36020000925941760},
 			},
@@ -11345,7 +11345,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-policy",
 			file: "rules.yaml (built-in)",
-			line: 5866,
+			line: 5878,
 			text: phraseMask{
 				{index: 30, bits: 252201579132747776},
 			},
@@ -11355,7 +11355,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-delivery-failed",
 			file: "rules.yaml (built-in)",
-			line: 5874,
+			line: 5886,
 			text: phraseMask{
 				{index: 30, bits: 18158513697557839872},
 				{index: 31, bits: 3},
@@ -11366,7 +11366,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-text",
 			file: "rules.yaml (built-in)",
-			line: 5888,
+			line: 5900,
 			text: phraseMask{
 				{index: 31, bits: 16380},
 				{index: 1, bits: 49392123904},
@@ -11377,7 +11377,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-transport-rule-reject",
 			file: "rules.yaml (built-in)",
-			line: 5898,
+			line: 5910,
 			text: phraseMask{
 				{index: 31, bits: 16384},
 			},
@@ -11473,7 +11473,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-text",
 			file: "rules.yaml (built-in)",
-			line: 5920,
+			line: 5932,
 			text: phraseMask{
 				{index: 31, bits: 1152921504606814208},
 				{index: 11, bits: 8444249301319680},
@@ -11489,7 +11489,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5950,
+			line: 5962,
 			text: phraseMask{
 				{index: 31, bits: 1152921504606846976},
 			},
@@ -11502,7 +11502,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-type",
 			file: "rules.yaml (built-in)",
-			line: 5956,
+			line: 5968,
 			text: phraseMask{
 				{index: 31, bits: 16140901064495857664},
 				{index: 32, bits: 4194303},
@@ -11516,7 +11516,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-encrypted",
 			file: "rules.yaml (built-in)",
-			line: 5975,
+			line: 5987,
 			text: phraseMask{
 				{index: 32, bits: 4290772992},
 				{index: 1, bits: 4505798650626048},
@@ -11527,7 +11527,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-name",
 			file: "rules.yaml (built-in)",
-			line: 5987,
+			line: 5999,
 			text: phraseMask{
 				{index: 32, bits: 4294967296},
 			},
@@ -11540,7 +11540,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-loop-text",
 			file: "rules.yaml (built-in)",
-			line: 5995,
+			line: 6007,
 			text: phraseMask{
 				{index: 32, bits: 8589934592},
 			},
@@ -11550,7 +11550,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-text",
 			file: "rules.yaml (built-in)",
-			line: 6005,
+			line: 6017,
 			text: phraseMask{
 				{index: 32, bits: 2305842992033824768},
 			},
@@ -11563,7 +11563,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-pairs",
 			file: "rules.yaml (built-in)",
-			line: 6021,
+			line: 6033,
 			text: phraseMask{
 				{index: 32, bits: 2305843009213693952},
 			},
@@ -11576,7 +11576,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-text",
 			file: "rules.yaml (built-in)",
-			line: 6027,
+			line: 6039,
 			text: phraseMask{
 				{index: 28, bits: 8796093018112},
 				{index: 2, bits: 44255343017984},
@@ -11594,7 +11594,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-dns-text",
 			file: "rules.yaml (built-in)",
-			line: 6032,
+			line: 6044,
 			text: phraseMask{
 				{index: 28, bits: 36028797018963968},
 				{index: 3, bits: 12},
@@ -11605,7 +11605,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-text",
 			file: "rules.yaml (built-in)",
-			line: 6038,
+			line: 6050,
 			text: phraseMask{
 				{index: 32, bits: 13835058055282163712},
 				{index: 15, bits: 1},
@@ -11617,7 +11617,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-text",
 			file: "rules.yaml (built-in)",
-			line: 6045,
+			line: 6057,
 			text: phraseMask{
 				{index: 22, bits: 8388352},
 				{index: 6, bits: 8388608},
@@ -11630,7 +11630,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-delayed",
 			file: "rules.yaml (built-in)",
-			line: 6050,
+			line: 6062,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -11722,7 +11722,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-text",
 			file: "rules.yaml (built-in)",
-			line: 6067,
+			line: 6079,
 			text: phraseMask{
 				{index: 8, bits: 105553116266496},
 				{index: 33, bits: 2199023255424},
@@ -11740,7 +11740,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-pairs",
 			file: "rules.yaml (built-in)",
-			line: 6087,
+			line: 6099,
 			text: phraseMask{
 				{bits: 4398046511104},
 			},
@@ -11753,7 +11753,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-attempts",
 			file: "rules.yaml (built-in)",
-			line: 6093,
+			line: 6105,
 			text: phraseMask{
 				{index: 33, bits: 2199023255552},
 			},
@@ -11766,7 +11766,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-text",
 			file: "rules.yaml (built-in)",
-			line: 6100,
+			line: 6112,
 			text: phraseMask{
 				{index: 8, bits: 562949953421312},
 				{index: 33, bits: 18446739675663040512},
@@ -11782,7 +11782,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-reply",
 			file: "rules.yaml (built-in)",
-			line: 6115,
+			line: 6127,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 3},
@@ -11799,14 +11799,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "tls-command",
 			file:    "rules.yaml (built-in)",
-			line:    6122,
+			line:    6134,
 			command: []string{"STARTTLS"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "security-words-from-a-delivery-program",
 			file: "rules.yaml (built-in)",
-			line: 6127,
+			line: 6139,
 			text: phraseMask{
 				{index: 34, bits: 524286},
 				{index: 11, bits: 196608},
@@ -11825,7 +11825,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "security-text",
 			file: "rules.yaml (built-in)",
-			line: 6149,
+			line: 6161,
 			text: phraseMask{
 				{index: 34, bits: 524286},
 				{index: 11, bits: 196608},
@@ -11843,7 +11843,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "security-pairs",
 			file: "rules.yaml (built-in)",
-			line: 6154,
+			line: 6166,
 			text: phraseMask{
 				{index: 34, bits: 3670016},
 				{index: 25, bits: 72057594037927936},
@@ -11862,7 +11862,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-text",
 			file: "rules.yaml (built-in)",
-			line: 6163,
+			line: 6175,
 			text: phraseMask{
 				{index: 34, bits: 549751619584},
 				{index: 3, bits: 562949953421312},
@@ -11873,7 +11873,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "syntax-text",
 			file: "rules.yaml (built-in)",
-			line: 6172,
+			line: 6184,
 			text: phraseMask{
 				{index: 8, bits: 4718592},
 				{index: 34, bits: 280925220896768},
@@ -11884,7 +11884,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.1",
 			file: "rules.yaml (built-in)",
-			line: 6189,
+			line: 6201,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -11893,7 +11893,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.4",
 			file: "rules.yaml (built-in)",
-			line: 6195,
+			line: 6207,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -11942,7 +11942,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.5",
 			file: "rules.yaml (built-in)",
-			line: 6205,
+			line: 6217,
 			status: []statusPattern{
 				{class: 4, subject: 1, detailLo: 5, detHi: 5},
 				{class: 5, subject: 1, detailLo: 5, detHi: 5},
@@ -11997,7 +11997,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.6",
 			file: "rules.yaml (built-in)",
-			line: 6218,
+			line: 6230,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -12006,7 +12006,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.9",
 			file: "rules.yaml (built-in)",
-			line: 6224,
+			line: 6236,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 9, detHi: 9},
 			},
@@ -12047,7 +12047,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.10",
 			file: "rules.yaml (built-in)",
-			line: 6233,
+			line: 6245,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -12083,7 +12083,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.1",
 			file: "rules.yaml (built-in)",
-			line: 6240,
+			line: 6252,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -12092,7 +12092,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.4",
 			file: "rules.yaml (built-in)",
-			line: 6248,
+			line: 6260,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -12134,7 +12134,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.1",
 			file: "rules.yaml (built-in)",
-			line: 6258,
+			line: 6270,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -12143,7 +12143,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.2",
 			file: "rules.yaml (built-in)",
-			line: 6264,
+			line: 6276,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -12192,7 +12192,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.3",
 			file: "rules.yaml (built-in)",
-			line: 6274,
+			line: 6286,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -12241,7 +12241,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.5",
 			file: "rules.yaml (built-in)",
-			line: 6284,
+			line: 6296,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -12277,7 +12277,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.6",
 			file: "rules.yaml (built-in)",
-			line: 6291,
+			line: 6303,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 6, detHi: 6},
 				{class: 5, subject: 3, detailLo: 6, detHi: 6},
@@ -12320,7 +12320,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.1",
 			file: "rules.yaml (built-in)",
-			line: 6301,
+			line: 6313,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 1, detHi: 1},
 			},
@@ -12356,7 +12356,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.2",
 			file: "rules.yaml (built-in)",
-			line: 6308,
+			line: 6320,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -12365,7 +12365,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.3",
 			file: "rules.yaml (built-in)",
-			line: 6314,
+			line: 6326,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -12439,7 +12439,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.4",
 			file: "rules.yaml (built-in)",
-			line: 6329,
+			line: 6341,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -12475,7 +12475,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.5",
 			file: "rules.yaml (built-in)",
-			line: 6337,
+			line: 6349,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 5, detHi: 5},
 			},
@@ -12511,7 +12511,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.6",
 			file: "rules.yaml (built-in)",
-			line: 6344,
+			line: 6356,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -12547,7 +12547,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.2",
 			file: "rules.yaml (built-in)",
-			line: 6351,
+			line: 6363,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 2, detHi: 2},
 			},
@@ -12596,7 +12596,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.3",
 			file: "rules.yaml (built-in)",
-			line: 6364,
+			line: 6376,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -12645,7 +12645,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.4",
 			file: "rules.yaml (built-in)",
-			line: 6374,
+			line: 6386,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 4, detHi: 4},
 			},
@@ -12694,7 +12694,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.5",
 			file: "rules.yaml (built-in)",
-			line: 6384,
+			line: 6396,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 5, detHi: 5},
 			},
@@ -12743,7 +12743,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.6",
 			file: "rules.yaml (built-in)",
-			line: 6394,
+			line: 6406,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 6, detHi: 6},
 			},
@@ -12792,7 +12792,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.7",
 			file: "rules.yaml (built-in)",
-			line: 6404,
+			line: 6416,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 7, detHi: 7},
 			},
@@ -12841,7 +12841,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.8",
 			file: "rules.yaml (built-in)",
-			line: 6414,
+			line: 6426,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 8, detHi: 8},
 			},
@@ -12890,7 +12890,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.9",
 			file: "rules.yaml (built-in)",
-			line: 6424,
+			line: 6436,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 9, detHi: 9},
 			},
@@ -12939,7 +12939,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.10",
 			file: "rules.yaml (built-in)",
-			line: 6434,
+			line: 6446,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 10, detHi: 10},
 			},
@@ -12988,7 +12988,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.11",
 			file: "rules.yaml (built-in)",
-			line: 6444,
+			line: 6456,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 11, detHi: 11},
 			},
@@ -13037,7 +13037,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.12",
 			file: "rules.yaml (built-in)",
-			line: 6454,
+			line: 6466,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -13086,7 +13086,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.14",
 			file: "rules.yaml (built-in)",
-			line: 6464,
+			line: 6476,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 14, detHi: 14},
 			},
@@ -13135,7 +13135,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.15",
 			file: "rules.yaml (built-in)",
-			line: 6474,
+			line: 6486,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 15, detHi: 15},
 			},
@@ -13184,7 +13184,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.19",
 			file: "rules.yaml (built-in)",
-			line: 6484,
+			line: 6496,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 19, detHi: 19},
 			},
@@ -13233,7 +13233,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.13",
 			file: "rules.yaml (built-in)",
-			line: 6494,
+			line: 6506,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -13269,7 +13269,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.17-18",
 			file: "rules.yaml (built-in)",
-			line: 6501,
+			line: 6513,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 17, detHi: 17},
 				{class: -1, subject: 7, detailLo: 18, detHi: 18},
@@ -13306,7 +13306,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.27",
 			file: "rules.yaml (built-in)",
-			line: 6508,
+			line: 6520,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 27, detHi: 27},
 			},
@@ -13355,7 +13355,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.30",
 			file: "rules.yaml (built-in)",
-			line: 6520,
+			line: 6532,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 30, detHi: 30},
 			},
@@ -13384,14 +13384,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "blocked-at-connection",
 			file:    "rules.yaml (built-in)",
-			line:    6530,
+			line:    6542,
 			command: []string{"CONN", "HELO", "EHLO"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "user-unknown-after-data",
 			file: "rules.yaml (built-in)",
-			line: 6537,
+			line: 6549,
 			text: phraseMask{
 				{index: 22, bits: 18446744073701163008},
 				{index: 9, bits: 17179869200},
@@ -13523,7 +13523,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6561,
+			line: 6573,
 			text: phraseMask{
 				{index: 34, bits: 4222124650659840},
 				{index: 12, bits: 128},
@@ -13534,7 +13534,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6566,
+			line: 6578,
 			text: phraseMask{
 				{index: 34, bits: 4503599627370496},
 			},
@@ -13544,7 +13544,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6571,
+			line: 6583,
 			text: phraseMask{
 				{index: 34, bits: 18437736874454810624},
 				{index: 35, bits: 15},
@@ -13555,7 +13555,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6578,
+			line: 6590,
 			text: phraseMask{
 				{index: 35, bits: 112},
 			},
@@ -13565,7 +13565,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6583,
+			line: 6595,
 			text: phraseMask{
 				{index: 35, bits: 384},
 			},
@@ -13575,7 +13575,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6588,
+			line: 6600,
 			text: phraseMask{
 				{index: 35, bits: 1536},
 				{index: 29, bits: 131072},
@@ -13586,7 +13586,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6599,
+			line: 6611,
 			text: phraseMask{
 				{index: 35, bits: 268433408},
 				{index: 1, bits: 281474976710656},
@@ -13606,7 +13606,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6614,
+			line: 6626,
 			text: phraseMask{
 				{index: 35, bits: 274341036032},
 			},
@@ -13616,7 +13616,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6620,
+			line: 6632,
 			text: phraseMask{
 				{index: 35, bits: 70093866270720},
 				{index: 3, bits: 17179869184},
@@ -13628,7 +13628,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-connection-text",
 			file: "rules.yaml (built-in)",
-			line: 6626,
+			line: 6638,
 			text: phraseMask{
 				{index: 3, bits: 512},
 				{index: 14, bits: 24576},
@@ -13642,7 +13642,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6634,
+			line: 6646,
 			text: phraseMask{
 				{index: 2, bits: 324259173170675712},
 			},
@@ -13652,7 +13652,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6639,
+			line: 6651,
 			text: phraseMask{
 				{index: 35, bits: 562949953421312},
 			},
@@ -13662,7 +13662,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "onhold-text",
 			file: "rules.yaml (built-in)",
-			line: 6644,
+			line: 6656,
 			text: phraseMask{
 				{index: 35, bits: 7881299347898368},
 			},
@@ -13672,7 +13672,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.4.7",
 			file: "rules.yaml (built-in)",
-			line: 6655,
+			line: 6667,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 7, detHi: 7},
 				{class: 5, subject: 4, detailLo: 7, detHi: 7},
@@ -13731,7 +13731,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1",
 			file: "rules.yaml (built-in)",
-			line: 6668,
+			line: 6680,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -13787,7 +13787,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.14",
 			file: "rules.yaml (built-in)",
-			line: 6680,
+			line: 6692,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
 			},
@@ -13836,7 +13836,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6",
 			file: "rules.yaml (built-in)",
-			line: 6689,
+			line: 6701,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -13885,7 +13885,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.6.11",
 			file: "rules.yaml (built-in)",
-			line: 6698,
+			line: 6710,
 			status: []statusPattern{
 				{class: 5, subject: 6, detailLo: 11, detHi: 11},
 			},
@@ -13934,7 +13934,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1",
 			file: "rules.yaml (built-in)",
-			line: 6715,
+			line: 6727,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -14048,7 +14048,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.2",
 			file: "rules.yaml (built-in)",
-			line: 6729,
+			line: 6741,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -14084,7 +14084,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.3",
 			file: "rules.yaml (built-in)",
-			line: 6736,
+			line: 6748,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -14176,7 +14176,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4",
 			file: "rules.yaml (built-in)",
-			line: 6747,
+			line: 6759,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -14212,7 +14212,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4-temporary",
 			file: "rules.yaml (built-in)",
-			line: 6754,
+			line: 6766,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -14248,7 +14248,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.5",
 			file: "rules.yaml (built-in)",
-			line: 6761,
+			line: 6773,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 5, detHi: 5},
 			},
@@ -14277,7 +14277,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.6",
 			file: "rules.yaml (built-in)",
-			line: 6768,
+			line: 6780,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -14321,7 +14321,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.0",
 			file: "rules.yaml (built-in)",
-			line: 6776,
+			line: 6788,
 			status: []statusPattern{
 				{class: 5, subject: 4},
 			},
@@ -14330,7 +14330,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.6",
 			file: "rules.yaml (built-in)",
-			line: 6782,
+			line: 6794,
 			status: []statusPattern{
 				{class: -1, subject: 6, detailLo: -1, detHi: -1},
 			},
@@ -14366,7 +14366,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sisimai-4.2.1-4.7.1-4.7.2",
 			file: "rules.yaml (built-in)",
-			line: 6790,
+			line: 6802,
 			status: []statusPattern{
 				{class: 4, subject: 2, detailLo: 1, detHi: 1},
 				{class: 4, subject: 7, detailLo: 1, detHi: 1},
@@ -14380,7 +14380,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.1",
 			file: "rules.yaml (built-in)",
-			line: 6797,
+			line: 6809,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 1, detHi: 1},
 			},
@@ -14650,7 +14650,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.other",
 			file: "rules.yaml (built-in)",
-			line: 6834,
+			line: 6846,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: -1, detHi: -1},
 			},
@@ -14887,7 +14887,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "delayed-unknown",
 			file:   "rules.yaml (built-in)",
-			line:   6864,
+			line:   6876,
 			action: []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "expired",
@@ -14946,7 +14946,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.other",
 			file: "rules.yaml (built-in)",
-			line: 6874,
+			line: 6886,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: -1, detHi: -1},
 			},
@@ -14955,7 +14955,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.0",
 			file: "rules.yaml (built-in)",
-			line: 6879,
+			line: 6891,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: -1, detHi: -1},
 			},
@@ -14964,7 +14964,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.0",
 			file: "rules.yaml (built-in)",
-			line: 6884,
+			line: 6896,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: -1, detHi: -1},
 			},
@@ -15019,7 +15019,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.0",
 			file: "rules.yaml (built-in)",
-			line: 6893,
+			line: 6905,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: -1, detHi: -1},
 				{class: 4, subject: 3, detailLo: 3, detHi: 3},
@@ -15030,7 +15030,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.0",
 			file: "rules.yaml (built-in)",
-			line: 6901,
+			line: 6913,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: -1, detHi: -1},
 			},
@@ -15039,14 +15039,14 @@ var builtinSet = &ruleSet{
 		{
 			id:       "diagnostic-type-x-unix",
 			file:     "rules.yaml (built-in)",
-			line:     6906,
+			line:     6918,
 			diagType: []string{"x-unix"},
 			then:     thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "rfc3463-x.3.other",
 			file: "rules.yaml (built-in)",
-			line: 6916,
+			line: 6928,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: -1, detHi: -1},
 			},
@@ -15055,7 +15055,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-onhold",
 			file: "rules.yaml (built-in)",
-			line: 6926,
+			line: 6938,
 			text: phraseMask{
 				{index: 35, bits: 9007199254740992},
 			},
@@ -15065,7 +15065,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-onhold",
 			file: "rules.yaml (built-in)",
-			line: 6931,
+			line: 6943,
 			text: phraseMask{
 				{index: 35, bits: 126100789566373888},
 			},
@@ -15075,7 +15075,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-onhold",
 			file: "rules.yaml (built-in)",
-			line: 6937,
+			line: 6949,
 			text: phraseMask{
 				{index: 35, bits: 1008806316530991104},
 			},
@@ -15086,7 +15086,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-521-556",
 			file: "rules.yaml (built-in)",
-			line: 6946,
+			line: 6958,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 1},
@@ -15100,7 +15100,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-552",
 			file: "rules.yaml (built-in)",
-			line: 6950,
+			line: 6962,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 2},
@@ -15116,7 +15116,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-452",
 			file: "rules.yaml (built-in)",
-			line: 6954,
+			line: 6966,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 2},
@@ -15127,7 +15127,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-421",
 			file: "rules.yaml (built-in)",
-			line: 6958,
+			line: 6970,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 2, 2: 1},
@@ -15141,7 +15141,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-553",
 			file: "rules.yaml (built-in)",
-			line: 6962,
+			line: 6974,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 3},
@@ -15152,7 +15152,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-syntax",
 			file: "rules.yaml (built-in)",
-			line: 6966,
+			line: 6978,
 			status: []statusPattern{
 				{none: true},
 				{class: 5, subject: 5, detailLo: -1, detHi: -1},
@@ -15212,7 +15212,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-451",
 			file: "rules.yaml (built-in)",
-			line: 6974,
+			line: 6986,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 1},
@@ -15269,7 +15269,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "vacation-text",
 			file: "rules.yaml (built-in)",
-			line: 6982,
+			line: 6994,
 			text: phraseMask{
 				{index: 35, bits: 13835058055282163712},
 				{index: 36, bits: 3},
@@ -15283,7 +15283,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unreadable-text",
 			file: "rules.yaml (built-in)",
-			line: 6989,
+			line: 7001,
 			regexps: []*pattern{
 				{src: "^[^a-z]+$", captures: false, minLen: 1},
 			},
@@ -15322,7 +15322,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-550-554-alone",
 			file: "rules.yaml (built-in)",
-			line: 6998,
+			line: 7010,
 			status: []statusPattern{
 				{none: true},
 			},
@@ -15393,7 +15393,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.0.0",
 			file: "rules.yaml (built-in)",
-			line: 7007,
+			line: 7019,
 			status: []statusPattern{
 				{class: -1, detailLo: -1, detHi: -1},
 			},
@@ -15481,7 +15481,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-used",
 			file: "rules.yaml (built-in)",
-			line: 795,
+			line: 807,
 			text: phraseMask{
 				{bits: 4095},
 			},
@@ -15496,7 +15496,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-name",
 			file: "rules.yaml (built-in)",
-			line: 806,
+			line: 818,
 			text: phraseMask{
 				{bits: 4190208},
 			},
@@ -15507,7 +15507,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-named",
 			file: "rules.yaml (built-in)",
-			line: 812,
+			line: 824,
 			text: phraseMask{
 				{bits: 536607744},
 			},
@@ -15518,7 +15518,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-score",
 			file: "rules.yaml (built-in)",
-			line: 821,
+			line: 833,
 			text: phraseMask{
 				{bits: 16642998272},
 			},
@@ -15534,7 +15534,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-tests",
 			file: "rules.yaml (built-in)",
-			line: 841,
+			line: 853,
 			text: phraseMask{
 				{bits: 17179869184},
 			},
@@ -15545,7 +15545,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "listed-domain",
 			file: "rules.yaml (built-in)",
-			line: 847,
+			line: 859,
 			text: phraseMask{
 				{bits: 515421241344},
 			},
@@ -15559,7 +15559,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sending-ip",
 			file: "rules.yaml (built-in)",
-			line: 860,
+			line: 872,
 			regexps: []*pattern{
 				{src: "client(?: host)? \\[(?P<ip>[0-9a-f:.]{7,45})\\]", captures: true, minLen: 16},
 				{src: "(?:your|sending|sender|sender's|client|the|source) ip(?:v[46])?(?: address)?(?: is| of)?:? \\[?\\(?(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})", captures: true, minLen: 14},
@@ -15574,7 +15574,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "url",
 			file: "rules.yaml (built-in)",
-			line: 882,
+			line: 894,
 			text: phraseMask{
 				{bits: 3848290697216},
 			},
@@ -15586,7 +15586,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "retried-for",
 			file: "rules.yaml (built-in)",
-			line: 888,
+			line: 900,
 			text: phraseMask{
 				{bits: 1121501860331520},
 			},
@@ -15598,7 +15598,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "retry-deadline",
 			file: "rules.yaml (built-in)",
-			line: 912,
+			line: 924,
 			text: phraseMask{
 				{bits: 4610560118520545280},
 			},
@@ -15613,7 +15613,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "size-limit",
 			file: "rules.yaml (built-in)",
-			line: 940,
+			line: 952,
 			text: phraseMask{
 				{bits: 13835058055282163712},
 				{index: 1, bits: 33554431},
@@ -15635,7 +15635,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "recipient-limit",
 			file: "rules.yaml (built-in)",
-			line: 974,
+			line: 986,
 			text: phraseMask{
 				{index: 1, bits: 2113929216},
 			},
@@ -15650,7 +15650,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus",
 			file: "rules.yaml (built-in)",
-			line: 983,
+			line: 995,
 			text: phraseMask{
 				{index: 1, bits: 2196875771904},
 			},
@@ -15668,7 +15668,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-attachment",
 			file: "rules.yaml (built-in)",
-			line: 1011,
+			line: 1023,
 			text: phraseMask{
 				{index: 1, bits: 1112705767309312},
 			},
@@ -15679,7 +15679,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-encrypted-attachment",
 			file: "rules.yaml (built-in)",
-			line: 1035,
+			line: 1047,
 			text: phraseMask{
 				{index: 1, bits: 16888498602639360},
 			},
@@ -15690,7 +15690,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-encrypted-attachment-ja",
 			file: "rules.yaml (built-in)",
-			line: 1057,
+			line: 1069,
 			text: phraseMask{
 				{index: 1, bits: 126100789566373888},
 			},
@@ -15701,7 +15701,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "barracuda-recipient-outcome",
 			file: "rules.yaml (built-in)",
-			line: 1064,
+			line: 1076,
 			text: phraseMask{
 				{index: 1, bits: 144115188075855872},
 			},
@@ -15712,7 +15712,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "attachment-file",
 			file: "rules.yaml (built-in)",
-			line: 1077,
+			line: 1089,
 			text: phraseMask{
 				{index: 1, bits: 18158795172534550528},
 				{index: 2, bits: 1048575},
@@ -15730,7 +15730,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contact-address",
 			file: "rules.yaml (built-in)",
-			line: 1096,
+			line: 1108,
 			text: phraseMask{
 				{index: 2, bits: 137437904896},
 			},
@@ -15742,7 +15742,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "loop",
 			file: "rules.yaml (built-in)",
-			line: 1109,
+			line: 1121,
 			text: phraseMask{
 				{index: 2, bits: 2061584302080},
 			},
@@ -15753,7 +15753,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "dns-temporary",
 			file: "rules.yaml (built-in)",
-			line: 1116,
+			line: 1128,
 			text: phraseMask{
 				{bits: 288230376151711744},
 				{index: 2, bits: 2249600790429696},
@@ -15767,7 +15767,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "last-error",
 			file: "rules.yaml (built-in)",
-			line: 1135,
+			line: 1147,
 			text: phraseMask{
 				{index: 2, bits: 33776997205278720},
 			},
@@ -15782,7 +15782,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls",
 			file: "rules.yaml (built-in)",
-			line: 1158,
+			line: 1170,
 			text: phraseMask{
 				{index: 2, bits: 9187343239835811840},
 			},
@@ -15797,7 +15797,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-mx",
 			file: "rules.yaml (built-in)",
-			line: 1185,
+			line: 1197,
 			text: phraseMask{
 				{index: 2, bits: 9223372036854775808},
 				{index: 3, bits: 1},
@@ -15814,7 +15814,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-domain",
 			file: "rules.yaml (built-in)",
-			line: 1200,
+			line: 1212,
 			text: phraseMask{
 				{index: 3, bits: 124},
 			},
@@ -15829,7 +15829,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "connection",
 			file: "rules.yaml (built-in)",
-			line: 1208,
+			line: 1220,
 			text: phraseMask{
 				{index: 3, bits: 2097024},
 			},
@@ -15845,7 +15845,7 @@ var builtinSet = &ruleSet{
 			},
 		},
 	},
-	texts: [67]text{
+	texts: [70]text{
 		0: {
 			{literal: "the receiving side gave no reason that could be understood"},
 		},
@@ -16029,9 +16029,18 @@ var builtinSet = &ruleSet{
 			{literal: "If you sent the message, follow the notice's instructions to confirm (reply to it or open its confirmation page; ndrmilter does not repeat links from a notice, so check that the page belongs to the recipient's filter service). If you did not send it, ignore the notice: someone forged your address."},
 		},
 		22: {
-			{literal: "held for the list moderator"},
+			{literal: "list notice: a member's address bounces"},
 		},
 		23: {
+			{literal: "This is a mailing list's notice, not a bounce of a message you sent: the list's mail to one of its members bounced, and the list counted the bounce, stopped delivering to the member, or removed the member."},
+		},
+		24: {
+			{literal: "Nothing needs to be sent again. If you manage the list, read the attached bounce to see why the member's address fails, then correct, re-enable or remove the member. If the notice is about your own subscription, fix your address or mailbox (ask your email admin if needed), then re-enable your subscription on the list's page or ask the list's owner."},
+		},
+		25: {
+			{literal: "held for the list moderator"},
+		},
+		26: {
 			{literal: "This is not a bounce: the mailing list"},
 			{
 				group: []textPart{
@@ -16048,57 +16057,57 @@ var builtinSet = &ruleSet{
 				},
 			},
 		},
-		24: {
+		27: {
 			{literal: "Wait for the moderator's decision: the list posts the message or tells you that it was rejected. Do not send it again, as the copy would be held too."},
 		},
-		25: {
+		28: {
 			{literal: "Wait for the moderator's decision, and do not send the message again (the copy would be held too). The list holds it because your address is not a member: to post without moderation, subscribe to the list with the address you sent from, or ask the list owner to accept your posts."},
 		},
-		26: {
+		29: {
 			{literal: "complaint report"},
 		},
-		27: {
+		30: {
 			{literal: "This is a feedback (abuse) report: a recipient or their provider flagged the message, for example as spam. It is not a bounce."},
 		},
-		28: {
+		31: {
 			{literal: "This is a feedback report of type "},
 			{slot: 8, isSlot: true},
 			{literal: ": a recipient or their provider flagged the message. It is not a bounce."},
 		},
-		29: {
+		32: {
 			{literal: "Stop mailing the recipient who complained, and check why they did not expect the message."},
 		},
-		30: {
+		33: {
 			{literal: "read receipt"},
 		},
-		31: {
+		34: {
 			{literal: "This is a read receipt (a notice that the message was displayed), not a bounce."},
 		},
-		32: {
+		35: {
 			{literal: "This is a read receipt, not a bounce: your message was delivered, but the recipient's mail program reports that it was deleted without being displayed, so it may not have been read."},
 		},
-		33: {
+		36: {
 			{literal: "This is a receipt, not a bounce: your message was delivered, and the recipient's mail program reports that it was processed or passed on without being displayed."},
 		},
-		34: {
+		37: {
 			{literal: "not a bounce"},
 		},
-		35: {
+		38: {
 			{literal: "This message is not a delivery report."},
 		},
-		36: {
+		39: {
 			{literal: "no recipient found"},
 		},
-		37: {
+		40: {
 			{literal: "This looks like a delivery report, but no recipient could be read from it."},
 		},
-		38: {
+		41: {
 			{literal: "DMARC aggregate report"},
 		},
-		39: {
+		42: {
 			{literal: "This is not a bounce but a DMARC aggregate report: a summary, for your domain's email admin, of how the mail claiming to come from your domain fared at one receiving mail service, with the results of its SPF, DKIM and DMARC checks. It can list messages that failed those checks and were rejected or quarantined there; your email admin should read it with a DMARC report viewer."},
 		},
-		40: {
+		43: {
 			{literal: "Your message to "},
 			{slot: 9, isSlot: true},
 			{literal: " was forwarded by the recipient's side (a forwarding or an alias of that address) to "},
@@ -16107,7 +16116,7 @@ var builtinSet = &ruleSet{
 			{slot: 9, isSlot: true},
 			{literal: "."},
 		},
-		41: {
+		44: {
 			{literal: "Tell the recipient by other means (phone, another address) that their forwarding from "},
 			{slot: 9, isSlot: true},
 			{literal: " to "},
@@ -16116,7 +16125,7 @@ var builtinSet = &ruleSet{
 			{slot: 9, isSlot: true},
 			{literal: " does not arrive."},
 		},
-		42: {
+		45: {
 			{literal: "Your message to "},
 			{slot: 9, isSlot: true},
 			{literal: " was forwarded by the recipient's side (a forwarding or an alias of that address) to "},
@@ -16147,7 +16156,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: ", so your domain's sender checks (SPF, often DMARC) fail there, and it is the forwarding server's reputation that is judged, not yours."},
 		},
-		43: {
+		46: {
 			{literal: "Do not rewrite your message: it was refused because of how it was forwarded. Tell the recipient by other means (phone, another address) that their forwarding from "},
 			{slot: 9, isSlot: true},
 			{literal: " to "},
@@ -16158,7 +16167,7 @@ var builtinSet = &ruleSet{
 			{slot: 9, isSlot: true},
 			{literal: " does not arrive."},
 		},
-		44: {
+		47: {
 			{literal: "The sending server keeps trying"},
 			{
 				group: []textPart{
@@ -16182,7 +16191,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: ", but this will likely not fix itself: it keeps failing until the recipient's side changes its configuration. Tell the recipient by other means (phone, another address) so that their email admin fixes it, or send the content another way."},
 		},
-		45: {
+		48: {
 			{literal: "The sending server keeps trying"},
 			{
 				group: []textPart{
@@ -16206,7 +16215,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: ", but the message gets through only once the recipient makes room in their mailbox. Tell the recipient by other means (phone, another address) that their mailbox is full; do not send the message again meanwhile (the recipient could get it twice)."},
 		},
-		46: {
+		49: {
 			{literal: "The refusal was temporary: the receiving server"},
 			{
 				group: []textPart{
@@ -16216,13 +16225,13 @@ var builtinSet = &ruleSet{
 			},
 			{literal: " refused the message the same way on every attempt, until the sending server gave up, so it was not delivered."},
 		},
-		47: {
+		50: {
 			{literal: "The failure was temporary, but it happened again on every attempt, until the sending server gave up, so the message was not delivered."},
 		},
-		48: {
+		51: {
 			{literal: "recipient's internal mail server unreachable"},
 		},
-		49: {
+		52: {
 			{literal: "Your message reached the recipient's organization: its mail gateway"},
 			{
 				group: []textPart{
@@ -16253,7 +16262,7 @@ var builtinSet = &ruleSet{
 				},
 			},
 		},
-		50: {
+		53: {
 			{literal: "Delivery"},
 			{
 				group: []textPart{
@@ -16277,7 +16286,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: " at the moment, and keeps trying. This is a fault of the recipient's mail system, not of your side."},
 		},
-		51: {
+		54: {
 			{literal: "Nothing on your side needs to change, and sending again before it is fixed will fail the same way. Tell the recipient by other means (phone, another address) that their organization's mail gateway cannot reach their internal mail server"},
 			{
 				group: []textPart{
@@ -16287,7 +16296,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: ", so that their email admin fixes it; send the message again once they confirm that mail reaches them."},
 		},
-		52: {
+		55: {
 			{literal: "Nothing to do yet: the recipient's mail gateway keeps trying"},
 			{
 				group: []textPart{
@@ -16311,19 +16320,19 @@ var builtinSet = &ruleSet{
 			},
 			{literal: ", and sends a final report if it gives up. If the message is urgent, tell the recipient by other means that their mail is held at their gateway."},
 		},
-		53: {
+		56: {
 			{literal: "outdated internal address"},
 		},
-		54: {
+		57: {
 			{literal: "The message was not delivered because your mail program used an outdated internal Exchange address for the recipient (the one starting with IMCEAEX), not their email address. Such an address usually comes from the autocomplete list or a saved contact, and stops working when the recipient's mailbox is moved, re-created or migrated: the recipient's mailbox may well still exist."},
 		},
-		55: {
+		58: {
 			{literal: "Remove the recipient from your mail program's autocomplete list (in Outlook, start typing the name and click the X next to the suggestion), pick the recipient again from the address book, and send a new message. If it still fails, or many people hit this, ask your email admin to add the old internal address from this report to the recipient's mailbox as an extra X500 address, so that old entries work again."},
 		},
-		56: {
+		59: {
 			{literal: "recipient's forwarding blocked"},
 		},
-		57: {
+		60: {
 			{literal: "Your message"},
 			{
 				group: []textPart{
@@ -16335,12 +16344,12 @@ var builtinSet = &ruleSet{
 			{isSlot: true},
 			{literal: ". The recipient's organisation does not allow forwarding to outside addresses, so only that forwarded copy was stopped: the original recipient's mailbox most likely still received your message."},
 		},
-		58: {
+		61: {
 			{literal: "Nothing to do on your side. If the recipient relies on that forwarding, tell them by other means: their email admin must allow forwarding to outside addresses for their mailbox (Microsoft 365's outbound spam policy), or they should remove the forwarding to "},
 			{isSlot: true},
 			{literal: "."},
 		},
-		59: {
+		62: {
 			{literal: "The message could not be forwarded automatically to the outside address"},
 			{
 				group: []textPart{
@@ -16350,7 +16359,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: ": the organisation whose mailbox forwards it (in Microsoft 365) does not allow forwarding to outside addresses. The report does not show whether that mailbox is yours or the recipient's."},
 		},
-		60: {
+		63: {
 			{literal: "If your own mailbox forwards mail"},
 			{
 				group: []textPart{
@@ -16360,7 +16369,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: ", your email admin must allow outside forwarding for it, or the forwarding must be removed. If you wrote to someone whose mailbox forwards there, there is nothing to do on your side: the original recipient most likely received your message."},
 		},
-		61: {
+		64: {
 			{literal: "Delivery"},
 			{
 				group: []textPart{
@@ -16377,7 +16386,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: " refuses connections for now; the sending server keeps trying."},
 		},
-		62: {
+		65: {
 			{literal: "Delivery"},
 			{
 				group: []textPart{
@@ -16394,7 +16403,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: " does not answer for now; the sending server keeps trying."},
 		},
-		63: {
+		66: {
 			{literal: "Delivery"},
 			{
 				group: []textPart{
@@ -16411,7 +16420,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: " cannot be looked up for now: the domain's name servers do not answer. The sending server keeps trying."},
 		},
-		64: {
+		67: {
 			{literal: "Delivery"},
 			{
 				group: []textPart{
@@ -16435,10 +16444,10 @@ var builtinSet = &ruleSet{
 				},
 			},
 		},
-		65: {
+		68: {
 			{literal: "delivery delayed"},
 		},
-		66: {
+		69: {
 			{literal: "The sending server gives up"},
 			{
 				group: []textPart{
@@ -16462,11 +16471,11 @@ var builtinSet = &ruleSet{
 			{literal: ", and then sends a final report."},
 		},
 	},
-	textsFrom: [67]string{
+	textsFrom: [70]string{
 		0: "rules.yaml (built-in)", 1: "rules.yaml (built-in)", 2: "rules.yaml (built-in)", 3: "rules.yaml (built-in)", 4: "rules.yaml (built-in)", 5: "rules.yaml (built-in)", 6: "rules.yaml (built-in)", 7: "rules.yaml (built-in)", 8: "rules.yaml (built-in)", 9: "rules.yaml (built-in)", 10: "rules.yaml (built-in)", 11: "rules.yaml (built-in)", 12: "rules.yaml (built-in)", 13: "rules.yaml (built-in)", 14: "rules.yaml (built-in)", 15: "rules.yaml (built-in)", 16: "rules.yaml (built-in)", 17: "rules.yaml (built-in)", 18: "rules.yaml (built-in)", 19: "rules.yaml (built-in)",
 		20: "rules.yaml (built-in)", 21: "rules.yaml (built-in)", 22: "rules.yaml (built-in)", 23: "rules.yaml (built-in)", 24: "rules.yaml (built-in)", 25: "rules.yaml (built-in)", 26: "rules.yaml (built-in)", 27: "rules.yaml (built-in)", 28: "rules.yaml (built-in)", 29: "rules.yaml (built-in)", 30: "rules.yaml (built-in)", 31: "rules.yaml (built-in)", 32: "rules.yaml (built-in)", 33: "rules.yaml (built-in)", 34: "rules.yaml (built-in)", 35: "rules.yaml (built-in)", 36: "rules.yaml (built-in)", 37: "rules.yaml (built-in)", 38: "rules.yaml (built-in)", 39: "rules.yaml (built-in)",
 		40: "rules.yaml (built-in)", 41: "rules.yaml (built-in)", 42: "rules.yaml (built-in)", 43: "rules.yaml (built-in)", 44: "rules.yaml (built-in)", 45: "rules.yaml (built-in)", 46: "rules.yaml (built-in)", 47: "rules.yaml (built-in)", 48: "rules.yaml (built-in)", 49: "rules.yaml (built-in)", 50: "rules.yaml (built-in)", 51: "rules.yaml (built-in)", 52: "rules.yaml (built-in)", 53: "rules.yaml (built-in)", 54: "rules.yaml (built-in)", 55: "rules.yaml (built-in)", 56: "rules.yaml (built-in)", 57: "rules.yaml (built-in)", 58: "rules.yaml (built-in)", 59: "rules.yaml (built-in)",
-		60: "rules.yaml (built-in)", 61: "rules.yaml (built-in)", 62: "rules.yaml (built-in)", 63: "rules.yaml (built-in)", 64: "rules.yaml (built-in)", 65: "rules.yaml (built-in)", 66: "rules.yaml (built-in)",
+		60: "rules.yaml (built-in)", 61: "rules.yaml (built-in)", 62: "rules.yaml (built-in)", 63: "rules.yaml (built-in)", 64: "rules.yaml (built-in)", 65: "rules.yaml (built-in)", 66: "rules.yaml (built-in)", 67: "rules.yaml (built-in)", 68: "rules.yaml (built-in)", 69: "rules.yaml (built-in)",
 	},
 	phrases: []string{
 		"blocked using", "black list at", "blacklist at", "block list at", "blocklist at", "listed at", "listed in", "listed on", "listed by", "found on", "rbl", "dnsbl", "spamhaus", "sorbs", "barracuda", "spamcop", "uceprotect", "spamrats", "cbl", "psbl",

@@ -883,9 +883,24 @@ func (e *Engine) explainReport(r *dsn.Report, lang int) []Reading {
 			v = e.classify(InputOf(r, target), lang)
 			e.forwarded(&v, from, to, rc.RemoteMTA, rc.Diagnostic, lang)
 		}
+		if r.Format == dsn.FormatListBounceNotice {
+			e.listBounceNotice(&v, lang)
+		}
 		out = append(out, Reading{Kind: r.Kind, Recipient: rc, ForwardedFrom: from, ForwardedTo: to, Classification: v})
 	}
 	return out
+}
+
+// listBounceNotice tells the reading of a member's bounce that a mailing
+// list's notice carries (dsn.FormatListBounceNotice) as the list's notice:
+// its reader sent nothing, the list's owners act on the member, so the
+// bounce's own reading follows the notice's opening, and the fix is the
+// notice's.
+func (e *Engine) listBounceNotice(v *Classification, lang int) {
+	t := e.textsFor(lang)
+	v.Owner = OwnerGroupOwner
+	v.Explanation = t[textListBounceNoticeExplanation].plain() + " " + v.Explanation
+	v.Fix = t[textListBounceNoticeFix].plain()
 }
 
 // notBounce is the reading of a message that reports no delivery failure,
@@ -945,6 +960,13 @@ func (e *Engine) notBounce(r *dsn.Report, lang int) Classification {
 			v.Explanation = t[textReceiptExplanation].plain()
 		}
 	case dsn.KindNone:
+		if r.Format == dsn.FormatListBounceNotice {
+			v.Owner = OwnerGroupOwner
+			v.Summary = t[textListBounceNoticeSummary].plain()
+			v.Explanation = t[textListBounceNoticeExplanation].plain()
+			v.Fix = t[textListBounceNoticeFix].plain()
+			break
+		}
 		if r.Format == dsn.FormatDMARCAggregate {
 			v.Summary = t[textDMARCAggregateSummary].plain()
 			v.Explanation = t[textDMARCAggregateExplanation].plain()

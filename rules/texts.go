@@ -50,6 +50,9 @@ const (
 	textChallengeSummary
 	textChallengeExplanation
 	textChallengeFix
+	textListBounceNoticeSummary
+	textListBounceNoticeExplanation
+	textListBounceNoticeFix
 	textListHeldSummary
 	textListHeldExplanation
 	textListHeldFix
@@ -216,6 +219,9 @@ var textDefs = [numTexts]struct {
 	textChallengeSummary:              {"challenge_summary", 0},
 	textChallengeExplanation:          {"challenge_explanation", 0},
 	textChallengeFix:                  {"challenge_fix", 0},
+	textListBounceNoticeSummary:       {"list_bounce_notice_summary", 0},
+	textListBounceNoticeExplanation:   {"list_bounce_notice_explanation", 0},
+	textListBounceNoticeFix:           {"list_bounce_notice_fix", 0},
 	textListHeldSummary:               {"list_held_summary", 0},
 	textListHeldExplanation:           {"list_held_explanation", setOf(slotRecipient, slotReply)},
 	textListHeldFix:                   {"list_held_fix", 0},

@@ -125,12 +125,13 @@ func writeExplainText(w io.Writer, lw words, file string, r *dsn.Report, reading
 		detail(w, lw, "cli.to", o.To)
 		detail(w, lw, "cli.subject", o.Subject)
 	}
-	if decide.Annotates(r) {
+	if decide.Annotates(r) && r.Format != dsn.FormatListBounceNotice {
 		// A bounce for mail never sent here (backscatter) reads like any
 		// other: only the record of sent mail tells them apart, which the
 		// milter, the filter and the HTTP API consult and explain does
 		// not. The reader is told how to tell, rather than left to act
-		// on a bounce of someone else's mail.
+		// on a bounce of someone else's mail. A list's notice about a
+		// member's bounce is of the list's mail, never the reader's.
 		fmt.Fprintf(w, "\n  %s\n    %s\n", lw.text("cli.sent_here"), lw.text("cli.not_checked"))
 	}
 	fmt.Fprintln(w)
