@@ -24,6 +24,12 @@ func TestRefusedAttachmentTypeIsTheSendersToFix(t *testing.T) {
 		{"postfix header_checks", `550 5.7.1 Attachment name "invoice.js" may not end with ".js"`, "invoice.js"},
 		{"sisimai securityerror", "554 5.7.1 Executable files are not allowed in compressed files.", ""},
 		{"recipient-side filter", "550 5.7.1 Blocked by the recipient's filter: file type is not allowed (report.docm)", "report.docm"},
+		// amavisd-new (README.banned, the BANNED report): the innermost
+		// part's name, not the archive around it.
+		{"amavisd-new part descriptors", "554 5.7.0 Reject, id=04417-12 - BANNED: P=p003,L=1,M=multipart/mixed | P=p002,L=1/2,M=application/zip,T=zip,N=docs.zip | P=p005,L=1/2/2,T=exe,N=invoice.exe", "invoice.exe"},
+		{"amavisd-new older part list", "554 5.7.0 Message content rejected, id=31870-06 - BANNED: multipart/mixed | application/x-msdownload,.exe,.exe-ms,order.exe", "order.exe"},
+		{"amavisd-new archive member", "554 5.7.0 Reject, id=24411-03 - BANNED: .exe,.zip/invoice.pdf.exe", "invoice.pdf.exe"},
+		{"amavisd-new plain name", "554 5.7.0 Reject, id=19233-07 - BANNED: invoice_scan.js", "invoice_scan.js"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

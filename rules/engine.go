@@ -311,7 +311,7 @@ func (e *Engine) sentences(rec *record, v *Classification, t *thenDef, rd *reaso
 	vals := &vs[valuesRecord]
 	var standIn slotValues
 	vals[slotRecipient] = sanitize(in.Recipient)
-	vals[slotRemote] = sanitize(in.RemoteMTA)
+	vals[slotRemote] = sanitize(namedRemote(in.RemoteMTA))
 	vals[slotReporting] = sanitize(in.ReportingMTA)
 	vals[slotStatus] = v.Status
 	vals[slotCause] = cause
@@ -463,6 +463,11 @@ func (e *Engine) captureFacts(r *rule, rec *record, src *[numFacts]factSource, w
 			}
 		}
 		e.extract(sc.text, sc.orig, rec.diag, sc.hits, sc.class, &sc.pairs, &fs, src)
+		// A domain name is the same in any case (RFC 4343); Microsoft's
+		// replies write the sending domain in capitals ("[CONTOSO.COM]").
+		if i := slotIndexOf(FactSenderDomain); fs.v[i] != "" {
+			fs.v[i] = ascii.LowerString(fs.v[i])
+		}
 	}
 	if rec.action == smtpcode.ActionDelayed {
 		// The deadline of a delay: the delay fixes say it (delay.go).

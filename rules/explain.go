@@ -20,7 +20,7 @@ const maxNameInText = 200
 // Everything taken from the message is made plain printable ASCII first.
 func (e *Engine) explain(in *Input, action smtpcode.Action, cause string, lang int, v *slotValues) text {
 	rcpt := sanitize(in.Recipient)
-	remote := sanitize(in.RemoteMTA)
+	remote := sanitize(namedRemote(in.RemoteMTA))
 	t := e.textsFor(lang)
 	*v = slotValues{slotRecipient: rcpt, slotRemote: remote, slotCause: cause}
 	var frame textKey

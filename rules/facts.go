@@ -141,13 +141,23 @@ const (
 	// domains found in message bodies, not sending servers (their
 	// documentation), so the refusal is about a link in the message.
 	FactListedDomain Fact = "listed_domain"
+	// FactProgram is the program a recipient's mail was piped to on the
+	// recipient's server, from a .forward file or an alias ("|/usr/bin/procmail"):
+	// Sendmail's "|program" recipient, its smrsh(8) refusal ("smrsh: "prog"
+	// not available for sendmail programs") and the shell's "sh: prog: not
+	// found" (Sendmail Installation and Operation Guide, op.me, and smrsh(8)).
+	FactProgram Fact = "program"
+	// FactSenderDomain is the sending domain a receiver names when it
+	// refuses it for its authentication (Microsoft's "Access denied, sending
+	// domain [contoso.com] does not meet the required authentication level").
+	FactSenderDomain Fact = "sender_domain"
 )
 
 // facts is the fact vocabulary, in the order JSON and --why list them.
 var facts = [...]Fact{FactList, FactURL, FactLimit, FactHost, FactIP, FactFile, FactVirus, FactAddress, FactRetriedFor,
 	FactRetryUntil, FactRetryLeft, FactRetryAge, FactLastError, FactLoop, FactDNSTempFail, FactNoMX, FactNoDomain, FactConnRefused, FactConnTimeout, FactTooManyRecipients,
 	FactTLSRequired, FactTLSNotOffered, FactTLSRefused, FactTLSCert, FactEncryptedAttachment, FactBlockedAttachment, FactAttachmentBudget, FactOrgText, FactRecipientFilter, FactInternalHop,
-	FactScore, FactThreshold, FactSpamTests, FactListedDomain}
+	FactScore, FactThreshold, FactSpamTests, FactListedDomain, FactProgram, FactSenderDomain}
 
 const numFacts = len(facts)
 
@@ -245,6 +255,10 @@ func factIndex(name string) (int, bool) {
 		return 32, true
 	case FactListedDomain:
 		return 33, true
+	case FactProgram:
+		return 34, true
+	case FactSenderDomain:
+		return 35, true
 	}
 	return 0, false
 }
@@ -321,7 +335,7 @@ func (fs Facts) MarshalJSON() ([]byte, error) {
 // The conditions (a loop, no MX record...) are not among them: they choose
 // the words of a reason, and a notice's general help text names them
 // without their being the cause.
-var noticeFacts = [...]Fact{FactRetriedFor, FactRetryLeft, FactRetryAge, FactFile, FactVirus, FactLimit, FactLastError}
+var noticeFacts = [...]Fact{FactRetriedFor, FactRetryLeft, FactRetryAge, FactFile, FactVirus, FactLimit, FactLastError, FactProgram}
 
 // isNoticeFact says whether f is one of noticeFacts.
 func isNoticeFact(f Fact) bool {

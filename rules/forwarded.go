@@ -26,7 +26,7 @@ func (e *Engine) forwarded(v *Classification, orig, final, remote, diag string, 
 	if senderSideOwner(v.Owner) && forwarderRefusal(v) {
 		// The forward target judged the forwarding server, not the
 		// sender: say so, whatever the rule's words were.
-		vals[slotRemote] = sanitize(remote)
+		vals[slotRemote] = sanitize(namedRemote(remote))
 		vals[slotReply] = quoteReply(diag)
 		vals[slotFact0+slot(slotIndexOf(FactIP))] = v.Facts.Get(FactIP)
 		v.Explanation = t[textForwardedRefused].render(&vals)

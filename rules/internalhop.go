@@ -269,3 +269,51 @@ const internalHopSource = "the gateway of the recipient's domain (Reporting-MTA)
 // use.
 var internalHopSlots = setOf(slotRecipient, slotReporting, slotFact0+slot(slotIndexOf(FactInternalHop)),
 	slotFact0+slot(slotIndexOf(FactRetriedFor)), slotFact0+slot(slotIndexOf(FactLastError))) | deadlineSlots
+
+// namedRemote returns the Remote-MTA value remote as the explanation may
+// name it ({remote}), "" when it is an internal hop that is no receiving
+// server the reader should be told about: a content filter or relay on the
+// reporting server itself or on its private network (Postfix's "host
+// 127.0.0.1[127.0.0.1] said:" from an amavisd-new or Proofpoint hop). That
+// is an address of special use (RFC 6890; RFC 5735 and RFC 1122 for the
+// loopback 127.0.0.0/8, RFC 1918 private, RFC 6598 shared, RFC 3927 and
+// RFC 4291 link-local, RFC 4291 ::1 and ::, RFC 4193 unique local), or the
+// name localhost (RFC 6761 section 6.3). The explanation then names no
+// server, rather than a wrong one; the details keep the Remote-MTA.
+func namedRemote(remote string) string {
+	s := strings.TrimSpace(remote)
+	if t, v, ok := strings.Cut(s, ";"); ok && !strings.ContainsAny(t, ".:") {
+		s = strings.TrimSpace(v) // "dns; host"
+	}
+	// An IPv6 address keeps its colons, which hostName trims: "::1", "[::1]:25".
+	if mayBeAddr(s) {
+		if ap, err := netip.ParseAddrPort(s); err == nil {
+			s = ap.Addr().String()
+		}
+		if a, err := netip.ParseAddr(strings.Trim(s, "[]")); err == nil {
+			if specialUseAddr(a.Unmap()) {
+				return ""
+			}
+			return remote
+		}
+	}
+	h := hostName(s)
+	if h == "localhost" || strings.HasSuffix(h, ".localhost") || h == "localhost.localdomain" {
+		return ""
+	}
+	if h != "" && mayBeAddr(h) {
+		if a, err := netip.ParseAddr(h); err == nil && specialUseAddr(a.Unmap()) {
+			return ""
+		}
+	}
+	return remote
+}
+
+// sharedAddressSpace is RFC 6598's 100.64.0.0/10 (carrier-grade NAT).
+var sharedAddressSpace = netip.MustParsePrefix("100.64.0.0/10")
+
+// specialUseAddr says whether a is a loopback, private, shared, link-local
+// or unspecified address (namedRemote).
+func specialUseAddr(a netip.Addr) bool {
+	return a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() || a.IsUnspecified() || sharedAddressSpace.Contains(a)
+}
