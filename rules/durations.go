@@ -2,6 +2,7 @@ package rules
 
 import (
 	"strings"
+	"sync"
 
 	"golang.org/x/text/language"
 )
@@ -23,16 +24,22 @@ type durationWords struct {
 	space string // between the number and the unit
 }
 
-var durationLanguages = map[language.Base]durationWords{
-	mustBase("de"): {units: map[string][2]string{"week": {"Woche", "Wochen"}, "day": {"Tag", "Tage"},
-		"hour": {"Stunde", "Stunden"}, "minute": {"Minute", "Minuten"}, "second": {"Sekunde", "Sekunden"}}, and: " und ", space: " "},
-	mustBase("fr"): {units: map[string][2]string{"week": {"semaine", "semaines"}, "day": {"jour", "jours"},
-		"hour": {"heure", "heures"}, "minute": {"minute", "minutes"}, "second": {"seconde", "secondes"}}, and: " et ", space: " "},
-	mustBase("es"): {units: map[string][2]string{"week": {"semana", "semanas"}, "day": {"día", "días"},
-		"hour": {"hora", "horas"}, "minute": {"minuto", "minutos"}, "second": {"segundo", "segundos"}}, and: " y ", space: " "},
-	mustBase("ja"): {units: map[string][2]string{"week": {"週間", "週間"}, "day": {"日", "日"},
-		"hour": {"時間", "時間"}, "minute": {"分", "分"}, "second": {"秒", "秒"}}},
-}
+// durationLanguages are the words of the languages other than English, by
+// base language, made on first use: an English reader never needs them,
+// and the maps were a third of the package's allocations at start (issue
+// 14: start-up).
+var durationLanguages = sync.OnceValue(func() map[language.Base]durationWords {
+	return map[language.Base]durationWords{
+		mustBase("de"): {units: map[string][2]string{"week": {"Woche", "Wochen"}, "day": {"Tag", "Tage"},
+			"hour": {"Stunde", "Stunden"}, "minute": {"Minute", "Minuten"}, "second": {"Sekunde", "Sekunden"}}, and: " und ", space: " "},
+		mustBase("fr"): {units: map[string][2]string{"week": {"semaine", "semaines"}, "day": {"jour", "jours"},
+			"hour": {"heure", "heures"}, "minute": {"minute", "minutes"}, "second": {"seconde", "secondes"}}, and: " et ", space: " "},
+		mustBase("es"): {units: map[string][2]string{"week": {"semana", "semanas"}, "day": {"día", "días"},
+			"hour": {"hora", "horas"}, "minute": {"minuto", "minutos"}, "second": {"segundo", "segundos"}}, and: " y ", space: " "},
+		mustBase("ja"): {units: map[string][2]string{"week": {"週間", "週間"}, "day": {"日", "日"},
+			"hour": {"時間", "時間"}, "minute": {"分", "分"}, "second": {"秒", "秒"}}},
+	}
+})
 
 func mustBase(s string) language.Base {
 	b, err := language.ParseBase(s)
@@ -65,7 +72,7 @@ func englishUnit(w string) string {
 // language it has no words for, is kept as it is.
 func localDuration(tag language.Tag, v string) string {
 	base, _ := tag.Base()
-	dw, ok := durationLanguages[base]
+	dw, ok := durationLanguages()[base]
 	if !ok {
 		return v
 	}

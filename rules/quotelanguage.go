@@ -2,6 +2,7 @@ package rules
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 
 	"golang.org/x/text/language"
@@ -26,11 +27,12 @@ import (
 // cannot be told.
 type quoteLang string
 
-// commonWords are frequent lower-case words of each Latin-script language,
-// chosen to belong to one language only.
-var commonWords = map[string]quoteLang{}
-
-func init() {
+// commonWords returns the frequent lower-case words of each Latin-script
+// language, chosen to belong to one language only, by word. The map is made
+// on first use: only a notice's quote needs it, and making it was half of
+// the package's allocations at start (issue 14: start-up).
+var commonWords = sync.OnceValue(func() map[string]quoteLang {
+	m := map[string]quoteLang{}
 	for lang, words := range map[quoteLang][]string{
 		"en": {"the", "and", "i", "am", "you", "your", "my", "will", "is", "be", "with", "until", "please", "have",
 			"out", "office", "back", "return", "this", "urgent", "matters", "from", "of", "to", "could", "not", "delivered", "message"},
@@ -42,14 +44,15 @@ func init() {
 			"oficina", "ausente", "mensaje", "no", "pudo", "ser", "entregado"},
 	} {
 		for _, w := range words {
-			if _, dup := commonWords[w]; dup {
-				commonWords[w] = "" // in two lists: no evidence
+			if _, dup := m[w]; dup {
+				m[w] = "" // in two lists: no evidence
 				continue
 			}
-			commonWords[w] = lang
+			m[w] = lang
 		}
 	}
-}
+	return m
+})
 
 // paragraphLang returns the language of a paragraph, "" when it cannot be
 // told (too few letters or common words).
@@ -76,10 +79,11 @@ func paragraphLang(s string) quoteLang {
 		return "zh"
 	}
 	var counts = map[quoteLang]int{}
+	common := commonWords()
 	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
 		return !unicode.IsLetter(r) && r != '\''
 	}) {
-		if l := commonWords[w]; l != "" {
+		if l := common[w]; l != "" {
 			counts[l]++
 		}
 	}
