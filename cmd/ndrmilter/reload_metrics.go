@@ -38,6 +38,8 @@ func (m *reloadMetrics) loaded(ok bool, t time.Time) {
 		m.success.Set(0)
 		return
 	}
-	m.success.Set(1)
+	// The time first: a scrape between the two sets sees the new time
+	// with the old 0, never a 1 with the time of the load before.
 	m.timestamp.Set(float64(t.UnixNano()) / 1e9)
+	m.success.Set(1)
 }
