@@ -899,12 +899,12 @@ func (e *Engine) explainReport(r *dsn.Report, lang int) []Reading {
 // listBounceNotice tells the reading of a member's bounce that a mailing
 // list's notice carries (dsn.FormatListBounceNotice) as the list's notice:
 // its reader sent nothing, the list's owners act on the member, so the
-// bounce's own reading follows the notice's opening, and the fix is the
-// notice's.
+// bounce's own reading, if any, follows the notice's opening, and the fix
+// is the notice's.
 func (e *Engine) listBounceNotice(v *Classification, lang int) {
 	t := e.textsFor(lang)
 	v.Owner = OwnerGroupOwner
-	v.Explanation = t[textListBounceNoticeExplanation].plain() + " " + v.Explanation
+	v.Explanation = strings.TrimSuffix(t[textListBounceNoticeExplanation].plain()+" "+v.Explanation, " ")
 	v.Fix = t[textListBounceNoticeFix].plain()
 }
 
@@ -966,10 +966,9 @@ func (e *Engine) notBounce(r *dsn.Report, lang int) Classification {
 		}
 	case dsn.KindNone:
 		if r.Format == dsn.FormatListBounceNotice {
-			v.Owner = OwnerGroupOwner
+			// No bounce attached: the notice's words alone.
 			v.Summary = t[textListBounceNoticeSummary].plain()
-			v.Explanation = t[textListBounceNoticeExplanation].plain()
-			v.Fix = t[textListBounceNoticeFix].plain()
+			e.listBounceNotice(&v, lang)
 			break
 		}
 		if r.Format == dsn.FormatDMARCAggregate {
