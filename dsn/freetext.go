@@ -20,6 +20,16 @@ import (
 func (p *parser) readFreeText() bool {
 	r := p.rep
 	ev := p.evidence()
+	header := p.autoReplyHeader()
+	if header && ev < 2 {
+		// Marked an auto-reply, yet autoReplied found a failure stated
+		// in its text (failureNotice) and no challenge: a failure notice
+		// that is sure of itself, whatever its sender and subject.
+		p.loadText()
+		if words := p.noticeWords(); failureNotice(words) && !challengeText(words) {
+			ev = 2
+		}
+	}
 	if ev == 0 {
 		return false
 	}
@@ -88,7 +98,13 @@ func (p *parser) readFreeText() bool {
 		if a == "" {
 			a = p.soleOriginalRecipient()
 		}
-		if a == "" && !failureStated(p.noticeWords()) {
+		if a == "" {
+			// MDaemon's transcript of a session refused before RCPT.
+			if a = transcriptRecipient(view(section)); a != "" && p.isSender(a) {
+				a = ""
+			}
+		}
+		if words := p.noticeWords(); a == "" && !failureStated(words) && !(header && failureNotice(words)) {
 			return false
 		}
 		r.Recipients = p.sc.addRecipient(r.Recipients, Recipient{Address: a, Diagnostic: noticeSummary(p.sc, section)})

@@ -16,7 +16,9 @@ import (
 //   - a message the header marks as an auto-reply (RFC 3834
 //     Auto-Submitted: auto-replied, an "Automatic reply" subject...) is one
 //     unless the bounce evidence is strong (a mailer daemon's bounce
-//     subject and text: Gmail and Exim mark their bounces auto-replied);
+//     subject and text: Gmail and Exim mark their bounces auto-replied) or
+//     its text states a failure (failureNotice: MDaemon's and Sympa's
+//     notices are marked so too);
 //   - a message that some evidence makes a bounce candidate (a null
 //     reverse path, say) but whose text is a vacation notice ("Thank you
 //     for your e-mail. I am out of the office") and states no failure is
@@ -32,11 +34,12 @@ func (p *parser) autoReplied() bool {
 		return false
 	case header && ev < 2:
 		// A vacation notice or a challenge, unless the text states a
-		// failure ("user not found" under Auto-Submitted: auto-replied):
-		// the text decides, not one header.
+		// failure ("user not found", "blocked using", a quoted "554
+		// 5.7.1" under Auto-Submitted: auto-replied): the text decides,
+		// not one header (statedfailure.go).
 		p.loadText()
 		words := p.noticeWords()
-		return challengeText(words) || !failureStated(words)
+		return challengeText(words) || !failureNotice(words)
 	case ev >= 2 && (!header || daemonFrom(p.hdr)):
 		return false // a mailer daemon's bounce: no text search
 	}
@@ -48,7 +51,7 @@ func (p *parser) autoReplied() bool {
 			return true
 		}
 	}
-	return ev < 2 && vacationText(words) && !failureStated(words)
+	return ev < 2 && vacationText(words) && !failureNotice(words)
 }
 
 // challengePhrases are lower-case phrases of the challenges that

@@ -152,7 +152,10 @@ const FormatListHeld = "list-held"
 // $listname awaits moderator approval"), Sympa ("Your message for list
 // '%s' has been forwarded to the moderator(s)"), Google Groups ("Your
 // message to GROUP ... pending moderator approval").
-var heldListPrefixes = [...]string{"your mail to ", "your message to the group ", "your message to ",
+var heldListPrefixes = [...]string{"your mail to ", "your message to the group ",
+	// "Your message to list NAME has been rejected" (Sympa's wording):
+	// the word "list" is no list's name.
+	"your message to list ", "your message to the list ", "your mail to list ", "your message to ",
 	"your message for list ", "your message for the list ", "your post to ", "your posting to ",
 	// Sympa's catalogue and Mailman 2's postheld.txt translated (see
 	// heldPhrases): fr, de, es, it, pt, nl.
@@ -498,17 +501,24 @@ func (p *parser) readListRejection() bool {
 	}
 	p.loadText()
 	words := p.noticeWords()
+	text := string(p.text[:len(words)])
 	at := listRejectPhrases.find(words)
-	if at < 0 {
-		return false
+	var diag string
+	switch {
+	case at >= 0:
+		diag = paragraphAndReasons(text, at, maxListDiagnostic)
+	default:
+		if at = namedListRejection(words); at < 0 {
+			return false
+		}
+		diag = paragraphAndNext(text, at, maxListDiagnostic)
 	}
 	r := p.rep
 	r.Kind = KindBounce
 	r.Format = FormatListRejected
-	text := string(p.text[:len(words)])
 	r.Recipients = p.sc.addRecipient(r.Recipients, Recipient{
 		Address:    p.rejectingList(words),
-		Diagnostic: withOwnerContact(text, paragraphAndReasons(text, at, maxListDiagnostic), maxListDiagnostic),
+		Diagnostic: withOwnerContact(text, diag, maxListDiagnostic),
 		Action:     smtpcode.ActionFailed,
 	})
 	if r.Original.Sender == "" {
@@ -516,6 +526,69 @@ func (p *parser) readListRejection() bool {
 	}
 	p.finish(func() smtpcode.Action { return smtpcode.ActionFailed })
 	return true
+}
+
+// listRejectedWords are the lower-case words by which a list's notice
+// says, in the sentence that names the list, that the post was refused:
+// Sympa's "Your message to list NAME has been rejected" (the notices of
+// mail_tt2/reject.tt2 and message_report.tt2, under "Auto-Submitted:
+// auto-replied"), Mailman 3's "Your message to LIST was rejected".
+var listRejectedWords = newPhraseList([]string{
+	"has been rejected", "was rejected", "is rejected", "has been refused", "was refused",
+	"a été rejeté", "wurde abgelehnt", "ha sido rechazado",
+})
+
+// maxListSentence bounds how far after the list's name listRejectedWords
+// are looked for: the rest of one sentence.
+const maxListSentence = 160
+
+// namedListRejection returns where a list's notice (words, see
+// noticeWords) names the list it sent a post to (heldListPrefixes) and
+// says, in the same sentence, that the post was refused
+// (listRejectedWords); -1 when it does not.
+func namedListRejection(words []byte) int {
+	for _, prefix := range heldListPrefixes {
+		i := bytes.Index(words, []byte(prefix))
+		if i < 0 {
+			continue
+		}
+		end := min(len(words), i+len(prefix)+maxListSentence)
+		sentence := words[i:end]
+		if k := bytes.IndexByte(sentence[len(prefix):], '.'); k >= 0 {
+			// Up to the sentence's full stop, a dot of the list's
+			// address excepted (one followed by no space).
+			for k >= 0 && len(prefix)+k+1 < len(sentence) && !isSpace(sentence[len(prefix)+k+1]) {
+				next := bytes.IndexByte(sentence[len(prefix)+k+1:], '.')
+				if next < 0 {
+					k = -1
+					break
+				}
+				k += next + 1
+			}
+			if k >= 0 {
+				sentence = sentence[:len(prefix)+k]
+			}
+		}
+		if listRejectedWords.in(sentence) {
+			return i
+		}
+	}
+	return -1
+}
+
+// paragraphAndNext returns the paragraph of text around at, as
+// paragraphAt, and the paragraph after it, which states the reason after
+// a refusal's opening sentence ("Your message to list NAME has been
+// rejected." then why); at most max bytes.
+func paragraphAndNext(text string, at, max int) string {
+	p := paragraphAt(text, at, max)
+	end := strings.LastIndexByte(text[:at], '\n') + 1 + len(p)
+	rest := strings.TrimLeft(text[end:], " \t\r\n")
+	if rest == "" || len(p)+1 >= max || ownerContactPhrases.in([]byte(strings.ToLower(paragraphAt(rest, 0, max)))) {
+		return p
+	}
+	next := paragraphAt(rest, 0, max-len(p)-1)
+	return strings.TrimSpace(p) + " " + strings.Join(strings.Fields(next), " ")
 }
 
 // rejectingList returns the address of the list that refused a post, ""

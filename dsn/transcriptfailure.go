@@ -252,3 +252,43 @@ func stampStart(d string, end int) int {
 	// i is at the time; the date and the weekday come before it.
 	return max(0, i-len("Thu 2026-04-16 "))
 }
+
+// transcriptRecipient returns the one recipient an MDaemon session
+// transcript names in its opening notes ("*  To: user@example.org", the
+// message it parses before it connects), "" when it names none, or more
+// than one: a session refused before its RCPT command (at the greeting,
+// "<-- 554 5.7.1 ... blocked using zen.spamhaus.org", or at MAIL) names
+// its recipient nowhere else when the notice does not attach the message.
+func transcriptRecipient(text string) string {
+	found := ""
+	n := 0
+	for i := nextStamp(text, 0); i >= 0 && n < maxTranscriptNotes; n++ {
+		end := nextStamp(text, i)
+		line := text[i:]
+		if end >= 0 {
+			line = text[i:stampStart(text, end)]
+		}
+		if k := strings.IndexByte(line, '\n'); k >= 0 {
+			line = line[:k]
+		}
+		line = strings.TrimSpace(line)
+		if rest, ok := strings.CutPrefix(line, "*"); ok {
+			if rest = strings.TrimSpace(rest); ascii.HasPrefixFold(rest, "to:") {
+				a := cleanAddress(strings.TrimSpace(rest[len("to:"):]))
+				switch {
+				case !plausibleAddress(a):
+					return ""
+				case found == "":
+					found = a
+				case !strings.EqualFold(found, a):
+					return ""
+				}
+			}
+		}
+		i = end
+	}
+	return found
+}
+
+// maxTranscriptNotes bounds the time-stamped lines transcriptRecipient reads.
+const maxTranscriptNotes = 256
