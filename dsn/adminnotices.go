@@ -44,6 +44,20 @@ const FormatListProbe = "list-probe"
 // (list:user:notice:warning).
 const FormatListBounceNotice = "list-bounce-notice"
 
+// FormatListUncaughtBounce is the Format of a report that is a mailing
+// list's notice to its owners that it received a bounce it could not read:
+// Mailman 2.1 (Bouncer.py, "Uncaught bounce notification": "The attached
+// message was received as a bounce, but either the bounce format was not
+// recognized, or no member addresses could be extracted from it. This
+// mailing list has been configured to send all unrecognized bounce
+// messages to the list administrator(s).") and Mailman 3 (app/bounces.py
+// maybe_forward, the same subject and template list:admin:notice:unrecognized).
+// As FormatListBounceNotice, the bounce it carries is of the list's mail:
+// its records, when this reader can read them, stay, the list's owners act,
+// and the list's post is not the reader's original message; with none read
+// it is KindNone.
+const FormatListUncaughtBounce = "list-uncaught-bounce"
+
 // FormatQuarantineDigest is the Format of a KindNone report that is a spam
 // filter's quarantine digest: a list, sent to a recipient, of the messages
 // held for them, with links to release them. It reports no failure of a
@@ -74,6 +88,10 @@ var listBounceNoticeSubjects = []string{
 	"'s subscription disabled on ", "'s bounce score incremented on ",
 	"mailing list due to bounces", "mailing list has been disabled",
 }
+
+// listUncaughtBounceSubjects are the lower-case subject words of the
+// notices of FormatListUncaughtBounce (both Mailman versions).
+var listUncaughtBounceSubjects = []string{"uncaught bounce notification"}
 
 // quarantineDigestSubjects are lower-case subject words of the quarantine
 // digests and notifications that spam filters send to recipients, as the
@@ -117,30 +135,39 @@ func (p *parser) readAdminNotice() bool {
 	return true
 }
 
-// listBounceNoticeSubject says whether the Subject is one of
-// listBounceNoticeSubjects. Those subjects speak of bounces themselves, so
-// only bounce words before them (a bounce of the notice: "Undelivered Mail
-// Returned to Sender: Bounce action notification") make the message a
-// bounce.
-func listBounceNoticeSubject(h message.Header) bool {
+// listBounceNoticeSubject returns the Format of a list's notice about a
+// bounce (FormatListBounceNotice, FormatListUncaughtBounce) when the
+// Subject is one of its subjects, "" otherwise. Those subjects speak of
+// bounces themselves, so only bounce words before them (a bounce of the
+// notice: "Undelivered Mail Returned to Sender: Bounce action
+// notification") make the message a bounce.
+func listBounceNoticeSubject(h message.Header) string {
 	var buf [maxShortField]byte
 	low := message.AppendDecodedWords(buf[:0], view(headerValue(h, "Subject")))
 	low = ascii.LowerInto(low, low)
-	for _, w := range listBounceNoticeSubjects {
-		if i := bytes.Index(low, []byte(w)); i >= 0 {
-			return !bounceSubjectSet.in(low[:i])
+	for _, s := range [...]struct {
+		words  []string
+		format string
+	}{{listBounceNoticeSubjects, FormatListBounceNotice}, {listUncaughtBounceSubjects, FormatListUncaughtBounce}} {
+		for _, w := range s.words {
+			if i := bytes.Index(low, []byte(w)); i >= 0 {
+				if bounceSubjectSet.in(low[:i]) {
+					return ""
+				}
+				return s.format
+			}
 		}
 	}
-	return false
+	return ""
 }
 
 // markListBounceNotice marks a report read from a list's notice about a
-// member's bounces (see FormatListBounceNotice): the records of the bounce
+// bounce (format: FormatListBounceNotice or FormatListUncaughtBounce): the records of the bounce
 // it carries stay, the list's post is not the reader's original message,
 // and anything else the notice's words were read as is dropped.
-func (p *parser) markListBounceNotice() {
+func (p *parser) markListBounceNotice(format string) {
 	r := p.rep
-	r.Format = FormatListBounceNotice
+	r.Format = format
 	r.Original = Original{}
 	if r.Kind != KindBounce && r.Kind != KindDelay {
 		r.Kind = KindNone

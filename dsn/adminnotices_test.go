@@ -168,3 +168,39 @@ func TestBounceOfAListBounceNoticeStaysABounce(t *testing.T) {
 		t.Errorf("kind %s format %q, want a bounce", rep.Kind, rep.Format)
 	}
 }
+
+// TestUncaughtBounceNoticeIsTheListsNoticeToItsOwners: Mailman's
+// "Uncaught bounce notification" (2.1 Bouncer.py, 3 list:admin:notice:
+// unrecognized) to the list's owners keeps the records of the bounce it
+// carries when they can be read, drops the list's post as original, and
+// is a list notice without records when the attached message is no
+// bounce at all (an auto-reply sent to the list's bounce address).
+func TestUncaughtBounceNoticeIsTheListsNoticeToItsOwners(t *testing.T) {
+	for _, c := range []struct{ file, recipient string }{
+		{"mailman-uncaught-bounce-01.eml", "heron.watch@example.org"},
+		{"mailman-uncaught-bounce-02.eml", "t.wren@marshwood-college.example"},
+	} {
+		rep := parseBounceFixture(t, c.file)
+		if rep.Kind != KindBounce || rep.Format != FormatListUncaughtBounce || len(rep.Recipients) != 1 || rep.Recipients[0].Address != c.recipient {
+			t.Errorf("%s: kind %s format %q recipients %+v, want a bounce of %s, %q", c.file, rep.Kind, rep.Format, rep.Recipients, c.recipient, FormatListUncaughtBounce)
+		}
+		if o := rep.Original; o.MessageID != "" || o.From != "" || o.Subject != "" {
+			t.Errorf("%s: original %+v, want none: the list's post is not the reader's", c.file, o)
+		}
+	}
+	raw := "From: listmaster@lists.example.net\r\nTo: quilters-owner@lists.example.net\r\nSubject: Uncaught bounce notification\r\n" +
+		"MIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=\"B\"\r\n\r\n" +
+		"--B\r\nContent-Type: text/plain\r\n\r\nThe attached message was received as a bounce, but either the bounce format\r\n" +
+		"was not recognized, or no member addresses could be extracted from it.\r\n\r\n" +
+		"--B\r\nContent-Type: message/rfc822\r\n\r\nFrom: Jo Walker <j.walker@example.com>\r\nTo: quilters-bounces@lists.example.net\r\n" +
+		"Subject: Automatic reply: Spring fair\r\nAuto-Submitted: auto-replied\r\n\r\nI am out of the office until Monday.\r\n--B--\r\n"
+	if rep, _ := Parse([]byte(raw)); rep.Kind != KindNone || rep.Format != FormatListUncaughtBounce || len(rep.Recipients) != 0 {
+		t.Errorf("auto-reply attached: kind %s format %q recipients %+v, want a list notice without records", rep.Kind, rep.Format, rep.Recipients)
+	}
+	bounce := "From: MAILER-DAEMON@mx.example.net\r\nTo: listmaster@lists.example.net\r\n" +
+		"Subject: Undelivered Mail Returned to Sender: Uncaught bounce notification\r\n\r\n" +
+		"<quilters-owner@lists.example.net>: host mx.example.net[192.0.2.9] said: 550 5.1.1\r\n    User unknown (in reply to RCPT TO command)\r\n"
+	if rep, _ := Parse([]byte(bounce)); rep.Kind != KindBounce || rep.Format == FormatListUncaughtBounce {
+		t.Errorf("bounce of the notice: kind %s format %q, want a bounce of its own", rep.Kind, rep.Format)
+	}
+}

@@ -51,8 +51,8 @@ func Parse(raw []byte) (rep *Report, err error) {
 	p.hdr = m.Header
 	p.parts = m.Parts
 	p.read()
-	if listBounceNoticeSubject(p.hdr) {
-		p.markListBounceNotice()
+	if f := listBounceNoticeSubject(p.hdr); f != "" {
+		p.markListBounceNotice(f)
 	}
 	if len(p.rep.Recipients) > 0 {
 		p.rep.Notice = p.notice()

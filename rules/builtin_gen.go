@@ -9,7 +9,7 @@ import (
 )
 
 // builtinDigest is BuiltinDigest: of the rules.yaml this file was generated from.
-const builtinDigest = "b26a276b4aef"
+const builtinDigest = "7858b0bf034b"
 
 // builtinTrue and builtinFalse are the values of the rules' *bool fields.
 var builtinTrue, builtinFalse = true, false
@@ -20,7 +20,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "success",
 			file:   "rules.yaml (built-in)",
-			line:   1323,
+			line:   1334,
 			action: []smtpcode.Action{"delivered", "relayed", "expanded"},
 			then: thenDef{
 				Reason: "delivered",
@@ -30,7 +30,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "success-code",
 			file: "rules.yaml (built-in)",
-			line: 1328,
+			line: 1339,
 			status: []statusPattern{
 				{class: 2, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -56,7 +56,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1343,
+			line: 1354,
 			text: phraseMask{
 				{index: 3, bits: 234881024},
 			},
@@ -70,7 +70,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1350,
+			line: 1361,
 			text: phraseMask{
 				{index: 3, bits: 268435456},
 			},
@@ -84,7 +84,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1357,
+			line: 1368,
 			text: phraseMask{
 				{index: 3, bits: 1610612736},
 			},
@@ -98,7 +98,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1364,
+			line: 1375,
 			text: phraseMask{
 				{index: 3, bits: 2147483648},
 			},
@@ -112,7 +112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1371,
+			line: 1382,
 			text: phraseMask{
 				{index: 3, bits: 64424509440},
 			},
@@ -126,7 +126,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1378,
+			line: 1389,
 			text: phraseMask{
 				{index: 3, bits: 206158430208},
 			},
@@ -140,7 +140,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1385,
+			line: 1396,
 			text: phraseMask{
 				{index: 3, bits: 274877906944},
 			},
@@ -154,7 +154,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 1392,
+			line: 1403,
 			text: phraseMask{
 				{index: 3, bits: 549755813888},
 			},
@@ -168,7 +168,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1399,
+			line: 1410,
 			text: phraseMask{
 				{index: 3, bits: 1099511627776},
 			},
@@ -182,7 +182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1406,
+			line: 1417,
 			text: phraseMask{
 				{index: 3, bits: 6597069766656},
 			},
@@ -196,7 +196,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1413,
+			line: 1424,
 			text: phraseMask{
 				{index: 3, bits: 8796093022208},
 			},
@@ -210,7 +210,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1420,
+			line: 1431,
 			text: phraseMask{
 				{index: 3, bits: 52776558133248},
 			},
@@ -224,7 +224,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1427,
+			line: 1438,
 			text: phraseMask{
 				{index: 3, bits: 70368744177664},
 			},
@@ -238,7 +238,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1434,
+			line: 1445,
 			text: phraseMask{
 				{index: 3, bits: 140737488355328},
 			},
@@ -252,7 +252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1441,
+			line: 1452,
 			text: phraseMask{
 				{index: 3, bits: 281474976710656},
 			},
@@ -266,7 +266,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1448,
+			line: 1459,
 			text: phraseMask{
 				{index: 3, bits: 3940649673949184},
 			},
@@ -280,7 +280,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-other-message",
 			file: "rules.yaml (built-in)",
-			line: 1456,
+			line: 1467,
 			text: phraseMask{
 				{index: 3, bits: 571957152676052992},
 			},
@@ -291,7 +291,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ironport-ldap-accept-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1477,
+			line: 1488,
 			text: phraseMask{
 				{index: 3, bits: 576460752303423488},
 			},
@@ -301,7 +301,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-block-list",
 			file: "rules.yaml (built-in)",
-			line: 1488,
+			line: 1499,
 			text: phraseMask{
 				{index: 3, bits: 3458764513820540928},
 			},
@@ -370,7 +370,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "greylisting-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1505,
+			line: 1516,
 			text: phraseMask{
 				{index: 3, bits: 13835058055282163712},
 				{index: 4, bits: 15},
@@ -423,7 +423,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "proofpoint-reputation",
 			file: "rules.yaml (built-in)",
-			line: 1523,
+			line: 1534,
 			text: phraseMask{
 				{index: 4, bits: 112},
 			},
@@ -497,7 +497,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-verify-callout",
 			file: "rules.yaml (built-in)",
-			line: 1538,
+			line: 1549,
 			text: phraseMask{
 				{index: 4, bits: 8064},
 			},
@@ -547,7 +547,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1558,
+			line: 1569,
 			text: phraseMask{
 				{index: 4, bits: 24576},
 			},
@@ -599,7 +599,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate",
 			file: "rules.yaml (built-in)",
-			line: 1575,
+			line: 1586,
 			text: phraseMask{
 				{index: 4, bits: 24576},
 			},
@@ -649,7 +649,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-likely-unsolicited",
 			file: "rules.yaml (built-in)",
-			line: 1585,
+			line: 1596,
 			text: phraseMask{
 				{index: 4, bits: 32768},
 			},
@@ -719,7 +719,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-user-block",
 			file: "rules.yaml (built-in)",
-			line: 1602,
+			line: 1613,
 			text: phraseMask{
 				{index: 4, bits: 983040},
 			},
@@ -769,7 +769,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policy-block",
 			file: "rules.yaml (built-in)",
-			line: 1617,
+			line: 1628,
 			text: phraseMask{
 				{index: 4, bits: 66060288},
 			},
@@ -819,7 +819,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-anti-spoofing",
 			file: "rules.yaml (built-in)",
-			line: 1638,
+			line: 1649,
 			text: phraseMask{
 				{index: 4, bits: 469762048},
 			},
@@ -869,7 +869,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1652,
+			line: 1663,
 			text: phraseMask{
 				{index: 4, bits: 3758096384},
 			},
@@ -882,7 +882,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1662,
+			line: 1673,
 			text: phraseMask{
 				{index: 4, bits: 3758096384},
 			},
@@ -895,7 +895,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1668,
+			line: 1679,
 			text: phraseMask{
 				{index: 4, bits: 3758096384},
 			},
@@ -908,7 +908,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1674,
+			line: 1685,
 			text: phraseMask{
 				{index: 4, bits: 3758096384},
 			},
@@ -921,7 +921,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1680,
+			line: 1691,
 			text: phraseMask{
 				{index: 4, bits: 3758096384},
 			},
@@ -934,7 +934,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1686,
+			line: 1697,
 			text: phraseMask{
 				{index: 4, bits: 3758096384},
 			},
@@ -947,7 +947,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1692,
+			line: 1703,
 			text: phraseMask{
 				{index: 4, bits: 3758096384},
 			},
@@ -960,7 +960,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1698,
+			line: 1709,
 			text: phraseMask{
 				{index: 4, bits: 3758096384},
 			},
@@ -973,7 +973,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1704,
+			line: 1715,
 			text: phraseMask{
 				{index: 4, bits: 3758096384},
 			},
@@ -986,7 +986,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1710,
+			line: 1721,
 			text: phraseMask{
 				{index: 4, bits: 3758096384},
 			},
@@ -999,7 +999,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1716,
+			line: 1727,
 			text: phraseMask{
 				{index: 4, bits: 3758096384},
 			},
@@ -1012,7 +1012,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1722,
+			line: 1733,
 			text: phraseMask{
 				{index: 4, bits: 3758096384},
 			},
@@ -1081,7 +1081,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1737,
+			line: 1748,
 			text: phraseMask{
 				{index: 4, bits: 64424509440},
 			},
@@ -1094,7 +1094,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1745,
+			line: 1756,
 			text: phraseMask{
 				{index: 4, bits: 68719476736},
 			},
@@ -1107,7 +1107,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1751,
+			line: 1762,
 			text: phraseMask{
 				{index: 4, bits: 137438953472},
 			},
@@ -1120,7 +1120,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1757,
+			line: 1768,
 			text: phraseMask{
 				{index: 4, bits: 274877906944},
 			},
@@ -1133,7 +1133,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1763,
+			line: 1774,
 			text: phraseMask{
 				{index: 4, bits: 1649267441664},
 			},
@@ -1146,7 +1146,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1769,
+			line: 1780,
 			text: phraseMask{
 				{index: 4, bits: 6597069766656},
 			},
@@ -1159,7 +1159,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1775,
+			line: 1786,
 			text: phraseMask{
 				{index: 4, bits: 8796093022208},
 			},
@@ -1172,7 +1172,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1781,
+			line: 1792,
 			text: phraseMask{
 				{index: 4, bits: 17592186044416},
 			},
@@ -1182,7 +1182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1790,
+			line: 1801,
 			text: phraseMask{
 				{index: 4, bits: 4468415255281664},
 			},
@@ -1192,7 +1192,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1795,
+			line: 1806,
 			text: phraseMask{
 				{index: 4, bits: 4503599627370496},
 			},
@@ -1202,7 +1202,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1800,
+			line: 1811,
 			text: phraseMask{
 				{index: 4, bits: 27021597764222976},
 			},
@@ -1212,7 +1212,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1805,
+			line: 1816,
 			text: phraseMask{
 				{index: 4, bits: 108086391056891904},
 			},
@@ -1222,7 +1222,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1810,
+			line: 1821,
 			text: phraseMask{
 				{index: 4, bits: 144115188075855872},
 			},
@@ -1232,7 +1232,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1815,
+			line: 1826,
 			text: phraseMask{
 				{index: 4, bits: 2017612633061982208},
 			},
@@ -1242,7 +1242,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1820,
+			line: 1831,
 			text: phraseMask{
 				{index: 4, bits: 6917529027641081856},
 			},
@@ -1252,7 +1252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1825,
+			line: 1836,
 			text: phraseMask{
 				{index: 4, bits: 9223372036854775808},
 			},
@@ -1262,7 +1262,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1830,
+			line: 1841,
 			text: phraseMask{
 				{index: 5, bits: 1},
 			},
@@ -1272,7 +1272,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1835,
+			line: 1846,
 			text: phraseMask{
 				{index: 5, bits: 2},
 			},
@@ -1282,7 +1282,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1840,
+			line: 1851,
 			text: phraseMask{
 				{index: 5, bits: 124},
 			},
@@ -1292,7 +1292,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1845,
+			line: 1856,
 			text: phraseMask{
 				{index: 5, bits: 1920},
 			},
@@ -1302,7 +1302,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1850,
+			line: 1861,
 			text: phraseMask{
 				{index: 5, bits: 2048},
 			},
@@ -1312,7 +1312,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1855,
+			line: 1866,
 			text: phraseMask{
 				{index: 5, bits: 4096},
 			},
@@ -1325,7 +1325,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1864,
+			line: 1875,
 			text: phraseMask{
 				{index: 5, bits: 4096},
 			},
@@ -1338,7 +1338,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1870,
+			line: 1881,
 			text: phraseMask{
 				{index: 5, bits: 4096},
 			},
@@ -1351,7 +1351,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1876,
+			line: 1887,
 			text: phraseMask{
 				{index: 5, bits: 4096},
 			},
@@ -1364,7 +1364,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1882,
+			line: 1893,
 			text: phraseMask{
 				{index: 5, bits: 4096},
 			},
@@ -1377,7 +1377,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1888,
+			line: 1899,
 			text: phraseMask{
 				{index: 5, bits: 4096},
 			},
@@ -1390,7 +1390,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1894,
+			line: 1905,
 			text: phraseMask{
 				{index: 5, bits: 4096},
 			},
@@ -1403,7 +1403,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1900,
+			line: 1911,
 			text: phraseMask{
 				{index: 5, bits: 4096},
 			},
@@ -1416,7 +1416,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1906,
+			line: 1917,
 			text: phraseMask{
 				{index: 5, bits: 4096},
 			},
@@ -1429,7 +1429,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1912,
+			line: 1923,
 			text: phraseMask{
 				{index: 5, bits: 8192},
 			},
@@ -1442,7 +1442,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1919,
+			line: 1930,
 			text: phraseMask{
 				{index: 5, bits: 49152},
 			},
@@ -1455,7 +1455,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1925,
+			line: 1936,
 			text: phraseMask{
 				{index: 5, bits: 65536},
 			},
@@ -1468,7 +1468,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1931,
+			line: 1942,
 			text: phraseMask{
 				{index: 5, bits: 131072},
 			},
@@ -1481,7 +1481,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1937,
+			line: 1948,
 			text: phraseMask{
 				{index: 5, bits: 262144},
 			},
@@ -1494,7 +1494,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1943,
+			line: 1954,
 			text: phraseMask{
 				{index: 5, bits: 524288},
 			},
@@ -1507,7 +1507,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1949,
+			line: 1960,
 			text: phraseMask{
 				{index: 5, bits: 1048576},
 			},
@@ -1520,7 +1520,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1955,
+			line: 1966,
 			text: phraseMask{
 				{index: 5, bits: 6291456},
 			},
@@ -1533,7 +1533,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1961,
+			line: 1972,
 			text: phraseMask{
 				{index: 5, bits: 125829120},
 			},
@@ -1546,7 +1546,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1967,
+			line: 1978,
 			text: phraseMask{
 				{index: 5, bits: 17045651456},
 			},
@@ -1559,7 +1559,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 1973,
+			line: 1984,
 			text: phraseMask{
 				{index: 5, bits: 17179869184},
 			},
@@ -1572,7 +1572,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 1979,
+			line: 1990,
 			text: phraseMask{
 				{index: 5, bits: 34359738368},
 			},
@@ -1585,7 +1585,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1986,
+			line: 1997,
 			text: phraseMask{
 				{index: 5, bits: 34359738368},
 			},
@@ -1598,7 +1598,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1992,
+			line: 2003,
 			text: phraseMask{
 				{index: 5, bits: 34359738368},
 			},
@@ -1611,7 +1611,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1998,
+			line: 2009,
 			text: phraseMask{
 				{index: 5, bits: 34359738368},
 			},
@@ -1624,7 +1624,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2004,
+			line: 2015,
 			text: phraseMask{
 				{index: 5, bits: 34359738368},
 			},
@@ -1637,7 +1637,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2010,
+			line: 2021,
 			text: phraseMask{
 				{index: 5, bits: 34359738368},
 			},
@@ -1650,7 +1650,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2016,
+			line: 2027,
 			text: phraseMask{
 				{index: 5, bits: 34359738368},
 			},
@@ -1663,7 +1663,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2022,
+			line: 2033,
 			text: phraseMask{
 				{index: 5, bits: 34359738368},
 			},
@@ -1676,7 +1676,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2028,
+			line: 2039,
 			text: phraseMask{
 				{index: 5, bits: 68719476736},
 			},
@@ -1686,7 +1686,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2035,
+			line: 2046,
 			text: phraseMask{
 				{index: 5, bits: 137438953472},
 			},
@@ -1735,7 +1735,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2044,
+			line: 2055,
 			text: phraseMask{
 				{index: 5, bits: 824633720832},
 			},
@@ -1745,7 +1745,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2049,
+			line: 2060,
 			text: phraseMask{
 				{index: 5, bits: 1099511627776},
 			},
@@ -1755,7 +1755,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2054,
+			line: 2065,
 			text: phraseMask{
 				{index: 5, bits: 6597069766656},
 			},
@@ -1765,7 +1765,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2059,
+			line: 2070,
 			text: phraseMask{
 				{index: 5, bits: 8796093022208},
 			},
@@ -1775,7 +1775,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2064,
+			line: 2075,
 			text: phraseMask{
 				{index: 5, bits: 17592186044416},
 			},
@@ -1785,7 +1785,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2076,
+			line: 2087,
 			text: phraseMask{
 				{index: 5, bits: 35184372088832},
 			},
@@ -1795,7 +1795,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2081,
+			line: 2092,
 			text: phraseMask{
 				{index: 5, bits: 492581209243648},
 			},
@@ -1805,7 +1805,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2086,
+			line: 2097,
 			text: phraseMask{
 				{index: 5, bits: 562949953421312},
 			},
@@ -1815,7 +1815,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2091,
+			line: 2102,
 			text: phraseMask{
 				{index: 5, bits: 1125899906842624},
 			},
@@ -1910,7 +1910,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-expired",
 			file: "rules.yaml (built-in)",
-			line: 2108,
+			line: 2119,
 			text: phraseMask{
 				{index: 2, bits: 288230376151711744},
 			},
@@ -1920,7 +1920,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2113,
+			line: 2124,
 			text: phraseMask{
 				{index: 5, bits: 15762598695796736},
 			},
@@ -1930,7 +1930,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-relay",
 			file: "rules.yaml (built-in)",
-			line: 2121,
+			line: 2132,
 			text: phraseMask{
 				{index: 5, bits: 18014398509481984},
 			},
@@ -1940,7 +1940,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2126,
+			line: 2137,
 			text: phraseMask{
 				{index: 5, bits: 36028797018963968},
 			},
@@ -1950,7 +1950,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2133,
+			line: 2144,
 			text: phraseMask{
 				{index: 5, bits: 72057594037927936},
 			},
@@ -1961,7 +1961,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ses-suppressed",
 			file: "rules.yaml (built-in)",
-			line: 2139,
+			line: 2150,
 			text: phraseMask{
 				{index: 5, bits: 4323455642275676160},
 			},
@@ -1971,7 +1971,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-ip-policy-codes",
 			file: "rules.yaml (built-in)",
-			line: 2147,
+			line: 2158,
 			text: phraseMask{
 				{index: 5, bits: 13835058055282163712},
 				{index: 6, bits: 1},
@@ -2041,7 +2041,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-ip-codes",
 			file: "rules.yaml (built-in)",
-			line: 2167,
+			line: 2178,
 			text: phraseMask{
 				{index: 6, bits: 510},
 			},
@@ -2051,7 +2051,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-no-reverse-dns",
 			file: "rules.yaml (built-in)",
-			line: 2174,
+			line: 2185,
 			text: phraseMask{
 				{index: 6, bits: 1536},
 			},
@@ -2061,7 +2061,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2185,
+			line: 2196,
 			text: phraseMask{
 				{index: 6, bits: 2048},
 			},
@@ -2072,7 +2072,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2192,
+			line: 2203,
 			text: phraseMask{
 				{index: 6, bits: 4096},
 			},
@@ -2083,7 +2083,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2198,
+			line: 2209,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, detailLo: 911, detHi: 911},
@@ -2094,7 +2094,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2207,
+			line: 2218,
 			status: []statusPattern{
 				{class: 5, subject: 2},
 			},
@@ -2104,7 +2104,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2213,
+			line: 2224,
 			text: phraseMask{
 				{index: 6, bits: 8192},
 			},
@@ -2115,7 +2115,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2219,
+			line: 2230,
 			text: phraseMask{
 				{index: 6, bits: 16384},
 			},
@@ -2126,7 +2126,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2225,
+			line: 2236,
 			text: phraseMask{
 				{index: 6, bits: 98304},
 			},
@@ -2137,7 +2137,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 2231,
+			line: 2242,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2148,7 +2148,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-data",
 			file: "rules.yaml (built-in)",
-			line: 2238,
+			line: 2249,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2200,7 +2200,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2251,
+			line: 2262,
 			text: phraseMask{
 				{index: 6, bits: 131072},
 			},
@@ -2211,7 +2211,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2258,
+			line: 2269,
 			text: phraseMask{
 				{index: 6, bits: 262144},
 			},
@@ -2222,7 +2222,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2264,
+			line: 2275,
 			text: phraseMask{
 				{index: 6, bits: 1572864},
 			},
@@ -2233,7 +2233,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2271,
+			line: 2282,
 			text: phraseMask{
 				{index: 6, bits: 31457280},
 			},
@@ -2244,7 +2244,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-hasmoved",
 			file: "rules.yaml (built-in)",
-			line: 2278,
+			line: 2289,
 			text: phraseMask{
 				{index: 6, bits: 33554432},
 			},
@@ -2255,7 +2255,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2284,
+			line: 2295,
 			text: phraseMask{
 				{index: 3, bits: 35184372088832},
 			},
@@ -2266,7 +2266,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2290,
+			line: 2301,
 			text: phraseMask{
 				{index: 6, bits: 67108864},
 			},
@@ -2277,7 +2277,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2296,
+			line: 2307,
 			text: phraseMask{
 				{index: 6, bits: 134217728},
 			},
@@ -2288,7 +2288,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2302,
+			line: 2313,
 			text: phraseMask{
 				{index: 6, bits: 268435456},
 			},
@@ -2347,7 +2347,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-policyviolation-by-reply",
 			file: "rules.yaml (built-in)",
-			line: 2320,
+			line: 2331,
 			all:  []int32{413, 412},
 			then: thenDef{
 				Reason: "policyviolation",
@@ -2402,7 +2402,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2327,
+			line: 2338,
 			text: phraseMask{
 				{index: 6, bits: 1073741824},
 			},
@@ -2413,7 +2413,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2333,
+			line: 2344,
 			text: phraseMask{
 				{index: 6, bits: 2147483648},
 			},
@@ -2424,7 +2424,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2339,
+			line: 2350,
 			text: phraseMask{
 				{index: 6, bits: 30064771072},
 			},
@@ -2435,7 +2435,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2345,
+			line: 2356,
 			text: phraseMask{
 				{index: 6, bits: 103079215104},
 			},
@@ -2446,7 +2446,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2351,
+			line: 2362,
 			text: phraseMask{
 				{index: 6, bits: 412316860416},
 			},
@@ -2457,7 +2457,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2357,
+			line: 2368,
 			text: phraseMask{
 				{index: 6, bits: 1649267441664},
 			},
@@ -2468,7 +2468,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2363,
+			line: 2374,
 			text: phraseMask{
 				{index: 6, bits: 2199023255552},
 			},
@@ -2479,7 +2479,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2369,
+			line: 2380,
 			text: phraseMask{
 				{index: 6, bits: 4398046511104},
 			},
@@ -2490,7 +2490,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2375,
+			line: 2386,
 			text: phraseMask{
 				{index: 6, bits: 61572651155456},
 			},
@@ -2501,7 +2501,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2382,
+			line: 2393,
 			text: phraseMask{
 				{index: 6, bits: 70368744177664},
 			},
@@ -2512,7 +2512,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-text-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2388,
+			line: 2399,
 			text: phraseMask{
 				{index: 6, bits: 140737488355328},
 			},
@@ -2523,7 +2523,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2394,
+			line: 2405,
 			text: phraseMask{
 				{index: 6, bits: 844424930131968},
 			},
@@ -2534,7 +2534,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-expired",
 			file: "rules.yaml (built-in)",
-			line: 2400,
+			line: 2411,
 			text: phraseMask{
 				{index: 6, bits: 3377699720527872},
 			},
@@ -2545,7 +2545,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2406,
+			line: 2417,
 			text: phraseMask{
 				{index: 6, bits: 4503599627370496},
 			},
@@ -2556,7 +2556,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2412,
+			line: 2423,
 			text: phraseMask{
 				{index: 6, bits: 9007199254740992},
 			},
@@ -2567,7 +2567,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2418,
+			line: 2429,
 			text: phraseMask{
 				{index: 6, bits: 18014398509481984},
 			},
@@ -2578,7 +2578,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2424,
+			line: 2435,
 			text: phraseMask{
 				{index: 6, bits: 36028797018963968},
 			},
@@ -2589,7 +2589,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2430,
+			line: 2441,
 			text: phraseMask{
 				{index: 6, bits: 216172782113783808},
 			},
@@ -2600,7 +2600,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit-5.2.3",
 			file: "rules.yaml (built-in)",
-			line: 2436,
+			line: 2447,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -2614,7 +2614,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig-5.3.4",
 			file: "rules.yaml (built-in)",
-			line: 2448,
+			line: 2459,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -2628,7 +2628,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc-5.1.7",
 			file: "rules.yaml (built-in)",
-			line: 2455,
+			line: 2466,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -2642,7 +2642,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown-5.1.3",
 			file: "rules.yaml (built-in)",
-			line: 2462,
+			line: 2473,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -2656,7 +2656,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2469,
+			line: 2480,
 			text: phraseMask{
 				{index: 6, bits: 17293822569102704640},
 				{index: 7, bits: 127},
@@ -2668,7 +2668,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2480,
+			line: 2491,
 			text: phraseMask{
 				{index: 7, bits: 1920},
 			},
@@ -2679,7 +2679,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 2494,
+			line: 2505,
 			text: phraseMask{
 				{index: 7, bits: 6144},
 			},
@@ -2742,7 +2742,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate",
 			file: "rules.yaml (built-in)",
-			line: 2505,
+			line: 2516,
 			text: phraseMask{
 				{index: 7, bits: 6144},
 			},
@@ -2802,7 +2802,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2515,
+			line: 2526,
 			text: phraseMask{
 				{index: 7, bits: 122880},
 			},
@@ -2813,7 +2813,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2524,
+			line: 2535,
 			text: phraseMask{
 				{index: 7, bits: 4063232},
 			},
@@ -2824,7 +2824,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-expired",
 			file: "rules.yaml (built-in)",
-			line: 2532,
+			line: 2543,
 			text: phraseMask{
 				{index: 7, bits: 12582912},
 			},
@@ -2835,7 +2835,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2538,
+			line: 2549,
 			text: phraseMask{
 				{index: 7, bits: 251658240},
 			},
@@ -2846,7 +2846,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mailboxfull-inactive",
 			file: "rules.yaml (built-in)",
-			line: 2545,
+			line: 2556,
 			text: phraseMask{
 				{index: 7, bits: 805306368},
 			},
@@ -2896,7 +2896,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2559,
+			line: 2570,
 			text: phraseMask{
 				{index: 7, bits: 7784628224},
 			},
@@ -2907,7 +2907,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2566,
+			line: 2577,
 			text: phraseMask{
 				{index: 7, bits: 8589934592},
 			},
@@ -2918,7 +2918,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2572,
+			line: 2583,
 			text: phraseMask{
 				{index: 7, bits: 17179869184},
 			},
@@ -2929,7 +2929,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2578,
+			line: 2589,
 			text: phraseMask{
 				{index: 7, bits: 240518168576},
 			},
@@ -2940,7 +2940,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 2585,
+			line: 2596,
 			text: phraseMask{
 				{index: 7, bits: 34909494181888},
 			},
@@ -2951,7 +2951,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2594,
+			line: 2605,
 			text: phraseMask{
 				{index: 7, bits: 527765581332480},
 			},
@@ -2962,7 +2962,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2603,
+			line: 2614,
 			text: phraseMask{
 				{index: 7, bits: 1688849860263936},
 			},
@@ -2973,7 +2973,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2609,
+			line: 2620,
 			text: phraseMask{
 				{index: 7, bits: 33776997205278720},
 			},
@@ -2984,7 +2984,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2617,
+			line: 2628,
 			text: phraseMask{
 				{index: 7, bits: 9187343239835811840},
 			},
@@ -2995,7 +2995,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2626,
+			line: 2637,
 			text: phraseMask{
 				{index: 7, bits: 9223372036854775808},
 				{index: 8, bits: 1},
@@ -3007,7 +3007,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2632,
+			line: 2643,
 			text: phraseMask{
 				{index: 4, bits: 16384},
 				{index: 8, bits: 254},
@@ -3019,7 +3019,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2641,
+			line: 2652,
 			text: phraseMask{
 				{index: 8, bits: 768},
 			},
@@ -3030,7 +3030,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2647,
+			line: 2658,
 			text: phraseMask{
 				{index: 8, bits: 130048},
 			},
@@ -3041,7 +3041,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2656,
+			line: 2667,
 			text: phraseMask{
 				{index: 8, bits: 393216},
 			},
@@ -3052,7 +3052,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2662,
+			line: 2673,
 			text: phraseMask{
 				{index: 8, bits: 1572864},
 			},
@@ -3063,7 +3063,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2669,
+			line: 2680,
 			text: phraseMask{
 				{index: 8, bits: 34357641216},
 			},
@@ -3074,7 +3074,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2679,
+			line: 2690,
 			text: phraseMask{
 				{index: 8, bits: 34359738368},
 			},
@@ -3085,7 +3085,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2687,
+			line: 2698,
 			text: phraseMask{
 				{index: 8, bits: 68719476736},
 			},
@@ -3096,7 +3096,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2693,
+			line: 2704,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -3116,7 +3116,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2701,
+			line: 2712,
 			status: []statusPattern{
 				{none: true},
 				{class: 4, subject: -1, detailLo: -1, detHi: -1},
@@ -3138,7 +3138,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2709,
+			line: 2720,
 			text: phraseMask{
 				{index: 8, bits: 549755813888},
 			},
@@ -3149,7 +3149,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2717,
+			line: 2728,
 			text: phraseMask{
 				{index: 8, bits: 3298534883328},
 			},
@@ -3164,7 +3164,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.650-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2724,
+			line: 2735,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 650, detHi: 650},
 			},
@@ -3226,7 +3226,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.2-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2752,
+			line: 2763,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -3240,7 +3240,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.4-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2759,
+			line: 2770,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -3254,7 +3254,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.0-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2766,
+			line: 2777,
 			status: []statusPattern{
 				{class: 5, subject: 3},
 			},
@@ -3268,7 +3268,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.11-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2773,
+			line: 2784,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 11, detHi: 11},
 			},
@@ -3282,7 +3282,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.6-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2780,
+			line: 2791,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -3296,7 +3296,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.3-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2787,
+			line: 2798,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -3310,7 +3310,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.1-expired",
 			file: "rules.yaml (built-in)",
-			line: 2794,
+			line: 2805,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -3324,7 +3324,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.300-expired",
 			file: "rules.yaml (built-in)",
-			line: 2801,
+			line: 2812,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 300, detHi: 300},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3338,7 +3338,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.8-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2807,
+			line: 2818,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 8, detHi: 8},
 				{class: 5, subject: 4, detailLo: 8, detHi: 8},
@@ -3353,7 +3353,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-connector-tlsdomain-delayed",
 			file: "rules.yaml (built-in)",
-			line: 2814,
+			line: 2825,
 			text: phraseMask{
 				{index: 8, bits: 4503599627370496},
 			},
@@ -3405,7 +3405,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-connector-tlsdomain",
 			file: "rules.yaml (built-in)",
-			line: 2827,
+			line: 2838,
 			text: phraseMask{
 				{index: 8, bits: 4503599627370496},
 			},
@@ -3455,7 +3455,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.317-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2845,
+			line: 2856,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 317, detHi: 317},
 				{class: 5, subject: 4, detailLo: 317, detHi: 317},
@@ -3469,7 +3469,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.5-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2851,
+			line: 2862,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 5, detHi: 5},
 				{class: 5, subject: 7, detailLo: 5, detHi: 5},
@@ -3484,7 +3484,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.51-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2858,
+			line: 2869,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 51, detHi: 51},
 			},
@@ -3498,7 +3498,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.321-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2865,
+			line: 2876,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 321, detHi: 321},
 				{class: 5, subject: 7, detailLo: 321, detHi: 321},
@@ -3512,7 +3512,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.322-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2871,
+			line: 2882,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 322, detHi: 322},
 			},
@@ -3525,7 +3525,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.323-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2877,
+			line: 2888,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 323, detHi: 323},
 				{class: 5, subject: 7, detailLo: 323, detHi: 323},
@@ -3539,7 +3539,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.324-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2883,
+			line: 2894,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 324, detHi: 324},
 				{class: 5, subject: 7, detailLo: 324, detHi: 324},
@@ -3553,7 +3553,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.325-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2889,
+			line: 2900,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 325, detHi: 325},
 				{class: 5, subject: 7, detailLo: 325, detHi: 325},
@@ -3567,7 +3567,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.4-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2895,
+			line: 2906,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -3581,7 +3581,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.312-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2902,
+			line: 2913,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 312, detHi: 312},
 				{class: 5, subject: 4, detailLo: 312, detHi: 312},
@@ -3595,7 +3595,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.316-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2908,
+			line: 2919,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 316, detHi: 316},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3609,7 +3609,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.4-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2914,
+			line: 2925,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3623,7 +3623,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.64-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2921,
+			line: 2932,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
@@ -3696,7 +3696,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2937,
+			line: 2948,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3710,7 +3710,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.4-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2944,
+			line: 2955,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3724,7 +3724,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2951,
+			line: 2962,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3738,7 +3738,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.350-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2958,
+			line: 2969,
 			status: []statusPattern{
 				{class: 5, detailLo: 350, detHi: 350},
 			},
@@ -3751,7 +3751,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-transport-rule-code",
 			file: "rules.yaml (built-in)",
-			line: 2964,
+			line: 2975,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 900, detHi: 999},
 			},
@@ -3824,7 +3824,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.7-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2989,
+			line: 3000,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -3838,7 +3838,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.750-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2996,
+			line: 3007,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 750, detHi: 750},
 			},
@@ -3851,7 +3851,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.3-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3002,
+			line: 3013,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -3865,7 +3865,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 3009,
+			line: 3020,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3879,7 +3879,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-speeding",
 			file: "rules.yaml (built-in)",
-			line: 3016,
+			line: 3027,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3893,7 +3893,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3023,
+			line: 3034,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3907,7 +3907,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.3-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3030,
+			line: 3041,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -3921,7 +3921,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.2-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3037,
+			line: 3048,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -3935,7 +3935,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3044,
+			line: 3055,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3949,7 +3949,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.5-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3051,
+			line: 3062,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -3963,7 +3963,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3058,
+			line: 3069,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -3977,7 +3977,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3065,
+			line: 3076,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -3991,7 +3991,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3072,
+			line: 3083,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -4005,7 +4005,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.14-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3079,
+			line: 3090,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 14, detHi: 14},
 			},
@@ -4019,7 +4019,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.3-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3086,
+			line: 3097,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -4033,7 +4033,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3093,
+			line: 3104,
 			status: []statusPattern{
 				{class: 4, subject: 7},
 			},
@@ -4047,7 +4047,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.24-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3100,
+			line: 3111,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 24, detHi: 24},
 			},
@@ -4061,7 +4061,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.25-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3107,
+			line: 3118,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 25, detHi: 25},
 			},
@@ -4075,7 +4075,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.28-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3114,
+			line: 3125,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 28, detHi: 28},
 			},
@@ -4089,7 +4089,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.318-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3121,
+			line: 3132,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 318, detHi: 318},
 				{class: 5, subject: 4, detailLo: 318, detHi: 318},
@@ -4103,7 +4103,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-throttled-sending-ip",
 			file: "rules.yaml (built-in)",
-			line: 3127,
+			line: 3138,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -4174,7 +4174,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-throttled-sending-ip-final",
 			file: "rules.yaml (built-in)",
-			line: 3148,
+			line: 3159,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -4242,7 +4242,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.500-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3161,
+			line: 3172,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 500},
 			},
@@ -4255,7 +4255,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.700-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3167,
+			line: 3178,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 700, detHi: 700},
 			},
@@ -4268,7 +4268,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.1-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 3173,
+			line: 3184,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -4282,7 +4282,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.5.3-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3180,
+			line: 3191,
 			status: []statusPattern{
 				{class: 4, subject: 5, detailLo: 3, detHi: 3},
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
@@ -4297,7 +4297,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.652-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3187,
+			line: 3198,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 652, detHi: 652},
 			},
@@ -4310,7 +4310,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.3-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3193,
+			line: 3204,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -4324,7 +4324,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-5-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3200,
+			line: 3211,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 5},
 			},
@@ -4338,7 +4338,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.6-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3207,
+			line: 3218,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -4352,7 +4352,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.0-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3214,
+			line: 3225,
 			status: []statusPattern{
 				{class: 5, subject: 5},
 			},
@@ -4366,7 +4366,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.2-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3221,
+			line: 3232,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -4380,7 +4380,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.351-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3228,
+			line: 3239,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 351, detHi: 351},
 			},
@@ -4393,7 +4393,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 3234,
+			line: 3245,
 			text: phraseMask{
 				{index: 9, bits: 15393162788864},
 			},
@@ -4404,7 +4404,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 3244,
+			line: 3255,
 			text: phraseMask{
 				{index: 9, bits: 52776558133248},
 			},
@@ -4415,7 +4415,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3250,
+			line: 3261,
 			text: phraseMask{
 				{index: 9, bits: 492581209243648},
 			},
@@ -4426,7 +4426,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-expired",
 			file: "rules.yaml (built-in)",
-			line: 3256,
+			line: 3267,
 			text: phraseMask{
 				{index: 9, bits: 562949953421312},
 			},
@@ -4437,7 +4437,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 3262,
+			line: 3273,
 			text: phraseMask{
 				{index: 9, bits: 16888498602639360},
 			},
@@ -4448,7 +4448,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3269,
+			line: 3280,
 			text: phraseMask{
 				{index: 9, bits: 18014398509481984},
 			},
@@ -4459,7 +4459,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3275,
+			line: 3286,
 			text: phraseMask{
 				{index: 9, bits: 108086391056891904},
 			},
@@ -4470,7 +4470,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3281,
+			line: 3292,
 			text: phraseMask{
 				{index: 9, bits: 432345564227567616},
 			},
@@ -4481,7 +4481,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3287,
+			line: 3298,
 			text: phraseMask{
 				{index: 9, bits: 576460752303423488},
 			},
@@ -4492,7 +4492,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 3293,
+			line: 3304,
 			text: phraseMask{
 				{index: 4, bits: 201326592},
 				{index: 9, bits: 8070450532247928832},
@@ -4504,7 +4504,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3301,
+			line: 3312,
 			text: phraseMask{
 				{index: 4, bits: 35848192},
 				{index: 9, bits: 9223372036854775808},
@@ -4517,7 +4517,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3311,
+			line: 3322,
 			text: phraseMask{
 				{index: 10, bits: 14},
 			},
@@ -4528,7 +4528,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3318,
+			line: 3329,
 			text: phraseMask{
 				{index: 10, bits: 240},
 			},
@@ -4539,7 +4539,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3325,
+			line: 3336,
 			text: phraseMask{
 				{index: 10, bits: 768},
 				{index: 1, bits: 33554432},
@@ -4551,7 +4551,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3332,
+			line: 3343,
 			text: phraseMask{
 				{index: 9, bits: 256},
 				{index: 10, bits: 3072},
@@ -4563,7 +4563,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 3338,
+			line: 3349,
 			text: phraseMask{
 				{index: 10, bits: 4096},
 			},
@@ -4574,7 +4574,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3344,
+			line: 3355,
 			text: phraseMask{
 				{index: 10, bits: 8192},
 			},
@@ -4585,7 +4585,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3350,
+			line: 3361,
 			text: phraseMask{
 				{index: 9, bits: 274877906944},
 			},
@@ -4596,7 +4596,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 3356,
+			line: 3367,
 			text: phraseMask{
 				{index: 10, bits: 49152},
 			},
@@ -4607,7 +4607,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3366,
+			line: 3377,
 			text: phraseMask{
 				{index: 10, bits: 458752},
 			},
@@ -4618,7 +4618,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3372,
+			line: 3383,
 			text: phraseMask{
 				{index: 10, bits: 524288},
 			},
@@ -4629,7 +4629,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3378,
+			line: 3389,
 			text: phraseMask{
 				{index: 10, bits: 3145728},
 			},
@@ -4640,7 +4640,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 3384,
+			line: 3395,
 			text: phraseMask{
 				{index: 10, bits: 12582912},
 			},
@@ -4651,7 +4651,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-speeding",
 			file: "rules.yaml (built-in)",
-			line: 3390,
+			line: 3401,
 			text: phraseMask{
 				{index: 10, bits: 50331648},
 			},
@@ -4662,7 +4662,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3396,
+			line: 3407,
 			text: phraseMask{
 				{index: 10, bits: 67108864},
 			},
@@ -4673,7 +4673,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3402,
+			line: 3413,
 			text: phraseMask{
 				{index: 10, bits: 134217728},
 			},
@@ -4684,7 +4684,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3408,
+			line: 3419,
 			text: phraseMask{
 				{index: 10, bits: 4026531840},
 			},
@@ -4695,7 +4695,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3415,
+			line: 3426,
 			text: phraseMask{
 				{index: 10, bits: 4294967296},
 			},
@@ -4706,7 +4706,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 3421,
+			line: 3432,
 			text: phraseMask{
 				{index: 10, bits: 8589934592},
 			},
@@ -4717,7 +4717,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3432,
+			line: 3443,
 			text: phraseMask{
 				{index: 10, bits: 51539607552},
 			},
@@ -4762,7 +4762,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3443,
+			line: 3454,
 			text: phraseMask{
 				{index: 10, bits: 68719476736},
 			},
@@ -4773,7 +4773,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 3449,
+			line: 3460,
 			text: phraseMask{
 				{index: 10, bits: 137438953472},
 			},
@@ -4784,7 +4784,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 3455,
+			line: 3466,
 			text: phraseMask{
 				{index: 10, bits: 274877906944},
 			},
@@ -4843,7 +4843,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-policyviolation-by-reply",
 			file: "rules.yaml (built-in)",
-			line: 3480,
+			line: 3491,
 			all:  []int32{678, 679},
 			then: thenDef{
 				Reason: "policyviolation",
@@ -4898,7 +4898,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints-delayed",
 			file: "rules.yaml (built-in)",
-			line: 3486,
+			line: 3497,
 			text: phraseMask{
 				{index: 10, bits: 1099511627776},
 			},
@@ -4967,7 +4967,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints-expired",
 			file: "rules.yaml (built-in)",
-			line: 3504,
+			line: 3515,
 			text: phraseMask{
 				{index: 10, bits: 1099511627776},
 			},
@@ -5036,7 +5036,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints",
 			file: "rules.yaml (built-in)",
-			line: 3517,
+			line: 3528,
 			text: phraseMask{
 				{index: 10, bits: 1099511627776},
 			},
@@ -5102,7 +5102,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3527,
+			line: 3538,
 			text: phraseMask{
 				{index: 10, bits: 6597069766656},
 			},
@@ -5113,7 +5113,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-speeding",
 			file: "rules.yaml (built-in)",
-			line: 3535,
+			line: 3546,
 			text: phraseMask{
 				{index: 10, bits: 8796093022208},
 			},
@@ -5124,7 +5124,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3541,
+			line: 3552,
 			text: phraseMask{
 				{index: 10, bits: 52776558133248},
 			},
@@ -5135,7 +5135,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3547,
+			line: 3558,
 			text: phraseMask{
 				{index: 10, bits: 70368744177664},
 			},
@@ -5146,7 +5146,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3553,
+			line: 3564,
 			text: phraseMask{
 				{index: 10, bits: 140737488355328},
 			},
@@ -5157,7 +5157,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3559,
+			line: 3570,
 			text: phraseMask{
 				{index: 10, bits: 281479271677952},
 			},
@@ -5168,7 +5168,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-submission-quota",
 			file: "rules.yaml (built-in)",
-			line: 3571,
+			line: 3582,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 2, detHi: 2},
 				{class: 4, subject: 2, detailLo: 2, detHi: 2},
@@ -5218,7 +5218,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-outbound-spam-exception",
 			file: "rules.yaml (built-in)",
-			line: 3587,
+			line: 3598,
 			text: phraseMask{
 				{index: 10, bits: 36028797018963968},
 			},
@@ -5261,7 +5261,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-recipient-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 3605,
+			line: 3616,
 			text: phraseMask{
 				{index: 10, bits: 1080863910568919040},
 			},
@@ -5305,7 +5305,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-sending-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 3617,
+			line: 3628,
 			text: phraseMask{
 				{index: 10, bits: 17293822569102704640},
 				{index: 8, bits: 16},
@@ -5349,7 +5349,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cpanel-hourly-limit-retried",
 			file: "rules.yaml (built-in)",
-			line: 3643,
+			line: 3654,
 			text: phraseMask{
 				{index: 11, bits: 3},
 			},
@@ -5405,7 +5405,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cpanel-max-emails-per-hour",
 			file: "rules.yaml (built-in)",
-			line: 3657,
+			line: 3668,
 			text: phraseMask{
 				{index: 11, bits: 1},
 			},
@@ -5464,7 +5464,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cpanel-max-defers-failures-per-hour",
 			file: "rules.yaml (built-in)",
-			line: 3670,
+			line: 3681,
 			text: phraseMask{
 				{index: 11, bits: 2},
 			},
@@ -5523,7 +5523,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "relay-denied-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 3683,
+			line: 3694,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -5597,7 +5597,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-authrequired-recipient",
 			file: "rules.yaml (built-in)",
-			line: 3708,
+			line: 3719,
 			text: phraseMask{
 				{index: 11, bits: 262144},
 			},
@@ -5647,7 +5647,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "not-authenticated-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 3717,
+			line: 3728,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -5705,7 +5705,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-nonmember",
 			file: "rules.yaml (built-in)",
-			line: 3732,
+			line: 3743,
 			text: phraseMask{
 				{index: 11, bits: 9007198986305536},
 			},
@@ -5783,7 +5783,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-nonmember-policy",
 			file: "rules.yaml (built-in)",
-			line: 3785,
+			line: 3796,
 			text: phraseMask{
 				{index: 11, bits: 135107988821114880},
 			},
@@ -5858,7 +5858,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-moderator-reason",
 			file: "rules.yaml (built-in)",
-			line: 3805,
+			line: 3816,
 			text: phraseMask{
 				{index: 11, bits: 432345564227567616},
 			},
@@ -5913,7 +5913,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.1-delivery-not-authorized",
 			file: "rules.yaml (built-in)",
-			line: 3828,
+			line: 3839,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -6016,7 +6016,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.1.10-null-mx",
 			file: "rules.yaml (built-in)",
-			line: 3855,
+			line: 3866,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 				{class: 4, subject: 1, detailLo: 10, detHi: 10},
@@ -6071,7 +6071,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.7.13-account-disabled",
 			file: "rules.yaml (built-in)",
-			line: 3867,
+			line: 3878,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 				{class: 4, subject: 7, detailLo: 13, detHi: 13},
@@ -6112,7 +6112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.26-ipv6-unauthenticated",
 			file: "rules.yaml (built-in)",
-			line: 3881,
+			line: 3892,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 26, detHi: 26},
 			},
@@ -6161,7 +6161,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.500-699",
 			file: "rules.yaml (built-in)",
-			line: 3890,
+			line: 3901,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -6210,7 +6210,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.850-899",
 			file: "rules.yaml (built-in)",
-			line: 3899,
+			line: 3910,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 850, detHi: 899},
 			},
@@ -6259,7 +6259,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.10",
 			file: "rules.yaml (built-in)",
-			line: 3908,
+			line: 3919,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -6308,7 +6308,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.90",
 			file: "rules.yaml (built-in)",
-			line: 3918,
+			line: 3929,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 90, detHi: 90},
 			},
@@ -6350,7 +6350,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.121",
 			file: "rules.yaml (built-in)",
-			line: 3927,
+			line: 3938,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 121, detHi: 121},
 			},
@@ -6399,7 +6399,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.122",
 			file: "rules.yaml (built-in)",
-			line: 3936,
+			line: 3947,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 122, detHi: 122},
 			},
@@ -6448,7 +6448,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.3.190",
 			file: "rules.yaml (built-in)",
-			line: 3945,
+			line: 3956,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 190, detHi: 190},
 			},
@@ -6497,7 +6497,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.12",
 			file: "rules.yaml (built-in)",
-			line: 3954,
+			line: 3965,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -6546,7 +6546,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.124",
 			file: "rules.yaml (built-in)",
-			line: 3963,
+			line: 3974,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 124, detHi: 124},
 			},
@@ -6595,7 +6595,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.133",
 			file: "rules.yaml (built-in)",
-			line: 3972,
+			line: 3983,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 133, detHi: 133},
 			},
@@ -6644,7 +6644,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.134",
 			file: "rules.yaml (built-in)",
-			line: 3981,
+			line: 3992,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 134, detHi: 134},
 			},
@@ -6693,7 +6693,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.13",
 			file: "rules.yaml (built-in)",
-			line: 3990,
+			line: 4001,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -6742,7 +6742,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.135",
 			file: "rules.yaml (built-in)",
-			line: 3999,
+			line: 4010,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 135, detHi: 135},
 			},
@@ -6791,7 +6791,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.136",
 			file: "rules.yaml (built-in)",
-			line: 4008,
+			line: 4019,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 136, detHi: 136},
 			},
@@ -6840,7 +6840,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.23-spf",
 			file: "rules.yaml (built-in)",
-			line: 4017,
+			line: 4028,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 23, detHi: 23},
 			},
@@ -6912,7 +6912,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.25",
 			file: "rules.yaml (built-in)",
-			line: 4026,
+			line: 4037,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -6969,7 +6969,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.57",
 			file: "rules.yaml (built-in)",
-			line: 4035,
+			line: 4046,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 57, detHi: 57},
 			},
@@ -7018,7 +7018,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.501",
 			file: "rules.yaml (built-in)",
-			line: 4044,
+			line: 4055,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 501, detHi: 501},
 			},
@@ -7067,7 +7067,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.502",
 			file: "rules.yaml (built-in)",
-			line: 4055,
+			line: 4066,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 502, detHi: 502},
 			},
@@ -7116,7 +7116,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.503",
 			file: "rules.yaml (built-in)",
-			line: 4064,
+			line: 4075,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 503, detHi: 503},
 			},
@@ -7165,7 +7165,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.504",
 			file: "rules.yaml (built-in)",
-			line: 4073,
+			line: 4084,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 504, detHi: 504},
 			},
@@ -7214,7 +7214,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.505",
 			file: "rules.yaml (built-in)",
-			line: 4084,
+			line: 4095,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 505, detHi: 505},
 			},
@@ -7263,7 +7263,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.506",
 			file: "rules.yaml (built-in)",
-			line: 4096,
+			line: 4107,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 506, detHi: 506},
 			},
@@ -7312,7 +7312,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.507",
 			file: "rules.yaml (built-in)",
-			line: 4105,
+			line: 4116,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 507, detHi: 507},
 			},
@@ -7361,7 +7361,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.508",
 			file: "rules.yaml (built-in)",
-			line: 4114,
+			line: 4125,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 508, detHi: 508},
 			},
@@ -7410,7 +7410,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.509",
 			file: "rules.yaml (built-in)",
-			line: 4123,
+			line: 4134,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 509, detHi: 509},
 			},
@@ -7474,7 +7474,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.64-tenantattribution",
 			file: "rules.yaml (built-in)",
-			line: 4135,
+			line: 4146,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
@@ -7542,7 +7542,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.510",
 			file: "rules.yaml (built-in)",
-			line: 4147,
+			line: 4158,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 510, detHi: 510},
 			},
@@ -7591,7 +7591,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.511",
 			file: "rules.yaml (built-in)",
-			line: 4157,
+			line: 4168,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 511, detHi: 511},
 			},
@@ -7640,7 +7640,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.512",
 			file: "rules.yaml (built-in)",
-			line: 4166,
+			line: 4177,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 512, detHi: 512},
 			},
@@ -7689,7 +7689,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.513",
 			file: "rules.yaml (built-in)",
-			line: 4175,
+			line: 4186,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 513, detHi: 513},
 			},
@@ -7746,7 +7746,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.515",
 			file: "rules.yaml (built-in)",
-			line: 4184,
+			line: 4195,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 515, detHi: 515},
 			},
@@ -7832,7 +7832,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.520",
 			file: "rules.yaml (built-in)",
-			line: 4205,
+			line: 4216,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 520, detHi: 520},
 			},
@@ -7874,7 +7874,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.233",
 			file: "rules.yaml (built-in)",
-			line: 4214,
+			line: 4225,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 233, detHi: 233},
 			},
@@ -7916,7 +7916,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.606-649",
 			file: "rules.yaml (built-in)",
-			line: 4223,
+			line: 4234,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 606, detHi: 649},
 			},
@@ -7982,7 +7982,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.703",
 			file: "rules.yaml (built-in)",
-			line: 4232,
+			line: 4243,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 703, detHi: 703},
 			},
@@ -8024,7 +8024,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.700-749",
 			file: "rules.yaml (built-in)",
-			line: 4241,
+			line: 4252,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 700, detHi: 749},
 			},
@@ -8073,7 +8073,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.310-no-domain",
 			file: "rules.yaml (built-in)",
-			line: 4252,
+			line: 4263,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 310, detHi: 310},
 			},
@@ -8109,7 +8109,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-helo-refused",
 			file: "rules.yaml (built-in)",
-			line: 4268,
+			line: 4279,
 			text: phraseMask{
 				{index: 12, bits: 8192},
 			},
@@ -8119,7 +8119,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-courier-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4275,
+			line: 4286,
 			text: phraseMask{
 				{index: 12, bits: 16384},
 			},
@@ -8129,7 +8129,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-filtered",
 			file: "rules.yaml (built-in)",
-			line: 4280,
+			line: 4291,
 			text: phraseMask{
 				{index: 12, bits: 32768},
 			},
@@ -8139,7 +8139,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4285,
+			line: 4296,
 			text: phraseMask{
 				{index: 12, bits: 196608},
 			},
@@ -8149,7 +8149,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4294,
+			line: 4305,
 			text: phraseMask{
 				{index: 12, bits: 8126464},
 			},
@@ -8159,7 +8159,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4301,
+			line: 4312,
 			text: phraseMask{
 				{index: 12, bits: 8388608},
 			},
@@ -8172,7 +8172,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-expired",
 			file: "rules.yaml (built-in)",
-			line: 4307,
+			line: 4318,
 			text: phraseMask{
 				{index: 12, bits: 16777216},
 			},
@@ -8182,7 +8182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4312,
+			line: 4323,
 			text: phraseMask{
 				{index: 12, bits: 33554432},
 			},
@@ -8192,7 +8192,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-einsundeins-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 4317,
+			line: 4328,
 			text: phraseMask{
 				{index: 12, bits: 67108864},
 			},
@@ -8202,7 +8202,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exim-mx-hosts-without-address",
 			file: "rules.yaml (built-in)",
-			line: 4330,
+			line: 4341,
 			text: phraseMask{
 				{index: 12, bits: 402653184},
 			},
@@ -8253,7 +8253,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4340,
+			line: 4351,
 			text: phraseMask{
 				{index: 12, bits: 536870912},
 			},
@@ -8263,7 +8263,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4348,
+			line: 4359,
 			text: phraseMask{
 				{index: 12, bits: 1073741824},
 			},
@@ -8273,7 +8273,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4353,
+			line: 4364,
 			text: phraseMask{
 				{index: 12, bits: 6442450944},
 			},
@@ -8283,7 +8283,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 4358,
+			line: 4369,
 			text: phraseMask{
 				{index: 12, bits: 128849018880},
 			},
@@ -8293,7 +8293,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4364,
+			line: 4375,
 			text: phraseMask{
 				{index: 12, bits: 2061584302080},
 			},
@@ -8303,7 +8303,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lines-too-long",
 			file: "rules.yaml (built-in)",
-			line: 4376,
+			line: 4387,
 			text: phraseMask{
 				{index: 12, bits: 15393162788864},
 			},
@@ -8353,7 +8353,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 4385,
+			line: 4396,
 			text: phraseMask{
 				{index: 12, bits: 17592186044416},
 			},
@@ -8363,7 +8363,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-expired",
 			file: "rules.yaml (built-in)",
-			line: 4390,
+			line: 4401,
 			text: phraseMask{
 				{index: 12, bits: 35184372088832},
 			},
@@ -8373,7 +8373,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4395,
+			line: 4406,
 			text: phraseMask{
 				{index: 12, bits: 70368744177664},
 			},
@@ -8383,7 +8383,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-suspend",
 			file: "rules.yaml (built-in)",
-			line: 4400,
+			line: 4411,
 			text: phraseMask{
 				{index: 12, bits: 422212465065984},
 			},
@@ -8393,7 +8393,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-nonmember",
 			file: "rules.yaml (built-in)",
-			line: 4405,
+			line: 4416,
 			text: phraseMask{
 				{index: 12, bits: 3940649673949184},
 			},
@@ -8468,7 +8468,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-rejected",
 			file: "rules.yaml (built-in)",
-			line: 4421,
+			line: 4432,
 			text: phraseMask{
 				{index: 12, bits: 67553994410557440},
 			},
@@ -8478,7 +8478,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4426,
+			line: 4437,
 			text: phraseMask{
 				{index: 12, bits: 4539628424389459968},
 			},
@@ -8488,7 +8488,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 4432,
+			line: 4443,
 			text: phraseMask{
 				{index: 12, bits: 4611686018427387904},
 			},
@@ -8498,7 +8498,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-expired",
 			file: "rules.yaml (built-in)",
-			line: 4437,
+			line: 4448,
 			text: phraseMask{
 				{index: 12, bits: 9223372036854775808},
 				{index: 13, bits: 3},
@@ -8509,7 +8509,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4444,
+			line: 4455,
 			text: phraseMask{
 				{index: 13, bits: 12},
 			},
@@ -8519,7 +8519,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmx-expired",
 			file: "rules.yaml (built-in)",
-			line: 4449,
+			line: 4460,
 			text: phraseMask{
 				{index: 13, bits: 16},
 			},
@@ -8529,7 +8529,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4454,
+			line: 4465,
 			text: phraseMask{
 				{index: 8, bits: 412316860416},
 			},
@@ -8539,7 +8539,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4459,
+			line: 4470,
 			text: phraseMask{
 				{index: 8, bits: 34359738368},
 			},
@@ -8549,7 +8549,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4464,
+			line: 4475,
 			text: phraseMask{
 				{index: 8, bits: 68719476736},
 			},
@@ -8559,7 +8559,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4469,
+			line: 4480,
 			text: phraseMask{
 				{index: 13, bits: 32},
 			},
@@ -8569,7 +8569,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4474,
+			line: 4485,
 			text: phraseMask{
 				{index: 13, bits: 64},
 			},
@@ -8579,7 +8579,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 4479,
+			line: 4490,
 			text: phraseMask{
 				{index: 13, bits: 128},
 			},
@@ -8589,7 +8589,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 4484,
+			line: 4495,
 			text: phraseMask{
 				{index: 13, bits: 256},
 			},
@@ -8599,7 +8599,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-compuserve-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4489,
+			line: 4500,
 			text: phraseMask{
 				{index: 13, bits: 1536},
 			},
@@ -8609,7 +8609,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4498,
+			line: 4509,
 			text: phraseMask{
 				{index: 13, bits: 2048},
 			},
@@ -8619,7 +8619,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 4503,
+			line: 4514,
 			text: phraseMask{
 				{index: 13, bits: 4096},
 			},
@@ -8629,7 +8629,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4508,
+			line: 4519,
 			text: phraseMask{
 				{index: 13, bits: 8192},
 			},
@@ -8639,7 +8639,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-messagingserver-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4513,
+			line: 4524,
 			text: phraseMask{
 				{index: 13, bits: 16384},
 			},
@@ -8649,7 +8649,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4518,
+			line: 4529,
 			text: phraseMask{
 				{index: 13, bits: 32768},
 			},
@@ -8659,7 +8659,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4523,
+			line: 4534,
 			text: phraseMask{
 				{index: 13, bits: 196608},
 			},
@@ -8669,7 +8669,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-expired",
 			file: "rules.yaml (built-in)",
-			line: 4529,
+			line: 4540,
 			text: phraseMask{
 				{index: 13, bits: 262144},
 			},
@@ -8679,7 +8679,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 4534,
+			line: 4545,
 			text: phraseMask{
 				{index: 13, bits: 524288},
 			},
@@ -8689,7 +8689,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-mx-unreachable",
 			file: "rules.yaml (built-in)",
-			line: 4539,
+			line: 4550,
 			text: phraseMask{
 				{index: 13, bits: 1048576},
 			},
@@ -8726,7 +8726,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4548,
+			line: 4559,
 			text: phraseMask{
 				{index: 13, bits: 267386880},
 			},
@@ -8736,7 +8736,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4555,
+			line: 4566,
 			text: phraseMask{
 				{index: 13, bits: 1879048192},
 			},
@@ -8746,7 +8746,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 4560,
+			line: 4571,
 			text: phraseMask{
 				{index: 13, bits: 2147483648},
 			},
@@ -8756,7 +8756,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 4565,
+			line: 4576,
 			text: phraseMask{
 				{index: 13, bits: 64424509440},
 			},
@@ -8766,7 +8766,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4571,
+			line: 4582,
 			text: phraseMask{
 				{index: 13, bits: 281406257233920},
 			},
@@ -8776,7 +8776,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4581,
+			line: 4592,
 			text: phraseMask{
 				{index: 13, bits: 844424930131968},
 			},
@@ -8786,7 +8786,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4586,
+			line: 4597,
 			text: phraseMask{
 				{index: 13, bits: 1125899906842624},
 			},
@@ -8796,7 +8796,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4591,
+			line: 4602,
 			text: phraseMask{
 				{index: 13, bits: 2251799813685248},
 			},
@@ -8806,7 +8806,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 4596,
+			line: 4607,
 			text: phraseMask{
 				{index: 13, bits: 4503599627370496},
 			},
@@ -8816,7 +8816,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "qmail-mx-points-here",
 			file: "rules.yaml (built-in)",
-			line: 4601,
+			line: 4612,
 			text: phraseMask{
 				{index: 13, bits: 9007199254740992},
 			},
@@ -8874,7 +8874,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4617,
+			line: 4628,
 			text: phraseMask{
 				{index: 13, bits: 54043195528445952},
 			},
@@ -8884,7 +8884,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4623,
+			line: 4634,
 			text: phraseMask{
 				{index: 13, bits: 72057594037927936},
 			},
@@ -8894,7 +8894,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 4628,
+			line: 4639,
 			text: phraseMask{
 				{index: 13, bits: 144115188075855872},
 			},
@@ -8904,7 +8904,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-verizon-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4633,
+			line: 4644,
 			text: phraseMask{
 				{index: 13, bits: 864691128455135232},
 			},
@@ -8914,7 +8914,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-zoho-expired",
 			file: "rules.yaml (built-in)",
-			line: 4638,
+			line: 4649,
 			text: phraseMask{
 				{index: 13, bits: 1152921504606846976},
 			},
@@ -8924,7 +8924,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-filtered",
 			file: "rules.yaml (built-in)",
-			line: 4643,
+			line: 4654,
 			text: phraseMask{
 				{index: 13, bits: 2305843009213693952},
 			},
@@ -8934,7 +8934,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4648,
+			line: 4659,
 			text: phraseMask{
 				{index: 13, bits: 4611686018427387904},
 			},
@@ -8944,7 +8944,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-groups-refused",
 			file: "rules.yaml (built-in)",
-			line: 4653,
+			line: 4664,
 			text: phraseMask{
 				{index: 13, bits: 9223372036854775808},
 				{index: 14, bits: 1},
@@ -8995,7 +8995,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-posting-restricted",
 			file: "rules.yaml (built-in)",
-			line: 4673,
+			line: 4684,
 			text: phraseMask{
 				{index: 14, bits: 131070},
 				{index: 11, bits: 6755399977926656},
@@ -9046,7 +9046,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6-5.4.14-loop",
 			file: "rules.yaml (built-in)",
-			line: 4705,
+			line: 4716,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
@@ -9102,7 +9102,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-no-answer",
 			file: "rules.yaml (built-in)",
-			line: 4715,
+			line: 4726,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -9222,7 +9222,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1-access-denied",
 			file: "rules.yaml (built-in)",
-			line: 4732,
+			line: 4743,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -9275,7 +9275,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-unrecognised-or-name",
 			file: "rules.yaml (built-in)",
-			line: 4753,
+			line: 4764,
 			text: phraseMask{
 				{index: 14, bits: 267386880},
 			},
@@ -9285,7 +9285,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-maximum-time-expired",
 			file: "rules.yaml (built-in)",
-			line: 4758,
+			line: 4769,
 			text: phraseMask{
 				{index: 14, bits: 805306368},
 			},
@@ -9295,7 +9295,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-loop-detected",
 			file: "rules.yaml (built-in)",
-			line: 4762,
+			line: 4773,
 			text: phraseMask{
 				{index: 14, bits: 1073741824},
 			},
@@ -9305,7 +9305,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-content-too-long",
 			file: "rules.yaml (built-in)",
-			line: 4766,
+			line: 4777,
 			text: phraseMask{
 				{index: 14, bits: 15032385536},
 			},
@@ -9315,7 +9315,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-conversion",
 			file: "rules.yaml (built-in)",
-			line: 4770,
+			line: 4781,
 			text: phraseMask{
 				{index: 14, bits: 532575944704},
 			},
@@ -9325,7 +9325,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-score-stated",
 			file: "rules.yaml (built-in)",
-			line: 4795,
+			line: 4806,
 			text: phraseMask{
 				{bits: 8053063680},
 			},
@@ -9342,7 +9342,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "postfix-rbl-sender",
 			file: "rules.yaml (built-in)",
-			line: 4810,
+			line: 4821,
 			regexps: []*pattern{
 				{src: "sender address \\[[^\\]@ ]*@(?P<listed_domain>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})\\] blocked using ", captures: true, minLen: 37},
 			},
@@ -9443,7 +9443,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "postfix-rbl-name",
 			file: "rules.yaml (built-in)",
-			line: 4832,
+			line: 4843,
 			regexps: []*pattern{
 				{src: "(?:helo command|reverse client host) \\[(?P<listed_domain>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})\\] blocked using ", captures: true, minLen: 34},
 			},
@@ -9544,7 +9544,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-uri-blocklist",
 			file: "rules.yaml (built-in)",
-			line: 4849,
+			line: 4860,
 			text: phraseMask{
 				{bits: 25165824},
 				{index: 14, bits: 1152920954851033088},
@@ -9686,7 +9686,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-status",
 			file: "rules.yaml (built-in)",
-			line: 4883,
+			line: 4894,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 2, detHi: 2},
 			},
@@ -9695,7 +9695,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-specific",
 			file: "rules.yaml (built-in)",
-			line: 4888,
+			line: 4899,
 			text: phraseMask{
 				{index: 15, bits: 16},
 			},
@@ -9705,7 +9705,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-specific",
 			file: "rules.yaml (built-in)",
-			line: 4894,
+			line: 4905,
 			text: phraseMask{
 				{index: 15, bits: 480},
 				{index: 11, bits: 1},
@@ -9716,7 +9716,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-languages",
 			file: "rules.yaml (built-in)",
-			line: 4908,
+			line: 4919,
 			text: phraseMask{
 				{index: 15, bits: 70368744177152},
 			},
@@ -9729,7 +9729,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-text",
 			file: "rules.yaml (built-in)",
-			line: 4920,
+			line: 4931,
 			text: phraseMask{
 				{index: 15, bits: 18446673704965373952},
 				{index: 3, bits: 35322448576512},
@@ -9749,7 +9749,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-status",
 			file: "rules.yaml (built-in)",
-			line: 4960,
+			line: 4971,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 4, detHi: 4},
 				{class: -1, subject: 7, detailLo: 16, detHi: 16},
@@ -9759,7 +9759,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-status",
 			file: "rules.yaml (built-in)",
-			line: 4965,
+			line: 4976,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -9768,7 +9768,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-text",
 			file: "rules.yaml (built-in)",
-			line: 4970,
+			line: 4981,
 			text: phraseMask{
 				{index: 17, bits: 268435454},
 				{index: 8, bits: 2305843009213693952},
@@ -9782,7 +9782,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-text",
 			file: "rules.yaml (built-in)",
-			line: 4984,
+			line: 4995,
 			text: phraseMask{
 				{index: 17, bits: 805306368},
 				{index: 10, bits: 524288},
@@ -9793,7 +9793,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-reply-525",
 			file: "rules.yaml (built-in)",
-			line: 4996,
+			line: 5007,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 5},
@@ -9804,7 +9804,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-text",
 			file: "rules.yaml (built-in)",
-			line: 5001,
+			line: 5012,
 			text: phraseMask{
 				{index: 17, bits: 18446744072635809792},
 				{index: 10, bits: 35184472752128},
@@ -9821,7 +9821,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hasmoved-text",
 			file: "rules.yaml (built-in)",
-			line: 5034,
+			line: 5045,
 			text: phraseMask{
 				{index: 18, bits: 1069547520},
 			},
@@ -9831,7 +9831,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "norelaying-text",
 			file: "rules.yaml (built-in)",
-			line: 5046,
+			line: 5057,
 			text: phraseMask{
 				{index: 18, bits: 562948879679488},
 				{index: 11, bits: 262136},
@@ -9847,7 +9847,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-dmarc",
 			file: "rules.yaml (built-in)",
-			line: 5067,
+			line: 5078,
 			text: phraseMask{
 				{index: 18, bits: 575897802350002176},
 			},
@@ -9888,7 +9888,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-status",
 			file: "rules.yaml (built-in)",
-			line: 5076,
+			line: 5087,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 20, detHi: 20},
 				{class: -1, subject: 7, detailLo: 21, detHi: 21},
@@ -9903,7 +9903,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-text",
 			file: "rules.yaml (built-in)",
-			line: 5081,
+			line: 5092,
 			text: phraseMask{
 				{index: 18, bits: 17870283321406128128},
 				{index: 19, bits: 33554431},
@@ -9918,7 +9918,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5094,
+			line: 5105,
 			text: phraseMask{
 				{index: 19, bits: 100663296},
 			},
@@ -9932,7 +9932,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-blocked",
 			file: "rules.yaml (built-in)",
-			line: 5113,
+			line: 5124,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -9960,7 +9960,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-rejected",
 			file: "rules.yaml (built-in)",
-			line: 5153,
+			line: 5164,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -9992,7 +9992,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 5194,
+			line: 5205,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -10010,7 +10010,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unknown-at-mail-from",
 			file: "rules.yaml (built-in)",
-			line: 5206,
+			line: 5217,
 			text: phraseMask{
 				{index: 22, bits: 18446744073575333888},
 				{index: 9, bits: 274877907200},
@@ -10084,7 +10084,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.1",
 			file: "rules.yaml (built-in)",
-			line: 5267,
+			line: 5278,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -10133,7 +10133,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.0",
 			file: "rules.yaml (built-in)",
-			line: 5279,
+			line: 5290,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 			},
@@ -10182,7 +10182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-x.1.3",
 			file: "rules.yaml (built-in)",
-			line: 5290,
+			line: 5301,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -10230,7 +10230,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific",
 			file: "rules.yaml (built-in)",
-			line: 5299,
+			line: 5310,
 			text: phraseMask{
 				{index: 3, bits: 1024},
 				{index: 24, bits: 25165824},
@@ -10241,7 +10241,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-specific",
 			file: "rules.yaml (built-in)",
-			line: 5307,
+			line: 5318,
 			text: phraseMask{
 				{index: 21, bits: 34359738376},
 			},
@@ -10251,7 +10251,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific-553",
 			file: "rules.yaml (built-in)",
-			line: 5314,
+			line: 5325,
 			text: phraseMask{
 				{index: 23, bits: 549755813888},
 			},
@@ -10265,7 +10265,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-specific",
 			file: "rules.yaml (built-in)",
-			line: 5323,
+			line: 5334,
 			text: phraseMask{
 				{index: 19, bits: 70369281048576},
 			},
@@ -10275,7 +10275,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 5330,
+			line: 5341,
 			text: phraseMask{
 				{index: 22, bits: 18446744073575333888},
 				{index: 9, bits: 274877907200},
@@ -10305,7 +10305,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5336,
+			line: 5347,
 			text: phraseMask{
 				{index: 24, bits: 35184304979968},
 			},
@@ -10341,7 +10341,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-any-stage",
 			file: "rules.yaml (built-in)",
-			line: 5355,
+			line: 5366,
 			text: phraseMask{
 				{index: 9, bits: 274877906944},
 				{index: 24, bits: 246290604621824},
@@ -10361,7 +10361,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-mailbox-inactive",
 			file: "rules.yaml (built-in)",
-			line: 5389,
+			line: 5400,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -10437,7 +10437,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-mailbox-missing",
 			file: "rules.yaml (built-in)",
-			line: 5402,
+			line: 5413,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -10520,7 +10520,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-userunknown-missing",
 			file: "rules.yaml (built-in)",
-			line: 5427,
+			line: 5438,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -10621,7 +10621,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-text",
 			file: "rules.yaml (built-in)",
-			line: 5435,
+			line: 5446,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -10645,7 +10645,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 5454,
+			line: 5465,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -10681,7 +10681,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-specific",
 			file: "rules.yaml (built-in)",
-			line: 5460,
+			line: 5471,
 			text: phraseMask{
 				{index: 25, bits: 114688},
 			},
@@ -10691,7 +10691,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-sender-named",
 			file: "rules.yaml (built-in)",
-			line: 5469,
+			line: 5480,
 			text: phraseMask{
 				{index: 25, bits: 131075},
 			},
@@ -10708,7 +10708,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-mailbox-inactive",
 			file: "rules.yaml (built-in)",
-			line: 5484,
+			line: 5495,
 			text: phraseMask{
 				{index: 24, bits: 281474976710656},
 			},
@@ -10778,7 +10778,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-mailbox-missing",
 			file: "rules.yaml (built-in)",
-			line: 5490,
+			line: 5501,
 			text: phraseMask{
 				{index: 23, bits: 8589934592},
 				{index: 24, bits: 1688849860263936},
@@ -10855,7 +10855,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-text",
 			file: "rules.yaml (built-in)",
-			line: 5498,
+			line: 5509,
 			text: phraseMask{
 				{index: 24, bits: 18446462598732840960},
 				{index: 25, bits: 12287},
@@ -10873,7 +10873,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-status",
 			file: "rules.yaml (built-in)",
-			line: 5506,
+			line: 5517,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -10882,7 +10882,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-text",
 			file: "rules.yaml (built-in)",
-			line: 5511,
+			line: 5522,
 			text: phraseMask{
 				{index: 25, bits: 1152921504606322688},
 			},
@@ -10896,7 +10896,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5532,
+			line: 5543,
 			text: phraseMask{
 				{index: 25, bits: 17293822569102704640},
 				{index: 26, bits: 1},
@@ -10914,7 +10914,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-text",
 			file: "rules.yaml (built-in)",
-			line: 5545,
+			line: 5556,
 			text: phraseMask{
 				{index: 26, bits: 1022},
 			},
@@ -10924,7 +10924,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5553,
+			line: 5564,
 			text: phraseMask{
 				{index: 26, bits: 1024},
 			},
@@ -10937,7 +10937,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-text",
 			file: "rules.yaml (built-in)",
-			line: 5564,
+			line: 5575,
 			text: phraseMask{
 				{index: 26, bits: 2095104},
 				{index: 8, bits: 4398046511104},
@@ -10949,7 +10949,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contenterror-text",
 			file: "rules.yaml (built-in)",
-			line: 5576,
+			line: 5587,
 			text: phraseMask{
 				{index: 26, bits: 35184369991682},
 				{index: 12, bits: 17592186044416},
@@ -10974,7 +10974,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.8-bad-outbound-sender",
 			file: "rules.yaml (built-in)",
-			line: 5641,
+			line: 5652,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 8, detHi: 8},
 			},
@@ -11020,7 +11020,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-status",
 			file: "rules.yaml (built-in)",
-			line: 5660,
+			line: 5671,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 7, detHi: 7},
 				{class: -1, subject: 1, detailLo: 8, detHi: 8},
@@ -11030,7 +11030,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-at-mail",
 			file: "rules.yaml (built-in)",
-			line: 5665,
+			line: 5676,
 			text: phraseMask{
 				{index: 20, bits: 18437736874454810624},
 				{index: 21, bits: 18446744073709551615},
@@ -11059,7 +11059,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-text",
 			file: "rules.yaml (built-in)",
-			line: 5708,
+			line: 5719,
 			text: phraseMask{
 				{index: 20, bits: 18437736874454810624},
 				{index: 21, bits: 18446744073709551615},
@@ -11086,7 +11086,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-status",
 			file: "rules.yaml (built-in)",
-			line: 5722,
+			line: 5733,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -11102,7 +11102,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-specific",
 			file: "rules.yaml (built-in)",
-			line: 5742,
+			line: 5753,
 			text: phraseMask{
 				{index: 22, bits: 32768},
 			},
@@ -11112,7 +11112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-helo-specific",
 			file: "rules.yaml (built-in)",
-			line: 5749,
+			line: 5760,
 			text: phraseMask{
 				{index: 28, bits: 140737488355328},
 			},
@@ -11122,7 +11122,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-text",
 			file: "rules.yaml (built-in)",
-			line: 5760,
+			line: 5771,
 			text: phraseMask{
 				{index: 3, bits: 1984},
 				{index: 28, bits: 18446462598732840960},
@@ -11147,7 +11147,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-destination-computer",
 			file: "rules.yaml (built-in)",
-			line: 5785,
+			line: 5796,
 			text: phraseMask{
 				{index: 29, bits: 1024},
 			},
@@ -11164,7 +11164,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-status",
 			file: "rules.yaml (built-in)",
-			line: 5798,
+			line: 5809,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 28, detHi: 28},
 			},
@@ -11173,7 +11173,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-named-by-scanner",
 			file: "rules.yaml (built-in)",
-			line: 5808,
+			line: 5819,
 			text: phraseMask{
 				{index: 29, bits: 30720},
 			},
@@ -11183,7 +11183,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-text",
 			file: "rules.yaml (built-in)",
-			line: 5812,
+			line: 5823,
 			text: phraseMask{
 				{index: 26, bits: 18446708889337462784},
 				{index: 13, bits: 256},
@@ -11208,7 +11208,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5817,
+			line: 5828,
 			text: phraseMask{
 				{index: 3, bits: 4611686018427387904},
 				{index: 29, bits: 8355840},
@@ -11231,7 +11231,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "speeding-text",
 			file: "rules.yaml (built-in)",
-			line: 5831,
+			line: 5842,
 			text: phraseMask{
 				{index: 29, bits: 8796084633600},
 			},
@@ -11241,7 +11241,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-status",
 			file: "rules.yaml (built-in)",
-			line: 5841,
+			line: 5852,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -11250,7 +11250,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-text",
 			file: "rules.yaml (built-in)",
-			line: 5846,
+			line: 5857,
 			text: phraseMask{
 				{index: 29, bits: 9223363240761753600},
 				{index: 15, bits: 480},
@@ -11267,7 +11267,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-text",
 			file: "rules.yaml (built-in)",
-			line: 5864,
+			line: 5875,
 			text: phraseMask{
 				{index: 19, bits: 18446744073575333888},
 				{bits: 64513},
@@ -11290,7 +11290,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5869,
+			line: 5880,
 			text: phraseMask{
 				{index: 1, bits: 144115188075855872},
 				{index: 20, bits: 8796093022208},
@@ -11334,7 +11334,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-encrypted-attachment",
 			file: "rules.yaml (built-in)",
-			line: 5900,
+			line: 5911,
 			text: phraseMask{
 				{index: 30, bits: 134152192},
 				{index: 1, bits: 72057594037927936},
@@ -11345,7 +11345,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 5909,
+			line: 5920,
 			text: phraseMask{
 				{index: 30, bits: 68585259008},
 			},
@@ -11355,7 +11355,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 5916,
+			line: 5927,
 			text: phraseMask{
 				{index: 30, bits: 70300024700928},
 			},
@@ -11365,7 +11365,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-virus",
 			file: "rules.yaml (built-in)",
-			line: 5923,
+			line: 5934,
 			text: phraseMask{
 				{index: 1, bits: 1924145348608},
 				{index: 30, bits: 70368744177664},
@@ -11376,7 +11376,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 5929,
+			line: 5940,
 			text: phraseMask{
 				{index: 30, bits: 576320014815068160},
 			},
@@ -11386,7 +11386,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-policy",
 			file: "rules.yaml (built-in)",
-			line: 5936,
+			line: 5947,
 			text: phraseMask{
 				{index: 30, bits: 4035225266123964416},
 			},
@@ -11396,7 +11396,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-delivery-failed",
 			file: "rules.yaml (built-in)",
-			line: 5944,
+			line: 5955,
 			text: phraseMask{
 				{index: 30, bits: 13835058055282163712},
 				{index: 31, bits: 63},
@@ -11407,7 +11407,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-text",
 			file: "rules.yaml (built-in)",
-			line: 5958,
+			line: 5969,
 			text: phraseMask{
 				{index: 31, bits: 262080},
 				{index: 1, bits: 49392123904},
@@ -11418,7 +11418,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-transport-rule-reject",
 			file: "rules.yaml (built-in)",
-			line: 5968,
+			line: 5979,
 			text: phraseMask{
 				{index: 31, bits: 262144},
 			},
@@ -11514,7 +11514,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-text",
 			file: "rules.yaml (built-in)",
-			line: 5990,
+			line: 6001,
 			text: phraseMask{
 				{index: 31, bits: 18446744073709027328},
 				{index: 11, bits: 135107988821114880},
@@ -11530,7 +11530,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-pairs",
 			file: "rules.yaml (built-in)",
-			line: 6020,
+			line: 6031,
 			text: phraseMask{
 				{index: 32, bits: 1},
 			},
@@ -11543,7 +11543,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-type",
 			file: "rules.yaml (built-in)",
-			line: 6026,
+			line: 6037,
 			text: phraseMask{
 				{index: 32, bits: 67108862},
 			},
@@ -11556,7 +11556,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-encrypted",
 			file: "rules.yaml (built-in)",
-			line: 6045,
+			line: 6056,
 			text: phraseMask{
 				{index: 32, bits: 68652367872},
 				{index: 1, bits: 4505798650626048},
@@ -11567,7 +11567,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-name",
 			file: "rules.yaml (built-in)",
-			line: 6057,
+			line: 6068,
 			text: phraseMask{
 				{index: 32, bits: 68719476736},
 			},
@@ -11580,7 +11580,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-loop-text",
 			file: "rules.yaml (built-in)",
-			line: 6065,
+			line: 6076,
 			text: phraseMask{
 				{index: 32, bits: 137438953472},
 			},
@@ -11590,7 +11590,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-text",
 			file: "rules.yaml (built-in)",
-			line: 6075,
+			line: 6086,
 			text: phraseMask{
 				{index: 32, bits: 18446743798831644672},
 				{index: 33, bits: 1},
@@ -11604,7 +11604,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-pairs",
 			file: "rules.yaml (built-in)",
-			line: 6091,
+			line: 6102,
 			text: phraseMask{
 				{index: 33, bits: 2},
 			},
@@ -11617,7 +11617,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-text",
 			file: "rules.yaml (built-in)",
-			line: 6097,
+			line: 6108,
 			text: phraseMask{
 				{index: 28, bits: 140737488289792},
 				{index: 2, bits: 708085488287744},
@@ -11635,7 +11635,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-dns-text",
 			file: "rules.yaml (built-in)",
-			line: 6102,
+			line: 6113,
 			text: phraseMask{
 				{index: 28, bits: 576460752303423488},
 				{index: 3, bits: 192},
@@ -11646,7 +11646,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-text",
 			file: "rules.yaml (built-in)",
-			line: 6108,
+			line: 6119,
 			text: phraseMask{
 				{index: 33, bits: 2044},
 				{index: 15, bits: 16},
@@ -11657,7 +11657,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-text",
 			file: "rules.yaml (built-in)",
-			line: 6115,
+			line: 6126,
 			text: phraseMask{
 				{index: 22, bits: 134213632},
 				{index: 6, bits: 134217728},
@@ -11670,7 +11670,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-delayed",
 			file: "rules.yaml (built-in)",
-			line: 6120,
+			line: 6131,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -11762,7 +11762,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-text",
 			file: "rules.yaml (built-in)",
-			line: 6137,
+			line: 6148,
 			text: phraseMask{
 				{index: 8, bits: 1688849860263936},
 				{index: 33, bits: 35184372086784},
@@ -11780,7 +11780,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-pairs",
 			file: "rules.yaml (built-in)",
-			line: 6157,
+			line: 6168,
 			text: phraseMask{
 				{bits: 4398046511104},
 			},
@@ -11793,7 +11793,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-attempts",
 			file: "rules.yaml (built-in)",
-			line: 6163,
+			line: 6174,
 			text: phraseMask{
 				{index: 33, bits: 35184372088832},
 			},
@@ -11806,7 +11806,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-text",
 			file: "rules.yaml (built-in)",
-			line: 6170,
+			line: 6181,
 			text: phraseMask{
 				{index: 8, bits: 9007199254740992},
 				{index: 33, bits: 18446673704965373952},
@@ -11822,7 +11822,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-reply",
 			file: "rules.yaml (built-in)",
-			line: 6185,
+			line: 6196,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 3},
@@ -11839,14 +11839,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "tls-command",
 			file:    "rules.yaml (built-in)",
-			line:    6192,
+			line:    6203,
 			command: []string{"STARTTLS"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "security-words-from-a-delivery-program",
 			file: "rules.yaml (built-in)",
-			line: 6197,
+			line: 6208,
 			text: phraseMask{
 				{index: 34, bits: 8388576},
 				{index: 11, bits: 3145728},
@@ -11865,7 +11865,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "security-text",
 			file: "rules.yaml (built-in)",
-			line: 6219,
+			line: 6230,
 			text: phraseMask{
 				{index: 34, bits: 8388576},
 				{index: 11, bits: 3145728},
@@ -11883,7 +11883,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "security-pairs",
 			file: "rules.yaml (built-in)",
-			line: 6224,
+			line: 6235,
 			text: phraseMask{
 				{index: 34, bits: 58720256},
 				{index: 25, bits: 1152921504606846976},
@@ -11902,7 +11902,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-text",
 			file: "rules.yaml (built-in)",
-			line: 6233,
+			line: 6244,
 			text: phraseMask{
 				{index: 34, bits: 8796025913344},
 				{index: 3, bits: 9007199254740992},
@@ -11913,7 +11913,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "syntax-text",
 			file: "rules.yaml (built-in)",
-			line: 6242,
+			line: 6253,
 			text: phraseMask{
 				{index: 8, bits: 75497472},
 				{index: 34, bits: 4494803534348288},
@@ -11924,7 +11924,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.1",
 			file: "rules.yaml (built-in)",
-			line: 6259,
+			line: 6270,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -11933,7 +11933,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.4",
 			file: "rules.yaml (built-in)",
-			line: 6265,
+			line: 6276,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -11982,7 +11982,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.5",
 			file: "rules.yaml (built-in)",
-			line: 6275,
+			line: 6286,
 			status: []statusPattern{
 				{class: 4, subject: 1, detailLo: 5, detHi: 5},
 				{class: 5, subject: 1, detailLo: 5, detHi: 5},
@@ -12037,7 +12037,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.6",
 			file: "rules.yaml (built-in)",
-			line: 6288,
+			line: 6299,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -12046,7 +12046,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.9",
 			file: "rules.yaml (built-in)",
-			line: 6294,
+			line: 6305,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 9, detHi: 9},
 			},
@@ -12087,7 +12087,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.10",
 			file: "rules.yaml (built-in)",
-			line: 6303,
+			line: 6314,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -12123,7 +12123,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.1",
 			file: "rules.yaml (built-in)",
-			line: 6310,
+			line: 6321,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -12132,7 +12132,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.4",
 			file: "rules.yaml (built-in)",
-			line: 6318,
+			line: 6329,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -12174,7 +12174,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.1",
 			file: "rules.yaml (built-in)",
-			line: 6328,
+			line: 6339,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -12183,7 +12183,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.2",
 			file: "rules.yaml (built-in)",
-			line: 6334,
+			line: 6345,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -12232,7 +12232,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.3",
 			file: "rules.yaml (built-in)",
-			line: 6344,
+			line: 6355,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -12281,7 +12281,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.5",
 			file: "rules.yaml (built-in)",
-			line: 6354,
+			line: 6365,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -12317,7 +12317,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.6",
 			file: "rules.yaml (built-in)",
-			line: 6361,
+			line: 6372,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 6, detHi: 6},
 				{class: 5, subject: 3, detailLo: 6, detHi: 6},
@@ -12360,7 +12360,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.1",
 			file: "rules.yaml (built-in)",
-			line: 6371,
+			line: 6382,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 1, detHi: 1},
 			},
@@ -12396,7 +12396,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.2",
 			file: "rules.yaml (built-in)",
-			line: 6378,
+			line: 6389,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -12405,7 +12405,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.3",
 			file: "rules.yaml (built-in)",
-			line: 6384,
+			line: 6395,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -12479,7 +12479,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.4",
 			file: "rules.yaml (built-in)",
-			line: 6399,
+			line: 6410,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -12515,7 +12515,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.5",
 			file: "rules.yaml (built-in)",
-			line: 6407,
+			line: 6418,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 5, detHi: 5},
 			},
@@ -12551,7 +12551,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.6",
 			file: "rules.yaml (built-in)",
-			line: 6414,
+			line: 6425,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -12587,7 +12587,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.2",
 			file: "rules.yaml (built-in)",
-			line: 6421,
+			line: 6432,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 2, detHi: 2},
 			},
@@ -12636,7 +12636,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.3",
 			file: "rules.yaml (built-in)",
-			line: 6434,
+			line: 6445,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -12685,7 +12685,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.4",
 			file: "rules.yaml (built-in)",
-			line: 6444,
+			line: 6455,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 4, detHi: 4},
 			},
@@ -12734,7 +12734,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.5",
 			file: "rules.yaml (built-in)",
-			line: 6454,
+			line: 6465,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 5, detHi: 5},
 			},
@@ -12783,7 +12783,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.6",
 			file: "rules.yaml (built-in)",
-			line: 6464,
+			line: 6475,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 6, detHi: 6},
 			},
@@ -12832,7 +12832,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.7",
 			file: "rules.yaml (built-in)",
-			line: 6474,
+			line: 6485,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 7, detHi: 7},
 			},
@@ -12881,7 +12881,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.8",
 			file: "rules.yaml (built-in)",
-			line: 6484,
+			line: 6495,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 8, detHi: 8},
 			},
@@ -12930,7 +12930,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.9",
 			file: "rules.yaml (built-in)",
-			line: 6494,
+			line: 6505,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 9, detHi: 9},
 			},
@@ -12979,7 +12979,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.10",
 			file: "rules.yaml (built-in)",
-			line: 6504,
+			line: 6515,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 10, detHi: 10},
 			},
@@ -13028,7 +13028,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.11",
 			file: "rules.yaml (built-in)",
-			line: 6514,
+			line: 6525,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 11, detHi: 11},
 			},
@@ -13077,7 +13077,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.12",
 			file: "rules.yaml (built-in)",
-			line: 6524,
+			line: 6535,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -13126,7 +13126,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.14",
 			file: "rules.yaml (built-in)",
-			line: 6534,
+			line: 6545,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 14, detHi: 14},
 			},
@@ -13175,7 +13175,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.15",
 			file: "rules.yaml (built-in)",
-			line: 6544,
+			line: 6555,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 15, detHi: 15},
 			},
@@ -13224,7 +13224,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.19",
 			file: "rules.yaml (built-in)",
-			line: 6554,
+			line: 6565,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 19, detHi: 19},
 			},
@@ -13273,7 +13273,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.13",
 			file: "rules.yaml (built-in)",
-			line: 6564,
+			line: 6575,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -13309,7 +13309,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.17-18",
 			file: "rules.yaml (built-in)",
-			line: 6571,
+			line: 6582,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 17, detHi: 17},
 				{class: -1, subject: 7, detailLo: 18, detHi: 18},
@@ -13346,7 +13346,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.27",
 			file: "rules.yaml (built-in)",
-			line: 6578,
+			line: 6589,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 27, detHi: 27},
 			},
@@ -13395,7 +13395,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.30",
 			file: "rules.yaml (built-in)",
-			line: 6590,
+			line: 6601,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 30, detHi: 30},
 			},
@@ -13424,14 +13424,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "blocked-at-connection",
 			file:    "rules.yaml (built-in)",
-			line:    6600,
+			line:    6611,
 			command: []string{"CONN", "HELO", "EHLO"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "user-unknown-after-data",
 			file: "rules.yaml (built-in)",
-			line: 6607,
+			line: 6618,
 			text: phraseMask{
 				{index: 22, bits: 18446744073575333888},
 				{index: 9, bits: 274877907200},
@@ -13563,7 +13563,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6631,
+			line: 6642,
 			text: phraseMask{
 				{index: 34, bits: 67553994410557440},
 				{index: 12, bits: 2048},
@@ -13574,7 +13574,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6636,
+			line: 6647,
 			text: phraseMask{
 				{index: 34, bits: 72057594037927936},
 			},
@@ -13584,7 +13584,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6641,
+			line: 6652,
 			text: phraseMask{
 				{index: 34, bits: 18302628885633695744},
 				{index: 35, bits: 255},
@@ -13595,7 +13595,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6648,
+			line: 6659,
 			text: phraseMask{
 				{index: 35, bits: 1792},
 			},
@@ -13605,7 +13605,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6653,
+			line: 6664,
 			text: phraseMask{
 				{index: 35, bits: 6144},
 			},
@@ -13615,7 +13615,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6658,
+			line: 6669,
 			text: phraseMask{
 				{index: 35, bits: 24576},
 				{index: 29, bits: 2097152},
@@ -13626,7 +13626,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6669,
+			line: 6680,
 			text: phraseMask{
 				{index: 35, bits: 4294934528},
 				{index: 1, bits: 281474976710656},
@@ -13646,7 +13646,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6684,
+			line: 6695,
 			text: phraseMask{
 				{index: 35, bits: 4389456576512},
 			},
@@ -13656,7 +13656,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6690,
+			line: 6701,
 			text: phraseMask{
 				{index: 35, bits: 1121501860331520},
 				{index: 3, bits: 274877906944},
@@ -13668,7 +13668,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-connection-text",
 			file: "rules.yaml (built-in)",
-			line: 6696,
+			line: 6707,
 			text: phraseMask{
 				{index: 3, bits: 8192},
 				{index: 14, bits: 393216},
@@ -13682,7 +13682,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6704,
+			line: 6715,
 			text: phraseMask{
 				{index: 2, bits: 5188146770730811392},
 			},
@@ -13692,7 +13692,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6709,
+			line: 6720,
 			text: phraseMask{
 				{index: 35, bits: 9007199254740992},
 			},
@@ -13702,7 +13702,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "onhold-text",
 			file: "rules.yaml (built-in)",
-			line: 6714,
+			line: 6725,
 			text: phraseMask{
 				{index: 35, bits: 126100789566373888},
 			},
@@ -13712,7 +13712,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.4.7",
 			file: "rules.yaml (built-in)",
-			line: 6725,
+			line: 6736,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 7, detHi: 7},
 				{class: 5, subject: 4, detailLo: 7, detHi: 7},
@@ -13771,7 +13771,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1",
 			file: "rules.yaml (built-in)",
-			line: 6738,
+			line: 6749,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -13827,7 +13827,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.14",
 			file: "rules.yaml (built-in)",
-			line: 6750,
+			line: 6761,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
 			},
@@ -13876,7 +13876,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6",
 			file: "rules.yaml (built-in)",
-			line: 6759,
+			line: 6770,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -13925,7 +13925,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.6.11",
 			file: "rules.yaml (built-in)",
-			line: 6768,
+			line: 6779,
 			status: []statusPattern{
 				{class: 5, subject: 6, detailLo: 11, detHi: 11},
 			},
@@ -13974,7 +13974,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1",
 			file: "rules.yaml (built-in)",
-			line: 6785,
+			line: 6796,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -14088,7 +14088,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.2",
 			file: "rules.yaml (built-in)",
-			line: 6799,
+			line: 6810,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -14124,7 +14124,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.3",
 			file: "rules.yaml (built-in)",
-			line: 6806,
+			line: 6817,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -14216,7 +14216,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4",
 			file: "rules.yaml (built-in)",
-			line: 6817,
+			line: 6828,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -14252,7 +14252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4-temporary",
 			file: "rules.yaml (built-in)",
-			line: 6824,
+			line: 6835,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -14288,7 +14288,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.5",
 			file: "rules.yaml (built-in)",
-			line: 6831,
+			line: 6842,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 5, detHi: 5},
 			},
@@ -14317,7 +14317,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.6",
 			file: "rules.yaml (built-in)",
-			line: 6838,
+			line: 6849,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -14361,7 +14361,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.0",
 			file: "rules.yaml (built-in)",
-			line: 6846,
+			line: 6857,
 			status: []statusPattern{
 				{class: 5, subject: 4},
 			},
@@ -14370,7 +14370,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.6",
 			file: "rules.yaml (built-in)",
-			line: 6852,
+			line: 6863,
 			status: []statusPattern{
 				{class: -1, subject: 6, detailLo: -1, detHi: -1},
 			},
@@ -14406,7 +14406,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sisimai-4.2.1-4.7.1-4.7.2",
 			file: "rules.yaml (built-in)",
-			line: 6860,
+			line: 6871,
 			status: []statusPattern{
 				{class: 4, subject: 2, detailLo: 1, detHi: 1},
 				{class: 4, subject: 7, detailLo: 1, detHi: 1},
@@ -14420,7 +14420,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.1",
 			file: "rules.yaml (built-in)",
-			line: 6867,
+			line: 6878,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 1, detHi: 1},
 			},
@@ -14690,7 +14690,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.other",
 			file: "rules.yaml (built-in)",
-			line: 6904,
+			line: 6915,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: -1, detHi: -1},
 			},
@@ -14927,7 +14927,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "delayed-unknown",
 			file:   "rules.yaml (built-in)",
-			line:   6934,
+			line:   6945,
 			action: []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "expired",
@@ -14986,7 +14986,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.other",
 			file: "rules.yaml (built-in)",
-			line: 6944,
+			line: 6955,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: -1, detHi: -1},
 			},
@@ -14995,7 +14995,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.0",
 			file: "rules.yaml (built-in)",
-			line: 6949,
+			line: 6960,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: -1, detHi: -1},
 			},
@@ -15004,7 +15004,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.0",
 			file: "rules.yaml (built-in)",
-			line: 6954,
+			line: 6965,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: -1, detHi: -1},
 			},
@@ -15059,7 +15059,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.0",
 			file: "rules.yaml (built-in)",
-			line: 6963,
+			line: 6974,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: -1, detHi: -1},
 				{class: 4, subject: 3, detailLo: 3, detHi: 3},
@@ -15070,7 +15070,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.0",
 			file: "rules.yaml (built-in)",
-			line: 6971,
+			line: 6982,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: -1, detHi: -1},
 			},
@@ -15079,14 +15079,14 @@ var builtinSet = &ruleSet{
 		{
 			id:       "diagnostic-type-x-unix",
 			file:     "rules.yaml (built-in)",
-			line:     6976,
+			line:     6987,
 			diagType: []string{"x-unix"},
 			then:     thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "rfc3463-x.3.other",
 			file: "rules.yaml (built-in)",
-			line: 6986,
+			line: 6997,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: -1, detHi: -1},
 			},
@@ -15095,7 +15095,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-onhold",
 			file: "rules.yaml (built-in)",
-			line: 6996,
+			line: 7007,
 			text: phraseMask{
 				{index: 35, bits: 144115188075855872},
 			},
@@ -15105,7 +15105,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-onhold",
 			file: "rules.yaml (built-in)",
-			line: 7001,
+			line: 7012,
 			text: phraseMask{
 				{index: 35, bits: 2017612633061982208},
 			},
@@ -15115,7 +15115,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-onhold",
 			file: "rules.yaml (built-in)",
-			line: 7007,
+			line: 7018,
 			text: phraseMask{
 				{index: 35, bits: 16140901064495857664},
 			},
@@ -15126,7 +15126,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-521-556",
 			file: "rules.yaml (built-in)",
-			line: 7016,
+			line: 7027,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 1},
@@ -15140,7 +15140,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-552",
 			file: "rules.yaml (built-in)",
-			line: 7020,
+			line: 7031,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 2},
@@ -15156,7 +15156,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-452",
 			file: "rules.yaml (built-in)",
-			line: 7024,
+			line: 7035,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 2},
@@ -15167,7 +15167,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-421",
 			file: "rules.yaml (built-in)",
-			line: 7028,
+			line: 7039,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 2, 2: 1},
@@ -15181,7 +15181,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-553",
 			file: "rules.yaml (built-in)",
-			line: 7032,
+			line: 7043,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 3},
@@ -15192,7 +15192,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-syntax",
 			file: "rules.yaml (built-in)",
-			line: 7036,
+			line: 7047,
 			status: []statusPattern{
 				{none: true},
 				{class: 5, subject: 5, detailLo: -1, detHi: -1},
@@ -15252,7 +15252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-451",
 			file: "rules.yaml (built-in)",
-			line: 7044,
+			line: 7055,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 1},
@@ -15309,7 +15309,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "vacation-text",
 			file: "rules.yaml (built-in)",
-			line: 7052,
+			line: 7063,
 			text: phraseMask{
 				{index: 36, bits: 60},
 			},
@@ -15322,7 +15322,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unreadable-text",
 			file: "rules.yaml (built-in)",
-			line: 7059,
+			line: 7070,
 			regexps: []*pattern{
 				{src: "^[^a-z]+$", captures: false, minLen: 1},
 			},
@@ -15361,7 +15361,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-550-554-alone",
 			file: "rules.yaml (built-in)",
-			line: 7068,
+			line: 7079,
 			status: []statusPattern{
 				{none: true},
 			},
@@ -15432,7 +15432,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.0.0",
 			file: "rules.yaml (built-in)",
-			line: 7077,
+			line: 7088,
 			status: []statusPattern{
 				{class: -1, detailLo: -1, detHi: -1},
 			},
@@ -15520,7 +15520,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-used",
 			file: "rules.yaml (built-in)",
-			line: 823,
+			line: 834,
 			text: phraseMask{
 				{bits: 4095},
 			},
@@ -15535,7 +15535,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-name",
 			file: "rules.yaml (built-in)",
-			line: 834,
+			line: 845,
 			text: phraseMask{
 				{bits: 4190208},
 			},
@@ -15546,7 +15546,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-named",
 			file: "rules.yaml (built-in)",
-			line: 840,
+			line: 851,
 			text: phraseMask{
 				{bits: 536607744},
 			},
@@ -15557,7 +15557,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-score",
 			file: "rules.yaml (built-in)",
-			line: 849,
+			line: 860,
 			text: phraseMask{
 				{bits: 16642998272},
 			},
@@ -15573,7 +15573,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-tests",
 			file: "rules.yaml (built-in)",
-			line: 869,
+			line: 880,
 			text: phraseMask{
 				{bits: 17179869184},
 			},
@@ -15584,7 +15584,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "listed-domain",
 			file: "rules.yaml (built-in)",
-			line: 875,
+			line: 886,
 			text: phraseMask{
 				{bits: 515421241344},
 			},
@@ -15598,7 +15598,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sending-ip",
 			file: "rules.yaml (built-in)",
-			line: 888,
+			line: 899,
 			regexps: []*pattern{
 				{src: "client(?: host)? \\[(?P<ip>[0-9a-f:.]{7,45})\\]", captures: true, minLen: 16},
 				{src: "(?:your|sending|sender|sender's|client|the|source) ip(?:v[46])?(?: address)?(?: is| of)?:? \\[?\\(?(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})", captures: true, minLen: 14},
@@ -15613,7 +15613,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "url",
 			file: "rules.yaml (built-in)",
-			line: 910,
+			line: 921,
 			text: phraseMask{
 				{bits: 3848290697216},
 			},
@@ -15625,7 +15625,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "retried-for",
 			file: "rules.yaml (built-in)",
-			line: 916,
+			line: 927,
 			text: phraseMask{
 				{bits: 1121501860331520},
 			},
@@ -15637,7 +15637,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "retry-deadline",
 			file: "rules.yaml (built-in)",
-			line: 940,
+			line: 951,
 			text: phraseMask{
 				{bits: 4610560118520545280},
 			},
@@ -15652,7 +15652,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "size-limit",
 			file: "rules.yaml (built-in)",
-			line: 968,
+			line: 979,
 			text: phraseMask{
 				{bits: 13835058055282163712},
 				{index: 1, bits: 33554431},
@@ -15674,7 +15674,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "recipient-limit",
 			file: "rules.yaml (built-in)",
-			line: 1002,
+			line: 1013,
 			text: phraseMask{
 				{index: 1, bits: 2113929216},
 			},
@@ -15689,7 +15689,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus",
 			file: "rules.yaml (built-in)",
-			line: 1011,
+			line: 1022,
 			text: phraseMask{
 				{index: 1, bits: 2196875771904},
 			},
@@ -15707,7 +15707,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-attachment",
 			file: "rules.yaml (built-in)",
-			line: 1039,
+			line: 1050,
 			text: phraseMask{
 				{index: 1, bits: 1112705767309312},
 			},
@@ -15718,7 +15718,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-encrypted-attachment",
 			file: "rules.yaml (built-in)",
-			line: 1063,
+			line: 1074,
 			text: phraseMask{
 				{index: 1, bits: 16888498602639360},
 			},
@@ -15729,7 +15729,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-encrypted-attachment-ja",
 			file: "rules.yaml (built-in)",
-			line: 1085,
+			line: 1096,
 			text: phraseMask{
 				{index: 1, bits: 126100789566373888},
 			},
@@ -15740,7 +15740,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "barracuda-recipient-outcome",
 			file: "rules.yaml (built-in)",
-			line: 1092,
+			line: 1103,
 			text: phraseMask{
 				{index: 1, bits: 144115188075855872},
 			},
@@ -15751,7 +15751,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "attachment-file",
 			file: "rules.yaml (built-in)",
-			line: 1105,
+			line: 1116,
 			text: phraseMask{
 				{index: 1, bits: 18158795172534550528},
 				{index: 2, bits: 1048575},
@@ -15770,7 +15770,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "forward-program",
 			file: "rules.yaml (built-in)",
-			line: 1133,
+			line: 1144,
 			text: phraseMask{
 				{index: 2, bits: 7340032},
 			},
@@ -15783,7 +15783,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sending-domain",
 			file: "rules.yaml (built-in)",
-			line: 1144,
+			line: 1155,
 			text: phraseMask{
 				{index: 2, bits: 8388608},
 			},
@@ -15794,7 +15794,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contact-address",
 			file: "rules.yaml (built-in)",
-			line: 1154,
+			line: 1165,
 			text: phraseMask{
 				{index: 2, bits: 2199006478336},
 			},
@@ -15806,7 +15806,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "loop",
 			file: "rules.yaml (built-in)",
-			line: 1167,
+			line: 1178,
 			text: phraseMask{
 				{index: 2, bits: 32985348833280},
 			},
@@ -15817,7 +15817,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "dns-temporary",
 			file: "rules.yaml (built-in)",
-			line: 1174,
+			line: 1185,
 			text: phraseMask{
 				{bits: 288230376151711744},
 				{index: 2, bits: 35993612646875136},
@@ -15831,7 +15831,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "last-error",
 			file: "rules.yaml (built-in)",
-			line: 1193,
+			line: 1204,
 			text: phraseMask{
 				{index: 2, bits: 540431955284459520},
 			},
@@ -15846,7 +15846,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls",
 			file: "rules.yaml (built-in)",
-			line: 1216,
+			line: 1227,
 			text: phraseMask{
 				{index: 2, bits: 17870283321406128128},
 				{index: 3, bits: 7},
@@ -15862,7 +15862,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-mx",
 			file: "rules.yaml (built-in)",
-			line: 1243,
+			line: 1254,
 			text: phraseMask{
 				{index: 3, bits: 24},
 			},
@@ -15878,7 +15878,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-domain",
 			file: "rules.yaml (built-in)",
-			line: 1258,
+			line: 1269,
 			text: phraseMask{
 				{index: 3, bits: 1984},
 			},
@@ -15893,7 +15893,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "connection",
 			file: "rules.yaml (built-in)",
-			line: 1266,
+			line: 1277,
 			text: phraseMask{
 				{index: 3, bits: 33552384},
 			},
@@ -15909,7 +15909,7 @@ var builtinSet = &ruleSet{
 			},
 		},
 	},
-	texts: [70]text{
+	texts: [73]text{
 		0: {
 			{literal: "the receiving side gave no reason that could be understood"},
 		},
@@ -16102,9 +16102,18 @@ var builtinSet = &ruleSet{
 			{literal: "Nothing needs to be sent again. If you manage the list, read the attached bounce to see why the member's address fails, then correct, re-enable or remove the member. If the notice is about your own subscription, fix your address or mailbox (ask your email admin if needed), then re-enable your subscription on the list's page or ask the list's owner."},
 		},
 		25: {
-			{literal: "held for the list moderator"},
+			{literal: "list notice: a bounce the list could not read"},
 		},
 		26: {
+			{literal: "This is a mailing list's notice to its owners, not a bounce of a message you sent: the list received the attached bounce but could not recognise its format or find a member's address in it, so it counted nothing and passed it on to be checked by hand."},
+		},
+		27: {
+			{literal: "Nothing needs to be sent again. If you manage the list, read the attached bounce: if it names a member's address that fails, correct, disable or remove that member by hand; if it is no bounce of the list's mail (an auto-reply or spam sent to the list's bounce address), ignore it."},
+		},
+		28: {
+			{literal: "held for the list moderator"},
+		},
+		29: {
 			{literal: "This is not a bounce: the mailing list"},
 			{
 				group: []textPart{
@@ -16121,57 +16130,57 @@ var builtinSet = &ruleSet{
 				},
 			},
 		},
-		27: {
+		30: {
 			{literal: "Wait for the moderator's decision: the list posts the message or tells you that it was rejected. Do not send it again, as the copy would be held too."},
 		},
-		28: {
+		31: {
 			{literal: "Wait for the moderator's decision, and do not send the message again (the copy would be held too). The list holds it because your address is not a member: to post without moderation, subscribe to the list with the address you sent from, or ask the list owner to accept your posts."},
 		},
-		29: {
+		32: {
 			{literal: "complaint report"},
 		},
-		30: {
+		33: {
 			{literal: "This is a feedback (abuse) report: a recipient or their provider flagged the message, for example as spam. It is not a bounce."},
 		},
-		31: {
+		34: {
 			{literal: "This is a feedback report of type "},
 			{slot: 8, isSlot: true},
 			{literal: ": a recipient or their provider flagged the message. It is not a bounce."},
 		},
-		32: {
+		35: {
 			{literal: "Stop mailing the recipient who complained, and check why they did not expect the message."},
 		},
-		33: {
+		36: {
 			{literal: "read receipt"},
 		},
-		34: {
+		37: {
 			{literal: "This is a read receipt (a notice that the message was displayed), not a bounce."},
 		},
-		35: {
+		38: {
 			{literal: "This is a read receipt, not a bounce: your message was delivered, but the recipient's mail program reports that it was deleted without being displayed, so it may not have been read."},
 		},
-		36: {
+		39: {
 			{literal: "This is a receipt, not a bounce: your message was delivered, and the recipient's mail program reports that it was processed or passed on without being displayed."},
 		},
-		37: {
+		40: {
 			{literal: "not a bounce"},
 		},
-		38: {
+		41: {
 			{literal: "This message is not a delivery report."},
 		},
-		39: {
+		42: {
 			{literal: "no recipient found"},
 		},
-		40: {
+		43: {
 			{literal: "This looks like a delivery report, but no recipient could be read from it."},
 		},
-		41: {
+		44: {
 			{literal: "DMARC aggregate report"},
 		},
-		42: {
+		45: {
 			{literal: "This is not a bounce but a DMARC aggregate report: a summary, for your domain's email admin, of how the mail claiming to come from your domain fared at one receiving mail service, with the results of its SPF, DKIM and DMARC checks. It can list messages that failed those checks and were rejected or quarantined there; your email admin should read it with a DMARC report viewer."},
 		},
-		43: {
+		46: {
 			{literal: "Your message to "},
 			{slot: 9, isSlot: true},
 			{literal: " was forwarded by the recipient's side (a forwarding or an alias of that address) to "},
@@ -16180,7 +16189,7 @@ var builtinSet = &ruleSet{
 			{slot: 9, isSlot: true},
 			{literal: "."},
 		},
-		44: {
+		47: {
 			{literal: "Tell the recipient by other means (phone, another address) that their forwarding from "},
 			{slot: 9, isSlot: true},
 			{literal: " to "},
@@ -16189,7 +16198,7 @@ var builtinSet = &ruleSet{
 			{slot: 9, isSlot: true},
 			{literal: " does not arrive."},
 		},
-		45: {
+		48: {
 			{literal: "Your message to "},
 			{slot: 9, isSlot: true},
 			{literal: " was forwarded by the recipient's side (a forwarding or an alias of that address) to "},
@@ -16220,7 +16229,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: ", so your domain's sender checks (SPF, often DMARC) fail there, and it is the forwarding server's reputation that is judged, not yours."},
 		},
-		46: {
+		49: {
 			{literal: "Do not rewrite your message: it was refused because of how it was forwarded. Tell the recipient by other means (phone, another address) that their forwarding from "},
 			{slot: 9, isSlot: true},
 			{literal: " to "},
@@ -16231,7 +16240,7 @@ var builtinSet = &ruleSet{
 			{slot: 9, isSlot: true},
 			{literal: " does not arrive."},
 		},
-		47: {
+		50: {
 			{literal: "The sending server keeps trying"},
 			{
 				group: []textPart{
@@ -16255,7 +16264,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: ", but this will likely not fix itself: it keeps failing until the recipient's side changes its configuration. Tell the recipient by other means (phone, another address) so that their email admin fixes it, or send the content another way."},
 		},
-		48: {
+		51: {
 			{literal: "The sending server keeps trying"},
 			{
 				group: []textPart{
@@ -16279,7 +16288,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: ", but the message gets through only once the recipient makes room in their mailbox. Tell the recipient by other means (phone, another address) that their mailbox is full; do not send the message again meanwhile (the recipient could get it twice)."},
 		},
-		49: {
+		52: {
 			{literal: "The refusal was temporary: the receiving server"},
 			{
 				group: []textPart{
@@ -16289,13 +16298,13 @@ var builtinSet = &ruleSet{
 			},
 			{literal: " refused the message the same way on every attempt, until the sending server gave up, so it was not delivered."},
 		},
-		50: {
+		53: {
 			{literal: "The failure was temporary, but it happened again on every attempt, until the sending server gave up, so the message was not delivered."},
 		},
-		51: {
+		54: {
 			{literal: "recipient's internal mail server unreachable"},
 		},
-		52: {
+		55: {
 			{literal: "Your message reached the recipient's organization: its mail gateway"},
 			{
 				group: []textPart{
@@ -16326,7 +16335,7 @@ var builtinSet = &ruleSet{
 				},
 			},
 		},
-		53: {
+		56: {
 			{literal: "Delivery"},
 			{
 				group: []textPart{
@@ -16350,7 +16359,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: " at the moment, and keeps trying. This is a fault of the recipient's mail system, not of your side."},
 		},
-		54: {
+		57: {
 			{literal: "Nothing on your side needs to change, and sending again before it is fixed will fail the same way. Tell the recipient by other means (phone, another address) that their organization's mail gateway cannot reach their internal mail server"},
 			{
 				group: []textPart{
@@ -16360,7 +16369,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: ", so that their email admin fixes it; send the message again once they confirm that mail reaches them."},
 		},
-		55: {
+		58: {
 			{literal: "Nothing to do yet: the recipient's mail gateway keeps trying"},
 			{
 				group: []textPart{
@@ -16384,19 +16393,19 @@ var builtinSet = &ruleSet{
 			},
 			{literal: ", and sends a final report if it gives up. If the message is urgent, tell the recipient by other means that their mail is held at their gateway."},
 		},
-		56: {
+		59: {
 			{literal: "outdated internal address"},
 		},
-		57: {
+		60: {
 			{literal: "The message was not delivered because your mail program used an outdated internal Exchange address for the recipient (the one starting with IMCEAEX), not their email address. Such an address usually comes from the autocomplete list or a saved contact, and stops working when the recipient's mailbox is moved, re-created or migrated: the recipient's mailbox may well still exist."},
 		},
-		58: {
+		61: {
 			{literal: "Remove the recipient from your mail program's autocomplete list (in Outlook, start typing the name and click the X next to the suggestion), pick the recipient again from the address book, and send a new message. If it still fails, or many people hit this, ask your email admin to add the old internal address from this report to the recipient's mailbox as an extra X500 address, so that old entries work again."},
 		},
-		59: {
+		62: {
 			{literal: "recipient's forwarding blocked"},
 		},
-		60: {
+		63: {
 			{literal: "Your message"},
 			{
 				group: []textPart{
@@ -16408,12 +16417,12 @@ var builtinSet = &ruleSet{
 			{isSlot: true},
 			{literal: ". The recipient's organisation does not allow forwarding to outside addresses, so only that forwarded copy was stopped: the original recipient's mailbox most likely still received your message."},
 		},
-		61: {
+		64: {
 			{literal: "Nothing to do on your side. If the recipient relies on that forwarding, tell them by other means: their email admin must allow forwarding to outside addresses for their mailbox (Microsoft 365's outbound spam policy), or they should remove the forwarding to "},
 			{isSlot: true},
 			{literal: "."},
 		},
-		62: {
+		65: {
 			{literal: "The message could not be forwarded automatically to the outside address"},
 			{
 				group: []textPart{
@@ -16423,7 +16432,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: ": the organisation whose mailbox forwards it (in Microsoft 365) does not allow forwarding to outside addresses. The report does not show whether that mailbox is yours or the recipient's."},
 		},
-		63: {
+		66: {
 			{literal: "If your own mailbox forwards mail"},
 			{
 				group: []textPart{
@@ -16433,7 +16442,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: ", your email admin must allow outside forwarding for it, or the forwarding must be removed. If you wrote to someone whose mailbox forwards there, there is nothing to do on your side: the original recipient most likely received your message."},
 		},
-		64: {
+		67: {
 			{literal: "Delivery"},
 			{
 				group: []textPart{
@@ -16450,7 +16459,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: " refuses connections for now; the sending server keeps trying."},
 		},
-		65: {
+		68: {
 			{literal: "Delivery"},
 			{
 				group: []textPart{
@@ -16467,7 +16476,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: " does not answer for now; the sending server keeps trying."},
 		},
-		66: {
+		69: {
 			{literal: "Delivery"},
 			{
 				group: []textPart{
@@ -16484,7 +16493,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: " cannot be looked up for now: the domain's name servers do not answer. The sending server keeps trying."},
 		},
-		67: {
+		70: {
 			{literal: "Delivery"},
 			{
 				group: []textPart{
@@ -16508,10 +16517,10 @@ var builtinSet = &ruleSet{
 				},
 			},
 		},
-		68: {
+		71: {
 			{literal: "delivery delayed"},
 		},
-		69: {
+		72: {
 			{literal: "The sending server gives up"},
 			{
 				group: []textPart{
@@ -16535,11 +16544,11 @@ var builtinSet = &ruleSet{
 			{literal: ", and then sends a final report."},
 		},
 	},
-	textsFrom: [70]string{
+	textsFrom: [73]string{
 		0: "rules.yaml (built-in)", 1: "rules.yaml (built-in)", 2: "rules.yaml (built-in)", 3: "rules.yaml (built-in)", 4: "rules.yaml (built-in)", 5: "rules.yaml (built-in)", 6: "rules.yaml (built-in)", 7: "rules.yaml (built-in)", 8: "rules.yaml (built-in)", 9: "rules.yaml (built-in)", 10: "rules.yaml (built-in)", 11: "rules.yaml (built-in)", 12: "rules.yaml (built-in)", 13: "rules.yaml (built-in)", 14: "rules.yaml (built-in)", 15: "rules.yaml (built-in)", 16: "rules.yaml (built-in)", 17: "rules.yaml (built-in)", 18: "rules.yaml (built-in)", 19: "rules.yaml (built-in)",
 		20: "rules.yaml (built-in)", 21: "rules.yaml (built-in)", 22: "rules.yaml (built-in)", 23: "rules.yaml (built-in)", 24: "rules.yaml (built-in)", 25: "rules.yaml (built-in)", 26: "rules.yaml (built-in)", 27: "rules.yaml (built-in)", 28: "rules.yaml (built-in)", 29: "rules.yaml (built-in)", 30: "rules.yaml (built-in)", 31: "rules.yaml (built-in)", 32: "rules.yaml (built-in)", 33: "rules.yaml (built-in)", 34: "rules.yaml (built-in)", 35: "rules.yaml (built-in)", 36: "rules.yaml (built-in)", 37: "rules.yaml (built-in)", 38: "rules.yaml (built-in)", 39: "rules.yaml (built-in)",
 		40: "rules.yaml (built-in)", 41: "rules.yaml (built-in)", 42: "rules.yaml (built-in)", 43: "rules.yaml (built-in)", 44: "rules.yaml (built-in)", 45: "rules.yaml (built-in)", 46: "rules.yaml (built-in)", 47: "rules.yaml (built-in)", 48: "rules.yaml (built-in)", 49: "rules.yaml (built-in)", 50: "rules.yaml (built-in)", 51: "rules.yaml (built-in)", 52: "rules.yaml (built-in)", 53: "rules.yaml (built-in)", 54: "rules.yaml (built-in)", 55: "rules.yaml (built-in)", 56: "rules.yaml (built-in)", 57: "rules.yaml (built-in)", 58: "rules.yaml (built-in)", 59: "rules.yaml (built-in)",
-		60: "rules.yaml (built-in)", 61: "rules.yaml (built-in)", 62: "rules.yaml (built-in)", 63: "rules.yaml (built-in)", 64: "rules.yaml (built-in)", 65: "rules.yaml (built-in)", 66: "rules.yaml (built-in)", 67: "rules.yaml (built-in)", 68: "rules.yaml (built-in)", 69: "rules.yaml (built-in)",
+		60: "rules.yaml (built-in)", 61: "rules.yaml (built-in)", 62: "rules.yaml (built-in)", 63: "rules.yaml (built-in)", 64: "rules.yaml (built-in)", 65: "rules.yaml (built-in)", 66: "rules.yaml (built-in)", 67: "rules.yaml (built-in)", 68: "rules.yaml (built-in)", 69: "rules.yaml (built-in)", 70: "rules.yaml (built-in)", 71: "rules.yaml (built-in)", 72: "rules.yaml (built-in)",
 	},
 	phrases: []string{
 		"blocked using", "black list at", "blacklist at", "block list at", "blocklist at", "listed at", "listed in", "listed on", "listed by", "found on", "rbl", "dnsbl", "spamhaus", "sorbs", "barracuda", "spamcop", "uceprotect", "spamrats", "cbl", "psbl",

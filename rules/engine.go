@@ -888,8 +888,8 @@ func (e *Engine) explainReport(r *dsn.Report, lang int) []Reading {
 			v = e.classify(InputOf(r, target), lang)
 			e.forwarded(&v, from, to, rc.RemoteMTA, rc.Diagnostic, lang)
 		}
-		if r.Format == dsn.FormatListBounceNotice {
-			e.listBounceNotice(&v, lang)
+		if r.Format == dsn.FormatListBounceNotice || r.Format == dsn.FormatListUncaughtBounce {
+			e.listBounceNotice(&v, r.Format, lang)
 		}
 		out = append(out, Reading{Kind: r.Kind, Recipient: rc, ForwardedFrom: from, ForwardedTo: to, Classification: v})
 	}
@@ -897,15 +897,20 @@ func (e *Engine) explainReport(r *dsn.Report, lang int) []Reading {
 }
 
 // listBounceNotice tells the reading of a member's bounce that a mailing
-// list's notice carries (dsn.FormatListBounceNotice) as the list's notice:
-// its reader sent nothing, the list's owners act on the member, so the
-// bounce's own reading, if any, follows the notice's opening, and the fix
-// is the notice's.
-func (e *Engine) listBounceNotice(v *Classification, lang int) {
+// list's notice carries (format: dsn.FormatListBounceNotice, or
+// dsn.FormatListUncaughtBounce for a bounce the list could not read) as
+// the list's notice: its reader sent nothing, the list's owners act on the
+// member, so the bounce's own reading, if any, follows the notice's
+// opening, and the fix is the notice's.
+func (e *Engine) listBounceNotice(v *Classification, format string, lang int) {
 	t := e.textsFor(lang)
+	explanation, fix := textListBounceNoticeExplanation, textListBounceNoticeFix
+	if format == dsn.FormatListUncaughtBounce {
+		explanation, fix = textListUncaughtBounceExplanation, textListUncaughtBounceFix
+	}
 	v.Owner = OwnerGroupOwner
-	v.Explanation = strings.TrimSuffix(t[textListBounceNoticeExplanation].plain()+" "+v.Explanation, " ")
-	v.Fix = t[textListBounceNoticeFix].plain()
+	v.Explanation = strings.TrimSuffix(t[explanation].plain()+" "+v.Explanation, " ")
+	v.Fix = t[fix].plain()
 }
 
 // notBounce is the reading of a message that reports no delivery failure,
@@ -968,7 +973,13 @@ func (e *Engine) notBounce(r *dsn.Report, lang int) Classification {
 		if r.Format == dsn.FormatListBounceNotice {
 			// No bounce attached: the notice's words alone.
 			v.Summary = t[textListBounceNoticeSummary].plain()
-			e.listBounceNotice(&v, lang)
+			e.listBounceNotice(&v, r.Format, lang)
+			break
+		}
+		if r.Format == dsn.FormatListUncaughtBounce {
+			// The bounce it carries was not read here either.
+			v.Summary = t[textListUncaughtBounceSummary].plain()
+			e.listBounceNotice(&v, r.Format, lang)
 			break
 		}
 		if r.Format == dsn.FormatDMARCAggregate {

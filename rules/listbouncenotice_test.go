@@ -3,6 +3,8 @@ package rules
 import (
 	"strings"
 	"testing"
+
+	"github.com/ndrmilter/ndrmilter/dsn"
 )
 
 // TestListBounceNoticeIsToldAsTheListsNotice: a mailing list's notice about
@@ -29,5 +31,37 @@ func TestListBounceNoticeIsToldAsTheListsNotice(t *testing.T) {
 		if !strings.Contains(rd.Fix, "remove the member") || strings.Contains(rd.Fix, "write a new message") {
 			t.Errorf("%s: fix %q: want the list owner's fix, not the sender's", c.file, rd.Fix)
 		}
+	}
+}
+
+// TestUncaughtBounceNoticeIsToldAsTheListsNoticeToItsOwners: Mailman's
+// notice of a bounce it could not read keeps the bounce's reading, but its
+// owner is the list's owner, who checks the bounce by hand: the
+// explanation says Mailman could not recognise it, and the sender is never
+// told to send again. With no bounce read, the notice's words alone.
+func TestUncaughtBounceNoticeIsToldAsTheListsNoticeToItsOwners(t *testing.T) {
+	e := builtin(t)
+	for _, c := range []struct{ file, recipient string }{
+		{"mailman-uncaught-bounce-01.eml", "heron.watch@example.org"},
+		{"mailman-uncaught-bounce-02.eml", "t.wren@marshwood-college.example"},
+	} {
+		rd := explainFixture(t, e, c.file)
+		if rd.Recipient.Address != c.recipient || rd.Reason == ReasonUndefined || rd.Reason == ReasonVacation {
+			t.Errorf("%s: recipient %q reason %s, want %s and the bounce's own reason", c.file, rd.Recipient.Address, rd.Reason, c.recipient)
+		}
+		if rd.Owner != OwnerGroupOwner {
+			t.Errorf("%s: owner %s, want %s", c.file, rd.Owner, OwnerGroupOwner)
+		}
+		if !strings.HasPrefix(rd.Explanation, "This is a mailing list's notice to its owners") || !strings.Contains(rd.Explanation, "could not recognise") || !strings.Contains(rd.Explanation, c.recipient) {
+			t.Errorf("%s: explanation %q: want the list's notice of an unread bounce, then the bounce", c.file, rd.Explanation)
+		}
+		if !strings.Contains(rd.Fix, "by hand") || strings.Contains(rd.Fix, "write a new message") {
+			t.Errorf("%s: fix %q: want the list owner's check by hand", c.file, rd.Fix)
+		}
+	}
+	rep := &dsn.Report{Kind: dsn.KindNone, Format: dsn.FormatListUncaughtBounce}
+	rds := e.Explain(rep)
+	if len(rds) != 1 || rds[0].Owner != OwnerGroupOwner || !strings.Contains(rds[0].Summary, "could not read") {
+		t.Errorf("no bounce read: %+v, want the list owner's notice", rds)
 	}
 }

@@ -53,6 +53,9 @@ const (
 	textListBounceNoticeSummary
 	textListBounceNoticeExplanation
 	textListBounceNoticeFix
+	textListUncaughtBounceSummary
+	textListUncaughtBounceExplanation
+	textListUncaughtBounceFix
 	textListHeldSummary
 	textListHeldExplanation
 	textListHeldFix
@@ -222,6 +225,9 @@ var textDefs = [numTexts]struct {
 	textListBounceNoticeSummary:       {"list_bounce_notice_summary", 0},
 	textListBounceNoticeExplanation:   {"list_bounce_notice_explanation", 0},
 	textListBounceNoticeFix:           {"list_bounce_notice_fix", 0},
+	textListUncaughtBounceSummary:     {"list_uncaught_bounce_summary", 0},
+	textListUncaughtBounceExplanation: {"list_uncaught_bounce_explanation", 0},
+	textListUncaughtBounceFix:         {"list_uncaught_bounce_fix", 0},
 	textListHeldSummary:               {"list_held_summary", 0},
 	textListHeldExplanation:           {"list_held_explanation", setOf(slotRecipient, slotReply)},
 	textListHeldFix:                   {"list_held_fix", 0},

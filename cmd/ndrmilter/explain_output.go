@@ -125,7 +125,7 @@ func writeExplainText(w io.Writer, lw words, file string, r *dsn.Report, reading
 		detail(w, lw, "cli.to", o.To)
 		detail(w, lw, "cli.subject", o.Subject)
 	}
-	if decide.Annotates(r) && r.Format != dsn.FormatListBounceNotice {
+	if decide.Annotates(r) && r.Format != dsn.FormatListBounceNotice && r.Format != dsn.FormatListUncaughtBounce {
 		// A bounce for mail never sent here (backscatter) reads like any
 		// other: only the record of sent mail tells them apart, which the
 		// milter, the filter and the HTTP API consult and explain does
