@@ -2,6 +2,7 @@ package dsn
 
 import (
 	"bytes"
+	"strings"
 
 	"github.com/ndrmilter/ndrmilter/internal/ascii"
 	"github.com/ndrmilter/ndrmilter/message"
@@ -21,9 +22,10 @@ func (p *parser) readEmbedded() bool {
 	}
 	var candidates [][]byte
 	// Forwarded text, unquoted; only when the header reads like a bounce
-	// ("Fwd: Returned mail"), so that ordinary mail costs no text search.
+	// ("Fwd: Returned mail") or a forward ("FW: can't reach Brennan's"),
+	// so that ordinary mail costs no text search.
 	sender, subject := p.headerEvidence()
-	if sender || subject {
+	if sender || subject || forwardSubject(headerString(p.hdr, "Subject")) {
 		p.loadText()
 	}
 	for _, m := range [...]string{"begin forwarded message", "forwarded message", "original message", "\nfrom mailer-daemon", "message/rfc822"} {
@@ -37,12 +39,20 @@ func (p *parser) readEmbedded() bool {
 		_, next := ascii.NextLine(p.text, k+1)
 		candidates = append(candidates, unquote(p.text[next:]))
 	}
+	inline := len(candidates)
+	if p.textDone {
+		// Outlook's and Thunderbird's inline forwards, which head the
+		// forwarded notice with its header fields alone (see
+		// forwardedHeaderBlocks).
+		candidates = append(candidates, forwardedHeaderBlocks(p.text, p.lowerText)...)
+	}
+	blocks := len(candidates)
 	for i := range p.parts {
 		if p.parts[i].MediaType == "message/rfc822" {
 			candidates = append(candidates, p.parts[i].Body)
 		}
 	}
-	for _, c := range candidates {
+	for k, c := range candidates {
 		c = trimLeadingBlank(c)
 		if bytes.HasPrefix(c, []byte("From ")) {
 			_, n := ascii.NextLine(c, 0)
@@ -51,6 +61,12 @@ func (p *parser) readEmbedded() bool {
 		sub := &parser{rep: &Report{Kind: KindNone}, embedDepth: p.embedDepth + 1, textCut: -1, ev: -1, sc: p.sc}
 		m := message.Read(c)
 		if len(m.Header) < 2 {
+			continue
+		}
+		if k >= inline && k < blocks && !daemonFrom(m.Header) && !headerContainsAny(m.Header, "Subject", bounceSubjectSet) {
+			// A quoted header block of a person's message (a reply
+			// thread, the bounced message's own header): only a
+			// block that is clearly a notice's is read.
 			continue
 		}
 		sub.hdr, sub.parts = m.Header, m.Parts
@@ -88,4 +104,82 @@ func unquote(b []byte) []byte {
 		out = append(out, '\n')
 	}
 	return out
+}
+
+// forwardSubjectPrefixes are the lower-case subject prefixes of a
+// forwarded message: "Fwd:" (Gmail, Thunderbird, Apple Mail), "FW:"
+// (Outlook), and Outlook's in other languages ("WG:" de, "TR:" fr, "RV:"
+// es, "VS:" da/nb/sv/fi, "Doorst:" nl, "I:" it, "ENC:" pt).
+var forwardSubjectPrefixes = [...]string{"fwd:", "fw:", "wg:", "tr:", "rv:", "vs:", "doorst:", "i:", "enc:"}
+
+// forwardSubject says whether a Subject starts with a forward's prefix.
+func forwardSubject(subject string) bool {
+	subject = strings.TrimSpace(subject)
+	for _, p := range forwardSubjectPrefixes {
+		if len(subject) >= len(p) && strings.EqualFold(subject[:len(p)], p) {
+			return true
+		}
+	}
+	return false
+}
+
+// forwardLabels are the lower-case labels of the header block that heads
+// an inline forward: Outlook's "From: / Sent: / To: / Cc: / Subject:"
+// (under a line of underscores or "-----Original Message-----"),
+// Thunderbird's "Subject: / Date: / From: / To:", Gmail's "From: / Date: /
+// Subject: / To:".
+var forwardLabels = [...]string{"from:", "sent:", "date:", "to:", "cc:", "subject:", "reply-to:", "importance:"}
+
+// maxForwardBlocks bounds how many header blocks forwardedHeaderBlocks
+// returns; maxForwardLabels how many lines a block has at most.
+const (
+	maxForwardBlocks = 4
+	maxForwardLabels = 8
+)
+
+// forwardedHeaderBlocks returns the text from each header block of an
+// inline forward on (text, and lower, its lower-case copy): a run of two
+// to maxForwardLabels lines at the start of a line, each one of
+// forwardLabels, holding both a From and a Subject. Whether the block is a
+// notice's is for the caller to judge from its fields.
+func forwardedHeaderBlocks(text, lower []byte) [][]byte {
+	var out [][]byte
+	for i := 0; i < len(lower) && len(out) < maxForwardBlocks; {
+		start := i
+		from, subject, n := false, false, 0
+		j := i
+		for j < len(lower) && n < maxForwardLabels {
+			line, next := ascii.NextLine(lower, j)
+			label := forwardLabel(line)
+			if label == "" {
+				break
+			}
+			from = from || label == "from:"
+			subject = subject || label == "subject:"
+			n++
+			j = next
+		}
+		if n >= 2 && from && subject {
+			out = append(out, text[start:])
+			i = j
+			continue
+		}
+		_, next := ascii.NextLine(lower, i)
+		if next <= i {
+			break
+		}
+		i = next
+	}
+	return out
+}
+
+// forwardLabel returns which of forwardLabels a lower-case line starts
+// with, "" when none.
+func forwardLabel(line []byte) string {
+	for _, l := range forwardLabels {
+		if bytes.HasPrefix(line, []byte(l)) {
+			return l
+		}
+	}
+	return ""
 }
