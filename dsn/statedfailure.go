@@ -10,9 +10,9 @@ import (
 // a user agent's responses to a message (section 5), which an MTA's
 // delivery status notification is not; yet many MTAs and list managers
 // mark their failure notices auto-replied: Gmail and Exim their bounces, MDaemon its
-// "Permanent Delivery Failure" notices (X-MDDSN-Message), Sympa every
-// notice its robot sends (src/lib/Sympa/Message/Template.pm, its
-// rejections of mail_tt2/reject.tt2 and message_report.tt2 included).
+// "Permanent Delivery Failure" notices (X-MDDSN-Message), Sympa the
+// notices its robot sends, its rejections (default/mail_tt2/reject.tt2,
+// message_report.tt2) included.
 // The header says only that software wrote the message: the text decides.
 
 // refusalPhrases are lower-case phrases by which a notice states that a
