@@ -150,7 +150,7 @@ func TestExplainReadings(t *testing.T) {
 		"postfix-userunknown.eml":       {"bounce", "bob@example.com", "5.1.1", "userunknown", "sender", true, true},
 		"exchange-online-dmarc.eml":     {"bounce", "carol@example.com", "5.7.509", "authfailure", "sender-admin", false, true},
 		"exchange-submission-quota.eml": {"bounce", "erin@example.com", "5.2.2", "speeding", "sender-admin", false, true},
-		"sendmail-delay.eml":            {"delay", "grace@example.net", "4.4.1", "expired", "none", false, false},
+		"sendmail-delay.eml":            {"delay", "grace@example.net", "4.4.1", "expired", "recipient-admin", false, false}, // the connection to the recipient's server times out: their admin acts if it persists (rules/delay.go)
 		"exim-blocked.eml":              {"bounce", "ivy@example.com", "5.7.1", "blocked", "sender-admin", false, true},
 		"qmail-mailboxfull.eml":         {"bounce", "kim@example.net", "5.2.2", "mailboxfull", "recipient", false, true},
 		"autoreply.eml":                 {"autoreply", "", "", "vacation", "none", false, false},
