@@ -186,3 +186,31 @@ func TestRateLimitSaysTheFigure(t *testing.T) {
 		t.Errorf("too many recipients: limit %q explanation %q: want 100", v.Facts.Get(FactLimit), v.Explanation)
 	}
 }
+
+// TestRateLimitInEximsWordsIsARateLimit: Exim's ratelimit example message
+// ("Sender rate exceeds N messages per P") is a sending rate limit, with
+// its figure, not a policy refusal of unknown cause.
+func TestRateLimitInEximsWordsIsARateLimit(t *testing.T) {
+	e := builtin(t)
+	v := e.Classify(Input{Action: "failed", Status: "4.7.1", RemoteMTA: "mx.example.net", Recipient: "a@example.net",
+		Diagnostic: "host mx.example.net[192.0.2.1] said: 450 4.7.1 Sender rate exceeds 200 messages per 1h (in reply to RCPT TO command)"})
+	if v.Reason != ReasonSpeeding || v.Owner != OwnerSenderAdmin || !strings.Contains(v.Explanation, "rate limit of 200 messages per 1h") {
+		t.Errorf("reason %s owner %s explanation %q: want speeding, the sender's admin, the figure", v.Reason, v.Owner, v.Explanation)
+	}
+}
+
+// TestTooManyRecipientsSaysTheLimitAndIsNeverTooManyConnections: the
+// server's stated limit is in the words, and "maximum number of
+// recipients per message exceeded" (RFC 3463 X.5.3) is about recipients,
+// the sender's to split, not about connections.
+func TestTooManyRecipientsSaysTheLimitAndIsNeverTooManyConnections(t *testing.T) {
+	e := builtin(t)
+	rd := explainFixture(t, e, "too-many-recipients-limit-01.eml")
+	if rd.Owner != OwnerSender || !strings.Contains(rd.Explanation, "at most 100 in one message") || !strings.Contains(rd.Fix, "(at most 100)") {
+		t.Errorf("too-many-recipients-limit-01.eml: owner %s\n%s\n%s\nwant the sender and the limit 100", rd.Owner, rd.Explanation, rd.Fix)
+	}
+	rd = explainFixture(t, e, "too-many-recipients-wording-01.eml")
+	if rd.Owner != OwnerSender || !strings.Contains(rd.Explanation, "more recipients than the server accepts") || strings.Contains(rd.Explanation, "connections") {
+		t.Errorf("too-many-recipients-wording-01.eml: owner %s explanation %q: want too many recipients, the sender", rd.Owner, rd.Explanation)
+	}
+}
