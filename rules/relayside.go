@@ -108,10 +108,13 @@ func (e *Engine) relayReading(v *Classification, rec *record, lang int) {
 		expl, fix = textRelayOwnExplanation, textRelayOwnFix
 		v.Owner = OwnerSenderAdmin
 	}
-	v.Explanation = t[expl].render(&vals)
-	if rec.action == smtpcode.ActionDelayed {
-		// The retries meet the same refusal (lastingDelay): said first.
-		v.Explanation = t[textDelayedIntro].render(&slotValues{slotRecipient: vals[slotRecipient]}) + " " + v.Explanation
-	}
 	v.Fix = t[fix].render(&vals)
+	if rec.action == smtpcode.ActionDelayed {
+		// A delay says so first, naming the recipient once.
+		intro := t[textDelayedIntro].render(&slotValues{slotRecipient: vals[slotRecipient]})
+		vals[slotRecipient] = ""
+		v.Explanation = intro + " " + t[expl].render(&vals)
+		return
+	}
+	v.Explanation = t[expl].render(&vals)
 }
