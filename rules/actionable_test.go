@@ -84,10 +84,10 @@ func TestCauseFromTheFamilyNotTheKeyword(t *testing.T) {
 // unsolicited mail, the infected file) is in the words.
 func TestNamedThingIsKept(t *testing.T) {
 	checkActionable(t, []actionable{
-		{name: "Gmail's rate limit for unsolicited mail, still retried",
+		{name: "Gmail's rate limit for unsolicited mail, still retried, is the sender's admin's if it lasts",
 			in: Input{Action: "delayed", Status: "4.7.28", RemoteMTA: "gmail-smtp-in.l.google.com", Command: "DATA",
 				Diagnostic: "421 4.7.28 Gmail has detected an unusual rate of unsolicited mail originating from your IP address. To protect our users from spam, mail sent from your IP address has been temporarily rate limited. For more information, go to https://support.google.com/mail/?p=UnsolicitedRateLimitError"},
-			owner: OwnerNone, want: []string{"unusual rate of unsolicited mail", "sender guidelines", "https://support.google.com/mail/?p=UnsolicitedRateLimitError", "do not send the message again"},
+			owner: OwnerSenderAdmin, want: []string{"unusual rate of unsolicited mail", "sender guidelines", "https://support.google.com/mail/?p=UnsolicitedRateLimitError", "do not send the message again"},
 			avoid: []string{"blocks the sending server"}},
 		{name: "Gmail's block for unsolicited mail",
 			in: Input{Status: "5.7.28", RemoteMTA: "aspmx.l.google.com", Command: "DATA",

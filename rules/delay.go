@@ -151,3 +151,52 @@ func delayedConnection(fs *Facts) bool {
 	k := delayedExpiryText(fs)
 	return k == textDelayedRefused || k == textDelayedNoAnswer
 }
+
+// Who acts on a delay that retries may still get through. The sending
+// server keeps trying (RFC 3464 section 2.3.3; RFC 3463 section 3.1, a
+// class-4 code is a "persistent transient failure"), so nobody needs to act
+// yet; but when the cause says whose it is, that party must act if the
+// delay persists, as for the same cause in a bounce:
+//   - the receiving server puts off the sending server for its standing
+//     (sendingSideDeferrals: a block list, a poor reputation, complaints,
+//     its volume): the sender's admin (seed 001, 4.7.500-699 "Suspicious
+//     activity has been detected on the IP in question, and it has been
+//     temporarily restricted"; Yahoo's error codes page, TSS04 and TSS09
+//     "temporarily deferred due to user complaints");
+//   - the recipient's mail server refuses connections or does not answer
+//     (RFC 3463 X.4.1 "No answer from host", X.4.2 "Bad connection"): the
+//     recipient's admin, unless the server is the sender's own relay
+//     (a host of the sender's domain), whose owner is then unknown: its
+//     own admin, or a firewall on the way, the words cannot tell;
+//   - anything else (greylisting, "try again later" without a cause, a
+//     temporary local problem) passes by itself: nobody.
+
+// sendingSideDeferrals are the reasons of a delay that are the sending
+// server's standing at the receiver, when their reading names the
+// sender's admin.
+var sendingSideDeferrals = [...]Reason{ReasonBlocked, ReasonBadReputation, ReasonSpeeding, ReasonRequirePTR, ReasonAuthFailure, ReasonRejected}
+
+// delayedOwner returns who must act if the delay read as v persists:
+// OwnerSenderAdmin, OwnerRecipientAdmin, OwnerUnknown or OwnerNone (see
+// above).
+func delayedOwner(v *Classification, in *Input) Owner {
+	if v.Owner == OwnerSenderAdmin {
+		for _, r := range sendingSideDeferrals {
+			if v.Reason == r {
+				return OwnerSenderAdmin
+			}
+		}
+	}
+	if delayedConnection(&v.Facts) {
+		host := hostName(v.Facts.Get(FactHost))
+		if host == "" {
+			host, _ = refusingServer(in)
+		}
+		_, rcptDomain, _ := strings.Cut(strings.ToLower(strings.TrimSpace(in.Recipient)), "@")
+		if in.SenderDomain != "" && organisationHost(host, in.SenderDomain) && !organisationHost(host, rcptDomain) {
+			return OwnerUnknown // the sender's own relay does not answer
+		}
+		return OwnerRecipientAdmin
+	}
+	return OwnerNone
+}

@@ -28,24 +28,31 @@ func TestDelayCausedByTLSDoesNotFixItself(t *testing.T) {
 }
 
 // TestRelayDeniedDelayDoesNotFixItself: a temporary relay refusal
-// (Postfix defer_unauth_destination: 454 4.7.1) is the receiving server's
-// configuration, which retries do not change.
+// (Postfix defer_unauth_destination: 454 4.7.1) by the recipient's server
+// (a host of the recipient's domain, relayside.go) is its configuration,
+// which retries do not change.
 func TestRelayDeniedDelayDoesNotFixItself(t *testing.T) {
 	e := builtin(t)
 	v := e.Classify(Input{Action: "delayed", Status: "4.7.1", RemoteMTA: "mx.example.net", Command: "RCPT",
-		Diagnostic: "454 4.7.1 <bo@example.net>: Relay access denied"})
+		Recipient: "bo@example.net", Diagnostic: "454 4.7.1 <bo@example.net>: Relay access denied"})
 	if v.Reason != ReasonNoRelaying || v.Owner != OwnerRecipientAdmin || !strings.Contains(v.Fix, "will likely not fix itself") {
 		t.Errorf("reason %s owner %s fix %q: want norelaying, the recipient's admin, and a fix saying waiting will not help", v.Reason, v.Owner, v.Fix)
 	}
 }
 
-// TestOrdinaryDelayStaysTemporary: a delay for a cause that can pass (a
-// connection timeout) stays nobody's, with nothing to do yet.
+// TestOrdinaryDelayStaysTemporary: a delay for a cause that passes by
+// itself (greylisting, a reply that names no cause) stays nobody's, with
+// nothing to do yet.
 func TestOrdinaryDelayStaysTemporary(t *testing.T) {
 	e := builtin(t)
-	rd := explainFixture(t, e, "delay-warning-01.eml")
-	if rd.Owner != OwnerNone || !strings.Contains(rd.Fix, "Nothing to do yet") {
-		t.Errorf("delay-warning-01.eml: owner %s fix %q: want nobody and nothing to do yet", rd.Owner, rd.Fix)
+	rd := explainFixture(t, e, "delay-attempt-error-03.eml") // greylisted
+	if rd.Owner != OwnerNone || !strings.Contains(rd.Fix, "Nothing to do") {
+		t.Errorf("delay-attempt-error-03.eml: owner %s fix %q: want nobody and nothing to do yet", rd.Owner, rd.Fix)
+	}
+	v := e.Classify(Input{Action: "delayed", Status: "4.0.0", RemoteMTA: "mx.example.net", Recipient: "bo@example.net",
+		Diagnostic: "host mx.example.net[192.0.2.1] said: 451 try again later (in reply to RCPT TO command)"})
+	if v.Owner != OwnerNone || !strings.Contains(v.Fix, "Nothing to do yet") {
+		t.Errorf("try again later: owner %s fix %q: want nobody and nothing to do yet", v.Owner, v.Fix)
 	}
 }
 

@@ -267,8 +267,9 @@ func (e *Engine) classify(in Input, lang int) Classification {
 	if action == smtpcode.ActionDelayed && lasting == delayPasses && !(t.delays && ruleWords.owner != "") {
 		// The sending server keeps trying. A rule written for delays
 		// that names who acts meanwhile (a provider's deferral for the
-		// sending server's volume or complaints) keeps its owner.
-		v.Owner = OwnerNone
+		// sending server's volume or complaints) keeps its owner; else
+		// the cause says who acts if it persists, if anyone (delay.go).
+		v.Owner = delayedOwner(&v, &rec.in)
 	}
 	hard := rd.HardBounce
 	if t.HardBounce != nil {
@@ -282,6 +283,7 @@ func (e *Engine) classify(in Input, lang int) Classification {
 	}
 
 	v.Explanation, v.Fix = e.sentences(&rec, &v, t, rd, ruleWords, w, lasting, lang)
+	e.relayReading(&v, &rec, lang)       // whose server refused to relay (relayside.go)
 	e.internalHopReading(&v, &rec, lang) // the recipient's gateway and its internal server (internalhop.go)
 	e.legacyDNReading(&v, &rec, lang)    // a stale Exchange X.500 address (legacydn.go)
 	return v
@@ -342,7 +344,7 @@ func (e *Engine) sentences(rec *record, v *Classification, t *thenDef, rd *reaso
 
 	// The explanation is an opening, a sentence and a note, joined by
 	// spaces; it and the fix are written into one string (joinSentences).
-	var expl [5]piece
+	var expl [7]piece
 	n := 0
 	delayed := action == smtpcode.ActionDelayed
 	switch {
@@ -382,6 +384,11 @@ func (e *Engine) sentences(rec *record, v *Classification, t *thenDef, rd *reaso
 		expl[0] = textPiece(e.explain(in, action, cause, lang, &vs[valuesExplain]), valuesExplain)
 		n = 1
 	}
+	if k, ok := loopNote(&v.Facts, vals); ok && piecesLen(expl[:n], &vs) > 0 {
+		// What the report says of the loop (loopNote).
+		expl[n], expl[n+1] = piece{s: " "}, textPiece(texts[k], valuesRecord)
+		n += 2
+	}
 	if gaveUpOnTemporary(action, v, t) && piecesLen(expl[:n], &vs) > 0 {
 		// Issue 8 (grading 4): a temporary failure retried until the
 		// sending server gave up reads as such, whatever its reason.
@@ -401,8 +408,16 @@ func (e *Engine) sentences(rec *record, v *Classification, t *thenDef, rd *reaso
 		// The retries get through once the recipient makes room.
 		fixPiece = textPiece(texts[textDelayedMailboxFullFix], valuesRecord)
 	case delayed && (ruleWords.fix.empty() || !t.delays):
-		// The reason's fix is for a final failure; a delay needs none yet.
-		fixPiece = textPiece(texts[textDelayedFix], valuesRecord)
+		// The reason's fix is for a final failure; a delay needs none
+		// yet, but says who acts if it persists (delayedOwner).
+		k := textDelayedFix
+		switch v.Owner {
+		case OwnerSenderAdmin:
+			k = textDelayedSenderSideFix
+		case OwnerRecipientAdmin:
+			k = textDelayedRecipientSideFix
+		}
+		fixPiece = textPiece(texts[k], valuesRecord)
 	default:
 		tx, stoodIn := w.fix.choose(lang, vals, &standIn, &vs[valuesFixStandIn])
 		fixPiece = textPiece(tx, valuesRecord)
@@ -816,7 +831,19 @@ func InputOf(r *dsn.Report, rc dsn.Recipient) Input {
 	return Input{Action: rc.Action, Status: rc.Status, ReplyCode: rc.ReplyCode,
 		Diagnostic: rc.Diagnostic, RemoteMTA: rc.RemoteMTA, ReportingMTA: r.ReportingMTA,
 		Command: rc.Command, Recipient: rc.Address, DiagnosticType: rc.DiagnosticType, Notice: r.Notice,
-		RetryUntil: rc.WillRetryUntil}
+		RetryUntil: rc.WillRetryUntil, SenderDomain: senderDomain(r)}
+}
+
+// senderDomain returns the domain of the sender of the message r reports
+// on, lower case: the original's envelope sender, else its From, else the
+// report's own recipient; "" when none names a domain.
+func senderDomain(r *dsn.Report) string {
+	for _, a := range [...]string{r.Original.Sender, r.Original.From, r.Addressee} {
+		if _, d, ok := strings.Cut(strings.TrimSpace(a), "@"); ok && d != "" && !strings.ContainsAny(d, "@ <>") {
+			return strings.ToLower(strings.TrimSuffix(d, "."))
+		}
+	}
+	return ""
 }
 
 // matchesDiagnosticType says whether the record's Diagnostic-Code type is one

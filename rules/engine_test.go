@@ -132,8 +132,11 @@ func TestWordsChangeMeaning(t *testing.T) {
 		// Seed 001: three meanings of 5.7.1.
 		{Input{Status: "5.7.1", ReplyCode: "550", Diagnostic: "550 5.7.1 RESOLVER.RST.NotAuthorized; not authorized: Delivery not authorized, message refused"},
 			"filtered", OwnerGroupOwner, "ms-5.7.1-delivery-not-authorized", "5.7.1"},
+		// "Unable to relay" is either side's (seed 001 lists the recipient's
+		// MX and the sender's client without permission): a record that
+		// names neither server nor recipient cannot tell whose (relayside.go).
 		{Input{Status: "5.7.1", ReplyCode: "550", Diagnostic: "550 5.7.1 Unable to relay for carol@example.org"},
-			"norelaying", OwnerRecipientAdmin, "relay-denied-5.7.1", "5.7.1"},
+			"norelaying", OwnerUnknown, "relay-denied-5.7.1", "5.7.1"},
 		{Input{Status: "5.7.1", ReplyCode: "530", Diagnostic: "530 5.7.1 Client was not authenticated"},
 			"securityerror", OwnerSenderAdmin, "not-authenticated-5.7.1", "5.7.1"},
 		// A reply without an enhanced code: the words decide, the reason gives the code.

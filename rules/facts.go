@@ -151,13 +151,18 @@ const (
 	// refuses it for its authentication (Microsoft's "Access denied, sending
 	// domain [contoso.com] does not meet the required authentication level").
 	FactSenderDomain Fact = "sender_domain"
+	// FactCount is how many of what a limit counts the message itself had,
+	// as the report states it next to the limit (FactLimit): the mail
+	// servers it had passed through (Sendmail's "Too many hops 26 (25
+	// max)"), its recipients.
+	FactCount Fact = "count"
 )
 
 // facts is the fact vocabulary, in the order JSON and --why list them.
 var facts = [...]Fact{FactList, FactURL, FactLimit, FactHost, FactIP, FactFile, FactVirus, FactAddress, FactRetriedFor,
 	FactRetryUntil, FactRetryLeft, FactRetryAge, FactLastError, FactLoop, FactDNSTempFail, FactNoMX, FactNoDomain, FactConnRefused, FactConnTimeout, FactTooManyRecipients,
 	FactTLSRequired, FactTLSNotOffered, FactTLSRefused, FactTLSCert, FactEncryptedAttachment, FactBlockedAttachment, FactAttachmentBudget, FactOrgText, FactRecipientFilter, FactInternalHop,
-	FactScore, FactThreshold, FactSpamTests, FactListedDomain, FactProgram, FactSenderDomain}
+	FactScore, FactThreshold, FactSpamTests, FactListedDomain, FactProgram, FactSenderDomain, FactCount}
 
 const numFacts = len(facts)
 
@@ -259,6 +264,8 @@ func factIndex(name string) (int, bool) {
 		return 34, true
 	case FactSenderDomain:
 		return 35, true
+	case FactCount:
+		return 36, true
 	}
 	return 0, false
 }

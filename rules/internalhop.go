@@ -208,7 +208,8 @@ func internalHost(h, domain, reporting string, ownDomain bool) bool {
 // internalHopReading rewrites the reading v of a record whose reporting
 // gateway, in the recipient's organisation, could not pass the message on
 // to an internal server: the explanation says so, the owner is the
-// recipient's admin (nobody yet while the gateway keeps trying), and the
+// recipient's admin (also while the gateway keeps trying: if the delay
+// persists, the same admin acts), and the
 // fix tells the sender to tell the recipient by other means, and to send
 // again once mail flows. A reading of another reason is kept.
 func (e *Engine) internalHopReading(v *Classification, rec *record, lang int) {
@@ -229,13 +230,15 @@ func (e *Engine) internalHopReading(v *Classification, rec *record, lang int) {
 	}
 	localDurations(lang, &vals)
 	v.Summary = t[textInternalHopSummary].plain()
+	v.Owner = OwnerRecipientAdmin
 	if rec.action == smtpcode.ActionDelayed {
-		// The gateway keeps trying: nobody need act yet (as for any delay).
+		// The gateway keeps trying: nothing to do yet, but if the delay
+		// persists the recipient's admin acts, as for a refused or
+		// unanswered connection to the recipient's server (delayedOwner).
 		v.Explanation = t[textInternalHopDelayedExplanation].render(&vals)
 		v.Fix = t[textInternalHopDelayedFix].render(&vals)
 		return
 	}
-	v.Owner = OwnerRecipientAdmin
 	v.Explanation = t[textInternalHopExplanation].render(&vals)
 	v.Fix = t[textInternalHopFix].render(&vals)
 }

@@ -11,8 +11,9 @@ import (
 // Exchange Online's "451 4.7.500 Server busy. Please try again later from
 // [IP]. (S-code)" is read as the throttling of the sending server's
 // address, named, not as an error of the receiving system: in a delay
-// report nobody acts yet and the fix says what the sender's admin checks
-// if it lasts; the reason stays the source table's (systemerror).
+// report nothing is to be done yet, and the sender's admin is who acts if
+// it lasts (seed 001, 4.7.500-699; delay.go, delayedOwner), which the fix
+// says; the reason stays the source table's (systemerror).
 func TestMicrosoftServerBusyNamesTheThrottledSendingAddress(t *testing.T) {
 	e := builtin(t)
 	for _, diag := range []string{
@@ -21,8 +22,8 @@ func TestMicrosoftServerBusyNamesTheThrottledSendingAddress(t *testing.T) {
 		"451 4.7.650 Server busy. Please try again later from [198.51.100.20]. (S77719)",
 	} {
 		v := e.Classify(Input{Action: smtpcode.ActionDelayed, Diagnostic: diag, RemoteMTA: "fabrikam-example.mail.protection.outlook.com"})
-		if v.Reason != ReasonSystemError || v.Owner != OwnerNone || v.Facts.Get(FactIP) != "198.51.100.20" {
-			t.Errorf("%q: reason %s, owner %s, ip %q (rule %s); want systemerror, nobody yet, the sending IP", diag, v.Reason, v.Owner, v.Facts.Get(FactIP), v.Rule)
+		if v.Reason != ReasonSystemError || v.Owner != OwnerSenderAdmin || v.Facts.Get(FactIP) != "198.51.100.20" {
+			t.Errorf("%q: reason %s, owner %s, ip %q (rule %s); want systemerror, the sender's admin if it lasts, the sending IP", diag, v.Reason, v.Owner, v.Facts.Get(FactIP), v.Rule)
 		}
 		if !strings.Contains(v.Explanation, "slowing down mail from the sending server's address 198.51.100.20") ||
 			strings.Contains(v.Explanation, "error in the receiving mail system") {

@@ -29,13 +29,15 @@ func TestRelayFixSpeaksOfTheRecipientsSideWhenTheirServerRefused(t *testing.T) {
 
 // TestRelayFixNamesTheSendersServerWhenNoRemoteServerRefused: with no
 // remote server named, the refusal may be the sender's own server's, and
-// the fix says what to do then; so does a pasted reply, whose origin is
-// not known.
+// the fix says what to do then: for a report whose server's side cannot
+// be told, the words name that server as possibly the sender's own
+// outgoing server (relayside.go); a pasted reply, whose origin is not
+// known, keeps the own-server clause.
 func TestRelayFixNamesTheSendersServerWhenNoRemoteServerRefused(t *testing.T) {
 	e := builtin(t)
 	v := e.Classify(Input{Action: "failed", Status: "5.7.1", ReportingMTA: "smtp.example.org", Diagnostic: "550 5.7.1 Relaying denied"})
-	if v.Reason != ReasonNoRelaying || !strings.Contains(v.Fix, ownServerClause) {
-		t.Errorf("reason %s fix %q: want norelaying with the own-server clause", v.Reason, v.Fix)
+	if v.Reason != ReasonNoRelaying || !strings.Contains(v.Fix, "If the server smtp.example.org is your own or your provider's outgoing server") {
+		t.Errorf("reason %s fix %q: want norelaying naming smtp.example.org as possibly the sender's outgoing server", v.Reason, v.Fix)
 	}
 	if v := e.Lookup("554 5.7.1 Relay access denied"); !strings.Contains(v.Fix, ownServerClause) {
 		t.Errorf("pasted reply: fix %q: want the own-server clause", v.Fix)

@@ -101,6 +101,14 @@ const (
 	textDelayedUnreachable
 	textDelayedSummary
 	textDelayedDeadline
+	textDelayedSenderSideFix
+	textDelayedRecipientSideFix
+	textRelayOwnExplanation
+	textRelayOwnFix
+	textRelayEitherExplanation
+	textRelayEitherFix
+	textLoopHopsNote
+	textLoopMyselfNote
 	numTexts
 )
 
@@ -283,6 +291,21 @@ var textDefs = [numTexts]struct {
 	textDelayedSummary:     {"delayed_summary", 0},
 	// The deadline after a rule's own fix for a delay (Engine.sentences).
 	textDelayedDeadline: {"delayed_deadline", deadlineSlots},
+	// The fix of a delay whose cause names who must act if it persists
+	// (delayedOwner, delay.go).
+	textDelayedSenderSideFix: {"delayed_sender_side_fix", deadlineSlots | setOf(slotFact0+slot(slotIndexOf(FactIP)),
+		slotFact0+slot(slotIndexOf(FactList)), slotFact0+slot(slotIndexOf(FactURL)))},
+	textDelayedRecipientSideFix: {"delayed_recipient_side_fix", deadlineSlots | setOf(slotFact0+slot(slotIndexOf(FactHost)))},
+	// A relay refusal by the sender's own relay, or by a server whose side
+	// cannot be told (relayside.go).
+	textRelayOwnExplanation:    {"relay_own_explanation", setOf(slotRecipient, slotRemote, slotDomain)},
+	textRelayOwnFix:            {"relay_own_fix", setOf(slotRecipient, slotRemote, slotDomain)},
+	textRelayEitherExplanation: {"relay_either_explanation", setOf(slotRecipient, slotRemote, slotDomain)},
+	textRelayEitherFix:         {"relay_either_fix", setOf(slotRecipient, slotRemote, slotDomain)},
+	// What a loop's report says of it: the hops and their limit, the
+	// domain whose mail servers point back (loopNote).
+	textLoopHopsNote:   {"loop_hops_note", setOf(slotFact0+slot(slotIndexOf(FactCount)), slotFact0+slot(slotIndexOf(FactLimit)))},
+	textLoopMyselfNote: {"loop_myself_note", setOf(slotReporting, slotFact0+slot(slotIndexOf(FactHost)))},
 }
 
 // textNames lists the names of the texts, sorted, for error messages.

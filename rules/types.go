@@ -23,6 +23,12 @@ type Input struct {
 	// 2.3.9, dsn.Recipient.WillRetryUntil), or "": read only for a delay,
 	// as the retry_until fact.
 	RetryUntil string
+	// SenderDomain is the domain of the original message's sender, lower
+	// case, or "": its envelope sender (Return-Path of the returned
+	// copy), else its From, else the address the report was sent to
+	// (dsn.Report.Addressee). Read only to tell whether the server that
+	// refused the message is the sender's own (relayside.go).
+	SenderDomain string
 
 	lookup bool // made by Lookup: the command is assumed, not reported
 }

@@ -150,12 +150,14 @@ func TestExplainReadings(t *testing.T) {
 		"postfix-userunknown.eml":       {"bounce", "bob@example.com", "5.1.1", "userunknown", "sender", true, true},
 		"exchange-online-dmarc.eml":     {"bounce", "carol@example.com", "5.7.509", "authfailure", "sender-admin", false, true},
 		"exchange-submission-quota.eml": {"bounce", "erin@example.com", "5.2.2", "speeding", "sender-admin", false, true},
-		"sendmail-delay.eml":            {"delay", "grace@example.net", "4.4.1", "expired", "none", false, false},
+		"sendmail-delay.eml":            {"delay", "grace@example.net", "4.4.1", "expired", "recipient-admin", false, false}, // the connection to the recipient's server times out: their admin acts if it persists (rules/delay.go)
 		"exim-blocked.eml":              {"bounce", "ivy@example.com", "5.7.1", "blocked", "sender-admin", false, true},
-		"qmail-mailboxfull.eml":         {"bounce", "kim@example.net", "5.2.2", "mailboxfull", "recipient", false, true},
-		"autoreply.eml":                 {"autoreply", "", "", "vacation", "none", false, false},
-		"arf-abuse.eml":                 {"feedback", "nina@example.com", "", "feedback", "sender-admin", false, false},
-		"not-a-bounce.eml":              {"not-bounce", "", "", "", "none", false, false},
+		// The sender's own smarthost (a host of the sender's domain) refused to relay (rules/relayside.go).
+		"exim-relay-own-smarthost.eml": {"bounce", "kiln@supplies-north.example", "5.0.909", "norelaying", "sender-admin", false, true},
+		"qmail-mailboxfull.eml":        {"bounce", "kim@example.net", "5.2.2", "mailboxfull", "recipient", false, true},
+		"autoreply.eml":                {"autoreply", "", "", "vacation", "none", false, false},
+		"arf-abuse.eml":                {"feedback", "nina@example.com", "", "feedback", "sender-admin", false, false},
+		"not-a-bounce.eml":             {"not-bounce", "", "", "", "none", false, false},
 	}
 	for name, w := range tests {
 		recs := explainRecords(t, filepath.Join("testdata", "bounces", name))
