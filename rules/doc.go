@@ -174,7 +174,12 @@
 //     restriction of a list. It does
 //     not beat the codes of the earlier reason (with 5.2.2 the first is
 //     mailboxfull). A phrase that Sisimai lists under two reasons goes to the
-//     reason tried first, unless its rule's comment says otherwise.
+//     reason tried first, unless its rule's comment says otherwise. A
+//     phrase an MTA writes for a transport error, not a server's answer,
+//     keeps Sisimai's reason but not its words: Sendmail's "Deferred:
+//     Connection refused by HOST" (a refused TCP connection, sendmail/err.c)
+//     beats blocked's "connection refused by", is still blocked, and says
+//     that the server refused the connection, its admin's to check.
 //  7. Precise registry codes (X.1.1 .. X.7.30, IANA's SMTP Enhanced Status
 //     Codes) decide when no phrase did: 5.1.6 with "no such user" at RCPT is
 //     userunknown, 5.1.6 alone hasmoved.

@@ -215,3 +215,23 @@ func TestTooManyRecipientsSaysTheLimitAndIsNeverTooManyConnections(t *testing.T)
 		t.Errorf("too-many-recipients-wording-01.eml: owner %s explanation %q: want too many recipients, the sender", rd.Owner, rd.Explanation)
 	}
 }
+
+// TestSendmailRefusedConnectionIsNotABlockOfTheSender: Sendmail's
+// "Deferred: Connection refused by HOST" is a refused TCP connection
+// (sendmail/err.c), no SMTP answer: Sisimai's reason (blocked) is kept, but
+// the words say the server refused the connection and its admin acts, on a
+// delay if it persists and on the final report.
+func TestSendmailRefusedConnectionIsNotABlockOfTheSender(t *testing.T) {
+	e := builtin(t)
+	for _, in := range []Input{
+		{Action: "delayed", Status: "4.4.1", Diagnostic: "<a@example.net>... Deferred: Connection refused by mx.example.net.", Recipient: "a@example.net", SenderDomain: "example.org"},
+		{Action: "failed", Status: "4.4.7", Diagnostic: "<a@example.net>... Deferred: Connection refused by mx.example.net. Message could not be delivered for 5 days", Recipient: "a@example.net", SenderDomain: "example.org"},
+	} {
+		v := e.Classify(in)
+		if v.Reason != ReasonBlocked || v.Owner != OwnerRecipientAdmin || !strings.Contains(v.Explanation, "mx.example.net refused") ||
+			strings.Contains(v.Explanation, "blocks the sending server") || !strings.Contains(v.Fix, "mx.example.net") {
+			t.Errorf("%s %q: reason %s owner %s\nexplanation %q\nfix %q\nwant blocked, the recipient's admin, the refused connection to mx.example.net and no block of the sender",
+				in.Action, in.Diagnostic, v.Reason, v.Owner, v.Explanation, v.Fix)
+		}
+	}
+}
