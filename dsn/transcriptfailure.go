@@ -1,6 +1,7 @@
 package dsn
 
 import (
+	"iter"
 	"strings"
 
 	"github.com/ndrmilter/ndrmilter/internal/ascii"
@@ -177,12 +178,7 @@ const minStampedLines = 3
 func transcriptNotes(d string) string {
 	var lines []string
 	n := 0
-	for i := nextStamp(d, 0); i >= 0; {
-		end := nextStamp(d, i)
-		text := d[i:]
-		if end >= 0 {
-			text = d[i:stampStart(d, end)]
-		}
+	for text := range stampedNotes(d) {
 		if k := strings.Index(text, "--- End Transcript"); k >= 0 {
 			text = text[:k]
 		}
@@ -193,7 +189,6 @@ func transcriptNotes(d string) string {
 		} else if text != "" && len(lines) < maxReplyLines {
 			lines = append(lines, text)
 		}
-		i = end
 	}
 	if n < minStampedLines || len(lines) == 0 {
 		return ""
@@ -262,11 +257,9 @@ func stampStart(d string, end int) int {
 func transcriptRecipient(text string) string {
 	found := ""
 	n := 0
-	for i := nextStamp(text, 0); i >= 0 && n < maxTranscriptNotes; n++ {
-		end := nextStamp(text, i)
-		line := text[i:]
-		if end >= 0 {
-			line = text[i:stampStart(text, end)]
+	for line := range stampedNotes(text) {
+		if n++; n > maxTranscriptNotes {
+			break
 		}
 		if k := strings.IndexByte(line, '\n'); k >= 0 {
 			line = line[:k]
@@ -285,9 +278,27 @@ func transcriptRecipient(text string) string {
 				}
 			}
 		}
-		i = end
 	}
 	return found
+}
+
+// stampedNotes yields the time-stamped notes of an MDaemon transcript in
+// d, each from its time stamp's end to the next stamp (or the end of d),
+// in the order they come (transcriptNotes, transcriptRecipient).
+func stampedNotes(d string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for i := nextStamp(d, 0); i >= 0; {
+			end := nextStamp(d, i)
+			note := d[i:]
+			if end >= 0 {
+				note = d[i:stampStart(d, end)]
+			}
+			if !yield(note) {
+				return
+			}
+			i = end
+		}
+	}
 }
 
 // maxTranscriptNotes bounds the time-stamped lines transcriptRecipient reads.
