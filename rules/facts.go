@@ -156,13 +156,19 @@ const (
 	// servers it had passed through (Sendmail's "Too many hops 26 (25
 	// max)"), its recipients.
 	FactCount Fact = "count"
+	// FactNewAddress is the address a recipient has moved to, as the
+	// refusal gives it: RFC 5321 section 3.4's "551 User not local; please
+	// try <forward-path>", Postfix's relocated(5) "User has moved to
+	// LOCATION", Sendmail's FEATURE(`redirect') "User has moved; please try
+	// <ADDRESS>" (cf/README).
+	FactNewAddress Fact = "new_address"
 )
 
 // facts is the fact vocabulary, in the order JSON and --why list them.
 var facts = [...]Fact{FactList, FactURL, FactLimit, FactHost, FactIP, FactFile, FactVirus, FactAddress, FactRetriedFor,
 	FactRetryUntil, FactRetryLeft, FactRetryAge, FactLastError, FactLoop, FactDNSTempFail, FactNoMX, FactNoDomain, FactConnRefused, FactConnTimeout, FactTooManyRecipients,
 	FactTLSRequired, FactTLSNotOffered, FactTLSRefused, FactTLSCert, FactEncryptedAttachment, FactBlockedAttachment, FactAttachmentBudget, FactOrgText, FactRecipientFilter, FactInternalHop,
-	FactScore, FactThreshold, FactSpamTests, FactListedDomain, FactProgram, FactSenderDomain, FactCount}
+	FactScore, FactThreshold, FactSpamTests, FactListedDomain, FactProgram, FactSenderDomain, FactCount, FactNewAddress}
 
 const numFacts = len(facts)
 
@@ -266,6 +272,8 @@ func factIndex(name string) (int, bool) {
 		return 35, true
 	case FactCount:
 		return 36, true
+	case FactNewAddress:
+		return 37, true
 	}
 	return 0, false
 }
