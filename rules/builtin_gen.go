@@ -9,7 +9,7 @@ import (
 )
 
 // builtinDigest is BuiltinDigest: of the rules.yaml this file was generated from.
-const builtinDigest = "1d94c04d8d68"
+const builtinDigest = "d79f3837938c"
 
 // builtinTrue and builtinFalse are the values of the rules' *bool fields.
 var builtinTrue, builtinFalse = true, false
@@ -20,7 +20,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "success",
 			file:   "rules.yaml (built-in)",
-			line:   1401,
+			line:   1417,
 			action: []smtpcode.Action{"delivered", "relayed", "expanded"},
 			then: thenDef{
 				Reason: "delivered",
@@ -30,7 +30,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "success-code",
 			file: "rules.yaml (built-in)",
-			line: 1406,
+			line: 1422,
 			status: []statusPattern{
 				{class: 2, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -56,7 +56,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1421,
+			line: 1437,
 			text: phraseMask{
 				{index: 3, bits: 120259084288},
 			},
@@ -70,7 +70,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1428,
+			line: 1444,
 			text: phraseMask{
 				{index: 3, bits: 137438953472},
 			},
@@ -84,7 +84,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1435,
+			line: 1451,
 			text: phraseMask{
 				{index: 3, bits: 824633720832},
 			},
@@ -98,7 +98,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1442,
+			line: 1458,
 			text: phraseMask{
 				{index: 3, bits: 1099511627776},
 			},
@@ -112,7 +112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1449,
+			line: 1465,
 			text: phraseMask{
 				{index: 3, bits: 32985348833280},
 			},
@@ -126,7 +126,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1456,
+			line: 1472,
 			text: phraseMask{
 				{index: 3, bits: 105553116266496},
 			},
@@ -140,7 +140,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1463,
+			line: 1479,
 			text: phraseMask{
 				{index: 3, bits: 140737488355328},
 			},
@@ -154,7 +154,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 1470,
+			line: 1486,
 			text: phraseMask{
 				{index: 3, bits: 281474976710656},
 			},
@@ -168,7 +168,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1477,
+			line: 1493,
 			text: phraseMask{
 				{index: 3, bits: 562949953421312},
 			},
@@ -182,7 +182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1484,
+			line: 1500,
 			text: phraseMask{
 				{index: 3, bits: 3377699720527872},
 			},
@@ -196,7 +196,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1491,
+			line: 1507,
 			text: phraseMask{
 				{index: 3, bits: 4503599627370496},
 			},
@@ -210,7 +210,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1498,
+			line: 1514,
 			text: phraseMask{
 				{index: 3, bits: 27021597764222976},
 			},
@@ -224,7 +224,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1505,
+			line: 1521,
 			text: phraseMask{
 				{index: 3, bits: 36028797018963968},
 			},
@@ -238,7 +238,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1512,
+			line: 1528,
 			text: phraseMask{
 				{index: 3, bits: 72057594037927936},
 			},
@@ -252,7 +252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1519,
+			line: 1535,
 			text: phraseMask{
 				{index: 3, bits: 144115188075855872},
 			},
@@ -266,7 +266,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1526,
+			line: 1542,
 			text: phraseMask{
 				{index: 3, bits: 2017612633061982208},
 			},
@@ -280,7 +280,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-other-message",
 			file: "rules.yaml (built-in)",
-			line: 1534,
+			line: 1550,
 			text: phraseMask{
 				{index: 3, bits: 16140901064495857664},
 				{index: 4, bits: 15},
@@ -292,7 +292,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ironport-ldap-accept-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1555,
+			line: 1571,
 			text: phraseMask{
 				{index: 4, bits: 16},
 			},
@@ -302,7 +302,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-block-list",
 			file: "rules.yaml (built-in)",
-			line: 1566,
+			line: 1582,
 			text: phraseMask{
 				{index: 4, bits: 96},
 			},
@@ -371,7 +371,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "greylisting-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1583,
+			line: 1599,
 			text: phraseMask{
 				{index: 4, bits: 8064},
 			},
@@ -423,7 +423,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "proofpoint-reputation",
 			file: "rules.yaml (built-in)",
-			line: 1601,
+			line: 1617,
 			text: phraseMask{
 				{index: 4, bits: 57344},
 			},
@@ -497,7 +497,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-verify-callout",
 			file: "rules.yaml (built-in)",
-			line: 1616,
+			line: 1632,
 			text: phraseMask{
 				{index: 4, bits: 4128768},
 			},
@@ -547,7 +547,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1636,
+			line: 1652,
 			text: phraseMask{
 				{index: 4, bits: 12582912},
 			},
@@ -599,7 +599,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate",
 			file: "rules.yaml (built-in)",
-			line: 1653,
+			line: 1669,
 			text: phraseMask{
 				{index: 4, bits: 12582912},
 			},
@@ -649,7 +649,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-likely-unsolicited",
 			file: "rules.yaml (built-in)",
-			line: 1663,
+			line: 1679,
 			text: phraseMask{
 				{index: 4, bits: 16777216},
 			},
@@ -719,7 +719,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-user-block",
 			file: "rules.yaml (built-in)",
-			line: 1680,
+			line: 1696,
 			text: phraseMask{
 				{index: 4, bits: 503316480},
 			},
@@ -769,7 +769,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policy-block",
 			file: "rules.yaml (built-in)",
-			line: 1695,
+			line: 1711,
 			text: phraseMask{
 				{index: 4, bits: 33822867456},
 			},
@@ -819,7 +819,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-anti-spoofing",
 			file: "rules.yaml (built-in)",
-			line: 1716,
+			line: 1732,
 			text: phraseMask{
 				{index: 4, bits: 240518168576},
 			},
@@ -869,7 +869,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1730,
+			line: 1746,
 			text: phraseMask{
 				{index: 4, bits: 1924145348608},
 			},
@@ -882,7 +882,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1740,
+			line: 1756,
 			text: phraseMask{
 				{index: 4, bits: 1924145348608},
 			},
@@ -895,7 +895,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1746,
+			line: 1762,
 			text: phraseMask{
 				{index: 4, bits: 1924145348608},
 			},
@@ -908,7 +908,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1752,
+			line: 1768,
 			text: phraseMask{
 				{index: 4, bits: 1924145348608},
 			},
@@ -921,7 +921,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1758,
+			line: 1774,
 			text: phraseMask{
 				{index: 4, bits: 1924145348608},
 			},
@@ -934,7 +934,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1764,
+			line: 1780,
 			text: phraseMask{
 				{index: 4, bits: 1924145348608},
 			},
@@ -947,7 +947,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1770,
+			line: 1786,
 			text: phraseMask{
 				{index: 4, bits: 1924145348608},
 			},
@@ -960,7 +960,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1776,
+			line: 1792,
 			text: phraseMask{
 				{index: 4, bits: 1924145348608},
 			},
@@ -973,7 +973,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1782,
+			line: 1798,
 			text: phraseMask{
 				{index: 4, bits: 1924145348608},
 			},
@@ -986,7 +986,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1788,
+			line: 1804,
 			text: phraseMask{
 				{index: 4, bits: 1924145348608},
 			},
@@ -999,7 +999,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1794,
+			line: 1810,
 			text: phraseMask{
 				{index: 4, bits: 1924145348608},
 			},
@@ -1012,7 +1012,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1800,
+			line: 1816,
 			text: phraseMask{
 				{index: 4, bits: 1924145348608},
 			},
@@ -1081,7 +1081,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1815,
+			line: 1831,
 			text: phraseMask{
 				{index: 4, bits: 32985348833280},
 			},
@@ -1094,7 +1094,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1823,
+			line: 1839,
 			text: phraseMask{
 				{index: 4, bits: 35184372088832},
 			},
@@ -1107,7 +1107,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1829,
+			line: 1845,
 			text: phraseMask{
 				{index: 4, bits: 70368744177664},
 			},
@@ -1120,7 +1120,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1835,
+			line: 1851,
 			text: phraseMask{
 				{index: 4, bits: 140737488355328},
 			},
@@ -1133,7 +1133,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1841,
+			line: 1857,
 			text: phraseMask{
 				{index: 4, bits: 844424930131968},
 			},
@@ -1146,7 +1146,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1847,
+			line: 1863,
 			text: phraseMask{
 				{index: 4, bits: 3377699720527872},
 			},
@@ -1159,7 +1159,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1853,
+			line: 1869,
 			text: phraseMask{
 				{index: 4, bits: 4503599627370496},
 			},
@@ -1172,7 +1172,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1859,
+			line: 1875,
 			text: phraseMask{
 				{index: 4, bits: 9007199254740992},
 			},
@@ -1182,7 +1182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1868,
+			line: 1884,
 			text: phraseMask{
 				{index: 4, bits: 2287828610704211968},
 			},
@@ -1192,7 +1192,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1873,
+			line: 1889,
 			text: phraseMask{
 				{index: 4, bits: 2305843009213693952},
 			},
@@ -1202,7 +1202,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1878,
+			line: 1894,
 			text: phraseMask{
 				{index: 4, bits: 13835058055282163712},
 			},
@@ -1212,7 +1212,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1883,
+			line: 1899,
 			text: phraseMask{
 				{index: 5, bits: 3},
 			},
@@ -1222,7 +1222,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1888,
+			line: 1904,
 			text: phraseMask{
 				{index: 5, bits: 4},
 			},
@@ -1232,7 +1232,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1893,
+			line: 1909,
 			text: phraseMask{
 				{index: 5, bits: 56},
 			},
@@ -1242,7 +1242,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1898,
+			line: 1914,
 			text: phraseMask{
 				{index: 5, bits: 192},
 			},
@@ -1252,7 +1252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1903,
+			line: 1919,
 			text: phraseMask{
 				{index: 5, bits: 256},
 			},
@@ -1262,7 +1262,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1908,
+			line: 1924,
 			text: phraseMask{
 				{index: 5, bits: 512},
 			},
@@ -1272,7 +1272,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1913,
+			line: 1929,
 			text: phraseMask{
 				{index: 5, bits: 1024},
 			},
@@ -1282,7 +1282,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1918,
+			line: 1934,
 			text: phraseMask{
 				{index: 5, bits: 63488},
 			},
@@ -1292,7 +1292,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1923,
+			line: 1939,
 			text: phraseMask{
 				{index: 5, bits: 983040},
 			},
@@ -1302,7 +1302,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1928,
+			line: 1944,
 			text: phraseMask{
 				{index: 5, bits: 1048576},
 			},
@@ -1312,7 +1312,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1933,
+			line: 1949,
 			text: phraseMask{
 				{index: 5, bits: 2097152},
 			},
@@ -1325,7 +1325,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1942,
+			line: 1958,
 			text: phraseMask{
 				{index: 5, bits: 2097152},
 			},
@@ -1338,7 +1338,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1948,
+			line: 1964,
 			text: phraseMask{
 				{index: 5, bits: 2097152},
 			},
@@ -1351,7 +1351,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1954,
+			line: 1970,
 			text: phraseMask{
 				{index: 5, bits: 2097152},
 			},
@@ -1364,7 +1364,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1960,
+			line: 1976,
 			text: phraseMask{
 				{index: 5, bits: 2097152},
 			},
@@ -1377,7 +1377,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1966,
+			line: 1982,
 			text: phraseMask{
 				{index: 5, bits: 2097152},
 			},
@@ -1390,7 +1390,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1972,
+			line: 1988,
 			text: phraseMask{
 				{index: 5, bits: 2097152},
 			},
@@ -1403,7 +1403,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1978,
+			line: 1994,
 			text: phraseMask{
 				{index: 5, bits: 2097152},
 			},
@@ -1416,7 +1416,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1984,
+			line: 2000,
 			text: phraseMask{
 				{index: 5, bits: 2097152},
 			},
@@ -1429,7 +1429,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1990,
+			line: 2006,
 			text: phraseMask{
 				{index: 5, bits: 4194304},
 			},
@@ -1442,7 +1442,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1997,
+			line: 2013,
 			text: phraseMask{
 				{index: 5, bits: 25165824},
 			},
@@ -1455,7 +1455,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2003,
+			line: 2019,
 			text: phraseMask{
 				{index: 5, bits: 33554432},
 			},
@@ -1468,7 +1468,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2009,
+			line: 2025,
 			text: phraseMask{
 				{index: 5, bits: 67108864},
 			},
@@ -1481,7 +1481,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2015,
+			line: 2031,
 			text: phraseMask{
 				{index: 5, bits: 134217728},
 			},
@@ -1494,7 +1494,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2021,
+			line: 2037,
 			text: phraseMask{
 				{index: 5, bits: 268435456},
 			},
@@ -1507,7 +1507,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 2027,
+			line: 2043,
 			text: phraseMask{
 				{index: 5, bits: 536870912},
 			},
@@ -1520,7 +1520,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2033,
+			line: 2049,
 			text: phraseMask{
 				{index: 5, bits: 3221225472},
 			},
@@ -1533,7 +1533,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2039,
+			line: 2055,
 			text: phraseMask{
 				{index: 5, bits: 64424509440},
 			},
@@ -1546,7 +1546,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2045,
+			line: 2061,
 			text: phraseMask{
 				{index: 5, bits: 8727373545472},
 			},
@@ -1559,7 +1559,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2051,
+			line: 2067,
 			text: phraseMask{
 				{index: 5, bits: 8796093022208},
 			},
@@ -1572,7 +1572,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2057,
+			line: 2073,
 			text: phraseMask{
 				{index: 5, bits: 17592186044416},
 			},
@@ -1585,7 +1585,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2064,
+			line: 2080,
 			text: phraseMask{
 				{index: 5, bits: 17592186044416},
 			},
@@ -1598,7 +1598,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2070,
+			line: 2086,
 			text: phraseMask{
 				{index: 5, bits: 17592186044416},
 			},
@@ -1611,7 +1611,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2076,
+			line: 2092,
 			text: phraseMask{
 				{index: 5, bits: 17592186044416},
 			},
@@ -1624,7 +1624,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2082,
+			line: 2098,
 			text: phraseMask{
 				{index: 5, bits: 17592186044416},
 			},
@@ -1637,7 +1637,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2088,
+			line: 2104,
 			text: phraseMask{
 				{index: 5, bits: 17592186044416},
 			},
@@ -1650,7 +1650,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2094,
+			line: 2110,
 			text: phraseMask{
 				{index: 5, bits: 17592186044416},
 			},
@@ -1663,7 +1663,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2100,
+			line: 2116,
 			text: phraseMask{
 				{index: 5, bits: 17592186044416},
 			},
@@ -1676,7 +1676,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2106,
+			line: 2122,
 			text: phraseMask{
 				{index: 5, bits: 35184372088832},
 			},
@@ -1686,7 +1686,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2113,
+			line: 2129,
 			text: phraseMask{
 				{index: 5, bits: 70368744177664},
 			},
@@ -1735,7 +1735,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2122,
+			line: 2138,
 			text: phraseMask{
 				{index: 5, bits: 422212465065984},
 			},
@@ -1745,7 +1745,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2127,
+			line: 2143,
 			text: phraseMask{
 				{index: 5, bits: 562949953421312},
 			},
@@ -1755,7 +1755,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2132,
+			line: 2148,
 			text: phraseMask{
 				{index: 5, bits: 3377699720527872},
 			},
@@ -1765,7 +1765,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2137,
+			line: 2153,
 			text: phraseMask{
 				{index: 5, bits: 4503599627370496},
 			},
@@ -1775,7 +1775,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2142,
+			line: 2158,
 			text: phraseMask{
 				{index: 5, bits: 9007199254740992},
 			},
@@ -1785,7 +1785,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2154,
+			line: 2170,
 			text: phraseMask{
 				{index: 5, bits: 18014398509481984},
 			},
@@ -1795,7 +1795,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2159,
+			line: 2175,
 			text: phraseMask{
 				{index: 5, bits: 252201579132747776},
 			},
@@ -1805,7 +1805,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2164,
+			line: 2180,
 			text: phraseMask{
 				{index: 5, bits: 288230376151711744},
 			},
@@ -1815,7 +1815,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2169,
+			line: 2185,
 			text: phraseMask{
 				{index: 5, bits: 576460752303423488},
 			},
@@ -1910,7 +1910,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-expired",
 			file: "rules.yaml (built-in)",
-			line: 2186,
+			line: 2202,
 			text: phraseMask{
 				{index: 3, bits: 1},
 			},
@@ -1920,7 +1920,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2191,
+			line: 2207,
 			text: phraseMask{
 				{index: 5, bits: 8070450532247928832},
 			},
@@ -1930,7 +1930,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-relay",
 			file: "rules.yaml (built-in)",
-			line: 2199,
+			line: 2215,
 			text: phraseMask{
 				{index: 5, bits: 9223372036854775808},
 			},
@@ -1940,7 +1940,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2204,
+			line: 2220,
 			text: phraseMask{
 				{index: 6, bits: 1},
 			},
@@ -1950,7 +1950,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2211,
+			line: 2227,
 			text: phraseMask{
 				{index: 6, bits: 2},
 			},
@@ -1961,7 +1961,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ses-suppressed",
 			file: "rules.yaml (built-in)",
-			line: 2217,
+			line: 2233,
 			text: phraseMask{
 				{index: 6, bits: 120},
 			},
@@ -1971,7 +1971,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-ip-policy-codes",
 			file: "rules.yaml (built-in)",
-			line: 2225,
+			line: 2241,
 			text: phraseMask{
 				{index: 6, bits: 896},
 			},
@@ -2040,7 +2040,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-ip-codes",
 			file: "rules.yaml (built-in)",
-			line: 2245,
+			line: 2261,
 			text: phraseMask{
 				{index: 6, bits: 261120},
 			},
@@ -2050,7 +2050,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-no-reverse-dns",
 			file: "rules.yaml (built-in)",
-			line: 2252,
+			line: 2268,
 			text: phraseMask{
 				{index: 6, bits: 786432},
 			},
@@ -2060,7 +2060,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2263,
+			line: 2279,
 			text: phraseMask{
 				{index: 6, bits: 1048576},
 			},
@@ -2071,7 +2071,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2270,
+			line: 2286,
 			text: phraseMask{
 				{index: 6, bits: 2097152},
 			},
@@ -2082,7 +2082,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2276,
+			line: 2292,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, detailLo: 911, detHi: 911},
@@ -2093,7 +2093,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2285,
+			line: 2301,
 			status: []statusPattern{
 				{class: 5, subject: 2},
 			},
@@ -2103,7 +2103,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2291,
+			line: 2307,
 			text: phraseMask{
 				{index: 6, bits: 4194304},
 			},
@@ -2114,7 +2114,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2297,
+			line: 2313,
 			text: phraseMask{
 				{index: 6, bits: 8388608},
 			},
@@ -2125,7 +2125,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2303,
+			line: 2319,
 			text: phraseMask{
 				{index: 6, bits: 50331648},
 			},
@@ -2136,7 +2136,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 2309,
+			line: 2325,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2147,7 +2147,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-data",
 			file: "rules.yaml (built-in)",
-			line: 2316,
+			line: 2332,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2199,7 +2199,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2329,
+			line: 2345,
 			text: phraseMask{
 				{index: 6, bits: 67108864},
 			},
@@ -2210,7 +2210,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2336,
+			line: 2352,
 			text: phraseMask{
 				{index: 6, bits: 134217728},
 			},
@@ -2221,7 +2221,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2342,
+			line: 2358,
 			text: phraseMask{
 				{index: 6, bits: 805306368},
 			},
@@ -2232,7 +2232,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2349,
+			line: 2365,
 			text: phraseMask{
 				{index: 6, bits: 16106127360},
 			},
@@ -2243,7 +2243,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-hasmoved",
 			file: "rules.yaml (built-in)",
-			line: 2356,
+			line: 2372,
 			text: phraseMask{
 				{index: 6, bits: 17179869184},
 			},
@@ -2254,7 +2254,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2362,
+			line: 2378,
 			text: phraseMask{
 				{index: 3, bits: 18014398509481984},
 			},
@@ -2265,7 +2265,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2368,
+			line: 2384,
 			text: phraseMask{
 				{index: 6, bits: 34359738368},
 			},
@@ -2276,7 +2276,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2374,
+			line: 2390,
 			text: phraseMask{
 				{index: 6, bits: 68719476736},
 			},
@@ -2287,7 +2287,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2380,
+			line: 2396,
 			text: phraseMask{
 				{index: 6, bits: 137438953472},
 			},
@@ -2346,7 +2346,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-policyviolation-by-reply",
 			file: "rules.yaml (built-in)",
-			line: 2398,
+			line: 2414,
 			all:  []int32{422, 421},
 			then: thenDef{
 				Reason: "policyviolation",
@@ -2401,7 +2401,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2405,
+			line: 2421,
 			text: phraseMask{
 				{index: 6, bits: 549755813888},
 			},
@@ -2412,7 +2412,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2411,
+			line: 2427,
 			text: phraseMask{
 				{index: 6, bits: 1099511627776},
 			},
@@ -2423,7 +2423,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2417,
+			line: 2433,
 			text: phraseMask{
 				{index: 6, bits: 15393162788864},
 			},
@@ -2434,7 +2434,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2423,
+			line: 2439,
 			text: phraseMask{
 				{index: 6, bits: 52776558133248},
 			},
@@ -2445,7 +2445,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2429,
+			line: 2445,
 			text: phraseMask{
 				{index: 6, bits: 211106232532992},
 			},
@@ -2456,7 +2456,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2435,
+			line: 2451,
 			text: phraseMask{
 				{index: 6, bits: 844424930131968},
 			},
@@ -2467,7 +2467,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2441,
+			line: 2457,
 			text: phraseMask{
 				{index: 6, bits: 1125899906842624},
 			},
@@ -2478,7 +2478,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2447,
+			line: 2463,
 			text: phraseMask{
 				{index: 6, bits: 2251799813685248},
 			},
@@ -2489,7 +2489,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2453,
+			line: 2469,
 			text: phraseMask{
 				{index: 6, bits: 31525197391593472},
 			},
@@ -2500,7 +2500,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2460,
+			line: 2476,
 			text: phraseMask{
 				{index: 6, bits: 36028797018963968},
 			},
@@ -2511,7 +2511,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-text-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2466,
+			line: 2482,
 			text: phraseMask{
 				{index: 6, bits: 72057594037927936},
 			},
@@ -2522,7 +2522,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2472,
+			line: 2488,
 			text: phraseMask{
 				{index: 6, bits: 432345564227567616},
 			},
@@ -2533,7 +2533,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-expired",
 			file: "rules.yaml (built-in)",
-			line: 2478,
+			line: 2494,
 			text: phraseMask{
 				{index: 6, bits: 1729382256910270464},
 			},
@@ -2544,7 +2544,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2484,
+			line: 2500,
 			text: phraseMask{
 				{index: 6, bits: 2305843009213693952},
 			},
@@ -2555,7 +2555,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2490,
+			line: 2506,
 			text: phraseMask{
 				{index: 6, bits: 4611686018427387904},
 			},
@@ -2566,7 +2566,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2496,
+			line: 2512,
 			text: phraseMask{
 				{index: 6, bits: 9223372036854775808},
 			},
@@ -2577,7 +2577,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2502,
+			line: 2518,
 			text: phraseMask{
 				{index: 7, bits: 1},
 			},
@@ -2588,7 +2588,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2508,
+			line: 2524,
 			text: phraseMask{
 				{index: 7, bits: 6},
 			},
@@ -2599,7 +2599,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit-5.2.3",
 			file: "rules.yaml (built-in)",
-			line: 2514,
+			line: 2530,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -2613,7 +2613,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig-5.3.4",
 			file: "rules.yaml (built-in)",
-			line: 2526,
+			line: 2542,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -2627,7 +2627,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc-5.1.7",
 			file: "rules.yaml (built-in)",
-			line: 2533,
+			line: 2549,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -2641,7 +2641,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown-5.1.3",
 			file: "rules.yaml (built-in)",
-			line: 2540,
+			line: 2556,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -2655,7 +2655,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2547,
+			line: 2563,
 			text: phraseMask{
 				{index: 7, bits: 65504},
 			},
@@ -2666,7 +2666,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2558,
+			line: 2574,
 			text: phraseMask{
 				{index: 7, bits: 983040},
 			},
@@ -2677,7 +2677,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 2574,
+			line: 2590,
 			text: phraseMask{
 				{index: 7, bits: 3145728},
 			},
@@ -2740,7 +2740,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate",
 			file: "rules.yaml (built-in)",
-			line: 2585,
+			line: 2601,
 			text: phraseMask{
 				{index: 7, bits: 3145728},
 			},
@@ -2800,7 +2800,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2595,
+			line: 2611,
 			text: phraseMask{
 				{index: 7, bits: 62914560},
 			},
@@ -2811,7 +2811,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2604,
+			line: 2620,
 			text: phraseMask{
 				{index: 7, bits: 2080374784},
 			},
@@ -2822,7 +2822,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-expired",
 			file: "rules.yaml (built-in)",
-			line: 2612,
+			line: 2628,
 			text: phraseMask{
 				{index: 7, bits: 6442450944},
 			},
@@ -2833,7 +2833,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2618,
+			line: 2634,
 			text: phraseMask{
 				{index: 7, bits: 128849018880},
 			},
@@ -2844,7 +2844,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mailboxfull-inactive",
 			file: "rules.yaml (built-in)",
-			line: 2625,
+			line: 2641,
 			text: phraseMask{
 				{index: 7, bits: 412316860416},
 			},
@@ -2894,7 +2894,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2639,
+			line: 2655,
 			text: phraseMask{
 				{index: 7, bits: 3985729650688},
 			},
@@ -2905,7 +2905,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2646,
+			line: 2662,
 			text: phraseMask{
 				{index: 7, bits: 4398046511104},
 			},
@@ -2916,7 +2916,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2652,
+			line: 2668,
 			text: phraseMask{
 				{index: 7, bits: 8796093022208},
 			},
@@ -2927,7 +2927,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2658,
+			line: 2674,
 			text: phraseMask{
 				{index: 7, bits: 123145302310912},
 			},
@@ -2938,7 +2938,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 2665,
+			line: 2681,
 			text: phraseMask{
 				{index: 7, bits: 17873661021126656},
 			},
@@ -2949,7 +2949,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2674,
+			line: 2690,
 			text: phraseMask{
 				{index: 7, bits: 270215977642229760},
 			},
@@ -2960,7 +2960,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2683,
+			line: 2699,
 			text: phraseMask{
 				{index: 7, bits: 864691128455135232},
 			},
@@ -2971,7 +2971,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2689,
+			line: 2705,
 			text: phraseMask{
 				{index: 7, bits: 17293822569102704640},
 			},
@@ -2982,7 +2982,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2697,
+			line: 2713,
 			text: phraseMask{
 				{index: 8, bits: 255},
 			},
@@ -2993,7 +2993,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2706,
+			line: 2722,
 			text: phraseMask{
 				{index: 8, bits: 768},
 			},
@@ -3004,7 +3004,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2712,
+			line: 2728,
 			text: phraseMask{
 				{index: 4, bits: 8388608},
 				{index: 8, bits: 130048},
@@ -3016,7 +3016,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2721,
+			line: 2737,
 			text: phraseMask{
 				{index: 8, bits: 393216},
 			},
@@ -3027,7 +3027,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2727,
+			line: 2743,
 			text: phraseMask{
 				{index: 8, bits: 66584576},
 			},
@@ -3038,7 +3038,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2736,
+			line: 2752,
 			text: phraseMask{
 				{index: 8, bits: 201326592},
 			},
@@ -3049,7 +3049,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2742,
+			line: 2758,
 			text: phraseMask{
 				{index: 8, bits: 805306368},
 			},
@@ -3060,7 +3060,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2749,
+			line: 2765,
 			text: phraseMask{
 				{index: 8, bits: 17591112302592},
 			},
@@ -3071,7 +3071,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2759,
+			line: 2775,
 			text: phraseMask{
 				{index: 8, bits: 17592186044416},
 			},
@@ -3082,7 +3082,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2767,
+			line: 2783,
 			text: phraseMask{
 				{index: 8, bits: 35184372088832},
 			},
@@ -3093,7 +3093,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2773,
+			line: 2789,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -3113,7 +3113,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2781,
+			line: 2797,
 			status: []statusPattern{
 				{none: true},
 				{class: 4, subject: -1, detailLo: -1, detHi: -1},
@@ -3135,7 +3135,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2789,
+			line: 2805,
 			text: phraseMask{
 				{index: 8, bits: 281474976710656},
 			},
@@ -3146,7 +3146,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2797,
+			line: 2813,
 			text: phraseMask{
 				{index: 8, bits: 1688849860263936},
 			},
@@ -3161,7 +3161,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.650-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2804,
+			line: 2820,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 650, detHi: 650},
 			},
@@ -3223,7 +3223,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.2-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2832,
+			line: 2848,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -3237,7 +3237,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.4-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2839,
+			line: 2855,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -3251,7 +3251,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.0-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2846,
+			line: 2862,
 			status: []statusPattern{
 				{class: 5, subject: 3},
 			},
@@ -3265,7 +3265,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.11-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2853,
+			line: 2869,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 11, detHi: 11},
 			},
@@ -3279,7 +3279,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.6-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2860,
+			line: 2876,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -3293,7 +3293,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.3-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2867,
+			line: 2883,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -3307,7 +3307,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.1-expired",
 			file: "rules.yaml (built-in)",
-			line: 2874,
+			line: 2890,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -3321,7 +3321,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.300-expired",
 			file: "rules.yaml (built-in)",
-			line: 2881,
+			line: 2897,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 300, detHi: 300},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3335,7 +3335,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.8-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2887,
+			line: 2903,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 8, detHi: 8},
 				{class: 5, subject: 4, detailLo: 8, detHi: 8},
@@ -3350,7 +3350,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-connector-tlsdomain-delayed",
 			file: "rules.yaml (built-in)",
-			line: 2894,
+			line: 2910,
 			text: phraseMask{
 				{index: 8, bits: 2305843009213693952},
 			},
@@ -3402,7 +3402,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-connector-tlsdomain",
 			file: "rules.yaml (built-in)",
-			line: 2907,
+			line: 2923,
 			text: phraseMask{
 				{index: 8, bits: 2305843009213693952},
 			},
@@ -3452,7 +3452,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.317-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2925,
+			line: 2941,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 317, detHi: 317},
 				{class: 5, subject: 4, detailLo: 317, detHi: 317},
@@ -3466,7 +3466,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.5-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2931,
+			line: 2947,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 5, detHi: 5},
 				{class: 5, subject: 7, detailLo: 5, detHi: 5},
@@ -3481,7 +3481,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.51-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2938,
+			line: 2954,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 51, detHi: 51},
 			},
@@ -3495,7 +3495,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.321-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2945,
+			line: 2961,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 321, detHi: 321},
 				{class: 5, subject: 7, detailLo: 321, detHi: 321},
@@ -3509,7 +3509,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.322-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2951,
+			line: 2967,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 322, detHi: 322},
 			},
@@ -3522,7 +3522,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.323-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2957,
+			line: 2973,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 323, detHi: 323},
 				{class: 5, subject: 7, detailLo: 323, detHi: 323},
@@ -3536,7 +3536,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.324-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2963,
+			line: 2979,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 324, detHi: 324},
 				{class: 5, subject: 7, detailLo: 324, detHi: 324},
@@ -3550,7 +3550,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.325-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2969,
+			line: 2985,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 325, detHi: 325},
 				{class: 5, subject: 7, detailLo: 325, detHi: 325},
@@ -3564,7 +3564,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.4-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2975,
+			line: 2991,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -3578,7 +3578,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.312-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2982,
+			line: 2998,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 312, detHi: 312},
 				{class: 5, subject: 4, detailLo: 312, detHi: 312},
@@ -3592,7 +3592,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.316-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2988,
+			line: 3004,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 316, detHi: 316},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3606,7 +3606,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.4-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2994,
+			line: 3010,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3620,7 +3620,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.64-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3001,
+			line: 3017,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
@@ -3693,7 +3693,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3017,
+			line: 3033,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3707,7 +3707,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.4-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3024,
+			line: 3040,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3721,7 +3721,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3031,
+			line: 3047,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3735,7 +3735,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.350-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 3038,
+			line: 3054,
 			status: []statusPattern{
 				{class: 5, detailLo: 350, detHi: 350},
 			},
@@ -3748,7 +3748,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-transport-rule-code",
 			file: "rules.yaml (built-in)",
-			line: 3044,
+			line: 3060,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 900, detHi: 999},
 			},
@@ -3821,7 +3821,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.7-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3069,
+			line: 3085,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -3835,7 +3835,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.750-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3076,
+			line: 3092,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 750, detHi: 750},
 			},
@@ -3848,7 +3848,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.3-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3082,
+			line: 3098,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -3862,7 +3862,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 3089,
+			line: 3105,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3876,7 +3876,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-speeding",
 			file: "rules.yaml (built-in)",
-			line: 3096,
+			line: 3112,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3890,7 +3890,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3103,
+			line: 3119,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3904,7 +3904,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.3-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3110,
+			line: 3126,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -3918,7 +3918,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.2-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3117,
+			line: 3133,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -3932,7 +3932,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3124,
+			line: 3140,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3946,7 +3946,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.5-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3131,
+			line: 3147,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -3960,7 +3960,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3138,
+			line: 3154,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -3974,7 +3974,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3145,
+			line: 3161,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -3988,7 +3988,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3152,
+			line: 3168,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -4002,7 +4002,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.14-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3159,
+			line: 3175,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 14, detHi: 14},
 			},
@@ -4016,7 +4016,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.3-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3166,
+			line: 3182,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -4030,7 +4030,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3173,
+			line: 3189,
 			status: []statusPattern{
 				{class: 4, subject: 7},
 			},
@@ -4044,7 +4044,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.24-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3180,
+			line: 3196,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 24, detHi: 24},
 			},
@@ -4058,7 +4058,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.25-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3187,
+			line: 3203,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 25, detHi: 25},
 			},
@@ -4072,7 +4072,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.28-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3194,
+			line: 3210,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 28, detHi: 28},
 			},
@@ -4086,7 +4086,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.318-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3201,
+			line: 3217,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 318, detHi: 318},
 				{class: 5, subject: 4, detailLo: 318, detHi: 318},
@@ -4100,7 +4100,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-throttled-sending-ip",
 			file: "rules.yaml (built-in)",
-			line: 3207,
+			line: 3223,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -4171,7 +4171,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-throttled-sending-ip-final",
 			file: "rules.yaml (built-in)",
-			line: 3232,
+			line: 3248,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -4239,7 +4239,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.500-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3245,
+			line: 3261,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 500},
 			},
@@ -4252,7 +4252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.700-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3251,
+			line: 3267,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 700, detHi: 700},
 			},
@@ -4265,7 +4265,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.1-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 3257,
+			line: 3273,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -4279,7 +4279,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.5.3-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3264,
+			line: 3280,
 			status: []statusPattern{
 				{class: 4, subject: 5, detailLo: 3, detHi: 3},
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
@@ -4294,7 +4294,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.652-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3271,
+			line: 3287,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 652, detHi: 652},
 			},
@@ -4307,7 +4307,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.3-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3277,
+			line: 3293,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -4321,7 +4321,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-5-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3284,
+			line: 3300,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 5},
 			},
@@ -4335,7 +4335,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.6-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3291,
+			line: 3307,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -4349,7 +4349,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.0-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3298,
+			line: 3314,
 			status: []statusPattern{
 				{class: 5, subject: 5},
 			},
@@ -4363,7 +4363,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.2-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3305,
+			line: 3321,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -4377,7 +4377,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.351-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3312,
+			line: 3328,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 351, detHi: 351},
 			},
@@ -4390,7 +4390,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 3318,
+			line: 3334,
 			text: phraseMask{
 				{index: 9, bits: 7881299347898368},
 			},
@@ -4401,7 +4401,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 3328,
+			line: 3344,
 			text: phraseMask{
 				{index: 9, bits: 27021597764222976},
 			},
@@ -4412,7 +4412,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3334,
+			line: 3350,
 			text: phraseMask{
 				{index: 9, bits: 252201579132747776},
 			},
@@ -4423,7 +4423,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-expired",
 			file: "rules.yaml (built-in)",
-			line: 3340,
+			line: 3356,
 			text: phraseMask{
 				{index: 9, bits: 288230376151711744},
 			},
@@ -4434,7 +4434,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 3346,
+			line: 3362,
 			text: phraseMask{
 				{index: 9, bits: 8646911284551352320},
 			},
@@ -4445,7 +4445,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3353,
+			line: 3369,
 			text: phraseMask{
 				{index: 9, bits: 9223372036854775808},
 			},
@@ -4456,7 +4456,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3359,
+			line: 3375,
 			text: phraseMask{
 				{index: 10, bits: 3},
 			},
@@ -4467,7 +4467,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3365,
+			line: 3381,
 			text: phraseMask{
 				{index: 10, bits: 12},
 			},
@@ -4478,7 +4478,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3371,
+			line: 3387,
 			text: phraseMask{
 				{index: 10, bits: 16},
 			},
@@ -4489,7 +4489,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 3377,
+			line: 3393,
 			text: phraseMask{
 				{index: 4, bits: 103079215104},
 				{index: 10, bits: 224},
@@ -4501,7 +4501,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3385,
+			line: 3401,
 			text: phraseMask{
 				{index: 4, bits: 18354274304},
 				{index: 10, bits: 768},
@@ -4513,7 +4513,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3395,
+			line: 3411,
 			text: phraseMask{
 				{index: 10, bits: 7168},
 			},
@@ -4524,7 +4524,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3402,
+			line: 3418,
 			text: phraseMask{
 				{index: 10, bits: 122880},
 			},
@@ -4535,7 +4535,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3409,
+			line: 3425,
 			text: phraseMask{
 				{index: 10, bits: 393216},
 				{index: 1, bits: 2147483648},
@@ -4547,7 +4547,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3416,
+			line: 3432,
 			text: phraseMask{
 				{index: 9, bits: 131072},
 				{index: 10, bits: 1572864},
@@ -4559,7 +4559,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 3422,
+			line: 3438,
 			text: phraseMask{
 				{index: 10, bits: 2097152},
 			},
@@ -4570,7 +4570,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3428,
+			line: 3444,
 			text: phraseMask{
 				{index: 10, bits: 4194304},
 			},
@@ -4581,7 +4581,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3434,
+			line: 3450,
 			text: phraseMask{
 				{index: 9, bits: 140737488355328},
 			},
@@ -4592,7 +4592,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 3440,
+			line: 3456,
 			text: phraseMask{
 				{index: 10, bits: 25165824},
 			},
@@ -4603,7 +4603,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3450,
+			line: 3466,
 			text: phraseMask{
 				{index: 10, bits: 234881024},
 			},
@@ -4614,7 +4614,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3456,
+			line: 3472,
 			text: phraseMask{
 				{index: 10, bits: 268435456},
 			},
@@ -4625,7 +4625,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3462,
+			line: 3478,
 			text: phraseMask{
 				{index: 10, bits: 1610612736},
 			},
@@ -4636,7 +4636,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 3468,
+			line: 3484,
 			text: phraseMask{
 				{index: 10, bits: 6442450944},
 			},
@@ -4647,7 +4647,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-speeding",
 			file: "rules.yaml (built-in)",
-			line: 3474,
+			line: 3490,
 			text: phraseMask{
 				{index: 10, bits: 25769803776},
 			},
@@ -4658,7 +4658,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3480,
+			line: 3496,
 			text: phraseMask{
 				{index: 10, bits: 34359738368},
 			},
@@ -4669,7 +4669,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3486,
+			line: 3502,
 			text: phraseMask{
 				{index: 10, bits: 68719476736},
 			},
@@ -4680,7 +4680,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3492,
+			line: 3508,
 			text: phraseMask{
 				{index: 10, bits: 2061584302080},
 			},
@@ -4691,7 +4691,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3499,
+			line: 3515,
 			text: phraseMask{
 				{index: 10, bits: 2199023255552},
 			},
@@ -4702,7 +4702,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 3505,
+			line: 3521,
 			text: phraseMask{
 				{index: 10, bits: 4398046511104},
 			},
@@ -4713,7 +4713,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3516,
+			line: 3532,
 			text: phraseMask{
 				{index: 10, bits: 26388279066624},
 			},
@@ -4758,7 +4758,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3527,
+			line: 3543,
 			text: phraseMask{
 				{index: 10, bits: 35184372088832},
 			},
@@ -4769,7 +4769,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 3533,
+			line: 3549,
 			text: phraseMask{
 				{index: 10, bits: 70368744177664},
 			},
@@ -4780,7 +4780,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 3539,
+			line: 3555,
 			text: phraseMask{
 				{index: 10, bits: 140737488355328},
 			},
@@ -4839,7 +4839,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-policyviolation-by-reply",
 			file: "rules.yaml (built-in)",
-			line: 3564,
+			line: 3580,
 			all:  []int32{687, 688},
 			then: thenDef{
 				Reason: "policyviolation",
@@ -4894,7 +4894,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints-delayed",
 			file: "rules.yaml (built-in)",
-			line: 3570,
+			line: 3586,
 			text: phraseMask{
 				{index: 10, bits: 562949953421312},
 			},
@@ -4963,7 +4963,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints-expired",
 			file: "rules.yaml (built-in)",
-			line: 3588,
+			line: 3604,
 			text: phraseMask{
 				{index: 10, bits: 562949953421312},
 			},
@@ -5032,7 +5032,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints",
 			file: "rules.yaml (built-in)",
-			line: 3601,
+			line: 3617,
 			text: phraseMask{
 				{index: 10, bits: 562949953421312},
 			},
@@ -5098,7 +5098,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3611,
+			line: 3627,
 			text: phraseMask{
 				{index: 10, bits: 3377699720527872},
 			},
@@ -5109,7 +5109,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-speeding",
 			file: "rules.yaml (built-in)",
-			line: 3619,
+			line: 3635,
 			text: phraseMask{
 				{index: 10, bits: 4503599627370496},
 			},
@@ -5120,7 +5120,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3625,
+			line: 3641,
 			text: phraseMask{
 				{index: 10, bits: 27021597764222976},
 			},
@@ -5131,7 +5131,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3631,
+			line: 3647,
 			text: phraseMask{
 				{index: 10, bits: 36028797018963968},
 			},
@@ -5142,7 +5142,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3637,
+			line: 3653,
 			text: phraseMask{
 				{index: 10, bits: 72057594037927936},
 			},
@@ -5153,7 +5153,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3643,
+			line: 3659,
 			text: phraseMask{
 				{index: 10, bits: 144117387099111424},
 			},
@@ -5164,7 +5164,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-submission-quota",
 			file: "rules.yaml (built-in)",
-			line: 3655,
+			line: 3671,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 2, detHi: 2},
 				{class: 4, subject: 2, detailLo: 2, detHi: 2},
@@ -5214,7 +5214,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-outbound-spam-exception",
 			file: "rules.yaml (built-in)",
-			line: 3671,
+			line: 3687,
 			text: phraseMask{
 				{index: 11, bits: 1},
 			},
@@ -5257,7 +5257,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-recipient-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 3689,
+			line: 3705,
 			text: phraseMask{
 				{index: 11, bits: 30},
 			},
@@ -5301,7 +5301,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-sending-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 3701,
+			line: 3717,
 			text: phraseMask{
 				{index: 11, bits: 480},
 				{index: 8, bits: 8192},
@@ -5345,7 +5345,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cpanel-hourly-limit-retried",
 			file: "rules.yaml (built-in)",
-			line: 3727,
+			line: 3743,
 			text: phraseMask{
 				{index: 11, bits: 1536},
 			},
@@ -5401,7 +5401,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cpanel-max-emails-per-hour",
 			file: "rules.yaml (built-in)",
-			line: 3741,
+			line: 3757,
 			text: phraseMask{
 				{index: 11, bits: 512},
 			},
@@ -5460,7 +5460,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cpanel-max-defers-failures-per-hour",
 			file: "rules.yaml (built-in)",
-			line: 3754,
+			line: 3770,
 			text: phraseMask{
 				{index: 11, bits: 1024},
 			},
@@ -5519,7 +5519,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "relay-denied-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 3767,
+			line: 3783,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -5593,7 +5593,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-authrequired-recipient",
 			file: "rules.yaml (built-in)",
-			line: 3792,
+			line: 3808,
 			text: phraseMask{
 				{index: 11, bits: 134217728},
 			},
@@ -5643,7 +5643,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "not-authenticated-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 3801,
+			line: 3817,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -5701,7 +5701,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-nonmember",
 			file: "rules.yaml (built-in)",
-			line: 3816,
+			line: 3832,
 			text: phraseMask{
 				{index: 11, bits: 4611685880988434432},
 			},
@@ -5779,7 +5779,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-nonmember-policy",
 			file: "rules.yaml (built-in)",
-			line: 3869,
+			line: 3885,
 			text: phraseMask{
 				{index: 11, bits: 13835058055282163712},
 				{index: 12, bits: 3},
@@ -5855,7 +5855,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-moderator-reason",
 			file: "rules.yaml (built-in)",
-			line: 3889,
+			line: 3905,
 			text: phraseMask{
 				{index: 12, bits: 12},
 			},
@@ -5910,7 +5910,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.1-delivery-not-authorized",
 			file: "rules.yaml (built-in)",
-			line: 3912,
+			line: 3928,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -6012,7 +6012,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.1.10-null-mx",
 			file: "rules.yaml (built-in)",
-			line: 3939,
+			line: 3955,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 				{class: 4, subject: 1, detailLo: 10, detHi: 10},
@@ -6067,7 +6067,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.7.13-account-disabled",
 			file: "rules.yaml (built-in)",
-			line: 3951,
+			line: 3967,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 				{class: 4, subject: 7, detailLo: 13, detHi: 13},
@@ -6108,7 +6108,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.26-ipv6-unauthenticated",
 			file: "rules.yaml (built-in)",
-			line: 3965,
+			line: 3981,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 26, detHi: 26},
 			},
@@ -6157,7 +6157,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.500-699",
 			file: "rules.yaml (built-in)",
-			line: 3974,
+			line: 3990,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -6206,7 +6206,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.850-899",
 			file: "rules.yaml (built-in)",
-			line: 3983,
+			line: 3999,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 850, detHi: 899},
 			},
@@ -6255,7 +6255,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.10",
 			file: "rules.yaml (built-in)",
-			line: 3992,
+			line: 4008,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -6304,7 +6304,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.90",
 			file: "rules.yaml (built-in)",
-			line: 4002,
+			line: 4018,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 90, detHi: 90},
 			},
@@ -6346,7 +6346,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.121",
 			file: "rules.yaml (built-in)",
-			line: 4011,
+			line: 4027,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 121, detHi: 121},
 			},
@@ -6395,7 +6395,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.122",
 			file: "rules.yaml (built-in)",
-			line: 4020,
+			line: 4036,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 122, detHi: 122},
 			},
@@ -6444,7 +6444,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.3.190",
 			file: "rules.yaml (built-in)",
-			line: 4029,
+			line: 4045,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 190, detHi: 190},
 			},
@@ -6493,7 +6493,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.12",
 			file: "rules.yaml (built-in)",
-			line: 4038,
+			line: 4054,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -6542,7 +6542,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.124",
 			file: "rules.yaml (built-in)",
-			line: 4047,
+			line: 4063,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 124, detHi: 124},
 			},
@@ -6591,7 +6591,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.133",
 			file: "rules.yaml (built-in)",
-			line: 4056,
+			line: 4072,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 133, detHi: 133},
 			},
@@ -6640,7 +6640,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.134",
 			file: "rules.yaml (built-in)",
-			line: 4065,
+			line: 4081,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 134, detHi: 134},
 			},
@@ -6689,7 +6689,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.13",
 			file: "rules.yaml (built-in)",
-			line: 4074,
+			line: 4090,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -6738,7 +6738,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.135",
 			file: "rules.yaml (built-in)",
-			line: 4083,
+			line: 4099,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 135, detHi: 135},
 			},
@@ -6787,7 +6787,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.136",
 			file: "rules.yaml (built-in)",
-			line: 4092,
+			line: 4108,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 136, detHi: 136},
 			},
@@ -6836,7 +6836,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.23-spf",
 			file: "rules.yaml (built-in)",
-			line: 4101,
+			line: 4117,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 23, detHi: 23},
 			},
@@ -6908,7 +6908,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.25",
 			file: "rules.yaml (built-in)",
-			line: 4110,
+			line: 4126,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -6965,7 +6965,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.57",
 			file: "rules.yaml (built-in)",
-			line: 4119,
+			line: 4135,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 57, detHi: 57},
 			},
@@ -7014,7 +7014,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.501",
 			file: "rules.yaml (built-in)",
-			line: 4128,
+			line: 4144,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 501, detHi: 501},
 			},
@@ -7063,7 +7063,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.502",
 			file: "rules.yaml (built-in)",
-			line: 4139,
+			line: 4155,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 502, detHi: 502},
 			},
@@ -7112,7 +7112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.503",
 			file: "rules.yaml (built-in)",
-			line: 4148,
+			line: 4164,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 503, detHi: 503},
 			},
@@ -7161,7 +7161,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.504",
 			file: "rules.yaml (built-in)",
-			line: 4157,
+			line: 4173,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 504, detHi: 504},
 			},
@@ -7210,7 +7210,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.505",
 			file: "rules.yaml (built-in)",
-			line: 4168,
+			line: 4184,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 505, detHi: 505},
 			},
@@ -7259,7 +7259,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.506",
 			file: "rules.yaml (built-in)",
-			line: 4180,
+			line: 4196,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 506, detHi: 506},
 			},
@@ -7308,7 +7308,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.507",
 			file: "rules.yaml (built-in)",
-			line: 4189,
+			line: 4205,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 507, detHi: 507},
 			},
@@ -7357,7 +7357,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.508",
 			file: "rules.yaml (built-in)",
-			line: 4198,
+			line: 4214,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 508, detHi: 508},
 			},
@@ -7406,7 +7406,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.509",
 			file: "rules.yaml (built-in)",
-			line: 4207,
+			line: 4223,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 509, detHi: 509},
 			},
@@ -7470,7 +7470,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.64-tenantattribution",
 			file: "rules.yaml (built-in)",
-			line: 4219,
+			line: 4235,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
@@ -7538,7 +7538,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.510",
 			file: "rules.yaml (built-in)",
-			line: 4231,
+			line: 4247,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 510, detHi: 510},
 			},
@@ -7587,7 +7587,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.511",
 			file: "rules.yaml (built-in)",
-			line: 4241,
+			line: 4257,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 511, detHi: 511},
 			},
@@ -7636,7 +7636,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.512",
 			file: "rules.yaml (built-in)",
-			line: 4250,
+			line: 4266,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 512, detHi: 512},
 			},
@@ -7685,7 +7685,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.513",
 			file: "rules.yaml (built-in)",
-			line: 4259,
+			line: 4275,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 513, detHi: 513},
 			},
@@ -7742,7 +7742,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.515",
 			file: "rules.yaml (built-in)",
-			line: 4268,
+			line: 4284,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 515, detHi: 515},
 			},
@@ -7828,7 +7828,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.520",
 			file: "rules.yaml (built-in)",
-			line: 4289,
+			line: 4305,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 520, detHi: 520},
 			},
@@ -7870,7 +7870,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.233",
 			file: "rules.yaml (built-in)",
-			line: 4298,
+			line: 4314,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 233, detHi: 233},
 			},
@@ -7912,7 +7912,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.606-649",
 			file: "rules.yaml (built-in)",
-			line: 4307,
+			line: 4323,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 606, detHi: 649},
 			},
@@ -7978,7 +7978,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.703",
 			file: "rules.yaml (built-in)",
-			line: 4316,
+			line: 4332,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 703, detHi: 703},
 			},
@@ -8020,7 +8020,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.700-749",
 			file: "rules.yaml (built-in)",
-			line: 4325,
+			line: 4341,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 700, detHi: 749},
 			},
@@ -8069,7 +8069,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.310-no-domain",
 			file: "rules.yaml (built-in)",
-			line: 4336,
+			line: 4352,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 310, detHi: 310},
 			},
@@ -8105,7 +8105,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-helo-refused",
 			file: "rules.yaml (built-in)",
-			line: 4352,
+			line: 4368,
 			text: phraseMask{
 				{index: 12, bits: 4194304},
 			},
@@ -8115,7 +8115,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-courier-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4359,
+			line: 4375,
 			text: phraseMask{
 				{index: 12, bits: 8388608},
 			},
@@ -8125,7 +8125,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-filtered",
 			file: "rules.yaml (built-in)",
-			line: 4364,
+			line: 4380,
 			text: phraseMask{
 				{index: 12, bits: 16777216},
 			},
@@ -8135,7 +8135,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4369,
+			line: 4385,
 			text: phraseMask{
 				{index: 12, bits: 100663296},
 			},
@@ -8145,7 +8145,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4378,
+			line: 4394,
 			text: phraseMask{
 				{index: 12, bits: 4160749568},
 			},
@@ -8155,7 +8155,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4385,
+			line: 4401,
 			text: phraseMask{
 				{index: 12, bits: 4294967296},
 			},
@@ -8168,7 +8168,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-expired",
 			file: "rules.yaml (built-in)",
-			line: 4391,
+			line: 4407,
 			text: phraseMask{
 				{index: 12, bits: 8589934592},
 			},
@@ -8178,7 +8178,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4396,
+			line: 4412,
 			text: phraseMask{
 				{index: 12, bits: 17179869184},
 			},
@@ -8188,7 +8188,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-einsundeins-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 4401,
+			line: 4417,
 			text: phraseMask{
 				{index: 12, bits: 34359738368},
 			},
@@ -8198,7 +8198,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exim-mx-hosts-without-address",
 			file: "rules.yaml (built-in)",
-			line: 4414,
+			line: 4430,
 			text: phraseMask{
 				{index: 12, bits: 206158430208},
 			},
@@ -8249,7 +8249,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4424,
+			line: 4440,
 			text: phraseMask{
 				{index: 12, bits: 274877906944},
 			},
@@ -8259,7 +8259,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4432,
+			line: 4448,
 			text: phraseMask{
 				{index: 12, bits: 549755813888},
 			},
@@ -8269,7 +8269,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4437,
+			line: 4453,
 			text: phraseMask{
 				{index: 12, bits: 3298534883328},
 			},
@@ -8279,7 +8279,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 4442,
+			line: 4458,
 			text: phraseMask{
 				{index: 12, bits: 65970697666560},
 			},
@@ -8289,7 +8289,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4448,
+			line: 4464,
 			text: phraseMask{
 				{index: 12, bits: 1055531162664960},
 			},
@@ -8299,7 +8299,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lines-too-long",
 			file: "rules.yaml (built-in)",
-			line: 4460,
+			line: 4476,
 			text: phraseMask{
 				{index: 12, bits: 7881299347898368},
 			},
@@ -8349,7 +8349,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 4469,
+			line: 4485,
 			text: phraseMask{
 				{index: 12, bits: 9007199254740992},
 			},
@@ -8359,7 +8359,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-expired",
 			file: "rules.yaml (built-in)",
-			line: 4474,
+			line: 4490,
 			text: phraseMask{
 				{index: 12, bits: 18014398509481984},
 			},
@@ -8369,7 +8369,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4479,
+			line: 4495,
 			text: phraseMask{
 				{index: 12, bits: 36028797018963968},
 			},
@@ -8379,7 +8379,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-suspend",
 			file: "rules.yaml (built-in)",
-			line: 4484,
+			line: 4500,
 			text: phraseMask{
 				{index: 12, bits: 216172782113783808},
 			},
@@ -8389,7 +8389,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-nonmember",
 			file: "rules.yaml (built-in)",
-			line: 4489,
+			line: 4505,
 			text: phraseMask{
 				{index: 12, bits: 2017612633061982208},
 			},
@@ -8464,7 +8464,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-rejected",
 			file: "rules.yaml (built-in)",
-			line: 4505,
+			line: 4521,
 			text: phraseMask{
 				{index: 12, bits: 16140901064495857664},
 				{index: 13, bits: 1},
@@ -8475,7 +8475,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4510,
+			line: 4526,
 			text: phraseMask{
 				{index: 13, bits: 126},
 			},
@@ -8485,7 +8485,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 4516,
+			line: 4532,
 			text: phraseMask{
 				{index: 13, bits: 128},
 			},
@@ -8495,7 +8495,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-expired",
 			file: "rules.yaml (built-in)",
-			line: 4521,
+			line: 4537,
 			text: phraseMask{
 				{index: 13, bits: 1792},
 			},
@@ -8505,7 +8505,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4528,
+			line: 4544,
 			text: phraseMask{
 				{index: 13, bits: 6144},
 			},
@@ -8515,7 +8515,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmx-expired",
 			file: "rules.yaml (built-in)",
-			line: 4533,
+			line: 4549,
 			text: phraseMask{
 				{index: 13, bits: 8192},
 			},
@@ -8525,7 +8525,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4538,
+			line: 4554,
 			text: phraseMask{
 				{index: 8, bits: 211106232532992},
 			},
@@ -8535,7 +8535,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4543,
+			line: 4559,
 			text: phraseMask{
 				{index: 8, bits: 17592186044416},
 			},
@@ -8545,7 +8545,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4548,
+			line: 4564,
 			text: phraseMask{
 				{index: 8, bits: 35184372088832},
 			},
@@ -8555,7 +8555,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4553,
+			line: 4569,
 			text: phraseMask{
 				{index: 13, bits: 16384},
 			},
@@ -8565,7 +8565,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4558,
+			line: 4574,
 			text: phraseMask{
 				{index: 13, bits: 32768},
 			},
@@ -8575,7 +8575,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 4563,
+			line: 4579,
 			text: phraseMask{
 				{index: 13, bits: 65536},
 			},
@@ -8585,7 +8585,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 4568,
+			line: 4584,
 			text: phraseMask{
 				{index: 13, bits: 131072},
 			},
@@ -8595,7 +8595,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-compuserve-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4573,
+			line: 4589,
 			text: phraseMask{
 				{index: 13, bits: 786432},
 			},
@@ -8605,7 +8605,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4582,
+			line: 4598,
 			text: phraseMask{
 				{index: 13, bits: 1048576},
 			},
@@ -8615,7 +8615,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 4587,
+			line: 4603,
 			text: phraseMask{
 				{index: 13, bits: 2097152},
 			},
@@ -8625,7 +8625,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4592,
+			line: 4608,
 			text: phraseMask{
 				{index: 13, bits: 4194304},
 			},
@@ -8635,7 +8635,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-messagingserver-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4597,
+			line: 4613,
 			text: phraseMask{
 				{index: 13, bits: 8388608},
 			},
@@ -8645,7 +8645,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4602,
+			line: 4618,
 			text: phraseMask{
 				{index: 13, bits: 16777216},
 			},
@@ -8655,7 +8655,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4607,
+			line: 4623,
 			text: phraseMask{
 				{index: 13, bits: 100663296},
 			},
@@ -8665,7 +8665,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-expired",
 			file: "rules.yaml (built-in)",
-			line: 4613,
+			line: 4629,
 			text: phraseMask{
 				{index: 13, bits: 134217728},
 			},
@@ -8675,7 +8675,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 4618,
+			line: 4634,
 			text: phraseMask{
 				{index: 13, bits: 268435456},
 			},
@@ -8685,7 +8685,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-mx-unreachable",
 			file: "rules.yaml (built-in)",
-			line: 4623,
+			line: 4639,
 			text: phraseMask{
 				{index: 13, bits: 536870912},
 			},
@@ -8722,7 +8722,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4632,
+			line: 4648,
 			text: phraseMask{
 				{index: 13, bits: 136902082560},
 			},
@@ -8732,7 +8732,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4639,
+			line: 4655,
 			text: phraseMask{
 				{index: 13, bits: 962072674304},
 			},
@@ -8742,7 +8742,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 4644,
+			line: 4660,
 			text: phraseMask{
 				{index: 13, bits: 1099511627776},
 			},
@@ -8752,7 +8752,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 4649,
+			line: 4665,
 			text: phraseMask{
 				{index: 13, bits: 32985348833280},
 			},
@@ -8762,7 +8762,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4655,
+			line: 4671,
 			text: phraseMask{
 				{index: 13, bits: 144080003703767040},
 			},
@@ -8772,7 +8772,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4665,
+			line: 4681,
 			text: phraseMask{
 				{index: 13, bits: 432345564227567616},
 			},
@@ -8782,7 +8782,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4670,
+			line: 4686,
 			text: phraseMask{
 				{index: 13, bits: 576460752303423488},
 			},
@@ -8792,7 +8792,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4675,
+			line: 4691,
 			text: phraseMask{
 				{index: 13, bits: 1152921504606846976},
 			},
@@ -8802,7 +8802,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 4680,
+			line: 4696,
 			text: phraseMask{
 				{index: 13, bits: 2305843009213693952},
 			},
@@ -8812,7 +8812,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "qmail-mx-points-here",
 			file: "rules.yaml (built-in)",
-			line: 4685,
+			line: 4701,
 			text: phraseMask{
 				{index: 13, bits: 4611686018427387904},
 			},
@@ -8870,7 +8870,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4701,
+			line: 4717,
 			text: phraseMask{
 				{index: 13, bits: 9223372036854775808},
 				{index: 14, bits: 1},
@@ -8881,7 +8881,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4707,
+			line: 4723,
 			text: phraseMask{
 				{index: 14, bits: 2},
 			},
@@ -8891,7 +8891,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 4712,
+			line: 4728,
 			text: phraseMask{
 				{index: 14, bits: 4},
 			},
@@ -8901,7 +8901,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-verizon-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4717,
+			line: 4733,
 			text: phraseMask{
 				{index: 14, bits: 24},
 			},
@@ -8911,7 +8911,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-zoho-expired",
 			file: "rules.yaml (built-in)",
-			line: 4722,
+			line: 4738,
 			text: phraseMask{
 				{index: 14, bits: 32},
 			},
@@ -8921,7 +8921,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-filtered",
 			file: "rules.yaml (built-in)",
-			line: 4727,
+			line: 4743,
 			text: phraseMask{
 				{index: 14, bits: 64},
 			},
@@ -8931,7 +8931,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4732,
+			line: 4748,
 			text: phraseMask{
 				{index: 14, bits: 128},
 			},
@@ -8941,7 +8941,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-groups-refused",
 			file: "rules.yaml (built-in)",
-			line: 4737,
+			line: 4753,
 			text: phraseMask{
 				{index: 14, bits: 768},
 			},
@@ -8991,7 +8991,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-posting-restricted",
 			file: "rules.yaml (built-in)",
-			line: 4757,
+			line: 4773,
 			text: phraseMask{
 				{index: 14, bits: 67107840},
 				{index: 11, bits: 3458764788698447872},
@@ -9042,7 +9042,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6-5.4.14-loop",
 			file: "rules.yaml (built-in)",
-			line: 4789,
+			line: 4805,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
@@ -9098,7 +9098,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-no-answer",
 			file: "rules.yaml (built-in)",
-			line: 4799,
+			line: 4815,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -9218,7 +9218,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1-access-denied",
 			file: "rules.yaml (built-in)",
-			line: 4816,
+			line: 4832,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -9271,7 +9271,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-unrecognised-or-name",
 			file: "rules.yaml (built-in)",
-			line: 4837,
+			line: 4853,
 			text: phraseMask{
 				{index: 14, bits: 136902082560},
 			},
@@ -9281,7 +9281,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-maximum-time-expired",
 			file: "rules.yaml (built-in)",
-			line: 4842,
+			line: 4858,
 			text: phraseMask{
 				{index: 14, bits: 412316860416},
 			},
@@ -9291,7 +9291,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-loop-detected",
 			file: "rules.yaml (built-in)",
-			line: 4846,
+			line: 4862,
 			text: phraseMask{
 				{index: 14, bits: 549755813888},
 			},
@@ -9301,7 +9301,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-content-too-long",
 			file: "rules.yaml (built-in)",
-			line: 4850,
+			line: 4866,
 			text: phraseMask{
 				{index: 14, bits: 7696581394432},
 			},
@@ -9311,7 +9311,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-conversion",
 			file: "rules.yaml (built-in)",
-			line: 4854,
+			line: 4870,
 			text: phraseMask{
 				{index: 14, bits: 272678883688448},
 			},
@@ -9321,7 +9321,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-score-stated",
 			file: "rules.yaml (built-in)",
-			line: 4879,
+			line: 4895,
 			text: phraseMask{
 				{bits: 8053063680},
 			},
@@ -9338,7 +9338,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "postfix-rbl-sender",
 			file: "rules.yaml (built-in)",
-			line: 4894,
+			line: 4910,
 			regexps: []*pattern{
 				{src: "sender address \\[[^\\]@ ]*@(?P<listed_domain>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})\\] blocked using ", captures: true, minLen: 37},
 			},
@@ -9439,7 +9439,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "postfix-rbl-name",
 			file: "rules.yaml (built-in)",
-			line: 4916,
+			line: 4932,
 			regexps: []*pattern{
 				{src: "(?:helo command|reverse client host) \\[(?P<listed_domain>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})\\] blocked using ", captures: true, minLen: 34},
 			},
@@ -9540,7 +9540,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-uri-blocklist",
 			file: "rules.yaml (built-in)",
-			line: 4933,
+			line: 4949,
 			text: phraseMask{
 				{bits: 25165824},
 				{index: 14, bits: 18446462598732840960},
@@ -9682,7 +9682,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-status",
 			file: "rules.yaml (built-in)",
-			line: 4967,
+			line: 4983,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 2, detHi: 2},
 			},
@@ -9691,7 +9691,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-specific",
 			file: "rules.yaml (built-in)",
-			line: 4972,
+			line: 4988,
 			text: phraseMask{
 				{index: 15, bits: 8192},
 			},
@@ -9701,7 +9701,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-specific",
 			file: "rules.yaml (built-in)",
-			line: 4978,
+			line: 4994,
 			text: phraseMask{
 				{index: 15, bits: 245760},
 				{index: 11, bits: 512},
@@ -9712,7 +9712,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-languages",
 			file: "rules.yaml (built-in)",
-			line: 4992,
+			line: 5008,
 			text: phraseMask{
 				{index: 15, bits: 36028797018701824},
 			},
@@ -9725,7 +9725,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-text",
 			file: "rules.yaml (built-in)",
-			line: 5004,
+			line: 5020,
 			text: phraseMask{
 				{index: 15, bits: 18410715276690587648},
 				{index: 3, bits: 18085093671174144},
@@ -9745,7 +9745,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-status",
 			file: "rules.yaml (built-in)",
-			line: 5044,
+			line: 5060,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 4, detHi: 4},
 				{class: -1, subject: 7, detailLo: 16, detHi: 16},
@@ -9755,7 +9755,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-status",
 			file: "rules.yaml (built-in)",
-			line: 5049,
+			line: 5065,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -9764,7 +9764,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-text",
 			file: "rules.yaml (built-in)",
-			line: 5054,
+			line: 5070,
 			text: phraseMask{
 				{index: 17, bits: 137438952448},
 				{index: 9, bits: 64},
@@ -9778,7 +9778,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-text",
 			file: "rules.yaml (built-in)",
-			line: 5068,
+			line: 5084,
 			text: phraseMask{
 				{index: 17, bits: 412316860416},
 				{index: 10, bits: 268435456},
@@ -9789,7 +9789,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-reply-525",
 			file: "rules.yaml (built-in)",
-			line: 5080,
+			line: 5096,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 5},
@@ -9800,7 +9800,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-text",
 			file: "rules.yaml (built-in)",
-			line: 5085,
+			line: 5101,
 			text: phraseMask{
 				{index: 17, bits: 18446743523953737728},
 				{index: 10, bits: 18014450049089536},
@@ -9817,7 +9817,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hasmoved-text",
 			file: "rules.yaml (built-in)",
-			line: 5118,
+			line: 5134,
 			text: phraseMask{
 				{index: 18, bits: 1097364144128},
 			},
@@ -9827,7 +9827,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "norelaying-text",
 			file: "rules.yaml (built-in)",
-			line: 5133,
+			line: 5149,
 			text: phraseMask{
 				{index: 18, bits: 576459652791795712},
 				{index: 11, bits: 134213632},
@@ -9843,7 +9843,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-dmarc",
 			file: "rules.yaml (built-in)",
-			line: 5154,
+			line: 5170,
 			text: phraseMask{
 				{index: 18, bits: 17870283321406128128},
 				{index: 19, bits: 31},
@@ -9885,7 +9885,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-status",
 			file: "rules.yaml (built-in)",
-			line: 5163,
+			line: 5179,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 20, detHi: 20},
 				{class: -1, subject: 7, detailLo: 21, detHi: 21},
@@ -9900,7 +9900,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-text",
 			file: "rules.yaml (built-in)",
-			line: 5168,
+			line: 5184,
 			text: phraseMask{
 				{index: 19, bits: 34359738336},
 				{index: 7, bits: 1024},
@@ -9914,7 +9914,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5181,
+			line: 5197,
 			text: phraseMask{
 				{index: 19, bits: 103079215104},
 			},
@@ -9928,7 +9928,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-blocked",
 			file: "rules.yaml (built-in)",
-			line: 5200,
+			line: 5216,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -9955,7 +9955,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-rejected",
 			file: "rules.yaml (built-in)",
-			line: 5240,
+			line: 5256,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -9986,7 +9986,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 5281,
+			line: 5297,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -10004,7 +10004,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unknown-at-mail-from",
 			file: "rules.yaml (built-in)",
-			line: 5293,
+			line: 5309,
 			text: phraseMask{
 				{index: 22, bits: 18446743936270598144},
 				{index: 9, bits: 140737488486400},
@@ -10078,7 +10078,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.1",
 			file: "rules.yaml (built-in)",
-			line: 5354,
+			line: 5370,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -10127,7 +10127,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.0",
 			file: "rules.yaml (built-in)",
-			line: 5366,
+			line: 5382,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 			},
@@ -10176,7 +10176,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-x.1.3",
 			file: "rules.yaml (built-in)",
-			line: 5377,
+			line: 5393,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -10224,7 +10224,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific",
 			file: "rules.yaml (built-in)",
-			line: 5386,
+			line: 5402,
 			text: phraseMask{
 				{index: 3, bits: 65536},
 				{index: 24, bits: 25769803776},
@@ -10235,7 +10235,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-specific",
 			file: "rules.yaml (built-in)",
-			line: 5394,
+			line: 5410,
 			text: phraseMask{
 				{index: 21, bits: 35184372097024},
 			},
@@ -10245,7 +10245,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific-553",
 			file: "rules.yaml (built-in)",
-			line: 5401,
+			line: 5417,
 			text: phraseMask{
 				{index: 23, bits: 562949953421312},
 			},
@@ -10259,7 +10259,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-specific",
 			file: "rules.yaml (built-in)",
-			line: 5410,
+			line: 5426,
 			text: phraseMask{
 				{index: 19, bits: 72058143793741824},
 			},
@@ -10269,7 +10269,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 5417,
+			line: 5433,
 			text: phraseMask{
 				{index: 22, bits: 18446743936270598144},
 				{index: 9, bits: 140737488486400},
@@ -10300,7 +10300,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5423,
+			line: 5439,
 			text: phraseMask{
 				{index: 24, bits: 36028728299487232},
 			},
@@ -10336,7 +10336,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-any-stage",
 			file: "rules.yaml (built-in)",
-			line: 5442,
+			line: 5458,
 			text: phraseMask{
 				{index: 9, bits: 140737488355328},
 				{index: 24, bits: 252201579132747776},
@@ -10355,7 +10355,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-mailbox-inactive",
 			file: "rules.yaml (built-in)",
-			line: 5476,
+			line: 5492,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -10431,7 +10431,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-mailbox-missing",
 			file: "rules.yaml (built-in)",
-			line: 5489,
+			line: 5505,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -10513,7 +10513,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-userunknown-missing",
 			file: "rules.yaml (built-in)",
-			line: 5514,
+			line: 5530,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -10614,7 +10614,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-text",
 			file: "rules.yaml (built-in)",
-			line: 5522,
+			line: 5538,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -10637,7 +10637,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 5541,
+			line: 5557,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -10674,7 +10674,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-specific",
 			file: "rules.yaml (built-in)",
-			line: 5547,
+			line: 5563,
 			text: phraseMask{
 				{index: 25, bits: 117440512},
 			},
@@ -10684,7 +10684,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-sender-named",
 			file: "rules.yaml (built-in)",
-			line: 5556,
+			line: 5572,
 			text: phraseMask{
 				{index: 25, bits: 134220800},
 			},
@@ -10701,7 +10701,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-mailbox-inactive",
 			file: "rules.yaml (built-in)",
-			line: 5571,
+			line: 5587,
 			text: phraseMask{
 				{index: 24, bits: 288230376151711744},
 			},
@@ -10771,7 +10771,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-mailbox-missing",
 			file: "rules.yaml (built-in)",
-			line: 5577,
+			line: 5593,
 			text: phraseMask{
 				{index: 23, bits: 8796093022208},
 				{index: 24, bits: 1729382256910270464},
@@ -10847,7 +10847,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-text",
 			file: "rules.yaml (built-in)",
-			line: 5585,
+			line: 5601,
 			text: phraseMask{
 				{index: 24, bits: 18158513697557839872},
 				{index: 25, bits: 12582911},
@@ -10864,7 +10864,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-status",
 			file: "rules.yaml (built-in)",
-			line: 5593,
+			line: 5609,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -10873,7 +10873,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-text",
 			file: "rules.yaml (built-in)",
-			line: 5598,
+			line: 5614,
 			text: phraseMask{
 				{index: 25, bits: 18446744073172680704},
 				{index: 26, bits: 63},
@@ -10888,7 +10888,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5619,
+			line: 5635,
 			text: phraseMask{
 				{index: 26, bits: 1984},
 			},
@@ -10905,7 +10905,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-text",
 			file: "rules.yaml (built-in)",
-			line: 5632,
+			line: 5648,
 			text: phraseMask{
 				{index: 26, bits: 1046528},
 			},
@@ -10915,7 +10915,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5640,
+			line: 5656,
 			text: phraseMask{
 				{index: 26, bits: 1048576},
 			},
@@ -10928,7 +10928,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-text",
 			file: "rules.yaml (built-in)",
-			line: 5651,
+			line: 5667,
 			text: phraseMask{
 				{index: 26, bits: 2145386496},
 				{index: 8, bits: 2251799813685248},
@@ -10940,7 +10940,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contenterror-text",
 			file: "rules.yaml (built-in)",
-			line: 5663,
+			line: 5679,
 			text: phraseMask{
 				{index: 26, bits: 36028794871482368},
 				{index: 12, bits: 9007199254740992},
@@ -10965,7 +10965,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.8-bad-outbound-sender",
 			file: "rules.yaml (built-in)",
-			line: 5728,
+			line: 5744,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 8, detHi: 8},
 			},
@@ -11011,7 +11011,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-status",
 			file: "rules.yaml (built-in)",
-			line: 5747,
+			line: 5763,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 7, detHi: 7},
 				{class: -1, subject: 1, detailLo: 8, detHi: 8},
@@ -11021,7 +11021,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-at-mail",
 			file: "rules.yaml (built-in)",
-			line: 5752,
+			line: 5768,
 			text: phraseMask{
 				{index: 20, bits: 9223372036854775808},
 				{index: 21, bits: 18446744073709551615},
@@ -11049,7 +11049,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-text",
 			file: "rules.yaml (built-in)",
-			line: 5795,
+			line: 5811,
 			text: phraseMask{
 				{index: 20, bits: 9223372036854775808},
 				{index: 21, bits: 18446744073709551615},
@@ -11075,7 +11075,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-status",
 			file: "rules.yaml (built-in)",
-			line: 5809,
+			line: 5825,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -11091,7 +11091,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-specific",
 			file: "rules.yaml (built-in)",
-			line: 5829,
+			line: 5845,
 			text: phraseMask{
 				{index: 22, bits: 33554432},
 			},
@@ -11101,7 +11101,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-helo-specific",
 			file: "rules.yaml (built-in)",
-			line: 5836,
+			line: 5852,
 			text: phraseMask{
 				{index: 28, bits: 144115188075855872},
 			},
@@ -11111,7 +11111,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-text",
 			file: "rules.yaml (built-in)",
-			line: 5847,
+			line: 5863,
 			text: phraseMask{
 				{index: 3, bits: 126976},
 				{index: 28, bits: 18158513697557839872},
@@ -11136,7 +11136,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-destination-computer",
 			file: "rules.yaml (built-in)",
-			line: 5872,
+			line: 5888,
 			text: phraseMask{
 				{index: 29, bits: 1048576},
 			},
@@ -11153,7 +11153,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-status",
 			file: "rules.yaml (built-in)",
-			line: 5885,
+			line: 5901,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 28, detHi: 28},
 			},
@@ -11162,7 +11162,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-named-by-scanner",
 			file: "rules.yaml (built-in)",
-			line: 5895,
+			line: 5911,
 			text: phraseMask{
 				{index: 29, bits: 31457280},
 			},
@@ -11172,7 +11172,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-text",
 			file: "rules.yaml (built-in)",
-			line: 5899,
+			line: 5915,
 			text: phraseMask{
 				{index: 26, bits: 18410715276690587648},
 				{index: 13, bits: 131072},
@@ -11197,7 +11197,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5904,
+			line: 5920,
 			text: phraseMask{
 				{index: 4, bits: 128},
 				{index: 29, bits: 8556380160},
@@ -11220,7 +11220,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "speeding-text",
 			file: "rules.yaml (built-in)",
-			line: 5918,
+			line: 5934,
 			text: phraseMask{
 				{index: 29, bits: 9007190664806400},
 				{bits: 4611686018427387904},
@@ -11234,7 +11234,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-status",
 			file: "rules.yaml (built-in)",
-			line: 5932,
+			line: 5948,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -11243,7 +11243,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-text",
 			file: "rules.yaml (built-in)",
-			line: 5937,
+			line: 5953,
 			text: phraseMask{
 				{index: 29, bits: 18437736874454810624},
 				{index: 15, bits: 245760},
@@ -11261,7 +11261,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sendmail-connection-refused",
 			file: "rules.yaml (built-in)",
-			line: 5955,
+			line: 5971,
 			text: phraseMask{
 				{index: 30, bits: 512},
 			},
@@ -11356,7 +11356,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-text",
 			file: "rules.yaml (built-in)",
-			line: 5977,
+			line: 5993,
 			text: phraseMask{
 				{index: 19, bits: 18446743936270598144},
 				{bits: 64513},
@@ -11378,7 +11378,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5982,
+			line: 5998,
 			text: phraseMask{
 				{index: 1, bits: 9223372036854775808},
 				{index: 20, bits: 9007199254740992},
@@ -11420,7 +11420,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-encrypted-attachment",
 			file: "rules.yaml (built-in)",
-			line: 6013,
+			line: 6029,
 			text: phraseMask{
 				{index: 30, bits: 274743689216},
 				{index: 1, bits: 4611686018427387904},
@@ -11431,7 +11431,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 6022,
+			line: 6038,
 			text: phraseMask{
 				{index: 30, bits: 140462610448384},
 			},
@@ -11441,7 +11441,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 6029,
+			line: 6045,
 			text: phraseMask{
 				{index: 30, bits: 143974450587500544},
 			},
@@ -11451,7 +11451,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-virus",
 			file: "rules.yaml (built-in)",
-			line: 6036,
+			line: 6052,
 			text: phraseMask{
 				{index: 1, bits: 123145302310912},
 				{index: 30, bits: 144115188075855872},
@@ -11462,7 +11462,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 6042,
+			line: 6058,
 			text: phraseMask{
 				{index: 30, bits: 18158513697557839872},
 				{index: 31, bits: 63},
@@ -11473,7 +11473,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-policy",
 			file: "rules.yaml (built-in)",
-			line: 6049,
+			line: 6065,
 			text: phraseMask{
 				{index: 31, bits: 448},
 			},
@@ -11483,7 +11483,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-delivery-failed",
 			file: "rules.yaml (built-in)",
-			line: 6057,
+			line: 6073,
 			text: phraseMask{
 				{index: 31, bits: 130560},
 			},
@@ -11493,7 +11493,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-text",
 			file: "rules.yaml (built-in)",
-			line: 6071,
+			line: 6087,
 			text: phraseMask{
 				{index: 31, bits: 536739840},
 				{index: 1, bits: 3161095929856},
@@ -11504,7 +11504,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-transport-rule-reject",
 			file: "rules.yaml (built-in)",
-			line: 6081,
+			line: 6097,
 			text: phraseMask{
 				{index: 31, bits: 536870912},
 			},
@@ -11600,7 +11600,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-text",
 			file: "rules.yaml (built-in)",
-			line: 6103,
+			line: 6119,
 			text: phraseMask{
 				{index: 31, bits: 18446744072635809792},
 				{index: 11, bits: 13835058055282163712},
@@ -11618,7 +11618,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-pairs",
 			file: "rules.yaml (built-in)",
-			line: 6133,
+			line: 6149,
 			text: phraseMask{
 				{index: 32, bits: 2048},
 			},
@@ -11631,7 +11631,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-type",
 			file: "rules.yaml (built-in)",
-			line: 6139,
+			line: 6155,
 			text: phraseMask{
 				{index: 32, bits: 137438949376},
 			},
@@ -11644,7 +11644,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-encrypted",
 			file: "rules.yaml (built-in)",
-			line: 6158,
+			line: 6174,
 			text: phraseMask{
 				{index: 32, bits: 140600049401856},
 				{index: 1, bits: 288371113640067072},
@@ -11655,7 +11655,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-name",
 			file: "rules.yaml (built-in)",
-			line: 6170,
+			line: 6186,
 			text: phraseMask{
 				{index: 32, bits: 140737488355328},
 			},
@@ -11668,7 +11668,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-loop-text",
 			file: "rules.yaml (built-in)",
-			line: 6178,
+			line: 6194,
 			text: phraseMask{
 				{index: 32, bits: 281474976710656},
 			},
@@ -11678,7 +11678,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-text",
 			file: "rules.yaml (built-in)",
-			line: 6188,
+			line: 6204,
 			text: phraseMask{
 				{index: 32, bits: 18446181123756130304},
 				{index: 33, bits: 4095},
@@ -11692,7 +11692,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-pairs",
 			file: "rules.yaml (built-in)",
-			line: 6204,
+			line: 6220,
 			text: phraseMask{
 				{index: 33, bits: 4096},
 			},
@@ -11705,7 +11705,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-text",
 			file: "rules.yaml (built-in)",
-			line: 6210,
+			line: 6226,
 			text: phraseMask{
 				{index: 28, bits: 144115188008747008},
 				{index: 2, bits: 45317471250415616},
@@ -11723,7 +11723,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-dns-text",
 			file: "rules.yaml (built-in)",
-			line: 6215,
+			line: 6231,
 			text: phraseMask{
 				{index: 29, bits: 32},
 				{index: 3, bits: 12288},
@@ -11734,7 +11734,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-text",
 			file: "rules.yaml (built-in)",
-			line: 6221,
+			line: 6237,
 			text: phraseMask{
 				{index: 33, bits: 4186112},
 				{index: 15, bits: 8192},
@@ -11745,7 +11745,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-text",
 			file: "rules.yaml (built-in)",
-			line: 6228,
+			line: 6244,
 			text: phraseMask{
 				{index: 22, bits: 137434759168},
 				{index: 6, bits: 68719476736},
@@ -11758,7 +11758,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-delayed",
 			file: "rules.yaml (built-in)",
-			line: 6233,
+			line: 6249,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -11850,7 +11850,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-text",
 			file: "rules.yaml (built-in)",
-			line: 6250,
+			line: 6266,
 			text: phraseMask{
 				{index: 8, bits: 864691128455135232},
 				{index: 33, bits: 72057594033733632},
@@ -11869,7 +11869,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-pairs",
 			file: "rules.yaml (built-in)",
-			line: 6270,
+			line: 6286,
 			text: phraseMask{
 				{bits: 4398046511104},
 			},
@@ -11882,7 +11882,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-attempts",
 			file: "rules.yaml (built-in)",
-			line: 6276,
+			line: 6292,
 			text: phraseMask{
 				{index: 33, bits: 72057594037927936},
 			},
@@ -11895,7 +11895,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-text",
 			file: "rules.yaml (built-in)",
-			line: 6283,
+			line: 6299,
 			text: phraseMask{
 				{index: 8, bits: 4611686018427387904},
 				{index: 33, bits: 18302628885633695744},
@@ -11911,7 +11911,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-reply",
 			file: "rules.yaml (built-in)",
-			line: 6298,
+			line: 6314,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 3},
@@ -11928,14 +11928,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "tls-command",
 			file:    "rules.yaml (built-in)",
-			line:    6305,
+			line:    6321,
 			command: []string{"STARTTLS"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "security-words-from-a-delivery-program",
 			file: "rules.yaml (built-in)",
-			line: 6310,
+			line: 6326,
 			text: phraseMask{
 				{index: 34, bits: 17179803648},
 				{index: 11, bits: 1610612736},
@@ -11954,7 +11954,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "security-text",
 			file: "rules.yaml (built-in)",
-			line: 6332,
+			line: 6348,
 			text: phraseMask{
 				{index: 34, bits: 17179803648},
 				{index: 11, bits: 1610612736},
@@ -11972,7 +11972,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "security-pairs",
 			file: "rules.yaml (built-in)",
-			line: 6337,
+			line: 6353,
 			text: phraseMask{
 				{index: 34, bits: 120259084288},
 				{index: 26, bits: 64},
@@ -11991,7 +11991,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-text",
 			file: "rules.yaml (built-in)",
-			line: 6346,
+			line: 6362,
 			text: phraseMask{
 				{index: 34, bits: 18014261070528512},
 				{index: 3, bits: 4611686018427387904},
@@ -12002,7 +12002,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "syntax-text",
 			file: "rules.yaml (built-in)",
-			line: 6355,
+			line: 6371,
 			text: phraseMask{
 				{index: 8, bits: 38654705664},
 				{index: 34, bits: 9205357638345293824},
@@ -12013,7 +12013,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.1",
 			file: "rules.yaml (built-in)",
-			line: 6372,
+			line: 6388,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -12022,7 +12022,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.4",
 			file: "rules.yaml (built-in)",
-			line: 6378,
+			line: 6394,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -12071,7 +12071,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.5",
 			file: "rules.yaml (built-in)",
-			line: 6388,
+			line: 6404,
 			status: []statusPattern{
 				{class: 4, subject: 1, detailLo: 5, detHi: 5},
 				{class: 5, subject: 1, detailLo: 5, detHi: 5},
@@ -12126,7 +12126,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.6",
 			file: "rules.yaml (built-in)",
-			line: 6401,
+			line: 6417,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -12135,7 +12135,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.9",
 			file: "rules.yaml (built-in)",
-			line: 6407,
+			line: 6423,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 9, detHi: 9},
 			},
@@ -12176,7 +12176,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.10",
 			file: "rules.yaml (built-in)",
-			line: 6416,
+			line: 6432,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -12212,7 +12212,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.1",
 			file: "rules.yaml (built-in)",
-			line: 6423,
+			line: 6439,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -12221,7 +12221,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.4",
 			file: "rules.yaml (built-in)",
-			line: 6431,
+			line: 6447,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -12263,7 +12263,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.1",
 			file: "rules.yaml (built-in)",
-			line: 6441,
+			line: 6457,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -12272,7 +12272,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.2",
 			file: "rules.yaml (built-in)",
-			line: 6447,
+			line: 6463,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -12321,7 +12321,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.3",
 			file: "rules.yaml (built-in)",
-			line: 6457,
+			line: 6473,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -12370,7 +12370,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.5",
 			file: "rules.yaml (built-in)",
-			line: 6467,
+			line: 6483,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -12406,7 +12406,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.6",
 			file: "rules.yaml (built-in)",
-			line: 6474,
+			line: 6490,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 6, detHi: 6},
 				{class: 5, subject: 3, detailLo: 6, detHi: 6},
@@ -12449,7 +12449,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.1",
 			file: "rules.yaml (built-in)",
-			line: 6484,
+			line: 6500,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 1, detHi: 1},
 			},
@@ -12485,7 +12485,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.2",
 			file: "rules.yaml (built-in)",
-			line: 6491,
+			line: 6507,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -12494,7 +12494,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.3",
 			file: "rules.yaml (built-in)",
-			line: 6497,
+			line: 6513,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -12568,7 +12568,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.4",
 			file: "rules.yaml (built-in)",
-			line: 6512,
+			line: 6528,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -12604,7 +12604,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.5",
 			file: "rules.yaml (built-in)",
-			line: 6520,
+			line: 6536,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 5, detHi: 5},
 			},
@@ -12640,7 +12640,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.6",
 			file: "rules.yaml (built-in)",
-			line: 6527,
+			line: 6543,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -12676,7 +12676,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.2",
 			file: "rules.yaml (built-in)",
-			line: 6534,
+			line: 6550,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 2, detHi: 2},
 			},
@@ -12725,7 +12725,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.3",
 			file: "rules.yaml (built-in)",
-			line: 6547,
+			line: 6563,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -12774,7 +12774,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.4",
 			file: "rules.yaml (built-in)",
-			line: 6557,
+			line: 6573,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 4, detHi: 4},
 			},
@@ -12823,7 +12823,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.5",
 			file: "rules.yaml (built-in)",
-			line: 6567,
+			line: 6583,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 5, detHi: 5},
 			},
@@ -12872,7 +12872,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.6",
 			file: "rules.yaml (built-in)",
-			line: 6577,
+			line: 6593,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 6, detHi: 6},
 			},
@@ -12921,7 +12921,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.7",
 			file: "rules.yaml (built-in)",
-			line: 6587,
+			line: 6603,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 7, detHi: 7},
 			},
@@ -12970,7 +12970,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.8",
 			file: "rules.yaml (built-in)",
-			line: 6597,
+			line: 6613,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 8, detHi: 8},
 			},
@@ -13019,7 +13019,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.9",
 			file: "rules.yaml (built-in)",
-			line: 6607,
+			line: 6623,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 9, detHi: 9},
 			},
@@ -13068,7 +13068,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.10",
 			file: "rules.yaml (built-in)",
-			line: 6617,
+			line: 6633,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 10, detHi: 10},
 			},
@@ -13117,7 +13117,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.11",
 			file: "rules.yaml (built-in)",
-			line: 6627,
+			line: 6643,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 11, detHi: 11},
 			},
@@ -13166,7 +13166,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.12",
 			file: "rules.yaml (built-in)",
-			line: 6637,
+			line: 6653,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -13215,7 +13215,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.14",
 			file: "rules.yaml (built-in)",
-			line: 6647,
+			line: 6663,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 14, detHi: 14},
 			},
@@ -13264,7 +13264,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.15",
 			file: "rules.yaml (built-in)",
-			line: 6657,
+			line: 6673,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 15, detHi: 15},
 			},
@@ -13313,7 +13313,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.19",
 			file: "rules.yaml (built-in)",
-			line: 6667,
+			line: 6683,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 19, detHi: 19},
 			},
@@ -13362,7 +13362,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.13",
 			file: "rules.yaml (built-in)",
-			line: 6677,
+			line: 6693,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -13398,7 +13398,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.17-18",
 			file: "rules.yaml (built-in)",
-			line: 6684,
+			line: 6700,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 17, detHi: 17},
 				{class: -1, subject: 7, detailLo: 18, detHi: 18},
@@ -13435,7 +13435,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.27",
 			file: "rules.yaml (built-in)",
-			line: 6691,
+			line: 6707,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 27, detHi: 27},
 			},
@@ -13484,7 +13484,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.30",
 			file: "rules.yaml (built-in)",
-			line: 6703,
+			line: 6719,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 30, detHi: 30},
 			},
@@ -13513,14 +13513,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "blocked-at-connection",
 			file:    "rules.yaml (built-in)",
-			line:    6713,
+			line:    6729,
 			command: []string{"CONN", "HELO", "EHLO"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "user-unknown-after-data",
 			file: "rules.yaml (built-in)",
-			line: 6720,
+			line: 6736,
 			text: phraseMask{
 				{index: 22, bits: 18446743936270598144},
 				{index: 9, bits: 140737488486400},
@@ -13653,7 +13653,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6744,
+			line: 6760,
 			text: phraseMask{
 				{index: 34, bits: 9223372036854775808},
 				{index: 35, bits: 7},
@@ -13665,7 +13665,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6749,
+			line: 6765,
 			text: phraseMask{
 				{index: 35, bits: 8},
 			},
@@ -13675,7 +13675,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6754,
+			line: 6770,
 			text: phraseMask{
 				{index: 35, bits: 524272},
 			},
@@ -13685,7 +13685,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6761,
+			line: 6777,
 			text: phraseMask{
 				{index: 35, bits: 3670016},
 			},
@@ -13695,7 +13695,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6766,
+			line: 6782,
 			text: phraseMask{
 				{index: 35, bits: 12582912},
 			},
@@ -13705,7 +13705,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6771,
+			line: 6787,
 			text: phraseMask{
 				{index: 35, bits: 50331648},
 				{index: 29, bits: 2147483648},
@@ -13716,7 +13716,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6782,
+			line: 6798,
 			text: phraseMask{
 				{index: 35, bits: 8796025913344},
 				{index: 1, bits: 18014398509481984},
@@ -13736,7 +13736,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6797,
+			line: 6813,
 			text: phraseMask{
 				{index: 35, bits: 8989607068696576},
 			},
@@ -13746,7 +13746,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6803,
+			line: 6819,
 			text: phraseMask{
 				{index: 35, bits: 2296835809958952960},
 				{index: 3, bits: 140737488355328},
@@ -13758,7 +13758,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-connection-text",
 			file: "rules.yaml (built-in)",
-			line: 6809,
+			line: 6825,
 			text: phraseMask{
 				{index: 3, bits: 4194304},
 				{index: 14, bits: 201326624},
@@ -13771,7 +13771,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6817,
+			line: 6833,
 			text: phraseMask{
 				{index: 3, bits: 18},
 			},
@@ -13781,7 +13781,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6822,
+			line: 6838,
 			text: phraseMask{
 				{index: 36, bits: 1},
 			},
@@ -13791,7 +13791,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "onhold-text",
 			file: "rules.yaml (built-in)",
-			line: 6827,
+			line: 6843,
 			text: phraseMask{
 				{index: 36, bits: 14},
 			},
@@ -13801,7 +13801,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.4.7",
 			file: "rules.yaml (built-in)",
-			line: 6838,
+			line: 6854,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 7, detHi: 7},
 				{class: 5, subject: 4, detailLo: 7, detHi: 7},
@@ -13860,7 +13860,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1",
 			file: "rules.yaml (built-in)",
-			line: 6851,
+			line: 6867,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -13916,7 +13916,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.14",
 			file: "rules.yaml (built-in)",
-			line: 6863,
+			line: 6879,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
 			},
@@ -13965,7 +13965,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6",
 			file: "rules.yaml (built-in)",
-			line: 6872,
+			line: 6888,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -14014,7 +14014,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.6.11",
 			file: "rules.yaml (built-in)",
-			line: 6881,
+			line: 6897,
 			status: []statusPattern{
 				{class: 5, subject: 6, detailLo: 11, detHi: 11},
 			},
@@ -14063,7 +14063,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1",
 			file: "rules.yaml (built-in)",
-			line: 6898,
+			line: 6914,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -14177,7 +14177,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.2",
 			file: "rules.yaml (built-in)",
-			line: 6912,
+			line: 6928,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -14213,7 +14213,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.3",
 			file: "rules.yaml (built-in)",
-			line: 6919,
+			line: 6935,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -14305,7 +14305,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4",
 			file: "rules.yaml (built-in)",
-			line: 6930,
+			line: 6946,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -14341,7 +14341,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4-temporary",
 			file: "rules.yaml (built-in)",
-			line: 6937,
+			line: 6953,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -14377,7 +14377,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.5",
 			file: "rules.yaml (built-in)",
-			line: 6944,
+			line: 6960,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 5, detHi: 5},
 			},
@@ -14406,7 +14406,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.6",
 			file: "rules.yaml (built-in)",
-			line: 6951,
+			line: 6967,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -14450,7 +14450,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.0",
 			file: "rules.yaml (built-in)",
-			line: 6959,
+			line: 6975,
 			status: []statusPattern{
 				{class: 5, subject: 4},
 			},
@@ -14459,7 +14459,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.6",
 			file: "rules.yaml (built-in)",
-			line: 6965,
+			line: 6981,
 			status: []statusPattern{
 				{class: -1, subject: 6, detailLo: -1, detHi: -1},
 			},
@@ -14495,7 +14495,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sisimai-4.2.1-4.7.1-4.7.2",
 			file: "rules.yaml (built-in)",
-			line: 6973,
+			line: 6989,
 			status: []statusPattern{
 				{class: 4, subject: 2, detailLo: 1, detHi: 1},
 				{class: 4, subject: 7, detailLo: 1, detHi: 1},
@@ -14509,7 +14509,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.1",
 			file: "rules.yaml (built-in)",
-			line: 6980,
+			line: 6996,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 1, detHi: 1},
 			},
@@ -14779,7 +14779,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.other",
 			file: "rules.yaml (built-in)",
-			line: 7017,
+			line: 7033,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: -1, detHi: -1},
 			},
@@ -15016,7 +15016,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "delayed-unknown",
 			file:   "rules.yaml (built-in)",
-			line:   7047,
+			line:   7063,
 			action: []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "expired",
@@ -15075,7 +15075,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.other",
 			file: "rules.yaml (built-in)",
-			line: 7057,
+			line: 7073,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: -1, detHi: -1},
 			},
@@ -15084,7 +15084,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.0",
 			file: "rules.yaml (built-in)",
-			line: 7062,
+			line: 7078,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: -1, detHi: -1},
 			},
@@ -15093,7 +15093,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.0",
 			file: "rules.yaml (built-in)",
-			line: 7067,
+			line: 7083,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: -1, detHi: -1},
 			},
@@ -15148,7 +15148,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.0",
 			file: "rules.yaml (built-in)",
-			line: 7076,
+			line: 7092,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: -1, detHi: -1},
 				{class: 4, subject: 3, detailLo: 3, detHi: 3},
@@ -15159,7 +15159,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.0",
 			file: "rules.yaml (built-in)",
-			line: 7084,
+			line: 7100,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: -1, detHi: -1},
 			},
@@ -15168,14 +15168,14 @@ var builtinSet = &ruleSet{
 		{
 			id:       "diagnostic-type-x-unix",
 			file:     "rules.yaml (built-in)",
-			line:     7089,
+			line:     7105,
 			diagType: []string{"x-unix"},
 			then:     thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "rfc3463-x.3.other",
 			file: "rules.yaml (built-in)",
-			line: 7099,
+			line: 7115,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: -1, detHi: -1},
 			},
@@ -15184,7 +15184,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-onhold",
 			file: "rules.yaml (built-in)",
-			line: 7109,
+			line: 7125,
 			text: phraseMask{
 				{index: 36, bits: 16},
 			},
@@ -15194,7 +15194,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-onhold",
 			file: "rules.yaml (built-in)",
-			line: 7114,
+			line: 7130,
 			text: phraseMask{
 				{index: 36, bits: 224},
 			},
@@ -15204,7 +15204,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-onhold",
 			file: "rules.yaml (built-in)",
-			line: 7120,
+			line: 7136,
 			text: phraseMask{
 				{index: 36, bits: 1792},
 			},
@@ -15215,7 +15215,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-521-556",
 			file: "rules.yaml (built-in)",
-			line: 7129,
+			line: 7145,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 1},
@@ -15229,7 +15229,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-552",
 			file: "rules.yaml (built-in)",
-			line: 7133,
+			line: 7149,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 2},
@@ -15245,7 +15245,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-452",
 			file: "rules.yaml (built-in)",
-			line: 7137,
+			line: 7153,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 2},
@@ -15256,7 +15256,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-421",
 			file: "rules.yaml (built-in)",
-			line: 7141,
+			line: 7157,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 2, 2: 1},
@@ -15270,7 +15270,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-553",
 			file: "rules.yaml (built-in)",
-			line: 7145,
+			line: 7161,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 3},
@@ -15281,7 +15281,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-syntax",
 			file: "rules.yaml (built-in)",
-			line: 7149,
+			line: 7165,
 			status: []statusPattern{
 				{none: true},
 				{class: 5, subject: 5, detailLo: -1, detHi: -1},
@@ -15341,7 +15341,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-451",
 			file: "rules.yaml (built-in)",
-			line: 7157,
+			line: 7173,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 1},
@@ -15398,7 +15398,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "vacation-text",
 			file: "rules.yaml (built-in)",
-			line: 7165,
+			line: 7181,
 			text: phraseMask{
 				{index: 36, bits: 122880},
 			},
@@ -15411,7 +15411,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unreadable-text",
 			file: "rules.yaml (built-in)",
-			line: 7172,
+			line: 7188,
 			regexps: []*pattern{
 				{src: "^[^a-z]+$", captures: false, minLen: 1},
 			},
@@ -15450,7 +15450,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-550-554-alone",
 			file: "rules.yaml (built-in)",
-			line: 7181,
+			line: 7197,
 			status: []statusPattern{
 				{none: true},
 			},
@@ -15521,7 +15521,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.0.0",
 			file: "rules.yaml (built-in)",
-			line: 7190,
+			line: 7206,
 			status: []statusPattern{
 				{class: -1, detailLo: -1, detHi: -1},
 			},
@@ -15609,7 +15609,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-used",
 			file: "rules.yaml (built-in)",
-			line: 869,
+			line: 885,
 			text: phraseMask{
 				{bits: 4095},
 			},
@@ -15624,7 +15624,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-name",
 			file: "rules.yaml (built-in)",
-			line: 880,
+			line: 896,
 			text: phraseMask{
 				{bits: 4190208},
 			},
@@ -15635,7 +15635,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-named",
 			file: "rules.yaml (built-in)",
-			line: 886,
+			line: 902,
 			text: phraseMask{
 				{bits: 536607744},
 			},
@@ -15646,7 +15646,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-score",
 			file: "rules.yaml (built-in)",
-			line: 895,
+			line: 911,
 			text: phraseMask{
 				{bits: 16642998272},
 			},
@@ -15662,7 +15662,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-tests",
 			file: "rules.yaml (built-in)",
-			line: 915,
+			line: 931,
 			text: phraseMask{
 				{bits: 17179869184},
 			},
@@ -15673,7 +15673,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "listed-domain",
 			file: "rules.yaml (built-in)",
-			line: 921,
+			line: 937,
 			text: phraseMask{
 				{bits: 515421241344},
 			},
@@ -15687,7 +15687,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sending-ip",
 			file: "rules.yaml (built-in)",
-			line: 934,
+			line: 950,
 			regexps: []*pattern{
 				{src: "client(?: host)? \\[(?P<ip>[0-9a-f:.]{7,45})\\]", captures: true, minLen: 16},
 				{src: "(?:your|sending|sender|sender's|client|the|source) ip(?:v[46])?(?: address)?(?: is| of)?:? \\[?\\(?(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})", captures: true, minLen: 14},
@@ -15702,7 +15702,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "url",
 			file: "rules.yaml (built-in)",
-			line: 956,
+			line: 972,
 			text: phraseMask{
 				{bits: 3848290697216},
 			},
@@ -15714,7 +15714,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "retried-for",
 			file: "rules.yaml (built-in)",
-			line: 962,
+			line: 978,
 			text: phraseMask{
 				{bits: 1121501860331520},
 			},
@@ -15726,7 +15726,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "retry-deadline",
 			file: "rules.yaml (built-in)",
-			line: 986,
+			line: 1002,
 			text: phraseMask{
 				{bits: 4610560118520545280},
 			},
@@ -15741,7 +15741,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rate-limit",
 			file: "rules.yaml (built-in)",
-			line: 1014,
+			line: 1030,
 			text: phraseMask{
 				{bits: 13835058055282163712},
 				{index: 1, bits: 15},
@@ -15753,7 +15753,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "size-limit",
 			file: "rules.yaml (built-in)",
-			line: 1024,
+			line: 1040,
 			text: phraseMask{
 				{index: 1, bits: 2147483632},
 			},
@@ -15774,7 +15774,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "recipient-limit",
 			file: "rules.yaml (built-in)",
-			line: 1058,
+			line: 1074,
 			text: phraseMask{
 				{index: 1, bits: 135291469824},
 			},
@@ -15790,7 +15790,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus",
 			file: "rules.yaml (built-in)",
-			line: 1072,
+			line: 1088,
 			text: phraseMask{
 				{index: 1, bits: 140600049401856},
 			},
@@ -15808,7 +15808,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-attachment",
 			file: "rules.yaml (built-in)",
-			line: 1100,
+			line: 1116,
 			text: phraseMask{
 				{index: 1, bits: 71213169107795968},
 			},
@@ -15819,7 +15819,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-encrypted-attachment",
 			file: "rules.yaml (built-in)",
-			line: 1124,
+			line: 1140,
 			text: phraseMask{
 				{index: 1, bits: 1080863910568919040},
 			},
@@ -15830,7 +15830,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-encrypted-attachment-ja",
 			file: "rules.yaml (built-in)",
-			line: 1146,
+			line: 1162,
 			text: phraseMask{
 				{index: 1, bits: 8070450532247928832},
 			},
@@ -15841,7 +15841,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "barracuda-recipient-outcome",
 			file: "rules.yaml (built-in)",
-			line: 1153,
+			line: 1169,
 			text: phraseMask{
 				{index: 1, bits: 9223372036854775808},
 			},
@@ -15852,7 +15852,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "attachment-file",
 			file: "rules.yaml (built-in)",
-			line: 1166,
+			line: 1182,
 			text: phraseMask{
 				{index: 2, bits: 67108863},
 				{index: 1, bits: 18014398509481984},
@@ -15871,7 +15871,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "forward-program",
 			file: "rules.yaml (built-in)",
-			line: 1194,
+			line: 1210,
 			text: phraseMask{
 				{index: 2, bits: 469762048},
 			},
@@ -15884,7 +15884,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sending-domain",
 			file: "rules.yaml (built-in)",
-			line: 1205,
+			line: 1221,
 			text: phraseMask{
 				{index: 2, bits: 536870912},
 			},
@@ -15895,7 +15895,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contact-address",
 			file: "rules.yaml (built-in)",
-			line: 1215,
+			line: 1231,
 			text: phraseMask{
 				{index: 2, bits: 140736414613504},
 			},
@@ -15907,7 +15907,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "loop",
 			file: "rules.yaml (built-in)",
-			line: 1228,
+			line: 1244,
 			text: phraseMask{
 				{index: 2, bits: 2111062325329920},
 			},
@@ -15920,7 +15920,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "dns-temporary",
 			file: "rules.yaml (built-in)",
-			line: 1241,
+			line: 1257,
 			text: phraseMask{
 				{bits: 288230376151711744},
 				{index: 2, bits: 2303591209400008704},
@@ -15934,7 +15934,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "last-error",
 			file: "rules.yaml (built-in)",
-			line: 1260,
+			line: 1276,
 			text: phraseMask{
 				{index: 2, bits: 16140901064495857664},
 				{index: 3, bits: 1},
@@ -15950,7 +15950,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls",
 			file: "rules.yaml (built-in)",
-			line: 1283,
+			line: 1299,
 			text: phraseMask{
 				{index: 3, bits: 510},
 			},
@@ -15965,7 +15965,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-mx",
 			file: "rules.yaml (built-in)",
-			line: 1310,
+			line: 1326,
 			text: phraseMask{
 				{index: 3, bits: 1536},
 			},
@@ -15981,7 +15981,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-domain",
 			file: "rules.yaml (built-in)",
-			line: 1325,
+			line: 1341,
 			text: phraseMask{
 				{index: 3, bits: 126976},
 			},
@@ -15996,7 +15996,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "new-address",
 			file: "rules.yaml (built-in)",
-			line: 1333,
+			line: 1349,
 			text: phraseMask{
 				{index: 3, bits: 917504},
 			},
@@ -16008,7 +16008,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "connection",
 			file: "rules.yaml (built-in)",
-			line: 1344,
+			line: 1360,
 			text: phraseMask{
 				{index: 3, bits: 17178820608},
 			},
@@ -17772,113 +17772,43 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 			},
-		},
-	},
-	{
-		Code: "976",
-		words: words{
-			owner: "sender-admin",
-			summary: phrase{
-				en: "encryption (TLS) failed",
-				tr: &builtinSlots1[154],
-			},
-			explanation: alts{
-				list: []text{
-					{
-						{literal: "The message"},
-						{
-							group: []textPart{
-								{literal: " to "},
-								{isSlot: true},
-							},
-						},
-						{literal: " could not be delivered because the sending and the receiving server could not set up the encrypted connection (TLS) that one of them requires."},
-					},
-				},
-				uses: 1,
-				tr:   &builtinSlots2[355],
-			},
-			fix: alts{
-				list: []text{
-					{
-						{literal: "Nothing in your message needs to change. The admins of both servers should check their encryption settings (certificates, protocol versions, security policies)."},
-					},
-				},
-				tr: &builtinSlots2[356],
-			},
-		},
-		byFact: keyedWords{
-			{
-				key: 20,
-				words: words{
-					owner: "sender-admin",
-					summary: phrase{
-						en: "receiving server requires encryption",
-						tr: &builtinSlots1[155],
-					},
-					explanation: alts{
-						list: []text{
-							{
-								{literal: "The message"},
-								{
-									group: []textPart{
-										{literal: " to "},
-										{isSlot: true},
-									},
-								},
-								{literal: " was refused"},
-								{
-									group: []textPart{
-										{literal: " by "},
-										{slot: 1, isSlot: true},
-									},
-								},
-								{literal: " because the receiving server accepts mail only over an encrypted connection (TLS), and the sending server did not start one."},
-							},
-						},
-						uses: 3,
-						tr:   &builtinSlots2[357],
-					},
-					fix: alts{
-						list: []text{
-							{
-								{literal: "Nothing in your message needs to change. Your email admin must enable encryption (TLS) for outgoing mail on the sending server (or the device or application that sent it), then send the message again."},
-							},
-						},
-						tr: &builtinSlots2[358],
-					},
-				},
-			},
 			{
 				key: 21,
 				words: words{
-					owner: "recipient-admin",
 					summary: phrase{
 						en: "receiving server offers no encryption",
-						tr: &builtinSlots1[156],
+						tr: &builtinSlots1[154],
 					},
 					explanation: alts{
 						list: []text{
 							{
-								{literal: "The message"},
+								{literal: "The sending server gave up on the message"},
 								{
 									group: []textPart{
 										{literal: " to "},
 										{isSlot: true},
 									},
 								},
-								{literal: " could not be delivered because the sending server's policy requires an encrypted connection (TLS) for this destination, and the receiving server"},
+								{literal: " after trying for a long time"},
+								{
+									group: []textPart{
+										{literal: " (it kept trying for "},
+										{slot: 21, isSlot: true},
+										{literal: ")"},
+									},
+								},
+								{literal: ": its policy requires an encrypted connection (TLS) for this destination, and the receiving server"},
 								{
 									group: []textPart{
 										{literal: " "},
 										{slot: 16, isSlot: true},
 									},
 								},
-								{literal: " does not offer encryption at all."},
+								{literal: " did not offer encryption."},
 							},
 						},
-						uses: 65537,
-						tr:   &builtinSlots2[359],
+						uses: 2162689,
+						tr:   &builtinSlots2[355],
 					},
 					fix: alts{
 						list: []text{
@@ -17902,7 +17832,245 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 65552,
-						tr:   &builtinSlots2[360],
+						tr:   &builtinSlots2[356],
+					},
+				},
+			},
+			{
+				key: 22,
+				words: words{
+					summary: phrase{
+						en: "receiving server could not start encryption",
+						tr: &builtinSlots1[155],
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The sending server gave up on the message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " after trying for a long time"},
+								{
+									group: []textPart{
+										{literal: " (it kept trying for "},
+										{slot: 21, isSlot: true},
+										{literal: ")"},
+									},
+								},
+								{literal: ": it requires an encrypted connection (TLS), and the receiving server"},
+								{
+									group: []textPart{
+										{literal: " "},
+										{slot: 16, isSlot: true},
+									},
+								},
+								{literal: " offered encryption but then refused or failed to start it."},
+							},
+						},
+						uses: 2162689,
+						tr:   &builtinSlots2[357],
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Nothing in your message needs to change. Tell the recipient by other means: their email admin must fix the encryption (TLS) set-up of their mail server"},
+								{
+									group: []textPart{
+										{literal: " "},
+										{slot: 16, isSlot: true},
+									},
+								},
+								{literal: ", often its certificate or key files."},
+							},
+						},
+						uses: 65536,
+						tr:   &builtinSlots2[358],
+					},
+				},
+			},
+			{
+				key: 23,
+				words: words{
+					summary: phrase{
+						en: "receiving server's certificate not accepted",
+						tr: &builtinSlots1[156],
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The sending server gave up on the message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " after trying for a long time"},
+								{
+									group: []textPart{
+										{literal: " (it kept trying for "},
+										{slot: 21, isSlot: true},
+										{literal: ")"},
+									},
+								},
+								{literal: ": the certificate of the receiving server"},
+								{
+									group: []textPart{
+										{literal: " "},
+										{slot: 16, isSlot: true},
+									},
+								},
+								{literal: " did not pass its verification (it may be expired, self-signed, issued for another name, or not match the domain's published security policy)."},
+							},
+						},
+						uses: 2162689,
+						tr:   &builtinSlots2[359],
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Nothing in your message needs to change, and nothing on your side should: the check protects your message. Tell the recipient by other means: their email admin must fix their mail server's certificate (valid, from a trusted issuer, for the server's name) or the security policy their domain publishes for its mail servers. Send the message again once they confirm it is fixed."},
+							},
+						},
+						tr: &builtinSlots2[360],
+					},
+				},
+			},
+		},
+	},
+	{
+		Code: "976",
+		words: words{
+			owner: "sender-admin",
+			summary: phrase{
+				en: "encryption (TLS) failed",
+				tr: &builtinSlots1[157],
+			},
+			explanation: alts{
+				list: []text{
+					{
+						{literal: "The message"},
+						{
+							group: []textPart{
+								{literal: " to "},
+								{isSlot: true},
+							},
+						},
+						{literal: " could not be delivered because the sending and the receiving server could not set up the encrypted connection (TLS) that one of them requires."},
+					},
+				},
+				uses: 1,
+				tr:   &builtinSlots2[361],
+			},
+			fix: alts{
+				list: []text{
+					{
+						{literal: "Nothing in your message needs to change. The admins of both servers should check their encryption settings (certificates, protocol versions, security policies)."},
+					},
+				},
+				tr: &builtinSlots2[362],
+			},
+		},
+		byFact: keyedWords{
+			{
+				key: 20,
+				words: words{
+					owner: "sender-admin",
+					summary: phrase{
+						en: "receiving server requires encryption",
+						tr: &builtinSlots1[158],
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
+								{literal: " because the receiving server accepts mail only over an encrypted connection (TLS), and the sending server did not start one."},
+							},
+						},
+						uses: 3,
+						tr:   &builtinSlots2[363],
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Nothing in your message needs to change. Your email admin must enable encryption (TLS) for outgoing mail on the sending server (or the device or application that sent it), then send the message again."},
+							},
+						},
+						tr: &builtinSlots2[364],
+					},
+				},
+			},
+			{
+				key: 21,
+				words: words{
+					owner: "recipient-admin",
+					summary: phrase{
+						en: "receiving server offers no encryption",
+						tr: &builtinSlots1[159],
+					},
+					explanation: alts{
+						list: []text{
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " could not be delivered because the sending server's policy requires an encrypted connection (TLS) for this destination, and the receiving server"},
+								{
+									group: []textPart{
+										{literal: " "},
+										{slot: 16, isSlot: true},
+									},
+								},
+								{literal: " does not offer encryption at all."},
+							},
+						},
+						uses: 65537,
+						tr:   &builtinSlots2[365],
+					},
+					fix: alts{
+						list: []text{
+							{
+								{literal: "Nothing in your message needs to change. Tell the recipient by other means: their email admin should enable encryption (TLS) on their mail server"},
+								{
+									group: []textPart{
+										{literal: " "},
+										{slot: 16, isSlot: true},
+									},
+								},
+								{literal: ". If that server is known not to support it, your email admin can relax the sending server's TLS policy for that domain"},
+								{
+									group: []textPart{
+										{literal: " ("},
+										{slot: 4, isSlot: true},
+										{literal: ")"},
+									},
+								},
+								{literal: "."},
+							},
+						},
+						uses: 65552,
+						tr:   &builtinSlots2[366],
 					},
 				},
 			},
@@ -17912,7 +18080,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "receiving server could not start encryption",
-						tr: &builtinSlots1[157],
+						tr: &builtinSlots1[160],
 					},
 					explanation: alts{
 						list: []text{
@@ -17935,7 +18103,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 65537,
-						tr:   &builtinSlots2[361],
+						tr:   &builtinSlots2[367],
 					},
 					fix: alts{
 						list: []text{
@@ -17951,7 +18119,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 65536,
-						tr:   &builtinSlots2[362],
+						tr:   &builtinSlots2[368],
 					},
 				},
 			},
@@ -17961,7 +18129,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "receiving server's certificate not accepted",
-						tr: &builtinSlots1[158],
+						tr: &builtinSlots1[161],
 					},
 					explanation: alts{
 						list: []text{
@@ -17984,7 +18152,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 65537,
-						tr:   &builtinSlots2[363],
+						tr:   &builtinSlots2[369],
 					},
 					fix: alts{
 						list: []text{
@@ -17992,7 +18160,7 @@ var builtinData1 = [...]reasonDef{
 								{literal: "Nothing in your message needs to change, and nothing on your side should: the check protects your message. Tell the recipient by other means: their email admin must fix their mail server's certificate (valid, from a trusted issuer, for the server's name) or the security policy their domain publishes for its mail servers. Send the message again once they confirm it is fixed."},
 							},
 						},
-						tr: &builtinSlots2[364],
+						tr: &builtinSlots2[370],
 					},
 				},
 			},
@@ -18003,7 +18171,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "complaint report",
-				tr: &builtinSlots1[159],
+				tr: &builtinSlots1[162],
 			},
 			explanation: alts{
 				list: []text{
@@ -18011,7 +18179,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "A recipient or their provider flagged the message."},
 					},
 				},
-				tr: &builtinSlots2[365],
+				tr: &builtinSlots2[371],
 			},
 			fix: alts{
 				list: []text{
@@ -18019,7 +18187,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Stop mailing the recipient who complained."},
 					},
 				},
-				tr: &builtinSlots2[366],
+				tr: &builtinSlots2[372],
 			},
 		},
 	},
@@ -18029,7 +18197,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "refused by recipient-side filter",
-				tr: &builtinSlots1[160],
+				tr: &builtinSlots1[163],
 			},
 			explanation: alts{
 				list: []text{
@@ -18071,7 +18239,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[367],
+				tr:   &builtinSlots2[373],
 			},
 			fix: alts{
 				list: []text{
@@ -18079,7 +18247,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Ask the recipient, by other means, to allow your address, or their email admin to relax the restriction. Changing the message is unlikely to help."},
 					},
 				},
-				tr: &builtinSlots2[368],
+				tr: &builtinSlots2[374],
 			},
 		},
 		byFact: keyedWords{
@@ -18089,7 +18257,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender",
 					summary: phrase{
 						en: "encrypted attachment not accepted",
-						tr: &builtinSlots1[161],
+						tr: &builtinSlots1[164],
 					},
 					explanation: alts{
 						list: []text{
@@ -18120,7 +18288,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 262147,
-						tr:   &builtinSlots2[369],
+						tr:   &builtinSlots2[375],
 					},
 					fix: alts{
 						list: []text{
@@ -18128,7 +18296,7 @@ var builtinData1 = [...]reasonDef{
 								{literal: "Send the file in a way the recipient's organization accepts: ask the recipient which (their organization's secure file exchange, the file without encryption or password, or a link to a shared folder you agree on). If it must stay protected, send the password separately, never in the same message."},
 							},
 						},
-						tr: &builtinSlots2[370],
+						tr: &builtinSlots2[376],
 					},
 				},
 			},
@@ -18138,7 +18306,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender",
 					summary: phrase{
 						en: "attachment type not accepted",
-						tr: &builtinSlots1[162],
+						tr: &builtinSlots1[165],
 					},
 					explanation: alts{
 						list: []text{
@@ -18180,7 +18348,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 262147,
-						tr:   &builtinSlots2[371],
+						tr:   &builtinSlots2[377],
 					},
 					fix: alts{
 						list: []text{
@@ -18194,7 +18362,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 262144,
-						tr:   &builtinSlots2[372],
+						tr:   &builtinSlots2[378],
 					},
 				},
 			},
@@ -18207,7 +18375,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "address has moved",
-				tr: &builtinSlots1[163],
+				tr: &builtinSlots1[166],
 			},
 			explanation: alts{
 				list: []text{
@@ -18230,7 +18398,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[373],
+				tr:   &builtinSlots2[379],
 			},
 			fix: alts{
 				list: []text{
@@ -18238,7 +18406,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Ask the recipient, by other means, for their new address, and update your address book and mailing lists."},
 					},
 				},
-				tr: &builtinSlots2[374],
+				tr: &builtinSlots2[380],
 			},
 		},
 		byFact: keyedWords{
@@ -18268,7 +18436,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 1125899906842627,
-						tr:   &builtinSlots2[375],
+						tr:   &builtinSlots2[381],
 					},
 					fix: alts{
 						list: []text{
@@ -18279,7 +18447,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 1125899906842624,
-						tr:   &builtinSlots2[376],
+						tr:   &builtinSlots2[382],
 					},
 				},
 			},
@@ -18292,7 +18460,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "domain does not exist",
-				tr: &builtinSlots1[164],
+				tr: &builtinSlots1[167],
 			},
 			explanation: alts{
 				list: []text{
@@ -18315,7 +18483,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 17,
-				tr:   &builtinSlots2[377],
+				tr:   &builtinSlots2[383],
 			},
 			fix: alts{
 				list: []text{
@@ -18332,7 +18500,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 16,
-				tr:   &builtinSlots2[378],
+				tr:   &builtinSlots2[384],
 			},
 		},
 		byFact: keyedWords{
@@ -18341,7 +18509,7 @@ var builtinData1 = [...]reasonDef{
 				words: words{
 					summary: phrase{
 						en: "domain has no mail server",
-						tr: &builtinSlots1[165],
+						tr: &builtinSlots1[168],
 					},
 					explanation: alts{
 						list: []text{
@@ -18376,7 +18544,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 65553,
-						tr:   &builtinSlots2[379],
+						tr:   &builtinSlots2[385],
 					},
 					fix: alts{
 						list: []text{
@@ -18393,7 +18561,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 16,
-						tr:   &builtinSlots2[380],
+						tr:   &builtinSlots2[386],
 					},
 				},
 			},
@@ -18405,7 +18573,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient",
 			summary: phrase{
 				en: "mailbox full",
-				tr: &builtinSlots1[166],
+				tr: &builtinSlots1[169],
 			},
 			explanation: alts{
 				list: []text{
@@ -18428,7 +18596,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[381],
+				tr:   &builtinSlots2[387],
 			},
 			fix: alts{
 				list: []text{
@@ -18436,7 +18604,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Send it again in a few days, or tell the recipient by other means so that they can make room in their mailbox (or ask their email admin for more space)."},
 					},
 				},
-				tr: &builtinSlots2[382],
+				tr: &builtinSlots2[388],
 			},
 		},
 	},
@@ -18446,7 +18614,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "delivery program failed",
-				tr: &builtinSlots1[167],
+				tr: &builtinSlots1[170],
 			},
 			explanation: alts{
 				list: []text{
@@ -18488,7 +18656,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[383],
+				tr:   &builtinSlots2[389],
 			},
 			fix: alts{
 				list: []text{
@@ -18496,7 +18664,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Tell the recipient by other means: their email admin must fix the delivery program."},
 					},
 				},
-				tr: &builtinSlots2[384],
+				tr: &builtinSlots2[390],
 			},
 		},
 		byFact: keyedWords{
@@ -18506,7 +18674,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "recipient's forwarding program failed",
-						tr: &builtinSlots1[168],
+						tr: &builtinSlots1[171],
 					},
 					explanation: alts{
 						list: []text{
@@ -18531,7 +18699,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 140737488355331,
-						tr:   &builtinSlots2[385],
+						tr:   &builtinSlots2[391],
 					},
 					fix: alts{
 						list: []text{
@@ -18542,7 +18710,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 140737488355328,
-						tr:   &builtinSlots2[386],
+						tr:   &builtinSlots2[392],
 					},
 				},
 			},
@@ -18554,7 +18722,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "message too large",
-				tr: &builtinSlots1[169],
+				tr: &builtinSlots1[172],
 			},
 			explanation: alts{
 				list: []text{
@@ -18596,7 +18764,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 32771,
-				tr:   &builtinSlots2[387],
+				tr:   &builtinSlots2[393],
 			},
 			fix: alts{
 				list: []text{
@@ -18635,7 +18803,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 549755863040,
-				tr:   &builtinSlots2[388],
+				tr:   &builtinSlots2[394],
 			},
 		},
 	},
@@ -18645,7 +18813,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "network or DNS problem",
-				tr: &builtinSlots1[170],
+				tr: &builtinSlots1[173],
 			},
 			explanation: alts{
 				list: []text{
@@ -18668,7 +18836,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 65537,
-				tr:   &builtinSlots2[389],
+				tr:   &builtinSlots2[395],
 			},
 			fix: alts{
 				list: []text{
@@ -18701,7 +18869,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 70656,
-				tr:   &builtinSlots2[390],
+				tr:   &builtinSlots2[396],
 			},
 		},
 		byFact: keyedWords{
@@ -18710,7 +18878,7 @@ var builtinData1 = [...]reasonDef{
 				words: words{
 					summary: phrase{
 						en: "mail loop",
-						tr: &builtinSlots1[171],
+						tr: &builtinSlots1[174],
 					},
 					explanation: alts{
 						list: []text{
@@ -18733,7 +18901,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[391],
+						tr:   &builtinSlots2[397],
 					},
 					fix: alts{
 						list: []text{
@@ -18741,7 +18909,7 @@ var builtinData1 = [...]reasonDef{
 								{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 							},
 						},
-						tr: &builtinSlots2[392],
+						tr: &builtinSlots2[398],
 					},
 				},
 			},
@@ -18751,7 +18919,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "temporary DNS failure",
-						tr: &builtinSlots1[172],
+						tr: &builtinSlots1[175],
 					},
 					explanation: alts{
 						list: []text{
@@ -18786,7 +18954,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 65553,
-						tr:   &builtinSlots2[393],
+						tr:   &builtinSlots2[399],
 					},
 					fix: alts{
 						list: []text{
@@ -18802,7 +18970,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 16,
-						tr:   &builtinSlots2[394],
+						tr:   &builtinSlots2[400],
 					},
 				},
 			},
@@ -18811,7 +18979,7 @@ var builtinData1 = [...]reasonDef{
 				words: words{
 					summary: phrase{
 						en: "domain has no mail server",
-						tr: &builtinSlots1[173],
+						tr: &builtinSlots1[176],
 					},
 					explanation: alts{
 						list: []text{
@@ -18846,7 +19014,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 65553,
-						tr:   &builtinSlots2[395],
+						tr:   &builtinSlots2[401],
 					},
 					fix: alts{
 						list: []text{
@@ -18863,7 +19031,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 16,
-						tr:   &builtinSlots2[396],
+						tr:   &builtinSlots2[402],
 					},
 				},
 			},
@@ -18873,7 +19041,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender",
 					summary: phrase{
 						en: "domain not found",
-						tr: &builtinSlots1[174],
+						tr: &builtinSlots1[177],
 					},
 					explanation: alts{
 						list: []text{
@@ -18896,7 +19064,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 17,
-						tr:   &builtinSlots2[397],
+						tr:   &builtinSlots2[403],
 					},
 					fix: alts{
 						list: []text{
@@ -18913,7 +19081,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 16,
-						tr:   &builtinSlots2[398],
+						tr:   &builtinSlots2[404],
 					},
 				},
 			},
@@ -18922,7 +19090,7 @@ var builtinData1 = [...]reasonDef{
 				words: words{
 					summary: phrase{
 						en: "receiving server refused the connection",
-						tr: &builtinSlots1[175],
+						tr: &builtinSlots1[178],
 					},
 					explanation: alts{
 						list: []text{
@@ -18945,7 +19113,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 65537,
-						tr:   &builtinSlots2[399],
+						tr:   &builtinSlots2[405],
 					},
 					fix: alts{
 						list: []text{
@@ -18972,7 +19140,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 69632,
-						tr:   &builtinSlots2[400],
+						tr:   &builtinSlots2[406],
 					},
 				},
 			},
@@ -18981,7 +19149,7 @@ var builtinData1 = [...]reasonDef{
 				words: words{
 					summary: phrase{
 						en: "receiving server did not answer",
-						tr: &builtinSlots1[176],
+						tr: &builtinSlots1[179],
 					},
 					explanation: alts{
 						list: []text{
@@ -19004,7 +19172,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 65537,
-						tr:   &builtinSlots2[401],
+						tr:   &builtinSlots2[407],
 					},
 					fix: alts{
 						list: []text{
@@ -19031,7 +19199,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 69632,
-						tr:   &builtinSlots2[402],
+						tr:   &builtinSlots2[408],
 					},
 				},
 			},
@@ -19043,7 +19211,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "relaying denied",
-				tr: &builtinSlots1[177],
+				tr: &builtinSlots1[180],
 			},
 			explanation: alts{
 				list: []text{
@@ -19073,7 +19241,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 19,
-				tr:   &builtinSlots2[403],
+				tr:   &builtinSlots2[409],
 			},
 			fix: alts{
 				list: []text{
@@ -19089,7 +19257,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 2048,
-				tr:   &builtinSlots2[404],
+				tr:   &builtinSlots2[410],
 			},
 		},
 	},
@@ -19100,7 +19268,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "domain accepts no mail",
-				tr: &builtinSlots1[178],
+				tr: &builtinSlots1[181],
 			},
 			explanation: alts{
 				list: []text{
@@ -19123,7 +19291,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 17,
-				tr:   &builtinSlots2[405],
+				tr:   &builtinSlots2[411],
 			},
 			fix: alts{
 				list: []text{
@@ -19140,7 +19308,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 16,
-				tr:   &builtinSlots2[406],
+				tr:   &builtinSlots2[412],
 			},
 		},
 		byFact: keyedWords{
@@ -19149,7 +19317,7 @@ var builtinData1 = [...]reasonDef{
 				words: words{
 					summary: phrase{
 						en: "domain has no mail server",
-						tr: &builtinSlots1[179],
+						tr: &builtinSlots1[182],
 					},
 					explanation: alts{
 						list: []text{
@@ -19184,7 +19352,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 65553,
-						tr:   &builtinSlots2[407],
+						tr:   &builtinSlots2[413],
 					},
 					fix: alts{
 						list: []text{
@@ -19201,7 +19369,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 16,
-						tr:   &builtinSlots2[408],
+						tr:   &builtinSlots2[414],
 					},
 				},
 			},
@@ -19213,7 +19381,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "message not standard",
-				tr: &builtinSlots1[180],
+				tr: &builtinSlots1[183],
 			},
 			explanation: alts{
 				list: []text{
@@ -19236,7 +19404,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[409],
+				tr:   &builtinSlots2[415],
 			},
 			fix: alts{
 				list: []text{
@@ -19251,7 +19419,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 1024,
-				tr:   &builtinSlots2[410],
+				tr:   &builtinSlots2[416],
 			},
 		},
 	},
@@ -19261,7 +19429,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "unknown",
 			summary: phrase{
 				en: "delivery on hold",
-				tr: &builtinSlots1[181],
+				tr: &builtinSlots1[184],
 			},
 			explanation: alts{
 				list: []text{
@@ -19303,7 +19471,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[411],
+				tr:   &builtinSlots2[417],
 			},
 			fix: alts{
 				list: []text{
@@ -19311,7 +19479,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Wait for a final report, or ask your email admin to look at the technical details of this report."},
 					},
 				},
-				tr: &builtinSlots2[412],
+				tr: &builtinSlots2[418],
 			},
 		},
 	},
@@ -19321,7 +19489,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "refused by policy",
-				tr: &builtinSlots1[182],
+				tr: &builtinSlots1[185],
 			},
 			explanation: alts{
 				list: []text{
@@ -19363,7 +19531,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[413],
+				tr:   &builtinSlots2[419],
 			},
 			fix: alts{
 				list: []text{
@@ -19385,7 +19553,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 1310720,
-				tr:   &builtinSlots2[414],
+				tr:   &builtinSlots2[420],
 			},
 		},
 		stages: keyedWords{
@@ -19394,7 +19562,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "sending server refused by policy",
-						tr: &builtinSlots1[183],
+						tr: &builtinSlots1[186],
 					},
 					explanation: alts{
 						list: []text{
@@ -19436,7 +19604,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[415],
+						tr:   &builtinSlots2[421],
 					},
 					fix: alts{
 						list: []text{
@@ -19453,7 +19621,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 1048576,
-						tr:   &builtinSlots2[416],
+						tr:   &builtinSlots2[422],
 					},
 				},
 			},
@@ -19463,7 +19631,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "sending server refused by policy",
-						tr: &builtinSlots1[184],
+						tr: &builtinSlots1[187],
 					},
 					explanation: alts{
 						list: []text{
@@ -19505,7 +19673,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[417],
+						tr:   &builtinSlots2[423],
 					},
 					fix: alts{
 						list: []text{
@@ -19522,7 +19690,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 1048576,
-						tr:   &builtinSlots2[418],
+						tr:   &builtinSlots2[424],
 					},
 				},
 			},
@@ -19532,7 +19700,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "recipient refused by policy",
-						tr: &builtinSlots1[185],
+						tr: &builtinSlots1[188],
 					},
 					explanation: alts{
 						list: []text{
@@ -19574,7 +19742,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 35,
-						tr:   &builtinSlots2[419],
+						tr:   &builtinSlots2[425],
 					},
 					fix: alts{
 						list: []text{
@@ -19591,7 +19759,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 1048576,
-						tr:   &builtinSlots2[420],
+						tr:   &builtinSlots2[426],
 					},
 				},
 			},
@@ -19603,7 +19771,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender",
 					summary: phrase{
 						en: "encrypted attachment not accepted",
-						tr: &builtinSlots1[186],
+						tr: &builtinSlots1[189],
 					},
 					explanation: alts{
 						list: []text{
@@ -19634,7 +19802,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 262147,
-						tr:   &builtinSlots2[421],
+						tr:   &builtinSlots2[427],
 					},
 					fix: alts{
 						list: []text{
@@ -19642,7 +19810,7 @@ var builtinData1 = [...]reasonDef{
 								{literal: "Send the file in a way the recipient's organization accepts: ask the recipient which (their organization's secure file exchange, the file without encryption or password, or a link to a shared folder you agree on). If it must stay protected, send the password separately, never in the same message."},
 							},
 						},
-						tr: &builtinSlots2[422],
+						tr: &builtinSlots2[428],
 					},
 				},
 			},
@@ -19652,7 +19820,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender",
 					summary: phrase{
 						en: "attachment type not accepted",
-						tr: &builtinSlots1[187],
+						tr: &builtinSlots1[190],
 					},
 					explanation: alts{
 						list: []text{
@@ -19694,7 +19862,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 262147,
-						tr:   &builtinSlots2[423],
+						tr:   &builtinSlots2[429],
 					},
 					fix: alts{
 						list: []text{
@@ -19708,7 +19876,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 262144,
-						tr:   &builtinSlots2[424],
+						tr:   &builtinSlots2[430],
 					},
 				},
 			},
@@ -19718,7 +19886,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender",
 					summary: phrase{
 						en: "refused by the recipient organization's own rule",
-						tr: &builtinSlots1[188],
+						tr: &builtinSlots1[191],
 					},
 					explanation: alts{
 						list: []text{
@@ -19743,7 +19911,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 1099511627779,
-						tr:   &builtinSlots2[425],
+						tr:   &builtinSlots2[431],
 					},
 					fix: alts{
 						list: []text{
@@ -19751,7 +19919,7 @@ var builtinData1 = [...]reasonDef{
 								{literal: "Follow the organization's instruction quoted above (for example another file format, or the way it asks you to send files), then send the message again. If it is unclear or you cannot do what it asks, ask the recipient by other means: their email admin set the rule and can tell you what it accepts."},
 							},
 						},
-						tr: &builtinSlots2[426],
+						tr: &builtinSlots2[432],
 					},
 				},
 			},
@@ -19763,7 +19931,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "sender address refused",
-				tr: &builtinSlots1[189],
+				tr: &builtinSlots1[192],
 			},
 			explanation: alts{
 				list: []text{
@@ -19805,7 +19973,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[427],
+				tr:   &builtinSlots2[433],
 			},
 			fix: alts{
 				list: []text{
@@ -19822,7 +19990,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 1048576,
-				tr:   &builtinSlots2[428],
+				tr:   &builtinSlots2[434],
 			},
 		},
 		byFact: keyedWords{
@@ -19831,7 +19999,7 @@ var builtinData1 = [...]reasonDef{
 				words: words{
 					summary: phrase{
 						en: "sender domain not found",
-						tr: &builtinSlots1[190],
+						tr: &builtinSlots1[193],
 					},
 					explanation: alts{
 						list: []text{
@@ -19854,7 +20022,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[429],
+						tr:   &builtinSlots2[435],
 					},
 					fix: alts{
 						list: []text{
@@ -19862,7 +20030,7 @@ var builtinData1 = [...]reasonDef{
 								{literal: "Changing the message will not help. Your email admin should check that your domain exists in DNS and receives mail (a name server or registration problem, or a typo in the sender address the sending program uses)."},
 							},
 						},
-						tr: &builtinSlots2[430],
+						tr: &builtinSlots2[436],
 					},
 				},
 			},
@@ -19874,7 +20042,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "no reverse DNS",
-				tr: &builtinSlots1[191],
+				tr: &builtinSlots1[194],
 			},
 			explanation: alts{
 				list: []text{
@@ -19905,7 +20073,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 131075,
-				tr:   &builtinSlots2[431],
+				tr:   &builtinSlots2[437],
 			},
 			fix: alts{
 				list: []text{
@@ -19921,7 +20089,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 131072,
-				tr:   &builtinSlots2[432],
+				tr:   &builtinSlots2[438],
 			},
 		},
 	},
@@ -19931,7 +20099,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "security requirement not met",
-				tr: &builtinSlots1[192],
+				tr: &builtinSlots1[195],
 			},
 			explanation: alts{
 				list: []text{
@@ -19973,7 +20141,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[433],
+				tr:   &builtinSlots2[439],
 			},
 			fix: alts{
 				list: []text{
@@ -19981,7 +20149,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Your email admin should configure the sending system (server, device or application) to log in and use encryption as the receiving server requires."},
 					},
 				},
-				tr: &builtinSlots2[434],
+				tr: &builtinSlots2[440],
 			},
 		},
 		byFact: keyedWords{
@@ -19991,7 +20159,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender",
 					summary: phrase{
 						en: "encrypted attachment not accepted",
-						tr: &builtinSlots1[193],
+						tr: &builtinSlots1[196],
 					},
 					explanation: alts{
 						list: []text{
@@ -20022,7 +20190,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 262147,
-						tr:   &builtinSlots2[435],
+						tr:   &builtinSlots2[441],
 					},
 					fix: alts{
 						list: []text{
@@ -20030,7 +20198,7 @@ var builtinData1 = [...]reasonDef{
 								{literal: "Send the file in a way the recipient's organization accepts: ask the recipient which (their organization's secure file exchange, the file without encryption or password, or a link to a shared folder you agree on). If it must stay protected, send the password separately, never in the same message."},
 							},
 						},
-						tr: &builtinSlots2[436],
+						tr: &builtinSlots2[442],
 					},
 				},
 			},
@@ -20040,7 +20208,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender",
 					summary: phrase{
 						en: "attachment type not accepted",
-						tr: &builtinSlots1[194],
+						tr: &builtinSlots1[197],
 					},
 					explanation: alts{
 						list: []text{
@@ -20082,7 +20250,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 262147,
-						tr:   &builtinSlots2[437],
+						tr:   &builtinSlots2[443],
 					},
 					fix: alts{
 						list: []text{
@@ -20096,7 +20264,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 262144,
-						tr:   &builtinSlots2[438],
+						tr:   &builtinSlots2[444],
 					},
 				},
 			},
@@ -20108,7 +20276,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "judged as spam",
-				tr: &builtinSlots1[195],
+				tr: &builtinSlots1[198],
 			},
 			explanation: alts{
 				list: []text{
@@ -20204,7 +20372,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 61572651155459,
-				tr:   &builtinSlots2[439],
+				tr:   &builtinSlots2[445],
 			},
 			fix: alts{
 				list: []text{
@@ -20230,7 +20398,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35184372105216,
-				tr:   &builtinSlots2[440],
+				tr:   &builtinSlots2[446],
 			},
 		},
 		stages: keyedWords{
@@ -20239,7 +20407,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "sending server refused as a spam source",
-						tr: &builtinSlots1[196],
+						tr: &builtinSlots1[199],
 					},
 					explanation: alts{
 						list: []text{
@@ -20281,7 +20449,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 8195,
-						tr:   &builtinSlots2[441],
+						tr:   &builtinSlots2[447],
 					},
 					fix: alts{
 						list: []text{
@@ -20298,7 +20466,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 16384,
-						tr:   &builtinSlots2[442],
+						tr:   &builtinSlots2[448],
 					},
 				},
 			},
@@ -20308,7 +20476,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "sending server refused as a spam source",
-						tr: &builtinSlots1[197],
+						tr: &builtinSlots1[200],
 					},
 					explanation: alts{
 						list: []text{
@@ -20350,7 +20518,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 8195,
-						tr:   &builtinSlots2[443],
+						tr:   &builtinSlots2[449],
 					},
 					fix: alts{
 						list: []text{
@@ -20367,7 +20535,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 16384,
-						tr:   &builtinSlots2[444],
+						tr:   &builtinSlots2[450],
 					},
 				},
 			},
@@ -20377,7 +20545,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender-admin",
 					summary: phrase{
 						en: "sending server refused as a spam source",
-						tr: &builtinSlots1[198],
+						tr: &builtinSlots1[201],
 					},
 					explanation: alts{
 						list: []text{
@@ -20419,7 +20587,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 8195,
-						tr:   &builtinSlots2[445],
+						tr:   &builtinSlots2[451],
 					},
 					fix: alts{
 						list: []text{
@@ -20436,7 +20604,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 16384,
-						tr:   &builtinSlots2[446],
+						tr:   &builtinSlots2[452],
 					},
 				},
 			},
@@ -20448,7 +20616,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender",
 					summary: phrase{
 						en: "malware detected",
-						tr: &builtinSlots1[199],
+						tr: &builtinSlots1[202],
 					},
 					explanation: alts{
 						list: []text{
@@ -20494,7 +20662,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 786435,
-						tr:   &builtinSlots2[447],
+						tr:   &builtinSlots2[453],
 					},
 					fix: alts{
 						list: []text{
@@ -20508,7 +20676,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 262144,
-						tr:   &builtinSlots2[448],
+						tr:   &builtinSlots2[454],
 					},
 				},
 			},
@@ -20518,7 +20686,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender",
 					summary: phrase{
 						en: "encrypted attachment not accepted",
-						tr: &builtinSlots1[200],
+						tr: &builtinSlots1[203],
 					},
 					explanation: alts{
 						list: []text{
@@ -20549,7 +20717,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 262147,
-						tr:   &builtinSlots2[449],
+						tr:   &builtinSlots2[455],
 					},
 					fix: alts{
 						list: []text{
@@ -20557,7 +20725,7 @@ var builtinData1 = [...]reasonDef{
 								{literal: "Send the file in a way the recipient's organization accepts: ask the recipient which (their organization's secure file exchange, the file without encryption or password, or a link to a shared folder you agree on). If it must stay protected, send the password separately, never in the same message."},
 							},
 						},
-						tr: &builtinSlots2[450],
+						tr: &builtinSlots2[456],
 					},
 				},
 			},
@@ -20567,7 +20735,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender",
 					summary: phrase{
 						en: "attachment type not accepted",
-						tr: &builtinSlots1[201],
+						tr: &builtinSlots1[204],
 					},
 					explanation: alts{
 						list: []text{
@@ -20609,7 +20777,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 262147,
-						tr:   &builtinSlots2[451],
+						tr:   &builtinSlots2[457],
 					},
 					fix: alts{
 						list: []text{
@@ -20623,7 +20791,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 262144,
-						tr:   &builtinSlots2[452],
+						tr:   &builtinSlots2[458],
 					},
 				},
 			},
@@ -20635,7 +20803,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "sending rate limit",
-				tr: &builtinSlots1[202],
+				tr: &builtinSlots1[205],
 			},
 			explanation: alts{
 				list: []text{
@@ -20665,7 +20833,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 32771,
-				tr:   &builtinSlots2[453],
+				tr:   &builtinSlots2[459],
 			},
 			fix: alts{
 				list: []text{
@@ -20682,7 +20850,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 16384,
-				tr:   &builtinSlots2[454],
+				tr:   &builtinSlots2[460],
 			},
 		},
 	},
@@ -20692,7 +20860,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "suppressed address",
-				tr: &builtinSlots1[203],
+				tr: &builtinSlots1[206],
 			},
 			explanation: alts{
 				list: []text{
@@ -20708,7 +20876,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 1,
-				tr:   &builtinSlots2[455],
+				tr:   &builtinSlots2[461],
 			},
 			fix: alts{
 				list: []text{
@@ -20716,7 +20884,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Check the address. If you know that it works again, ask whoever runs your sending service account (for example Amazon SES, SendGrid, Mailgun or Postmark) to take it off the account's suppression list; otherwise remove it from your lists."},
 					},
 				},
-				tr: &builtinSlots2[456],
+				tr: &builtinSlots2[462],
 			},
 		},
 	},
@@ -20726,7 +20894,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient",
 			summary: phrase{
 				en: "mailbox disabled",
-				tr: &builtinSlots1[204],
+				tr: &builtinSlots1[207],
 			},
 			explanation: alts{
 				list: []text{
@@ -20749,7 +20917,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[457],
+				tr:   &builtinSlots2[463],
 			},
 			fix: alts{
 				list: []text{
@@ -20757,7 +20925,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Reach the recipient by other means: only they or their email admin can reactivate the mailbox. If it stays disabled, stop writing to this address."},
 					},
 				},
-				tr: &builtinSlots2[458],
+				tr: &builtinSlots2[464],
 			},
 		},
 	},
@@ -20767,7 +20935,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "mail protocol error",
-				tr: &builtinSlots1[205],
+				tr: &builtinSlots1[208],
 			},
 			explanation: alts{
 				list: []text{
@@ -20790,7 +20958,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[459],
+				tr:   &builtinSlots2[465],
 			},
 			fix: alts{
 				list: []text{
@@ -20798,7 +20966,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Your email admin should check the sending server's software and settings."},
 					},
 				},
-				tr: &builtinSlots2[460],
+				tr: &builtinSlots2[466],
 			},
 		},
 	},
@@ -20808,7 +20976,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "error at the receiving system",
-				tr: &builtinSlots1[206],
+				tr: &builtinSlots1[209],
 			},
 			explanation: alts{
 				list: []text{
@@ -20850,7 +21018,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[461],
+				tr:   &builtinSlots2[467],
 			},
 			fix: alts{
 				list: []text{
@@ -20858,7 +21026,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Send it again later; if it keeps failing, tell the recipient by other means so that their email admin can look at the error."},
 					},
 				},
-				tr: &builtinSlots2[462],
+				tr: &builtinSlots2[468],
 			},
 		},
 		byFact: keyedWords{
@@ -20867,7 +21035,7 @@ var builtinData1 = [...]reasonDef{
 				words: words{
 					summary: phrase{
 						en: "mail loop",
-						tr: &builtinSlots1[207],
+						tr: &builtinSlots1[210],
 					},
 					explanation: alts{
 						list: []text{
@@ -20890,7 +21058,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 3,
-						tr:   &builtinSlots2[463],
+						tr:   &builtinSlots2[469],
 					},
 					fix: alts{
 						list: []text{
@@ -20898,7 +21066,7 @@ var builtinData1 = [...]reasonDef{
 								{literal: "Sending it again will loop again. Tell the recipient by other means: their email admin (or the admins of the servers that pass the message back and forth) must fix the forwarding or routing. Your side is involved only if your own mailbox forwards mail automatically."},
 							},
 						},
-						tr: &builtinSlots2[464],
+						tr: &builtinSlots2[470],
 					},
 				},
 			},
@@ -20908,7 +21076,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "recipient-admin",
 					summary: phrase{
 						en: "recipient's forwarding program failed",
-						tr: &builtinSlots1[208],
+						tr: &builtinSlots1[211],
 					},
 					explanation: alts{
 						list: []text{
@@ -20933,7 +21101,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 140737488355331,
-						tr:   &builtinSlots2[465],
+						tr:   &builtinSlots2[471],
 					},
 					fix: alts{
 						list: []text{
@@ -20944,7 +21112,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 140737488355328,
-						tr:   &builtinSlots2[466],
+						tr:   &builtinSlots2[472],
 					},
 				},
 			},
@@ -20956,7 +21124,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "recipient-admin",
 			summary: phrase{
 				en: "receiving system out of storage",
-				tr: &builtinSlots1[209],
+				tr: &builtinSlots1[212],
 			},
 			explanation: alts{
 				list: []text{
@@ -20979,7 +21147,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[467],
+				tr:   &builtinSlots2[473],
 			},
 			fix: alts{
 				list: []text{
@@ -20987,7 +21155,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change. Send it again later; if it keeps failing, tell the recipient by other means so that their email admin frees space."},
 					},
 				},
-				tr: &builtinSlots2[468],
+				tr: &builtinSlots2[474],
 			},
 		},
 	},
@@ -20997,7 +21165,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender-admin",
 			summary: phrase{
 				en: "too many connections",
-				tr: &builtinSlots1[210],
+				tr: &builtinSlots1[213],
 			},
 			explanation: alts{
 				list: []text{
@@ -21020,7 +21188,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[469],
+				tr:   &builtinSlots2[475],
 			},
 			fix: alts{
 				list: []text{
@@ -21028,7 +21196,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Nothing in your message needs to change; the message can be sent again later. If it keeps happening, your email admin should lower the number of simultaneous connections from the sending server to that destination."},
 					},
 				},
-				tr: &builtinSlots2[470],
+				tr: &builtinSlots2[476],
 			},
 		},
 		byFact: keyedWords{
@@ -21038,7 +21206,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender",
 					summary: phrase{
 						en: "too many recipients",
-						tr: &builtinSlots1[211],
+						tr: &builtinSlots1[214],
 					},
 					explanation: alts{
 						list: []text{
@@ -21080,7 +21248,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 32771,
-						tr:   &builtinSlots2[471],
+						tr:   &builtinSlots2[477],
 					},
 					fix: alts{
 						list: []text{
@@ -21094,7 +21262,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 32768,
-						tr:   &builtinSlots2[472],
+						tr:   &builtinSlots2[478],
 					},
 				},
 			},
@@ -21106,7 +21274,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "unknown",
 			summary: phrase{
 				en: "undetermined failure",
-				tr: &builtinSlots1[212],
+				tr: &builtinSlots1[215],
 			},
 			explanation: alts{
 				list: []text{
@@ -21141,7 +21309,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 35,
-				tr:   &builtinSlots2[473],
+				tr:   &builtinSlots2[479],
 			},
 			fix: alts{
 				list: []text{
@@ -21161,7 +21329,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 16384,
-				tr:   &builtinSlots2[474],
+				tr:   &builtinSlots2[480],
 			},
 		},
 	},
@@ -21172,7 +21340,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "address does not exist",
-				tr: &builtinSlots1[213],
+				tr: &builtinSlots1[216],
 			},
 			explanation: alts{
 				list: []text{
@@ -21195,7 +21363,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 3,
-				tr:   &builtinSlots2[475],
+				tr:   &builtinSlots2[481],
 			},
 			fix: alts{
 				list: []text{
@@ -21203,7 +21371,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "Check the address for typos. If it is right, the person may have left or changed address: ask them for a current one by other means, and remove this address from your address book, your mail program's autocomplete and your mailing lists."},
 					},
 				},
-				tr: &builtinSlots2[476],
+				tr: &builtinSlots2[482],
 			},
 		},
 	},
@@ -21212,7 +21380,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "none",
 			summary: phrase{
 				en: "auto-reply",
-				tr: &builtinSlots1[214],
+				tr: &builtinSlots1[217],
 			},
 			explanation: alts{
 				list: []text{
@@ -21220,7 +21388,7 @@ var builtinData1 = [...]reasonDef{
 						{literal: "This is an automatic reply, not a bounce."},
 					},
 				},
-				tr: &builtinSlots2[477],
+				tr: &builtinSlots2[483],
 			},
 		},
 	},
@@ -21230,7 +21398,7 @@ var builtinData1 = [...]reasonDef{
 			owner: "sender",
 			summary: phrase{
 				en: "malware detected",
-				tr: &builtinSlots1[215],
+				tr: &builtinSlots1[218],
 			},
 			explanation: alts{
 				list: []text{
@@ -21312,7 +21480,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 786435,
-				tr:   &builtinSlots2[478],
+				tr:   &builtinSlots2[484],
 			},
 			fix: alts{
 				list: []text{
@@ -21326,7 +21494,7 @@ var builtinData1 = [...]reasonDef{
 					},
 				},
 				uses: 262144,
-				tr:   &builtinSlots2[479],
+				tr:   &builtinSlots2[485],
 			},
 		},
 		byFact: keyedWords{
@@ -21336,7 +21504,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender",
 					summary: phrase{
 						en: "malware detected",
-						tr: &builtinSlots1[216],
+						tr: &builtinSlots1[219],
 					},
 					explanation: alts{
 						list: []text{
@@ -21382,7 +21550,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 786435,
-						tr:   &builtinSlots2[480],
+						tr:   &builtinSlots2[486],
 					},
 					fix: alts{
 						list: []text{
@@ -21396,7 +21564,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 262144,
-						tr:   &builtinSlots2[481],
+						tr:   &builtinSlots2[487],
 					},
 				},
 			},
@@ -21406,7 +21574,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender",
 					summary: phrase{
 						en: "encrypted attachment not accepted",
-						tr: &builtinSlots1[217],
+						tr: &builtinSlots1[220],
 					},
 					explanation: alts{
 						list: []text{
@@ -21437,7 +21605,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 262147,
-						tr:   &builtinSlots2[482],
+						tr:   &builtinSlots2[488],
 					},
 					fix: alts{
 						list: []text{
@@ -21445,7 +21613,7 @@ var builtinData1 = [...]reasonDef{
 								{literal: "Send the file in a way the recipient's organization accepts: ask the recipient which (their organization's secure file exchange, the file without encryption or password, or a link to a shared folder you agree on). If it must stay protected, send the password separately, never in the same message."},
 							},
 						},
-						tr: &builtinSlots2[483],
+						tr: &builtinSlots2[489],
 					},
 				},
 			},
@@ -21455,7 +21623,7 @@ var builtinData1 = [...]reasonDef{
 					owner: "sender",
 					summary: phrase{
 						en: "attachment type not accepted",
-						tr: &builtinSlots1[218],
+						tr: &builtinSlots1[221],
 					},
 					explanation: alts{
 						list: []text{
@@ -21497,7 +21665,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 262147,
-						tr:   &builtinSlots2[484],
+						tr:   &builtinSlots2[490],
 					},
 					fix: alts{
 						list: []text{
@@ -21511,7 +21679,7 @@ var builtinData1 = [...]reasonDef{
 							},
 						},
 						uses: 262144,
-						tr:   &builtinSlots2[485],
+						tr:   &builtinSlots2[491],
 					},
 				},
 			},
@@ -21521,11 +21689,11 @@ var builtinData1 = [...]reasonDef{
 
 // builtinSlots1 are the translations of the []string slots, filled when first needed:
 // zero data, so that starting writes none of the rules' pages.
-var builtinSlots1 [219][]string
+var builtinSlots1 [222][]string
 
 // builtinSlots2 are the translations of the [][]text slots, filled when first needed:
 // zero data, so that starting writes none of the rules' pages.
-var builtinSlots2 [486][][]text
+var builtinSlots2 [492][][]text
 
 // builtinTrie is the trie of the phrase automaton of builtinSet, as newTrie
 // builds it from builtinSet.phrases.
