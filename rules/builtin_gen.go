@@ -9,7 +9,7 @@ import (
 )
 
 // builtinDigest is BuiltinDigest: of the rules.yaml this file was generated from.
-const builtinDigest = "d79f3837938c"
+const builtinDigest = "492fe7baed3d"
 
 // builtinTrue and builtinFalse are the values of the rules' *bool fields.
 var builtinTrue, builtinFalse = true, false
@@ -20,7 +20,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "success",
 			file:   "rules.yaml (built-in)",
-			line:   1417,
+			line:   1431,
 			action: []smtpcode.Action{"delivered", "relayed", "expanded"},
 			then: thenDef{
 				Reason: "delivered",
@@ -30,7 +30,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "success-code",
 			file: "rules.yaml (built-in)",
-			line: 1422,
+			line: 1436,
 			status: []statusPattern{
 				{class: 2, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -56,11 +56,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1437,
+			line: 1451,
 			text: phraseMask{
-				{index: 3, bits: 120259084288},
+				{index: 3, bits: 481036337152},
 			},
-			textIDs: []int32{226, 227, 228},
+			textIDs: []int32{228, 229, 230},
 			regexps: []*pattern{
 				{src: "your message to <|> was automatically rejected:", captures: false, minLen: 17},
 			},
@@ -70,11 +70,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1444,
+			line: 1458,
 			text: phraseMask{
-				{index: 3, bits: 137438953472},
+				{index: 3, bits: 549755813888},
 			},
-			textIDs: []int32{229},
+			textIDs: []int32{231},
 			regexps: []*pattern{
 				{src: "your message to <|> was automatically rejected:", captures: false, minLen: 17},
 			},
@@ -84,11 +84,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1451,
+			line: 1465,
 			text: phraseMask{
-				{index: 3, bits: 824633720832},
+				{index: 3, bits: 3298534883328},
 			},
-			textIDs: []int32{230, 231},
+			textIDs: []int32{232, 233},
 			regexps: []*pattern{
 				{src: "mail\\.local: ", captures: false, minLen: 12},
 			},
@@ -98,11 +98,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1458,
+			line: 1472,
 			text: phraseMask{
-				{index: 3, bits: 1099511627776},
+				{index: 3, bits: 4398046511104},
 			},
-			textIDs: []int32{232},
+			textIDs: []int32{234},
 			regexps: []*pattern{
 				{src: "mail\\.local: ", captures: false, minLen: 12},
 			},
@@ -112,11 +112,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1465,
+			line: 1479,
 			text: phraseMask{
-				{index: 3, bits: 32985348833280},
+				{index: 3, bits: 131941395333120},
 			},
-			textIDs: []int32{233, 234, 235, 236},
+			textIDs: []int32{235, 236, 237, 238},
 			regexps: []*pattern{
 				{src: "mail\\.local: ", captures: false, minLen: 12},
 			},
@@ -126,11 +126,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1472,
+			line: 1486,
 			text: phraseMask{
-				{index: 3, bits: 105553116266496},
+				{index: 3, bits: 422212465065984},
 			},
-			textIDs: []int32{237, 238},
+			textIDs: []int32{239, 240},
 			regexps: []*pattern{
 				{src: "procmail: |/procmail ", captures: false, minLen: 10},
 			},
@@ -140,11 +140,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1479,
+			line: 1493,
 			text: phraseMask{
-				{index: 3, bits: 140737488355328},
+				{index: 3, bits: 562949953421312},
 			},
-			textIDs: []int32{239},
+			textIDs: []int32{241},
 			regexps: []*pattern{
 				{src: "procmail: |/procmail ", captures: false, minLen: 10},
 			},
@@ -154,11 +154,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 1486,
+			line: 1500,
 			text: phraseMask{
-				{index: 3, bits: 281474976710656},
+				{index: 3, bits: 1125899906842624},
 			},
-			textIDs: []int32{240},
+			textIDs: []int32{242},
 			regexps: []*pattern{
 				{src: "procmail: |/procmail ", captures: false, minLen: 10},
 			},
@@ -168,11 +168,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1493,
+			line: 1507,
 			text: phraseMask{
-				{index: 3, bits: 562949953421312},
+				{index: 3, bits: 2251799813685248},
 			},
-			textIDs: []int32{241},
+			textIDs: []int32{243},
 			regexps: []*pattern{
 				{src: "maildrop: ", captures: false, minLen: 10},
 			},
@@ -182,11 +182,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1500,
+			line: 1514,
 			text: phraseMask{
-				{index: 3, bits: 3377699720527872},
+				{index: 3, bits: 13510798882111488},
 			},
-			textIDs: []int32{242, 243},
+			textIDs: []int32{244, 245},
 			regexps: []*pattern{
 				{src: "maildrop: ", captures: false, minLen: 10},
 			},
@@ -196,11 +196,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1507,
+			line: 1521,
 			text: phraseMask{
-				{index: 3, bits: 4503599627370496},
+				{index: 3, bits: 18014398509481984},
 			},
-			textIDs: []int32{244},
+			textIDs: []int32{246},
 			regexps: []*pattern{
 				{src: "vdelivermail: ", captures: false, minLen: 14},
 			},
@@ -210,11 +210,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1514,
+			line: 1528,
 			text: phraseMask{
-				{index: 3, bits: 27021597764222976},
+				{index: 3, bits: 108086391056891904},
 			},
-			textIDs: []int32{245, 246},
+			textIDs: []int32{247, 248},
 			regexps: []*pattern{
 				{src: "vdelivermail: ", captures: false, minLen: 14},
 			},
@@ -224,11 +224,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1521,
+			line: 1535,
 			text: phraseMask{
-				{index: 3, bits: 36028797018963968},
+				{index: 3, bits: 144115188075855872},
 			},
-			textIDs: []int32{247},
+			textIDs: []int32{249},
 			regexps: []*pattern{
 				{src: "vdelivermail: ", captures: false, minLen: 14},
 			},
@@ -238,11 +238,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1528,
+			line: 1542,
 			text: phraseMask{
-				{index: 3, bits: 72057594037927936},
+				{index: 3, bits: 288230376151711744},
 			},
-			textIDs: []int32{248},
+			textIDs: []int32{250},
 			regexps: []*pattern{
 				{src: "vdelivermail: ", captures: false, minLen: 14},
 			},
@@ -252,11 +252,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1535,
+			line: 1549,
 			text: phraseMask{
-				{index: 3, bits: 144115188075855872},
+				{index: 3, bits: 576460752303423488},
 			},
-			textIDs: []int32{249},
+			textIDs: []int32{251},
 			regexps: []*pattern{
 				{src: "vdeliver: ", captures: false, minLen: 10},
 			},
@@ -266,11 +266,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1542,
+			line: 1556,
 			text: phraseMask{
-				{index: 3, bits: 2017612633061982208},
+				{index: 3, bits: 8070450532247928832},
 			},
-			textIDs: []int32{250, 251, 252},
+			textIDs: []int32{252, 253, 254},
 			regexps: []*pattern{
 				{src: "vdeliver: ", captures: false, minLen: 10},
 			},
@@ -280,33 +280,33 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-other-message",
 			file: "rules.yaml (built-in)",
-			line: 1550,
+			line: 1564,
 			text: phraseMask{
-				{index: 3, bits: 16140901064495857664},
-				{index: 4, bits: 15},
+				{index: 3, bits: 9223372036854775808},
+				{index: 4, bits: 63},
 			},
-			textIDs: []int32{253, 254, 255, 256, 257, 258, 259},
+			textIDs: []int32{255, 256, 257, 258, 259, 260, 261},
 			command: []string{"DATA", ""},
 			then:    thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "ironport-ldap-accept-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1571,
+			line: 1585,
 			text: phraseMask{
-				{index: 4, bits: 16},
+				{index: 4, bits: 64},
 			},
-			textIDs: []int32{260},
+			textIDs: []int32{262},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "outlook-block-list",
 			file: "rules.yaml (built-in)",
-			line: 1582,
+			line: 1596,
 			text: phraseMask{
-				{index: 4, bits: 96},
+				{index: 4, bits: 384},
 			},
-			textIDs: []int32{261, 262},
+			textIDs: []int32{263, 264},
 			regexps: []*pattern{
 				{src: "\\bs31[45]0\\b", captures: false, minLen: 5},
 			},
@@ -371,11 +371,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "greylisting-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1599,
+			line: 1613,
 			text: phraseMask{
-				{index: 4, bits: 8064},
+				{index: 4, bits: 32256},
 			},
-			textIDs: []int32{263, 264, 265, 266, 267, 268},
+			textIDs: []int32{265, 266, 267, 268, 269, 270},
 			action:  []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "onhold",
@@ -423,11 +423,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "proofpoint-reputation",
 			file: "rules.yaml (built-in)",
-			line: 1617,
+			line: 1631,
 			text: phraseMask{
-				{index: 4, bits: 57344},
+				{index: 4, bits: 229376},
 			},
-			textIDs: []int32{269, 270, 271},
+			textIDs: []int32{271, 272, 273},
 			then: thenDef{
 				Reason: "blocked",
 				words: words{
@@ -497,11 +497,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-verify-callout",
 			file: "rules.yaml (built-in)",
-			line: 1632,
+			line: 1646,
 			text: phraseMask{
-				{index: 4, bits: 4128768},
+				{index: 4, bits: 16515072},
 			},
-			textIDs: []int32{272, 273, 274, 275, 276, 277},
+			textIDs: []int32{274, 275, 276, 277, 278, 279},
 			then: thenDef{
 				Reason: "rejected",
 				words: words{
@@ -547,11 +547,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1652,
+			line: 1666,
 			text: phraseMask{
-				{index: 4, bits: 12582912},
+				{index: 4, bits: 50331648},
 			},
-			textIDs: []int32{278, 279},
+			textIDs: []int32{280, 281},
 			action:  []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "speeding",
@@ -599,11 +599,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate",
 			file: "rules.yaml (built-in)",
-			line: 1669,
+			line: 1683,
 			text: phraseMask{
-				{index: 4, bits: 12582912},
+				{index: 4, bits: 50331648},
 			},
-			textIDs: []int32{278, 279},
+			textIDs: []int32{280, 281},
 			then: thenDef{
 				Reason: "speeding",
 				words: words{
@@ -649,11 +649,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-likely-unsolicited",
 			file: "rules.yaml (built-in)",
-			line: 1679,
+			line: 1693,
 			text: phraseMask{
-				{index: 4, bits: 16777216},
+				{index: 4, bits: 67108864},
 			},
-			textIDs: []int32{280},
+			textIDs: []int32{282},
 			regexps: []*pattern{
 				{src: "(?:\\[(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})(?: +[0-9]+)?\\] )?our system has detected that this message is likely unsolicited mail", captures: true, minLen: 68},
 			},
@@ -719,11 +719,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-user-block",
 			file: "rules.yaml (built-in)",
-			line: 1696,
+			line: 1710,
 			text: phraseMask{
-				{index: 4, bits: 503316480},
+				{index: 4, bits: 2013265920},
 			},
-			textIDs: []int32{281, 282, 283, 284},
+			textIDs: []int32{283, 284, 285, 286},
 			then: thenDef{
 				Reason: "rejected",
 				words: words{
@@ -769,11 +769,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policy-block",
 			file: "rules.yaml (built-in)",
-			line: 1711,
+			line: 1725,
 			text: phraseMask{
-				{index: 4, bits: 33822867456},
+				{index: 4, bits: 135291469824},
 			},
-			textIDs: []int32{285, 286, 287, 288, 289, 290},
+			textIDs: []int32{287, 288, 289, 290, 291, 292},
 			then: thenDef{
 				Reason: "rejected",
 				words: words{
@@ -819,11 +819,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-anti-spoofing",
 			file: "rules.yaml (built-in)",
-			line: 1732,
+			line: 1746,
 			text: phraseMask{
-				{index: 4, bits: 240518168576},
+				{index: 4, bits: 962072674304},
 			},
-			textIDs: []int32{291, 292, 293},
+			textIDs: []int32{293, 294, 295},
 			then: thenDef{
 				Reason: "policyviolation",
 				words: words{
@@ -869,11 +869,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1746,
+			line: 1760,
 			text: phraseMask{
-				{index: 4, bits: 1924145348608},
+				{index: 4, bits: 7696581394432},
 			},
-			textIDs: []int32{294, 295, 296},
+			textIDs: []int32{296, 297, 298},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](416|418)\\b", captures: false, minLen: 7},
 			},
@@ -882,11 +882,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1756,
+			line: 1770,
 			text: phraseMask{
-				{index: 4, bits: 1924145348608},
+				{index: 4, bits: 7696581394432},
 			},
-			textIDs: []int32{294, 295, 296},
+			textIDs: []int32{296, 297, 298},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](417)\\b", captures: false, minLen: 7},
 			},
@@ -895,11 +895,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1762,
+			line: 1776,
 			text: phraseMask{
-				{index: 4, bits: 1924145348608},
+				{index: 4, bits: 7696581394432},
 			},
-			textIDs: []int32{294, 295, 296},
+			textIDs: []int32{296, 297, 298},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](420|426)\\b", captures: false, minLen: 7},
 			},
@@ -908,11 +908,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1768,
+			line: 1782,
 			text: phraseMask{
-				{index: 4, bits: 1924145348608},
+				{index: 4, bits: 7696581394432},
 			},
-			textIDs: []int32{294, 295, 296},
+			textIDs: []int32{296, 297, 298},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](401|517)\\b", captures: false, minLen: 7},
 			},
@@ -921,11 +921,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1774,
+			line: 1788,
 			text: phraseMask{
-				{index: 4, bits: 1924145348608},
+				{index: 4, bits: 7696581394432},
 			},
-			textIDs: []int32{294, 295, 296},
+			textIDs: []int32{296, 297, 298},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](305|402)\\b", captures: false, minLen: 7},
 			},
@@ -934,11 +934,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1780,
+			line: 1794,
 			text: phraseMask{
-				{index: 4, bits: 1924145348608},
+				{index: 4, bits: 7696581394432},
 			},
-			textIDs: []int32{294, 295, 296},
+			textIDs: []int32{296, 297, 298},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](403|405|415|421)\\b", captures: false, minLen: 7},
 			},
@@ -947,11 +947,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1786,
+			line: 1800,
 			text: phraseMask{
-				{index: 4, bits: 1924145348608},
+				{index: 4, bits: 7696581394432},
 			},
-			textIDs: []int32{294, 295, 296},
+			textIDs: []int32{296, 297, 298},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](506)\\b", captures: false, minLen: 7},
 			},
@@ -960,11 +960,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1792,
+			line: 1806,
 			text: phraseMask{
-				{index: 4, bits: 1924145348608},
+				{index: 4, bits: 7696581394432},
 			},
-			textIDs: []int32{294, 295, 296},
+			textIDs: []int32{296, 297, 298},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](514)\\b", captures: false, minLen: 7},
 			},
@@ -973,11 +973,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1798,
+			line: 1812,
 			text: phraseMask{
-				{index: 4, bits: 1924145348608},
+				{index: 4, bits: 7696581394432},
 			},
-			textIDs: []int32{294, 295, 296},
+			textIDs: []int32{296, 297, 298},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](630)\\b", captures: false, minLen: 7},
 			},
@@ -986,11 +986,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1804,
+			line: 1818,
 			text: phraseMask{
-				{index: 4, bits: 1924145348608},
+				{index: 4, bits: 7696581394432},
 			},
-			textIDs: []int32{294, 295, 296},
+			textIDs: []int32{296, 297, 298},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](505)\\b", captures: false, minLen: 7},
 			},
@@ -999,11 +999,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1810,
+			line: 1824,
 			text: phraseMask{
-				{index: 4, bits: 1924145348608},
+				{index: 4, bits: 7696581394432},
 			},
-			textIDs: []int32{294, 295, 296},
+			textIDs: []int32{296, 297, 298},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](104)\\b", captures: false, minLen: 7},
 			},
@@ -1012,11 +1012,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1816,
+			line: 1830,
 			text: phraseMask{
-				{index: 4, bits: 1924145348608},
+				{index: 4, bits: 7696581394432},
 			},
-			textIDs: []int32{294, 295, 296},
+			textIDs: []int32{296, 297, 298},
 			regexps: []*pattern{
 				{src: "\\b(lpn|lpnaaa|ofr|ouk)[0-9]*[_-](101|102|103|510|999)\\b", captures: false, minLen: 7},
 			},
@@ -1081,11 +1081,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1831,
+			line: 1845,
 			text: phraseMask{
-				{index: 4, bits: 32985348833280},
+				{index: 4, bits: 131941395333120},
 			},
-			textIDs: []int32{297, 298, 299, 300},
+			textIDs: []int32{299, 300, 301, 302},
 			regexps: []*pattern{
 				{src: "\\b(cxbl|cdrbl|ipbl0001|ipbl0010|ipbl0100|ipbl0011|ipbl0101|ipbl0110|ipbl0111|ipbl1000|ipbl1001|ipbl1010|ipbl1011|ipbl1100|ipbl1101|ipbl1110|ipbl1111|ipbl00001)\\b", captures: false, minLen: 4},
 			},
@@ -1094,11 +1094,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1839,
+			line: 1853,
 			text: phraseMask{
-				{index: 4, bits: 35184372088832},
+				{index: 4, bits: 140737488355328},
 			},
-			textIDs: []int32{301},
+			textIDs: []int32{303},
 			regexps: []*pattern{
 				{src: "\\b(cxdns)\\b", captures: false, minLen: 5},
 			},
@@ -1107,11 +1107,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1845,
+			line: 1859,
 			text: phraseMask{
-				{index: 4, bits: 70368744177664},
+				{index: 4, bits: 281474976710656},
 			},
-			textIDs: []int32{302},
+			textIDs: []int32{304},
 			regexps: []*pattern{
 				{src: "\\b(cxsndr)\\b", captures: false, minLen: 6},
 			},
@@ -1120,11 +1120,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1851,
+			line: 1865,
 			text: phraseMask{
-				{index: 4, bits: 140737488355328},
+				{index: 4, bits: 562949953421312},
 			},
-			textIDs: []int32{303},
+			textIDs: []int32{305},
 			regexps: []*pattern{
 				{src: "\\b(cxsmtp)\\b", captures: false, minLen: 6},
 			},
@@ -1133,11 +1133,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1857,
+			line: 1871,
 			text: phraseMask{
-				{index: 4, bits: 844424930131968},
+				{index: 4, bits: 3377699720527872},
 			},
-			textIDs: []int32{304, 305},
+			textIDs: []int32{306, 307},
 			regexps: []*pattern{
 				{src: "\\b(cxcnct|cxmxrt)\\b", captures: false, minLen: 6},
 			},
@@ -1146,11 +1146,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1863,
+			line: 1877,
 			text: phraseMask{
-				{index: 4, bits: 3377699720527872},
+				{index: 4, bits: 13510798882111488},
 			},
-			textIDs: []int32{306, 307},
+			textIDs: []int32{308, 309},
 			regexps: []*pattern{
 				{src: "\\b(cxthrt|cxmj)\\b", captures: false, minLen: 4},
 			},
@@ -1159,11 +1159,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1869,
+			line: 1883,
 			text: phraseMask{
-				{index: 4, bits: 4503599627370496},
+				{index: 4, bits: 18014398509481984},
 			},
-			textIDs: []int32{308},
+			textIDs: []int32{310},
 			regexps: []*pattern{
 				{src: "\\b(urlbl011|urlbl101|urlbl110|urlbl1001)\\b", captures: false, minLen: 8},
 			},
@@ -1172,151 +1172,151 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1875,
+			line: 1889,
 			text: phraseMask{
-				{index: 4, bits: 9007199254740992},
+				{index: 4, bits: 36028797018963968},
 			},
-			textIDs: []int32{309},
+			textIDs: []int32{311},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "facebook-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1884,
+			line: 1898,
 			text: phraseMask{
-				{index: 4, bits: 2287828610704211968},
+				{index: 4, bits: 9151314442816847872},
 			},
-			textIDs: []int32{310, 311, 312, 313, 314, 315, 316},
+			textIDs: []int32{312, 313, 314, 315, 316, 317, 318},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "facebook-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1889,
+			line: 1903,
 			text: phraseMask{
-				{index: 4, bits: 2305843009213693952},
+				{index: 4, bits: 9223372036854775808},
 			},
-			textIDs: []int32{317},
+			textIDs: []int32{319},
 			then:    thenDef{Reason: "contenterror"},
 		},
 		{
 			id:   "facebook-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1894,
+			line: 1908,
 			text: phraseMask{
-				{index: 4, bits: 13835058055282163712},
+				{index: 5, bits: 3},
 			},
-			textIDs: []int32{318, 319},
+			textIDs: []int32{320, 321},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "facebook-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1899,
+			line: 1913,
 			text: phraseMask{
-				{index: 5, bits: 3},
+				{index: 5, bits: 12},
 			},
-			textIDs: []int32{320, 321},
+			textIDs: []int32{322, 323},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "facebook-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1904,
+			line: 1918,
 			text: phraseMask{
-				{index: 5, bits: 4},
+				{index: 5, bits: 16},
 			},
-			textIDs: []int32{322},
+			textIDs: []int32{324},
 			then:    thenDef{Reason: "notcompliantrfc"},
 		},
 		{
 			id:   "facebook-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1909,
+			line: 1923,
 			text: phraseMask{
-				{index: 5, bits: 56},
+				{index: 5, bits: 224},
 			},
-			textIDs: []int32{323, 324, 325},
+			textIDs: []int32{325, 326, 327},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "facebook-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1914,
+			line: 1928,
 			text: phraseMask{
-				{index: 5, bits: 192},
+				{index: 5, bits: 768},
 			},
-			textIDs: []int32{326, 327},
+			textIDs: []int32{328, 329},
 			then:    thenDef{Reason: "requireptr"},
 		},
 		{
 			id:   "facebook-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1919,
+			line: 1933,
 			text: phraseMask{
-				{index: 5, bits: 256},
+				{index: 5, bits: 1024},
 			},
-			textIDs: []int32{328},
+			textIDs: []int32{330},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "facebook-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1924,
+			line: 1938,
 			text: phraseMask{
-				{index: 5, bits: 512},
+				{index: 5, bits: 2048},
 			},
-			textIDs: []int32{329},
+			textIDs: []int32{331},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "facebook-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1929,
+			line: 1943,
 			text: phraseMask{
-				{index: 5, bits: 1024},
+				{index: 5, bits: 4096},
 			},
-			textIDs: []int32{330},
+			textIDs: []int32{332},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "facebook-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1934,
+			line: 1948,
 			text: phraseMask{
-				{index: 5, bits: 63488},
+				{index: 5, bits: 253952},
 			},
-			textIDs: []int32{331, 332, 333, 334, 335},
+			textIDs: []int32{333, 334, 335, 336, 337},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "facebook-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1939,
+			line: 1953,
 			text: phraseMask{
-				{index: 5, bits: 983040},
+				{index: 5, bits: 3932160},
 			},
-			textIDs: []int32{336, 337, 338, 339},
+			textIDs: []int32{338, 339, 340, 341},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "facebook-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1944,
+			line: 1958,
 			text: phraseMask{
-				{index: 5, bits: 1048576},
+				{index: 5, bits: 4194304},
 			},
-			textIDs: []int32{340},
+			textIDs: []int32{342},
 			then:    thenDef{Reason: "virusdetected"},
 		},
 		{
 			id:   "spectrum-aup-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1949,
+			line: 1963,
 			text: phraseMask{
-				{index: 5, bits: 2097152},
+				{index: 5, bits: 8388608},
 			},
-			textIDs: []int32{341},
+			textIDs: []int32{343},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(1000|120[0-9]|1210|12[2-4][0-9]|1250)\\b", captures: false, minLen: 8},
 			},
@@ -1325,11 +1325,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1958,
+			line: 1972,
 			text: phraseMask{
-				{index: 5, bits: 2097152},
+				{index: 5, bits: 8388608},
 			},
-			textIDs: []int32{341},
+			textIDs: []int32{343},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(1010|10[2-7][0-9]|1080|1500|1520)\\b", captures: false, minLen: 8},
 			},
@@ -1338,11 +1338,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1964,
+			line: 1978,
 			text: phraseMask{
-				{index: 5, bits: 2097152},
+				{index: 5, bits: 8388608},
 			},
-			textIDs: []int32{341},
+			textIDs: []int32{343},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(1090)\\b", captures: false, minLen: 8},
 			},
@@ -1351,11 +1351,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1970,
+			line: 1984,
 			text: phraseMask{
-				{index: 5, bits: 2097152},
+				{index: 5, bits: 8388608},
 			},
-			textIDs: []int32{341},
+			textIDs: []int32{343},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(11[0-4][0-9]|1150)\\b", captures: false, minLen: 8},
 			},
@@ -1364,11 +1364,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1976,
+			line: 1990,
 			text: phraseMask{
-				{index: 5, bits: 2097152},
+				{index: 5, bits: 8388608},
 			},
-			textIDs: []int32{341},
+			textIDs: []int32{343},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(11[6-8][0-9]|1190|1560)\\b", captures: false, minLen: 8},
 			},
@@ -1377,11 +1377,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1982,
+			line: 1996,
 			text: phraseMask{
-				{index: 5, bits: 2097152},
+				{index: 5, bits: 8388608},
 			},
-			textIDs: []int32{341},
+			textIDs: []int32{343},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(1260)\\b", captures: false, minLen: 8},
 			},
@@ -1390,11 +1390,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1988,
+			line: 2002,
 			text: phraseMask{
-				{index: 5, bits: 2097152},
+				{index: 5, bits: 8388608},
 			},
-			textIDs: []int32{341},
+			textIDs: []int32{343},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(13[0-3][0-9]|1340)\\b", captures: false, minLen: 8},
 			},
@@ -1403,11 +1403,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1994,
+			line: 2008,
 			text: phraseMask{
-				{index: 5, bits: 2097152},
+				{index: 5, bits: 8388608},
 			},
-			textIDs: []int32{341},
+			textIDs: []int32{343},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(13[5-9][0-9]|14[0-8][0-9]|1490|1540|1550|1580)\\b", captures: false, minLen: 8},
 			},
@@ -1416,11 +1416,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2000,
+			line: 2014,
 			text: phraseMask{
-				{index: 5, bits: 2097152},
+				{index: 5, bits: 8388608},
 			},
-			textIDs: []int32{341},
+			textIDs: []int32{343},
 			regexps: []*pattern{
 				{src: "aup#[a-z]*-?(1530)\\b", captures: false, minLen: 8},
 			},
@@ -1429,11 +1429,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2006,
+			line: 2020,
 			text: phraseMask{
-				{index: 5, bits: 4194304},
+				{index: 5, bits: 16777216},
 			},
-			textIDs: []int32{342},
+			textIDs: []int32{344},
 			regexps: []*pattern{
 				{src: "\\b(ib401)\\b", captures: false, minLen: 5},
 			},
@@ -1442,11 +1442,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 2013,
+			line: 2027,
 			text: phraseMask{
-				{index: 5, bits: 25165824},
+				{index: 5, bits: 100663296},
 			},
-			textIDs: []int32{343, 344},
+			textIDs: []int32{345, 346},
 			regexps: []*pattern{
 				{src: "\\b(ib501|ib502)\\b", captures: false, minLen: 5},
 			},
@@ -1455,11 +1455,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2019,
+			line: 2033,
 			text: phraseMask{
-				{index: 5, bits: 33554432},
+				{index: 5, bits: 134217728},
 			},
-			textIDs: []int32{345},
+			textIDs: []int32{347},
 			regexps: []*pattern{
 				{src: "\\b(ib506)\\b", captures: false, minLen: 5},
 			},
@@ -1468,11 +1468,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2025,
+			line: 2039,
 			text: phraseMask{
-				{index: 5, bits: 67108864},
+				{index: 5, bits: 268435456},
 			},
-			textIDs: []int32{346},
+			textIDs: []int32{348},
 			regexps: []*pattern{
 				{src: "\\b(ib508)\\b", captures: false, minLen: 5},
 			},
@@ -1481,11 +1481,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2031,
+			line: 2045,
 			text: phraseMask{
-				{index: 5, bits: 134217728},
+				{index: 5, bits: 536870912},
 			},
-			textIDs: []int32{347},
+			textIDs: []int32{349},
 			regexps: []*pattern{
 				{src: "\\b(ib108)\\b", captures: false, minLen: 5},
 			},
@@ -1494,11 +1494,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2037,
+			line: 2051,
 			text: phraseMask{
-				{index: 5, bits: 268435456},
+				{index: 5, bits: 1073741824},
 			},
-			textIDs: []int32{348},
+			textIDs: []int32{350},
 			regexps: []*pattern{
 				{src: "\\b(ib212)\\b", captures: false, minLen: 5},
 			},
@@ -1507,11 +1507,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 2043,
+			line: 2057,
 			text: phraseMask{
-				{index: 5, bits: 536870912},
+				{index: 5, bits: 2147483648},
 			},
-			textIDs: []int32{349},
+			textIDs: []int32{351},
 			regexps: []*pattern{
 				{src: "\\b(ib705)\\b", captures: false, minLen: 5},
 			},
@@ -1520,11 +1520,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2049,
+			line: 2063,
 			text: phraseMask{
-				{index: 5, bits: 3221225472},
+				{index: 5, bits: 12884901888},
 			},
-			textIDs: []int32{350, 351},
+			textIDs: []int32{352, 353},
 			regexps: []*pattern{
 				{src: "\\b(ib605|ib007)\\b", captures: false, minLen: 5},
 			},
@@ -1533,11 +1533,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2055,
+			line: 2069,
 			text: phraseMask{
-				{index: 5, bits: 64424509440},
+				{index: 5, bits: 257698037760},
 			},
-			textIDs: []int32{352, 353, 354, 355},
+			textIDs: []int32{354, 355, 356, 357},
 			regexps: []*pattern{
 				{src: "\\b(ib101|ib504|ib510|ib607)\\b", captures: false, minLen: 5},
 			},
@@ -1546,11 +1546,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2061,
+			line: 2075,
 			text: phraseMask{
-				{index: 5, bits: 8727373545472},
+				{index: 5, bits: 34909494181888},
 			},
-			textIDs: []int32{356, 357, 358, 359, 360, 361, 362},
+			textIDs: []int32{358, 359, 360, 361, 362, 363, 364},
 			regexps: []*pattern{
 				{src: "\\b(ib110|ib111|ib112|ib113|ib104|ib105|ib106)\\b", captures: false, minLen: 5},
 			},
@@ -1559,11 +1559,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2067,
+			line: 2081,
 			text: phraseMask{
-				{index: 5, bits: 8796093022208},
+				{index: 5, bits: 35184372088832},
 			},
-			textIDs: []int32{363},
+			textIDs: []int32{365},
 			regexps: []*pattern{
 				{src: "\\b(ib103)\\b", captures: false, minLen: 5},
 			},
@@ -1572,11 +1572,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2073,
+			line: 2087,
 			text: phraseMask{
-				{index: 5, bits: 17592186044416},
+				{index: 5, bits: 70368744177664},
 			},
-			textIDs: []int32{364},
+			textIDs: []int32{366},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(1|6)/", captures: false, minLen: 11},
 			},
@@ -1585,11 +1585,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2080,
+			line: 2094,
 			text: phraseMask{
-				{index: 5, bits: 17592186044416},
+				{index: 5, bits: 70368744177664},
 			},
-			textIDs: []int32{364},
+			textIDs: []int32{366},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(2)/", captures: false, minLen: 11},
 			},
@@ -1598,11 +1598,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2086,
+			line: 2100,
 			text: phraseMask{
-				{index: 5, bits: 17592186044416},
+				{index: 5, bits: 70368744177664},
 			},
-			textIDs: []int32{364},
+			textIDs: []int32{366},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(3)/", captures: false, minLen: 11},
 			},
@@ -1611,11 +1611,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2092,
+			line: 2106,
 			text: phraseMask{
-				{index: 5, bits: 17592186044416},
+				{index: 5, bits: 70368744177664},
 			},
-			textIDs: []int32{364},
+			textIDs: []int32{366},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(4)/", captures: false, minLen: 11},
 			},
@@ -1624,11 +1624,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2098,
+			line: 2112,
 			text: phraseMask{
-				{index: 5, bits: 17592186044416},
+				{index: 5, bits: 70368744177664},
 			},
-			textIDs: []int32{364},
+			textIDs: []int32{366},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(5)/", captures: false, minLen: 11},
 			},
@@ -1637,11 +1637,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2104,
+			line: 2118,
 			text: phraseMask{
-				{index: 5, bits: 17592186044416},
+				{index: 5, bits: 70368744177664},
 			},
-			textIDs: []int32{364},
+			textIDs: []int32{366},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(7|9)/", captures: false, minLen: 11},
 			},
@@ -1650,11 +1650,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2110,
+			line: 2124,
 			text: phraseMask{
-				{index: 5, bits: 17592186044416},
+				{index: 5, bits: 70368744177664},
 			},
-			textIDs: []int32{364},
+			textIDs: []int32{366},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(8)/", captures: false, minLen: 11},
 			},
@@ -1663,11 +1663,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2116,
+			line: 2130,
 			text: phraseMask{
-				{index: 5, bits: 17592186044416},
+				{index: 5, bits: 70368744177664},
 			},
-			textIDs: []int32{364},
+			textIDs: []int32{366},
 			regexps: []*pattern{
 				{src: "i\\.ua/err/(10)/", captures: false, minLen: 12},
 			},
@@ -1676,21 +1676,21 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2122,
+			line: 2136,
 			text: phraseMask{
-				{index: 5, bits: 35184372088832},
+				{index: 5, bits: 140737488355328},
 			},
-			textIDs: []int32{365},
+			textIDs: []int32{367},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "exchange2003-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2129,
+			line: 2143,
 			text: phraseMask{
-				{index: 5, bits: 70368744177664},
+				{index: 5, bits: 281474976710656},
 			},
-			textIDs: []int32{366},
+			textIDs: []int32{368},
 			then: thenDef{
 				Reason: "filtered",
 				words: words{
@@ -1735,91 +1735,91 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2138,
+			line: 2152,
 			text: phraseMask{
-				{index: 5, bits: 422212465065984},
+				{index: 5, bits: 1688849860263936},
 			},
-			textIDs: []int32{367, 368},
+			textIDs: []int32{369, 370},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "exchange2003-code-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2143,
+			line: 2157,
 			text: phraseMask{
-				{index: 5, bits: 562949953421312},
+				{index: 5, bits: 2251799813685248},
 			},
-			textIDs: []int32{369},
+			textIDs: []int32{371},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "exchange2003-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2148,
+			line: 2162,
 			text: phraseMask{
-				{index: 5, bits: 3377699720527872},
+				{index: 5, bits: 13510798882111488},
 			},
-			textIDs: []int32{370, 371},
+			textIDs: []int32{372, 373},
 			then:    thenDef{Reason: "contenterror"},
 		},
 		{
 			id:   "exchange2003-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2153,
+			line: 2167,
 			text: phraseMask{
-				{index: 5, bits: 4503599627370496},
+				{index: 5, bits: 18014398509481984},
 			},
-			textIDs: []int32{372},
+			textIDs: []int32{374},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "exchange-ndr-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2158,
+			line: 2172,
 			text: phraseMask{
-				{index: 5, bits: 9007199254740992},
+				{index: 5, bits: 36028797018963968},
 			},
-			textIDs: []int32{373},
+			textIDs: []int32{375},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "exchange-ndr-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2170,
+			line: 2184,
 			text: phraseMask{
-				{index: 5, bits: 18014398509481984},
+				{index: 5, bits: 72057594037927936},
 			},
-			textIDs: []int32{374},
+			textIDs: []int32{376},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "exchange-ndr-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2175,
+			line: 2189,
 			text: phraseMask{
-				{index: 5, bits: 252201579132747776},
+				{index: 5, bits: 1008806316530991104},
 			},
-			textIDs: []int32{375, 376, 377},
+			textIDs: []int32{377, 378, 379},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "exchange-ndr-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2180,
+			line: 2194,
 			text: phraseMask{
-				{index: 5, bits: 288230376151711744},
+				{index: 5, bits: 1152921504606846976},
 			},
-			textIDs: []int32{378},
+			textIDs: []int32{380},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "exchange-ndr-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2185,
+			line: 2199,
 			text: phraseMask{
-				{index: 5, bits: 576460752303423488},
+				{index: 5, bits: 2305843009213693952},
 			},
-			textIDs: []int32{379},
+			textIDs: []int32{381},
 			then: thenDef{
 				Reason: "exceedlimit",
 				words: words{
@@ -1910,72 +1910,73 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-expired",
 			file: "rules.yaml (built-in)",
-			line: 2202,
+			line: 2216,
 			text: phraseMask{
-				{index: 3, bits: 1},
+				{index: 3, bits: 4},
 			},
-			textIDs: []int32{192},
+			textIDs: []int32{194},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "gmail-state-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2207,
+			line: 2221,
 			text: phraseMask{
-				{index: 5, bits: 8070450532247928832},
+				{index: 5, bits: 13835058055282163712},
+				{index: 6, bits: 1},
 			},
-			textIDs: []int32{380, 381, 382},
+			textIDs: []int32{382, 383, 384},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "gmail-state-relay",
 			file: "rules.yaml (built-in)",
-			line: 2215,
+			line: 2229,
 			text: phraseMask{
-				{index: 5, bits: 9223372036854775808},
+				{index: 6, bits: 2},
 			},
-			textIDs: []int32{383},
+			textIDs: []int32{385},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "yahoo-dd-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2220,
+			line: 2234,
 			text: phraseMask{
-				{index: 6, bits: 1},
+				{index: 6, bits: 4},
 			},
-			textIDs: []int32{384},
+			textIDs: []int32{386},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "yahoo-dd-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2227,
+			line: 2241,
 			text: phraseMask{
-				{index: 6, bits: 2},
+				{index: 6, bits: 8},
 			},
-			textIDs: []int32{385},
-			all:     []int32{386},
+			textIDs: []int32{387},
+			all:     []int32{388},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "ses-suppressed",
 			file: "rules.yaml (built-in)",
-			line: 2233,
+			line: 2247,
 			text: phraseMask{
-				{index: 6, bits: 120},
+				{index: 6, bits: 480},
 			},
-			textIDs: []int32{387, 388, 389, 390},
+			textIDs: []int32{389, 390, 391, 392},
 			then:    thenDef{Reason: "suppressed"},
 		},
 		{
 			id:   "outlook-ip-policy-codes",
 			file: "rules.yaml (built-in)",
-			line: 2241,
+			line: 2255,
 			text: phraseMask{
-				{index: 6, bits: 896},
+				{index: 6, bits: 3584},
 			},
-			textIDs: []int32{391, 392, 393},
+			textIDs: []int32{393, 394, 395},
 			regexps: []*pattern{
 				{src: "\\b(sc|dy|ou)-00[1-4]\\b", captures: false, minLen: 6},
 			},
@@ -2040,49 +2041,49 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-ip-codes",
 			file: "rules.yaml (built-in)",
-			line: 2261,
+			line: 2275,
 			text: phraseMask{
-				{index: 6, bits: 261120},
+				{index: 6, bits: 1044480},
 			},
-			textIDs: []int32{394, 395, 396, 397, 398, 399, 400, 401},
+			textIDs: []int32{396, 397, 398, 399, 400, 401, 402, 403},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "aol-no-reverse-dns",
 			file: "rules.yaml (built-in)",
-			line: 2268,
+			line: 2282,
 			text: phraseMask{
-				{index: 6, bits: 786432},
+				{index: 6, bits: 3145728},
 			},
-			textIDs: []int32{402, 403},
+			textIDs: []int32{404, 405},
 			then:    thenDef{Reason: "requireptr"},
 		},
 		{
 			id:   "kddi-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2279,
+			line: 2293,
 			text: phraseMask{
-				{index: 6, bits: 1048576},
+				{index: 6, bits: 4194304},
 			},
-			textIDs: []int32{404},
+			textIDs: []int32{406},
 			mta:     []string{".ezweb.ne.jp", "msmx.au.com"},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "kddi-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2286,
+			line: 2300,
 			text: phraseMask{
-				{index: 6, bits: 2097152},
+				{index: 6, bits: 8388608},
 			},
-			textIDs: []int32{405},
+			textIDs: []int32{407},
 			mta:     []string{".ezweb.ne.jp", "msmx.au.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "docomo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2292,
+			line: 2306,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, detailLo: 911, detHi: 911},
@@ -2093,7 +2094,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2301,
+			line: 2315,
 			status: []statusPattern{
 				{class: 5, subject: 2},
 			},
@@ -2103,40 +2104,40 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2307,
+			line: 2321,
 			text: phraseMask{
-				{index: 6, bits: 4194304},
+				{index: 6, bits: 16777216},
 			},
-			textIDs: []int32{406},
+			textIDs: []int32{408},
 			mta:     []string{"docomo.ne.jp"},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "docomo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2313,
+			line: 2327,
 			text: phraseMask{
-				{index: 6, bits: 8388608},
+				{index: 6, bits: 33554432},
 			},
-			textIDs: []int32{407},
+			textIDs: []int32{409},
 			mta:     []string{"docomo.ne.jp"},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "docomo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2319,
+			line: 2333,
 			text: phraseMask{
-				{index: 6, bits: 50331648},
+				{index: 6, bits: 201326592},
 			},
-			textIDs: []int32{408, 409},
+			textIDs: []int32{410, 411},
 			mta:     []string{"docomo.ne.jp"},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
 			id:   "docomo-5.0.0-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 2325,
+			line: 2339,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2147,7 +2148,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-data",
 			file: "rules.yaml (built-in)",
-			line: 2332,
+			line: 2346,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2199,99 +2200,99 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2345,
+			line: 2359,
 			text: phraseMask{
-				{index: 6, bits: 67108864},
+				{index: 6, bits: 268435456},
 			},
-			textIDs: []int32{410},
+			textIDs: []int32{412},
 			mta:     []string{".mail.aol.com", ".mx.aol.com"},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "aol-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2352,
+			line: 2366,
 			text: phraseMask{
-				{index: 6, bits: 134217728},
+				{index: 6, bits: 536870912},
 			},
-			textIDs: []int32{411},
+			textIDs: []int32{413},
 			mta:     []string{".mail.aol.com", ".mx.aol.com"},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "apple-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2358,
+			line: 2372,
 			text: phraseMask{
-				{index: 6, bits: 805306368},
+				{index: 6, bits: 3221225472},
 			},
-			textIDs: []int32{412, 413},
+			textIDs: []int32{414, 415},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "apple-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2365,
+			line: 2379,
 			text: phraseMask{
-				{index: 6, bits: 16106127360},
+				{index: 6, bits: 64424509440},
 			},
-			textIDs: []int32{414, 415, 416, 417},
+			textIDs: []int32{416, 417, 418, 419},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "apple-hasmoved",
 			file: "rules.yaml (built-in)",
-			line: 2372,
+			line: 2386,
 			text: phraseMask{
-				{index: 6, bits: 17179869184},
+				{index: 6, bits: 68719476736},
 			},
-			textIDs: []int32{418},
+			textIDs: []int32{420},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "hasmoved"},
 		},
 		{
 			id:   "apple-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2378,
+			line: 2392,
 			text: phraseMask{
-				{index: 3, bits: 18014398509481984},
+				{index: 3, bits: 72057594037927936},
 			},
-			textIDs: []int32{246},
+			textIDs: []int32{248},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "apple-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2384,
+			line: 2398,
 			text: phraseMask{
-				{index: 6, bits: 34359738368},
+				{index: 6, bits: 137438953472},
 			},
-			textIDs: []int32{419},
+			textIDs: []int32{421},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "apple-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2390,
+			line: 2404,
 			text: phraseMask{
-				{index: 6, bits: 68719476736},
+				{index: 6, bits: 274877906944},
 			},
-			textIDs: []int32{420},
+			textIDs: []int32{422},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "apple-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2396,
+			line: 2410,
 			text: phraseMask{
-				{index: 6, bits: 137438953472},
+				{index: 6, bits: 549755813888},
 			},
-			textIDs: []int32{421},
+			textIDs: []int32{423},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then: thenDef{
 				Reason: "policyviolation",
@@ -2346,8 +2347,8 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-policyviolation-by-reply",
 			file: "rules.yaml (built-in)",
-			line: 2414,
-			all:  []int32{422, 421},
+			line: 2428,
+			all:  []int32{424, 423},
 			then: thenDef{
 				Reason: "policyviolation",
 				words: words{
@@ -2401,287 +2402,287 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2421,
+			line: 2435,
 			text: phraseMask{
-				{index: 6, bits: 549755813888},
+				{index: 2, bits: 1073741824},
 			},
-			textIDs: []int32{423},
+			textIDs: []int32{158},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "apple-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2427,
+			line: 2441,
 			text: phraseMask{
-				{index: 6, bits: 1099511627776},
+				{index: 6, bits: 2199023255552},
 			},
-			textIDs: []int32{424},
+			textIDs: []int32{425},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "speeding"},
 		},
 		{
 			id:   "apple-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2433,
+			line: 2447,
 			text: phraseMask{
-				{index: 6, bits: 15393162788864},
+				{index: 6, bits: 30786325577728},
 			},
-			textIDs: []int32{425, 426, 427},
+			textIDs: []int32{426, 427, 428},
 			mta:     []string{".mail.icloud.com", ".apple.com", ".me.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "cox-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2439,
+			line: 2453,
 			text: phraseMask{
-				{index: 6, bits: 52776558133248},
+				{index: 6, bits: 105553116266496},
 			},
-			textIDs: []int32{428, 429},
+			textIDs: []int32{429, 430},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "cox-text-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2445,
+			line: 2459,
 			text: phraseMask{
-				{index: 6, bits: 211106232532992},
+				{index: 6, bits: 422212465065984},
 			},
-			textIDs: []int32{430, 431},
+			textIDs: []int32{431, 432},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "requireptr"},
 		},
 		{
 			id:   "cox-text-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2451,
+			line: 2465,
 			text: phraseMask{
-				{index: 6, bits: 844424930131968},
+				{index: 6, bits: 1688849860263936},
 			},
-			textIDs: []int32{432, 433},
+			textIDs: []int32{433, 434},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "cox-text-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2457,
+			line: 2471,
 			text: phraseMask{
-				{index: 6, bits: 1125899906842624},
+				{index: 6, bits: 2251799813685248},
 			},
-			textIDs: []int32{434},
+			textIDs: []int32{435},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "cox-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2463,
+			line: 2477,
 			text: phraseMask{
-				{index: 6, bits: 2251799813685248},
+				{index: 6, bits: 4503599627370496},
 			},
-			textIDs: []int32{435},
+			textIDs: []int32{436},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "cox-text-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2469,
+			line: 2483,
 			text: phraseMask{
-				{index: 6, bits: 31525197391593472},
+				{index: 6, bits: 63050394783186944},
 			},
-			textIDs: []int32{436, 437, 438},
+			textIDs: []int32{437, 438, 439},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "cox-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2476,
+			line: 2490,
 			text: phraseMask{
-				{index: 6, bits: 36028797018963968},
+				{index: 6, bits: 72057594037927936},
 			},
-			textIDs: []int32{439},
+			textIDs: []int32{440},
 			mta:     []string{"cox.net"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "orange-text-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2482,
+			line: 2496,
 			text: phraseMask{
-				{index: 6, bits: 72057594037927936},
+				{index: 6, bits: 144115188075855872},
 			},
-			textIDs: []int32{440},
+			textIDs: []int32{441},
 			mta:     []string{".laposte.net", ".orange.fr", ".wanadoo.fr"},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "godaddy-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2488,
+			line: 2502,
 			text: phraseMask{
-				{index: 6, bits: 432345564227567616},
+				{index: 6, bits: 864691128455135232},
 			},
-			textIDs: []int32{441, 442},
+			textIDs: []int32{442, 443},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "godaddy-text-expired",
 			file: "rules.yaml (built-in)",
-			line: 2494,
+			line: 2508,
 			text: phraseMask{
-				{index: 6, bits: 1729382256910270464},
+				{index: 6, bits: 3458764513820540928},
 			},
-			textIDs: []int32{443, 444},
+			textIDs: []int32{444, 445},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "godaddy-text-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2500,
+			line: 2514,
 			text: phraseMask{
-				{index: 6, bits: 2305843009213693952},
+				{index: 6, bits: 4611686018427387904},
 			},
-			textIDs: []int32{445},
+			textIDs: []int32{446},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "godaddy-text-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2506,
+			line: 2520,
 			text: phraseMask{
-				{index: 6, bits: 4611686018427387904},
+				{index: 6, bits: 9223372036854775808},
 			},
-			textIDs: []int32{446},
+			textIDs: []int32{447},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "godaddy-text-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2512,
+			line: 2526,
 			text: phraseMask{
-				{index: 6, bits: 9223372036854775808},
+				{index: 7, bits: 1},
 			},
-			textIDs: []int32{447},
+			textIDs: []int32{448},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "godaddy-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2518,
+			line: 2532,
 			text: phraseMask{
-				{index: 7, bits: 1},
+				{index: 7, bits: 2},
 			},
-			textIDs: []int32{448},
+			textIDs: []int32{449},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "godaddy-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2524,
+			line: 2538,
 			text: phraseMask{
-				{index: 7, bits: 6},
+				{index: 7, bits: 12},
 			},
-			textIDs: []int32{449, 450},
+			textIDs: []int32{450, 451},
 			mta:     []string{"smtp.secureserver.net", "mailstore1.secureserver.net"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "google-exceedlimit-5.2.3",
 			file: "rules.yaml (built-in)",
-			line: 2530,
+			line: 2544,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 7, bits: 8},
+				{index: 7, bits: 16},
 			},
-			textIDs: []int32{451},
+			textIDs: []int32{452},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "exceedlimit"},
 		},
 		{
 			id:   "google-mesgtoobig-5.3.4",
 			file: "rules.yaml (built-in)",
-			line: 2542,
+			line: 2556,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
-				{index: 7, bits: 8},
+				{index: 7, bits: 16},
 			},
-			textIDs: []int32{451},
+			textIDs: []int32{452},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "google-notcompliantrfc-5.1.7",
 			file: "rules.yaml (built-in)",
-			line: 2549,
+			line: 2563,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
 			text: phraseMask{
-				{index: 7, bits: 16},
+				{index: 7, bits: 32},
 			},
-			textIDs: []int32{452},
+			textIDs: []int32{453},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "notcompliantrfc"},
 		},
 		{
 			id:   "google-userunknown-5.1.3",
 			file: "rules.yaml (built-in)",
-			line: 2556,
+			line: 2570,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 7, bits: 16},
+				{index: 7, bits: 32},
 			},
-			textIDs: []int32{452},
+			textIDs: []int32{453},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "google-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2563,
+			line: 2577,
 			text: phraseMask{
-				{index: 7, bits: 65504},
+				{index: 7, bits: 131008},
 			},
-			textIDs: []int32{453, 454, 455, 456, 457, 458, 459, 460, 461, 462, 463},
+			textIDs: []int32{454, 455, 456, 457, 458, 459, 460, 461, 462, 463, 464},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "google-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2574,
+			line: 2588,
 			text: phraseMask{
-				{index: 7, bits: 983040},
+				{index: 7, bits: 1966080},
 			},
-			textIDs: []int32{464, 465, 466, 467},
+			textIDs: []int32{465, 466, 467, 468},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "badreputation"},
 		},
 		{
 			id:   "google-unsolicited-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 2590,
+			line: 2604,
 			text: phraseMask{
-				{index: 7, bits: 3145728},
+				{index: 7, bits: 6291456},
 			},
-			textIDs: []int32{468, 469},
+			textIDs: []int32{469, 470},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			action:  []smtpcode.Action{"delayed"},
 			then: thenDef{
@@ -2740,11 +2741,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate",
 			file: "rules.yaml (built-in)",
-			line: 2601,
+			line: 2615,
 			text: phraseMask{
-				{index: 7, bits: 3145728},
+				{index: 7, bits: 6291456},
 			},
-			textIDs: []int32{468, 469},
+			textIDs: []int32{469, 470},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then: thenDef{
 				Reason: "blocked",
@@ -2800,55 +2801,55 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2611,
+			line: 2625,
 			text: phraseMask{
-				{index: 7, bits: 62914560},
+				{index: 7, bits: 125829120},
 			},
-			textIDs: []int32{470, 471, 472, 473},
+			textIDs: []int32{471, 472, 473, 474},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "google-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2620,
+			line: 2634,
 			text: phraseMask{
-				{index: 7, bits: 2080374784},
+				{index: 7, bits: 4160749568},
 			},
-			textIDs: []int32{474, 475, 476, 477, 478},
+			textIDs: []int32{475, 476, 477, 478, 479},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "exceedlimit"},
 		},
 		{
 			id:   "google-expired",
 			file: "rules.yaml (built-in)",
-			line: 2628,
+			line: 2642,
 			text: phraseMask{
-				{index: 7, bits: 6442450944},
+				{index: 7, bits: 12884901888},
 			},
-			textIDs: []int32{479, 480},
+			textIDs: []int32{480, 481},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "google-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2634,
+			line: 2648,
 			text: phraseMask{
-				{index: 7, bits: 128849018880},
+				{index: 7, bits: 257698037760},
 			},
-			textIDs: []int32{481, 482, 483, 484},
+			textIDs: []int32{482, 483, 484, 485},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "google-mailboxfull-inactive",
 			file: "rules.yaml (built-in)",
-			line: 2641,
+			line: 2655,
 			text: phraseMask{
-				{index: 7, bits: 412316860416},
+				{index: 7, bits: 824633720832},
 			},
-			textIDs: []int32{485, 486},
+			textIDs: []int32{486, 487},
 			then: thenDef{
 				Reason: "mailboxfull",
 				words: words{
@@ -2894,206 +2895,207 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2655,
+			line: 2669,
 			text: phraseMask{
-				{index: 7, bits: 3985729650688},
+				{index: 7, bits: 7971459301376},
 			},
-			textIDs: []int32{487, 485, 488, 489},
+			textIDs: []int32{488, 486, 489, 490},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "google-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2662,
+			line: 2676,
 			text: phraseMask{
-				{index: 7, bits: 4398046511104},
+				{index: 7, bits: 8796093022208},
 			},
-			textIDs: []int32{490},
+			textIDs: []int32{491},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "google-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2668,
+			line: 2682,
 			text: phraseMask{
-				{index: 7, bits: 8796093022208},
+				{index: 7, bits: 17592186044416},
 			},
-			textIDs: []int32{491},
+			textIDs: []int32{492},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "google-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2674,
+			line: 2688,
 			text: phraseMask{
-				{index: 7, bits: 123145302310912},
+				{index: 7, bits: 246290604621824},
 			},
-			textIDs: []int32{492, 493, 494},
+			textIDs: []int32{493, 494, 495},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "google-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 2681,
+			line: 2695,
 			text: phraseMask{
-				{index: 7, bits: 17873661021126656},
+				{index: 7, bits: 35747322042253312},
 			},
-			textIDs: []int32{495, 496, 497, 498, 499, 500, 501},
+			textIDs: []int32{496, 497, 498, 499, 500, 501, 502},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "notcompliantrfc"},
 		},
 		{
 			id:   "google-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2690,
+			line: 2704,
 			text: phraseMask{
-				{index: 7, bits: 270215977642229760},
+				{index: 7, bits: 540431955284459520},
 			},
-			textIDs: []int32{502, 503, 504, 505},
+			textIDs: []int32{503, 504, 505, 506},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "google-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2699,
+			line: 2713,
 			text: phraseMask{
-				{index: 7, bits: 864691128455135232},
+				{index: 7, bits: 1729382256910270464},
 			},
-			textIDs: []int32{506, 507},
+			textIDs: []int32{507, 508},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "google-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2705,
+			line: 2719,
 			text: phraseMask{
-				{index: 7, bits: 17293822569102704640},
+				{index: 7, bits: 16140901064495857664},
+				{index: 8, bits: 1},
 			},
-			textIDs: []int32{508, 509, 510, 511},
+			textIDs: []int32{509, 510, 511, 512},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "requireptr"},
 		},
 		{
 			id:   "google-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2713,
+			line: 2727,
 			text: phraseMask{
-				{index: 8, bits: 255},
+				{index: 8, bits: 510},
 			},
-			textIDs: []int32{512, 513, 514, 515, 516, 517, 518, 519},
+			textIDs: []int32{513, 514, 515, 516, 517, 518, 519, 520},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "google-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2722,
+			line: 2736,
 			text: phraseMask{
-				{index: 8, bits: 768},
+				{index: 8, bits: 1536},
 			},
-			textIDs: []int32{520, 521},
+			textIDs: []int32{521, 522},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "google-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2728,
+			line: 2742,
 			text: phraseMask{
-				{index: 4, bits: 8388608},
-				{index: 8, bits: 130048},
+				{index: 4, bits: 33554432},
+				{index: 8, bits: 260096},
 			},
-			textIDs: []int32{279, 522, 523, 524, 525, 526, 527, 528},
+			textIDs: []int32{281, 523, 524, 525, 526, 527, 528, 529},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "speeding"},
 		},
 		{
 			id:   "google-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2737,
+			line: 2751,
 			text: phraseMask{
-				{index: 8, bits: 393216},
+				{index: 8, bits: 786432},
 			},
-			textIDs: []int32{529, 530},
+			textIDs: []int32{530, 531},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "google-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2743,
+			line: 2757,
 			text: phraseMask{
-				{index: 8, bits: 66584576},
+				{index: 8, bits: 133169152},
 			},
-			textIDs: []int32{531, 532, 533, 534, 535, 536, 537},
+			textIDs: []int32{532, 533, 534, 535, 536, 537, 538},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "google-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2752,
+			line: 2766,
 			text: phraseMask{
-				{index: 8, bits: 201326592},
+				{index: 8, bits: 402653184},
 			},
-			textIDs: []int32{538, 539},
+			textIDs: []int32{539, 540},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "google-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2758,
+			line: 2772,
 			text: phraseMask{
-				{index: 8, bits: 805306368},
+				{index: 8, bits: 1610612736},
 			},
-			textIDs: []int32{540, 541},
+			textIDs: []int32{541, 542},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "google-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2765,
+			line: 2779,
 			text: phraseMask{
-				{index: 8, bits: 17591112302592},
+				{index: 8, bits: 35182224605184},
 			},
-			textIDs: []int32{542, 543, 544, 545, 546, 547, 548, 549, 550, 551, 552, 553, 554, 555},
+			textIDs: []int32{543, 544, 545, 546, 547, 548, 549, 550, 551, 552, 553, 554, 555, 556},
 			mta:     []string{"aspmx.l.google.com", "gmail-smtp-in.l.google.com"},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
 			id:   "gsuite-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2775,
+			line: 2789,
 			text: phraseMask{
-				{index: 8, bits: 17592186044416},
+				{index: 8, bits: 35184372088832},
 			},
-			textIDs: []int32{556},
+			textIDs: []int32{557},
 			mta:     []string{"googlemail.com"},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "gsuite-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2783,
+			line: 2797,
 			text: phraseMask{
-				{index: 8, bits: 35184372088832},
+				{index: 8, bits: 70368744177664},
 			},
-			textIDs: []int32{557},
+			textIDs: []int32{558},
 			mta:     []string{"googlemail.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "gsuite-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2789,
+			line: 2803,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -3103,17 +3105,17 @@ var builtinSet = &ruleSet{
 				},
 			},
 			text: phraseMask{
-				{index: 8, bits: 70368744177664},
-				{index: 3, bits: 8192},
+				{index: 8, bits: 140737488355328},
+				{index: 3, bits: 32768},
 			},
-			textIDs: []int32{558, 205},
+			textIDs: []int32{559, 207},
 			mta:     []string{"googlemail.com"},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "gsuite-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2797,
+			line: 2811,
 			status: []statusPattern{
 				{none: true},
 				{class: 4, subject: -1, detailLo: -1, detHi: -1},
@@ -3125,32 +3127,32 @@ var builtinSet = &ruleSet{
 				},
 			},
 			text: phraseMask{
-				{index: 8, bits: 211106232532992},
-				{index: 3, bits: 8192},
+				{index: 8, bits: 422212465065984},
+				{index: 3, bits: 32768},
 			},
-			textIDs: []int32{559, 558, 205},
+			textIDs: []int32{560, 559, 207},
 			mta:     []string{"googlemail.com"},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "messagelabs-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2805,
+			line: 2819,
 			text: phraseMask{
-				{index: 8, bits: 281474976710656},
+				{index: 8, bits: 562949953421312},
 			},
-			textIDs: []int32{560},
+			textIDs: []int32{561},
 			mta:     []string{".messagelabs.com"},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "messagelabs-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2813,
+			line: 2827,
 			text: phraseMask{
-				{index: 8, bits: 1688849860263936},
+				{index: 8, bits: 3377699720527872},
 			},
-			textIDs: []int32{561, 562},
+			textIDs: []int32{562, 563},
 			regexps: []*pattern{
 				{src: "\\b542\\b", captures: false, minLen: 3},
 				{src: "no such user", captures: false, minLen: 12},
@@ -3161,14 +3163,14 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.650-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2820,
+			line: 2834,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 650, detHi: 650},
 			},
 			text: phraseMask{
-				{index: 8, bits: 2251799813685248},
+				{index: 8, bits: 4503599627370496},
 			},
-			textIDs: []int32{563},
+			textIDs: []int32{564},
 			then: thenDef{
 				Reason: "badreputation",
 				words: words{
@@ -3223,23 +3225,9 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.2-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2848,
+			line: 2862,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 2, detHi: 2},
-			},
-			text: phraseMask{
-				{index: 8, bits: 4503599627370496},
-			},
-			textIDs: []int32{564},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "blocked"},
-		},
-		{
-			id:   "microsoft-5.5.4-blocked",
-			file: "rules.yaml (built-in)",
-			line: 2855,
-			status: []statusPattern{
-				{class: 5, subject: 5, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
 				{index: 8, bits: 9007199254740992},
@@ -3249,25 +3237,25 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
-			id:   "microsoft-5.3.0-contenterror",
+			id:   "microsoft-5.5.4-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2862,
+			line: 2869,
 			status: []statusPattern{
-				{class: 5, subject: 3},
+				{class: 5, subject: 5, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
 				{index: 8, bits: 18014398509481984},
 			},
 			textIDs: []int32{566},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "contenterror"},
+			then:    thenDef{Reason: "blocked"},
 		},
 		{
-			id:   "microsoft-5.4.11-contenterror",
+			id:   "microsoft-5.3.0-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2869,
+			line: 2876,
 			status: []statusPattern{
-				{class: 5, subject: 4, detailLo: 11, detHi: 11},
+				{class: 5, subject: 3},
 			},
 			text: phraseMask{
 				{index: 8, bits: 36028797018963968},
@@ -3277,11 +3265,11 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "contenterror"},
 		},
 		{
-			id:   "microsoft-5.5.6-contenterror",
+			id:   "microsoft-5.4.11-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2876,
+			line: 2883,
 			status: []statusPattern{
-				{class: 5, subject: 5, detailLo: 6, detHi: 6},
+				{class: 5, subject: 4, detailLo: 11, detHi: 11},
 			},
 			text: phraseMask{
 				{index: 8, bits: 72057594037927936},
@@ -3291,70 +3279,84 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "contenterror"},
 		},
 		{
-			id:   "microsoft-5.2.3-exceedlimit",
+			id:   "microsoft-5.5.6-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2883,
+			line: 2890,
 			status: []statusPattern{
-				{class: 5, subject: 2, detailLo: 3, detHi: 3},
+				{class: 5, subject: 5, detailLo: 6, detHi: 6},
 			},
 			text: phraseMask{
 				{index: 8, bits: 144115188075855872},
 			},
 			textIDs: []int32{569},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "exceedlimit"},
+			then:    thenDef{Reason: "contenterror"},
 		},
 		{
-			id:   "microsoft-4.4.1-expired",
+			id:   "microsoft-5.2.3-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2890,
+			line: 2897,
 			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 1, detHi: 1},
+				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
 				{index: 8, bits: 288230376151711744},
 			},
 			textIDs: []int32{570},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "expired"},
+			then:    thenDef{Reason: "exceedlimit"},
 		},
 		{
-			id:   "microsoft-5.4.300-expired",
+			id:   "microsoft-4.4.1-expired",
 			file: "rules.yaml (built-in)",
-			line: 2897,
+			line: 2904,
 			status: []statusPattern{
-				{class: 5, subject: 4, detailLo: 300, detHi: 300},
-				{class: 5, subject: 4, detailLo: 316, detHi: 316},
+				{class: 4, subject: 4, detailLo: 1, detHi: 1},
 			},
 			text: phraseMask{
 				{index: 8, bits: 576460752303423488},
 			},
 			textIDs: []int32{571},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
-			id:   "microsoft-4.4.8-failedstarttls",
+			id:   "microsoft-5.4.300-expired",
 			file: "rules.yaml (built-in)",
-			line: 2903,
+			line: 2911,
 			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 8, detHi: 8},
-				{class: 5, subject: 4, detailLo: 8, detHi: 8},
+				{class: 5, subject: 4, detailLo: 300, detHi: 300},
+				{class: 5, subject: 4, detailLo: 316, detHi: 316},
 			},
 			text: phraseMask{
 				{index: 8, bits: 1152921504606846976},
 			},
 			textIDs: []int32{572},
+			then:    thenDef{Reason: "expired"},
+		},
+		{
+			id:   "microsoft-4.4.8-failedstarttls",
+			file: "rules.yaml (built-in)",
+			line: 2917,
+			status: []statusPattern{
+				{class: 4, subject: 4, detailLo: 8, detHi: 8},
+				{class: 5, subject: 4, detailLo: 8, detHi: 8},
+			},
+			text: phraseMask{
+				{index: 8, bits: 2305843009213693952},
+			},
+			textIDs: []int32{573},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "microsoft-connector-tlsdomain-delayed",
 			file: "rules.yaml (built-in)",
-			line: 2910,
+			line: 2924,
 			text: phraseMask{
-				{index: 8, bits: 2305843009213693952},
+				{index: 8, bits: 4611686018427387904},
 			},
-			textIDs: []int32{573},
+			textIDs: []int32{574},
 			action:  []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "failedstarttls",
@@ -3402,11 +3404,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-connector-tlsdomain",
 			file: "rules.yaml (built-in)",
-			line: 2923,
+			line: 2937,
 			text: phraseMask{
-				{index: 8, bits: 2305843009213693952},
+				{index: 8, bits: 4611686018427387904},
 			},
-			textIDs: []int32{573},
+			textIDs: []int32{574},
 			then: thenDef{
 				Reason: "failedstarttls",
 				words: words{
@@ -3452,38 +3454,24 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.317-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2941,
+			line: 2955,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 317, detHi: 317},
 				{class: 5, subject: 4, detailLo: 317, detHi: 317},
 			},
 			text: phraseMask{
-				{index: 8, bits: 4611686018427387904},
+				{index: 8, bits: 9223372036854775808},
 			},
-			textIDs: []int32{574},
+			textIDs: []int32{575},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "microsoft-4.7.5-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2947,
+			line: 2961,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 5, detHi: 5},
 				{class: 5, subject: 7, detailLo: 5, detHi: 5},
-			},
-			text: phraseMask{
-				{index: 8, bits: 9223372036854775808},
-			},
-			textIDs: []int32{575},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "failedstarttls"},
-		},
-		{
-			id:   "microsoft-5.7.51-failedstarttls",
-			file: "rules.yaml (built-in)",
-			line: 2954,
-			status: []statusPattern{
-				{class: 5, subject: 7, detailLo: 51, detHi: 51},
 			},
 			text: phraseMask{
 				{index: 9, bits: 1},
@@ -3493,25 +3481,26 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
-			id:   "microsoft-4.7.321-failedstarttls",
+			id:   "microsoft-5.7.51-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2961,
+			line: 2968,
 			status: []statusPattern{
-				{class: 4, subject: 7, detailLo: 321, detHi: 321},
-				{class: 5, subject: 7, detailLo: 321, detHi: 321},
+				{class: 5, subject: 7, detailLo: 51, detHi: 51},
 			},
 			text: phraseMask{
 				{index: 9, bits: 2},
 			},
 			textIDs: []int32{577},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
-			id:   "microsoft-5.7.322-failedstarttls",
+			id:   "microsoft-4.7.321-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2967,
+			line: 2975,
 			status: []statusPattern{
-				{class: 5, subject: 7, detailLo: 322, detHi: 322},
+				{class: 4, subject: 7, detailLo: 321, detHi: 321},
+				{class: 5, subject: 7, detailLo: 321, detHi: 321},
 			},
 			text: phraseMask{
 				{index: 9, bits: 4},
@@ -3520,12 +3509,11 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
-			id:   "microsoft-4.7.323-failedstarttls",
+			id:   "microsoft-5.7.322-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2973,
+			line: 2981,
 			status: []statusPattern{
-				{class: 4, subject: 7, detailLo: 323, detHi: 323},
-				{class: 5, subject: 7, detailLo: 323, detHi: 323},
+				{class: 5, subject: 7, detailLo: 322, detHi: 322},
 			},
 			text: phraseMask{
 				{index: 9, bits: 8},
@@ -3534,12 +3522,12 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
-			id:   "microsoft-4.7.324-failedstarttls",
+			id:   "microsoft-4.7.323-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2979,
+			line: 2987,
 			status: []statusPattern{
-				{class: 4, subject: 7, detailLo: 324, detHi: 324},
-				{class: 5, subject: 7, detailLo: 324, detHi: 324},
+				{class: 4, subject: 7, detailLo: 323, detHi: 323},
+				{class: 5, subject: 7, detailLo: 323, detHi: 323},
 			},
 			text: phraseMask{
 				{index: 9, bits: 16},
@@ -3548,12 +3536,12 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
-			id:   "microsoft-4.7.325-failedstarttls",
+			id:   "microsoft-4.7.324-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2985,
+			line: 2993,
 			status: []statusPattern{
-				{class: 4, subject: 7, detailLo: 325, detHi: 325},
-				{class: 5, subject: 7, detailLo: 325, detHi: 325},
+				{class: 4, subject: 7, detailLo: 324, detHi: 324},
+				{class: 5, subject: 7, detailLo: 324, detHi: 324},
 			},
 			text: phraseMask{
 				{index: 9, bits: 32},
@@ -3562,40 +3550,40 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
+			id:   "microsoft-4.7.325-failedstarttls",
+			file: "rules.yaml (built-in)",
+			line: 2999,
+			status: []statusPattern{
+				{class: 4, subject: 7, detailLo: 325, detHi: 325},
+				{class: 5, subject: 7, detailLo: 325, detHi: 325},
+			},
+			text: phraseMask{
+				{index: 9, bits: 64},
+			},
+			textIDs: []int32{582},
+			then:    thenDef{Reason: "failedstarttls"},
+		},
+		{
 			id:   "microsoft-5.3.4-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2991,
+			line: 3005,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
-				{index: 9, bits: 192},
+				{index: 9, bits: 384},
 			},
-			textIDs: []int32{582, 583},
+			textIDs: []int32{583, 584},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "microsoft-4.4.312-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2998,
+			line: 3012,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 312, detHi: 312},
 				{class: 5, subject: 4, detailLo: 312, detHi: 312},
-			},
-			text: phraseMask{
-				{index: 9, bits: 256},
-			},
-			textIDs: []int32{584},
-			then:    thenDef{Reason: "networkerror"},
-		},
-		{
-			id:   "microsoft-4.4.316-networkerror",
-			file: "rules.yaml (built-in)",
-			line: 3004,
-			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 316, detHi: 316},
-				{class: 5, subject: 4, detailLo: 316, detHi: 316},
 			},
 			text: phraseMask{
 				{index: 9, bits: 512},
@@ -3604,30 +3592,44 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
-			id:   "microsoft-5.4.4-networkerror",
+			id:   "microsoft-4.4.316-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3010,
+			line: 3018,
 			status: []statusPattern{
-				{class: 5, subject: 4, detailLo: 4, detHi: 4},
+				{class: 4, subject: 4, detailLo: 316, detHi: 316},
+				{class: 5, subject: 4, detailLo: 316, detHi: 316},
 			},
 			text: phraseMask{
 				{index: 9, bits: 1024},
 			},
 			textIDs: []int32{586},
+			then:    thenDef{Reason: "networkerror"},
+		},
+		{
+			id:   "microsoft-5.4.4-networkerror",
+			file: "rules.yaml (built-in)",
+			line: 3024,
+			status: []statusPattern{
+				{class: 5, subject: 4, detailLo: 4, detHi: 4},
+			},
+			text: phraseMask{
+				{index: 9, bits: 2048},
+			},
+			textIDs: []int32{587},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "microsoft-5.7.64-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3017,
+			line: 3031,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
 			text: phraseMask{
-				{index: 9, bits: 2048},
+				{index: 9, bits: 4096},
 			},
-			textIDs: []int32{587},
+			textIDs: []int32{588},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then: thenDef{
 				Reason: "norelaying",
@@ -3693,23 +3695,9 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3033,
+			line: 3047,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
-			},
-			text: phraseMask{
-				{index: 9, bits: 4096},
-			},
-			textIDs: []int32{588},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "notaccept"},
-		},
-		{
-			id:   "microsoft-4.4.4-notaccept",
-			file: "rules.yaml (built-in)",
-			line: 3040,
-			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
 				{index: 9, bits: 8192},
@@ -3719,11 +3707,11 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
-			id:   "microsoft-5.3.2-notaccept",
+			id:   "microsoft-4.4.4-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3047,
+			line: 3054,
 			status: []statusPattern{
-				{class: 5, subject: 3, detailLo: 2, detHi: 2},
+				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
 				{index: 9, bits: 16384},
@@ -3733,22 +3721,36 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
+			id:   "microsoft-5.3.2-notaccept",
+			file: "rules.yaml (built-in)",
+			line: 3061,
+			status: []statusPattern{
+				{class: 5, subject: 3, detailLo: 2, detHi: 2},
+			},
+			text: phraseMask{
+				{index: 9, bits: 32768},
+			},
+			textIDs: []int32{591},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "notaccept"},
+		},
+		{
 			id:   "microsoft-5.0.350-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 3054,
+			line: 3068,
 			status: []statusPattern{
 				{class: 5, detailLo: 350, detHi: 350},
 			},
 			text: phraseMask{
-				{index: 9, bits: 98304},
+				{index: 9, bits: 196608},
 			},
-			textIDs: []int32{591, 592},
+			textIDs: []int32{592, 593},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "exchange-transport-rule-code",
 			file: "rules.yaml (built-in)",
-			line: 3060,
+			line: 3074,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 900, detHi: 999},
 			},
@@ -3821,148 +3823,134 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.7-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3085,
+			line: 3099,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
 			text: phraseMask{
-				{index: 9, bits: 393216},
+				{index: 9, bits: 786432},
 			},
-			textIDs: []int32{593, 594},
+			textIDs: []int32{594, 595},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "microsoft-5.7.750-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3092,
+			line: 3106,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 750, detHi: 750},
 			},
 			text: phraseMask{
-				{index: 9, bits: 524288},
+				{index: 9, bits: 1048576},
 			},
-			textIDs: []int32{595},
+			textIDs: []int32{596},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "microsoft-5.7.3-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3098,
+			line: 3112,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 9, bits: 3145728},
+				{index: 9, bits: 6291456},
 			},
-			textIDs: []int32{596, 597},
+			textIDs: []int32{597, 598},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "microsoft-5.2.1-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 3105,
+			line: 3119,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
-			},
-			text: phraseMask{
-				{index: 9, bits: 4194304},
-			},
-			textIDs: []int32{598},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "spamdetected"},
-		},
-		{
-			id:   "microsoft-4.3.2-speeding",
-			file: "rules.yaml (built-in)",
-			line: 3112,
-			status: []statusPattern{
-				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
 			text: phraseMask{
 				{index: 9, bits: 8388608},
 			},
 			textIDs: []int32{599},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "speeding"},
+			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
-			id:   "microsoft-5.2.1-suspend",
+			id:   "microsoft-4.3.2-speeding",
 			file: "rules.yaml (built-in)",
-			line: 3119,
+			line: 3126,
 			status: []statusPattern{
-				{class: 5, subject: 2, detailLo: 1, detHi: 1},
+				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
 			text: phraseMask{
 				{index: 9, bits: 16777216},
 			},
 			textIDs: []int32{600},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "suspend"},
+			then:    thenDef{Reason: "speeding"},
 		},
 		{
-			id:   "microsoft-5.3.3-syntaxerror",
-			file: "rules.yaml (built-in)",
-			line: 3126,
-			status: []statusPattern{
-				{class: 5, subject: 3, detailLo: 3, detHi: 3},
-			},
-			text: phraseMask{
-				{index: 8, bits: 34359738368},
-			},
-			textIDs: []int32{547},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "syntaxerror"},
-		},
-		{
-			id:   "microsoft-5.5.2-syntaxerror",
+			id:   "microsoft-5.2.1-suspend",
 			file: "rules.yaml (built-in)",
 			line: 3133,
 			status: []statusPattern{
-				{class: 5, subject: 5, detailLo: 2, detHi: 2},
+				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
 			text: phraseMask{
 				{index: 9, bits: 33554432},
 			},
 			textIDs: []int32{601},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "suspend"},
+		},
+		{
+			id:   "microsoft-5.3.3-syntaxerror",
+			file: "rules.yaml (built-in)",
+			line: 3140,
+			status: []statusPattern{
+				{class: 5, subject: 3, detailLo: 3, detHi: 3},
+			},
+			text: phraseMask{
+				{index: 8, bits: 68719476736},
+			},
+			textIDs: []int32{548},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "syntaxerror"},
+		},
+		{
+			id:   "microsoft-5.5.2-syntaxerror",
+			file: "rules.yaml (built-in)",
+			line: 3147,
+			status: []statusPattern{
+				{class: 5, subject: 5, detailLo: 2, detHi: 2},
+			},
+			text: phraseMask{
+				{index: 9, bits: 67108864},
+			},
+			textIDs: []int32{602},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
 			id:   "microsoft-4.3.2-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3140,
+			line: 3154,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
 			text: phraseMask{
-				{index: 9, bits: 201326592},
+				{index: 9, bits: 402653184},
 			},
-			textIDs: []int32{602, 603},
+			textIDs: []int32{603, 604},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "microsoft-5.3.5-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3147,
+			line: 3161,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 5, detHi: 5},
-			},
-			text: phraseMask{
-				{index: 9, bits: 268435456},
-			},
-			textIDs: []int32{604},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "systemerror"},
-		},
-		{
-			id:   "microsoft-5.0.0-systemerror",
-			file: "rules.yaml (built-in)",
-			line: 3154,
-			status: []statusPattern{
-				{class: 5},
 			},
 			text: phraseMask{
 				{index: 9, bits: 536870912},
@@ -3972,11 +3960,11 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-5.1.4-systemerror",
+			id:   "microsoft-5.0.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3161,
+			line: 3168,
 			status: []statusPattern{
-				{class: 5, subject: 1, detailLo: 4, detHi: 4},
+				{class: 5},
 			},
 			text: phraseMask{
 				{index: 9, bits: 1073741824},
@@ -3986,11 +3974,11 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-5.2.4-systemerror",
+			id:   "microsoft-5.1.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3168,
+			line: 3175,
 			status: []statusPattern{
-				{class: 5, subject: 2, detailLo: 4, detHi: 4},
+				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
 				{index: 9, bits: 2147483648},
@@ -4000,11 +3988,11 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-5.2.14-systemerror",
+			id:   "microsoft-5.2.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3175,
+			line: 3182,
 			status: []statusPattern{
-				{class: 5, subject: 2, detailLo: 14, detHi: 14},
+				{class: 5, subject: 2, detailLo: 4, detHi: 4},
 			},
 			text: phraseMask{
 				{index: 9, bits: 4294967296},
@@ -4014,11 +4002,11 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-4.4.3-systemerror",
+			id:   "microsoft-5.2.14-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3182,
+			line: 3189,
 			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 3, detHi: 3},
+				{class: 5, subject: 2, detailLo: 14, detHi: 14},
 			},
 			text: phraseMask{
 				{index: 9, bits: 8589934592},
@@ -4028,11 +4016,11 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-4.7.0-systemerror",
+			id:   "microsoft-4.4.3-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3189,
+			line: 3196,
 			status: []statusPattern{
-				{class: 4, subject: 7},
+				{class: 4, subject: 4, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
 				{index: 9, bits: 17179869184},
@@ -4042,11 +4030,11 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-4.4.24-systemerror",
+			id:   "microsoft-4.7.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3196,
+			line: 3203,
 			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 24, detHi: 24},
+				{class: 4, subject: 7},
 			},
 			text: phraseMask{
 				{index: 9, bits: 34359738368},
@@ -4056,11 +4044,11 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-4.4.25-systemerror",
+			id:   "microsoft-4.4.24-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3203,
+			line: 3210,
 			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 25, detHi: 25},
+				{class: 4, subject: 4, detailLo: 24, detHi: 24},
 			},
 			text: phraseMask{
 				{index: 9, bits: 68719476736},
@@ -4070,11 +4058,11 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-4.4.28-systemerror",
+			id:   "microsoft-4.4.25-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3210,
+			line: 3217,
 			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 28, detHi: 28},
+				{class: 4, subject: 4, detailLo: 25, detHi: 25},
 			},
 			text: phraseMask{
 				{index: 9, bits: 137438953472},
@@ -4084,30 +4072,44 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
-			id:   "microsoft-4.4.318-systemerror",
+			id:   "microsoft-4.4.28-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3217,
+			line: 3224,
 			status: []statusPattern{
-				{class: 4, subject: 4, detailLo: 318, detHi: 318},
-				{class: 5, subject: 4, detailLo: 318, detHi: 318},
+				{class: 4, subject: 4, detailLo: 28, detHi: 28},
 			},
 			text: phraseMask{
 				{index: 9, bits: 274877906944},
 			},
 			textIDs: []int32{614},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "systemerror"},
+		},
+		{
+			id:   "microsoft-4.4.318-systemerror",
+			file: "rules.yaml (built-in)",
+			line: 3231,
+			status: []statusPattern{
+				{class: 4, subject: 4, detailLo: 318, detHi: 318},
+				{class: 5, subject: 4, detailLo: 318, detHi: 318},
+			},
+			text: phraseMask{
+				{index: 9, bits: 549755813888},
+			},
+			textIDs: []int32{615},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "microsoft-throttled-sending-ip",
 			file: "rules.yaml (built-in)",
-			line: 3223,
+			line: 3237,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
 			text: phraseMask{
-				{index: 9, bits: 1649267441664},
+				{index: 9, bits: 3298534883328},
 			},
-			textIDs: []int32{615, 616},
+			textIDs: []int32{616, 617},
 			action:  []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "systemerror",
@@ -4171,14 +4173,14 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-throttled-sending-ip-final",
 			file: "rules.yaml (built-in)",
-			line: 3248,
+			line: 3262,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
 			text: phraseMask{
-				{index: 9, bits: 1649267441664},
+				{index: 9, bits: 3298534883328},
 			},
-			textIDs: []int32{615, 616},
+			textIDs: []int32{616, 617},
 			then: thenDef{
 				Reason: "systemerror",
 				words: words{
@@ -4239,47 +4241,47 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.500-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3261,
+			line: 3275,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 500},
 			},
 			text: phraseMask{
-				{index: 9, bits: 549755813888},
+				{index: 9, bits: 1099511627776},
 			},
-			textIDs: []int32{615},
+			textIDs: []int32{616},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "microsoft-4.7.700-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3267,
+			line: 3281,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 700, detHi: 700},
-			},
-			text: phraseMask{
-				{index: 9, bits: 2199023255552},
-			},
-			textIDs: []int32{617},
-			then:    thenDef{Reason: "systemerror"},
-		},
-		{
-			id:   "microsoft-4.3.1-systemfull",
-			file: "rules.yaml (built-in)",
-			line: 3273,
-			status: []statusPattern{
-				{class: 4, subject: 3, detailLo: 1, detHi: 1},
 			},
 			text: phraseMask{
 				{index: 9, bits: 4398046511104},
 			},
 			textIDs: []int32{618},
+			then:    thenDef{Reason: "systemerror"},
+		},
+		{
+			id:   "microsoft-4.3.1-systemfull",
+			file: "rules.yaml (built-in)",
+			line: 3287,
+			status: []statusPattern{
+				{class: 4, subject: 3, detailLo: 1, detHi: 1},
+			},
+			text: phraseMask{
+				{index: 9, bits: 8796093022208},
+			},
+			textIDs: []int32{619},
 			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
 			then:    thenDef{Reason: "systemfull"},
 		},
 		{
 			id:   "microsoft-4.5.3-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3280,
+			line: 3294,
 			status: []statusPattern{
 				{class: 4, subject: 5, detailLo: 3, detHi: 3},
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
@@ -4294,36 +4296,22 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.652-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3287,
+			line: 3301,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 652, detHi: 652},
-			},
-			text: phraseMask{
-				{index: 9, bits: 8796093022208},
-			},
-			textIDs: []int32{619},
-			then:    thenDef{Reason: "toomanyconn"},
-		},
-		{
-			id:   "microsoft-5.1.3-userunknown",
-			file: "rules.yaml (built-in)",
-			line: 3293,
-			status: []statusPattern{
-				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
 				{index: 9, bits: 17592186044416},
 			},
 			textIDs: []int32{620},
-			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
-			then:    thenDef{Reason: "userunknown"},
+			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
-			id:   "microsoft-5.1.4-5-userunknown",
+			id:   "microsoft-5.1.3-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3300,
+			line: 3307,
 			status: []statusPattern{
-				{class: 5, subject: 1, detailLo: 4, detHi: 5},
+				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
 				{index: 9, bits: 35184372088832},
@@ -4333,11 +4321,11 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
-			id:   "microsoft-5.1.6-userunknown",
+			id:   "microsoft-5.1.4-5-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3307,
+			line: 3314,
 			status: []statusPattern{
-				{class: 5, subject: 1, detailLo: 6, detHi: 6},
+				{class: 5, subject: 1, detailLo: 4, detHi: 5},
 			},
 			text: phraseMask{
 				{index: 9, bits: 70368744177664},
@@ -4347,11 +4335,11 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
-			id:   "microsoft-5.5.0-userunknown",
+			id:   "microsoft-5.1.6-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3314,
+			line: 3321,
 			status: []statusPattern{
-				{class: 5, subject: 5},
+				{class: 5, subject: 1, detailLo: 6, detHi: 6},
 			},
 			text: phraseMask{
 				{index: 9, bits: 140737488355328},
@@ -4361,11 +4349,11 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
-			id:   "microsoft-5.1.2-userunknown",
+			id:   "microsoft-5.5.0-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3321,
+			line: 3328,
 			status: []statusPattern{
-				{class: 5, subject: 1, detailLo: 2, detHi: 2},
+				{class: 5, subject: 5},
 			},
 			text: phraseMask{
 				{index: 9, bits: 281474976710656},
@@ -4375,349 +4363,363 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
-			id:   "microsoft-5.1.351-userunknown",
+			id:   "microsoft-5.1.2-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3328,
+			line: 3335,
 			status: []statusPattern{
-				{class: 5, subject: 1, detailLo: 351, detHi: 351},
+				{class: 5, subject: 1, detailLo: 2, detHi: 2},
 			},
 			text: phraseMask{
 				{index: 9, bits: 562949953421312},
 			},
 			textIDs: []int32{625},
+			mta:     []string{".prod.outlook.com", ".protection.outlook.com", ".onmicrosoft.com", ".exchangelabs.com"},
+			then:    thenDef{Reason: "userunknown"},
+		},
+		{
+			id:   "microsoft-5.1.351-userunknown",
+			file: "rules.yaml (built-in)",
+			line: 3342,
+			status: []statusPattern{
+				{class: 5, subject: 1, detailLo: 351, detHi: 351},
+			},
+			text: phraseMask{
+				{index: 9, bits: 1125899906842624},
+			},
+			textIDs: []int32{626},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "mimecast-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 3334,
+			line: 3348,
 			text: phraseMask{
-				{index: 9, bits: 7881299347898368},
+				{index: 9, bits: 15762598695796736},
 			},
-			textIDs: []int32{626, 627, 628},
+			textIDs: []int32{627, 628, 629},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "mimecast-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 3344,
+			line: 3358,
 			text: phraseMask{
-				{index: 9, bits: 27021597764222976},
+				{index: 9, bits: 54043195528445952},
 			},
-			textIDs: []int32{629, 630},
+			textIDs: []int32{630, 631},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "badreputation"},
 		},
 		{
 			id:   "mimecast-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3350,
+			line: 3364,
 			text: phraseMask{
-				{index: 9, bits: 252201579132747776},
+				{index: 9, bits: 504403158265495552},
 			},
-			textIDs: []int32{631, 632, 633},
+			textIDs: []int32{632, 633, 634},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "mimecast-expired",
 			file: "rules.yaml (built-in)",
-			line: 3356,
+			line: 3370,
 			text: phraseMask{
-				{index: 9, bits: 288230376151711744},
+				{index: 9, bits: 576460752303423488},
 			},
-			textIDs: []int32{634},
+			textIDs: []int32{635},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "mimecast-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 3362,
+			line: 3376,
 			text: phraseMask{
-				{index: 9, bits: 8646911284551352320},
+				{index: 9, bits: 17293822569102704640},
 			},
-			textIDs: []int32{635, 636, 637, 638},
+			textIDs: []int32{636, 637, 638, 639},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "mimecast-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3369,
+			line: 3383,
 			text: phraseMask{
-				{index: 9, bits: 9223372036854775808},
+				{index: 10, bits: 1},
 			},
-			textIDs: []int32{639},
+			textIDs: []int32{640},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "mimecast-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3375,
+			line: 3389,
 			text: phraseMask{
-				{index: 10, bits: 3},
+				{index: 10, bits: 6},
 			},
-			textIDs: []int32{640, 641},
+			textIDs: []int32{641, 642},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "mimecast-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3381,
+			line: 3395,
 			text: phraseMask{
-				{index: 10, bits: 12},
+				{index: 10, bits: 24},
 			},
-			textIDs: []int32{642, 643},
+			textIDs: []int32{643, 644},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "mimecast-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3387,
+			line: 3401,
 			text: phraseMask{
-				{index: 10, bits: 16},
+				{index: 10, bits: 32},
 			},
-			textIDs: []int32{644},
+			textIDs: []int32{645},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "mimecast-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 3393,
+			line: 3407,
 			text: phraseMask{
-				{index: 4, bits: 103079215104},
-				{index: 10, bits: 224},
+				{index: 4, bits: 412316860416},
+				{index: 10, bits: 448},
 			},
-			textIDs: []int32{291, 292, 645, 646, 647},
+			textIDs: []int32{293, 294, 646, 647, 648},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "policyviolation"},
 		},
 		{
 			id:   "mimecast-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3401,
+			line: 3415,
 			text: phraseMask{
-				{index: 4, bits: 18354274304},
-				{index: 10, bits: 768},
+				{index: 4, bits: 73417097216},
+				{index: 10, bits: 1536},
 			},
-			textIDs: []int32{286, 281, 282, 648, 649, 290},
+			textIDs: []int32{288, 283, 284, 649, 650, 292},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "mimecast-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3411,
+			line: 3425,
 			text: phraseMask{
-				{index: 10, bits: 7168},
+				{index: 10, bits: 14336},
 			},
-			textIDs: []int32{650, 651, 652},
+			textIDs: []int32{651, 652, 653},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "mimecast-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3418,
+			line: 3432,
 			text: phraseMask{
-				{index: 10, bits: 122880},
+				{index: 10, bits: 245760},
 			},
-			textIDs: []int32{653, 654, 655, 656},
+			textIDs: []int32{654, 655, 656, 657},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "mimecast-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3425,
+			line: 3439,
 			text: phraseMask{
-				{index: 10, bits: 393216},
+				{index: 10, bits: 786432},
 				{index: 1, bits: 2147483648},
 			},
-			textIDs: []int32{657, 95, 658},
+			textIDs: []int32{658, 95, 659},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "mimecast-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3432,
+			line: 3446,
 			text: phraseMask{
-				{index: 9, bits: 131072},
-				{index: 10, bits: 1572864},
+				{index: 9, bits: 262144},
+				{index: 10, bits: 3145728},
 			},
-			textIDs: []int32{593, 659, 660},
+			textIDs: []int32{594, 660, 661},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "mimecast-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 3438,
+			line: 3452,
 			text: phraseMask{
-				{index: 10, bits: 2097152},
+				{index: 10, bits: 4194304},
 			},
-			textIDs: []int32{661},
+			textIDs: []int32{662},
 			mta:     []string{".mimecast.com"},
 			then:    thenDef{Reason: "virusdetected"},
 		},
 		{
 			id:   "outlook-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3444,
+			line: 3458,
 			text: phraseMask{
-				{index: 10, bits: 4194304},
+				{index: 10, bits: 8388608},
 			},
-			textIDs: []int32{662},
+			textIDs: []int32{663},
 			mta:     []string{".hotmail.com"},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "outlook-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3450,
+			line: 3464,
 			text: phraseMask{
-				{index: 9, bits: 140737488355328},
+				{index: 9, bits: 281474976710656},
 			},
-			textIDs: []int32{623},
+			textIDs: []int32{624},
 			mta:     []string{".hotmail.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "tencent-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 3456,
+			line: 3470,
 			text: phraseMask{
-				{index: 10, bits: 25165824},
+				{index: 10, bits: 50331648},
 			},
-			textIDs: []int32{663, 664},
+			textIDs: []int32{664, 665},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "tencent-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3466,
+			line: 3480,
 			text: phraseMask{
-				{index: 10, bits: 234881024},
+				{index: 10, bits: 469762048},
 			},
-			textIDs: []int32{665, 666, 667},
+			textIDs: []int32{666, 667, 668},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "tencent-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3472,
+			line: 3486,
 			text: phraseMask{
-				{index: 10, bits: 268435456},
+				{index: 10, bits: 536870912},
 			},
-			textIDs: []int32{668},
+			textIDs: []int32{669},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "tencent-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3478,
+			line: 3492,
 			text: phraseMask{
-				{index: 10, bits: 1610612736},
+				{index: 10, bits: 3221225472},
 			},
-			textIDs: []int32{669, 670},
+			textIDs: []int32{670, 671},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "tencent-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 3484,
+			line: 3498,
 			text: phraseMask{
-				{index: 10, bits: 6442450944},
+				{index: 10, bits: 12884901888},
 			},
-			textIDs: []int32{671, 672},
+			textIDs: []int32{672, 673},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "tencent-speeding",
 			file: "rules.yaml (built-in)",
-			line: 3490,
+			line: 3504,
 			text: phraseMask{
-				{index: 10, bits: 25769803776},
+				{index: 10, bits: 51539607552},
 			},
-			textIDs: []int32{673, 674},
+			textIDs: []int32{674, 675},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "speeding"},
 		},
 		{
 			id:   "tencent-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3496,
+			line: 3510,
 			text: phraseMask{
-				{index: 10, bits: 34359738368},
+				{index: 10, bits: 68719476736},
 			},
-			textIDs: []int32{675},
+			textIDs: []int32{676},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "tencent-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3502,
+			line: 3516,
 			text: phraseMask{
-				{index: 10, bits: 68719476736},
+				{index: 10, bits: 137438953472},
 			},
-			textIDs: []int32{676},
+			textIDs: []int32{677},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
 			id:   "tencent-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3508,
+			line: 3522,
 			text: phraseMask{
-				{index: 10, bits: 2061584302080},
+				{index: 10, bits: 4123168604160},
 			},
-			textIDs: []int32{677, 678, 679, 680},
+			textIDs: []int32{678, 679, 680, 681},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "tencent-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3515,
+			line: 3529,
 			text: phraseMask{
-				{index: 10, bits: 2199023255552},
+				{index: 10, bits: 4398046511104},
 			},
-			textIDs: []int32{681},
+			textIDs: []int32{682},
 			mta:     []string{".qq.com"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "yahoo-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 3521,
+			line: 3535,
 			text: phraseMask{
-				{index: 10, bits: 4398046511104},
+				{index: 10, bits: 8796093022208},
 			},
-			textIDs: []int32{682},
+			textIDs: []int32{683},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "yahoo-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3532,
+			line: 3546,
 			text: phraseMask{
-				{index: 10, bits: 26388279066624},
+				{index: 10, bits: 52776558133248},
 			},
-			textIDs: []int32{683, 684},
+			textIDs: []int32{684, 685},
 			mta:     []string{".yahoodns.net"},
 			then: thenDef{
 				Reason: "blocked",
@@ -4758,33 +4760,33 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3543,
+			line: 3557,
 			text: phraseMask{
-				{index: 10, bits: 35184372088832},
+				{index: 10, bits: 70368744177664},
 			},
-			textIDs: []int32{685},
+			textIDs: []int32{686},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "yahoo-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 3549,
+			line: 3563,
 			text: phraseMask{
-				{index: 10, bits: 70368744177664},
+				{index: 10, bits: 140737488355328},
 			},
-			textIDs: []int32{686},
+			textIDs: []int32{687},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "notcompliantrfc"},
 		},
 		{
 			id:   "yahoo-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 3555,
+			line: 3569,
 			text: phraseMask{
-				{index: 10, bits: 140737488355328},
+				{index: 10, bits: 281474976710656},
 			},
-			textIDs: []int32{687},
+			textIDs: []int32{688},
 			mta:     []string{".yahoodns.net"},
 			then: thenDef{
 				Reason: "policyviolation",
@@ -4839,8 +4841,8 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-policyviolation-by-reply",
 			file: "rules.yaml (built-in)",
-			line: 3580,
-			all:  []int32{687, 688},
+			line: 3594,
+			all:  []int32{688, 689},
 			then: thenDef{
 				Reason: "policyviolation",
 				words: words{
@@ -4894,11 +4896,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints-delayed",
 			file: "rules.yaml (built-in)",
-			line: 3586,
+			line: 3600,
 			text: phraseMask{
-				{index: 10, bits: 562949953421312},
+				{index: 10, bits: 1125899906842624},
 			},
-			textIDs: []int32{689},
+			textIDs: []int32{690},
 			mta:     []string{".yahoodns.net"},
 			action:  []smtpcode.Action{"delayed"},
 			then: thenDef{
@@ -4963,11 +4965,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints-expired",
 			file: "rules.yaml (built-in)",
-			line: 3604,
+			line: 3618,
 			text: phraseMask{
-				{index: 10, bits: 562949953421312},
+				{index: 10, bits: 1125899906842624},
 			},
-			textIDs: []int32{689},
+			textIDs: []int32{690},
 			mta:     []string{".yahoodns.net"},
 			action:  []smtpcode.Action{"failed"},
 			then: thenDef{
@@ -5032,11 +5034,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints",
 			file: "rules.yaml (built-in)",
-			line: 3617,
+			line: 3631,
 			text: phraseMask{
-				{index: 10, bits: 562949953421312},
+				{index: 10, bits: 1125899906842624},
 			},
-			textIDs: []int32{689},
+			textIDs: []int32{690},
 			mta:     []string{".yahoodns.net"},
 			then: thenDef{
 				Reason: "rejected",
@@ -5098,73 +5100,73 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3627,
+			line: 3641,
 			text: phraseMask{
-				{index: 10, bits: 3377699720527872},
+				{index: 10, bits: 6755399441055744},
 			},
-			textIDs: []int32{690, 691},
+			textIDs: []int32{691, 692},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "yahoo-speeding",
 			file: "rules.yaml (built-in)",
-			line: 3635,
+			line: 3649,
 			text: phraseMask{
-				{index: 10, bits: 4503599627370496},
+				{index: 10, bits: 9007199254740992},
 			},
-			textIDs: []int32{692},
+			textIDs: []int32{693},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "speeding"},
 		},
 		{
 			id:   "yahoo-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3641,
+			line: 3655,
 			text: phraseMask{
-				{index: 10, bits: 27021597764222976},
+				{index: 10, bits: 54043195528445952},
 			},
-			textIDs: []int32{693, 694},
+			textIDs: []int32{694, 695},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "yahoo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3647,
+			line: 3661,
 			text: phraseMask{
-				{index: 10, bits: 36028797018963968},
+				{index: 10, bits: 72057594037927936},
 			},
-			textIDs: []int32{695},
+			textIDs: []int32{696},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
 			id:   "yahoo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3653,
+			line: 3667,
 			text: phraseMask{
-				{index: 10, bits: 72057594037927936},
+				{index: 10, bits: 144115188075855872},
 			},
-			textIDs: []int32{696},
+			textIDs: []int32{697},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "yahoo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3659,
+			line: 3673,
 			text: phraseMask{
-				{index: 10, bits: 144117387099111424},
+				{index: 10, bits: 288234774198222848},
 			},
-			textIDs: []int32{697, 681},
+			textIDs: []int32{698, 682},
 			mta:     []string{".yahoodns.net"},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "ms-submission-quota",
 			file: "rules.yaml (built-in)",
-			line: 3671,
+			line: 3685,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 2, detHi: 2},
 				{class: 4, subject: 2, detailLo: 2, detHi: 2},
@@ -5172,9 +5174,10 @@ var builtinSet = &ruleSet{
 				{none: true},
 			},
 			text: phraseMask{
-				{index: 10, bits: 18158513697557839872},
+				{index: 10, bits: 17870283321406128128},
+				{index: 11, bits: 1},
 			},
-			textIDs: []int32{698, 699, 700, 701, 702, 703},
+			textIDs: []int32{699, 700, 701, 702, 703, 704},
 			then: thenDef{
 				Reason: "speeding",
 				words: words{
@@ -5214,11 +5217,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-outbound-spam-exception",
 			file: "rules.yaml (built-in)",
-			line: 3687,
+			line: 3701,
 			text: phraseMask{
-				{index: 11, bits: 1},
+				{index: 11, bits: 2},
 			},
-			textIDs: []int32{704},
+			textIDs: []int32{705},
 			then: thenDef{
 				Reason: "rejected",
 				words: words{
@@ -5257,11 +5260,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-recipient-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 3705,
+			line: 3719,
 			text: phraseMask{
-				{index: 11, bits: 30},
+				{index: 11, bits: 60},
 			},
-			textIDs: []int32{705, 706, 707, 708},
+			textIDs: []int32{706, 707, 708, 709},
 			then: thenDef{
 				Reason: "speeding",
 				words: words{
@@ -5301,12 +5304,12 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-sending-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 3717,
+			line: 3731,
 			text: phraseMask{
-				{index: 11, bits: 480},
-				{index: 8, bits: 8192},
+				{index: 11, bits: 960},
+				{index: 8, bits: 16384},
 			},
-			textIDs: []int32{709, 710, 525, 711, 712},
+			textIDs: []int32{710, 711, 526, 712, 713},
 			then: thenDef{
 				Reason: "speeding",
 				words: words{
@@ -5345,12 +5348,12 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cpanel-hourly-limit-retried",
 			file: "rules.yaml (built-in)",
-			line: 3743,
+			line: 3757,
 			text: phraseMask{
-				{index: 11, bits: 1536},
+				{index: 11, bits: 3072},
 			},
-			textIDs: []int32{713, 714},
-			all:     []int32{715},
+			textIDs: []int32{714, 715},
+			all:     []int32{716},
 			regexps: []*pattern{
 				{src: "has exceeded the max (?:emails|defers and failures) per hour(?: \\([0-9]+/(?P<limit>[0-9]+))?", captures: true, minLen: 36},
 			},
@@ -5401,11 +5404,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cpanel-max-emails-per-hour",
 			file: "rules.yaml (built-in)",
-			line: 3757,
+			line: 3771,
 			text: phraseMask{
-				{index: 11, bits: 512},
+				{index: 11, bits: 1024},
 			},
-			textIDs: []int32{713},
+			textIDs: []int32{714},
 			regexps: []*pattern{
 				{src: "has exceeded the max emails per hour(?: \\([0-9]+/(?P<limit>[0-9]+))?", captures: true, minLen: 36},
 			},
@@ -5460,11 +5463,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cpanel-max-defers-failures-per-hour",
 			file: "rules.yaml (built-in)",
-			line: 3770,
+			line: 3784,
 			text: phraseMask{
-				{index: 11, bits: 1024},
+				{index: 11, bits: 2048},
 			},
-			textIDs: []int32{714},
+			textIDs: []int32{715},
 			regexps: []*pattern{
 				{src: "has exceeded the max defers and failures per hour(?: \\([0-9]+/(?P<limit>[0-9]+))?", captures: true, minLen: 49},
 			},
@@ -5519,7 +5522,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "relay-denied-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 3783,
+			line: 3797,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -5529,10 +5532,10 @@ var builtinSet = &ruleSet{
 				{class: 5},
 			},
 			text: phraseMask{
-				{index: 11, bits: 134213632},
-				{index: 6, bits: 34359738368},
+				{index: 11, bits: 268427264},
+				{index: 6, bits: 137438953472},
 			},
-			textIDs: []int32{716, 419, 717, 718, 719, 720, 721, 722, 723, 724, 725, 726, 727, 728, 729, 730},
+			textIDs: []int32{717, 421, 718, 719, 720, 721, 722, 723, 724, 725, 726, 727, 728, 729, 730, 731},
 			then: thenDef{
 				Reason: "norelaying",
 				words: words{
@@ -5593,11 +5596,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-authrequired-recipient",
 			file: "rules.yaml (built-in)",
-			line: 3808,
+			line: 3822,
 			text: phraseMask{
-				{index: 11, bits: 134217728},
+				{index: 11, bits: 268435456},
 			},
-			textIDs: []int32{731},
+			textIDs: []int32{732},
 			then: thenDef{
 				Reason: "securityerror",
 				words: words{
@@ -5643,7 +5646,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "not-authenticated-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 3817,
+			line: 3831,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -5653,9 +5656,9 @@ var builtinSet = &ruleSet{
 				{none: true},
 			},
 			text: phraseMask{
-				{index: 11, bits: 137170518016},
+				{index: 11, bits: 274341036032},
 			},
-			textIDs: []int32{732, 733, 734, 735, 736, 737, 738, 739, 740},
+			textIDs: []int32{733, 734, 735, 736, 737, 738, 739, 740, 741},
 			then: thenDef{
 				Reason: "securityerror",
 				words: words{
@@ -5701,13 +5704,13 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-nonmember",
 			file: "rules.yaml (built-in)",
-			line: 3832,
+			line: 3846,
 			text: phraseMask{
-				{index: 11, bits: 4611685880988434432},
+				{index: 11, bits: 9223371761976868864},
 			},
 			textIDs: []int32{
-				741, 742, 743, 744, 745, 746, 747, 748, 749, 750, 751, 752, 753, 754, 755, 756, 757, 758, 759, 760,
-				761, 762, 763, 764, 765,
+				742, 743, 744, 745, 746, 747, 748, 749, 750, 751, 752, 753, 754, 755, 756, 757, 758, 759, 760, 761,
+				762, 763, 764, 765, 766,
 			},
 			then: thenDef{
 				Reason: "filtered",
@@ -5779,12 +5782,12 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-nonmember-policy",
 			file: "rules.yaml (built-in)",
-			line: 3885,
+			line: 3899,
 			text: phraseMask{
-				{index: 11, bits: 13835058055282163712},
-				{index: 12, bits: 3},
+				{index: 11, bits: 9223372036854775808},
+				{index: 12, bits: 7},
 			},
-			textIDs: []int32{766, 767, 768, 769},
+			textIDs: []int32{767, 768, 769, 770},
 			then: thenDef{
 				Reason: "policyviolation",
 				words: words{
@@ -5855,11 +5858,11 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-moderator-reason",
 			file: "rules.yaml (built-in)",
-			line: 3905,
+			line: 3919,
 			text: phraseMask{
-				{index: 12, bits: 12},
+				{index: 12, bits: 24},
 			},
-			textIDs: []int32{770, 771},
+			textIDs: []int32{771, 772},
 			then: thenDef{
 				Reason: "filtered",
 				words: words{
@@ -5910,7 +5913,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.1-delivery-not-authorized",
 			file: "rules.yaml (built-in)",
-			line: 3928,
+			line: 3942,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -5918,9 +5921,9 @@ var builtinSet = &ruleSet{
 				{class: 5},
 			},
 			text: phraseMask{
-				{index: 12, bits: 16368},
+				{index: 12, bits: 32736},
 			},
-			textIDs: []int32{772, 773, 774, 775, 776, 777, 778, 779, 780, 781},
+			textIDs: []int32{773, 774, 775, 776, 777, 778, 779, 780, 781, 782},
 			then: thenDef{
 				Reason: "filtered",
 				words: words{
@@ -6012,16 +6015,16 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.1.10-null-mx",
 			file: "rules.yaml (built-in)",
-			line: 3955,
+			line: 3969,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 				{class: 4, subject: 1, detailLo: 10, detHi: 10},
 			},
 			text: phraseMask{
-				{index: 8, bits: 17592186044416},
-				{index: 12, bits: 114688},
+				{index: 8, bits: 35184372088832},
+				{index: 12, bits: 229376},
 			},
-			textIDs: []int32{556, 782, 783, 784},
+			textIDs: []int32{557, 783, 784, 785},
 			then: thenDef{
 				Reason: "notaccept",
 				words: words{
@@ -6067,15 +6070,15 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.7.13-account-disabled",
 			file: "rules.yaml (built-in)",
-			line: 3967,
+			line: 3981,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 				{class: 4, subject: 7, detailLo: 13, detHi: 13},
 			},
 			text: phraseMask{
-				{index: 12, bits: 4063232},
+				{index: 12, bits: 8126464},
 			},
-			textIDs: []int32{785, 786, 787, 788, 789},
+			textIDs: []int32{786, 787, 788, 789, 790},
 			then: thenDef{
 				Reason: "suspend",
 				words: words{
@@ -6108,7 +6111,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.26-ipv6-unauthenticated",
 			file: "rules.yaml (built-in)",
-			line: 3981,
+			line: 3995,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 26, detHi: 26},
 			},
@@ -6157,7 +6160,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.500-699",
 			file: "rules.yaml (built-in)",
-			line: 3990,
+			line: 4004,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -6206,7 +6209,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.850-899",
 			file: "rules.yaml (built-in)",
-			line: 3999,
+			line: 4013,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 850, detHi: 899},
 			},
@@ -6255,7 +6258,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.10",
 			file: "rules.yaml (built-in)",
-			line: 4008,
+			line: 4022,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -6304,7 +6307,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.90",
 			file: "rules.yaml (built-in)",
-			line: 4018,
+			line: 4032,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 90, detHi: 90},
 			},
@@ -6346,7 +6349,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.121",
 			file: "rules.yaml (built-in)",
-			line: 4027,
+			line: 4041,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 121, detHi: 121},
 			},
@@ -6395,7 +6398,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.122",
 			file: "rules.yaml (built-in)",
-			line: 4036,
+			line: 4050,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 122, detHi: 122},
 			},
@@ -6444,7 +6447,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.3.190",
 			file: "rules.yaml (built-in)",
-			line: 4045,
+			line: 4059,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 190, detHi: 190},
 			},
@@ -6493,7 +6496,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.12",
 			file: "rules.yaml (built-in)",
-			line: 4054,
+			line: 4068,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -6542,7 +6545,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.124",
 			file: "rules.yaml (built-in)",
-			line: 4063,
+			line: 4077,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 124, detHi: 124},
 			},
@@ -6591,7 +6594,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.133",
 			file: "rules.yaml (built-in)",
-			line: 4072,
+			line: 4086,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 133, detHi: 133},
 			},
@@ -6640,7 +6643,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.134",
 			file: "rules.yaml (built-in)",
-			line: 4081,
+			line: 4095,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 134, detHi: 134},
 			},
@@ -6689,7 +6692,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.13",
 			file: "rules.yaml (built-in)",
-			line: 4090,
+			line: 4104,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -6738,7 +6741,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.135",
 			file: "rules.yaml (built-in)",
-			line: 4099,
+			line: 4113,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 135, detHi: 135},
 			},
@@ -6787,7 +6790,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.136",
 			file: "rules.yaml (built-in)",
-			line: 4108,
+			line: 4122,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 136, detHi: 136},
 			},
@@ -6836,7 +6839,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.23-spf",
 			file: "rules.yaml (built-in)",
-			line: 4117,
+			line: 4131,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 23, detHi: 23},
 			},
@@ -6908,7 +6911,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.25",
 			file: "rules.yaml (built-in)",
-			line: 4126,
+			line: 4140,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -6965,7 +6968,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.57",
 			file: "rules.yaml (built-in)",
-			line: 4135,
+			line: 4149,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 57, detHi: 57},
 			},
@@ -7014,7 +7017,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.501",
 			file: "rules.yaml (built-in)",
-			line: 4144,
+			line: 4158,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 501, detHi: 501},
 			},
@@ -7063,7 +7066,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.502",
 			file: "rules.yaml (built-in)",
-			line: 4155,
+			line: 4169,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 502, detHi: 502},
 			},
@@ -7112,7 +7115,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.503",
 			file: "rules.yaml (built-in)",
-			line: 4164,
+			line: 4178,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 503, detHi: 503},
 			},
@@ -7161,7 +7164,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.504",
 			file: "rules.yaml (built-in)",
-			line: 4173,
+			line: 4187,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 504, detHi: 504},
 			},
@@ -7210,7 +7213,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.505",
 			file: "rules.yaml (built-in)",
-			line: 4184,
+			line: 4198,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 505, detHi: 505},
 			},
@@ -7259,7 +7262,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.506",
 			file: "rules.yaml (built-in)",
-			line: 4196,
+			line: 4210,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 506, detHi: 506},
 			},
@@ -7308,7 +7311,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.507",
 			file: "rules.yaml (built-in)",
-			line: 4205,
+			line: 4219,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 507, detHi: 507},
 			},
@@ -7357,7 +7360,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.508",
 			file: "rules.yaml (built-in)",
-			line: 4214,
+			line: 4228,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 508, detHi: 508},
 			},
@@ -7406,7 +7409,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.509",
 			file: "rules.yaml (built-in)",
-			line: 4223,
+			line: 4237,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 509, detHi: 509},
 			},
@@ -7470,7 +7473,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.64-tenantattribution",
 			file: "rules.yaml (built-in)",
-			line: 4235,
+			line: 4249,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
@@ -7538,7 +7541,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.510",
 			file: "rules.yaml (built-in)",
-			line: 4247,
+			line: 4261,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 510, detHi: 510},
 			},
@@ -7587,7 +7590,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.511",
 			file: "rules.yaml (built-in)",
-			line: 4257,
+			line: 4271,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 511, detHi: 511},
 			},
@@ -7636,7 +7639,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.512",
 			file: "rules.yaml (built-in)",
-			line: 4266,
+			line: 4280,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 512, detHi: 512},
 			},
@@ -7685,7 +7688,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.513",
 			file: "rules.yaml (built-in)",
-			line: 4275,
+			line: 4289,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 513, detHi: 513},
 			},
@@ -7742,7 +7745,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.515",
 			file: "rules.yaml (built-in)",
-			line: 4284,
+			line: 4298,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 515, detHi: 515},
 			},
@@ -7828,7 +7831,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.520",
 			file: "rules.yaml (built-in)",
-			line: 4305,
+			line: 4319,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 520, detHi: 520},
 			},
@@ -7870,7 +7873,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.233",
 			file: "rules.yaml (built-in)",
-			line: 4314,
+			line: 4328,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 233, detHi: 233},
 			},
@@ -7912,7 +7915,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.606-649",
 			file: "rules.yaml (built-in)",
-			line: 4323,
+			line: 4337,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 606, detHi: 649},
 			},
@@ -7978,7 +7981,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.703",
 			file: "rules.yaml (built-in)",
-			line: 4332,
+			line: 4346,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 703, detHi: 703},
 			},
@@ -8020,7 +8023,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.700-749",
 			file: "rules.yaml (built-in)",
-			line: 4341,
+			line: 4355,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 700, detHi: 749},
 			},
@@ -8069,7 +8072,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.310-no-domain",
 			file: "rules.yaml (built-in)",
-			line: 4352,
+			line: 4366,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 310, detHi: 310},
 			},
@@ -8105,61 +8108,61 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-helo-refused",
 			file: "rules.yaml (built-in)",
-			line: 4368,
+			line: 4382,
 			text: phraseMask{
-				{index: 12, bits: 4194304},
+				{index: 12, bits: 8388608},
 			},
-			textIDs: []int32{790},
+			textIDs: []int32{791},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "lhost-courier-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4375,
+			line: 4389,
 			text: phraseMask{
-				{index: 12, bits: 8388608},
+				{index: 12, bits: 16777216},
 			},
-			textIDs: []int32{791},
+			textIDs: []int32{792},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "lhost-domino-filtered",
 			file: "rules.yaml (built-in)",
-			line: 4380,
+			line: 4394,
 			text: phraseMask{
-				{index: 12, bits: 16777216},
+				{index: 12, bits: 33554432},
 			},
-			textIDs: []int32{792},
+			textIDs: []int32{793},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "lhost-domino-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4385,
+			line: 4399,
 			text: phraseMask{
-				{index: 12, bits: 100663296},
+				{index: 12, bits: 201326592},
 			},
-			textIDs: []int32{793, 794},
+			textIDs: []int32{794, 795},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "lhost-domino-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4394,
+			line: 4408,
 			text: phraseMask{
-				{index: 12, bits: 4160749568},
+				{index: 12, bits: 8321499136},
 			},
-			textIDs: []int32{795, 796, 797, 798, 799},
+			textIDs: []int32{796, 797, 798, 799, 800},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "lhost-domino-userunknown-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4401,
+			line: 4415,
 			text: phraseMask{
-				{index: 12, bits: 4294967296},
+				{index: 12, bits: 8589934592},
 			},
-			textIDs: []int32{800},
+			textIDs: []int32{801},
 			regexps: []*pattern{
 				{src: "non r.*pertori.*dans l'annuaire domino", captures: false, minLen: 34},
 			},
@@ -8168,41 +8171,41 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-expired",
 			file: "rules.yaml (built-in)",
-			line: 4407,
+			line: 4421,
 			text: phraseMask{
-				{index: 12, bits: 8589934592},
+				{index: 12, bits: 17179869184},
 			},
-			textIDs: []int32{801},
+			textIDs: []int32{802},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "lhost-dragonfly-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4412,
+			line: 4426,
 			text: phraseMask{
-				{index: 12, bits: 17179869184},
+				{index: 12, bits: 34359738368},
 			},
-			textIDs: []int32{802},
+			textIDs: []int32{803},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "lhost-einsundeins-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 4417,
+			line: 4431,
 			text: phraseMask{
-				{index: 12, bits: 34359738368},
+				{index: 12, bits: 68719476736},
 			},
-			textIDs: []int32{803},
+			textIDs: []int32{804},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "exim-mx-hosts-without-address",
 			file: "rules.yaml (built-in)",
-			line: 4430,
+			line: 4444,
 			text: phraseMask{
-				{index: 12, bits: 206158430208},
+				{index: 12, bits: 412316860416},
 			},
-			textIDs: []int32{804, 805},
+			textIDs: []int32{805, 806},
 			then: thenDef{
 				Reason:     "hostunknown",
 				HardBounce: &builtinFalse,
@@ -8249,61 +8252,61 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4440,
+			line: 4454,
 			text: phraseMask{
-				{index: 12, bits: 274877906944},
+				{index: 12, bits: 549755813888},
 			},
-			textIDs: []int32{806},
+			textIDs: []int32{807},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "lhost-exim-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4448,
+			line: 4462,
 			text: phraseMask{
-				{index: 12, bits: 549755813888},
+				{index: 12, bits: 1099511627776},
 			},
-			textIDs: []int32{807},
+			textIDs: []int32{808},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "lhost-exim-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4453,
+			line: 4467,
 			text: phraseMask{
-				{index: 12, bits: 3298534883328},
+				{index: 12, bits: 6597069766656},
 			},
-			textIDs: []int32{808, 809},
+			textIDs: []int32{809, 810},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "lhost-exim-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 4458,
+			line: 4472,
 			text: phraseMask{
-				{index: 12, bits: 65970697666560},
+				{index: 12, bits: 131941395333120},
 			},
-			textIDs: []int32{810, 811, 812, 813},
+			textIDs: []int32{811, 812, 813, 814},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
 			id:   "lhost-exim-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4464,
+			line: 4478,
 			text: phraseMask{
-				{index: 12, bits: 1055531162664960},
+				{index: 12, bits: 2111062325329920},
 			},
-			textIDs: []int32{814, 815, 816, 817},
+			textIDs: []int32{815, 816, 817, 818},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "lines-too-long",
 			file: "rules.yaml (built-in)",
-			line: 4476,
+			line: 4490,
 			text: phraseMask{
-				{index: 12, bits: 7881299347898368},
+				{index: 12, bits: 15762598695796736},
 			},
-			textIDs: []int32{818, 819, 820},
+			textIDs: []int32{819, 820, 821},
 			then: thenDef{
 				Reason: "contenterror",
 				words: words{
@@ -8349,51 +8352,51 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 4485,
+			line: 4499,
 			text: phraseMask{
-				{index: 12, bits: 9007199254740992},
+				{index: 12, bits: 18014398509481984},
 			},
-			textIDs: []int32{821},
+			textIDs: []int32{822},
 			then:    thenDef{Reason: "contenterror"},
 		},
 		{
 			id:   "lhost-ezweb-expired",
 			file: "rules.yaml (built-in)",
-			line: 4490,
+			line: 4504,
 			text: phraseMask{
-				{index: 12, bits: 18014398509481984},
+				{index: 12, bits: 36028797018963968},
 			},
-			textIDs: []int32{822},
+			textIDs: []int32{823},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "lhost-ezweb-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4495,
+			line: 4509,
 			text: phraseMask{
-				{index: 12, bits: 36028797018963968},
+				{index: 12, bits: 72057594037927936},
 			},
-			textIDs: []int32{823},
+			textIDs: []int32{824},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "lhost-ezweb-suspend",
 			file: "rules.yaml (built-in)",
-			line: 4500,
+			line: 4514,
 			text: phraseMask{
-				{index: 12, bits: 216172782113783808},
+				{index: 12, bits: 432345564227567616},
 			},
-			textIDs: []int32{824, 825},
+			textIDs: []int32{825, 826},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "lhost-fml-nonmember",
 			file: "rules.yaml (built-in)",
-			line: 4505,
+			line: 4519,
 			text: phraseMask{
-				{index: 12, bits: 2017612633061982208},
+				{index: 12, bits: 4035225266123964416},
 			},
-			textIDs: []int32{826, 827, 828},
+			textIDs: []int32{827, 828, 829},
 			then: thenDef{
 				Reason: "rejected",
 				words: words{
@@ -8464,178 +8467,168 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-rejected",
 			file: "rules.yaml (built-in)",
-			line: 4521,
+			line: 4535,
 			text: phraseMask{
-				{index: 12, bits: 16140901064495857664},
-				{index: 13, bits: 1},
+				{index: 12, bits: 13835058055282163712},
+				{index: 13, bits: 3},
 			},
-			textIDs: []int32{829, 830, 831, 832},
+			textIDs: []int32{830, 831, 832, 833},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "lhost-fml-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4526,
+			line: 4540,
 			text: phraseMask{
-				{index: 13, bits: 126},
+				{index: 13, bits: 252},
 			},
-			textIDs: []int32{833, 834, 835, 836, 837, 838},
+			textIDs: []int32{834, 835, 836, 837, 838, 839},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "lhost-fml-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 4532,
+			line: 4546,
 			text: phraseMask{
-				{index: 13, bits: 128},
+				{index: 13, bits: 256},
 			},
-			textIDs: []int32{839},
+			textIDs: []int32{840},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "lhost-gmail-expired",
 			file: "rules.yaml (built-in)",
-			line: 4537,
+			line: 4551,
 			text: phraseMask{
-				{index: 13, bits: 1792},
+				{index: 13, bits: 3584},
 			},
-			textIDs: []int32{840, 841, 842},
+			textIDs: []int32{841, 842, 843},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "lhost-gmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4544,
+			line: 4558,
 			text: phraseMask{
-				{index: 13, bits: 6144},
+				{index: 13, bits: 12288},
 			},
-			textIDs: []int32{843, 844},
+			textIDs: []int32{844, 845},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "lhost-gmx-expired",
 			file: "rules.yaml (built-in)",
-			line: 4549,
+			line: 4563,
 			text: phraseMask{
-				{index: 13, bits: 8192},
+				{index: 13, bits: 16384},
 			},
-			textIDs: []int32{845},
+			textIDs: []int32{846},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "lhost-googleworkspace-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4554,
+			line: 4568,
 			text: phraseMask{
-				{index: 8, bits: 211106232532992},
+				{index: 8, bits: 422212465065984},
 			},
-			textIDs: []int32{559, 558},
+			textIDs: []int32{560, 559},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "lhost-googleworkspace-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4559,
+			line: 4573,
 			text: phraseMask{
-				{index: 8, bits: 17592186044416},
+				{index: 8, bits: 35184372088832},
 			},
-			textIDs: []int32{556},
+			textIDs: []int32{557},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "lhost-googleworkspace-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4564,
+			line: 4578,
 			text: phraseMask{
-				{index: 8, bits: 35184372088832},
+				{index: 8, bits: 70368744177664},
 			},
-			textIDs: []int32{557},
+			textIDs: []int32{558},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "lhost-imailserver-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4569,
+			line: 4583,
 			text: phraseMask{
-				{index: 13, bits: 16384},
+				{index: 13, bits: 32768},
 			},
-			textIDs: []int32{846},
+			textIDs: []int32{847},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "lhost-imailserver-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4574,
+			line: 4588,
 			text: phraseMask{
-				{index: 13, bits: 32768},
+				{index: 13, bits: 65536},
 			},
-			textIDs: []int32{847},
+			textIDs: []int32{848},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "lhost-imailserver-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 4579,
+			line: 4593,
 			text: phraseMask{
-				{index: 13, bits: 65536},
+				{index: 13, bits: 131072},
 			},
-			textIDs: []int32{848},
+			textIDs: []int32{849},
 			then:    thenDef{Reason: "virusdetected"},
 		},
 		{
 			id:   "lhost-imailserver-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 4584,
+			line: 4598,
 			text: phraseMask{
-				{index: 13, bits: 131072},
+				{index: 13, bits: 262144},
 			},
-			textIDs: []int32{849},
+			textIDs: []int32{850},
 			then:    thenDef{Reason: "spamdetected"},
 		},
 		{
 			id:   "lhost-compuserve-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4589,
+			line: 4603,
 			text: phraseMask{
-				{index: 13, bits: 786432},
+				{index: 13, bits: 1572864},
 			},
-			textIDs: []int32{850, 851},
+			textIDs: []int32{851, 852},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "lhost-kddi-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4598,
+			line: 4612,
 			text: phraseMask{
-				{index: 13, bits: 1048576},
+				{index: 13, bits: 2097152},
 			},
-			textIDs: []int32{852},
+			textIDs: []int32{853},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "lhost-kddi-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 4603,
+			line: 4617,
 			text: phraseMask{
-				{index: 13, bits: 2097152},
+				{index: 13, bits: 4194304},
 			},
-			textIDs: []int32{853},
+			textIDs: []int32{854},
 			then:    thenDef{Reason: "norelaying"},
 		},
 		{
 			id:   "lhost-kddi-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4608,
-			text: phraseMask{
-				{index: 13, bits: 4194304},
-			},
-			textIDs: []int32{854},
-			then:    thenDef{Reason: "hostunknown"},
-		},
-		{
-			id:   "lhost-messagingserver-hostunknown",
-			file: "rules.yaml (built-in)",
-			line: 4613,
+			line: 4622,
 			text: phraseMask{
 				{index: 13, bits: 8388608},
 			},
@@ -8643,53 +8636,63 @@ var builtinSet = &ruleSet{
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
-			id:   "lhost-notes-networkerror",
+			id:   "lhost-messagingserver-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4618,
+			line: 4627,
 			text: phraseMask{
 				{index: 13, bits: 16777216},
 			},
 			textIDs: []int32{856},
+			then:    thenDef{Reason: "hostunknown"},
+		},
+		{
+			id:   "lhost-notes-networkerror",
+			file: "rules.yaml (built-in)",
+			line: 4632,
+			text: phraseMask{
+				{index: 13, bits: 33554432},
+			},
+			textIDs: []int32{857},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "lhost-notes-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4623,
+			line: 4637,
 			text: phraseMask{
-				{index: 13, bits: 100663296},
+				{index: 13, bits: 201326592},
 			},
-			textIDs: []int32{857, 858},
+			textIDs: []int32{858, 859},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "lhost-opensmtpd-expired",
 			file: "rules.yaml (built-in)",
-			line: 4629,
+			line: 4643,
 			text: phraseMask{
-				{index: 13, bits: 134217728},
+				{index: 13, bits: 268435456},
 			},
-			textIDs: []int32{859},
+			textIDs: []int32{860},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "lhost-opensmtpd-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 4634,
+			line: 4648,
 			text: phraseMask{
-				{index: 13, bits: 268435456},
+				{index: 13, bits: 536870912},
 			},
-			textIDs: []int32{860},
+			textIDs: []int32{861},
 			then:    thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "lhost-opensmtpd-mx-unreachable",
 			file: "rules.yaml (built-in)",
-			line: 4639,
+			line: 4653,
 			text: phraseMask{
-				{index: 13, bits: 536870912},
+				{index: 13, bits: 1073741824},
 			},
-			textIDs: []int32{861},
+			textIDs: []int32{862},
 			then: thenDef{
 				Reason: "networkerror",
 				words: words{
@@ -8722,101 +8725,101 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4648,
+			line: 4662,
 			text: phraseMask{
-				{index: 13, bits: 136902082560},
+				{index: 13, bits: 273804165120},
 			},
-			textIDs: []int32{862, 863, 864, 865, 861, 866, 867, 868},
+			textIDs: []int32{863, 864, 865, 866, 862, 867, 868, 869},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "lhost-opensmtpd-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4655,
+			line: 4669,
 			text: phraseMask{
-				{index: 13, bits: 962072674304},
+				{index: 13, bits: 1924145348608},
 			},
-			textIDs: []int32{869, 870, 871},
+			textIDs: []int32{870, 871, 872},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "lhost-qmail-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 4660,
+			line: 4674,
 			text: phraseMask{
-				{index: 13, bits: 1099511627776},
+				{index: 13, bits: 2199023255552},
 			},
-			textIDs: []int32{872},
+			textIDs: []int32{873},
 			then:    thenDef{Reason: "exceedlimit"},
 		},
 		{
 			id:   "lhost-qmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 4665,
+			line: 4679,
 			text: phraseMask{
-				{index: 13, bits: 32985348833280},
+				{index: 13, bits: 65970697666560},
 			},
-			textIDs: []int32{873, 874, 875, 876},
+			textIDs: []int32{874, 875, 876, 877},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "lhost-qmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4671,
+			line: 4685,
 			text: phraseMask{
-				{index: 13, bits: 144080003703767040},
+				{index: 13, bits: 288160007407534080},
 			},
-			textIDs: []int32{877, 878, 879, 880, 881, 882, 883, 884, 885, 886, 887, 888},
+			textIDs: []int32{878, 879, 880, 881, 882, 883, 884, 885, 886, 887, 888, 889},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "lhost-qmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4681,
+			line: 4695,
 			text: phraseMask{
-				{index: 13, bits: 432345564227567616},
+				{index: 13, bits: 864691128455135232},
 			},
-			textIDs: []int32{889, 890},
+			textIDs: []int32{890, 891},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "lhost-qmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4686,
+			line: 4700,
 			text: phraseMask{
-				{index: 13, bits: 576460752303423488},
+				{index: 13, bits: 1152921504606846976},
 			},
-			textIDs: []int32{891},
+			textIDs: []int32{892},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "lhost-qmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4691,
+			line: 4705,
 			text: phraseMask{
-				{index: 13, bits: 1152921504606846976},
+				{index: 13, bits: 2305843009213693952},
 			},
-			textIDs: []int32{892},
+			textIDs: []int32{893},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "lhost-qmail-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 4696,
+			line: 4710,
 			text: phraseMask{
-				{index: 13, bits: 2305843009213693952},
+				{index: 13, bits: 4611686018427387904},
 			},
-			textIDs: []int32{893},
+			textIDs: []int32{894},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "qmail-mx-points-here",
 			file: "rules.yaml (built-in)",
-			line: 4701,
+			line: 4715,
 			text: phraseMask{
-				{index: 13, bits: 4611686018427387904},
+				{index: 13, bits: 9223372036854775808},
 			},
-			textIDs: []int32{894},
+			textIDs: []int32{895},
 			then: thenDef{
 				Reason: "networkerror",
 				words: words{
@@ -8870,82 +8873,81 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4717,
+			line: 4731,
 			text: phraseMask{
-				{index: 13, bits: 9223372036854775808},
-				{index: 14, bits: 1},
+				{index: 14, bits: 3},
 			},
-			textIDs: []int32{895, 896},
+			textIDs: []int32{896, 897},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "lhost-qmail-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4723,
+			line: 4737,
 			text: phraseMask{
-				{index: 14, bits: 2},
+				{index: 14, bits: 4},
 			},
-			textIDs: []int32{897},
+			textIDs: []int32{898},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "lhost-qmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 4728,
+			line: 4742,
 			text: phraseMask{
-				{index: 14, bits: 4},
+				{index: 14, bits: 8},
 			},
-			textIDs: []int32{898},
+			textIDs: []int32{899},
 			then:    thenDef{Reason: "systemfull"},
 		},
 		{
 			id:   "lhost-verizon-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4733,
+			line: 4747,
 			text: phraseMask{
-				{index: 14, bits: 24},
+				{index: 14, bits: 48},
 			},
-			textIDs: []int32{899, 900},
+			textIDs: []int32{900, 901},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "lhost-zoho-expired",
 			file: "rules.yaml (built-in)",
-			line: 4738,
+			line: 4752,
 			text: phraseMask{
-				{index: 14, bits: 32},
+				{index: 14, bits: 64},
 			},
-			textIDs: []int32{901},
+			textIDs: []int32{902},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "lhost-biglobe-filtered",
 			file: "rules.yaml (built-in)",
-			line: 4743,
+			line: 4757,
 			text: phraseMask{
-				{index: 14, bits: 64},
+				{index: 14, bits: 128},
 			},
-			textIDs: []int32{902},
+			textIDs: []int32{903},
 			then:    thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "lhost-biglobe-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4748,
+			line: 4762,
 			text: phraseMask{
-				{index: 14, bits: 128},
+				{index: 14, bits: 256},
 			},
-			textIDs: []int32{903},
+			textIDs: []int32{904},
 			then:    thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "google-groups-refused",
 			file: "rules.yaml (built-in)",
-			line: 4753,
+			line: 4767,
 			text: phraseMask{
-				{index: 14, bits: 768},
+				{index: 14, bits: 1536},
 			},
-			textIDs: []int32{904, 905},
+			textIDs: []int32{905, 906},
 			then: thenDef{
 				Reason: "rejected",
 				words: words{
@@ -8991,12 +8993,12 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-posting-restricted",
 			file: "rules.yaml (built-in)",
-			line: 4773,
+			line: 4787,
 			text: phraseMask{
-				{index: 14, bits: 67107840},
-				{index: 11, bits: 3458764788698447872},
+				{index: 14, bits: 134215680},
+				{index: 11, bits: 6917529577396895744},
 			},
-			textIDs: []int32{906, 907, 908, 909, 910, 911, 912, 913, 914, 915, 916, 917, 918, 919, 764, 765, 920, 921, 742},
+			textIDs: []int32{907, 908, 909, 910, 911, 912, 913, 914, 915, 916, 917, 918, 919, 920, 765, 766, 921, 922, 743},
 			then: thenDef{
 				Reason: "filtered",
 				words: words{
@@ -9042,7 +9044,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6-5.4.14-loop",
 			file: "rules.yaml (built-in)",
-			line: 4805,
+			line: 4819,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
@@ -9050,9 +9052,9 @@ var builtinSet = &ruleSet{
 				{class: 5, subject: 4},
 			},
 			text: phraseMask{
-				{index: 2, bits: 985162418487296},
+				{index: 2, bits: 3940649673949184},
 			},
-			textIDs: []int32{175, 176, 177},
+			textIDs: []int32{177, 178, 179},
 			then: thenDef{
 				Reason: "networkerror",
 				words: words{
@@ -9098,16 +9100,16 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-no-answer",
 			file: "rules.yaml (built-in)",
-			line: 4815,
+			line: 4829,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
 			text: phraseMask{
-				{index: 3, bits: 2621440000},
-				{index: 14, bits: 201326592},
-				{index: 9, bits: 512},
+				{index: 3, bits: 10485760000},
+				{index: 14, bits: 402653184},
+				{index: 9, bits: 1024},
 			},
-			textIDs: []int32{214, 223, 922, 585, 218, 923, 219, 220},
+			textIDs: []int32{216, 225, 923, 586, 220, 924, 221, 222},
 			then: thenDef{
 				Reason: "expired",
 				words: words{
@@ -9218,14 +9220,14 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1-access-denied",
 			file: "rules.yaml (built-in)",
-			line: 4832,
+			line: 4846,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
 			text: phraseMask{
-				{index: 14, bits: 268435456},
+				{index: 14, bits: 536870912},
 			},
-			textIDs: []int32{924},
+			textIDs: []int32{925},
 			then: thenDef{
 				Reason: "userunknown",
 				words: words{
@@ -9271,57 +9273,57 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-unrecognised-or-name",
 			file: "rules.yaml (built-in)",
-			line: 4853,
+			line: 4867,
 			text: phraseMask{
-				{index: 14, bits: 136902082560},
+				{index: 14, bits: 273804165120},
 			},
-			textIDs: []int32{925, 926, 927, 928, 929, 930, 931, 932},
+			textIDs: []int32{926, 927, 928, 929, 930, 931, 932, 933},
 			then:    thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "x400-maximum-time-expired",
 			file: "rules.yaml (built-in)",
-			line: 4858,
+			line: 4872,
 			text: phraseMask{
-				{index: 14, bits: 412316860416},
+				{index: 14, bits: 824633720832},
 			},
-			textIDs: []int32{933, 934},
+			textIDs: []int32{934, 935},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "x400-loop-detected",
 			file: "rules.yaml (built-in)",
-			line: 4862,
+			line: 4876,
 			text: phraseMask{
-				{index: 14, bits: 549755813888},
+				{index: 14, bits: 1099511627776},
 			},
-			textIDs: []int32{935},
+			textIDs: []int32{936},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "x400-content-too-long",
 			file: "rules.yaml (built-in)",
-			line: 4866,
+			line: 4880,
 			text: phraseMask{
-				{index: 14, bits: 7696581394432},
+				{index: 14, bits: 15393162788864},
 			},
-			textIDs: []int32{936, 937, 938},
+			textIDs: []int32{937, 938, 939},
 			then:    thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "x400-conversion",
 			file: "rules.yaml (built-in)",
-			line: 4870,
+			line: 4884,
 			text: phraseMask{
-				{index: 14, bits: 272678883688448},
+				{index: 14, bits: 545357767376896},
 			},
-			textIDs: []int32{939, 940, 941, 942, 943},
+			textIDs: []int32{940, 941, 942, 943, 944},
 			then:    thenDef{Reason: "contenterror"},
 		},
 		{
 			id:   "spam-score-stated",
 			file: "rules.yaml (built-in)",
-			line: 4895,
+			line: 4909,
 			text: phraseMask{
 				{bits: 8053063680},
 			},
@@ -9338,7 +9340,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "postfix-rbl-sender",
 			file: "rules.yaml (built-in)",
-			line: 4910,
+			line: 4924,
 			regexps: []*pattern{
 				{src: "sender address \\[[^\\]@ ]*@(?P<listed_domain>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})\\] blocked using ", captures: true, minLen: 37},
 			},
@@ -9439,7 +9441,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "postfix-rbl-name",
 			file: "rules.yaml (built-in)",
-			line: 4932,
+			line: 4946,
 			regexps: []*pattern{
 				{src: "(?:helo command|reverse client host) \\[(?P<listed_domain>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})\\] blocked using ", captures: true, minLen: 34},
 			},
@@ -9540,19 +9542,19 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-uri-blocklist",
 			file: "rules.yaml (built-in)",
-			line: 4949,
+			line: 4963,
 			text: phraseMask{
 				{bits: 25165824},
-				{index: 14, bits: 18446462598732840960},
-				{index: 15, bits: 31},
+				{index: 14, bits: 18446181123756130304},
+				{index: 15, bits: 63},
 			},
 			textIDs: []int32{
-				23, 24, 944, 945, 946, 947, 948, 949, 950, 951, 952, 953, 954, 955, 956, 957, 958, 959, 960, 961,
-				962, 963, 964,
+				23, 24, 945, 946, 947, 948, 949, 950, 951, 952, 953, 954, 955, 956, 957, 958, 959, 960, 961, 962,
+				963, 964, 965,
 			},
 			unless: phraseMask{
 				{bits: 17179869184},
-				{index: 15, bits: 8160},
+				{index: 15, bits: 16320},
 			},
 			then: thenDef{
 				Reason: "spamdetected",
@@ -9682,7 +9684,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-status",
 			file: "rules.yaml (built-in)",
-			line: 4983,
+			line: 4997,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 2, detHi: 2},
 			},
@@ -9691,61 +9693,61 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-specific",
 			file: "rules.yaml (built-in)",
-			line: 4988,
+			line: 5002,
 			text: phraseMask{
-				{index: 15, bits: 8192},
+				{index: 15, bits: 16384},
 			},
-			textIDs: []int32{973},
+			textIDs: []int32{974},
 			then:    thenDef{Reason: "systemfull"},
 		},
 		{
 			id:   "toomanyconn-specific",
 			file: "rules.yaml (built-in)",
-			line: 4994,
+			line: 5008,
 			text: phraseMask{
-				{index: 15, bits: 245760},
-				{index: 11, bits: 512},
+				{index: 15, bits: 491520},
+				{index: 11, bits: 1024},
 			},
-			textIDs: []int32{974, 975, 976, 977, 713},
+			textIDs: []int32{975, 976, 977, 978, 714},
 			then:    thenDef{Reason: "toomanyconn"},
 		},
 		{
 			id:   "mailbox-full-languages",
 			file: "rules.yaml (built-in)",
-			line: 5008,
+			line: 5022,
 			text: phraseMask{
-				{index: 15, bits: 36028797018701824},
+				{index: 15, bits: 72057594037403648},
 			},
 			textIDs: []int32{
-				978, 979, 980, 981, 982, 983, 984, 985, 986, 987, 988, 989, 990, 991, 992, 993, 994, 995, 996, 997,
-				998, 999, 1000, 1001, 1002, 1003, 1004, 1005, 1006, 1007, 1008, 1009, 1010, 1011, 1012, 1013, 1014,
+				979, 980, 981, 982, 983, 984, 985, 986, 987, 988, 989, 990, 991, 992, 993, 994, 995, 996, 997, 998,
+				999, 1000, 1001, 1002, 1003, 1004, 1005, 1006, 1007, 1008, 1009, 1010, 1011, 1012, 1013, 1014, 1015,
 			},
 			then: thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "mailbox-full-text",
 			file: "rules.yaml (built-in)",
-			line: 5020,
+			line: 5034,
 			text: phraseMask{
-				{index: 15, bits: 18410715276690587648},
-				{index: 3, bits: 18085093671174144},
+				{index: 15, bits: 18374686479671623680},
+				{index: 3, bits: 72340374684696576},
 				{index: 16, bits: 18446744073709551615},
-				{index: 17, bits: 1023},
-				{index: 13, bits: 32768},
+				{index: 17, bits: 2047},
+				{index: 13, bits: 65536},
 			},
 			textIDs: []int32{
-				1015, 1016, 1017, 1018, 1019, 1020, 1021, 230, 1022, 1023, 1024, 1025, 1026, 1027, 1028, 1029, 1030, 1031, 1032, 1033,
-				1034, 1035, 1036, 1037, 1038, 1039, 1040, 1041, 1042, 226, 1043, 1044, 1045, 227, 1046, 1047, 1048, 1049, 1050, 1051,
-				1052, 1053, 1054, 246, 1055, 238, 1056, 1057, 1058, 1059, 1060, 1061, 1062, 1063, 1064, 1065, 1066, 1067, 1068, 1069,
-				1070, 1071, 1072, 1073, 1074, 1075, 1076, 1077, 1078, 1079, 1080, 1081, 1082, 1083, 1084, 1085, 1086, 1087, 1088, 1089,
-				1090, 1091, 1092, 1093, 1094, 1095, 1096, 847, 1097,
+				1016, 1017, 1018, 1019, 1020, 1021, 1022, 232, 1023, 1024, 1025, 1026, 1027, 1028, 1029, 1030, 1031, 1032, 1033, 1034,
+				1035, 1036, 1037, 1038, 1039, 1040, 1041, 1042, 1043, 228, 1044, 1045, 1046, 229, 1047, 1048, 1049, 1050, 1051, 1052,
+				1053, 1054, 1055, 248, 1056, 240, 1057, 1058, 1059, 1060, 1061, 1062, 1063, 1064, 1065, 1066, 1067, 1068, 1069, 1070,
+				1071, 1072, 1073, 1074, 1075, 1076, 1077, 1078, 1079, 1080, 1081, 1082, 1083, 1084, 1085, 1086, 1087, 1088, 1089, 1090,
+				1091, 1092, 1093, 1094, 1095, 1096, 1097, 848, 1098,
 			},
 			then: thenDef{Reason: "mailboxfull"},
 		},
 		{
 			id:   "mesg-too-big-status",
 			file: "rules.yaml (built-in)",
-			line: 5060,
+			line: 5074,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 4, detHi: 4},
 				{class: -1, subject: 7, detailLo: 16, detHi: 16},
@@ -9755,7 +9757,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-status",
 			file: "rules.yaml (built-in)",
-			line: 5065,
+			line: 5079,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -9764,32 +9766,32 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-text",
 			file: "rules.yaml (built-in)",
-			line: 5070,
+			line: 5084,
 			text: phraseMask{
-				{index: 17, bits: 137438952448},
-				{index: 9, bits: 64},
+				{index: 17, bits: 274877904896},
+				{index: 9, bits: 128},
 			},
 			textIDs: []int32{
-				1098, 1099, 1100, 1101, 1102, 1103, 1104, 582, 1105, 1106, 1107, 1108, 1109, 1110, 1111, 1112, 1113, 1114, 1115, 1116,
-				1117, 1118, 1119, 1120, 1121, 1122, 1123, 1124,
+				1099, 1100, 1101, 1102, 1103, 1104, 1105, 583, 1106, 1107, 1108, 1109, 1110, 1111, 1112, 1113, 1114, 1115, 1116, 1117,
+				1118, 1119, 1120, 1121, 1122, 1123, 1124, 1125,
 			},
 			then: thenDef{Reason: "mesgtoobig"},
 		},
 		{
 			id:   "exceedlimit-text",
 			file: "rules.yaml (built-in)",
-			line: 5084,
+			line: 5098,
 			text: phraseMask{
-				{index: 17, bits: 412316860416},
-				{index: 10, bits: 268435456},
+				{index: 17, bits: 824633720832},
+				{index: 10, bits: 536870912},
 			},
-			textIDs: []int32{1125, 668, 1126},
+			textIDs: []int32{1126, 669, 1127},
 			then:    thenDef{Reason: "exceedlimit"},
 		},
 		{
 			id:   "suspend-reply-525",
 			file: "rules.yaml (built-in)",
-			line: 5096,
+			line: 5110,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 5},
@@ -9800,42 +9802,42 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-text",
 			file: "rules.yaml (built-in)",
-			line: 5101,
+			line: 5115,
 			text: phraseMask{
-				{index: 17, bits: 18446743523953737728},
-				{index: 10, bits: 18014450049089536},
-				{index: 6, bits: 9223372036854775808},
-				{index: 18, bits: 2147483647},
+				{index: 17, bits: 18446742974197923840},
+				{index: 10, bits: 36028900098179072},
+				{index: 7, bits: 1},
+				{index: 18, bits: 4294967295},
 			},
 			textIDs: []int32{
-				1127, 1128, 1129, 1130, 1131, 1132, 1133, 1134, 675, 1135, 1136, 1137, 1138, 674, 1139, 1140, 1141, 1142, 1143, 694,
-				1144, 1145, 1146, 1147, 1148, 447, 1149, 1150, 1151, 1152, 1153, 1154, 1155, 1156, 1157, 1158, 1159, 1160, 1161, 1162,
-				1163, 1164, 1165, 1166, 1167, 1168, 1169, 1170, 1171, 1172, 1173, 1174, 1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182,
+				1128, 1129, 1130, 1131, 1132, 1133, 1134, 1135, 676, 1136, 1137, 1138, 1139, 675, 1140, 1141, 1142, 1143, 1144, 695,
+				1145, 1146, 1147, 1148, 1149, 448, 1150, 1151, 1152, 1153, 1154, 1155, 1156, 1157, 1158, 1159, 1160, 1161, 1162, 1163,
+				1164, 1165, 1166, 1167, 1168, 1169, 1170, 1171, 1172, 1173, 1174, 1175, 1176, 1177, 1178, 1179, 1180, 1181, 1182, 1183,
 			},
 			then: thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "hasmoved-text",
 			file: "rules.yaml (built-in)",
-			line: 5134,
+			line: 5148,
 			text: phraseMask{
-				{index: 18, bits: 1097364144128},
+				{index: 18, bits: 2194728288256},
 			},
-			textIDs: []int32{1183, 1184, 1185, 1186, 1187, 1188, 1189, 1190, 1191},
+			textIDs: []int32{1184, 1185, 1186, 1187, 1188, 1189, 1190, 1191, 1192},
 			then:    thenDef{Reason: "hasmoved"},
 		},
 		{
 			id:   "norelaying-text",
 			file: "rules.yaml (built-in)",
-			line: 5149,
+			line: 5163,
 			text: phraseMask{
-				{index: 18, bits: 576459652791795712},
-				{index: 11, bits: 134213632},
-				{index: 6, bits: 34359738368},
+				{index: 18, bits: 1152919305583591424},
+				{index: 11, bits: 268427264},
+				{index: 6, bits: 137438953472},
 			},
 			textIDs: []int32{
-				1192, 1193, 1194, 1195, 1196, 724, 727, 1197, 1198, 1199, 419, 718, 728, 719, 717, 1200, 1201, 1202, 1203, 1204,
-				720, 721, 722, 723, 716, 729, 730, 726, 1205, 725, 1206, 1207, 1208, 1209, 1210,
+				1193, 1194, 1195, 1196, 1197, 725, 728, 1198, 1199, 1200, 421, 719, 729, 720, 718, 1201, 1202, 1203, 1204, 1205,
+				721, 722, 723, 724, 717, 730, 731, 727, 1206, 726, 1207, 1208, 1209, 1210, 1211,
 			},
 			command: []string{"MAIL", "RCPT", "DATA", ""},
 			then:    thenDef{Reason: "norelaying"},
@@ -9843,12 +9845,12 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-dmarc",
 			file: "rules.yaml (built-in)",
-			line: 5170,
+			line: 5184,
 			text: phraseMask{
-				{index: 18, bits: 17870283321406128128},
-				{index: 19, bits: 31},
+				{index: 18, bits: 17293822569102704640},
+				{index: 19, bits: 63},
 			},
-			textIDs: []int32{1211, 1212, 1213, 1214, 1215, 1216, 1217, 1218, 1219, 1220},
+			textIDs: []int32{1212, 1213, 1214, 1215, 1216, 1217, 1218, 1219, 1220, 1221},
 			then: thenDef{
 				Reason: "authfailure",
 				words: words{
@@ -9885,7 +9887,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-status",
 			file: "rules.yaml (built-in)",
-			line: 5179,
+			line: 5193,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 20, detHi: 20},
 				{class: -1, subject: 7, detailLo: 21, detHi: 21},
@@ -9900,25 +9902,25 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-text",
 			file: "rules.yaml (built-in)",
-			line: 5184,
+			line: 5198,
 			text: phraseMask{
-				{index: 19, bits: 34359738336},
-				{index: 7, bits: 1024},
+				{index: 19, bits: 68719476672},
+				{index: 7, bits: 2048},
 			},
 			textIDs: []int32{
-				1221, 1222, 1223, 1224, 1225, 1226, 1227, 1228, 1229, 1230, 1231, 1232, 1233, 1234, 1235, 1236, 1237, 1238, 1239, 1240,
-				1241, 1242, 1243, 1244, 1245, 1246, 1247, 1248, 1249, 1250, 458,
+				1222, 1223, 1224, 1225, 1226, 1227, 1228, 1229, 1230, 1231, 1232, 1233, 1234, 1235, 1236, 1237, 1238, 1239, 1240, 1241,
+				1242, 1243, 1244, 1245, 1246, 1247, 1248, 1249, 1250, 1251, 459,
 			},
 			then: thenDef{Reason: "authfailure"},
 		},
 		{
 			id:   "authfailure-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5197,
+			line: 5211,
 			text: phraseMask{
-				{index: 19, bits: 103079215104},
+				{index: 19, bits: 206158430208},
 			},
-			textIDs: []int32{1251, 1252},
+			textIDs: []int32{1252, 1253},
 			regexps: []*pattern{
 				{src: "is not allowed to send mail\\..*_401", captures: false, minLen: 32},
 				{src: "is not allowed to send from <.*per it's spf record", captures: false, minLen: 48},
@@ -9928,65 +9930,65 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-blocked",
 			file: "rules.yaml (built-in)",
-			line: 5216,
+			line: 5230,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 19, bits: 18446743936270598144},
+				{index: 19, bits: 18446743798831644672},
 				{bits: 64513},
-				{index: 8, bits: 4503599627370496},
-				{index: 10, bits: 562949953421376},
-				{index: 20, bits: 9223372036854775807},
-				{index: 7, bits: 4194304},
+				{index: 8, bits: 9007199254740992},
+				{index: 10, bits: 1125899906842752},
+				{index: 20, bits: 18446744073709551615},
+				{index: 7, bits: 8388608},
 			},
 			textIDs: []int32{
-				1253, 1254, 1255, 1256, 1257, 0, 1258, 1259, 1260, 1261, 1262, 1263, 1264, 564, 1265, 1266, 1267, 1268, 1269, 1270,
-				1271, 1272, 1273, 1274, 1275, 1276, 646, 1277, 1278, 1279, 1280, 1281, 1282, 1283, 1284, 1285, 1286, 1287, 1288, 1289,
-				1290, 1291, 1292, 1293, 1294, 1295, 689, 1296, 1297, 1298, 1299, 1300, 1301, 1302, 1303, 1304, 1305, 1306, 1307, 1308,
-				1309, 1310, 11, 10, 12, 15, 1311, 1312, 1313, 13, 14, 1314, 1315, 1316, 1317, 1318, 1319, 1320, 1321, 1322,
-				1323, 1324, 1325, 1326, 1327, 1328, 1329, 1330, 1331, 1332, 1333, 1334, 1335, 1336, 1337, 1338, 1339, 1340, 1341, 470,
-				1342,
+				1254, 1255, 1256, 1257, 1258, 0, 1259, 1260, 1261, 1262, 1263, 1264, 1265, 565, 1266, 1267, 1268, 1269, 1270, 1271,
+				1272, 1273, 1274, 1275, 1276, 1277, 647, 1278, 1279, 1280, 1281, 1282, 1283, 1284, 1285, 1286, 1287, 1288, 1289, 1290,
+				1291, 1292, 1293, 1294, 1295, 1296, 690, 1297, 1298, 1299, 1300, 1301, 1302, 1303, 1304, 1305, 1306, 1307, 1308, 1309,
+				1310, 1311, 11, 10, 12, 15, 1312, 1313, 1314, 13, 14, 1315, 1316, 1317, 1318, 1319, 1320, 1321, 1322, 1323,
+				1324, 1325, 1326, 1327, 1328, 1329, 1330, 1331, 1332, 1333, 1334, 1335, 1336, 1337, 1338, 1339, 1340, 1341, 1342, 471,
+				1343,
 			},
 			then: thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "userunknown-code-yields-rejected",
 			file: "rules.yaml (built-in)",
-			line: 5256,
+			line: 5270,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
 			text: phraseMask{
-				{index: 20, bits: 9223372036854775808},
 				{index: 21, bits: 18446744073709551615},
-				{index: 6, bits: 1125899906842624},
-				{index: 4, bits: 589824},
-				{index: 11, bits: 137438953472},
-				{index: 15, bits: 2112},
+				{index: 2, bits: 2147483648},
+				{index: 6, bits: 2251799813685248},
+				{index: 4, bits: 2359296},
+				{index: 11, bits: 274877906944},
+				{index: 15, bits: 4224},
 				{index: 22, bits: 1048575},
 			},
 			textIDs: []int32{
-				1343, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 1351, 1352, 1353, 1354, 1355, 1356, 1357, 1358, 1359, 1360, 1361, 1362,
+				1344, 1345, 1346, 1347, 1348, 1349, 1350, 1351, 1352, 1353, 1354, 1355, 1356, 1357, 1358, 159, 1359, 1360, 1361, 1362,
 				1363, 1364, 1365, 1366, 1367, 1368, 1369, 1370, 1371, 1372, 1373, 1374, 1375, 1376, 1377, 1378, 1379, 1380, 1381, 1382,
-				1383, 434, 1384, 272, 1385, 1386, 1387, 1388, 1389, 1390, 1391, 741, 1392, 1393, 1394, 966, 1395, 1396, 275, 1397,
-				1398, 1399, 1400, 1401, 1402, 1403, 971, 1404, 1405, 1406, 1407, 1408, 1409, 1410, 1411, 1412, 1413, 1414, 1415, 1416,
+				1383, 435, 1384, 274, 1385, 1386, 1387, 1388, 1389, 1390, 1391, 742, 1392, 1393, 1394, 967, 1395, 1396, 277, 1397,
+				1398, 1399, 1400, 1401, 1402, 1403, 972, 1404, 1405, 1406, 1407, 1408, 1409, 1410, 1411, 1412, 1413, 1414, 1415, 1416,
 				1417, 1418, 1419, 1420, 1421, 1422, 1423, 1424, 1425, 1426, 1427,
 			},
 			unless: phraseMask{
 				{index: 22, bits: 3145728},
-				{index: 20, bits: 1024},
+				{index: 20, bits: 2048},
 			},
 			then: thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "userunknown-code-yields-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 5297,
+			line: 5311,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -9994,48 +9996,48 @@ var builtinSet = &ruleSet{
 			},
 			text: phraseMask{
 				{index: 22, bits: 137434759168},
-				{index: 6, bits: 68719476736},
-				{index: 8, bits: 17592186044416},
-				{index: 12, bits: 49152},
+				{index: 6, bits: 274877906944},
+				{index: 8, bits: 35184372088832},
+				{index: 12, bits: 98304},
 			},
-			textIDs: []int32{1430, 420, 1431, 1432, 1433, 1434, 1435, 1436, 556, 782, 783, 1437, 1438, 1439, 1440, 1441, 1442, 1443, 1444},
+			textIDs: []int32{1430, 422, 1431, 1432, 1433, 1434, 1435, 1436, 557, 783, 784, 1437, 1438, 1439, 1440, 1441, 1442, 1443, 1444},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "unknown-at-mail-from",
 			file: "rules.yaml (built-in)",
-			line: 5309,
+			line: 5323,
 			text: phraseMask{
 				{index: 22, bits: 18446743936270598144},
-				{index: 9, bits: 140737488486400},
-				{index: 10, bits: 2199024828416},
+				{index: 9, bits: 281474976972800},
+				{index: 10, bits: 4398049656832},
 				{index: 23, bits: 18446744073709551615},
-				{index: 8, bits: 1125900175278080},
-				{index: 14, bits: 268435472},
-				{index: 7, bits: 6},
-				{index: 13, bits: 432345564227567616},
-				{index: 17, bits: 36028797018963968},
-				{index: 6, bits: 6597069766656},
+				{index: 8, bits: 2251800350556160},
+				{index: 14, bits: 536870944},
+				{index: 7, bits: 12},
+				{index: 13, bits: 864691128455135232},
+				{index: 17, bits: 72057594037927936},
+				{index: 6, bits: 13194139533312},
 				{index: 24, bits: 8589934591},
-				{index: 3, bits: 576460752303423488},
+				{index: 3, bits: 2305843009213693952},
 			},
 			textIDs: []int32{
-				1445, 1446, 1447, 1448, 1449, 1450, 1451, 1452, 1453, 1454, 1455, 1456, 593, 1457, 1458, 660, 1459, 1460, 1461, 1462,
-				1463, 1464, 1465, 1466, 681, 1467, 1468, 1469, 1470, 1471, 1472, 1473, 1474, 1475, 1476, 1477, 1478, 562, 1479, 1480,
-				1481, 1482, 1483, 1484, 1485, 924, 1486, 1487, 1488, 1489, 1490, 1491, 1492, 1493, 449, 1494, 1495, 1496, 623, 1497,
-				1498, 1499, 889, 1500, 1501, 540, 1502, 1503, 1504, 1143, 1505, 1506, 1507, 1508, 1509, 1510, 1511, 426, 1512, 1513,
-				1514, 1515, 1516, 659, 1517, 1518, 1519, 1520, 1521, 1522, 1523, 1524, 1525, 1526, 1527, 1528, 1529, 900, 1530, 1531,
-				1532, 1533, 1534, 1535, 1536, 1537, 425, 1538, 1539, 1540, 1541, 450, 1542, 1543, 1544, 1545, 1546, 1547, 1548, 1549,
-				1550, 1551, 1552, 1553, 890, 1554, 1555, 1556, 1557, 1558, 1559, 251, 1560, 1561, 1562, 1563, 1564, 1565, 1566, 1567,
+				1445, 1446, 1447, 1448, 1449, 1450, 1451, 1452, 1453, 1454, 1455, 1456, 594, 1457, 1458, 661, 1459, 1460, 1461, 1462,
+				1463, 1464, 1465, 1466, 682, 1467, 1468, 1469, 1470, 1471, 1472, 1473, 1474, 1475, 1476, 1477, 1478, 563, 1479, 1480,
+				1481, 1482, 1483, 1484, 1485, 925, 1486, 1487, 1488, 1489, 1490, 1491, 1492, 1493, 450, 1494, 1495, 1496, 624, 1497,
+				1498, 1499, 890, 1500, 1501, 541, 1502, 1503, 1504, 1144, 1505, 1506, 1507, 1508, 1509, 1510, 1511, 427, 1512, 1513,
+				1514, 1515, 1516, 660, 1517, 1518, 1519, 1520, 1521, 1522, 1523, 1524, 1525, 1526, 1527, 1528, 1529, 901, 1530, 1531,
+				1532, 1533, 1534, 1535, 1536, 1537, 426, 1538, 1539, 1540, 1541, 451, 1542, 1543, 1544, 1545, 1546, 1547, 1548, 1549,
+				1550, 1551, 1552, 1553, 891, 1554, 1555, 1556, 1557, 1558, 1559, 253, 1560, 1561, 1562, 1563, 1564, 1565, 1566, 1567,
 				1568,
 			},
 			unless: phraseMask{
-				{index: 19, bits: 18446743936270598144},
+				{index: 19, bits: 18446743798831644672},
 				{bits: 64513},
-				{index: 8, bits: 4503599627370496},
-				{index: 10, bits: 562949953421376},
-				{index: 20, bits: 9223372036854775807},
-				{index: 7, bits: 4194304},
+				{index: 8, bits: 9007199254740992},
+				{index: 10, bits: 1125899906842752},
+				{index: 20, bits: 18446744073709551615},
+				{index: 7, bits: 8388608},
 			},
 			command: []string{"MAIL"},
 			then: thenDef{
@@ -10078,7 +10080,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.1",
 			file: "rules.yaml (built-in)",
-			line: 5370,
+			line: 5384,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -10127,7 +10129,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.0",
 			file: "rules.yaml (built-in)",
-			line: 5382,
+			line: 5396,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 			},
@@ -10176,7 +10178,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-x.1.3",
 			file: "rules.yaml (built-in)",
-			line: 5393,
+			line: 5407,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -10224,28 +10226,28 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific",
 			file: "rules.yaml (built-in)",
-			line: 5402,
+			line: 5416,
 			text: phraseMask{
-				{index: 3, bits: 65536},
+				{index: 3, bits: 262144},
 				{index: 24, bits: 25769803776},
 			},
-			textIDs: []int32{208, 1569, 1570},
+			textIDs: []int32{210, 1569, 1570},
 			then:    thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "rejected-specific",
 			file: "rules.yaml (built-in)",
-			line: 5410,
+			line: 5424,
 			text: phraseMask{
-				{index: 21, bits: 35184372097024},
+				{index: 21, bits: 35184372105216},
 			},
-			textIDs: []int32{1357, 1389},
+			textIDs: []int32{1358, 1389},
 			then:    thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "hostunknown-specific-553",
 			file: "rules.yaml (built-in)",
-			line: 5417,
+			line: 5431,
 			text: phraseMask{
 				{index: 23, bits: 562949953421312},
 			},
@@ -10259,39 +10261,39 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-specific",
 			file: "rules.yaml (built-in)",
-			line: 5426,
+			line: 5440,
 			text: phraseMask{
-				{index: 19, bits: 72058143793741824},
+				{index: 19, bits: 144116287587483648},
 			},
-			textIDs: []int32{1272, 1255},
+			textIDs: []int32{1273, 1256},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "user-unknown-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 5433,
+			line: 5447,
 			text: phraseMask{
 				{index: 22, bits: 18446743936270598144},
-				{index: 9, bits: 140737488486400},
-				{index: 10, bits: 2199024828416},
+				{index: 9, bits: 281474976972800},
+				{index: 10, bits: 4398049656832},
 				{index: 23, bits: 18446744073709551615},
-				{index: 8, bits: 1125900175278080},
-				{index: 14, bits: 268435472},
-				{index: 7, bits: 6},
-				{index: 13, bits: 432345564227567616},
-				{index: 17, bits: 36028797018963968},
-				{index: 6, bits: 6597069766656},
+				{index: 8, bits: 2251800350556160},
+				{index: 14, bits: 536870944},
+				{index: 7, bits: 12},
+				{index: 13, bits: 864691128455135232},
+				{index: 17, bits: 72057594037927936},
+				{index: 6, bits: 13194139533312},
 				{index: 24, bits: 8589934591},
-				{index: 3, bits: 576460752303423488},
+				{index: 3, bits: 2305843009213693952},
 			},
 			textIDs: []int32{
-				1445, 1446, 1447, 1448, 1449, 1450, 1451, 1452, 1453, 1454, 1455, 1456, 593, 1457, 1458, 660, 1459, 1460, 1461, 1462,
-				1463, 1464, 1465, 1466, 681, 1467, 1468, 1469, 1470, 1471, 1472, 1473, 1474, 1475, 1476, 1477, 1478, 562, 1479, 1480,
-				1481, 1482, 1483, 1484, 1485, 924, 1486, 1487, 1488, 1489, 1490, 1491, 1492, 1493, 449, 1494, 1495, 1496, 623, 1497,
-				1498, 1499, 889, 1500, 1501, 540, 1502, 1503, 1504, 1143, 1505, 1506, 1507, 1508, 1509, 1510, 1511, 426, 1512, 1513,
-				1514, 1515, 1516, 659, 1517, 1518, 1519, 1520, 1521, 1522, 1523, 1524, 1525, 1526, 1527, 1528, 1529, 900, 1530, 1531,
-				1532, 1533, 1534, 1535, 1536, 1537, 425, 1538, 1539, 1540, 1541, 450, 1542, 1543, 1544, 1545, 1546, 1547, 1548, 1549,
-				1550, 1551, 1552, 1553, 890, 1554, 1555, 1556, 1557, 1558, 1559, 251, 1560, 1561, 1562, 1563, 1564, 1565, 1566, 1567,
+				1445, 1446, 1447, 1448, 1449, 1450, 1451, 1452, 1453, 1454, 1455, 1456, 594, 1457, 1458, 661, 1459, 1460, 1461, 1462,
+				1463, 1464, 1465, 1466, 682, 1467, 1468, 1469, 1470, 1471, 1472, 1473, 1474, 1475, 1476, 1477, 1478, 563, 1479, 1480,
+				1481, 1482, 1483, 1484, 1485, 925, 1486, 1487, 1488, 1489, 1490, 1491, 1492, 1493, 450, 1494, 1495, 1496, 624, 1497,
+				1498, 1499, 890, 1500, 1501, 541, 1502, 1503, 1504, 1144, 1505, 1506, 1507, 1508, 1509, 1510, 1511, 427, 1512, 1513,
+				1514, 1515, 1516, 660, 1517, 1518, 1519, 1520, 1521, 1522, 1523, 1524, 1525, 1526, 1527, 1528, 1529, 901, 1530, 1531,
+				1532, 1533, 1534, 1535, 1536, 1537, 426, 1538, 1539, 1540, 1541, 451, 1542, 1543, 1544, 1545, 1546, 1547, 1548, 1549,
+				1550, 1551, 1552, 1553, 891, 1554, 1555, 1556, 1557, 1558, 1559, 253, 1560, 1561, 1562, 1563, 1564, 1565, 1566, 1567,
 				1568,
 			},
 			command: []string{"RCPT"},
@@ -10300,7 +10302,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5439,
+			line: 5453,
 			text: phraseMask{
 				{index: 24, bits: 36028728299487232},
 			},
@@ -10336,26 +10338,26 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-any-stage",
 			file: "rules.yaml (built-in)",
-			line: 5458,
+			line: 5472,
 			text: phraseMask{
-				{index: 9, bits: 140737488355328},
+				{index: 9, bits: 281474976710656},
 				{index: 24, bits: 252201579132747776},
 			},
-			textIDs: []int32{623, 1591, 1592, 1593},
+			textIDs: []int32{624, 1591, 1592, 1593},
 			unless: phraseMask{
-				{index: 19, bits: 18446743936270598144},
+				{index: 19, bits: 18446743798831644672},
 				{bits: 64513},
-				{index: 8, bits: 4503599627370496},
-				{index: 10, bits: 562949953421376},
-				{index: 20, bits: 9223372036854775807},
-				{index: 7, bits: 4194304},
+				{index: 8, bits: 9007199254740992},
+				{index: 10, bits: 1125899906842752},
+				{index: 20, bits: 18446744073709551615},
+				{index: 7, bits: 8388608},
 			},
 			then: thenDef{Reason: "userunknown"},
 		},
 		{
 			id:   "filtered-status-mailbox-inactive",
 			file: "rules.yaml (built-in)",
-			line: 5492,
+			line: 5506,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -10431,7 +10433,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-mailbox-missing",
 			file: "rules.yaml (built-in)",
-			line: 5505,
+			line: 5519,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -10447,7 +10449,7 @@ var builtinSet = &ruleSet{
 			unless: phraseMask{
 				{index: 24, bits: 16140901064495857664},
 				{index: 25, bits: 8388607},
-				{index: 12, bits: 16777248},
+				{index: 12, bits: 33554496},
 			},
 			then: thenDef{
 				Reason: "filtered",
@@ -10513,7 +10515,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-userunknown-missing",
 			file: "rules.yaml (built-in)",
-			line: 5530,
+			line: 5544,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -10523,32 +10525,32 @@ var builtinSet = &ruleSet{
 			},
 			text: phraseMask{
 				{index: 22, bits: 18446743936270598144},
-				{index: 9, bits: 140737488486400},
-				{index: 10, bits: 2199024828416},
+				{index: 9, bits: 281474976972800},
+				{index: 10, bits: 4398049656832},
 				{index: 23, bits: 18446744073709551615},
-				{index: 8, bits: 1125900175278080},
-				{index: 14, bits: 268435472},
-				{index: 7, bits: 6},
-				{index: 13, bits: 432345564227567616},
-				{index: 17, bits: 36028797018963968},
-				{index: 6, bits: 6597069766656},
+				{index: 8, bits: 2251800350556160},
+				{index: 14, bits: 536870944},
+				{index: 7, bits: 12},
+				{index: 13, bits: 864691128455135232},
+				{index: 17, bits: 72057594037927936},
+				{index: 6, bits: 13194139533312},
 				{index: 24, bits: 8589934591},
-				{index: 3, bits: 576460752303423488},
+				{index: 3, bits: 2305843009213693952},
 			},
 			textIDs: []int32{
-				1445, 1446, 1447, 1448, 1449, 1450, 1451, 1452, 1453, 1454, 1455, 1456, 593, 1457, 1458, 660, 1459, 1460, 1461, 1462,
-				1463, 1464, 1465, 1466, 681, 1467, 1468, 1469, 1470, 1471, 1472, 1473, 1474, 1475, 1476, 1477, 1478, 562, 1479, 1480,
-				1481, 1482, 1483, 1484, 1485, 924, 1486, 1487, 1488, 1489, 1490, 1491, 1492, 1493, 449, 1494, 1495, 1496, 623, 1497,
-				1498, 1499, 889, 1500, 1501, 540, 1502, 1503, 1504, 1143, 1505, 1506, 1507, 1508, 1509, 1510, 1511, 426, 1512, 1513,
-				1514, 1515, 1516, 659, 1517, 1518, 1519, 1520, 1521, 1522, 1523, 1524, 1525, 1526, 1527, 1528, 1529, 900, 1530, 1531,
-				1532, 1533, 1534, 1535, 1536, 1537, 425, 1538, 1539, 1540, 1541, 450, 1542, 1543, 1544, 1545, 1546, 1547, 1548, 1549,
-				1550, 1551, 1552, 1553, 890, 1554, 1555, 1556, 1557, 1558, 1559, 251, 1560, 1561, 1562, 1563, 1564, 1565, 1566, 1567,
+				1445, 1446, 1447, 1448, 1449, 1450, 1451, 1452, 1453, 1454, 1455, 1456, 594, 1457, 1458, 661, 1459, 1460, 1461, 1462,
+				1463, 1464, 1465, 1466, 682, 1467, 1468, 1469, 1470, 1471, 1472, 1473, 1474, 1475, 1476, 1477, 1478, 563, 1479, 1480,
+				1481, 1482, 1483, 1484, 1485, 925, 1486, 1487, 1488, 1489, 1490, 1491, 1492, 1493, 450, 1494, 1495, 1496, 624, 1497,
+				1498, 1499, 890, 1500, 1501, 541, 1502, 1503, 1504, 1144, 1505, 1506, 1507, 1508, 1509, 1510, 1511, 427, 1512, 1513,
+				1514, 1515, 1516, 660, 1517, 1518, 1519, 1520, 1521, 1522, 1523, 1524, 1525, 1526, 1527, 1528, 1529, 901, 1530, 1531,
+				1532, 1533, 1534, 1535, 1536, 1537, 426, 1538, 1539, 1540, 1541, 451, 1542, 1543, 1544, 1545, 1546, 1547, 1548, 1549,
+				1550, 1551, 1552, 1553, 891, 1554, 1555, 1556, 1557, 1558, 1559, 253, 1560, 1561, 1562, 1563, 1564, 1565, 1566, 1567,
 				1568,
 			},
 			unless: phraseMask{
 				{index: 24, bits: 16140901064495857664},
 				{index: 25, bits: 8388607},
-				{index: 12, bits: 16777248},
+				{index: 12, bits: 33554496},
 			},
 			then: thenDef{
 				Reason: "filtered",
@@ -10614,7 +10616,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-text",
 			file: "rules.yaml (built-in)",
-			line: 5538,
+			line: 5552,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -10625,19 +10627,19 @@ var builtinSet = &ruleSet{
 			text: phraseMask{
 				{index: 24, bits: 18158513697557839872},
 				{index: 25, bits: 12582911},
-				{index: 12, bits: 16777248},
+				{index: 12, bits: 33554496},
 				{index: 23, bits: 8796093022208},
 			},
 			textIDs: []int32{
-				1597, 1596, 1623, 1598, 1599, 1600, 1601, 1595, 1602, 773, 1603, 1515, 1604, 1605, 1606, 1607, 1608, 1609, 1610, 1611,
-				1612, 1613, 1614, 1615, 1616, 1617, 1618, 1619, 1620, 1621, 1594, 792,
+				1597, 1596, 1623, 1598, 1599, 1600, 1601, 1595, 1602, 774, 1603, 1515, 1604, 1605, 1606, 1607, 1608, 1609, 1610, 1611,
+				1612, 1613, 1614, 1615, 1616, 1617, 1618, 1619, 1620, 1621, 1594, 793,
 			},
 			then: thenDef{Reason: "filtered"},
 		},
 		{
 			id:   "filtered-status-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 5557,
+			line: 5571,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -10647,26 +10649,26 @@ var builtinSet = &ruleSet{
 			},
 			text: phraseMask{
 				{index: 22, bits: 18446743936270598144},
-				{index: 9, bits: 140737488486400},
-				{index: 10, bits: 2199024828416},
+				{index: 9, bits: 281474976972800},
+				{index: 10, bits: 4398049656832},
 				{index: 23, bits: 18446744073709551615},
-				{index: 8, bits: 1125900175278080},
-				{index: 14, bits: 268435472},
-				{index: 7, bits: 6},
-				{index: 13, bits: 432345564227567616},
-				{index: 17, bits: 36028797018963968},
-				{index: 6, bits: 6597069766656},
+				{index: 8, bits: 2251800350556160},
+				{index: 14, bits: 536870944},
+				{index: 7, bits: 12},
+				{index: 13, bits: 864691128455135232},
+				{index: 17, bits: 72057594037927936},
+				{index: 6, bits: 13194139533312},
 				{index: 24, bits: 8589934591},
-				{index: 3, bits: 576460752303423488},
+				{index: 3, bits: 2305843009213693952},
 			},
 			textIDs: []int32{
-				1445, 1446, 1447, 1448, 1449, 1450, 1451, 1452, 1453, 1454, 1455, 1456, 593, 1457, 1458, 660, 1459, 1460, 1461, 1462,
-				1463, 1464, 1465, 1466, 681, 1467, 1468, 1469, 1470, 1471, 1472, 1473, 1474, 1475, 1476, 1477, 1478, 562, 1479, 1480,
-				1481, 1482, 1483, 1484, 1485, 924, 1486, 1487, 1488, 1489, 1490, 1491, 1492, 1493, 449, 1494, 1495, 1496, 623, 1497,
-				1498, 1499, 889, 1500, 1501, 540, 1502, 1503, 1504, 1143, 1505, 1506, 1507, 1508, 1509, 1510, 1511, 426, 1512, 1513,
-				1514, 1515, 1516, 659, 1517, 1518, 1519, 1520, 1521, 1522, 1523, 1524, 1525, 1526, 1527, 1528, 1529, 900, 1530, 1531,
-				1532, 1533, 1534, 1535, 1536, 1537, 425, 1538, 1539, 1540, 1541, 450, 1542, 1543, 1544, 1545, 1546, 1547, 1548, 1549,
-				1550, 1551, 1552, 1553, 890, 1554, 1555, 1556, 1557, 1558, 1559, 251, 1560, 1561, 1562, 1563, 1564, 1565, 1566, 1567,
+				1445, 1446, 1447, 1448, 1449, 1450, 1451, 1452, 1453, 1454, 1455, 1456, 594, 1457, 1458, 661, 1459, 1460, 1461, 1462,
+				1463, 1464, 1465, 1466, 682, 1467, 1468, 1469, 1470, 1471, 1472, 1473, 1474, 1475, 1476, 1477, 1478, 563, 1479, 1480,
+				1481, 1482, 1483, 1484, 1485, 925, 1486, 1487, 1488, 1489, 1490, 1491, 1492, 1493, 450, 1494, 1495, 1496, 624, 1497,
+				1498, 1499, 890, 1500, 1501, 541, 1502, 1503, 1504, 1144, 1505, 1506, 1507, 1508, 1509, 1510, 1511, 427, 1512, 1513,
+				1514, 1515, 1516, 660, 1517, 1518, 1519, 1520, 1521, 1522, 1523, 1524, 1525, 1526, 1527, 1528, 1529, 901, 1530, 1531,
+				1532, 1533, 1534, 1535, 1536, 1537, 426, 1538, 1539, 1540, 1541, 451, 1542, 1543, 1544, 1545, 1546, 1547, 1548, 1549,
+				1550, 1551, 1552, 1553, 891, 1554, 1555, 1556, 1557, 1558, 1559, 253, 1560, 1561, 1562, 1563, 1564, 1565, 1566, 1567,
 				1568,
 			},
 			then: thenDef{Reason: "filtered"},
@@ -10674,7 +10676,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-specific",
 			file: "rules.yaml (built-in)",
-			line: 5563,
+			line: 5577,
 			text: phraseMask{
 				{index: 25, bits: 117440512},
 			},
@@ -10684,7 +10686,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-sender-named",
 			file: "rules.yaml (built-in)",
-			line: 5572,
+			line: 5586,
 			text: phraseMask{
 				{index: 25, bits: 134220800},
 			},
@@ -10701,7 +10703,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-mailbox-inactive",
 			file: "rules.yaml (built-in)",
-			line: 5587,
+			line: 5601,
 			text: phraseMask{
 				{index: 24, bits: 288230376151711744},
 			},
@@ -10771,7 +10773,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-mailbox-missing",
 			file: "rules.yaml (built-in)",
-			line: 5593,
+			line: 5607,
 			text: phraseMask{
 				{index: 23, bits: 8796093022208},
 				{index: 24, bits: 1729382256910270464},
@@ -10780,7 +10782,7 @@ var builtinSet = &ruleSet{
 			unless: phraseMask{
 				{index: 24, bits: 16140901064495857664},
 				{index: 25, bits: 8388607},
-				{index: 12, bits: 16777248},
+				{index: 12, bits: 33554496},
 			},
 			command: []string{"RCPT", "DATA", ""},
 			then: thenDef{
@@ -10847,16 +10849,16 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-text",
 			file: "rules.yaml (built-in)",
-			line: 5601,
+			line: 5615,
 			text: phraseMask{
 				{index: 24, bits: 18158513697557839872},
 				{index: 25, bits: 12582911},
-				{index: 12, bits: 16777248},
+				{index: 12, bits: 33554496},
 				{index: 23, bits: 8796093022208},
 			},
 			textIDs: []int32{
-				1597, 1596, 1623, 1598, 1599, 1600, 1601, 1595, 1602, 773, 1603, 1515, 1604, 1605, 1606, 1607, 1608, 1609, 1610, 1611,
-				1612, 1613, 1614, 1615, 1616, 1617, 1618, 1619, 1620, 1621, 1594, 792,
+				1597, 1596, 1623, 1598, 1599, 1600, 1601, 1595, 1602, 774, 1603, 1515, 1604, 1605, 1606, 1607, 1608, 1609, 1610, 1611,
+				1612, 1613, 1614, 1615, 1616, 1617, 1618, 1619, 1620, 1621, 1594, 793,
 			},
 			command: []string{"RCPT", "DATA", ""},
 			then:    thenDef{Reason: "filtered"},
@@ -10864,7 +10866,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-status",
 			file: "rules.yaml (built-in)",
-			line: 5609,
+			line: 5623,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -10873,7 +10875,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-text",
 			file: "rules.yaml (built-in)",
-			line: 5614,
+			line: 5628,
 			text: phraseMask{
 				{index: 25, bits: 18446744073172680704},
 				{index: 26, bits: 63},
@@ -10888,7 +10890,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5635,
+			line: 5649,
 			text: phraseMask{
 				{index: 26, bits: 1984},
 			},
@@ -10905,7 +10907,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-text",
 			file: "rules.yaml (built-in)",
-			line: 5648,
+			line: 5662,
 			text: phraseMask{
 				{index: 26, bits: 1046528},
 			},
@@ -10915,7 +10917,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5656,
+			line: 5670,
 			text: phraseMask{
 				{index: 26, bits: 1048576},
 			},
@@ -10928,36 +10930,36 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-text",
 			file: "rules.yaml (built-in)",
-			line: 5667,
+			line: 5681,
 			text: phraseMask{
 				{index: 26, bits: 2145386496},
-				{index: 8, bits: 2251799813685248},
-				{index: 10, bits: 562949953421312},
+				{index: 8, bits: 4503599627370496},
+				{index: 10, bits: 1125899906842624},
 			},
-			textIDs: []int32{1685, 563, 1686, 1687, 1688, 689, 1689, 1690, 1691, 1692, 1693, 1694},
+			textIDs: []int32{1685, 564, 1686, 1687, 1688, 690, 1689, 1690, 1691, 1692, 1693, 1694},
 			then:    thenDef{Reason: "badreputation"},
 		},
 		{
 			id:   "contenterror-text",
 			file: "rules.yaml (built-in)",
-			line: 5679,
+			line: 5693,
 			text: phraseMask{
 				{index: 26, bits: 36028794871482368},
-				{index: 12, bits: 9007199254740992},
+				{index: 12, bits: 18014398509481984},
 			},
 			textIDs: []int32{
 				1675, 1695, 1696, 1697, 1698, 1699, 1700, 1701, 1702, 1703, 1704, 1705, 1706, 1707, 1708, 1709, 1710, 1711, 1712, 1713,
-				1714, 1715, 1716, 1717, 821, 1718,
+				1714, 1715, 1716, 1717, 822, 1718,
 			},
 			unless: phraseMask{
 				{index: 26, bits: 18410715276690587648},
-				{index: 13, bits: 131072},
+				{index: 13, bits: 262144},
 				{index: 27, bits: 18446744073709551615},
-				{index: 10, bits: 4294967296},
+				{index: 10, bits: 8589934592},
 				{index: 25, bits: 117440513},
 				{index: 28, bits: 16777215},
-				{index: 14, bits: 220676381741154304},
-				{index: 15, bits: 2},
+				{index: 14, bits: 441352763482308608},
+				{index: 15, bits: 4},
 				{bits: 16777216},
 			},
 			then: thenDef{Reason: "contenterror"},
@@ -10965,7 +10967,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.8-bad-outbound-sender",
 			file: "rules.yaml (built-in)",
-			line: 5744,
+			line: 5758,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 8, detHi: 8},
 			},
@@ -11011,7 +11013,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-status",
 			file: "rules.yaml (built-in)",
-			line: 5763,
+			line: 5777,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 7, detHi: 7},
 				{class: -1, subject: 1, detailLo: 8, detHi: 8},
@@ -11021,27 +11023,27 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-at-mail",
 			file: "rules.yaml (built-in)",
-			line: 5768,
+			line: 5782,
 			text: phraseMask{
-				{index: 20, bits: 9223372036854775808},
 				{index: 21, bits: 18446744073709551615},
-				{index: 6, bits: 1125899906842624},
-				{index: 4, bits: 589824},
-				{index: 11, bits: 137438953472},
-				{index: 15, bits: 2112},
+				{index: 2, bits: 2147483648},
+				{index: 6, bits: 2251799813685248},
+				{index: 4, bits: 2359296},
+				{index: 11, bits: 274877906944},
+				{index: 15, bits: 4224},
 				{index: 22, bits: 1048575},
 				{index: 28, bits: 33554432},
 			},
 			textIDs: []int32{
-				1343, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 1351, 1352, 1353, 1354, 1355, 1356, 1357, 1358, 1359, 1360, 1361, 1362,
+				1344, 1345, 1346, 1347, 1348, 1349, 1350, 1351, 1352, 1353, 1354, 1355, 1356, 1357, 1358, 159, 1359, 1360, 1361, 1362,
 				1363, 1364, 1365, 1366, 1367, 1368, 1369, 1370, 1371, 1372, 1373, 1374, 1375, 1376, 1377, 1378, 1379, 1380, 1381, 1382,
-				1383, 434, 1384, 272, 1385, 1386, 1387, 1388, 1389, 1390, 1391, 741, 1392, 1393, 1394, 966, 1395, 1396, 275, 1397,
-				1398, 1399, 1400, 1401, 1402, 1403, 971, 1404, 1405, 1406, 1407, 1408, 1409, 1410, 1411, 1412, 1413, 1414, 1415, 1416,
+				1383, 435, 1384, 274, 1385, 1386, 1387, 1388, 1389, 1390, 1391, 742, 1392, 1393, 1394, 967, 1395, 1396, 277, 1397,
+				1398, 1399, 1400, 1401, 1402, 1403, 972, 1404, 1405, 1406, 1407, 1408, 1409, 1410, 1411, 1412, 1413, 1414, 1415, 1416,
 				1417, 1418, 1419, 1420, 1421, 1422, 1423, 1424, 1425, 1426, 1427, 1817,
 			},
 			unless: phraseMask{
 				{index: 22, bits: 3145728},
-				{index: 20, bits: 1024},
+				{index: 20, bits: 2048},
 			},
 			command: []string{"MAIL"},
 			then:    thenDef{Reason: "rejected"},
@@ -11049,49 +11051,49 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-text",
 			file: "rules.yaml (built-in)",
-			line: 5811,
+			line: 5825,
 			text: phraseMask{
-				{index: 20, bits: 9223372036854775808},
 				{index: 21, bits: 18446744073709551615},
-				{index: 6, bits: 1125899906842624},
-				{index: 4, bits: 589824},
-				{index: 11, bits: 137438953472},
-				{index: 15, bits: 2112},
+				{index: 2, bits: 2147483648},
+				{index: 6, bits: 2251799813685248},
+				{index: 4, bits: 2359296},
+				{index: 11, bits: 274877906944},
+				{index: 15, bits: 4224},
 				{index: 22, bits: 1048575},
 			},
 			textIDs: []int32{
-				1343, 1344, 1345, 1346, 1347, 1348, 1349, 1350, 1351, 1352, 1353, 1354, 1355, 1356, 1357, 1358, 1359, 1360, 1361, 1362,
+				1344, 1345, 1346, 1347, 1348, 1349, 1350, 1351, 1352, 1353, 1354, 1355, 1356, 1357, 1358, 159, 1359, 1360, 1361, 1362,
 				1363, 1364, 1365, 1366, 1367, 1368, 1369, 1370, 1371, 1372, 1373, 1374, 1375, 1376, 1377, 1378, 1379, 1380, 1381, 1382,
-				1383, 434, 1384, 272, 1385, 1386, 1387, 1388, 1389, 1390, 1391, 741, 1392, 1393, 1394, 966, 1395, 1396, 275, 1397,
-				1398, 1399, 1400, 1401, 1402, 1403, 971, 1404, 1405, 1406, 1407, 1408, 1409, 1410, 1411, 1412, 1413, 1414, 1415, 1416,
+				1383, 435, 1384, 274, 1385, 1386, 1387, 1388, 1389, 1390, 1391, 742, 1392, 1393, 1394, 967, 1395, 1396, 277, 1397,
+				1398, 1399, 1400, 1401, 1402, 1403, 972, 1404, 1405, 1406, 1407, 1408, 1409, 1410, 1411, 1412, 1413, 1414, 1415, 1416,
 				1417, 1418, 1419, 1420, 1421, 1422, 1423, 1424, 1425, 1426, 1427,
 			},
 			unless: phraseMask{
 				{index: 22, bits: 3145728},
-				{index: 20, bits: 1024},
+				{index: 20, bits: 2048},
 			},
 			then: thenDef{Reason: "rejected"},
 		},
 		{
 			id:   "hostunknown-status",
 			file: "rules.yaml (built-in)",
-			line: 5825,
+			line: 5839,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 2, detHi: 2},
 			},
 			unless: phraseMask{
 				{index: 28, bits: 144115188008747008},
-				{index: 2, bits: 45317471250415616},
-				{index: 3, bits: 2048},
-				{index: 9, bits: 256},
-				{index: 13, bits: 961535803392},
+				{index: 2, bits: 181269885001662464},
+				{index: 3, bits: 8192},
+				{index: 9, bits: 512},
+				{index: 13, bits: 1923071606784},
 			},
 			then: thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "notaccept-specific",
 			file: "rules.yaml (built-in)",
-			line: 5845,
+			line: 5859,
 			text: phraseMask{
 				{index: 22, bits: 33554432},
 			},
@@ -11101,7 +11103,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-helo-specific",
 			file: "rules.yaml (built-in)",
-			line: 5852,
+			line: 5866,
 			text: phraseMask{
 				{index: 28, bits: 144115188075855872},
 			},
@@ -11111,49 +11113,49 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-text",
 			file: "rules.yaml (built-in)",
-			line: 5863,
+			line: 5877,
 			text: phraseMask{
-				{index: 3, bits: 126976},
+				{index: 3, bits: 507904},
 				{index: 28, bits: 18158513697557839872},
-				{index: 6, bits: 134217728},
+				{index: 6, bits: 536870912},
 				{index: 24, bits: 17179869184},
 				{index: 29, bits: 1048575},
-				{index: 12, bits: 481036337152},
+				{index: 12, bits: 962072674304},
 			},
 			textIDs: []int32{
-				208, 1850, 1851, 411, 1852, 1853, 1854, 1855, 207, 1570, 1856, 1857, 1858, 1859, 806, 1860, 206, 1861, 1862, 1863,
-				1864, 205, 204, 1865, 1866, 1867, 1868, 1869, 1870, 1871, 1872, 1873, 804, 805, 1874, 1875,
+				210, 1850, 1851, 413, 1852, 1853, 1854, 1855, 209, 1570, 1856, 1857, 1858, 1859, 807, 1860, 208, 1861, 1862, 1863,
+				1864, 207, 206, 1865, 1866, 1867, 1868, 1869, 1870, 1871, 1872, 1873, 805, 806, 1874, 1875,
 			},
 			unless: phraseMask{
 				{index: 28, bits: 144115188008747008},
-				{index: 2, bits: 45317471250415616},
-				{index: 3, bits: 2048},
-				{index: 9, bits: 256},
-				{index: 13, bits: 961535803392},
+				{index: 2, bits: 181269885001662464},
+				{index: 3, bits: 8192},
+				{index: 9, bits: 512},
+				{index: 13, bits: 1923071606784},
 			},
 			then: thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "host-unknown-destination-computer",
 			file: "rules.yaml (built-in)",
-			line: 5888,
+			line: 5902,
 			text: phraseMask{
 				{index: 29, bits: 1048576},
 			},
 			textIDs: []int32{1876},
 			unless: phraseMask{
 				{index: 28, bits: 144115188008747008},
-				{index: 2, bits: 45317471250415616},
-				{index: 3, bits: 2048},
-				{index: 9, bits: 256},
-				{index: 13, bits: 961535803392},
+				{index: 2, bits: 181269885001662464},
+				{index: 3, bits: 8192},
+				{index: 9, bits: 512},
+				{index: 13, bits: 1923071606784},
 			},
 			then: thenDef{Reason: "hostunknown"},
 		},
 		{
 			id:   "spamdetected-status",
 			file: "rules.yaml (built-in)",
-			line: 5901,
+			line: 5915,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 28, detHi: 28},
 			},
@@ -11162,7 +11164,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-named-by-scanner",
 			file: "rules.yaml (built-in)",
-			line: 5911,
+			line: 5925,
 			text: phraseMask{
 				{index: 29, bits: 31457280},
 			},
@@ -11172,24 +11174,24 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-text",
 			file: "rules.yaml (built-in)",
-			line: 5915,
+			line: 5929,
 			text: phraseMask{
 				{index: 26, bits: 18410715276690587648},
-				{index: 13, bits: 131072},
+				{index: 13, bits: 262144},
 				{index: 27, bits: 18446744073709551615},
-				{index: 10, bits: 4294967296},
+				{index: 10, bits: 8589934592},
 				{index: 25, bits: 117440513},
 				{index: 28, bits: 16777215},
-				{index: 14, bits: 220676381741154304},
-				{index: 15, bits: 2},
+				{index: 14, bits: 441352763482308608},
+				{index: 15, bits: 4},
 				{bits: 16777216},
 			},
 			textIDs: []int32{
-				1719, 1720, 1721, 1722, 1723, 1724, 849, 1725, 1726, 1727, 1728, 1729, 1730, 1731, 1732, 1733, 1734, 1735, 1736, 1737,
-				1738, 672, 1739, 1740, 1741, 1742, 1743, 1600, 1624, 1625, 1744, 1745, 1746, 1747, 1748, 1749, 1750, 1751, 1752, 1753,
+				1719, 1720, 1721, 1722, 1723, 1724, 850, 1725, 1726, 1727, 1728, 1729, 1730, 1731, 1732, 1733, 1734, 1735, 1736, 1737,
+				1738, 673, 1739, 1740, 1741, 1742, 1743, 1600, 1624, 1625, 1744, 1745, 1746, 1747, 1748, 1749, 1750, 1751, 1752, 1753,
 				1754, 1755, 1756, 1757, 1758, 1759, 1760, 1761, 1626, 1762, 1763, 1764, 1765, 1766, 1767, 1768, 1769, 1770, 1771, 1772,
 				1773, 1774, 1775, 1776, 1777, 1778, 1779, 1780, 1781, 1782, 1783, 1784, 1785, 1786, 1787, 1788, 1789, 1790, 1791, 1792,
-				1793, 1794, 1795, 1796, 1797, 1798, 1799, 1800, 1801, 1802, 1803, 952, 961, 948, 1804, 1805, 1806, 1807, 1808, 953,
+				1793, 1794, 1795, 1796, 1797, 1798, 1799, 1800, 1801, 1802, 1803, 953, 962, 949, 1804, 1805, 1806, 1807, 1808, 954,
 				1809, 24, 1810, 1811, 1812, 1813, 1814, 1815,
 			},
 			then: thenDef{Reason: "spamdetected"},
@@ -11197,12 +11199,12 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5920,
+			line: 5934,
 			text: phraseMask{
-				{index: 4, bits: 128},
+				{index: 4, bits: 512},
 				{index: 29, bits: 8556380160},
 			},
-			textIDs: []int32{263, 1881, 1882, 1883, 1884, 1885, 1886, 1887, 1888},
+			textIDs: []int32{265, 1881, 1882, 1883, 1884, 1885, 1886, 1887, 1888},
 			regexps: []*pattern{
 				{src: "greylisted.*please try again in", captures: false, minLen: 29},
 				{src: "mail score \\(.*over", captures: false, minLen: 16},
@@ -11220,7 +11222,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "speeding-text",
 			file: "rules.yaml (built-in)",
-			line: 5934,
+			line: 5948,
 			text: phraseMask{
 				{index: 29, bits: 9007190664806400},
 				{bits: 4611686018427387904},
@@ -11234,7 +11236,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-status",
 			file: "rules.yaml (built-in)",
-			line: 5948,
+			line: 5962,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -11243,17 +11245,17 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-text",
 			file: "rules.yaml (built-in)",
-			line: 5953,
+			line: 5967,
 			text: phraseMask{
 				{index: 29, bits: 18437736874454810624},
-				{index: 15, bits: 245760},
-				{index: 11, bits: 512},
+				{index: 15, bits: 491520},
+				{index: 11, bits: 1024},
 				{index: 1, bits: 2147483648},
-				{index: 10, bits: 1099511627776},
+				{index: 10, bits: 2199023255552},
 				{index: 30, bits: 511},
 			},
 			textIDs: []int32{
-				1909, 976, 1910, 713, 974, 975, 1911, 1912, 1913, 1914, 95, 1915, 1916, 1917, 680, 1918, 1919, 1920, 977, 1921,
+				1909, 977, 1910, 714, 975, 976, 1911, 1912, 1913, 1914, 95, 1915, 1916, 1917, 681, 1918, 1919, 1920, 978, 1921,
 				1922, 1923, 1924, 1925, 1926, 1927, 1928,
 			},
 			then: thenDef{Reason: "toomanyconn"},
@@ -11261,7 +11263,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sendmail-connection-refused",
 			file: "rules.yaml (built-in)",
-			line: 5971,
+			line: 5985,
 			text: phraseMask{
 				{index: 30, bits: 512},
 			},
@@ -11356,37 +11358,37 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-text",
 			file: "rules.yaml (built-in)",
-			line: 5993,
+			line: 6007,
 			text: phraseMask{
-				{index: 19, bits: 18446743936270598144},
+				{index: 19, bits: 18446743798831644672},
 				{bits: 64513},
-				{index: 8, bits: 4503599627370496},
-				{index: 10, bits: 562949953421376},
-				{index: 20, bits: 9223372036854775807},
-				{index: 7, bits: 4194304},
+				{index: 8, bits: 9007199254740992},
+				{index: 10, bits: 1125899906842752},
+				{index: 20, bits: 18446744073709551615},
+				{index: 7, bits: 8388608},
 			},
 			textIDs: []int32{
-				1253, 1254, 1255, 1256, 1257, 0, 1258, 1259, 1260, 1261, 1262, 1263, 1264, 564, 1265, 1266, 1267, 1268, 1269, 1270,
-				1271, 1272, 1273, 1274, 1275, 1276, 646, 1277, 1278, 1279, 1280, 1281, 1282, 1283, 1284, 1285, 1286, 1287, 1288, 1289,
-				1290, 1291, 1292, 1293, 1294, 1295, 689, 1296, 1297, 1298, 1299, 1300, 1301, 1302, 1303, 1304, 1305, 1306, 1307, 1308,
-				1309, 1310, 11, 10, 12, 15, 1311, 1312, 1313, 13, 14, 1314, 1315, 1316, 1317, 1318, 1319, 1320, 1321, 1322,
-				1323, 1324, 1325, 1326, 1327, 1328, 1329, 1330, 1331, 1332, 1333, 1334, 1335, 1336, 1337, 1338, 1339, 1340, 1341, 470,
-				1342,
+				1254, 1255, 1256, 1257, 1258, 0, 1259, 1260, 1261, 1262, 1263, 1264, 1265, 565, 1266, 1267, 1268, 1269, 1270, 1271,
+				1272, 1273, 1274, 1275, 1276, 1277, 647, 1278, 1279, 1280, 1281, 1282, 1283, 1284, 1285, 1286, 1287, 1288, 1289, 1290,
+				1291, 1292, 1293, 1294, 1295, 1296, 690, 1297, 1298, 1299, 1300, 1301, 1302, 1303, 1304, 1305, 1306, 1307, 1308, 1309,
+				1310, 1311, 11, 10, 12, 15, 1312, 1313, 1314, 13, 14, 1315, 1316, 1317, 1318, 1319, 1320, 1321, 1322, 1323,
+				1324, 1325, 1326, 1327, 1328, 1329, 1330, 1331, 1332, 1333, 1334, 1335, 1336, 1337, 1338, 1339, 1340, 1341, 1342, 471,
+				1343,
 			},
 			then: thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "blocked-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5998,
+			line: 6012,
 			text: phraseMask{
 				{index: 1, bits: 9223372036854775808},
-				{index: 20, bits: 9007199254740992},
-				{index: 15, bits: 4352},
+				{index: 20, bits: 18014398509481984},
+				{index: 15, bits: 8704},
 				{index: 30, bits: 134216704},
 			},
 			textIDs: []int32{
-				127, 1333, 968, 1930, 1931, 1932, 1933, 1934, 1935, 1936, 972, 1937, 1938, 1939, 1940, 1941, 1942, 1943, 1944, 1945,
+				127, 1334, 969, 1930, 1931, 1932, 1933, 1934, 1935, 1936, 973, 1937, 1938, 1939, 1940, 1941, 1942, 1943, 1944, 1945,
 				1946,
 			},
 			regexps: []*pattern{
@@ -11420,7 +11422,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-encrypted-attachment",
 			file: "rules.yaml (built-in)",
-			line: 6029,
+			line: 6043,
 			text: phraseMask{
 				{index: 30, bits: 274743689216},
 				{index: 1, bits: 4611686018427387904},
@@ -11431,7 +11433,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 6038,
+			line: 6052,
 			text: phraseMask{
 				{index: 30, bits: 140462610448384},
 			},
@@ -11441,7 +11443,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 6045,
+			line: 6059,
 			text: phraseMask{
 				{index: 30, bits: 143974450587500544},
 			},
@@ -11451,7 +11453,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-virus",
 			file: "rules.yaml (built-in)",
-			line: 6052,
+			line: 6066,
 			text: phraseMask{
 				{index: 1, bits: 123145302310912},
 				{index: 30, bits: 144115188075855872},
@@ -11462,7 +11464,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 6058,
+			line: 6072,
 			text: phraseMask{
 				{index: 30, bits: 18158513697557839872},
 				{index: 31, bits: 63},
@@ -11473,7 +11475,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-policy",
 			file: "rules.yaml (built-in)",
-			line: 6065,
+			line: 6079,
 			text: phraseMask{
 				{index: 31, bits: 448},
 			},
@@ -11483,7 +11485,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-delivery-failed",
 			file: "rules.yaml (built-in)",
-			line: 6073,
+			line: 6087,
 			text: phraseMask{
 				{index: 31, bits: 130560},
 			},
@@ -11493,7 +11495,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-text",
 			file: "rules.yaml (built-in)",
-			line: 6087,
+			line: 6101,
 			text: phraseMask{
 				{index: 31, bits: 536739840},
 				{index: 1, bits: 3161095929856},
@@ -11504,7 +11506,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-transport-rule-reject",
 			file: "rules.yaml (built-in)",
-			line: 6097,
+			line: 6111,
 			text: phraseMask{
 				{index: 31, bits: 536870912},
 			},
@@ -11600,17 +11602,17 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-text",
 			file: "rules.yaml (built-in)",
-			line: 6119,
+			line: 6133,
 			text: phraseMask{
 				{index: 31, bits: 18446744072635809792},
-				{index: 11, bits: 13835058055282163712},
-				{index: 10, bits: 2097152},
-				{index: 12, bits: 3},
+				{index: 11, bits: 9223372036854775808},
+				{index: 12, bits: 7},
+				{index: 10, bits: 4194304},
 				{index: 32, bits: 2047},
 			},
 			textIDs: []int32{
-				2014, 2015, 766, 767, 2016, 2017, 661, 2018, 2019, 2020, 2021, 2022, 2023, 2024, 2025, 2026, 2027, 769, 2028, 2029,
-				2030, 2031, 2032, 2033, 2034, 2035, 2036, 2037, 2038, 2039, 2040, 2041, 2042, 2043, 2044, 2045, 768, 2046, 2047, 2048,
+				2014, 2015, 767, 768, 2016, 2017, 662, 2018, 2019, 2020, 2021, 2022, 2023, 2024, 2025, 2026, 2027, 770, 2028, 2029,
+				2030, 2031, 2032, 2033, 2034, 2035, 2036, 2037, 2038, 2039, 2040, 2041, 2042, 2043, 2044, 2045, 769, 2046, 2047, 2048,
 				2049, 2050, 2051, 2052, 2053, 2054, 2055, 2056, 2057, 2058,
 			},
 			then: thenDef{Reason: "policyviolation"},
@@ -11618,7 +11620,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-pairs",
 			file: "rules.yaml (built-in)",
-			line: 6149,
+			line: 6163,
 			text: phraseMask{
 				{index: 32, bits: 2048},
 			},
@@ -11631,7 +11633,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-type",
 			file: "rules.yaml (built-in)",
-			line: 6155,
+			line: 6169,
 			text: phraseMask{
 				{index: 32, bits: 137438949376},
 			},
@@ -11644,7 +11646,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-encrypted",
 			file: "rules.yaml (built-in)",
-			line: 6174,
+			line: 6188,
 			text: phraseMask{
 				{index: 32, bits: 140600049401856},
 				{index: 1, bits: 288371113640067072},
@@ -11655,7 +11657,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-name",
 			file: "rules.yaml (built-in)",
-			line: 6186,
+			line: 6200,
 			text: phraseMask{
 				{index: 32, bits: 140737488355328},
 			},
@@ -11668,7 +11670,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-loop-text",
 			file: "rules.yaml (built-in)",
-			line: 6194,
+			line: 6208,
 			text: phraseMask{
 				{index: 32, bits: 281474976710656},
 			},
@@ -11678,7 +11680,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-text",
 			file: "rules.yaml (built-in)",
-			line: 6204,
+			line: 6218,
 			text: phraseMask{
 				{index: 32, bits: 18446181123756130304},
 				{index: 33, bits: 4095},
@@ -11692,7 +11694,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-pairs",
 			file: "rules.yaml (built-in)",
-			line: 6220,
+			line: 6234,
 			text: phraseMask{
 				{index: 33, bits: 4096},
 			},
@@ -11705,17 +11707,17 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-text",
 			file: "rules.yaml (built-in)",
-			line: 6226,
+			line: 6240,
 			text: phraseMask{
 				{index: 28, bits: 144115188008747008},
-				{index: 2, bits: 45317471250415616},
-				{index: 3, bits: 2048},
-				{index: 9, bits: 256},
-				{index: 13, bits: 961535803392},
+				{index: 2, bits: 181269885001662464},
+				{index: 3, bits: 8192},
+				{index: 9, bits: 512},
+				{index: 13, bits: 1923071606784},
 			},
 			textIDs: []int32{
-				1818, 1819, 1820, 1821, 181, 203, 1822, 1823, 1824, 1825, 1826, 1827, 1828, 176, 1829, 1830, 1831, 1832, 584, 1833,
-				1834, 183, 1835, 1836, 1837, 1838, 1839, 862, 863, 864, 865, 861, 870, 871, 866, 867, 868, 1840, 1841, 1842,
+				1818, 1819, 1820, 1821, 183, 205, 1822, 1823, 1824, 1825, 1826, 1827, 1828, 178, 1829, 1830, 1831, 1832, 585, 1833,
+				1834, 185, 1835, 1836, 1837, 1838, 1839, 863, 864, 865, 866, 862, 871, 872, 867, 868, 869, 1840, 1841, 1842,
 				1843, 1844, 1845, 1846, 1847, 1848,
 			},
 			then: thenDef{Reason: "networkerror"},
@@ -11723,42 +11725,42 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-dns-text",
 			file: "rules.yaml (built-in)",
-			line: 6231,
+			line: 6245,
 			text: phraseMask{
 				{index: 29, bits: 32},
-				{index: 3, bits: 12288},
+				{index: 3, bits: 49152},
 			},
-			textIDs: []int32{1861, 205, 204},
+			textIDs: []int32{1861, 207, 206},
 			then:    thenDef{Reason: "networkerror"},
 		},
 		{
 			id:   "systemfull-text",
 			file: "rules.yaml (built-in)",
-			line: 6237,
+			line: 6251,
 			text: phraseMask{
 				{index: 33, bits: 4186112},
-				{index: 15, bits: 8192},
+				{index: 15, bits: 16384},
 			},
-			textIDs: []int32{2125, 973, 2126, 2127, 2128, 2129, 2130, 2131, 2132, 2133},
+			textIDs: []int32{2125, 974, 2126, 2127, 2128, 2129, 2130, 2131, 2132, 2133},
 			then:    thenDef{Reason: "systemfull"},
 		},
 		{
 			id:   "notaccept-text",
 			file: "rules.yaml (built-in)",
-			line: 6244,
+			line: 6258,
 			text: phraseMask{
 				{index: 22, bits: 137434759168},
-				{index: 6, bits: 68719476736},
-				{index: 8, bits: 17592186044416},
-				{index: 12, bits: 49152},
+				{index: 6, bits: 274877906944},
+				{index: 8, bits: 35184372088832},
+				{index: 12, bits: 98304},
 			},
-			textIDs: []int32{1430, 420, 1431, 1432, 1433, 1434, 1435, 1436, 556, 782, 783, 1437, 1438, 1439, 1440, 1441, 1442, 1443, 1444},
+			textIDs: []int32{1430, 422, 1431, 1432, 1433, 1434, 1435, 1436, 557, 783, 784, 1437, 1438, 1439, 1440, 1441, 1442, 1443, 1444},
 			then:    thenDef{Reason: "notaccept"},
 		},
 		{
 			id:   "rfc3463-x.4.1-delayed",
 			file: "rules.yaml (built-in)",
-			line: 6249,
+			line: 6263,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -11850,18 +11852,18 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-text",
 			file: "rules.yaml (built-in)",
-			line: 6266,
+			line: 6280,
 			text: phraseMask{
-				{index: 8, bits: 864691128455135232},
+				{index: 8, bits: 1729382256910270464},
 				{index: 33, bits: 72057594033733632},
-				{index: 3, bits: 1},
-				{index: 13, bits: 134217728},
-				{index: 2, bits: 11529215046068469760},
+				{index: 3, bits: 6},
+				{index: 13, bits: 268435456},
+				{index: 2, bits: 9223372036854775808},
 				{bits: 4398046511104},
 			},
 			textIDs: []int32{
-				570, 2134, 2135, 2136, 2137, 2138, 2139, 2140, 2141, 2142, 2143, 2144, 2145, 2146, 2147, 2148, 2149, 2150, 2151, 2152,
-				571, 192, 859, 189, 191, 42, 2153, 2154, 2155, 2156, 2157, 2158, 2159, 2160, 2161, 2162, 2163, 2164, 2165, 2166,
+				571, 2134, 2135, 2136, 2137, 2138, 2139, 2140, 2141, 2142, 2143, 2144, 2145, 2146, 2147, 2148, 2149, 2150, 2151, 2152,
+				572, 194, 860, 191, 193, 42, 2153, 2154, 2155, 2156, 2157, 2158, 2159, 2160, 2161, 2162, 2163, 2164, 2165, 2166,
 				2167,
 			},
 			then: thenDef{Reason: "expired"},
@@ -11869,7 +11871,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-pairs",
 			file: "rules.yaml (built-in)",
-			line: 6286,
+			line: 6300,
 			text: phraseMask{
 				{bits: 4398046511104},
 			},
@@ -11882,7 +11884,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-attempts",
 			file: "rules.yaml (built-in)",
-			line: 6292,
+			line: 6306,
 			text: phraseMask{
 				{index: 33, bits: 72057594037927936},
 			},
@@ -11895,15 +11897,15 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-text",
 			file: "rules.yaml (built-in)",
-			line: 6299,
+			line: 6313,
 			text: phraseMask{
-				{index: 8, bits: 4611686018427387904},
+				{index: 8, bits: 9223372036854775808},
 				{index: 33, bits: 18302628885633695744},
-				{index: 3, bits: 40},
+				{index: 3, bits: 160},
 				{index: 34, bits: 65535},
 			},
 			textIDs: []int32{
-				574, 2169, 2170, 2171, 2172, 195, 2173, 2174, 2175, 2176, 2177, 2178, 2179, 2180, 2181, 2182, 2183, 2184, 197, 2185,
+				575, 2169, 2170, 2171, 2172, 197, 2173, 2174, 2175, 2176, 2177, 2178, 2179, 2180, 2181, 2182, 2183, 2184, 199, 2185,
 				2186, 2187, 2188, 2189, 2190, 2191,
 			},
 			then: thenDef{Reason: "failedstarttls"},
@@ -11911,7 +11913,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-reply",
 			file: "rules.yaml (built-in)",
-			line: 6314,
+			line: 6328,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 3},
@@ -11928,25 +11930,25 @@ var builtinSet = &ruleSet{
 		{
 			id:      "tls-command",
 			file:    "rules.yaml (built-in)",
-			line:    6321,
+			line:    6335,
 			command: []string{"STARTTLS"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "security-words-from-a-delivery-program",
 			file: "rules.yaml (built-in)",
-			line: 6326,
+			line: 6340,
 			text: phraseMask{
 				{index: 34, bits: 17179803648},
-				{index: 11, bits: 1610612736},
-				{index: 18, bits: 4398046511104},
-				{index: 14, bits: 268435456},
-				{index: 8, bits: 145},
-				{index: 13, bits: 268435456},
+				{index: 11, bits: 3221225472},
+				{index: 18, bits: 8796093022208},
+				{index: 14, bits: 536870912},
+				{index: 8, bits: 290},
+				{index: 13, bits: 536870912},
 			},
 			textIDs: []int32{
-				2192, 2193, 2194, 733, 2195, 2196, 1194, 924, 2197, 2198, 2199, 2200, 2201, 2202, 734, 2203, 2204, 2205, 2206, 2207,
-				519, 860, 512, 516, 2208, 2209,
+				2192, 2193, 2194, 734, 2195, 2196, 1195, 925, 2197, 2198, 2199, 2200, 2201, 2202, 735, 2203, 2204, 2205, 2206, 2207,
+				520, 861, 513, 517, 2208, 2209,
 			},
 			diagType: []string{"x-unix"},
 			then:     thenDef{Reason: "mailererror"},
@@ -11954,25 +11956,25 @@ var builtinSet = &ruleSet{
 		{
 			id:   "security-text",
 			file: "rules.yaml (built-in)",
-			line: 6348,
+			line: 6362,
 			text: phraseMask{
 				{index: 34, bits: 17179803648},
-				{index: 11, bits: 1610612736},
-				{index: 18, bits: 4398046511104},
-				{index: 14, bits: 268435456},
-				{index: 8, bits: 145},
-				{index: 13, bits: 268435456},
+				{index: 11, bits: 3221225472},
+				{index: 18, bits: 8796093022208},
+				{index: 14, bits: 536870912},
+				{index: 8, bits: 290},
+				{index: 13, bits: 536870912},
 			},
 			textIDs: []int32{
-				2192, 2193, 2194, 733, 2195, 2196, 1194, 924, 2197, 2198, 2199, 2200, 2201, 2202, 734, 2203, 2204, 2205, 2206, 2207,
-				519, 860, 512, 516, 2208, 2209,
+				2192, 2193, 2194, 734, 2195, 2196, 1195, 925, 2197, 2198, 2199, 2200, 2201, 2202, 735, 2203, 2204, 2205, 2206, 2207,
+				520, 861, 513, 517, 2208, 2209,
 			},
 			then: thenDef{Reason: "securityerror"},
 		},
 		{
 			id:   "security-pairs",
 			file: "rules.yaml (built-in)",
-			line: 6353,
+			line: 6367,
 			text: phraseMask{
 				{index: 34, bits: 120259084288},
 				{index: 26, bits: 64},
@@ -11991,29 +11993,29 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-text",
 			file: "rules.yaml (built-in)",
-			line: 6362,
+			line: 6376,
 			text: phraseMask{
 				{index: 34, bits: 18014261070528512},
-				{index: 3, bits: 4611686018427387904},
+				{index: 4, bits: 1},
 			},
-			textIDs: []int32{2213, 254, 2214, 2215, 2216, 2217, 2218, 2219, 2220, 2221, 2222, 2223, 2224, 2225, 2226, 2227, 2228, 2229},
+			textIDs: []int32{2213, 256, 2214, 2215, 2216, 2217, 2218, 2219, 2220, 2221, 2222, 2223, 2224, 2225, 2226, 2227, 2228, 2229},
 			then:    thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "syntax-text",
 			file: "rules.yaml (built-in)",
-			line: 6371,
+			line: 6385,
 			text: phraseMask{
-				{index: 8, bits: 38654705664},
+				{index: 8, bits: 77309411328},
 				{index: 34, bits: 9205357638345293824},
 			},
-			textIDs: []int32{544, 2230, 2231, 547, 2232, 2233, 2234, 2235, 2236, 2237, 2238},
+			textIDs: []int32{545, 2230, 2231, 548, 2232, 2233, 2234, 2235, 2236, 2237, 2238},
 			then:    thenDef{Reason: "syntaxerror"},
 		},
 		{
 			id:   "rfc3463-x.1.1",
 			file: "rules.yaml (built-in)",
-			line: 6388,
+			line: 6402,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -12022,7 +12024,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.4",
 			file: "rules.yaml (built-in)",
-			line: 6394,
+			line: 6408,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -12071,7 +12073,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.5",
 			file: "rules.yaml (built-in)",
-			line: 6404,
+			line: 6418,
 			status: []statusPattern{
 				{class: 4, subject: 1, detailLo: 5, detHi: 5},
 				{class: 5, subject: 1, detailLo: 5, detHi: 5},
@@ -12126,7 +12128,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.6",
 			file: "rules.yaml (built-in)",
-			line: 6417,
+			line: 6431,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -12135,7 +12137,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.9",
 			file: "rules.yaml (built-in)",
-			line: 6423,
+			line: 6437,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 9, detHi: 9},
 			},
@@ -12176,7 +12178,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.10",
 			file: "rules.yaml (built-in)",
-			line: 6432,
+			line: 6446,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -12212,7 +12214,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.1",
 			file: "rules.yaml (built-in)",
-			line: 6439,
+			line: 6453,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -12221,7 +12223,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.4",
 			file: "rules.yaml (built-in)",
-			line: 6447,
+			line: 6461,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -12263,7 +12265,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.1",
 			file: "rules.yaml (built-in)",
-			line: 6457,
+			line: 6471,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -12272,7 +12274,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.2",
 			file: "rules.yaml (built-in)",
-			line: 6463,
+			line: 6477,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -12321,7 +12323,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.3",
 			file: "rules.yaml (built-in)",
-			line: 6473,
+			line: 6487,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -12370,7 +12372,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.5",
 			file: "rules.yaml (built-in)",
-			line: 6483,
+			line: 6497,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -12406,7 +12408,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.6",
 			file: "rules.yaml (built-in)",
-			line: 6490,
+			line: 6504,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 6, detHi: 6},
 				{class: 5, subject: 3, detailLo: 6, detHi: 6},
@@ -12449,7 +12451,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.1",
 			file: "rules.yaml (built-in)",
-			line: 6500,
+			line: 6514,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 1, detHi: 1},
 			},
@@ -12485,7 +12487,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.2",
 			file: "rules.yaml (built-in)",
-			line: 6507,
+			line: 6521,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -12494,7 +12496,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.3",
 			file: "rules.yaml (built-in)",
-			line: 6513,
+			line: 6527,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -12568,7 +12570,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.4",
 			file: "rules.yaml (built-in)",
-			line: 6528,
+			line: 6542,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -12604,7 +12606,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.5",
 			file: "rules.yaml (built-in)",
-			line: 6536,
+			line: 6550,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 5, detHi: 5},
 			},
@@ -12640,7 +12642,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.6",
 			file: "rules.yaml (built-in)",
-			line: 6543,
+			line: 6557,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -12676,7 +12678,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.2",
 			file: "rules.yaml (built-in)",
-			line: 6550,
+			line: 6564,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 2, detHi: 2},
 			},
@@ -12725,7 +12727,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.3",
 			file: "rules.yaml (built-in)",
-			line: 6563,
+			line: 6577,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -12774,7 +12776,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.4",
 			file: "rules.yaml (built-in)",
-			line: 6573,
+			line: 6587,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 4, detHi: 4},
 			},
@@ -12823,7 +12825,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.5",
 			file: "rules.yaml (built-in)",
-			line: 6583,
+			line: 6597,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 5, detHi: 5},
 			},
@@ -12872,7 +12874,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.6",
 			file: "rules.yaml (built-in)",
-			line: 6593,
+			line: 6607,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 6, detHi: 6},
 			},
@@ -12921,7 +12923,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.7",
 			file: "rules.yaml (built-in)",
-			line: 6603,
+			line: 6617,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 7, detHi: 7},
 			},
@@ -12970,7 +12972,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.8",
 			file: "rules.yaml (built-in)",
-			line: 6613,
+			line: 6627,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 8, detHi: 8},
 			},
@@ -13019,7 +13021,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.9",
 			file: "rules.yaml (built-in)",
-			line: 6623,
+			line: 6637,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 9, detHi: 9},
 			},
@@ -13068,7 +13070,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.10",
 			file: "rules.yaml (built-in)",
-			line: 6633,
+			line: 6647,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 10, detHi: 10},
 			},
@@ -13117,7 +13119,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.11",
 			file: "rules.yaml (built-in)",
-			line: 6643,
+			line: 6657,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 11, detHi: 11},
 			},
@@ -13166,7 +13168,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.12",
 			file: "rules.yaml (built-in)",
-			line: 6653,
+			line: 6667,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -13215,7 +13217,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.14",
 			file: "rules.yaml (built-in)",
-			line: 6663,
+			line: 6677,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 14, detHi: 14},
 			},
@@ -13264,7 +13266,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.15",
 			file: "rules.yaml (built-in)",
-			line: 6673,
+			line: 6687,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 15, detHi: 15},
 			},
@@ -13313,7 +13315,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.19",
 			file: "rules.yaml (built-in)",
-			line: 6683,
+			line: 6697,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 19, detHi: 19},
 			},
@@ -13362,7 +13364,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.13",
 			file: "rules.yaml (built-in)",
-			line: 6693,
+			line: 6707,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -13398,7 +13400,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.17-18",
 			file: "rules.yaml (built-in)",
-			line: 6700,
+			line: 6714,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 17, detHi: 17},
 				{class: -1, subject: 7, detailLo: 18, detHi: 18},
@@ -13435,7 +13437,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.27",
 			file: "rules.yaml (built-in)",
-			line: 6707,
+			line: 6721,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 27, detHi: 27},
 			},
@@ -13484,7 +13486,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.30",
 			file: "rules.yaml (built-in)",
-			line: 6719,
+			line: 6733,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 30, detHi: 30},
 			},
@@ -13513,36 +13515,36 @@ var builtinSet = &ruleSet{
 		{
 			id:      "blocked-at-connection",
 			file:    "rules.yaml (built-in)",
-			line:    6729,
+			line:    6743,
 			command: []string{"CONN", "HELO", "EHLO"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "user-unknown-after-data",
 			file: "rules.yaml (built-in)",
-			line: 6736,
+			line: 6750,
 			text: phraseMask{
 				{index: 22, bits: 18446743936270598144},
-				{index: 9, bits: 140737488486400},
-				{index: 10, bits: 2199024828416},
+				{index: 9, bits: 281474976972800},
+				{index: 10, bits: 4398049656832},
 				{index: 23, bits: 18446744073709551615},
-				{index: 8, bits: 1125900175278080},
-				{index: 14, bits: 268435472},
-				{index: 7, bits: 6},
-				{index: 13, bits: 432345564227567616},
-				{index: 17, bits: 36028797018963968},
-				{index: 6, bits: 6597069766656},
+				{index: 8, bits: 2251800350556160},
+				{index: 14, bits: 536870944},
+				{index: 7, bits: 12},
+				{index: 13, bits: 864691128455135232},
+				{index: 17, bits: 72057594037927936},
+				{index: 6, bits: 13194139533312},
 				{index: 24, bits: 8589934591},
-				{index: 3, bits: 576460752303423488},
+				{index: 3, bits: 2305843009213693952},
 			},
 			textIDs: []int32{
-				1445, 1446, 1447, 1448, 1449, 1450, 1451, 1452, 1453, 1454, 1455, 1456, 593, 1457, 1458, 660, 1459, 1460, 1461, 1462,
-				1463, 1464, 1465, 1466, 681, 1467, 1468, 1469, 1470, 1471, 1472, 1473, 1474, 1475, 1476, 1477, 1478, 562, 1479, 1480,
-				1481, 1482, 1483, 1484, 1485, 924, 1486, 1487, 1488, 1489, 1490, 1491, 1492, 1493, 449, 1494, 1495, 1496, 623, 1497,
-				1498, 1499, 889, 1500, 1501, 540, 1502, 1503, 1504, 1143, 1505, 1506, 1507, 1508, 1509, 1510, 1511, 426, 1512, 1513,
-				1514, 1515, 1516, 659, 1517, 1518, 1519, 1520, 1521, 1522, 1523, 1524, 1525, 1526, 1527, 1528, 1529, 900, 1530, 1531,
-				1532, 1533, 1534, 1535, 1536, 1537, 425, 1538, 1539, 1540, 1541, 450, 1542, 1543, 1544, 1545, 1546, 1547, 1548, 1549,
-				1550, 1551, 1552, 1553, 890, 1554, 1555, 1556, 1557, 1558, 1559, 251, 1560, 1561, 1562, 1563, 1564, 1565, 1566, 1567,
+				1445, 1446, 1447, 1448, 1449, 1450, 1451, 1452, 1453, 1454, 1455, 1456, 594, 1457, 1458, 661, 1459, 1460, 1461, 1462,
+				1463, 1464, 1465, 1466, 682, 1467, 1468, 1469, 1470, 1471, 1472, 1473, 1474, 1475, 1476, 1477, 1478, 563, 1479, 1480,
+				1481, 1482, 1483, 1484, 1485, 925, 1486, 1487, 1488, 1489, 1490, 1491, 1492, 1493, 450, 1494, 1495, 1496, 624, 1497,
+				1498, 1499, 890, 1500, 1501, 541, 1502, 1503, 1504, 1144, 1505, 1506, 1507, 1508, 1509, 1510, 1511, 427, 1512, 1513,
+				1514, 1515, 1516, 660, 1517, 1518, 1519, 1520, 1521, 1522, 1523, 1524, 1525, 1526, 1527, 1528, 1529, 901, 1530, 1531,
+				1532, 1533, 1534, 1535, 1536, 1537, 426, 1538, 1539, 1540, 1541, 451, 1542, 1543, 1544, 1545, 1546, 1547, 1548, 1549,
+				1550, 1551, 1552, 1553, 891, 1554, 1555, 1556, 1557, 1558, 1559, 253, 1560, 1561, 1562, 1563, 1564, 1565, 1566, 1567,
 				1568,
 			},
 			command: []string{"DATA", ""},
@@ -13653,19 +13655,19 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6760,
+			line: 6774,
 			text: phraseMask{
 				{index: 34, bits: 9223372036854775808},
 				{index: 35, bits: 7},
-				{index: 12, bits: 1048576},
+				{index: 12, bits: 2097152},
 			},
-			textIDs: []int32{2239, 2240, 2241, 788, 2242},
+			textIDs: []int32{2239, 2240, 2241, 789, 2242},
 			then:    thenDef{Reason: "suspend"},
 		},
 		{
 			id:   "filtered-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6765,
+			line: 6779,
 			text: phraseMask{
 				{index: 35, bits: 8},
 			},
@@ -13675,7 +13677,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6770,
+			line: 6784,
 			text: phraseMask{
 				{index: 35, bits: 524272},
 			},
@@ -13685,7 +13687,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6777,
+			line: 6791,
 			text: phraseMask{
 				{index: 35, bits: 3670016},
 			},
@@ -13695,7 +13697,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6782,
+			line: 6796,
 			text: phraseMask{
 				{index: 35, bits: 12582912},
 			},
@@ -13705,7 +13707,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6787,
+			line: 6801,
 			text: phraseMask{
 				{index: 35, bits: 50331648},
 				{index: 29, bits: 2147483648},
@@ -13716,16 +13718,16 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6798,
+			line: 6812,
 			text: phraseMask{
 				{index: 35, bits: 8796025913344},
 				{index: 1, bits: 18014398509481984},
 				{bits: 96},
-				{index: 15, bits: 256},
+				{index: 15, bits: 512},
 				{index: 30, bits: 262144},
 			},
 			textIDs: []int32{
-				2266, 2267, 2268, 118, 2269, 2270, 2271, 2272, 2273, 5, 6, 2274, 2275, 2276, 968, 2277, 2278, 2279, 1938, 2280,
+				2266, 2267, 2268, 118, 2269, 2270, 2271, 2272, 2273, 5, 6, 2274, 2275, 2276, 969, 2277, 2278, 2279, 1938, 2280,
 				2281, 2282,
 			},
 			unless: phraseMask{
@@ -13736,7 +13738,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6813,
+			line: 6827,
 			text: phraseMask{
 				{index: 35, bits: 8989607068696576},
 			},
@@ -13746,42 +13748,42 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6819,
+			line: 6833,
 			text: phraseMask{
 				{index: 35, bits: 2296835809958952960},
-				{index: 3, bits: 140737488355328},
-				{index: 9, bits: 67108864},
+				{index: 3, bits: 562949953421312},
+				{index: 9, bits: 134217728},
 			},
-			textIDs: []int32{2293, 2294, 239, 602, 2295, 2296, 2297, 2298, 2299, 2300},
+			textIDs: []int32{2293, 2294, 241, 603, 2295, 2296, 2297, 2298, 2299, 2300},
 			then:    thenDef{Reason: "systemerror"},
 		},
 		{
 			id:   "expired-connection-text",
 			file: "rules.yaml (built-in)",
-			line: 6825,
+			line: 6839,
 			text: phraseMask{
-				{index: 3, bits: 4194304},
-				{index: 14, bits: 201326624},
+				{index: 3, bits: 16777216},
+				{index: 14, bits: 402653248},
 				{index: 35, bits: 16140901064495857664},
-				{index: 9, bits: 512},
+				{index: 9, bits: 1024},
 			},
-			textIDs: []int32{214, 923, 2301, 2302, 585, 901, 922, 2303},
+			textIDs: []int32{216, 924, 2301, 2302, 586, 902, 923, 2303},
 			then:    thenDef{Reason: "expired"},
 		},
 		{
 			id:   "tls-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6833,
+			line: 6847,
 			text: phraseMask{
-				{index: 3, bits: 18},
+				{index: 3, bits: 72},
 			},
-			textIDs: []int32{193, 196},
+			textIDs: []int32{195, 198},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "mailererror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6838,
+			line: 6852,
 			text: phraseMask{
 				{index: 36, bits: 1},
 			},
@@ -13791,7 +13793,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "onhold-text",
 			file: "rules.yaml (built-in)",
-			line: 6843,
+			line: 6857,
 			text: phraseMask{
 				{index: 36, bits: 14},
 			},
@@ -13801,7 +13803,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.4.7",
 			file: "rules.yaml (built-in)",
-			line: 6854,
+			line: 6868,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 7, detHi: 7},
 				{class: 5, subject: 4, detailLo: 7, detHi: 7},
@@ -13860,7 +13862,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1",
 			file: "rules.yaml (built-in)",
-			line: 6867,
+			line: 6881,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -13916,7 +13918,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.14",
 			file: "rules.yaml (built-in)",
-			line: 6879,
+			line: 6893,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
 			},
@@ -13965,7 +13967,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6",
 			file: "rules.yaml (built-in)",
-			line: 6888,
+			line: 6902,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -14014,7 +14016,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.6.11",
 			file: "rules.yaml (built-in)",
-			line: 6897,
+			line: 6911,
 			status: []statusPattern{
 				{class: 5, subject: 6, detailLo: 11, detHi: 11},
 			},
@@ -14063,7 +14065,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1",
 			file: "rules.yaml (built-in)",
-			line: 6914,
+			line: 6928,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -14177,7 +14179,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.2",
 			file: "rules.yaml (built-in)",
-			line: 6928,
+			line: 6942,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -14213,7 +14215,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.3",
 			file: "rules.yaml (built-in)",
-			line: 6935,
+			line: 6949,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -14305,7 +14307,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4",
 			file: "rules.yaml (built-in)",
-			line: 6946,
+			line: 6960,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -14341,7 +14343,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4-temporary",
 			file: "rules.yaml (built-in)",
-			line: 6953,
+			line: 6967,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -14377,7 +14379,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.5",
 			file: "rules.yaml (built-in)",
-			line: 6960,
+			line: 6974,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 5, detHi: 5},
 			},
@@ -14406,7 +14408,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.6",
 			file: "rules.yaml (built-in)",
-			line: 6967,
+			line: 6981,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -14450,7 +14452,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.0",
 			file: "rules.yaml (built-in)",
-			line: 6975,
+			line: 6989,
 			status: []statusPattern{
 				{class: 5, subject: 4},
 			},
@@ -14459,7 +14461,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.6",
 			file: "rules.yaml (built-in)",
-			line: 6981,
+			line: 6995,
 			status: []statusPattern{
 				{class: -1, subject: 6, detailLo: -1, detHi: -1},
 			},
@@ -14495,7 +14497,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sisimai-4.2.1-4.7.1-4.7.2",
 			file: "rules.yaml (built-in)",
-			line: 6989,
+			line: 7003,
 			status: []statusPattern{
 				{class: 4, subject: 2, detailLo: 1, detHi: 1},
 				{class: 4, subject: 7, detailLo: 1, detHi: 1},
@@ -14509,7 +14511,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.1",
 			file: "rules.yaml (built-in)",
-			line: 6996,
+			line: 7010,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 1, detHi: 1},
 			},
@@ -14779,7 +14781,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.other",
 			file: "rules.yaml (built-in)",
-			line: 7033,
+			line: 7047,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: -1, detHi: -1},
 			},
@@ -15016,7 +15018,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "delayed-unknown",
 			file:   "rules.yaml (built-in)",
-			line:   7063,
+			line:   7077,
 			action: []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "expired",
@@ -15075,7 +15077,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.other",
 			file: "rules.yaml (built-in)",
-			line: 7073,
+			line: 7087,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: -1, detHi: -1},
 			},
@@ -15084,7 +15086,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.0",
 			file: "rules.yaml (built-in)",
-			line: 7078,
+			line: 7092,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: -1, detHi: -1},
 			},
@@ -15093,7 +15095,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.0",
 			file: "rules.yaml (built-in)",
-			line: 7083,
+			line: 7097,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: -1, detHi: -1},
 			},
@@ -15148,7 +15150,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.0",
 			file: "rules.yaml (built-in)",
-			line: 7092,
+			line: 7106,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: -1, detHi: -1},
 				{class: 4, subject: 3, detailLo: 3, detHi: 3},
@@ -15159,7 +15161,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.0",
 			file: "rules.yaml (built-in)",
-			line: 7100,
+			line: 7114,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: -1, detHi: -1},
 			},
@@ -15168,14 +15170,14 @@ var builtinSet = &ruleSet{
 		{
 			id:       "diagnostic-type-x-unix",
 			file:     "rules.yaml (built-in)",
-			line:     7105,
+			line:     7119,
 			diagType: []string{"x-unix"},
 			then:     thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "rfc3463-x.3.other",
 			file: "rules.yaml (built-in)",
-			line: 7115,
+			line: 7129,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: -1, detHi: -1},
 			},
@@ -15184,7 +15186,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-onhold",
 			file: "rules.yaml (built-in)",
-			line: 7125,
+			line: 7139,
 			text: phraseMask{
 				{index: 36, bits: 16},
 			},
@@ -15194,7 +15196,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-onhold",
 			file: "rules.yaml (built-in)",
-			line: 7130,
+			line: 7144,
 			text: phraseMask{
 				{index: 36, bits: 224},
 			},
@@ -15204,7 +15206,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-onhold",
 			file: "rules.yaml (built-in)",
-			line: 7136,
+			line: 7150,
 			text: phraseMask{
 				{index: 36, bits: 1792},
 			},
@@ -15215,7 +15217,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-521-556",
 			file: "rules.yaml (built-in)",
-			line: 7145,
+			line: 7159,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 1},
@@ -15229,7 +15231,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-552",
 			file: "rules.yaml (built-in)",
-			line: 7149,
+			line: 7163,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 2},
@@ -15245,7 +15247,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-452",
 			file: "rules.yaml (built-in)",
-			line: 7153,
+			line: 7167,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 2},
@@ -15256,7 +15258,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-421",
 			file: "rules.yaml (built-in)",
-			line: 7157,
+			line: 7171,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 2, 2: 1},
@@ -15270,7 +15272,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-553",
 			file: "rules.yaml (built-in)",
-			line: 7161,
+			line: 7175,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 3},
@@ -15281,7 +15283,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-syntax",
 			file: "rules.yaml (built-in)",
-			line: 7165,
+			line: 7179,
 			status: []statusPattern{
 				{none: true},
 				{class: 5, subject: 5, detailLo: -1, detHi: -1},
@@ -15341,7 +15343,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-451",
 			file: "rules.yaml (built-in)",
-			line: 7173,
+			line: 7187,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 1},
@@ -15398,7 +15400,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "vacation-text",
 			file: "rules.yaml (built-in)",
-			line: 7181,
+			line: 7195,
 			text: phraseMask{
 				{index: 36, bits: 122880},
 			},
@@ -15411,7 +15413,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unreadable-text",
 			file: "rules.yaml (built-in)",
-			line: 7188,
+			line: 7202,
 			regexps: []*pattern{
 				{src: "^[^a-z]+$", captures: false, minLen: 1},
 			},
@@ -15450,7 +15452,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-550-554-alone",
 			file: "rules.yaml (built-in)",
-			line: 7197,
+			line: 7211,
 			status: []statusPattern{
 				{none: true},
 			},
@@ -15521,7 +15523,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.0.0",
 			file: "rules.yaml (built-in)",
-			line: 7206,
+			line: 7220,
 			status: []statusPattern{
 				{class: -1, detailLo: -1, detHi: -1},
 			},
@@ -15609,7 +15611,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-used",
 			file: "rules.yaml (built-in)",
-			line: 885,
+			line: 892,
 			text: phraseMask{
 				{bits: 4095},
 			},
@@ -15624,7 +15626,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-name",
 			file: "rules.yaml (built-in)",
-			line: 896,
+			line: 903,
 			text: phraseMask{
 				{bits: 4190208},
 			},
@@ -15635,7 +15637,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-named",
 			file: "rules.yaml (built-in)",
-			line: 902,
+			line: 909,
 			text: phraseMask{
 				{bits: 536607744},
 			},
@@ -15646,7 +15648,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-score",
 			file: "rules.yaml (built-in)",
-			line: 911,
+			line: 918,
 			text: phraseMask{
 				{bits: 16642998272},
 			},
@@ -15662,7 +15664,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-tests",
 			file: "rules.yaml (built-in)",
-			line: 931,
+			line: 938,
 			text: phraseMask{
 				{bits: 17179869184},
 			},
@@ -15673,7 +15675,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "listed-domain",
 			file: "rules.yaml (built-in)",
-			line: 937,
+			line: 944,
 			text: phraseMask{
 				{bits: 515421241344},
 			},
@@ -15687,7 +15689,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sending-ip",
 			file: "rules.yaml (built-in)",
-			line: 950,
+			line: 957,
 			regexps: []*pattern{
 				{src: "client(?: host)? \\[(?P<ip>[0-9a-f:.]{7,45})\\]", captures: true, minLen: 16},
 				{src: "(?:your|sending|sender|sender's|client|the|source) ip(?:v[46])?(?: address)?(?: is| of)?:? \\[?\\(?(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})", captures: true, minLen: 14},
@@ -15702,7 +15704,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "url",
 			file: "rules.yaml (built-in)",
-			line: 972,
+			line: 979,
 			text: phraseMask{
 				{bits: 3848290697216},
 			},
@@ -15714,7 +15716,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "retried-for",
 			file: "rules.yaml (built-in)",
-			line: 978,
+			line: 985,
 			text: phraseMask{
 				{bits: 1121501860331520},
 			},
@@ -15726,7 +15728,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "retry-deadline",
 			file: "rules.yaml (built-in)",
-			line: 1002,
+			line: 1009,
 			text: phraseMask{
 				{bits: 4610560118520545280},
 			},
@@ -15741,7 +15743,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rate-limit",
 			file: "rules.yaml (built-in)",
-			line: 1030,
+			line: 1037,
 			text: phraseMask{
 				{bits: 13835058055282163712},
 				{index: 1, bits: 15},
@@ -15753,7 +15755,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "size-limit",
 			file: "rules.yaml (built-in)",
-			line: 1040,
+			line: 1047,
 			text: phraseMask{
 				{index: 1, bits: 2147483632},
 			},
@@ -15774,7 +15776,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "recipient-limit",
 			file: "rules.yaml (built-in)",
-			line: 1074,
+			line: 1081,
 			text: phraseMask{
 				{index: 1, bits: 135291469824},
 			},
@@ -15790,7 +15792,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus",
 			file: "rules.yaml (built-in)",
-			line: 1088,
+			line: 1095,
 			text: phraseMask{
 				{index: 1, bits: 140600049401856},
 			},
@@ -15808,7 +15810,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-attachment",
 			file: "rules.yaml (built-in)",
-			line: 1116,
+			line: 1123,
 			text: phraseMask{
 				{index: 1, bits: 71213169107795968},
 			},
@@ -15819,7 +15821,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-encrypted-attachment",
 			file: "rules.yaml (built-in)",
-			line: 1140,
+			line: 1147,
 			text: phraseMask{
 				{index: 1, bits: 1080863910568919040},
 			},
@@ -15830,7 +15832,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-encrypted-attachment-ja",
 			file: "rules.yaml (built-in)",
-			line: 1162,
+			line: 1169,
 			text: phraseMask{
 				{index: 1, bits: 8070450532247928832},
 			},
@@ -15841,7 +15843,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "barracuda-recipient-outcome",
 			file: "rules.yaml (built-in)",
-			line: 1169,
+			line: 1176,
 			text: phraseMask{
 				{index: 1, bits: 9223372036854775808},
 			},
@@ -15852,7 +15854,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "attachment-file",
 			file: "rules.yaml (built-in)",
-			line: 1182,
+			line: 1189,
 			text: phraseMask{
 				{index: 2, bits: 67108863},
 				{index: 1, bits: 18014398509481984},
@@ -15871,7 +15873,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "forward-program",
 			file: "rules.yaml (built-in)",
-			line: 1210,
+			line: 1217,
 			text: phraseMask{
 				{index: 2, bits: 469762048},
 			},
@@ -15884,20 +15886,22 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sending-domain",
 			file: "rules.yaml (built-in)",
-			line: 1221,
+			line: 1228,
 			text: phraseMask{
-				{index: 2, bits: 536870912},
+				{index: 2, bits: 3758096384},
 			},
 			regexps: []*pattern{
 				{src: "\\bsending domain \\[?(?P<sender_domain>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})\\]? (?:does not|doesn't|did not|is not) ", captures: true, minLen: 27},
+				{src: "<[^<>@ ]{1,64}@(?P<sender_domain>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})>:? sender address rejected", captures: true, minLen: 32},
+				{src: "domain of sender address [^<>@ ]{1,64}@(?P<sender_domain>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)*\\.[a-z]{2,}) does not exist", captures: true, minLen: 46},
 			},
 		},
 		{
 			id:   "contact-address",
 			file: "rules.yaml (built-in)",
-			line: 1231,
+			line: 1245,
 			text: phraseMask{
-				{index: 2, bits: 140736414613504},
+				{index: 2, bits: 562945658454016},
 			},
 			regexps: []*pattern{
 				{src: "(?:contact|write to|e-?mail|mail to|mailto:|send (?:an? )?(?:e-?mail|message|request) to|reach|directed to|forward this message to|ask)(?: us| our| the| your)?(?: mailing list| list| group)?(?: postmaster| support| abuse| administrator| admin| team| helpdesk| owners?| administrators?)?(?: at| by e-?mail at| via| on)?:? <?(?P<address>[a-z0-9._%+-]+@[a-z0-9-]+(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})", captures: true, minLen: 10},
@@ -15907,9 +15911,9 @@ var builtinSet = &ruleSet{
 		{
 			id:   "loop",
 			file: "rules.yaml (built-in)",
-			line: 1244,
+			line: 1258,
 			text: phraseMask{
-				{index: 2, bits: 2111062325329920},
+				{index: 2, bits: 8444249301319680},
 			},
 			regexps: []*pattern{
 				{src: "(?P<loop>mail forwarding loop|forwarding loop|routing loop|mail loop|message loop|loop detected|looping|loops back to myself|loop was found|too many hops|hop count exceeded|too many \"?received\"? headers|too many received)", captures: true, minLen: 7},
@@ -15920,10 +15924,10 @@ var builtinSet = &ruleSet{
 		{
 			id:   "dns-temporary",
 			file: "rules.yaml (built-in)",
-			line: 1257,
+			line: 1271,
 			text: phraseMask{
 				{bits: 288230376151711744},
-				{index: 2, bits: 2303591209400008704},
+				{index: 2, bits: 9214364837600034816},
 			},
 			regexps: []*pattern{
 				{src: "(?P<dns_tempfail>host not found, try again|temporary failure in name resolution|host lookup did not complete|host name lookup failure|name server timeout|servfail|dns lookup timed out|dns timeout|temporary dns (?:failure|error)|dns temporary failure)", captures: true, minLen: 8},
@@ -15934,10 +15938,10 @@ var builtinSet = &ruleSet{
 		{
 			id:   "last-error",
 			file: "rules.yaml (built-in)",
-			line: 1276,
+			line: 1290,
 			text: phraseMask{
-				{index: 2, bits: 16140901064495857664},
-				{index: 3, bits: 1},
+				{index: 2, bits: 9223372036854775808},
+				{index: 3, bits: 7},
 			},
 			regexps: []*pattern{
 				{src: "queue\\.expired; message expired \\[\\{led=(?P<last_error>[45][0-9][0-9][ -][^{}]{4,150}?)\\}", captures: true, minLen: 46},
@@ -15950,9 +15954,9 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls",
 			file: "rules.yaml (built-in)",
-			line: 1299,
+			line: 1313,
 			text: phraseMask{
-				{index: 3, bits: 510},
+				{index: 3, bits: 2040},
 			},
 			regexps: []*pattern{
 				{src: "(?P<tls_required>must issue a starttls command first|encryption required for requested authentication mechanism|starttls is required to send mail|tls required for rcpt domain|must use starttls|requires? (?:a )?starttls|starttls (?:is )?required)", captures: true, minLen: 16},
@@ -15965,13 +15969,13 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-mx",
 			file: "rules.yaml (built-in)",
-			line: 1326,
+			line: 1340,
 			text: phraseMask{
-				{index: 3, bits: 1536},
+				{index: 3, bits: 6144},
 			},
 			unless: phraseMask{
-				{index: 3, bits: 2048},
-				{index: 2, bits: 69805794224242688},
+				{index: 3, bits: 8192},
+				{index: 2, bits: 279223176896970752},
 			},
 			regexps: []*pattern{
 				{src: "(?P<no_mx>no mx (?:records? )?(?:found|for|exists?)|no mx records?|no valid mx|could not find a mail exchanger|no mail exchanger|mx lookup failed|does not have an mx|doesn't have an mx|has no mx)", captures: true, minLen: 9},
@@ -15981,13 +15985,13 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-domain",
 			file: "rules.yaml (built-in)",
-			line: 1341,
+			line: 1355,
 			text: phraseMask{
-				{index: 3, bits: 126976},
+				{index: 3, bits: 507904},
 			},
 			unless: phraseMask{
-				{index: 3, bits: 2048},
-				{index: 2, bits: 69805794224242688},
+				{index: 3, bits: 8192},
+				{index: 2, bits: 279223176896970752},
 			},
 			regexps: []*pattern{
 				{src: "(?P<no_domain>nxdomain|domain name not found|domain not found|no such domain|domain does not exist)", captures: true, minLen: 8},
@@ -15996,9 +16000,9 @@ var builtinSet = &ruleSet{
 		{
 			id:   "new-address",
 			file: "rules.yaml (built-in)",
-			line: 1349,
+			line: 1363,
 			text: phraseMask{
-				{index: 3, bits: 917504},
+				{index: 3, bits: 3670016},
 			},
 			regexps: []*pattern{
 				{src: "has moved to:? <?(?P<new_address>[a-z0-9._%+-]+@[a-z0-9-]+(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})", captures: true, minLen: 19},
@@ -16008,9 +16012,9 @@ var builtinSet = &ruleSet{
 		{
 			id:   "connection",
 			file: "rules.yaml (built-in)",
-			line: 1360,
+			line: 1374,
 			text: phraseMask{
-				{index: 3, bits: 17178820608},
+				{index: 3, bits: 68715282432},
 			},
 			regexps: []*pattern{
 				{src: "(?P<conn_refused>connection refused|refused (?:the |our )?connection|actively refused|connection was refused)", captures: true, minLen: 16},
@@ -16837,67 +16841,67 @@ var builtinSet = &ruleSet{
 		"hoechst", "grenze", "taille", "volumineux", "tamaño", "tamano", "máxim", "dimensione", "massim", "grootte", "tamanho", "サイズ", "上限", "制限", "を超え", "too many recipients", "recipient limit", "reciplimit", "number of recipients", "recipients",
 		"rcpt", "virus", "malware", "infected", "infection", "trojan", "worm", "eicar", "ウイルス", "ウィルス", "マルウェア", "block_encrypted", "heuristics.ole2.containsmacros", "heuristics.encrypted.", "attachment", "file type", "file extension", "executable", "banned", "filetype",
 		"encrypted", "password", "unscannable", "scanned", "パスワード", "暗号化", "ppap", ":blocked)", "attach", "file", "n=", ".exe", ".scr", ".js", ".zip", ".docm", ".xlsm", ".iso", ".bat", ".vbs",
-		".jar", "添付", "ファイル名", "anhang", "dateiname", "pièce jointe", "nom du fichier", "adjunto", "anexo", "nome do arquivo", "allegato", "nome del file", "bijlage", "bestandsnaam", "\"|", "smrsh:", "sh:", "sending domain", "contact", "write to",
-		"e-mail", "email", "mail to", "mailto", "send", "reach", "postmaster@", "abuse@", "delist", "unblock", "support@", "helpdesk@", "directed to", "forward this message to", "ask", "loop", "too many hops", "hop count", "too many received", "temporary failure in name resolution",
-		"host lookup did not complete", "host name lookup failure", "name server timeout", "servfail", "dns lookup timed out", "dns timeout", "temporary dns failure", "dns temporary failure", "temporary dns error", "retry timeout exceeded", "delivery temporarily suspended", "retry time not reached", "queue.expired", "starttls", "tls", "encryption required", "certificate", "untrusted issuer", "mta-sts", "tlsa",
-		"dane", "mx", "mail exchanger", "host not found, try again", "nxdomain", "domain name not found", "domain not found", "no such domain", "domain does not exist", "moved to", "please try", "not local", "connect", "refused", "timed out", "time out", "timeout", "time-out", "unreachable", "no route",
-		"did not respond", "not respond", "no response", "no answer", "did not answer", "last endpoint", "not enough disk space", "quota exceeded", "quota exceeded (mailbox for user is full)", "mailbox doesn't exist:", "disc quota exceeded", "mailbox full or quota exceeded", "temporary file write error", ": invalid mailbox path", ": unknown user:", ": user missing home directory", ": user unknown", "quota exceeded while writing", "user over quota", "service unavailable",
-		"no space left to finish writing", "maildir over quota.", "cannot find system user", "invalid user specified.", "user does not exist, but will deliver to", "domain is over quota", "user is over quota", "account is locked email bounced", "sorry, no mailbox here by that name.", "delivery failed due to system quota violation", "invalid or unknown base user or domain", "invalid or unknown virtual user", "user name does not refer to a virtual user", "mail.local:", "procmail:", "/procmail", "maildrop:", "vdelivermail:", "vdeliver:", "> was automatically rejected:",
-		"#5.1.0 address rejected", "s3140", "s3150", "greylisted", "greylisting", "graylisted", "graylisting", "grey-listed", "gray-listed", "ipcheck.proofpoint.com", "proofpoint.com/dnsbl-lookup", "proofpoint dynamic reputation", "sender verify failed", "could not complete sender verify callout", "sender address verification failed", "sender verification failed", "unverifiable sender", "sender address rejected: unverified address", "is receiving mail at a rate that prevents additional messages", "is receiving mail too quickly",
-		"this message is likely unsolicited mail", "envelope blocked - user entry", "envelope blocked - user domain entry", "rejected by header-based manually blocked senders", "rejected by header based manually blocked senders", "envelope blocked - policy", "administrative prohibition envelope blocked", "administrative prohibition - envelope blocked", "rejected by header-based blocked senders", "rejected by header based blocked senders", "envelope rejected - block policy for envelope from address", "anti-spoofing policy - inbound not allowed", "rejected by header-based anti-spoofing policy", "rejected by header based anti-spoofing policy", "lpn", "ofr", "ouk", "cdrbl", "cxbl", "ipbl0",
-		"ipbl1", "cxdns", "cxsndr", "cxsmtp", "cxcnct", "cxmxrt", "cxmj", "cxthrt", "urlbl", "pol-p7", "pol-p1", "pol-p2", "pol-p3", "pol-p4", "pol-t1", "pol-t2", "pol-t3", "msg-p2", "rcp-p2", "rcp-p3",
-		"msg-p1", "int-p2", "msg-p3", "dns-p1", "dns-p2", "dns-t1", "dns-p3", "dns-t2", "pol-p6", "rcp-t4", "rcp-t1", "con-t1", "con-t2", "con-t3", "con-t4", "msg-t1", "rcp-p1", "int-p1", "int-p3", "int-p4",
-		"pol-p5", "aup#", "ib401", "ib501", "ib502", "ib506", "ib508", "ib108", "ib212", "ib705", "ib605", "ib007", "ib101", "ib504", "ib510", "ib607", "ib110", "ib111", "ib112", "ib113",
-		"ib104", "ib105", "ib106", "ib103", "i.ua/err/", "(000c05a6)", "(000c0595)", "(00010256)", "(000d06b5)", "(00120270)", "(00050311)", "(000502cc)", "(000b0981)", "smtpsend.dns.nonexistentdomain", "smtpsend.dns.mxloopback", "resolver.adr.badprimary", "resolver.adr.invalidinsmtp", "resolver.adr.ambiguous", "resolver.adr.reciplimit", "resolver.rst.recipsizelimit",
-		"(state 15)", "(state 17)", "(state 18)", "(state 12)", "delivery error: dd this user doesn't have a", "delivery error: dd", "is no longer valid", "has suppressed sending to this address", "on the suppression list", "account-level suppression list", "onaccountsuppressionlist", "sc-00", "dy-00", "ou-00", "(dyn:t1)", "(rly:b1)", "(rly:b2)", "(rly:b3)", "(rtr:bb)", "(rtr:ge)",
-		"(hvu:b1)", "(con:b1)", "(dns:nr)", "dns:nr:", "550 : user unknown", ">: user unknown", "552 too much mail data", "552 too many recipients", "503 bad sequence of commands", "504 command parameter not implemented", "type=mx: malformed or unexpected name server reply", "host or domain name not found", "s dmarc policy", "blocked for failing both spf and dkim autentication checks", "rejected due to having a domain present in the spamhaus", "rejected due to listing in spamhaus", "blocked - see https://support.proofpoint.com/dnsbl-lookup", "not accepting connections", "recipient no longer on server", "relay access denied",
-		"host/domain does not accept mail", "due to local policy", "[cs01]", "sender address rejected", "due to excessive volume", "inactive email address", "user does not exist", "unknown or illegal alias", "cox too many bad commands from", "too many invalid recipients", "dns check failure - try again later", "rejected - no rdns", "esmtp no data before greeting", "attachment extension is forbidden", "sender rejected", "esmtp server temporarily not available", "too many sessions from", "requested action aborted: try again later", "message threshold exceeded", "recipient rejected",
-		"spf/dns de votre nom de domaine", "rbl reject", "www.spamhaus.org/query/bl?ip=", "has been in the queue too long", "delivery timeout", "account storage limit", "message rejected for spam or virus content", "account disabled", "message is looping", "recipient not found", "account does not exist", "exceeded google's message size limits", "is not a valid rfc 5321 address", "the spf record of the sending domain", "senders to authenticate with either spf or dkim", "fails to pass spf checks for an spf record with a hard fail", "has an spf record with a hard fail policy", "is not accepted due to domain's dmarc policy", "fails to pass authentication checks", "senders to authenticate with spf",
-		"senders to authenticate their email with spf", "senders to authenticate their email with dkim", "senders to authenticate with dkim", "aligned with either the authenticated spf or dkim", "very low reputation of the sending ip address", "very low reputation of the sending domain", "due to the very low reputation of the sending ip address", "due to the very low reputation of the sending domain", "an unusual rate of unsolicited mail", "an unusual rate of mail", "ip not in whitelist for rcpt domain", "try again later, closing connection.", "empty helo/ehlo argument not allowed", "helo/ehlo argument is invalid", "exceeds google's limit of limit attachments.", "your message exceeded google's message header size limits", "bytes per individual header size", "exceeds google's header name limit of", "exceeds google's message header size limit", "connection expired",
-		"timeout - closing connection", "must issue a starttls command first", "starttls may not be repeated", "tls required for rcpt domain", "senders to use tls/ssl for smtp", "inbox is out of storage space and inactive", "?p=overquotaperm", "inbox is out of storage space", "is over quota", "email quota exceeded", "exceeds google's message size limit of", "message exceeded 50 hops", "mail relay denied", "invalid credentials for relay", "is not authorized to send email directly to our servers", "missing a valid address in the from: header", "multiple addresses in from: header are not accepted", "is not rfc 5322 compliant", "missing a valid message-id: header", "contains a unicode character in a disallowed header",
-		"encoded-word syntax is not permitted", "mail message is malformed", "illegal attachment on your message", "blocked because its content presents a potential security issue", "you are sending to (or from) has a policy that prohibited", "sending messages with the same message-id:", "mail sending denied", "unauthenticated email is not accepted", "does not have a ptr record", "have a ptr record, or the ptr record", "does not meet ipv6 sending guidelines regarding ptr records and authentication", "does not match the ip address of the hostname", "too many login attempts", "cannot decode response", "no identity changes permitted", "authentication required.", "application-specific password required", "please log in with your web browser", "please log in through your web browser", "username and password not accepted",
-		"due to the nature of the content or the links within", "likely unsolicited mail", "peak smtp relay limit exceeded for customer", "rate that prevents additional messages from being delivered", "daily sending quota exceeded", "daily user sending limit exceeded", "daily smtp relay limit exceeded for", "daily smtp relay sending limit exceeded for", "this mail has been rate limited", "account that you tried to reach is disabled", "account that you tried to reach is inactive", "temporary system problem", "server busy", "multiple destination domains per transaction is unsupported", "mail server has temporarily rejected this message", "mail server temporarily rejected message", "domain policy size per transaction exceeded", "cannot authenticate due to temporary system problem", "your message has too many recipients", "too many recipients for this sender",
-		"the email account that you tried to reach does not exist", "we weren't able to find the recipient domain", "smtp protocol violation", "optional argument not permitted", "syntax error", "too many unrecognized commands, goodbye", "unimplemented command", "unrecognized command", "bad sequence of commands", "ehlo/helo first", "mail first", "rcpt first", "no data after bdat", "unrecognized authentication type", "xoauth is no longer supported", "too many unauthenticated commands", "null mx", "because the address couldn't be found. check for typos or unnecessary spaces and try again.", "responded with code nxdomain", "had no relevant answers.",
-		"please turn on smtp authentication in your mail client", "542", "no such user", "has been temporarily rate limited due to ip reputation", "connection dropped", "invalid domain name", "too many related errors", "agent generated message depth exceeded", "invalid message content", "resolver.rst.recipsizelimit; message too large for this recipient", "connection timed out", "message expired", "failed mta-sts validation", "tlsdomain", "starttls is required to send mail", "remote certificate failed mta-sts validation", "restrictdomainstoipaddresses or restrictdomainstocertificate", "starttls-not-supported: destination mail server must support tls to receive mail", "certificate-expired: destination mail server's certificate is expired", "tlsa-invalid: the domain failed dane validation",
-		"dnssec-invalid: destination domain returned invalid dnssec records", "certificate-host-mismatch: remote certificate must have a common name or subject alternative name matching the hostname (dane)", "message size exceeds fixed maximum message size", "message too big for system", "dns query failed", "connection refused", "invalid arguments", "tenantattribution; relay access denied", "system not accepting network messages", "hosted tenant which has no mail-enabled subscriptions", "storedrv.deliver: missing or bad storedriver mdb properties", "x-dg-ref header is too long", "requested action not taken: policy violation detected (as345)", "invalid address", "unknown sender address", "service unavailable. client blocked from sending from unregistered domains", "cannot achieve exchange server authentication", "not authorized", "content filter agent quarantined this message", "storedrv.deliver; recipient thread limit exceeded",
-		"mailbox cannot be accessed", "send hello first", "service not available", "service not active", "system incorrectly configured", "helo / ehlo requires domain address", "destination mailbox address ambiguous", "mailing list expansion problem", "misconfigured forwarding address", "temporary server error. please try again later attr18", "temporary server error. please try again later. prx4 nexthop:", "message failed to be replicated: insufficient system resource:", "message failed to be replicated: no healthy secondary server available to accept replica at this time.", "message failed to be replicated: the operation was canceled", "(suspiciousremoteservererror)", "server busy. please try again later from", "please try again later from [", "pfa agent busy, please try again.", "insufficient system resources", "has exceeded the maximum number of connections",
-		"storedrv.submit; invalid recipient address", "recipient address reserved by rfc 2606", "recipient addresses in single label domains not accepted", "requested action not taken: mailbox unavailable", "invalid x.400 address", "remote server returned unknown recipient or mailbox unavailable", "spf sender invalid - envelope rejected", "dkim sender invalid - envelope rejected", "dmarc sender invalid - envelope rejected", "internal resources are temporarily unavailable", "local ct ip reputation - (reject)", "sender address blocked", "recipient temporarily unavailable", "ip temporarily blacklisted", "journal messages past the expiration", "this route requires encryption (tls)", "this route requires tls version 1.2 or greater", "this route requires high-strength ciphers", "configuration is invalid for this certificate", "maximum email size exceeded",
-		"the incorrect hostname used for inbounds", "mail loop detected", "open relay not allowed", "open relay is not allowed", "account inbounds disabled", "message bounced due to content examination policy", "host network not allowed", "host network, not allowed", "rejected by header-based manually blocked senders - block for manual block", "rejected by header-based blocked senders - block policy for header from", "incorrect authentication data", "submitter failed to disabled", "submitter failed to authenticate", "unable to process connection at this time", "message ended early", "unable to process command", "unable to process an email at this time", "account service is temporarily unavailable", "exceeding outbound thread limit", "user unknown",
-		"invalid recipient", "email rejected due to security policies", "the mail could not be delivered to the recipient because the domain is not reachable", "spf check failed", "dmarc check failed", "suspected bounce attacks", "suspected spam ip", "connection denied", "message too large", "suspected spam", "mail is rejected by recipients", "spam is embedded in the email", "mail content denied", "mailbox unavailable or access denined", "mailbox unavailable or access denied", "is a deactivated mailbox", "bad address syntax", "ip frequency limited", "domain frequency limited", "sender frequency limited",
-		"connection frequency limited", "mailbox not found", "yahoo requires all senders to authenticate with either spf or dkim", "because the ip is in spamhaus's list;", "not accepted from ip addresses on spamhaus xbl", "relaying denied for", "headers are not rfc compliant", "not accepted for policy reasons", "yahooinc.com", "temporarily deferred due to unexpected volume or user complaints", "due to unresolvable rfc.5321 domain", "will be permanently deferred", "user is receiving mail too quickly", "is no longer valid.", "this mailbox is disabled", "syntax error in parameters or arguments", "max message per connection reached", "dd this user doesn't have a", "submission quota exceeded", "sending quota exceeded",
-		"sending limits exceeded", "exceeded the message sending limit", "sender's quota", "submissionquotaexceeded", "outboundspamexception", "daily limit for message recipients", "reached its daily limit", "daily recipient limit", "daily sending quota", "daily smtp relay limit exceeded", "daily smtp relay sending limit exceeded", "daily sending limit exceeded", "peak smtp relay limit exceeded", "has exceeded the max emails per hour", "has exceeded the max defers and failures per hour", "reattempted later", "unable to relay", "relaying denied", "relay denied", "relay not permitted",
-		"not permitted to relay", "not configured to relay", "relaying not allowed", "relay not allowed", "no relaying", "we do not relay", "relay prohibited", "not a gateway", "relaying mail to", "relay access is denied", "is not allowed to relay", "resolver.rst.authrequired", "client was not authenticated", "authentication required", "authentication is required", "not authenticated to send anonymous mail", "turn on smtp authentication", "smtp auth required", "must authenticate", "please authenticate",
-		"authorization required", "you are not allowed to post to this mailing list", "not from a list member", "not a list member", "restricted to list subscribers", "réservée aux abonnés", "auf abonnenten beschränkt", "restringida a los suscriptores", "リストへ発送できるのは、リストの読者だけです", "because you are not a list subscriber", "not authorized to send mail to the", "only subscribers may post", "only subscribers can post", "only subscribers are allowed to post", "posting by non-members", "posts by non-members", "non-members are not allowed", "non-members may not post", "non-member submission", "not subscribed to the list",
-		"not subscribed to this list", "because you are not subscribed", "not a subscriber of this list", "not a subscriber of the list", "not a member of this list", "not a member of the list", "by non-member to a members-only list", "closed mailing list", "not subscribed to this group", "the email address used to send your message is not subscribed to this group", "the moderator gave the following reason", "was rejected for the following reason", "delivery not authorized", "resolver.rst.notauthorized", "not authorized to send to this", "not allowed to send to", "does not have permission to send", "restricted to specific senders", "accepts messages only from", "only accepts mail from",
-		"moderator", "rejected by a moderator", "does not accept mail", "does not accept email", "no mail service", "disabled", "suspended", "inactive", "deactivated", "locked", "but my name was rejected", "this domain's dns violates rfc 1035.", "cannot route mail to user", "several matches found in domino directory", "domino directory entry does not specify a valid notes mail file", "not listed in domino directory", "not listed in public name & address book", "no se encuentra en el directorio de domino", "non répertorié dans l'annuaire domino", "domino ディレクトリには見つかりません",
-		"pertori", "could not deliver for the last", "dns lookup failure: host", "mail size limit exceeded", "all relevant mx records point to non-existent hosts", "all host address lookups failed permanently", "unrouteable address", "error: quota exceed", "an mx or srv record indicated no smtp service", "no host found for existing smtp connection", "angle-brackets nested too deep", "expected word or \"<\"", "domain missing in source-routed address", "malformed address:", "delivery to file forbidden", "delivery to pipe forbidden", "local delivery failed", "lmtp error after", "message has lines too long for transport", "lines longer than 998",
-		"longer than 998 characters", "too many \"received\" headers", "your message was not delivered within", "the user(s) account is temporarily over quota", "the user(s) account is disabled.", "the user(s) account is temporarily limited.", "are not member", "not member article from", "you are not a member of this mailing list", "spam mail from a spammer is rejected", "header may cause mail loop", "reject mail from", "reject spammers:", "fml system error message", "loop alert:", "loop back warning:", "warning: unix from loop", "has detected a loop condition so that", "duplicated message-id", "security alert:",
-		"dns error: could not contact dns servers", "delivery to the following recipient has been delayed", "the recipient server did not accept our requests to connect", "dns error: domain name not found", "dns error: dns server returned answer with no data", "delivery retry timeout exceeded", "invalid final delivery userid", "user mailbox exceeds allowed size", "requested action not taken: virus detected", "blacklisted url in message", "receiver not found:", "invalid receiver address:", "as their mailbox is full", "due to the following smtp relay error", "as the remote domain doesnt exist", "illegal host/domain name found", "message has exceeded maximum hop count", "user not listed in public name & address book", "ディレクトリのリストにありません", "envelope expired",
-		"could not retrieve credentials", "network error on destination mxs", "address family mismatch on destination mxs", "all routes to destination blocked", "bad dns lookup error code", "could not retrieve source address", "no valid route to remote mx", "no valid route to destination", "temporary failure in mx lookup", "destination seem to reject all mails", "no mx found for domain", "no mx found for destination", "the message exeeded the maximum size the user accepts", "mailaddress is administrativly disabled", "mailaddress is administrativley disabled", "mailaddress is administratively disabled", "mailaddress is administrativeley disabled", "automatic homedir creator crashed", "illegal value in ldap attribute", "ldap attribute is not given but mandatory",
-		"timeout while performing search on ldap server", "too many results returned but needs to be unique", "permanent error while executing qmail-forward", "temporary error in automatic homedir creation", "temporary error while executing qmail-forward", "temporary failure in ldap lookup", "unable to contact ldap server", "unable to login into ldap server, bad credentials", "bad interpreter: no such file or directory", "sorry, no mailbox here by that name", "no mailbox here by that name", "sorry, i couldn't find any host", "disk quota exceeded", "message size exceeds fixed maximum message size:", "although i'm listed as a best-preference mx or a for that host", "sorry, i wasn't able to establish an smtp connection", "sorry. although i'm listed as a best-preference mx or a for that host", "sorry, i couldn't find a mail exchanger or ip address", "requested action not taken: mailbox unavailable (not enough free space)", "550 - requested action not taken: no such user here",
-		"no valid recipients", "host not reachable", "mail delivery failed... user unknown", "the number of messages in recipient's mailbox exceeded the local limit.", "groups.google.com", "permission to post messages to the group", "not permitted to post", "not allowed to post", "permission to post", "not authorized to post", "not authorised to post", "may not post to", "cannot post to", "can't post to", "only members can post", "only members may post", "posting restricted", "posting is restricted", "posts from non-members", "non-member posting",
-		"not a member of this group", "not a member of the group", "not reachable", "could not connect", "recipient address rejected: access denied", "unrecognised o/r name", "unrecognized o/r name", "unrecognised-or-name", "unrecognized-or-name", "unrecognised or name", "unrecognized or name", "unrecognised or address", "unrecognized or address", "maximum-time-expired", "maximum time expired", "loop-detected", "content-too-long", "size-constraint-violation", "size constraint violation", "encoded-information-types-unsupported",
-		"conversion-impractical", "implicit-conversion-prohibited", "content-type-not-supported", "content-syntax-error", "dbl.spamhaus.org", "spamhaus dbl", "domain block list", "domain blocklist", "uri blocklist", "uri block list", "uri blacklist", "uri dnsbl", "blacklisted url", "blacklisted uri", "blacklisted link", "blocklisted url", "url blacklist", "url in message", "uri in message", "url in the message",
-		"link in the message", "blocked url", "blocked link", "listed url", "listed link", "sender address", "sender domain", "helo", "client host", "from domain", "reverse client", "envelope sender", "mail from", "requested mail action aborted: exceeded storage allocation", "throttling failure: daily message quota exceeded", "throttling failure: maximum sending rate exceeded", "connection rate limit exceeded", "connection rate limit", "quota überschritten", "quota ueberschritten",
-		"quote überschritten", "quote ueberschritten", "kontingent überschritten", "kontingent ueberschritten", "postfach voll", "postfach ist voll", "postfach des empfängers ist voll", "postfach des empfaengers ist voll", "mailbox ist voll", "boite pleine", "boîte pleine", "boite aux lettres pleine", "boîte aux lettres pleine", "boite de reception pleine", "boîte de réception pleine", "quota depasse", "quota dépassé", "depassement de quota", "dépassement de quota", "buzón lleno",
-		"buzon lleno", "buzón está lleno", "buzon esta lleno", "cuota excedida", "ha excedido su cuota", "casella piena", "casella di posta piena", "quota superata", "caixa postal cheia", "caixa de correio cheia", "cota excedida", "quota excedida", "mailbox is vol", "postvak vol", "quotum overschreden", "452 insufficient disk space", "account disabled temporarly for exceeding receiving limits", "account is exceeding their quota", "account is over quota", "account is temporarily over quota",
-		"boite du destinataire pleine", "delivery failed: over quota", "diskspace quota", "does not have enough space", "exceeded storage allocation", "exceeding its mailbox quota", "full mailbox", "is over disk quota", "is over quota temporarily", "mail file size exceeds the maximum size allowed for mail delivery", "mail quota exceeded", "mailbox exceeded the local limit", "mailbox full", "mailbox has exceeded its disk space limit", "mailbox is full", "mailbox over quota", "mailbox quota usage exceeded", "mailbox size limit exceeded", "maildir over quota", "maildir delivery failed: userdisk quota",
-		"maildir delivery failed: domaindisk quota", "mailfolder is full", "no space left on device", "not enough storage space in", "not sufficient disk space", "over the allowed quota", "quota violation for", "recipient reached disk quota", "recipient rejected: mailbox would exceed maximum allowed storage", "the recipient mailbox has exceeded its disk space limit", "the user's space has been used up", "the user you are trying to reach is over quota", "too much mail data", "user has exceeded quota, bouncing mail", "user has too many messages on the server", "user is over the quota", "user over quota. (#5.1.1)", "was automatically rejected: quota exceeded", "would be over the allowed quota", "mailbox is over quota",
-		"over quota", "exceeded storage", "exceeds quota", "insufficient quota", "mailbox size limit", "mailbox has exceeded", "inbox is out of storage", "out of storage space", "storage quota", "account is full", "mailbox exceeded", "box is full", "disk quota", "not enough space", "would exceed quota", "exceed mailbox quota", "exceeded the quota", "quota violation", "mailbox quota", "has exceeded its quota",
-		"their mailbox is full", "exceeded his/her quota", "mailbox is overfull", "overquota", "over-quota", "exceeds the mailbox size", "recipient's mailbox is full", "exceeding their quota", "not enough storage space", "reached disk quota", "would exceed maximum allowed storage", "space has been used up", "too many messages on the server", "mailbox would exceed", "mail file size exceeds", "exceeded its disk space limit", "exceeded the local limit", "exceeded quota", "exceeded maximum inbound message size", "exceeded the maximum incoming message size",
-		"line limit exceeded", "max message size exceeded", "message file too big", "message length exceeds administrative limit", "message size exceeds fixed limit", "message size exceeds maximum value", "message too big", "message too large for this", "size limit", "taille limite du message atteinte", "message is too large", "message size exceeds", "exceeds size limit", "size limit exceeded", "exceeds the maximum size", "message size too large", "message exceeds maximum", "maximum message size", "message is larger than", "exceeded the size limit",
-		"exceeds fixed maximum message size", "message length exceeds", "max message size", "taille limite du message", "message size limits", "message header size exceeds limit", "exceeded the maximum size the user accepts", "is currently suspended", "temporary locked", "archived recipient", "boite du destinataire archivee", "email account that you tried to reach is disabled", "has been suspended", "inactive account", "invalid/inactive user", "is unavailable: user is terminated", "mailbox currently suspended", "mailbox disabled", "mailbox is frozen", "recipient rejected: temporarily inactive",
-		"recipient suspend the service", "this account has been disabled or discontinued", "this account has been temporarily suspended", "this address no longer accepts mail", "user or domain is disabled", "user suspended", "vdelivermail: account is locked email bounced", "account is disabled", "account has been disabled", "mailbox is disabled", "account is inactive", "account has been suspended", "account suspended", "mailbox suspended", "account is suspended", "mailbox not active", "mailbox inactive", "account is locked", "account has been locked", "temporarily locked",
-		"disabled or discontinued", "expired account", "account expired", "invalid/inactive", "recipient disabled", "mailbox has been blocked", "mailbox is unavailable due to", "account has been frozen", "temporarily inactive", "account is not active", "currently suspended", "user is terminated", "account temporarily suspended", "mailbox temporarily suspended", "user temporarily suspended", "address temporarily suspended", "account is temporarily suspended", "mailbox is temporarily suspended", "account has been temporarily suspended", "mailbox has been temporarily suspended",
-		"administrativly disabled", "administratively disabled", "account is temporarily limited", "has been replaced by", "has moved", "mailbox has moved", "no longer on server", "user has moved", "address has changed", "no forwarding address", "moved permanently", "user not local; please try", "as a relay", "email address is not verified.", "insecure mail relay", "is not permitted to relay through this server without authentication", "mail server requires authentication when attempting to send to a non-local e-mail address", "not allowed to relay through this machine", "not an open relay, so get lost", "not local host",
-		"specified domain is not allowed", "that domain isn't in my list of allowed rcpthost", "this system is not configured to relay mail", "unable to relay for", "we don't handle mail for", "relay refused", "relaying disallowed", "that domain isn't in my list of allowed rcpthosts", "not an open relay", "is not permitted to relay through this server", "when attempting to send to a non-local e-mail address", "dmarc policy", "dmarc verification", "dmarc check", "failed dmarc", "dmarc reject", "domain's dmarc", "per dmarc", "dmarc failure", "does not pass dmarc",
-		"dmarc authentication", "//spf.pobox.com", "bad spf records for", "please inspect your spf settings", "sender policy framework (spf) fail", "sender policy framework violation", "spf (sender policy framework) domain authentication fail", "spf check: fail", "spf check", "fails to pass spf", "spf validation", "spf failure", "not allowed to send from", "per it's spf", "spf hard fail", "spf fail", "dkim validation", "dkim check", "unauthenticated email", "multiple authentication checks failed",
-		"sender is unauthenticated", "authenticate with either spf or dkim", "does not pass authentication", "spf=fail", "dkim=fail", "spf: fail", "sender authentication failed", "inspect your spf settings", "bad spf records", "failing both spf and dkim", "per spf policy", "is not allowed to send mail.", "is not allowed to send from <", "said: 550 blocked", "//www.spamcop.net/bl.", "bad sender ip address", "banned sending ip", "blacklisted by", "blocked - see http", "dnsbl:attrbl",
-		"client host rejected: abus detecte gu_eib_02", "client host rejected: abus detecte gu_eib_04", "client host rejected: may not be mail exchanger", "client host rejected: was not authenticated", "confirm this mail server", "connection refused by", "connection reset by peer", "connection was dropped by remote host", "connections not accepted from ip addresses on spamhaus xbl", "currently sending spam see:", "domain does not exist:", "dynamic/zombied/spam ips blocked", "error: no valid recipients from", "esmtp not accepting connections", "extreme bad ip profile", "go away", "helo command rejected:", "hosts with dynamic ip", "invalid ip for sending mail of domain", "is in a black list",
-		"is not allowed to send mail from", "no access from mail server", "no matches to nameserver query", "not currently accepting mail from your ip", "part of their network is on our block list", "please use the smtp server of your isp", "refused - see http", "rejected - multi-blacklist", "rejected because the sending mta or the sender has not passed validation", "rejecting open proxy", "sender ip address rejected", "server access forbidden by your ip", "service not available, closing transmission channel", "smtp error from remote mail server after initial connection:", "sorry, that domain isn't in my list of allowed rcpthosts", "sorry, your remotehost looks suspiciously like spammer", "to submit messages to this e-mail system has been rejected", "too many spams from your ip", "too many unwanted messages have been sent from the following ip address above", "was blocked by",
-		"we do not accept mail from dynamic ips", "you are not allowed to connect", "you are sending spam", "your ip address is listed in the rbl", "your network is temporary blacklisted", "your server requires confirmation", "blacklisted", "blocklisted", "blocklist", "blacklist", "block list", "client host rejected", "refused to talk", "not allowed to connect", "bad helo", "helo command", "helo name", "helo/ehlo", "invalid helo", "helo rejected",
-		"ehlo rejected", "your helo", "refused your connection", "mail server has been blocked", "may not be mail exchanger", "smtp server of your isp", "dynamic ip", "dynamic address", "dialup", "dial-up", "residential", "looks suspiciously like spammer", "open proxy", "access from ip address", "on our blacklist", "network is temporary blacklisted", "has not passed validation", "not authorized to send email directly", "is not allowed to send email directly", "use the smtp relay at your service provider",
-		"unusual rate of unsolicited mail", "listed as abusive", "unusual rate of mail originating from your ip", "access denied (in reply to mail from command)", "access denied (sender blacklisted)", "address rejected", "administrative prohibition", "batv failed to verify", "batv validation failure", "backscatter protection detected an invalid or expired email address", "because the sender isn't on the recipient's list of senders to accept mail from", "bogus mail from", "can't determine purported responsible address", "connections not accepted from servers without a valid sender domain", "denied [bouncedeny]", "denied by secumail valid-address-filter", "delivery not authorized, message refused", "does not exist e2110", "domain of sender address", "email address is on senderfilterconfig list",
+		".jar", "添付", "ファイル名", "anhang", "dateiname", "pièce jointe", "nom du fichier", "adjunto", "anexo", "nome do arquivo", "allegato", "nome del file", "bijlage", "bestandsnaam", "\"|", "smrsh:", "sh:", "sending domain", "sender address rejected", "domain of sender address",
+		"contact", "write to", "e-mail", "email", "mail to", "mailto", "send", "reach", "postmaster@", "abuse@", "delist", "unblock", "support@", "helpdesk@", "directed to", "forward this message to", "ask", "loop", "too many hops", "hop count",
+		"too many received", "temporary failure in name resolution", "host lookup did not complete", "host name lookup failure", "name server timeout", "servfail", "dns lookup timed out", "dns timeout", "temporary dns failure", "dns temporary failure", "temporary dns error", "retry timeout exceeded", "delivery temporarily suspended", "retry time not reached", "queue.expired", "starttls", "tls", "encryption required", "certificate", "untrusted issuer",
+		"mta-sts", "tlsa", "dane", "mx", "mail exchanger", "host not found, try again", "nxdomain", "domain name not found", "domain not found", "no such domain", "domain does not exist", "moved to", "please try", "not local", "connect", "refused", "timed out", "time out", "timeout", "time-out",
+		"unreachable", "no route", "did not respond", "not respond", "no response", "no answer", "did not answer", "last endpoint", "not enough disk space", "quota exceeded", "quota exceeded (mailbox for user is full)", "mailbox doesn't exist:", "disc quota exceeded", "mailbox full or quota exceeded", "temporary file write error", ": invalid mailbox path", ": unknown user:", ": user missing home directory", ": user unknown", "quota exceeded while writing",
+		"user over quota", "service unavailable", "no space left to finish writing", "maildir over quota.", "cannot find system user", "invalid user specified.", "user does not exist, but will deliver to", "domain is over quota", "user is over quota", "account is locked email bounced", "sorry, no mailbox here by that name.", "delivery failed due to system quota violation", "invalid or unknown base user or domain", "invalid or unknown virtual user", "user name does not refer to a virtual user", "mail.local:", "procmail:", "/procmail", "maildrop:", "vdelivermail:",
+		"vdeliver:", "> was automatically rejected:", "#5.1.0 address rejected", "s3140", "s3150", "greylisted", "greylisting", "graylisted", "graylisting", "grey-listed", "gray-listed", "ipcheck.proofpoint.com", "proofpoint.com/dnsbl-lookup", "proofpoint dynamic reputation", "sender verify failed", "could not complete sender verify callout", "sender address verification failed", "sender verification failed", "unverifiable sender", "sender address rejected: unverified address",
+		"is receiving mail at a rate that prevents additional messages", "is receiving mail too quickly", "this message is likely unsolicited mail", "envelope blocked - user entry", "envelope blocked - user domain entry", "rejected by header-based manually blocked senders", "rejected by header based manually blocked senders", "envelope blocked - policy", "administrative prohibition envelope blocked", "administrative prohibition - envelope blocked", "rejected by header-based blocked senders", "rejected by header based blocked senders", "envelope rejected - block policy for envelope from address", "anti-spoofing policy - inbound not allowed", "rejected by header-based anti-spoofing policy", "rejected by header based anti-spoofing policy", "lpn", "ofr", "ouk", "cdrbl",
+		"cxbl", "ipbl0", "ipbl1", "cxdns", "cxsndr", "cxsmtp", "cxcnct", "cxmxrt", "cxmj", "cxthrt", "urlbl", "pol-p7", "pol-p1", "pol-p2", "pol-p3", "pol-p4", "pol-t1", "pol-t2", "pol-t3", "msg-p2",
+		"rcp-p2", "rcp-p3", "msg-p1", "int-p2", "msg-p3", "dns-p1", "dns-p2", "dns-t1", "dns-p3", "dns-t2", "pol-p6", "rcp-t4", "rcp-t1", "con-t1", "con-t2", "con-t3", "con-t4", "msg-t1", "rcp-p1", "int-p1",
+		"int-p3", "int-p4", "pol-p5", "aup#", "ib401", "ib501", "ib502", "ib506", "ib508", "ib108", "ib212", "ib705", "ib605", "ib007", "ib101", "ib504", "ib510", "ib607", "ib110", "ib111",
+		"ib112", "ib113", "ib104", "ib105", "ib106", "ib103", "i.ua/err/", "(000c05a6)", "(000c0595)", "(00010256)", "(000d06b5)", "(00120270)", "(00050311)", "(000502cc)", "(000b0981)", "smtpsend.dns.nonexistentdomain", "smtpsend.dns.mxloopback", "resolver.adr.badprimary", "resolver.adr.invalidinsmtp", "resolver.adr.ambiguous",
+		"resolver.adr.reciplimit", "resolver.rst.recipsizelimit", "(state 15)", "(state 17)", "(state 18)", "(state 12)", "delivery error: dd this user doesn't have a", "delivery error: dd", "is no longer valid", "has suppressed sending to this address", "on the suppression list", "account-level suppression list", "onaccountsuppressionlist", "sc-00", "dy-00", "ou-00", "(dyn:t1)", "(rly:b1)", "(rly:b2)", "(rly:b3)",
+		"(rtr:bb)", "(rtr:ge)", "(hvu:b1)", "(con:b1)", "(dns:nr)", "dns:nr:", "550 : user unknown", ">: user unknown", "552 too much mail data", "552 too many recipients", "503 bad sequence of commands", "504 command parameter not implemented", "type=mx: malformed or unexpected name server reply", "host or domain name not found", "s dmarc policy", "blocked for failing both spf and dkim autentication checks", "rejected due to having a domain present in the spamhaus", "rejected due to listing in spamhaus", "blocked - see https://support.proofpoint.com/dnsbl-lookup", "not accepting connections",
+		"recipient no longer on server", "relay access denied", "host/domain does not accept mail", "due to local policy", "[cs01]", "due to excessive volume", "inactive email address", "user does not exist", "unknown or illegal alias", "cox too many bad commands from", "too many invalid recipients", "dns check failure - try again later", "rejected - no rdns", "esmtp no data before greeting", "attachment extension is forbidden", "sender rejected", "esmtp server temporarily not available", "too many sessions from", "requested action aborted: try again later", "message threshold exceeded",
+		"recipient rejected", "spf/dns de votre nom de domaine", "rbl reject", "www.spamhaus.org/query/bl?ip=", "has been in the queue too long", "delivery timeout", "account storage limit", "message rejected for spam or virus content", "account disabled", "message is looping", "recipient not found", "account does not exist", "exceeded google's message size limits", "is not a valid rfc 5321 address", "the spf record of the sending domain", "senders to authenticate with either spf or dkim", "fails to pass spf checks for an spf record with a hard fail", "has an spf record with a hard fail policy", "is not accepted due to domain's dmarc policy", "fails to pass authentication checks",
+		"senders to authenticate with spf", "senders to authenticate their email with spf", "senders to authenticate their email with dkim", "senders to authenticate with dkim", "aligned with either the authenticated spf or dkim", "very low reputation of the sending ip address", "very low reputation of the sending domain", "due to the very low reputation of the sending ip address", "due to the very low reputation of the sending domain", "an unusual rate of unsolicited mail", "an unusual rate of mail", "ip not in whitelist for rcpt domain", "try again later, closing connection.", "empty helo/ehlo argument not allowed", "helo/ehlo argument is invalid", "exceeds google's limit of limit attachments.", "your message exceeded google's message header size limits", "bytes per individual header size", "exceeds google's header name limit of", "exceeds google's message header size limit",
+		"connection expired", "timeout - closing connection", "must issue a starttls command first", "starttls may not be repeated", "tls required for rcpt domain", "senders to use tls/ssl for smtp", "inbox is out of storage space and inactive", "?p=overquotaperm", "inbox is out of storage space", "is over quota", "email quota exceeded", "exceeds google's message size limit of", "message exceeded 50 hops", "mail relay denied", "invalid credentials for relay", "is not authorized to send email directly to our servers", "missing a valid address in the from: header", "multiple addresses in from: header are not accepted", "is not rfc 5322 compliant", "missing a valid message-id: header",
+		"contains a unicode character in a disallowed header", "encoded-word syntax is not permitted", "mail message is malformed", "illegal attachment on your message", "blocked because its content presents a potential security issue", "you are sending to (or from) has a policy that prohibited", "sending messages with the same message-id:", "mail sending denied", "unauthenticated email is not accepted", "does not have a ptr record", "have a ptr record, or the ptr record", "does not meet ipv6 sending guidelines regarding ptr records and authentication", "does not match the ip address of the hostname", "too many login attempts", "cannot decode response", "no identity changes permitted", "authentication required.", "application-specific password required", "please log in with your web browser", "please log in through your web browser",
+		"username and password not accepted", "due to the nature of the content or the links within", "likely unsolicited mail", "peak smtp relay limit exceeded for customer", "rate that prevents additional messages from being delivered", "daily sending quota exceeded", "daily user sending limit exceeded", "daily smtp relay limit exceeded for", "daily smtp relay sending limit exceeded for", "this mail has been rate limited", "account that you tried to reach is disabled", "account that you tried to reach is inactive", "temporary system problem", "server busy", "multiple destination domains per transaction is unsupported", "mail server has temporarily rejected this message", "mail server temporarily rejected message", "domain policy size per transaction exceeded", "cannot authenticate due to temporary system problem", "your message has too many recipients",
+		"too many recipients for this sender", "the email account that you tried to reach does not exist", "we weren't able to find the recipient domain", "smtp protocol violation", "optional argument not permitted", "syntax error", "too many unrecognized commands, goodbye", "unimplemented command", "unrecognized command", "bad sequence of commands", "ehlo/helo first", "mail first", "rcpt first", "no data after bdat", "unrecognized authentication type", "xoauth is no longer supported", "too many unauthenticated commands", "null mx", "because the address couldn't be found. check for typos or unnecessary spaces and try again.", "responded with code nxdomain",
+		"had no relevant answers.", "please turn on smtp authentication in your mail client", "542", "no such user", "has been temporarily rate limited due to ip reputation", "connection dropped", "invalid domain name", "too many related errors", "agent generated message depth exceeded", "invalid message content", "resolver.rst.recipsizelimit; message too large for this recipient", "connection timed out", "message expired", "failed mta-sts validation", "tlsdomain", "starttls is required to send mail", "remote certificate failed mta-sts validation", "restrictdomainstoipaddresses or restrictdomainstocertificate", "starttls-not-supported: destination mail server must support tls to receive mail", "certificate-expired: destination mail server's certificate is expired",
+		"tlsa-invalid: the domain failed dane validation", "dnssec-invalid: destination domain returned invalid dnssec records", "certificate-host-mismatch: remote certificate must have a common name or subject alternative name matching the hostname (dane)", "message size exceeds fixed maximum message size", "message too big for system", "dns query failed", "connection refused", "invalid arguments", "tenantattribution; relay access denied", "system not accepting network messages", "hosted tenant which has no mail-enabled subscriptions", "storedrv.deliver: missing or bad storedriver mdb properties", "x-dg-ref header is too long", "requested action not taken: policy violation detected (as345)", "invalid address", "unknown sender address", "service unavailable. client blocked from sending from unregistered domains", "cannot achieve exchange server authentication", "not authorized", "content filter agent quarantined this message",
+		"storedrv.deliver; recipient thread limit exceeded", "mailbox cannot be accessed", "send hello first", "service not available", "service not active", "system incorrectly configured", "helo / ehlo requires domain address", "destination mailbox address ambiguous", "mailing list expansion problem", "misconfigured forwarding address", "temporary server error. please try again later attr18", "temporary server error. please try again later. prx4 nexthop:", "message failed to be replicated: insufficient system resource:", "message failed to be replicated: no healthy secondary server available to accept replica at this time.", "message failed to be replicated: the operation was canceled", "(suspiciousremoteservererror)", "server busy. please try again later from", "please try again later from [", "pfa agent busy, please try again.", "insufficient system resources",
+		"has exceeded the maximum number of connections", "storedrv.submit; invalid recipient address", "recipient address reserved by rfc 2606", "recipient addresses in single label domains not accepted", "requested action not taken: mailbox unavailable", "invalid x.400 address", "remote server returned unknown recipient or mailbox unavailable", "spf sender invalid - envelope rejected", "dkim sender invalid - envelope rejected", "dmarc sender invalid - envelope rejected", "internal resources are temporarily unavailable", "local ct ip reputation - (reject)", "sender address blocked", "recipient temporarily unavailable", "ip temporarily blacklisted", "journal messages past the expiration", "this route requires encryption (tls)", "this route requires tls version 1.2 or greater", "this route requires high-strength ciphers", "configuration is invalid for this certificate",
+		"maximum email size exceeded", "the incorrect hostname used for inbounds", "mail loop detected", "open relay not allowed", "open relay is not allowed", "account inbounds disabled", "message bounced due to content examination policy", "host network not allowed", "host network, not allowed", "rejected by header-based manually blocked senders - block for manual block", "rejected by header-based blocked senders - block policy for header from", "incorrect authentication data", "submitter failed to disabled", "submitter failed to authenticate", "unable to process connection at this time", "message ended early", "unable to process command", "unable to process an email at this time", "account service is temporarily unavailable", "exceeding outbound thread limit",
+		"user unknown", "invalid recipient", "email rejected due to security policies", "the mail could not be delivered to the recipient because the domain is not reachable", "spf check failed", "dmarc check failed", "suspected bounce attacks", "suspected spam ip", "connection denied", "message too large", "suspected spam", "mail is rejected by recipients", "spam is embedded in the email", "mail content denied", "mailbox unavailable or access denined", "mailbox unavailable or access denied", "is a deactivated mailbox", "bad address syntax", "ip frequency limited", "domain frequency limited",
+		"sender frequency limited", "connection frequency limited", "mailbox not found", "yahoo requires all senders to authenticate with either spf or dkim", "because the ip is in spamhaus's list;", "not accepted from ip addresses on spamhaus xbl", "relaying denied for", "headers are not rfc compliant", "not accepted for policy reasons", "yahooinc.com", "temporarily deferred due to unexpected volume or user complaints", "due to unresolvable rfc.5321 domain", "will be permanently deferred", "user is receiving mail too quickly", "is no longer valid.", "this mailbox is disabled", "syntax error in parameters or arguments", "max message per connection reached", "dd this user doesn't have a", "submission quota exceeded",
+		"sending quota exceeded", "sending limits exceeded", "exceeded the message sending limit", "sender's quota", "submissionquotaexceeded", "outboundspamexception", "daily limit for message recipients", "reached its daily limit", "daily recipient limit", "daily sending quota", "daily smtp relay limit exceeded", "daily smtp relay sending limit exceeded", "daily sending limit exceeded", "peak smtp relay limit exceeded", "has exceeded the max emails per hour", "has exceeded the max defers and failures per hour", "reattempted later", "unable to relay", "relaying denied", "relay denied",
+		"relay not permitted", "not permitted to relay", "not configured to relay", "relaying not allowed", "relay not allowed", "no relaying", "we do not relay", "relay prohibited", "not a gateway", "relaying mail to", "relay access is denied", "is not allowed to relay", "resolver.rst.authrequired", "client was not authenticated", "authentication required", "authentication is required", "not authenticated to send anonymous mail", "turn on smtp authentication", "smtp auth required", "must authenticate",
+		"please authenticate", "authorization required", "you are not allowed to post to this mailing list", "not from a list member", "not a list member", "restricted to list subscribers", "réservée aux abonnés", "auf abonnenten beschränkt", "restringida a los suscriptores", "リストへ発送できるのは、リストの読者だけです", "because you are not a list subscriber", "not authorized to send mail to the", "only subscribers may post", "only subscribers can post", "only subscribers are allowed to post", "posting by non-members", "posts by non-members", "non-members are not allowed", "non-members may not post", "non-member submission",
+		"not subscribed to the list", "not subscribed to this list", "because you are not subscribed", "not a subscriber of this list", "not a subscriber of the list", "not a member of this list", "not a member of the list", "by non-member to a members-only list", "closed mailing list", "not subscribed to this group", "the email address used to send your message is not subscribed to this group", "the moderator gave the following reason", "was rejected for the following reason", "delivery not authorized", "resolver.rst.notauthorized", "not authorized to send to this", "not allowed to send to", "does not have permission to send", "restricted to specific senders", "accepts messages only from",
+		"only accepts mail from", "moderator", "rejected by a moderator", "does not accept mail", "does not accept email", "no mail service", "disabled", "suspended", "inactive", "deactivated", "locked", "but my name was rejected", "this domain's dns violates rfc 1035.", "cannot route mail to user", "several matches found in domino directory", "domino directory entry does not specify a valid notes mail file", "not listed in domino directory", "not listed in public name & address book", "no se encuentra en el directorio de domino", "non répertorié dans l'annuaire domino",
+		"domino ディレクトリには見つかりません", "pertori", "could not deliver for the last", "dns lookup failure: host", "mail size limit exceeded", "all relevant mx records point to non-existent hosts", "all host address lookups failed permanently", "unrouteable address", "error: quota exceed", "an mx or srv record indicated no smtp service", "no host found for existing smtp connection", "angle-brackets nested too deep", "expected word or \"<\"", "domain missing in source-routed address", "malformed address:", "delivery to file forbidden", "delivery to pipe forbidden", "local delivery failed", "lmtp error after", "message has lines too long for transport",
+		"lines longer than 998", "longer than 998 characters", "too many \"received\" headers", "your message was not delivered within", "the user(s) account is temporarily over quota", "the user(s) account is disabled.", "the user(s) account is temporarily limited.", "are not member", "not member article from", "you are not a member of this mailing list", "spam mail from a spammer is rejected", "header may cause mail loop", "reject mail from", "reject spammers:", "fml system error message", "loop alert:", "loop back warning:", "warning: unix from loop", "has detected a loop condition so that", "duplicated message-id",
+		"security alert:", "dns error: could not contact dns servers", "delivery to the following recipient has been delayed", "the recipient server did not accept our requests to connect", "dns error: domain name not found", "dns error: dns server returned answer with no data", "delivery retry timeout exceeded", "invalid final delivery userid", "user mailbox exceeds allowed size", "requested action not taken: virus detected", "blacklisted url in message", "receiver not found:", "invalid receiver address:", "as their mailbox is full", "due to the following smtp relay error", "as the remote domain doesnt exist", "illegal host/domain name found", "message has exceeded maximum hop count", "user not listed in public name & address book", "ディレクトリのリストにありません",
+		"envelope expired", "could not retrieve credentials", "network error on destination mxs", "address family mismatch on destination mxs", "all routes to destination blocked", "bad dns lookup error code", "could not retrieve source address", "no valid route to remote mx", "no valid route to destination", "temporary failure in mx lookup", "destination seem to reject all mails", "no mx found for domain", "no mx found for destination", "the message exeeded the maximum size the user accepts", "mailaddress is administrativly disabled", "mailaddress is administrativley disabled", "mailaddress is administratively disabled", "mailaddress is administrativeley disabled", "automatic homedir creator crashed", "illegal value in ldap attribute",
+		"ldap attribute is not given but mandatory", "timeout while performing search on ldap server", "too many results returned but needs to be unique", "permanent error while executing qmail-forward", "temporary error in automatic homedir creation", "temporary error while executing qmail-forward", "temporary failure in ldap lookup", "unable to contact ldap server", "unable to login into ldap server, bad credentials", "bad interpreter: no such file or directory", "sorry, no mailbox here by that name", "no mailbox here by that name", "sorry, i couldn't find any host", "disk quota exceeded", "message size exceeds fixed maximum message size:", "although i'm listed as a best-preference mx or a for that host", "sorry, i wasn't able to establish an smtp connection", "sorry. although i'm listed as a best-preference mx or a for that host", "sorry, i couldn't find a mail exchanger or ip address", "requested action not taken: mailbox unavailable (not enough free space)",
+		"550 - requested action not taken: no such user here", "no valid recipients", "host not reachable", "mail delivery failed... user unknown", "the number of messages in recipient's mailbox exceeded the local limit.", "groups.google.com", "permission to post messages to the group", "not permitted to post", "not allowed to post", "permission to post", "not authorized to post", "not authorised to post", "may not post to", "cannot post to", "can't post to", "only members can post", "only members may post", "posting restricted", "posting is restricted", "posts from non-members",
+		"non-member posting", "not a member of this group", "not a member of the group", "not reachable", "could not connect", "recipient address rejected: access denied", "unrecognised o/r name", "unrecognized o/r name", "unrecognised-or-name", "unrecognized-or-name", "unrecognised or name", "unrecognized or name", "unrecognised or address", "unrecognized or address", "maximum-time-expired", "maximum time expired", "loop-detected", "content-too-long", "size-constraint-violation", "size constraint violation",
+		"encoded-information-types-unsupported", "conversion-impractical", "implicit-conversion-prohibited", "content-type-not-supported", "content-syntax-error", "dbl.spamhaus.org", "spamhaus dbl", "domain block list", "domain blocklist", "uri blocklist", "uri block list", "uri blacklist", "uri dnsbl", "blacklisted url", "blacklisted uri", "blacklisted link", "blocklisted url", "url blacklist", "url in message", "uri in message",
+		"url in the message", "link in the message", "blocked url", "blocked link", "listed url", "listed link", "sender address", "sender domain", "helo", "client host", "from domain", "reverse client", "envelope sender", "mail from", "requested mail action aborted: exceeded storage allocation", "throttling failure: daily message quota exceeded", "throttling failure: maximum sending rate exceeded", "connection rate limit exceeded", "connection rate limit", "quota überschritten",
+		"quota ueberschritten", "quote überschritten", "quote ueberschritten", "kontingent überschritten", "kontingent ueberschritten", "postfach voll", "postfach ist voll", "postfach des empfängers ist voll", "postfach des empfaengers ist voll", "mailbox ist voll", "boite pleine", "boîte pleine", "boite aux lettres pleine", "boîte aux lettres pleine", "boite de reception pleine", "boîte de réception pleine", "quota depasse", "quota dépassé", "depassement de quota", "dépassement de quota",
+		"buzón lleno", "buzon lleno", "buzón está lleno", "buzon esta lleno", "cuota excedida", "ha excedido su cuota", "casella piena", "casella di posta piena", "quota superata", "caixa postal cheia", "caixa de correio cheia", "cota excedida", "quota excedida", "mailbox is vol", "postvak vol", "quotum overschreden", "452 insufficient disk space", "account disabled temporarly for exceeding receiving limits", "account is exceeding their quota", "account is over quota",
+		"account is temporarily over quota", "boite du destinataire pleine", "delivery failed: over quota", "diskspace quota", "does not have enough space", "exceeded storage allocation", "exceeding its mailbox quota", "full mailbox", "is over disk quota", "is over quota temporarily", "mail file size exceeds the maximum size allowed for mail delivery", "mail quota exceeded", "mailbox exceeded the local limit", "mailbox full", "mailbox has exceeded its disk space limit", "mailbox is full", "mailbox over quota", "mailbox quota usage exceeded", "mailbox size limit exceeded", "maildir over quota",
+		"maildir delivery failed: userdisk quota", "maildir delivery failed: domaindisk quota", "mailfolder is full", "no space left on device", "not enough storage space in", "not sufficient disk space", "over the allowed quota", "quota violation for", "recipient reached disk quota", "recipient rejected: mailbox would exceed maximum allowed storage", "the recipient mailbox has exceeded its disk space limit", "the user's space has been used up", "the user you are trying to reach is over quota", "too much mail data", "user has exceeded quota, bouncing mail", "user has too many messages on the server", "user is over the quota", "user over quota. (#5.1.1)", "was automatically rejected: quota exceeded", "would be over the allowed quota",
+		"mailbox is over quota", "over quota", "exceeded storage", "exceeds quota", "insufficient quota", "mailbox size limit", "mailbox has exceeded", "inbox is out of storage", "out of storage space", "storage quota", "account is full", "mailbox exceeded", "box is full", "disk quota", "not enough space", "would exceed quota", "exceed mailbox quota", "exceeded the quota", "quota violation", "mailbox quota",
+		"has exceeded its quota", "their mailbox is full", "exceeded his/her quota", "mailbox is overfull", "overquota", "over-quota", "exceeds the mailbox size", "recipient's mailbox is full", "exceeding their quota", "not enough storage space", "reached disk quota", "would exceed maximum allowed storage", "space has been used up", "too many messages on the server", "mailbox would exceed", "mail file size exceeds", "exceeded its disk space limit", "exceeded the local limit", "exceeded quota", "exceeded maximum inbound message size",
+		"exceeded the maximum incoming message size", "line limit exceeded", "max message size exceeded", "message file too big", "message length exceeds administrative limit", "message size exceeds fixed limit", "message size exceeds maximum value", "message too big", "message too large for this", "size limit", "taille limite du message atteinte", "message is too large", "message size exceeds", "exceeds size limit", "size limit exceeded", "exceeds the maximum size", "message size too large", "message exceeds maximum", "maximum message size", "message is larger than",
+		"exceeded the size limit", "exceeds fixed maximum message size", "message length exceeds", "max message size", "taille limite du message", "message size limits", "message header size exceeds limit", "exceeded the maximum size the user accepts", "is currently suspended", "temporary locked", "archived recipient", "boite du destinataire archivee", "email account that you tried to reach is disabled", "has been suspended", "inactive account", "invalid/inactive user", "is unavailable: user is terminated", "mailbox currently suspended", "mailbox disabled", "mailbox is frozen",
+		"recipient rejected: temporarily inactive", "recipient suspend the service", "this account has been disabled or discontinued", "this account has been temporarily suspended", "this address no longer accepts mail", "user or domain is disabled", "user suspended", "vdelivermail: account is locked email bounced", "account is disabled", "account has been disabled", "mailbox is disabled", "account is inactive", "account has been suspended", "account suspended", "mailbox suspended", "account is suspended", "mailbox not active", "mailbox inactive", "account is locked", "account has been locked",
+		"temporarily locked", "disabled or discontinued", "expired account", "account expired", "invalid/inactive", "recipient disabled", "mailbox has been blocked", "mailbox is unavailable due to", "account has been frozen", "temporarily inactive", "account is not active", "currently suspended", "user is terminated", "account temporarily suspended", "mailbox temporarily suspended", "user temporarily suspended", "address temporarily suspended", "account is temporarily suspended", "mailbox is temporarily suspended", "account has been temporarily suspended",
+		"mailbox has been temporarily suspended", "administrativly disabled", "administratively disabled", "account is temporarily limited", "has been replaced by", "has moved", "mailbox has moved", "no longer on server", "user has moved", "address has changed", "no forwarding address", "moved permanently", "user not local; please try", "as a relay", "email address is not verified.", "insecure mail relay", "is not permitted to relay through this server without authentication", "mail server requires authentication when attempting to send to a non-local e-mail address", "not allowed to relay through this machine", "not an open relay, so get lost",
+		"not local host", "specified domain is not allowed", "that domain isn't in my list of allowed rcpthost", "this system is not configured to relay mail", "unable to relay for", "we don't handle mail for", "relay refused", "relaying disallowed", "that domain isn't in my list of allowed rcpthosts", "not an open relay", "is not permitted to relay through this server", "when attempting to send to a non-local e-mail address", "dmarc policy", "dmarc verification", "dmarc check", "failed dmarc", "dmarc reject", "domain's dmarc", "per dmarc", "dmarc failure",
+		"does not pass dmarc", "dmarc authentication", "//spf.pobox.com", "bad spf records for", "please inspect your spf settings", "sender policy framework (spf) fail", "sender policy framework violation", "spf (sender policy framework) domain authentication fail", "spf check: fail", "spf check", "fails to pass spf", "spf validation", "spf failure", "not allowed to send from", "per it's spf", "spf hard fail", "spf fail", "dkim validation", "dkim check", "unauthenticated email",
+		"multiple authentication checks failed", "sender is unauthenticated", "authenticate with either spf or dkim", "does not pass authentication", "spf=fail", "dkim=fail", "spf: fail", "sender authentication failed", "inspect your spf settings", "bad spf records", "failing both spf and dkim", "per spf policy", "is not allowed to send mail.", "is not allowed to send from <", "said: 550 blocked", "//www.spamcop.net/bl.", "bad sender ip address", "banned sending ip", "blacklisted by", "blocked - see http",
+		"dnsbl:attrbl", "client host rejected: abus detecte gu_eib_02", "client host rejected: abus detecte gu_eib_04", "client host rejected: may not be mail exchanger", "client host rejected: was not authenticated", "confirm this mail server", "connection refused by", "connection reset by peer", "connection was dropped by remote host", "connections not accepted from ip addresses on spamhaus xbl", "currently sending spam see:", "domain does not exist:", "dynamic/zombied/spam ips blocked", "error: no valid recipients from", "esmtp not accepting connections", "extreme bad ip profile", "go away", "helo command rejected:", "hosts with dynamic ip", "invalid ip for sending mail of domain",
+		"is in a black list", "is not allowed to send mail from", "no access from mail server", "no matches to nameserver query", "not currently accepting mail from your ip", "part of their network is on our block list", "please use the smtp server of your isp", "refused - see http", "rejected - multi-blacklist", "rejected because the sending mta or the sender has not passed validation", "rejecting open proxy", "sender ip address rejected", "server access forbidden by your ip", "service not available, closing transmission channel", "smtp error from remote mail server after initial connection:", "sorry, that domain isn't in my list of allowed rcpthosts", "sorry, your remotehost looks suspiciously like spammer", "to submit messages to this e-mail system has been rejected", "too many spams from your ip", "too many unwanted messages have been sent from the following ip address above",
+		"was blocked by", "we do not accept mail from dynamic ips", "you are not allowed to connect", "you are sending spam", "your ip address is listed in the rbl", "your network is temporary blacklisted", "your server requires confirmation", "blacklisted", "blocklisted", "blocklist", "blacklist", "block list", "client host rejected", "refused to talk", "not allowed to connect", "bad helo", "helo command", "helo name", "helo/ehlo", "invalid helo",
+		"helo rejected", "ehlo rejected", "your helo", "refused your connection", "mail server has been blocked", "may not be mail exchanger", "smtp server of your isp", "dynamic ip", "dynamic address", "dialup", "dial-up", "residential", "looks suspiciously like spammer", "open proxy", "access from ip address", "on our blacklist", "network is temporary blacklisted", "has not passed validation", "not authorized to send email directly", "is not allowed to send email directly",
+		"use the smtp relay at your service provider", "unusual rate of unsolicited mail", "listed as abusive", "unusual rate of mail originating from your ip", "access denied (in reply to mail from command)", "access denied (sender blacklisted)", "address rejected", "administrative prohibition", "batv failed to verify", "batv validation failure", "backscatter protection detected an invalid or expired email address", "because the sender isn't on the recipient's list of senders to accept mail from", "bogus mail from", "can't determine purported responsible address", "connections not accepted from servers without a valid sender domain", "denied [bouncedeny]", "denied by secumail valid-address-filter", "delivery not authorized, message refused", "does not exist e2110", "email address is on senderfilterconfig list",
 		"emetteur invalide", "empty envelope senders not allowed", "envelope blocked -", "error: no third-party dsns", "from: domain is invalid. please provide a valid from:", "fully qualified email address required", "invalid domain, see <url:", "invalid sender", "is not a registered gateway user", "mail from not owned by user", "message rejected: email address is not verified", "mx records for", "null sender is not allowed", "recipient addresses rejected : access denied", "recipient not accepted. (batv: no tag", "returned mail not accepted here", "rfc 1035 violation: recursive cname records for", "rule imposed mailbox access for", "sending this from a different address or alias using the", "sender address has been blacklisted",
 		"sender email address rejected", "sender is in my black list", "sender is spammer", "sender not pre-approved", "sender domain is empty", "sender was rejected", "spam reporting address", "syntax error: empty email address", "the message has been rejected by batv defense", "this server does not accept mail from", "transaction failed unsigned dsn for", "unroutable sender address", "you are sending to/from an address that has been blacklisted", "your access to submit messages to this e-mail system has been rejected", "your email address has been blacklisted", "sender unknown", "unknown sender", "sender denied", "sender not allowed", "mail from rejected",
 		"bad sender", "sender is not allowed", "return path", "purported responsible address", "from address rejected", "sender address is not valid", "envelope from", "sender is blacklisted", "domain must resolve", "reject the sender", "sender blocked", "address that has been blacklisted", "sender address invalid", "sender address has null mx", "you are not allowed to send", "sender's domain", "from: domain is invalid", "batv", "badmailfrom", "envelope blocked",
@@ -20018,19 +20022,44 @@ var builtinData1 = [...]reasonDef{
 										{slot: 1, isSlot: true},
 									},
 								},
+								{literal: " because the receiving server could not find the domain "},
+								{slot: 48, isSlot: true},
+								{literal: " of your sender address, so replies to you could not be delivered."},
+							},
+							{
+								{literal: "The message"},
+								{
+									group: []textPart{
+										{literal: " to "},
+										{isSlot: true},
+									},
+								},
+								{literal: " was refused"},
+								{
+									group: []textPart{
+										{literal: " by "},
+										{slot: 1, isSlot: true},
+									},
+								},
 								{literal: " because the receiving server could not find the domain of your sender address, so replies to you could not be delivered."},
 							},
 						},
-						uses: 3,
+						uses: 281474976710659,
 						tr:   &builtinSlots2[435],
 					},
 					fix: alts{
 						list: []text{
 							{
+								{literal: "Changing the message will not help. Your email admin should check that the domain "},
+								{slot: 48, isSlot: true},
+								{literal: " exists in DNS and receives mail; if it is an internal name, the sending server must write your public domain in the sender address instead."},
+							},
+							{
 								{literal: "Changing the message will not help. Your email admin should check that your domain exists in DNS and receives mail (a name server or registration problem, or a typo in the sender address the sending program uses)."},
 							},
 						},
-						tr: &builtinSlots2[436],
+						uses: 281474976710656,
+						tr:   &builtinSlots2[436],
 					},
 				},
 			},
@@ -30804,206 +30833,206 @@ var builtinTrie = &trie{
 		4022, 4022, 4022, 4022, 4022, 4022, 4022, 4022, 4023,
 	},
 	outIDs: []int32{
-		154, 260, 1428, 1345, 1445, 367, 371, 370, 372, 2309, 2310, 2311, 366, 365, 368, 369, 401, 402, 394, 400,
-		395, 396, 397, 398, 399, 383, 380, 381, 382, 614, 103, 1877, 1719, 1887, 138, 135, 131, 137, 140, 133,
-		132, 139, 136, 134, 1887, 1721, 1887, 1722, 1221, 41, 1887, 15, 1254, 12, 1887, 1720, 255, 27, 1887, 1015,
-		2126, 1428, 1345, 1447, 2233, 408, 548, 409, 2232, 561, 562, 1589, 899, 1589, 404, 236, 659, 1446, 1576, 407,
-		95, 99, 406, 1052, 1571, 1723, 1703, 1704, 1457, 1577, 233, 1458, 1511, 1589, 234, 1589, 235, 1512, 236, 659,
-		789, 127, 1572, 259, 789, 1573, 2272, 1589, 405, 236, 659, 1083, 486, 422, 161, 2262, 1685, 29, 167, 22,
-		778, 1438, 1817, 972, 1343, 164, 1309, 1306, 1344, 1629, 1652, 1333, 2267, 1574, 447, 785, 72, 1016, 450, 1521,
-		1162, 1148, 2240, 785, 1167, 2166, 1158, 789, 1151, 1132, 786, 1178, 786, 644, 785, 1147, 2239, 785, 1017, 1087,
-		1069, 1150, 787, 1157, 2241, 789, 161, 247, 1169, 1018, 488, 1060, 1154, 786, 72, 1182, 1019, 1060, 1176, 786,
-		2192, 1670, 1871, 2312, 785, 657, 445, 72, 1152, 786, 1172, 786, 165, 529, 2239, 785, 530, 787, 389, 1448,
-		1521, 201, 862, 1188, 1546, 1449, 1345, 1175, 786, 1309, 1411, 1306, 1450, 1528, 1679, 2256, 147, 1346, 287, 1419,
-		789, 286, 1419, 789, 1181, 785, 1180, 785, 1540, 660, 1576, 1575, 46, 2291, 567, 1848, 175, 2097, 463, 74,
-		73, 212, 1909, 1927, 1920, 72, 1933, 805, 1648, 1649, 1630, 201, 1933, 804, 863, 789, 150, 1838, 201, 894,
-		1933, 194, 2186, 128, 2039, 114, 2014, 502, 201, 808, 1441, 1440, 469, 2265, 468, 1340, 148, 810, 143, 291,
-		1724, 2265, 121, 516, 1129, 1576, 826, 1192, 1670, 854, 1577, 852, 1080, 1034, 1071, 174, 128, 114, 2074, 789,
-		433, 2292, 2084, 2076, 2270, 2271, 789, 2057, 2048, 2056, 2047, 2075, 789, 2049, 2077, 2271, 789, 2078, 789, 746,
-		341, 2202, 1241, 2206, 2193, 2201, 2210, 2194, 734, 733, 515, 161, 2195, 2211, 2212, 740, 877, 161, 1349, 1421,
-		25, 676, 1709, 2234, 1526, 1577, 864, 1656, 1631, 1314, 967, 129, 888, 164, 1816, 1692, 2262, 164, 1400, 1255,
-		2267, 2233, 548, 2259, 1248, 1222, 1418, 100, 1554, 1576, 1563, 118, 128, 2009, 114, 129, 2065, 115, 164, 1256,
-		2268, 1681, 1682, 14, 1417, 1347, 1348, 58, 557, 1943, 1887, 12, 683, 1576, 1437, 2015, 2045, 2043, 972, 1618,
-		161, 1597, 164, 1576, 164, 1350, 972, 749, 761, 2271, 789, 2158, 153, 2316, 152, 2215, 2214, 255, 1, 1309,
-		2, 1306, 1257, 8, 954, 964, 38, 953, 37, 952, 963, 36, 849, 957, 117, 129, 2083, 1725, 1887, 1310,
-		3, 111, 120, 789, 1258, 40, 11, 416, 270, 128, 2055, 114, 2061, 2036, 2035, 37, 503, 2272, 1887, 1726,
-		1887, 1727, 1609, 1576, 129, 2062, 115, 39, 1728, 1249, 413, 164, 2281, 962, 38, 961, 36, 0, 1308, 4,
-		1307, 955, 963, 36, 1351, 972, 991, 993, 1130, 1020, 989, 1596, 1071, 992, 994, 990, 165, 1810, 1802, 790,
-		1002, 1000, 1001, 999, 766, 476, 68, 1009, 1008, 2094, 123, 1451, 1589, 1589, 2098, 129, 1352, 1403, 913, 596,
-		537, 531, 2296, 1729, 1887, 2093, 123, 2302, 212, 513, 242, 1589, 2276, 1933, 1632, 1666, 912, 1655, 1633, 162,
-		792, 1589, 164, 44, 2191, 194, 1006, 1005, 2096, 18, 297, 10, 196, 2183, 2182, 196, 578, 1933, 196, 1933,
-		200, 581, 2282, 789, 968, 1933, 1667, 1311, 2277, 1260, 1261, 2276, 1933, 1634, 1632, 1262, 1324, 202, 1263, 2204,
-		732, 2204, 767, 2223, 2217, 2216, 2235, 2231, 2228, 2218, 2232, 2230, 331, 332, 333, 334, 2121, 638, 196, 1264,
-		212, 667, 564, 479, 72, 680, 1920, 72, 977, 62, 72, 976, 585, 213, 1265, 2279, 1837, 1266, 570, 214,
-		1267, 1933, 2267, 1887, 12, 1268, 684, 164, 1353, 1422, 966, 1670, 1930, 2265, 160, 1887, 1730, 158, 499, 1880,
-		101, 1712, 1805, 2307, 598, 1731, 2035, 1803, 2046, 1806, 943, 936, 942, 60, 59, 940, 1010, 42, 2165, 2092,
-		123, 164, 273, 923, 212, 164, 1818, 162, 801, 2134, 1442, 202, 2297, 2099, 1670, 860, 865, 164, 43, 45,
-		2234, 428, 1003, 164, 1887, 1269, 1170, 786, 298, 304, 301, 306, 201, 305, 303, 302, 307, 1887, 161, 1732,
-		161, 2124, 72, 1576, 705, 99, 1576, 707, 96, 72, 164, 63, 72, 711, 708, 524, 699, 227, 72, 709,
-		526, 164, 63, 72, 710, 527, 1589, 164, 63, 72, 525, 200, 2189, 128, 2008, 114, 2255, 144, 35, 1887,
-		12, 944, 1589, 1536, 697, 1586, 788, 33, 32, 1905, 424, 212, 585, 213, 1929, 1265, 168, 2162, 2135, 385,
-		1589, 1536, 384, 697, 1586, 2136, 2168, 249, 1077, 2287, 1021, 1060, 772, 597, 1356, 213, 2226, 216, 845, 189,
-		190, 786, 2137, 444, 216, 129, 814, 2292, 815, 2292, 1576, 841, 2141, 1354, 2274, 2016, 1355, 1424, 1887, 1733,
-		997, 1540, 1453, 1577, 2316, 606, 869, 1576, 1454, 99, 1329, 1328, 2159, 212, 224, 2187, 194, 220, 221, 87,
-		172, 785, 1160, 128, 2079, 114, 129, 2066, 115, 230, 227, 2129, 1072, 892, 227, 1022, 1237, 164, 627, 2260,
-		1236, 1244, 1220, 1213, 664, 1218, 1211, 1215, 164, 628, 1212, 58, 430, 1833, 158, 840, 844, 1670, 843, 205,
-		1839, 1671, 802, 1933, 184, 214, 584, 1819, 187, 185, 216, 323, 324, 326, 325, 327, 403, 11, 1259, 10,
-		1931, 10, 1670, 580, 783, 161, 782, 201, 1430, 1611, 1627, 972, 1521, 1357, 1452, 1662, 508, 1648, 1537, 1574,
-		1023, 776, 164, 1943, 2267, 1933, 511, 164, 1648, 510, 1242, 1219, 1439, 1658, 1612, 1522, 1670, 946, 1310, 947,
-		1308, 208, 1521, 1270, 72, 678, 165, 1850, 922, 1870, 245, 488, 1060, 161, 1874, 812, 1851, 1408, 205, 1867,
-		206, 164, 1358, 965, 68, 536, 1865, 1216, 794, 129, 799, 1988, 1813, 424, 1622, 1594, 1623, 1577, 421, 2284,
-		853, 38, 520, 1690, 2262, 164, 467, 465, 157, 1670, 2268, 466, 464, 2267, 690, 1670, 1675, 838, 392, 1327,
-		1326, 1887, 1271, 789, 998, 160, 1576, 99, 1884, 2308, 1320, 967, 549, 107, 161, 1574, 165, 1131, 529, 2239,
-		785, 1456, 1455, 1448, 1521, 1193, 164, 1359, 1425, 789, 1932, 2272, 1561, 2038, 2017, 687, 2032, 2290, 489, 1030,
-		227, 37, 661, 66, 1360, 164, 971, 1361, 967, 1317, 472, 939, 500, 1711, 2123, 120, 2086, 128, 2085, 114,
-		2089, 2087, 129, 2088, 195, 1419, 789, 1362, 285, 1589, 1670, 282, 281, 859, 1406, 1406, 290, 164, 971, 1363,
-		1423, 1576, 900, 99, 1272, 807, 432, 212, 1273, 417, 435, 1577, 1075, 1078, 68, 1108, 72, 451, 1124, 1081,
-		1095, 72, 74, 73, 1098, 68, 72, 1901, 1097, 1061, 1024, 1096, 72, 74, 73, 1099, 68, 68, 1589, 1126,
-		164, 701, 63, 72, 1076, 1898, 68, 1119, 1108, 72, 1577, 1025, 1078, 658, 72, 1087, 71, 74, 73, 1120,
-		1117, 68, 72, 477, 72, 72, 128, 114, 474, 68, 478, 1108, 72, 68, 1108, 72, 490, 1670, 212, 1928,
-		1920, 72, 1910, 1062, 68, 1112, 1108, 72, 1577, 1085, 68, 74, 73, 1114, 68, 117, 128, 2082, 114, 129,
-		129, 2196, 1579, 1589, 2227, 811, 1161, 1574, 1274, 129, 1214, 198, 572, 2138, 1670, 1249, 458, 1229, 1228, 2259,
-		455, 129, 116, 2073, 2269, 789, 2072, 2052, 2132, 115, 2068, 789, 2067, 2269, 789, 2051, 2070, 2069, 2288, 2050,
-		2071, 119, 2243, 1668, 1649, 1635, 2293, 833, 56, 2292, 128, 2054, 114, 129, 2064, 115, 173, 1848, 175, 9,
-		1404, 1345, 969, 1670, 1670, 1416, 1364, 2256, 1026, 1577, 161, 1365, 1669, 2139, 1275, 268, 265, 266, 81, 267,
-		263, 264, 77, 89, 78, 904, 76, 75, 1004, 559, 2007, 2259, 456, 2270, 2271, 789, 2141, 2240, 785, 2166,
-		443, 2155, 1183, 1132, 786, 62, 72, 1907, 563, 2262, 2242, 175, 837, 1079, 74, 714, 161, 66, 713, 1903,
-		73, 212, 619, 1184, 2163, 2153, 1336, 1598, 1621, 160, 164, 387, 1648, 509, 1648, 2140, 2158, 2018, 2019, 2257,
-		830, 1841, 175, 68, 71, 74, 73, 1695, 2250, 1706, 70, 2315, 2258, 2249, 686, 2306, 967, 1670, 605, 1315,
-		1276, 1933, 1849, 1860, 1316, 1319, 1317, 473, 171, 37, 120, 113, 112, 1734, 1887, 30, 80, 177, 1844, 1820,
-		1841, 175, 1933, 1431, 782, 1569, 1521, 165, 1821, 218, 180, 181, 646, 2289, 647, 1860, 203, 58, 165, 901,
-		922, 1670, 411, 205, 2277, 1852, 165, 1853, 218, 1670, 420, 782, 589, 2313, 597, 1277, 1326, 39, 40, 1677,
-		79, 2317, 2318, 2319, 2320, 364, 351, 352, 363, 360, 361, 362, 347, 356, 357, 358, 359, 348, 342, 343,
-		344, 353, 345, 346, 354, 350, 355, 349, 128, 2039, 114, 502, 1933, 1862, 1670, 855, 1525, 1589, 878, 941,
-		2288, 1705, 1703, 1696, 1716, 1578, 2155, 787, 1133, 1574, 161, 425, 1066, 487, 1067, 485, 787, 650, 1441, 1440,
-		103, 1879, 101, 104, 1194, 1247, 2126, 1063, 2133, 618, 2127, 2128, 337, 321, 338, 339, 2119, 2100, 629, 2294,
-		2101, 2120, 2293, 2102, 593, 586, 1708, 2236, 493, 1863, 1670, 565, 36, 1366, 1589, 846, 2251, 1318, 967, 164,
-		1278, 1670, 1457, 1577, 1458, 568, 1713, 1715, 161, 1421, 1589, 250, 1670, 251, 1589, 851, 660, 1576, 164, 1367,
-		1530, 1589, 243, 624, 1544, 1576, 1163, 787, 1134, 1589, 21, 2267, 2273, 789, 72, 677, 1652, 100, 470, 1670,
-		1309, 633, 1306, 1670, 2262, 1686, 299, 300, 269, 1648, 1636, 788, 675, 1577, 2269, 789, 2272, 1934, 38, 1887,
-		1735, 1127, 1170, 786, 2239, 785, 1279, 1935, 2241, 789, 386, 693, 1459, 1589, 1368, 1589, 1553, 1460, 1533, 1577,
-		452, 1670, 1216, 457, 412, 1211, 1599, 730, 164, 161, 1338, 1232, 1252, 1280, 972, 1251, 1461, 1567, 1933, 597,
-		164, 161, 1337, 494, 720, 1209, 1195, 2249, 2244, 497, 1027, 1072, 488, 1060, 1028, 1902, 278, 162, 279, 1906,
-		1589, 1135, 1171, 2103, 2123, 117, 128, 2001, 2011, 2082, 114, 2142, 2163, 2104, 1841, 175, 2314, 634, 1801, 55,
-		61, 983, 982, 2315, 225, 879, 1687, 1690, 2262, 2265, 521, 72, 72, 1100, 819, 38, 960, 1341, 5, 8,
-		6, 10, 1736, 964, 38, 7, 963, 36, 817, 2105, 2121, 2262, 630, 816, 2168, 2295, 2106, 2284, 2020, 2285,
-		2287, 789, 2208, 2209, 820, 1807, 1887, 1887, 1331, 175, 834, 835, 1842, 2107, 202, 935, 1843, 2108, 212, 1836,
-		1690, 2262, 294, 1738, 1724, 2265, 672, 2168, 1589, 902, 659, 1670, 161, 1854, 1874, 202, 129, 68, 1094, 71,
-		74, 73, 1114, 68, 1029, 550, 1845, 1848, 175, 1822, 972, 1369, 1420, 1589, 1399, 1884, 1613, 1576, 670, 99,
-		1841, 175, 641, 1842, 501, 1030, 227, 1432, 785, 2275, 213, 1882, 492, 718, 29, 1881, 164, 506, 2266, 2267,
-		62, 72, 1889, 1907, 1936, 1323, 2270, 2271, 789, 534, 164, 160, 1196, 1210, 535, 68, 1108, 72, 803, 1113,
-		2109, 2121, 2125, 2299, 2296, 162, 253, 876, 785, 875, 1181, 785, 874, 785, 873, 1180, 785, 1577, 600, 1136,
-		1170, 786, 1137, 785, 1462, 1521, 1522, 229, 1070, 1031, 1096, 72, 1032, 231, 227, 1165, 2270, 2271, 789, 1179,
-		786, 1065, 1033, 1095, 72, 1185, 1184, 1156, 787, 1463, 1149, 2239, 785, 1138, 1034, 1071, 1464, 787, 1059, 488,
-		1060, 1082, 1177, 786, 1465, 1166, 1012, 988, 1550, 1155, 681, 1466, 1035, 1060, 1628, 1078, 1036, 68, 1064, 1108,
-		72, 1037, 1113, 1153, 786, 1173, 786, 1467, 1520, 674, 1817, 673, 1534, 1093, 2168, 1670, 1040, 1072, 1589, 1039,
-		1072, 1038, 1060, 241, 256, 2219, 1041, 969, 1670, 6, 1887, 1426, 12, 607, 20, 163, 813, 2252, 1823, 1824,
-		102, 212, 1924, 2266, 2042, 88, 74, 161, 66, 1903, 212, 165, 696, 1122, 68, 1101, 73, 212, 1927, 1920,
-		72, 161, 68, 639, 1848, 175, 1847, 1825, 1117, 68, 164, 1895, 1904, 934, 933, 1739, 1887, 1324, 202, 2095,
-		911, 645, 2021, 2040, 1887, 1740, 101, 1887, 1741, 101, 1742, 1803, 1743, 1887, 654, 491, 71, 74, 1116, 73,
-		571, 2164, 2143, 48, 2302, 212, 2144, 212, 2145, 611, 612, 613, 129, 1102, 69, 2316, 1600, 2243, 1624, 1887,
-		1625, 1937, 2022, 74, 73, 856, 177, 818, 68, 71, 1125, 72, 1576, 71, 1697, 72, 1745, 1887, 2315, 1118,
-		175, 448, 1843, 1110, 70, 2315, 1121, 71, 1103, 72, 1744, 1807, 1887, 175, 1826, 1843, 1714, 71, 74, 1698,
-		73, 2038, 2023, 687, 2032, 2037, 1827, 1846, 1840, 175, 1897, 213, 1808, 1887, 129, 1746, 1887, 129, 1747, 1748,
-		1887, 1749, 2024, 421, 2284, 669, 1887, 1750, 1589, 1601, 1620, 2033, 1751, 2026, 2032, 1887, 101, 446, 161, 1370,
-		68, 1111, 71, 1104, 72, 74, 73, 582, 1120, 1117, 68, 893, 74, 73, 1105, 1108, 72, 1124, 1115, 70,
-		2315, 438, 2146, 214, 1106, 69, 2316, 583, 668, 70, 2315, 1107, 1887, 101, 1752, 2254, 1938, 65, 1684, 2025,
-		1714, 71, 1710, 608, 1657, 495, 2256, 498, 1683, 1680, 780, 1190, 209, 320, 317, 322, 335, 198, 2188, 1684,
-		1678, 1679, 2256, 496, 2018, 1239, 1670, 533, 738, 2205, 2172, 193, 194, 481, 201, 1371, 86, 130, 1855, 182,
-		216, 1933, 1433, 1860, 1861, 1468, 1832, 201, 861, 1309, 1335, 1306, 165, 1831, 218, 2289, 1281, 1574, 1535, 1469,
-		223, 552, 1558, 1470, 1471, 1189, 1933, 212, 809, 514, 1186, 1472, 1589, 1873, 1933, 784, 1523, 1577, 1566, 1473,
-		1474, 890, 1282, 201, 871, 870, 1670, 1444, 1670, 1434, 130, 1443, 1670, 1559, 1660, 1648, 1637, 724, 222, 2303,
-		1653, 219, 1435, 1869, 1670, 1828, 1933, 797, 1440, 2131, 1042, 240, 1539, 1475, 207, 1670, 161, 1565, 1872, 1933,
-		1548, 1589, 1556, 1476, 1577, 1543, 1477, 1478, 1576, 562, 1589, 1574, 1479, 1423, 1576, 900, 99, 1480, 867, 866,
-		201, 146, 151, 129, 149, 800, 798, 919, 758, 756, 757, 1688, 1692, 2262, 28, 1887, 727, 1866, 1670, 743,
-		1483, 921, 765, 920, 764, 763, 762, 1533, 1577, 1481, 1576, 1529, 1589, 1482, 1627, 972, 2038, 687, 2032, 2267,
-		1887, 12, 684, 212, 417, 1437, 1610, 972, 2043, 1313, 212, 907, 1197, 164, 1232, 775, 1567, 1933, 1208, 1198,
-		2204, 164, 735, 910, 597, 909, 164, 161, 1337, 162, 750, 774, 2253, 721, 972, 1283, 2266, 49, 161, 1484,
-		226, 1073, 1088, 1043, 1576, 1595, 1574, 742, 1662, 100, 1555, 1547, 6, 795, 796, 211, 1199, 1933, 827, 1551,
-		1670, 1420, 1589, 906, 720, 165, 922, 221, 2249, 759, 768, 760, 1044, 556, 201, 164, 1372, 1401, 1576, 98,
-		99, 204, 1670, 295, 2305, 1334, 1309, 388, 1574, 390, 972, 1618, 779, 972, 914, 915, 753, 752, 751, 1332,
-		643, 642, 723, 543, 2041, 2040, 393, 296, 161, 161, 1753, 1887, 1883, 1754, 2130, 1067, 1887, 704, 1060, 1045,
-		1084, 1083, 2237, 1284, 1310, 121, 2090, 2091, 72, 712, 522, 1217, 1233, 1250, 1670, 212, 1928, 1920, 72, 882,
-		2304, 908, 905, 800, 210, 58, 617, 2010, 2222, 2229, 2220, 145, 739, 1649, 1638, 2276, 1933, 1223, 1247, 518,
-		517, 2209, 210, 58, 616, 1890, 2203, 736, 560, 1285, 1325, 310, 311, 312, 313, 340, 328, 309, 314, 315,
-		316, 2032, 2034, 2285, 2287, 1691, 2262, 987, 986, 985, 984, 754, 917, 916, 166, 755, 918, 1013, 117, 128,
-		2011, 2082, 114, 126, 2267, 2283, 1755, 1887, 1846, 1840, 175, 2122, 254, 2224, 2288, 128, 2053, 114, 2060, 129,
-		2063, 115, 271, 2262, 11, 270, 2238, 2027, 2287, 19, 1661, 1648, 1639, 1403, 2307, 129, 2110, 192, 995, 996,
-		1011, 227, 1577, 1589, 228, 237, 1007, 979, 1077, 2287, 1046, 978, 981, 980, 1014, 64, 71, 62, 72, 1938,
-		523, 1892, 72, 1893, 72, 10, 441, 336, 318, 319, 330, 329, 100, 1581, 1580, 551, 1651, 165, 1089, 1072,
-		706, 72, 715, 850, 1902, 1938, 1891, 523, 162, 1906, 1576, 1429, 1345, 100, 1485, 924, 1817, 1486, 1530, 1589,
-		1487, 1544, 1576, 1864, 1670, 1570, 1875, 1488, 1511, 1589, 1582, 1589, 236, 659, 1583, 1489, 621, 1670, 622, 1373,
-		1817, 2111, 1164, 785, 1490, 1521, 1670, 1856, 1851, 1608, 789, 1491, 1437, 2045, 2043, 1552, 1492, 211, 96, 72,
-		418, 1186, 1417, 1374, 1493, 449, 1494, 1568, 1615, 165, 1047, 1089, 1072, 1614, 1495, 439, 1577, 1093, 74, 73,
-		1048, 1090, 1139, 1168, 787, 1140, 632, 1496, 1577, 1086, 1034, 1071, 99, 67, 97, 72, 1527, 1809, 1427, 1616,
-		213, 1286, 212, 2278, 1576, 1602, 1615, 2185, 194, 1312, 212, 1322, 1756, 831, 972, 1887, 832, 164, 1409, 1758,
-		161, 1287, 1309, 431, 1651, 1812, 164, 164, 1288, 1336, 1884, 781, 780, 293, 789, 164, 289, 789, 164, 284,
-		292, 789, 164, 288, 649, 789, 164, 283, 648, 1613, 1576, 1670, 1887, 414, 12, 1887, 415, 12, 1885, 1887,
-		1619, 1576, 128, 2081, 114, 2058, 1589, 1620, 2033, 2026, 2032, 1887, 1757, 29, 118, 1759, 1760, 1289, 1332, 1887,
-		1761, 419, 1817, 729, 718, 723, 719, 726, 2288, 1205, 213, 717, 685, 1206, 728, 162, 722, 196, 198, 575,
-		572, 2112, 1510, 1576, 1577, 625, 1520, 2262, 58, 437, 1577, 623, 1520, 898, 2285, 2287, 592, 101, 848, 2004,
-		1061, 973, 1024, 2171, 194, 1330, 2316, 377, 375, 1593, 1527, 376, 1576, 1497, 1568, 1592, 378, 97, 72, 1591,
-		1527, 731, 773, 68, 379, 72, 668, 70, 2315, 1107, 569, 1576, 558, 204, 1670, 1670, 1670, 576, 196, 128,
-		2080, 114, 1621, 160, 744, 164, 777, 747, 165, 191, 1933, 2147, 216, 189, 1402, 1375, 1663, 970, 1649, 1640,
-		1672, 1933, 1641, 1933, 1654, 1650, 1659, 2287, 1376, 1427, 2246, 2244, 2248, 2247, 2245, 1840, 175, 1842, 178, 1699,
-		1718, 1886, 1577, 1377, 745, 412, 1211, 261, 262, 26, 1585, 1253, 789, 1584, 391, 123, 29, 31, 2264, 37,
-		839, 164, 601, 965, 631, 789, 1309, 1379, 1306, 1413, 556, 201, 1412, 1405, 423, 1345, 277, 274, 1246, 2201,
-		1410, 789, 1397, 966, 1670, 1384, 1626, 5, 161, 1380, 1345, 72, 679, 2267, 1290, 1345, 1650, 1642, 1309, 1407,
-		1306, 1381, 1401, 1887, 1382, 1240, 1398, 1383, 2261, 1224, 1225, 2287, 1908, 64, 71, 434, 1693, 29, 1395, 275,
-		272, 1385, 1415, 1670, 702, 1425, 161, 461, 460, 462, 454, 1241, 459, 194, 484, 1694, 29, 1887, 1762, 157,
-		1670, 2268, 63, 72, 700, 505, 699, 227, 1895, 1378, 1673, 2292, 1291, 2266, 532, 210, 58, 615, 196, 2181,
-		2180, 2113, 2121, 2148, 220, 221, 2294, 1939, 183, 2114, 603, 602, 1292, 1674, 2280, 2300, 213, 239, 2282, 789,
-		164, 2281, 1670, 595, 793, 156, 48, 68, 938, 2287, 1108, 72, 1113, 937, 2287, 155, 156, 1617, 2203, 737,
-		212, 1293, 1436, 542, 2027, 2287, 1325, 164, 201, 175, 374, 373, 1670, 13, 2266, 1940, 2267, 100, 1499, 1554,
-		202, 897, 2267, 891, 1933, 212, 895, 1523, 1577, 889, 890, 248, 1670, 100, 1201, 1933, 1294, 1207, 1589, 1498,
-		659, 2207, 1941, 1670, 100, 1933, 2197, 1576, 1500, 1562, 1933, 1887, 1295, 1331, 1838, 201, 896, 894, 1933, 1091,
-		1887, 1763, 789, 1764, 1765, 1766, 1767, 161, 1768, 671, 1942, 161, 972, 1887, 829, 1769, 1770, 1771, 213, 1772,
-		1386, 1773, 29, 1774, 1887, 15, 12, 945, 35, 1775, 17, 1670, 1200, 164, 2261, 1670, 1226, 1228, 663, 1227,
-		1235, 1231, 1234, 2259, 164, 626, 1230, 1670, 440, 1245, 1243, 2175, 193, 194, 2176, 164, 574, 482, 2177, 194,
-		577, 2160, 47, 1068, 590, 1576, 72, 599, 660, 1576, 620, 698, 227, 703, 652, 651, 785, 2178, 193, 194,
-		2177, 194, 170, 23, 10, 665, 669, 1887, 666, 786, 1804, 1814, 544, 695, 161, 1387, 2115, 2293, 604, 588,
-		2296, 2128, 82, 72, 1123, 1109, 90, 85, 84, 789, 2272, 1815, 1589, 689, 2263, 1168, 787, 1159, 789, 188,
-		1833, 186, 2298, 883, 884, 885, 201, 868, 179, 129, 232, 2116, 1128, 789, 1834, 2294, 210, 58, 609, 610,
-		531, 2296, 587, 419, 1817, 34, 1670, 100, 1201, 1933, 1207, 1589, 100, 1933, 1501, 1574, 1670, 1857, 1871, 1781,
-		1887, 164, 1644, 2268, 1876, 1941, 1670, 1942, 161, 1574, 165, 540, 1521, 164, 769, 768, 1778, 1887, 1576, 99,
-		1502, 1933, 640, 1943, 2267, 164, 1662, 508, 1648, 1643, 1639, 1576, 1941, 1670, 165, 662, 1850, 922, 1887, 1795,
-		1737, 74, 73, 68, 1589, 872, 1884, 1417, 1388, 1887, 1779, 2288, 101, 1887, 2002, 1884, 2028, 2041, 1780, 1802,
-		780, 770, 1576, 1577, 1070, 1031, 1096, 72, 903, 1576, 1577, 1065, 1049, 1033, 1095, 72, 842, 2159, 212, 164,
-		1689, 1691, 2262, 2259, 164, 453, 157, 1670, 1589, 165, 1051, 488, 1060, 161, 1503, 1561, 1050, 1091, 1574, 1147,
-		2239, 785, 824, 72, 1182, 825, 823, 1019, 1060, 1577, 1080, 1034, 1071, 1504, 1559, 1574, 1148, 2240, 785, 1141,
-		1160, 1142, 1178, 786, 1603, 1143, 1670, 2286, 791, 161, 1505, 1564, 128, 114, 101, 2012, 2003, 102, 62, 72,
-		528, 1577, 694, 1149, 2239, 785, 1782, 1887, 1701, 1716, 1713, 1700, 1715, 1702, 1717, 1783, 1887, 2149, 443, 2155,
-		29, 31, 2264, 1887, 1784, 2265, 280, 521, 2249, 2244, 1676, 497, 29, 1888, 31, 789, 2036, 2035, 2029, 1785,
-		1887, 1884, 1809, 1786, 1576, 1576, 1563, 1506, 100, 1555, 1507, 194, 635, 637, 2171, 194, 636, 782, 1389, 1611,
-		1627, 972, 1508, 1521, 721, 1202, 1938, 1653, 1645, 1649, 1589, 1536, 1586, 1899, 1900, 974, 227, 74, 73, 164,
-		1895, 975, 1904, 215, 217, 214, 216, 212, 480, 2117, 880, 194, 2174, 2176, 2173, 2179, 2170, 2169, 100, 483,
-		1670, 199, 2190, 1941, 1670, 200, 579, 2189, 573, 1670, 160, 1296, 69, 2316, 1894, 70, 2315, 2156, 821, 1918,
-		212, 1913, 212, 1911, 2276, 1933, 1912, 1925, 1914, 2266, 1707, 176, 1933, 1923, 660, 1576, 429, 99, 512, 1896,
-		1092, 178, 1718, 1576, 95, 99, 164, 539, 566, 881, 1921, 436, 1919, 1922, 1915, 1933, 1887, 1776, 1297, 2266,
-		555, 547, 545, 2267, 1298, 1052, 1887, 1777, 2118, 1887, 1787, 1390, 2013, 1887, 1811, 105, 1926, 1916, 58, 212,
-		471, 2203, 736, 201, 410, 1824, 16, 2301, 212, 158, 886, 1684, 2150, 2154, 2184, 196, 887, 161, 656, 655,
-		212, 653, 716, 1203, 1835, 1829, 128, 2081, 114, 1238, 161, 507, 164, 2198, 169, 1542, 546, 1532, 1864, 1670,
-		1875, 1587, 160, 1538, 1858, 1933, 1588, 1531, 1549, 1589, 1868, 1670, 1509, 1577, 2225, 1524, 427, 1510, 1576, 164,
-		1396, 594, 965, 1511, 1589, 1717, 165, 218, 925, 931, 929, 927, 553, 547, 926, 932, 930, 928, 1933, 1646,
-		1859, 164, 1391, 965, 806, 1830, 1670, 122, 2265, 50, 51, 52, 53, 197, 1342, 2266, 2265, 1340, 164, 276,
-		1665, 2268, 164, 1664, 2268, 37, 950, 1309, 949, 1310, 948, 1308, 951, 11, 958, 24, 36, 956, 1309, 957,
-		959, 308, 1339, 101, 2012, 1589, 1590, 2263, 426, 1521, 244, 1541, 1522, 1097, 1053, 1187, 1184, 1896, 1054, 1092,
-		1545, 246, 488, 1060, 1055, 162, 692, 279, 1906, 1171, 1560, 1577, 71, 847, 68, 1512, 252, 1589, 1513, 1514,
-		1515, 1516, 1547, 6, 857, 796, 211, 1191, 210, 1670, 1144, 2239, 785, 238, 1060, 1056, 1604, 1605, 1145, 786,
-		1174, 786, 659, 121, 519, 1557, 1517, 1424, 258, 1518, 251, 1589, 257, 1574, 1157, 2241, 789, 161, 1146, 247,
-		2199, 1690, 2262, 164, 465, 157, 1670, 2268, 464, 2267, 2280, 2300, 213, 210, 1944, 2286, 2287, 101, 2004, 1878,
-		2010, 36, 2005, 83, 836, 175, 1057, 227, 789, 1299, 2272, 2167, 2157, 49, 165, 922, 2151, 771, 1627, 972,
-		1326, 1300, 1933, 1277, 1326, 1669, 1647, 128, 114, 2030, 725, 1204, 1788, 1887, 1576, 1606, 1616, 1917, 1576, 541,
-		1670, 164, 160, 1210, 691, 57, 2161, 55, 54, 164, 1422, 966, 1670, 2044, 106, 1058, 1045, 74, 73, 1090,
-		1074, 159, 1564, 41, 1887, 12, 442, 591, 2221, 554, 164, 682, 454, 1241, 688, 828, 1301, 1313, 212, 907,
-		741, 1414, 164, 597, 164, 2200, 734, 164, 1302, 1887, 504, 2288, 1309, 1392, 1411, 1306, 2207, 2271, 789, 2272,
-		1607, 1609, 1576, 2059, 2031, 2042, 1945, 160, 1393, 1296, 161, 1309, 1394, 1306, 1887, 1789, 165, 1810, 37, 24,
-		1790, 1887, 1791, 1792, 1887, 1793, 1887, 1794, 1887, 1576, 1562, 100, 1554, 1519, 1321, 967, 2276, 1933, 2266, 2267,
-		6, 1303, 10, 1887, 1795, 42, 2152, 2165, 68, 1108, 72, 475, 1887, 1764, 1800, 1797, 1887, 789, 2272, 1796,
-		1815, 1576, 538, 95, 99, 1887, 1798, 1811, 1887, 1799, 103, 2006, 101, 822, 2157, 49, 1309, 1304, 1335, 1306,
-		164, 2267, 1946, 5, 1305, 2213, 1999, 94, 1987, 1986, 109, 108, 91, 1962, 92, 1960, 1961, 92, 1966, 94,
-		1959, 93, 1965, 1988, 858, 124, 1949, 1948, 1947, 1950, 142, 1990, 1991, 1992, 110, 1958, 91, 1969, 1970, 1967,
-		1968, 1984, 1982, 1985, 1983, 748, 92, 1963, 91, 1974, 93, 1981, 1980, 1979, 1978, 1975, 1972, 94, 1973, 1976,
+		154, 262, 1428, 1346, 1445, 369, 373, 372, 374, 2309, 2310, 2311, 368, 367, 370, 371, 403, 404, 396, 402,
+		397, 398, 399, 400, 401, 385, 382, 383, 384, 615, 103, 1877, 1719, 1887, 138, 135, 131, 137, 140, 133,
+		132, 139, 136, 134, 1887, 1721, 1887, 1722, 1222, 41, 1887, 15, 1255, 12, 1887, 1720, 257, 27, 1887, 1016,
+		2126, 1428, 1346, 1447, 2233, 410, 549, 411, 2232, 562, 563, 1589, 900, 1589, 406, 238, 660, 1446, 1576, 409,
+		95, 99, 408, 1053, 1571, 1723, 1703, 1704, 1457, 1577, 235, 1458, 1511, 1589, 236, 1589, 237, 1512, 238, 660,
+		790, 127, 1572, 261, 790, 1573, 2272, 1589, 407, 238, 660, 1084, 487, 424, 163, 2262, 1685, 29, 169, 22,
+		779, 1438, 1817, 973, 1344, 166, 1310, 1307, 1345, 1629, 1652, 1334, 2267, 1574, 448, 786, 72, 1017, 451, 1521,
+		1163, 1149, 2240, 786, 1168, 2166, 1159, 790, 1152, 1133, 787, 1179, 787, 645, 786, 1148, 2239, 786, 1018, 1088,
+		1070, 1151, 788, 1158, 2241, 790, 163, 249, 1170, 1019, 489, 1061, 1155, 787, 72, 1183, 1020, 1061, 1177, 787,
+		2192, 1670, 1871, 2312, 786, 658, 446, 72, 1153, 787, 1173, 787, 167, 530, 2239, 786, 531, 788, 391, 1448,
+		1521, 203, 863, 1189, 1546, 1449, 1346, 1176, 787, 1310, 1411, 1307, 1450, 1528, 1679, 2256, 147, 1347, 289, 1419,
+		790, 288, 1419, 790, 1182, 786, 1181, 786, 1540, 661, 1576, 1575, 46, 2291, 568, 1848, 177, 2097, 464, 74,
+		73, 214, 1909, 1927, 1920, 72, 1933, 806, 1648, 1649, 1630, 203, 1933, 805, 864, 790, 150, 1838, 203, 895,
+		1933, 196, 2186, 128, 2039, 114, 2014, 503, 203, 809, 1441, 1440, 470, 2265, 469, 1341, 148, 811, 143, 293,
+		1724, 2265, 121, 517, 1130, 1576, 827, 1193, 1670, 855, 1577, 853, 1081, 1035, 1072, 176, 128, 114, 2074, 790,
+		434, 2292, 2084, 2076, 2270, 2271, 790, 2057, 2048, 2056, 2047, 2075, 790, 2049, 2077, 2271, 790, 2078, 790, 747,
+		343, 2202, 1242, 2206, 2193, 2201, 2210, 2194, 735, 734, 516, 163, 2195, 2211, 2212, 741, 878, 163, 1350, 1421,
+		25, 677, 1709, 2234, 1526, 1577, 865, 1656, 1631, 1315, 968, 129, 889, 166, 1816, 1692, 2262, 166, 1400, 1256,
+		2267, 2233, 549, 2259, 1249, 1223, 1418, 100, 1554, 1576, 1563, 118, 128, 2009, 114, 129, 2065, 115, 166, 1257,
+		2268, 1681, 1682, 14, 1417, 1348, 1349, 58, 558, 1943, 1887, 12, 684, 1576, 1437, 2015, 2045, 2043, 973, 1618,
+		163, 1597, 166, 1576, 166, 1351, 973, 750, 762, 2271, 790, 2158, 153, 2316, 152, 2215, 2214, 257, 1, 1310,
+		2, 1307, 1258, 8, 955, 965, 38, 954, 37, 953, 964, 36, 850, 958, 117, 129, 2083, 1725, 1887, 1311,
+		3, 111, 120, 790, 1259, 40, 11, 418, 272, 128, 2055, 114, 2061, 2036, 2035, 37, 504, 2272, 1887, 1726,
+		1887, 1727, 1609, 1576, 129, 2062, 115, 39, 1728, 1250, 415, 166, 2281, 963, 38, 962, 36, 0, 1309, 4,
+		1308, 956, 964, 36, 1352, 973, 992, 994, 1131, 1021, 990, 1596, 1072, 993, 995, 991, 167, 1810, 1802, 791,
+		1003, 1001, 1002, 1000, 767, 477, 68, 1010, 1009, 2094, 123, 1451, 1589, 1589, 2098, 129, 1353, 1403, 914, 597,
+		538, 532, 2296, 1729, 1887, 2093, 123, 2302, 214, 514, 244, 1589, 2276, 1933, 1632, 1666, 913, 1655, 1633, 164,
+		793, 1589, 166, 44, 2191, 196, 1007, 1006, 2096, 18, 299, 10, 198, 2183, 2182, 198, 579, 1933, 198, 1933,
+		202, 582, 2282, 790, 969, 1933, 1667, 1312, 2277, 1261, 1262, 2276, 1933, 1634, 1632, 1263, 1325, 204, 1264, 2204,
+		733, 2204, 768, 2223, 2217, 2216, 2235, 2231, 2228, 2218, 2232, 2230, 333, 334, 335, 336, 2121, 639, 198, 1265,
+		214, 668, 565, 480, 72, 681, 1920, 72, 978, 62, 72, 977, 586, 215, 1266, 2279, 1837, 1267, 571, 216,
+		1268, 1933, 2267, 1887, 12, 1269, 685, 166, 1354, 1422, 967, 1670, 1930, 2265, 162, 1887, 1730, 160, 500, 1880,
+		101, 1712, 1805, 2307, 599, 1731, 2035, 1803, 2046, 1806, 944, 937, 943, 60, 59, 941, 1011, 42, 2165, 2092,
+		123, 166, 275, 924, 214, 166, 1818, 164, 802, 2134, 1442, 204, 2297, 2099, 1670, 861, 866, 166, 43, 45,
+		2234, 429, 1004, 166, 1887, 1270, 1171, 787, 300, 306, 303, 308, 203, 307, 305, 304, 309, 1887, 163, 1732,
+		163, 2124, 72, 1576, 706, 99, 1576, 708, 96, 72, 166, 63, 72, 712, 709, 525, 700, 229, 72, 710,
+		527, 166, 63, 72, 711, 528, 1589, 166, 63, 72, 526, 202, 2189, 128, 2008, 114, 2255, 144, 35, 1887,
+		12, 945, 1589, 1536, 698, 1586, 789, 33, 32, 1905, 425, 214, 586, 215, 1929, 1266, 170, 2162, 2135, 387,
+		1589, 1536, 386, 698, 1586, 2136, 2168, 251, 1078, 2287, 1022, 1061, 773, 598, 1357, 215, 2226, 218, 846, 191,
+		192, 787, 2137, 445, 218, 129, 815, 2292, 816, 2292, 1576, 842, 2141, 1355, 2274, 2016, 1356, 1424, 1887, 1733,
+		998, 1540, 1453, 1577, 2316, 607, 870, 1576, 1454, 99, 1330, 1329, 2159, 214, 226, 2187, 196, 222, 223, 87,
+		174, 786, 1161, 128, 2079, 114, 129, 2066, 115, 232, 229, 2129, 1073, 893, 229, 1023, 1238, 166, 628, 2260,
+		1237, 1245, 1221, 1214, 665, 1219, 1212, 1216, 166, 629, 1213, 58, 431, 1833, 160, 841, 845, 1670, 844, 207,
+		1839, 1671, 803, 1933, 186, 216, 585, 1819, 189, 187, 218, 325, 326, 328, 327, 329, 405, 11, 1260, 10,
+		1931, 10, 1670, 581, 784, 163, 783, 203, 1430, 1611, 1627, 973, 1521, 1358, 1452, 1662, 509, 1648, 1537, 1574,
+		1024, 777, 166, 1943, 2267, 1933, 512, 166, 1648, 511, 1243, 1220, 1439, 1658, 1612, 1522, 1670, 947, 1311, 948,
+		1309, 210, 1521, 1271, 72, 679, 167, 1850, 923, 1870, 247, 489, 1061, 163, 1874, 813, 1851, 1408, 207, 1867,
+		208, 166, 159, 966, 68, 537, 1865, 1217, 795, 129, 800, 1988, 1813, 425, 1622, 1594, 1623, 1577, 423, 2284,
+		854, 38, 521, 1690, 2262, 166, 468, 466, 157, 1670, 2268, 467, 465, 2267, 691, 1670, 1675, 839, 394, 1328,
+		1327, 1887, 1272, 790, 999, 162, 1576, 99, 1884, 2308, 1321, 968, 550, 107, 163, 1574, 167, 1132, 530, 2239,
+		786, 1456, 1455, 1448, 1521, 1194, 166, 1359, 1425, 790, 1932, 2272, 1561, 2038, 2017, 688, 2032, 2290, 490, 1031,
+		229, 37, 662, 66, 1360, 166, 972, 1361, 968, 1318, 473, 940, 501, 1711, 2123, 120, 2086, 128, 2085, 114,
+		2089, 2087, 129, 2088, 197, 1419, 790, 1362, 287, 1589, 1670, 284, 283, 860, 1406, 1406, 292, 166, 972, 1363,
+		1423, 1576, 901, 99, 1273, 808, 433, 214, 1274, 419, 436, 1577, 1076, 1079, 68, 1109, 72, 452, 1125, 1082,
+		1096, 72, 74, 73, 1099, 68, 72, 1901, 1098, 1062, 1025, 1097, 72, 74, 73, 1100, 68, 68, 1589, 1127,
+		166, 702, 63, 72, 1077, 1898, 68, 1120, 1109, 72, 1577, 1026, 1079, 659, 72, 1088, 71, 74, 73, 1121,
+		1118, 68, 72, 478, 72, 72, 128, 114, 475, 68, 479, 1109, 72, 68, 1109, 72, 491, 1670, 214, 1928,
+		1920, 72, 1910, 1063, 68, 1113, 1109, 72, 1577, 1086, 68, 74, 73, 1115, 68, 117, 128, 2082, 114, 129,
+		129, 2196, 1579, 1589, 2227, 812, 1162, 1574, 1275, 129, 1215, 200, 573, 2138, 1670, 1250, 459, 1230, 1229, 2259,
+		456, 129, 116, 2073, 2269, 790, 2072, 2052, 2132, 115, 2068, 790, 2067, 2269, 790, 2051, 2070, 2069, 2288, 2050,
+		2071, 119, 2243, 1668, 1649, 1635, 2293, 834, 56, 2292, 128, 2054, 114, 129, 2064, 115, 175, 1848, 177, 9,
+		1404, 1346, 970, 1670, 1670, 1416, 1364, 2256, 1027, 1577, 163, 1365, 1669, 2139, 1276, 270, 267, 268, 81, 269,
+		265, 266, 77, 89, 78, 905, 76, 75, 1005, 560, 2007, 2259, 457, 2270, 2271, 790, 2141, 2240, 786, 2166,
+		444, 2155, 1184, 1133, 787, 62, 72, 1907, 564, 2262, 2242, 177, 838, 1080, 74, 715, 163, 66, 714, 1903,
+		73, 214, 620, 1185, 2163, 2153, 1337, 1598, 1621, 162, 166, 389, 1648, 510, 1648, 2140, 2158, 2018, 2019, 2257,
+		831, 1841, 177, 68, 71, 74, 73, 1695, 2250, 1706, 70, 2315, 2258, 2249, 687, 2306, 968, 1670, 606, 1316,
+		1277, 1933, 1849, 1860, 1317, 1320, 1318, 474, 173, 37, 120, 113, 112, 1734, 1887, 30, 80, 179, 1844, 1820,
+		1841, 177, 1933, 1431, 783, 1569, 1521, 167, 1821, 220, 182, 183, 647, 2289, 648, 1860, 205, 58, 167, 902,
+		923, 1670, 413, 207, 2277, 1852, 167, 1853, 220, 1670, 422, 783, 590, 2313, 598, 1278, 1327, 39, 40, 1677,
+		79, 2317, 2318, 2319, 2320, 366, 353, 354, 365, 362, 363, 364, 349, 358, 359, 360, 361, 350, 344, 345,
+		346, 355, 347, 348, 356, 352, 357, 351, 128, 2039, 114, 503, 1933, 1862, 1670, 856, 1525, 1589, 879, 942,
+		2288, 1705, 1703, 1696, 1716, 1578, 2155, 788, 1134, 1574, 163, 426, 1067, 488, 1068, 486, 788, 651, 1441, 1440,
+		103, 1879, 101, 104, 1195, 1248, 2126, 1064, 2133, 619, 2127, 2128, 339, 323, 340, 341, 2119, 2100, 630, 2294,
+		2101, 2120, 2293, 2102, 594, 587, 1708, 2236, 494, 1863, 1670, 566, 36, 1366, 1589, 847, 2251, 1319, 968, 166,
+		1279, 1670, 1457, 1577, 1458, 569, 1713, 1715, 163, 1421, 1589, 252, 1670, 253, 1589, 852, 661, 1576, 166, 1367,
+		1530, 1589, 245, 625, 1544, 1576, 1164, 788, 1135, 1589, 21, 2267, 2273, 790, 72, 678, 1652, 100, 471, 1670,
+		1310, 634, 1307, 1670, 2262, 1686, 301, 302, 271, 1648, 1636, 789, 676, 1577, 2269, 790, 2272, 1934, 38, 1887,
+		1735, 1128, 1171, 787, 2239, 786, 1280, 1935, 2241, 790, 388, 694, 1459, 1589, 1368, 1589, 1553, 1460, 1533, 1577,
+		453, 1670, 1217, 458, 414, 1212, 1599, 731, 166, 163, 1339, 1233, 1253, 1281, 973, 1252, 1461, 1567, 1933, 598,
+		166, 163, 1338, 495, 721, 1210, 1196, 2249, 2244, 498, 1028, 1073, 489, 1061, 1029, 1902, 280, 164, 281, 1906,
+		1589, 1136, 1172, 2103, 2123, 117, 128, 2001, 2011, 2082, 114, 2142, 2163, 2104, 1841, 177, 2314, 635, 1801, 55,
+		61, 984, 983, 2315, 227, 880, 1687, 1690, 2262, 2265, 522, 72, 72, 1101, 820, 38, 961, 1342, 5, 8,
+		6, 10, 1736, 965, 38, 7, 964, 36, 818, 2105, 2121, 2262, 631, 817, 2168, 2295, 2106, 2284, 2020, 2285,
+		2287, 790, 2208, 2209, 821, 1807, 1887, 1887, 1332, 177, 835, 836, 1842, 2107, 204, 936, 1843, 2108, 214, 1836,
+		1690, 2262, 296, 1738, 1724, 2265, 673, 2168, 1589, 903, 660, 1670, 163, 1854, 1874, 204, 129, 68, 1095, 71,
+		74, 73, 1115, 68, 1030, 551, 1845, 1848, 177, 1822, 973, 1369, 1420, 1589, 1399, 1884, 1613, 1576, 671, 99,
+		1841, 177, 642, 1842, 502, 1031, 229, 1432, 786, 2275, 215, 1882, 493, 719, 29, 1881, 166, 507, 2266, 2267,
+		62, 72, 1889, 1907, 1936, 1324, 2270, 2271, 790, 535, 166, 162, 1197, 1211, 536, 68, 1109, 72, 804, 1114,
+		2109, 2121, 2125, 2299, 2296, 164, 255, 877, 786, 876, 1182, 786, 875, 786, 874, 1181, 786, 1577, 601, 1137,
+		1171, 787, 1138, 786, 1462, 1521, 1522, 231, 1071, 1032, 1097, 72, 1033, 233, 229, 1166, 2270, 2271, 790, 1180,
+		787, 1066, 1034, 1096, 72, 1186, 1185, 1157, 788, 1463, 1150, 2239, 786, 1139, 1035, 1072, 1464, 788, 1060, 489,
+		1061, 1083, 1178, 787, 1465, 1167, 1013, 989, 1550, 1156, 682, 1466, 1036, 1061, 1628, 1079, 1037, 68, 1065, 1109,
+		72, 1038, 1114, 1154, 787, 1174, 787, 1467, 1520, 675, 1817, 674, 1534, 1094, 2168, 1670, 1041, 1073, 1589, 1040,
+		1073, 1039, 1061, 243, 258, 2219, 1042, 970, 1670, 6, 1887, 1426, 12, 608, 20, 165, 814, 2252, 1823, 1824,
+		102, 214, 1924, 2266, 2042, 88, 74, 163, 66, 1903, 214, 167, 697, 1123, 68, 1102, 73, 214, 1927, 1920,
+		72, 163, 68, 640, 1848, 177, 1847, 1825, 1118, 68, 166, 1895, 1904, 935, 934, 1739, 1887, 1325, 204, 2095,
+		912, 646, 2021, 2040, 1887, 1740, 101, 1887, 1741, 101, 1742, 1803, 1743, 1887, 655, 492, 71, 74, 1117, 73,
+		572, 2164, 2143, 48, 2302, 214, 2144, 214, 2145, 612, 613, 614, 129, 1103, 69, 2316, 1600, 2243, 1624, 1887,
+		1625, 1937, 2022, 74, 73, 857, 179, 819, 68, 71, 1126, 72, 1576, 71, 1697, 72, 1745, 1887, 2315, 1119,
+		177, 449, 1843, 1111, 70, 2315, 1122, 71, 1104, 72, 1744, 1807, 1887, 177, 1826, 1843, 1714, 71, 74, 1698,
+		73, 2038, 2023, 688, 2032, 2037, 1827, 1846, 1840, 177, 1897, 215, 1808, 1887, 129, 1746, 1887, 129, 1747, 1748,
+		1887, 1749, 2024, 423, 2284, 670, 1887, 1750, 1589, 1601, 1620, 2033, 1751, 2026, 2032, 1887, 101, 447, 163, 1370,
+		68, 1112, 71, 1105, 72, 74, 73, 583, 1121, 1118, 68, 894, 74, 73, 1106, 1109, 72, 1125, 1116, 70,
+		2315, 439, 2146, 216, 1107, 69, 2316, 584, 669, 70, 2315, 1108, 1887, 101, 1752, 2254, 1938, 65, 1684, 2025,
+		1714, 71, 1710, 609, 1657, 496, 2256, 499, 1683, 1680, 781, 1191, 211, 322, 319, 324, 337, 200, 2188, 1684,
+		1678, 1679, 2256, 497, 2018, 1240, 1670, 534, 739, 2205, 2172, 195, 196, 482, 203, 1371, 86, 130, 1855, 184,
+		218, 1933, 1433, 1860, 1861, 1468, 1832, 203, 862, 1310, 1336, 1307, 167, 1831, 220, 2289, 1282, 1574, 1535, 1469,
+		225, 553, 1558, 1470, 1471, 1190, 1933, 214, 810, 515, 1187, 1472, 1589, 1873, 1933, 785, 1523, 1577, 1566, 1473,
+		1474, 891, 1283, 203, 872, 871, 1670, 1444, 1670, 1434, 130, 1443, 1670, 1559, 1660, 1648, 1637, 725, 224, 2303,
+		1653, 221, 1435, 1869, 1670, 1828, 1933, 798, 1440, 2131, 1043, 242, 1539, 1475, 209, 1670, 163, 1565, 1872, 1933,
+		1548, 1589, 1556, 1476, 1577, 1543, 1477, 1478, 1576, 563, 1589, 1574, 1479, 1423, 1576, 901, 99, 1480, 868, 867,
+		203, 146, 151, 129, 149, 801, 799, 920, 759, 757, 758, 1688, 1692, 2262, 28, 1887, 728, 1866, 1670, 744,
+		1483, 922, 766, 921, 765, 764, 763, 1533, 1577, 1481, 1576, 1529, 1589, 1482, 1627, 973, 2038, 688, 2032, 2267,
+		1887, 12, 685, 214, 419, 1437, 1610, 973, 2043, 1314, 214, 908, 1198, 166, 1233, 776, 1567, 1933, 1209, 1199,
+		2204, 166, 736, 911, 598, 910, 166, 163, 1338, 164, 751, 775, 2253, 722, 973, 1284, 2266, 49, 163, 1484,
+		228, 1074, 1089, 1044, 1576, 1595, 1574, 743, 1662, 100, 1555, 1547, 6, 796, 797, 213, 1200, 1933, 828, 1551,
+		1670, 1420, 1589, 907, 721, 167, 923, 223, 2249, 760, 769, 761, 1045, 557, 203, 166, 1372, 1401, 1576, 98,
+		99, 206, 1670, 297, 2305, 1335, 1310, 390, 1574, 392, 973, 1618, 780, 973, 915, 916, 754, 753, 752, 1333,
+		644, 643, 724, 544, 2041, 2040, 395, 298, 163, 163, 1753, 1887, 1883, 1754, 2130, 1068, 1887, 705, 1061, 1046,
+		1085, 1084, 2237, 1285, 1311, 121, 2090, 2091, 72, 713, 523, 1218, 1234, 1251, 1670, 214, 1928, 1920, 72, 883,
+		2304, 909, 906, 801, 212, 58, 618, 2010, 2222, 2229, 2220, 145, 740, 1649, 1638, 2276, 1933, 1224, 1248, 519,
+		518, 2209, 212, 58, 617, 1890, 2203, 737, 561, 1286, 1326, 312, 313, 314, 315, 342, 330, 311, 316, 317,
+		318, 2032, 2034, 2285, 2287, 1691, 2262, 988, 987, 986, 985, 755, 918, 917, 168, 756, 919, 1014, 117, 128,
+		2011, 2082, 114, 126, 2267, 2283, 1755, 1887, 1846, 1840, 177, 2122, 256, 2224, 2288, 128, 2053, 114, 2060, 129,
+		2063, 115, 273, 2262, 11, 272, 2238, 2027, 2287, 19, 1661, 1648, 1639, 1403, 2307, 129, 2110, 194, 996, 997,
+		1012, 229, 1577, 1589, 230, 239, 1008, 980, 1078, 2287, 1047, 979, 982, 981, 1015, 64, 71, 62, 72, 1938,
+		524, 1892, 72, 1893, 72, 10, 442, 338, 320, 321, 332, 331, 100, 1581, 1580, 552, 1651, 167, 1090, 1073,
+		707, 72, 716, 851, 1902, 1938, 1891, 524, 164, 1906, 1576, 1429, 1346, 100, 1485, 925, 1817, 1486, 1530, 1589,
+		1487, 1544, 1576, 1864, 1670, 1570, 1875, 1488, 1511, 1589, 1582, 1589, 238, 660, 1583, 1489, 622, 1670, 623, 1373,
+		1817, 2111, 1165, 786, 1490, 1521, 1670, 1856, 1851, 1608, 790, 1491, 1437, 2045, 2043, 1552, 1492, 213, 96, 72,
+		420, 1187, 1417, 1374, 1493, 450, 1494, 1568, 1615, 167, 1048, 1090, 1073, 1614, 1495, 440, 1577, 1094, 74, 73,
+		1049, 1091, 1140, 1169, 788, 1141, 633, 1496, 1577, 1087, 1035, 1072, 99, 67, 97, 72, 1527, 1809, 1427, 1616,
+		215, 1287, 214, 2278, 1576, 1602, 1615, 2185, 196, 1313, 214, 1323, 1756, 832, 973, 1887, 833, 166, 1409, 1758,
+		163, 1288, 1310, 432, 1651, 1812, 166, 166, 1289, 1337, 1884, 782, 781, 295, 790, 166, 291, 790, 166, 286,
+		294, 790, 166, 290, 650, 790, 166, 285, 649, 1613, 1576, 1670, 1887, 416, 12, 1887, 417, 12, 1885, 1887,
+		1619, 1576, 128, 2081, 114, 2058, 1589, 1620, 2033, 2026, 2032, 1887, 1757, 29, 118, 1759, 1760, 1290, 1333, 1887,
+		1761, 421, 1817, 730, 719, 724, 720, 727, 2288, 1206, 215, 718, 686, 1207, 729, 164, 723, 198, 200, 576,
+		573, 2112, 1510, 1576, 1577, 626, 1520, 2262, 58, 438, 1577, 624, 1520, 899, 2285, 2287, 593, 101, 849, 2004,
+		1062, 974, 1025, 2171, 196, 1331, 2316, 379, 377, 1593, 1527, 378, 1576, 1497, 1568, 1592, 380, 97, 72, 1591,
+		1527, 732, 774, 68, 381, 72, 669, 70, 2315, 1108, 570, 1576, 559, 206, 1670, 1670, 1670, 577, 198, 128,
+		2080, 114, 1621, 162, 745, 166, 778, 748, 167, 193, 1933, 2147, 218, 191, 1402, 1375, 1663, 971, 1649, 1640,
+		1672, 1933, 1641, 1933, 1654, 1650, 1659, 2287, 1376, 1427, 2246, 2244, 2248, 2247, 2245, 1840, 177, 1842, 180, 1699,
+		1718, 1886, 1577, 1377, 746, 414, 1212, 263, 264, 26, 1585, 1254, 790, 1584, 393, 123, 29, 31, 2264, 37,
+		840, 166, 602, 966, 632, 790, 1310, 1379, 1307, 1413, 557, 203, 1412, 1405, 158, 1346, 279, 276, 1247, 2201,
+		1410, 790, 1397, 967, 1670, 1384, 1626, 5, 163, 1380, 1346, 72, 680, 2267, 1291, 1346, 1650, 1642, 1310, 1407,
+		1307, 1381, 1401, 1887, 1382, 1241, 1398, 1383, 2261, 1225, 1226, 2287, 1908, 64, 71, 435, 1693, 29, 1395, 277,
+		274, 1385, 1415, 1670, 703, 1425, 163, 462, 461, 463, 455, 1242, 460, 196, 485, 1694, 29, 1887, 1762, 157,
+		1670, 2268, 63, 72, 701, 506, 700, 229, 1895, 1378, 1673, 2292, 1292, 2266, 533, 212, 58, 616, 198, 2181,
+		2180, 2113, 2121, 2148, 222, 223, 2294, 1939, 185, 2114, 604, 603, 1293, 1674, 2280, 2300, 215, 241, 2282, 790,
+		166, 2281, 1670, 596, 794, 156, 48, 68, 939, 2287, 1109, 72, 1114, 938, 2287, 155, 156, 1617, 2203, 738,
+		214, 1294, 1436, 543, 2027, 2287, 1326, 166, 203, 177, 376, 375, 1670, 13, 2266, 1940, 2267, 100, 1499, 1554,
+		204, 898, 2267, 892, 1933, 214, 896, 1523, 1577, 890, 891, 250, 1670, 100, 1202, 1933, 1295, 1208, 1589, 1498,
+		660, 2207, 1941, 1670, 100, 1933, 2197, 1576, 1500, 1562, 1933, 1887, 1296, 1332, 1838, 203, 897, 895, 1933, 1092,
+		1887, 1763, 790, 1764, 1765, 1766, 1767, 163, 1768, 672, 1942, 163, 973, 1887, 830, 1769, 1770, 1771, 215, 1772,
+		1386, 1773, 29, 1774, 1887, 15, 12, 946, 35, 1775, 17, 1670, 1201, 166, 2261, 1670, 1227, 1229, 664, 1228,
+		1236, 1232, 1235, 2259, 166, 627, 1231, 1670, 441, 1246, 1244, 2175, 195, 196, 2176, 166, 575, 483, 2177, 196,
+		578, 2160, 47, 1069, 591, 1576, 72, 600, 661, 1576, 621, 699, 229, 704, 653, 652, 786, 2178, 195, 196,
+		2177, 196, 172, 23, 10, 666, 670, 1887, 667, 787, 1804, 1814, 545, 696, 163, 1387, 2115, 2293, 605, 589,
+		2296, 2128, 82, 72, 1124, 1110, 90, 85, 84, 790, 2272, 1815, 1589, 690, 2263, 1169, 788, 1160, 790, 190,
+		1833, 188, 2298, 884, 885, 886, 203, 869, 181, 129, 234, 2116, 1129, 790, 1834, 2294, 212, 58, 610, 611,
+		532, 2296, 588, 421, 1817, 34, 1670, 100, 1202, 1933, 1208, 1589, 100, 1933, 1501, 1574, 1670, 1857, 1871, 1781,
+		1887, 166, 1644, 2268, 1876, 1941, 1670, 1942, 163, 1574, 167, 541, 1521, 166, 770, 769, 1778, 1887, 1576, 99,
+		1502, 1933, 641, 1943, 2267, 166, 1662, 509, 1648, 1643, 1639, 1576, 1941, 1670, 167, 663, 1850, 923, 1887, 1795,
+		1737, 74, 73, 68, 1589, 873, 1884, 1417, 1388, 1887, 1779, 2288, 101, 1887, 2002, 1884, 2028, 2041, 1780, 1802,
+		781, 771, 1576, 1577, 1071, 1032, 1097, 72, 904, 1576, 1577, 1066, 1050, 1034, 1096, 72, 843, 2159, 214, 166,
+		1689, 1691, 2262, 2259, 166, 454, 157, 1670, 1589, 167, 1052, 489, 1061, 163, 1503, 1561, 1051, 1092, 1574, 1148,
+		2239, 786, 825, 72, 1183, 826, 824, 1020, 1061, 1577, 1081, 1035, 1072, 1504, 1559, 1574, 1149, 2240, 786, 1142,
+		1161, 1143, 1179, 787, 1603, 1144, 1670, 2286, 792, 163, 1505, 1564, 128, 114, 101, 2012, 2003, 102, 62, 72,
+		529, 1577, 695, 1150, 2239, 786, 1782, 1887, 1701, 1716, 1713, 1700, 1715, 1702, 1717, 1783, 1887, 2149, 444, 2155,
+		29, 31, 2264, 1887, 1784, 2265, 282, 522, 2249, 2244, 1676, 498, 29, 1888, 31, 790, 2036, 2035, 2029, 1785,
+		1887, 1884, 1809, 1786, 1576, 1576, 1563, 1506, 100, 1555, 1507, 196, 636, 638, 2171, 196, 637, 783, 1389, 1611,
+		1627, 973, 1508, 1521, 722, 1203, 1938, 1653, 1645, 1649, 1589, 1536, 1586, 1899, 1900, 975, 229, 74, 73, 166,
+		1895, 976, 1904, 217, 219, 216, 218, 214, 481, 2117, 881, 196, 2174, 2176, 2173, 2179, 2170, 2169, 100, 484,
+		1670, 201, 2190, 1941, 1670, 202, 580, 2189, 574, 1670, 162, 1297, 69, 2316, 1894, 70, 2315, 2156, 822, 1918,
+		214, 1913, 214, 1911, 2276, 1933, 1912, 1925, 1914, 2266, 1707, 178, 1933, 1923, 661, 1576, 430, 99, 513, 1896,
+		1093, 180, 1718, 1576, 95, 99, 166, 540, 567, 882, 1921, 437, 1919, 1922, 1915, 1933, 1887, 1776, 1298, 2266,
+		556, 548, 546, 2267, 1299, 1053, 1887, 1777, 2118, 1887, 1787, 1390, 2013, 1887, 1811, 105, 1926, 1916, 58, 214,
+		472, 2203, 737, 203, 412, 1824, 16, 2301, 214, 160, 887, 1684, 2150, 2154, 2184, 198, 888, 163, 657, 656,
+		214, 654, 717, 1204, 1835, 1829, 128, 2081, 114, 1239, 163, 508, 166, 2198, 171, 1542, 547, 1532, 1864, 1670,
+		1875, 1587, 162, 1538, 1858, 1933, 1588, 1531, 1549, 1589, 1868, 1670, 1509, 1577, 2225, 1524, 428, 1510, 1576, 166,
+		1396, 595, 966, 1511, 1589, 1717, 167, 220, 926, 932, 930, 928, 554, 548, 927, 933, 931, 929, 1933, 1646,
+		1859, 166, 1391, 966, 807, 1830, 1670, 122, 2265, 50, 51, 52, 53, 199, 1343, 2266, 2265, 1341, 166, 278,
+		1665, 2268, 166, 1664, 2268, 37, 951, 1310, 950, 1311, 949, 1309, 952, 11, 959, 24, 36, 957, 1310, 958,
+		960, 310, 1340, 101, 2012, 1589, 1590, 2263, 427, 1521, 246, 1541, 1522, 1098, 1054, 1188, 1185, 1896, 1055, 1093,
+		1545, 248, 489, 1061, 1056, 164, 693, 281, 1906, 1172, 1560, 1577, 71, 848, 68, 1512, 254, 1589, 1513, 1514,
+		1515, 1516, 1547, 6, 858, 797, 213, 1192, 212, 1670, 1145, 2239, 786, 240, 1061, 1057, 1604, 1605, 1146, 787,
+		1175, 787, 660, 121, 520, 1557, 1517, 1424, 260, 1518, 253, 1589, 259, 1574, 1158, 2241, 790, 163, 1147, 249,
+		2199, 1690, 2262, 166, 466, 157, 1670, 2268, 465, 2267, 2280, 2300, 215, 212, 1944, 2286, 2287, 101, 2004, 1878,
+		2010, 36, 2005, 83, 837, 177, 1058, 229, 790, 1300, 2272, 2167, 2157, 49, 167, 923, 2151, 772, 1627, 973,
+		1327, 1301, 1933, 1278, 1327, 1669, 1647, 128, 114, 2030, 726, 1205, 1788, 1887, 1576, 1606, 1616, 1917, 1576, 542,
+		1670, 166, 162, 1211, 692, 57, 2161, 55, 54, 166, 1422, 967, 1670, 2044, 106, 1059, 1046, 74, 73, 1091,
+		1075, 161, 1564, 41, 1887, 12, 443, 592, 2221, 555, 166, 683, 455, 1242, 689, 829, 1302, 1314, 214, 908,
+		742, 1414, 166, 598, 166, 2200, 735, 166, 1303, 1887, 505, 2288, 1310, 1392, 1411, 1307, 2207, 2271, 790, 2272,
+		1607, 1609, 1576, 2059, 2031, 2042, 1945, 162, 1393, 1297, 163, 1310, 1394, 1307, 1887, 1789, 167, 1810, 37, 24,
+		1790, 1887, 1791, 1792, 1887, 1793, 1887, 1794, 1887, 1576, 1562, 100, 1554, 1519, 1322, 968, 2276, 1933, 2266, 2267,
+		6, 1304, 10, 1887, 1795, 42, 2152, 2165, 68, 1109, 72, 476, 1887, 1764, 1800, 1797, 1887, 790, 2272, 1796,
+		1815, 1576, 539, 95, 99, 1887, 1798, 1811, 1887, 1799, 103, 2006, 101, 823, 2157, 49, 1310, 1305, 1336, 1307,
+		166, 2267, 1946, 5, 1306, 2213, 1999, 94, 1987, 1986, 109, 108, 91, 1962, 92, 1960, 1961, 92, 1966, 94,
+		1959, 93, 1965, 1988, 859, 124, 1949, 1948, 1947, 1950, 142, 1990, 1991, 1992, 110, 1958, 91, 1969, 1970, 1967,
+		1968, 1984, 1982, 1985, 1983, 749, 92, 1963, 91, 1974, 93, 1981, 1980, 1979, 1978, 1975, 1972, 94, 1973, 1976,
 		1971, 2000, 1977, 125, 1952, 1951, 1953, 1954, 1955, 141, 1956, 1957, 141, 1964, 91, 141, 1989, 1994, 1998, 1993,
 		1997, 1995, 1996,
 	},
