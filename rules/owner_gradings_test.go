@@ -83,7 +83,7 @@ func TestBadOutboundSenderIsTheSendersBlockedAccount(t *testing.T) {
 		t.Errorf("rule %s owner %s explanation %q fix %q; want the sender's blocked account", v.Rule, v.Owner, v.Explanation, v.Fix)
 	}
 	v = e.Classify(Input{Action: "failed", Status: "5.1.8", Diagnostic: "host mx.example.net[192.0.2.8] said: 550 5.1.8 <a@nodomain.example>: Sender address rejected: Domain not found (in reply to RCPT TO command)"})
-	if v.Reason != "rejected" || strings.Contains(v.Explanation, "blocked from sending") || !strings.Contains(v.Fix, "domain exists") {
+	if v.Reason != "rejected" || strings.Contains(v.Explanation, "blocked from sending") || !strings.Contains(v.Fix, "domain nodomain.example exists in DNS") {
 		t.Errorf("domain not found: rule %s explanation %q fix %q; want the sender domain reading", v.Rule, v.Explanation, v.Fix)
 	}
 }
