@@ -121,6 +121,7 @@ type blockScanner struct {
 
 	reopen   bool   // after a heading line inside the report, text joins the last block
 	lastTalk string // the last "while talking to" line, for transcript blocks
+	talkHeld bool   // a "while talking to" line under a heading, not yet given to the last block (heldTalk)
 
 	// The session transcript being read (see transcript.go).
 	pending     []byte   // the last command that is no RCPT and the replies to it, for the summary lines after them
@@ -212,9 +213,13 @@ func (s *blockScanner) line(start, end int) {
 		s.contactBlock = contactHeading(t, lt) || s.contactBlock && inContactBlock(lt)
 	}
 	switch {
+	case kind == lineNone && s.reopen && s.cur == nil && bytes.Contains(lt, []byte("while talking to ")):
+		s.talkHeld = true // whose it is, the next line says (heldTalk)
 	case kind == lineNone && s.reopen && s.cur == nil:
+		s.heldTalk(true)
 		s.headingText(t)
 	case kind != lineNone:
+		s.talkHeld = false // a transcript's recipient line takes the host line itself (lastTalk)
 		listed := s.listIntro > 0 || kind == lineLocal
 		s.recipient(t, lt, addr, rest, kind)
 		if b := s.cur; b != nil && b.address == addr && len(s.blocks) < MaxRecipients {
@@ -244,6 +249,7 @@ func (s *blockScanner) emptyLine() {
 	}
 	s.blank = true
 	s.contactBlock = false
+	s.heldTalk(s.reopen && s.cur == nil)
 	if s.cur != nil && len(bytes.TrimSpace(s.buf)) > 0 {
 		if code := hasCodeBytes(s.buf); code || s.paras >= maxBlockParagraphs {
 			s.endBlockKnown(code)
@@ -265,6 +271,7 @@ func (s *blockScanner) emptyLine() {
 // inside the report: what follows belongs to the recipient just read.
 func (s *blockScanner) separatorLine(lt []byte) {
 	s.paraStart = -1
+	s.heldTalk(s.reopen && s.cur == nil)
 	s.inTranscript = containsString(lt, "transcript of session")
 	if isLabelledSeparator(lt) {
 		if s.cur == nil && len(s.blocks) > 0 {
@@ -344,6 +351,18 @@ func hasLetter(b []byte) bool {
 		}
 	}
 	return false
+}
+
+// heldTalk ends a held "while talking to" line (talkHeld): it is the last
+// block's text when give says so, and dropped otherwise.
+func (s *blockScanner) heldTalk(give bool) {
+	if !s.talkHeld {
+		return
+	}
+	s.talkHeld = false
+	if give && len(s.blocks) > 0 && s.lastTalk != "" {
+		s.headingText([]byte(s.lastTalk))
+	}
 }
 
 // headingText adds a line under a heading to the last block.
@@ -453,8 +472,19 @@ func (s *blockScanner) recipient(t, lt []byte, addr string, rest []byte, kind in
 func (s *blockScanner) sessionLine(side transcriptSide, c, t []byte) bool {
 	if s.cur == nil && s.reopen && len(s.blocks) > 0 {
 		// Under a heading ("Transcript of session follows") after a list
-		// of failed addresses: the transcript is that of the last one.
-		s.headingText(t)
+		// of failed addresses: the transcript is that of the last one,
+		// unless it sends a RCPT for another address. Sendmail lists
+		// every failed address ("The following addresses had permanent
+		// fatal errors", savemail.c errbody), then quotes the session
+		// with each host in turn ("... while talking to HOST.:",
+		// usersmtp.c): each RCPT's reply is that address's own, and the
+		// last address of the list gets no other's.
+		if a := rcptAddress(c); side == clientSide && a != "" && !sameRecipient(a, s.blocks[len(s.blocks)-1].address) {
+			s.reopen, s.talkHeld = false, false
+		} else {
+			s.heldTalk(true)
+			s.headingText(t)
+		}
 	}
 	if s.cur != nil && !s.transcript {
 		// Courier quotes the transcript under the recipient's line: it is

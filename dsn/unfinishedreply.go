@@ -1,6 +1,7 @@
 package dsn
 
 import (
+	"bytes"
 	"strings"
 
 	"github.com/ndrmilter/ndrmilter/smtpcode"
@@ -16,6 +17,18 @@ import (
 // in their later lines, are read from their first line otherwise. A
 // diagnostic that is the first line of a multi-line reply and no more is
 // completed from the notice's text, when the text holds that reply.
+//
+// A notice about several recipients quotes several replies, and the
+// completion must take the recipient's own. Two places in Sendmail's
+// notice hold a reply (sendmail/savemail.c, errbody): the list "The
+// following addresses had permanent fatal errors", where each address is
+// followed by "(reason: ...)" with the one line Sendmail kept (q_rstatus),
+// and the "Transcript of session follows" with the whole session per host
+// ("... while talking to HOST.:", ">>> RCPT To:<addr>", "<<< 550-...").
+// A reply quoted inside a parenthesis ends at the parenthesis: the lines
+// after it are the next address of the list, not more of the reply. A
+// reply in a transcript after a RCPT command belongs to the recipient that
+// command names: a RCPT for another address makes it another recipient's.
 
 // maxFullReply caps the part of the notice's text read for one reply, in
 // bytes (Gmail's longest replies are about 600 bytes with their codes).
@@ -59,7 +72,7 @@ func (p *parser) completeReplies(idx []int) {
 			continue
 		}
 		rc := &p.rep.Recipients[i]
-		if full := fullReply(text, rc.Diagnostic); full != "" {
+		if full := fullReply(text, rc.Diagnostic, rc.Address); full != "" {
 			rc.Diagnostic = full
 		}
 	}
@@ -73,8 +86,10 @@ func (p *parser) completeReplies(idx []int) {
 // a line of its own, after a transcript's "<<<" or "<--" mark (Sendmail,
 // MDaemon) or indented (Exim), or wrapped anywhere with their codes inside
 // the lines (Postfix). The reply ends at its last line, at a blank line,
-// or at the next command of a transcript.
-func fullReply(text, d string) string {
+// or at the next command of a transcript. A reply quoted inside a
+// parenthesis (Sendmail's "(reason: 550-...)") or answering a RCPT for an
+// address other than addr (when addr is known) is not read.
+func fullReply(text, d, addr string) string {
 	if len(d) < 5 || !smtpcode.IsReply(d[:3]) || d[3] != ' ' {
 		return ""
 	}
@@ -98,6 +113,12 @@ func fullReply(text, d string) string {
 		from = at + len(first)
 		if at > 0 && !isLineSpace(text[at-1]) && text[at-1] != ':' {
 			continue
+		}
+		if insideParenthesis(text, at) {
+			continue // Sendmail's "(reason: 550-...)": its first line, and the next address after it
+		}
+		if addr != "" && !rcptIs(rcptBefore(text, at), addr) {
+			continue // another recipient's reply in the transcript
 		}
 		reply := collapseSpace(nil, replyLines(text[at:min(len(text), at+maxFullReply)], code, status))
 		if !strings.Contains(reply[len(first):], " "+code) {
@@ -157,4 +178,39 @@ func safePrefix(s string, n int) string {
 		return s
 	}
 	return s[:n]
+}
+
+// insideParenthesis says whether the line of text that holds offset at has
+// a parenthesis opened before at and not closed before it.
+func insideParenthesis(text string, at int) bool {
+	start := strings.LastIndexByte(text[:at], '\n') + 1
+	head := text[start:at]
+	return strings.Count(head, "(") > strings.Count(head, ")")
+}
+
+// rcptBefore returns the address of the RCPT command that the transcript
+// line at offset at answers: the last client line before it, when that is
+// a RCPT ("" when the last client line is another command, or when there
+// is none, or when a transcript's "... while talking to HOST" or a blank
+// line comes between them).
+func rcptBefore(text string, at int) string {
+	end := strings.LastIndexByte(text[:at], '\n')
+	for n := 0; end > 0 && n < maxReplyLines; n++ {
+		start := strings.LastIndexByte(text[:end], '\n') + 1
+		line := strings.Trim(text[start:end], lineSpace)
+		end = start - 1
+		if line == "" || strings.HasPrefix(line, "...") {
+			return ""
+		}
+		if side, c := transcriptLine([]byte(line), bytes.ToLower([]byte(line))); side == clientSide {
+			return rcptAddress(c)
+		}
+	}
+	return ""
+}
+
+// rcptIs says whether the address a RCPT command names, rcpt, is addr or
+// names no address ("" is no evidence of another recipient).
+func rcptIs(rcpt, addr string) bool {
+	return rcpt == "" || strings.EqualFold(rcpt, addr)
 }

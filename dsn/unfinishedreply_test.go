@@ -46,7 +46,7 @@ func TestUnfinishedReplyIsTheFirstLineAlone(t *testing.T) {
 		}
 	}
 	text := "   ----- Transcript -----\n(reason: 550-5.7.26 Unauthenticated email from example.com is not accepted due to)\n\nmore text\n"
-	if got := fullReply(text, "550 5.7.26 Unauthenticated email from example.com is not accepted due to"); got != "" {
+	if got := fullReply(text, "550 5.7.26 Unauthenticated email from example.com is not accepted due to", ""); got != "" {
 		t.Errorf("fullReply from a repeated first line = %q, want none", got)
 	}
 }
