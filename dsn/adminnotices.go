@@ -2,6 +2,7 @@ package dsn
 
 import (
 	"bytes"
+	"strings"
 
 	"github.com/ndrmilter/ndrmilter/internal/ascii"
 	"github.com/ndrmilter/ndrmilter/message"
@@ -89,6 +90,88 @@ var listBounceNoticeSubjects = []string{
 	"mailing list due to bounces", "mailing list has been disabled",
 }
 
+// A ListAction is what a mailing list did about a member whose address
+// bounces, as its notice says (Report.ListAction).
+type ListAction string
+
+// The actions of Mailman's bounce processing: Mailman 2.1's bounce.txt
+// ("Action: Subscription %(did)s.", Bouncer.py: disabled, or the bounce
+// score incremented when the owner asks to hear of each bounce) and
+// Mailman 3's notices (app/notifications.py: "MEMBER's subscription
+// disabled on LIST", "MEMBER's bounce score incremented on LIST", "MEMBER
+// unsubscribed from LIST mailing list due to bounces", the member's "Your
+// subscription for LIST mailing list has been disabled").
+const (
+	ListActionCounted  ListAction = "counted"  // the bounce was counted against the member
+	ListActionDisabled ListAction = "disabled" // delivery to the member was stopped
+	ListActionRemoved  ListAction = "removed"  // the member was unsubscribed
+)
+
+// listActionWords are lower-case words of a list's notice and the action
+// they state, the more final first.
+var listActionWords = [...]struct {
+	words  string
+	action ListAction
+}{
+	{"due to bounces", ListActionRemoved}, {"subscription removed", ListActionRemoved},
+	{"unsubscribed", ListActionRemoved}, {"disabled", ListActionDisabled},
+	{"score incremented", ListActionCounted},
+}
+
+// listAction returns the action a list's notice states: in its subject
+// (Mailman 3), else on the "Action:" line of its text (Mailman 2.1); ""
+// when it states none.
+func (p *parser) listAction() ListAction {
+	var buf [maxShortField]byte
+	low := message.AppendDecodedWords(buf[:0], view(headerValue(p.hdr, "Subject")))
+	low = ascii.LowerInto(low, low)
+	if a := listActionIn(low); a != "" {
+		return a
+	}
+	p.loadText()
+	text := p.lowerText
+	for i := 0; i < len(text); {
+		line, next := ascii.NextLine(text, i)
+		i = next
+		if t := bytes.TrimSpace(line); bytes.HasPrefix(t, []byte("action:")) {
+			if a := listActionIn(t); a != "" {
+				return a
+			}
+		}
+	}
+	return ""
+}
+
+// listActionIn returns the action that words (lower case) state, "" for none.
+func listActionIn(words []byte) ListAction {
+	for _, w := range listActionWords {
+		if bytes.Contains(words, []byte(w.words)) {
+			return w.action
+		}
+	}
+	return ""
+}
+
+// listAddress returns the posting address of the list a notice comes
+// from: Mailman's X-BeenThere, else RFC 2369's List-Post ("<mailto:...>");
+// "" when neither names a plausible address.
+func (p *parser) listAddress() string {
+	if a := cleanAddress(headerString(p.hdr, "X-BeenThere")); plausibleAddress(a) {
+		return a
+	}
+	v := headerString(p.hdr, "List-Post")
+	if i := strings.Index(strings.ToLower(v), "mailto:"); i >= 0 {
+		v = v[i+len("mailto:"):]
+		if j := strings.IndexAny(v, ">?"); j >= 0 {
+			v = v[:j]
+		}
+		if a := cleanAddress(v); plausibleAddress(a) {
+			return a
+		}
+	}
+	return ""
+}
+
 // listUncaughtBounceSubjects are the lower-case subject words of the
 // notices of FormatListUncaughtBounce (both Mailman versions).
 var listUncaughtBounceSubjects = []string{"uncaught bounce notification"}
@@ -169,6 +252,9 @@ func (p *parser) markListBounceNotice(format string) {
 	r := p.rep
 	r.Format = format
 	r.Original = Original{}
+	if format == FormatListBounceNotice {
+		r.List, r.ListAction = p.listAddress(), p.listAction()
+	}
 	if r.Kind != KindBounce && r.Kind != KindDelay {
 		r.Kind = KindNone
 		r.Recipients = nil

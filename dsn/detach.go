@@ -174,7 +174,7 @@ func (st *stringStore) keep(s string) string {
 
 // textSize is the number of bytes of the strings of r.
 func textSize(r *Report) int {
-	n := len(r.Kind) + len(r.Format) + len(r.ReportingMTA) + len(r.FeedbackType) + len(r.Notice) + len(r.Addressee) + len(r.Disposition)
+	n := len(r.Kind) + len(r.Format) + len(r.ReportingMTA) + len(r.FeedbackType) + len(r.Notice) + len(r.Addressee) + len(r.Disposition) + len(r.List) + len(r.ListAction)
 	for i := range r.Recipients {
 		rc := &r.Recipients[i]
 		n += len(rc.Address) + len(rc.OriginalRecipient) + len(rc.Action) + len(rc.Status) + len(rc.ReplyCode) +
@@ -202,6 +202,7 @@ func detach(r *Report, st stringStore) {
 	r.Format, r.ReportingMTA, r.FeedbackType, r.Notice = st.keep(r.Format), st.keep(r.ReportingMTA), st.keep(r.FeedbackType), st.keep(r.Notice)
 	r.Addressee = st.keep(r.Addressee)
 	r.Disposition = Disposition(st.keep(string(r.Disposition)))
+	r.List, r.ListAction = st.keep(r.List), ListAction(st.keep(string(r.ListAction)))
 	for i := range r.Recipients {
 		rc := &r.Recipients[i]
 		rc.Address, rc.OriginalRecipient = st.keep(rc.Address), st.keep(rc.OriginalRecipient)

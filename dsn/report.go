@@ -107,6 +107,16 @@ type Report struct {
 	// the reason.
 	Notice string
 
+	// List is the address of the mailing list a list's notice about a
+	// member's bounce comes from (FormatListBounceNotice): its X-BeenThere
+	// field (Mailman's) else its List-Post (RFC 2369 section 3.4); "" for
+	// other reports.
+	List string
+
+	// ListAction is what the list did about the member's bounce, as its
+	// notice says (FormatListBounceNotice); "" when it does not say.
+	ListAction ListAction
+
 	// Truncated is set when a cap on size, depth or count cut the reading short.
 	Truncated bool
 }

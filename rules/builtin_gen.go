@@ -9,7 +9,7 @@ import (
 )
 
 // builtinDigest is BuiltinDigest: of the rules.yaml this file was generated from.
-const builtinDigest = "492fe7baed3d"
+const builtinDigest = "fc7e132f0dd2"
 
 // builtinTrue and builtinFalse are the values of the rules' *bool fields.
 var builtinTrue, builtinFalse = true, false
@@ -20,7 +20,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "success",
 			file:   "rules.yaml (built-in)",
-			line:   1431,
+			line:   1436,
 			action: []smtpcode.Action{"delivered", "relayed", "expanded"},
 			then: thenDef{
 				Reason: "delivered",
@@ -30,7 +30,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "success-code",
 			file: "rules.yaml (built-in)",
-			line: 1436,
+			line: 1441,
 			status: []statusPattern{
 				{class: 2, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -56,7 +56,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1451,
+			line: 1456,
 			text: phraseMask{
 				{index: 3, bits: 481036337152},
 			},
@@ -70,7 +70,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1458,
+			line: 1463,
 			text: phraseMask{
 				{index: 3, bits: 549755813888},
 			},
@@ -84,7 +84,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1465,
+			line: 1470,
 			text: phraseMask{
 				{index: 3, bits: 3298534883328},
 			},
@@ -98,7 +98,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1472,
+			line: 1477,
 			text: phraseMask{
 				{index: 3, bits: 4398046511104},
 			},
@@ -112,7 +112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1479,
+			line: 1484,
 			text: phraseMask{
 				{index: 3, bits: 131941395333120},
 			},
@@ -126,7 +126,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1486,
+			line: 1491,
 			text: phraseMask{
 				{index: 3, bits: 422212465065984},
 			},
@@ -140,7 +140,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1493,
+			line: 1498,
 			text: phraseMask{
 				{index: 3, bits: 562949953421312},
 			},
@@ -154,7 +154,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 1500,
+			line: 1505,
 			text: phraseMask{
 				{index: 3, bits: 1125899906842624},
 			},
@@ -168,7 +168,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1507,
+			line: 1512,
 			text: phraseMask{
 				{index: 3, bits: 2251799813685248},
 			},
@@ -182,7 +182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1514,
+			line: 1519,
 			text: phraseMask{
 				{index: 3, bits: 13510798882111488},
 			},
@@ -196,7 +196,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1521,
+			line: 1526,
 			text: phraseMask{
 				{index: 3, bits: 18014398509481984},
 			},
@@ -210,7 +210,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1528,
+			line: 1533,
 			text: phraseMask{
 				{index: 3, bits: 108086391056891904},
 			},
@@ -224,7 +224,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1535,
+			line: 1540,
 			text: phraseMask{
 				{index: 3, bits: 144115188075855872},
 			},
@@ -238,7 +238,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1542,
+			line: 1547,
 			text: phraseMask{
 				{index: 3, bits: 288230376151711744},
 			},
@@ -252,7 +252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1549,
+			line: 1554,
 			text: phraseMask{
 				{index: 3, bits: 576460752303423488},
 			},
@@ -266,7 +266,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1556,
+			line: 1561,
 			text: phraseMask{
 				{index: 3, bits: 8070450532247928832},
 			},
@@ -280,7 +280,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-other-message",
 			file: "rules.yaml (built-in)",
-			line: 1564,
+			line: 1569,
 			text: phraseMask{
 				{index: 3, bits: 9223372036854775808},
 				{index: 4, bits: 63},
@@ -292,7 +292,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ironport-ldap-accept-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1585,
+			line: 1590,
 			text: phraseMask{
 				{index: 4, bits: 64},
 			},
@@ -302,7 +302,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-block-list",
 			file: "rules.yaml (built-in)",
-			line: 1596,
+			line: 1601,
 			text: phraseMask{
 				{index: 4, bits: 384},
 			},
@@ -371,7 +371,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "greylisting-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1613,
+			line: 1618,
 			text: phraseMask{
 				{index: 4, bits: 32256},
 			},
@@ -423,7 +423,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "proofpoint-reputation",
 			file: "rules.yaml (built-in)",
-			line: 1631,
+			line: 1636,
 			text: phraseMask{
 				{index: 4, bits: 229376},
 			},
@@ -497,7 +497,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-verify-callout",
 			file: "rules.yaml (built-in)",
-			line: 1646,
+			line: 1651,
 			text: phraseMask{
 				{index: 4, bits: 16515072},
 			},
@@ -547,7 +547,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1666,
+			line: 1671,
 			text: phraseMask{
 				{index: 4, bits: 50331648},
 			},
@@ -599,7 +599,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate",
 			file: "rules.yaml (built-in)",
-			line: 1683,
+			line: 1688,
 			text: phraseMask{
 				{index: 4, bits: 50331648},
 			},
@@ -649,7 +649,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-likely-unsolicited",
 			file: "rules.yaml (built-in)",
-			line: 1693,
+			line: 1698,
 			text: phraseMask{
 				{index: 4, bits: 67108864},
 			},
@@ -719,7 +719,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-user-block",
 			file: "rules.yaml (built-in)",
-			line: 1710,
+			line: 1715,
 			text: phraseMask{
 				{index: 4, bits: 2013265920},
 			},
@@ -769,7 +769,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policy-block",
 			file: "rules.yaml (built-in)",
-			line: 1725,
+			line: 1730,
 			text: phraseMask{
 				{index: 4, bits: 135291469824},
 			},
@@ -819,7 +819,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-anti-spoofing",
 			file: "rules.yaml (built-in)",
-			line: 1746,
+			line: 1751,
 			text: phraseMask{
 				{index: 4, bits: 962072674304},
 			},
@@ -869,7 +869,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1760,
+			line: 1765,
 			text: phraseMask{
 				{index: 4, bits: 7696581394432},
 			},
@@ -882,7 +882,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1770,
+			line: 1775,
 			text: phraseMask{
 				{index: 4, bits: 7696581394432},
 			},
@@ -895,7 +895,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1776,
+			line: 1781,
 			text: phraseMask{
 				{index: 4, bits: 7696581394432},
 			},
@@ -908,7 +908,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1782,
+			line: 1787,
 			text: phraseMask{
 				{index: 4, bits: 7696581394432},
 			},
@@ -921,7 +921,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1788,
+			line: 1793,
 			text: phraseMask{
 				{index: 4, bits: 7696581394432},
 			},
@@ -934,7 +934,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1794,
+			line: 1799,
 			text: phraseMask{
 				{index: 4, bits: 7696581394432},
 			},
@@ -947,7 +947,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1800,
+			line: 1805,
 			text: phraseMask{
 				{index: 4, bits: 7696581394432},
 			},
@@ -960,7 +960,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1806,
+			line: 1811,
 			text: phraseMask{
 				{index: 4, bits: 7696581394432},
 			},
@@ -973,7 +973,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1812,
+			line: 1817,
 			text: phraseMask{
 				{index: 4, bits: 7696581394432},
 			},
@@ -986,7 +986,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1818,
+			line: 1823,
 			text: phraseMask{
 				{index: 4, bits: 7696581394432},
 			},
@@ -999,7 +999,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1824,
+			line: 1829,
 			text: phraseMask{
 				{index: 4, bits: 7696581394432},
 			},
@@ -1012,7 +1012,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1830,
+			line: 1835,
 			text: phraseMask{
 				{index: 4, bits: 7696581394432},
 			},
@@ -1081,7 +1081,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1845,
+			line: 1850,
 			text: phraseMask{
 				{index: 4, bits: 131941395333120},
 			},
@@ -1094,7 +1094,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1853,
+			line: 1858,
 			text: phraseMask{
 				{index: 4, bits: 140737488355328},
 			},
@@ -1107,7 +1107,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1859,
+			line: 1864,
 			text: phraseMask{
 				{index: 4, bits: 281474976710656},
 			},
@@ -1120,7 +1120,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1865,
+			line: 1870,
 			text: phraseMask{
 				{index: 4, bits: 562949953421312},
 			},
@@ -1133,7 +1133,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1871,
+			line: 1876,
 			text: phraseMask{
 				{index: 4, bits: 3377699720527872},
 			},
@@ -1146,7 +1146,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1877,
+			line: 1882,
 			text: phraseMask{
 				{index: 4, bits: 13510798882111488},
 			},
@@ -1159,7 +1159,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1883,
+			line: 1888,
 			text: phraseMask{
 				{index: 4, bits: 18014398509481984},
 			},
@@ -1172,7 +1172,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1889,
+			line: 1894,
 			text: phraseMask{
 				{index: 4, bits: 36028797018963968},
 			},
@@ -1182,7 +1182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1898,
+			line: 1903,
 			text: phraseMask{
 				{index: 4, bits: 9151314442816847872},
 			},
@@ -1192,7 +1192,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1903,
+			line: 1908,
 			text: phraseMask{
 				{index: 4, bits: 9223372036854775808},
 			},
@@ -1202,7 +1202,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1908,
+			line: 1913,
 			text: phraseMask{
 				{index: 5, bits: 3},
 			},
@@ -1212,7 +1212,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1913,
+			line: 1918,
 			text: phraseMask{
 				{index: 5, bits: 12},
 			},
@@ -1222,7 +1222,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1918,
+			line: 1923,
 			text: phraseMask{
 				{index: 5, bits: 16},
 			},
@@ -1232,7 +1232,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1923,
+			line: 1928,
 			text: phraseMask{
 				{index: 5, bits: 224},
 			},
@@ -1242,7 +1242,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1928,
+			line: 1933,
 			text: phraseMask{
 				{index: 5, bits: 768},
 			},
@@ -1252,7 +1252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1933,
+			line: 1938,
 			text: phraseMask{
 				{index: 5, bits: 1024},
 			},
@@ -1262,7 +1262,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1938,
+			line: 1943,
 			text: phraseMask{
 				{index: 5, bits: 2048},
 			},
@@ -1272,7 +1272,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1943,
+			line: 1948,
 			text: phraseMask{
 				{index: 5, bits: 4096},
 			},
@@ -1282,7 +1282,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1948,
+			line: 1953,
 			text: phraseMask{
 				{index: 5, bits: 253952},
 			},
@@ -1292,7 +1292,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1953,
+			line: 1958,
 			text: phraseMask{
 				{index: 5, bits: 3932160},
 			},
@@ -1302,7 +1302,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1958,
+			line: 1963,
 			text: phraseMask{
 				{index: 5, bits: 4194304},
 			},
@@ -1312,7 +1312,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1963,
+			line: 1968,
 			text: phraseMask{
 				{index: 5, bits: 8388608},
 			},
@@ -1325,7 +1325,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1972,
+			line: 1977,
 			text: phraseMask{
 				{index: 5, bits: 8388608},
 			},
@@ -1338,7 +1338,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1978,
+			line: 1983,
 			text: phraseMask{
 				{index: 5, bits: 8388608},
 			},
@@ -1351,7 +1351,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1984,
+			line: 1989,
 			text: phraseMask{
 				{index: 5, bits: 8388608},
 			},
@@ -1364,7 +1364,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1990,
+			line: 1995,
 			text: phraseMask{
 				{index: 5, bits: 8388608},
 			},
@@ -1377,7 +1377,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1996,
+			line: 2001,
 			text: phraseMask{
 				{index: 5, bits: 8388608},
 			},
@@ -1390,7 +1390,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2002,
+			line: 2007,
 			text: phraseMask{
 				{index: 5, bits: 8388608},
 			},
@@ -1403,7 +1403,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2008,
+			line: 2013,
 			text: phraseMask{
 				{index: 5, bits: 8388608},
 			},
@@ -1416,7 +1416,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2014,
+			line: 2019,
 			text: phraseMask{
 				{index: 5, bits: 8388608},
 			},
@@ -1429,7 +1429,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2020,
+			line: 2025,
 			text: phraseMask{
 				{index: 5, bits: 16777216},
 			},
@@ -1442,7 +1442,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 2027,
+			line: 2032,
 			text: phraseMask{
 				{index: 5, bits: 100663296},
 			},
@@ -1455,7 +1455,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2033,
+			line: 2038,
 			text: phraseMask{
 				{index: 5, bits: 134217728},
 			},
@@ -1468,7 +1468,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2039,
+			line: 2044,
 			text: phraseMask{
 				{index: 5, bits: 268435456},
 			},
@@ -1481,7 +1481,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2045,
+			line: 2050,
 			text: phraseMask{
 				{index: 5, bits: 536870912},
 			},
@@ -1494,7 +1494,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2051,
+			line: 2056,
 			text: phraseMask{
 				{index: 5, bits: 1073741824},
 			},
@@ -1507,7 +1507,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 2057,
+			line: 2062,
 			text: phraseMask{
 				{index: 5, bits: 2147483648},
 			},
@@ -1520,7 +1520,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2063,
+			line: 2068,
 			text: phraseMask{
 				{index: 5, bits: 12884901888},
 			},
@@ -1533,7 +1533,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2069,
+			line: 2074,
 			text: phraseMask{
 				{index: 5, bits: 257698037760},
 			},
@@ -1546,7 +1546,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2075,
+			line: 2080,
 			text: phraseMask{
 				{index: 5, bits: 34909494181888},
 			},
@@ -1559,7 +1559,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2081,
+			line: 2086,
 			text: phraseMask{
 				{index: 5, bits: 35184372088832},
 			},
@@ -1572,7 +1572,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2087,
+			line: 2092,
 			text: phraseMask{
 				{index: 5, bits: 70368744177664},
 			},
@@ -1585,7 +1585,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2094,
+			line: 2099,
 			text: phraseMask{
 				{index: 5, bits: 70368744177664},
 			},
@@ -1598,7 +1598,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2100,
+			line: 2105,
 			text: phraseMask{
 				{index: 5, bits: 70368744177664},
 			},
@@ -1611,7 +1611,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2106,
+			line: 2111,
 			text: phraseMask{
 				{index: 5, bits: 70368744177664},
 			},
@@ -1624,7 +1624,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2112,
+			line: 2117,
 			text: phraseMask{
 				{index: 5, bits: 70368744177664},
 			},
@@ -1637,7 +1637,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2118,
+			line: 2123,
 			text: phraseMask{
 				{index: 5, bits: 70368744177664},
 			},
@@ -1650,7 +1650,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2124,
+			line: 2129,
 			text: phraseMask{
 				{index: 5, bits: 70368744177664},
 			},
@@ -1663,7 +1663,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2130,
+			line: 2135,
 			text: phraseMask{
 				{index: 5, bits: 70368744177664},
 			},
@@ -1676,7 +1676,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2136,
+			line: 2141,
 			text: phraseMask{
 				{index: 5, bits: 140737488355328},
 			},
@@ -1686,7 +1686,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2143,
+			line: 2148,
 			text: phraseMask{
 				{index: 5, bits: 281474976710656},
 			},
@@ -1735,7 +1735,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2152,
+			line: 2157,
 			text: phraseMask{
 				{index: 5, bits: 1688849860263936},
 			},
@@ -1745,7 +1745,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2157,
+			line: 2162,
 			text: phraseMask{
 				{index: 5, bits: 2251799813685248},
 			},
@@ -1755,7 +1755,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2162,
+			line: 2167,
 			text: phraseMask{
 				{index: 5, bits: 13510798882111488},
 			},
@@ -1765,7 +1765,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2167,
+			line: 2172,
 			text: phraseMask{
 				{index: 5, bits: 18014398509481984},
 			},
@@ -1775,7 +1775,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2172,
+			line: 2177,
 			text: phraseMask{
 				{index: 5, bits: 36028797018963968},
 			},
@@ -1785,7 +1785,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2184,
+			line: 2189,
 			text: phraseMask{
 				{index: 5, bits: 72057594037927936},
 			},
@@ -1795,7 +1795,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2189,
+			line: 2194,
 			text: phraseMask{
 				{index: 5, bits: 1008806316530991104},
 			},
@@ -1805,7 +1805,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2194,
+			line: 2199,
 			text: phraseMask{
 				{index: 5, bits: 1152921504606846976},
 			},
@@ -1815,7 +1815,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2199,
+			line: 2204,
 			text: phraseMask{
 				{index: 5, bits: 2305843009213693952},
 			},
@@ -1910,7 +1910,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-expired",
 			file: "rules.yaml (built-in)",
-			line: 2216,
+			line: 2221,
 			text: phraseMask{
 				{index: 3, bits: 4},
 			},
@@ -1920,7 +1920,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2221,
+			line: 2226,
 			text: phraseMask{
 				{index: 5, bits: 13835058055282163712},
 				{index: 6, bits: 1},
@@ -1931,7 +1931,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-relay",
 			file: "rules.yaml (built-in)",
-			line: 2229,
+			line: 2234,
 			text: phraseMask{
 				{index: 6, bits: 2},
 			},
@@ -1941,7 +1941,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2234,
+			line: 2239,
 			text: phraseMask{
 				{index: 6, bits: 4},
 			},
@@ -1951,7 +1951,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2241,
+			line: 2246,
 			text: phraseMask{
 				{index: 6, bits: 8},
 			},
@@ -1962,7 +1962,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ses-suppressed",
 			file: "rules.yaml (built-in)",
-			line: 2247,
+			line: 2252,
 			text: phraseMask{
 				{index: 6, bits: 480},
 			},
@@ -1972,7 +1972,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-ip-policy-codes",
 			file: "rules.yaml (built-in)",
-			line: 2255,
+			line: 2260,
 			text: phraseMask{
 				{index: 6, bits: 3584},
 			},
@@ -2041,7 +2041,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-ip-codes",
 			file: "rules.yaml (built-in)",
-			line: 2275,
+			line: 2280,
 			text: phraseMask{
 				{index: 6, bits: 1044480},
 			},
@@ -2051,7 +2051,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-no-reverse-dns",
 			file: "rules.yaml (built-in)",
-			line: 2282,
+			line: 2287,
 			text: phraseMask{
 				{index: 6, bits: 3145728},
 			},
@@ -2061,7 +2061,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2293,
+			line: 2298,
 			text: phraseMask{
 				{index: 6, bits: 4194304},
 			},
@@ -2072,7 +2072,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2300,
+			line: 2305,
 			text: phraseMask{
 				{index: 6, bits: 8388608},
 			},
@@ -2083,7 +2083,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2306,
+			line: 2311,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, detailLo: 911, detHi: 911},
@@ -2094,7 +2094,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2315,
+			line: 2320,
 			status: []statusPattern{
 				{class: 5, subject: 2},
 			},
@@ -2104,7 +2104,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2321,
+			line: 2326,
 			text: phraseMask{
 				{index: 6, bits: 16777216},
 			},
@@ -2115,7 +2115,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2327,
+			line: 2332,
 			text: phraseMask{
 				{index: 6, bits: 33554432},
 			},
@@ -2126,7 +2126,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2333,
+			line: 2338,
 			text: phraseMask{
 				{index: 6, bits: 201326592},
 			},
@@ -2137,7 +2137,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 2339,
+			line: 2344,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2148,7 +2148,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-data",
 			file: "rules.yaml (built-in)",
-			line: 2346,
+			line: 2351,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2200,7 +2200,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2359,
+			line: 2364,
 			text: phraseMask{
 				{index: 6, bits: 268435456},
 			},
@@ -2211,7 +2211,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2366,
+			line: 2371,
 			text: phraseMask{
 				{index: 6, bits: 536870912},
 			},
@@ -2222,7 +2222,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2372,
+			line: 2377,
 			text: phraseMask{
 				{index: 6, bits: 3221225472},
 			},
@@ -2233,7 +2233,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2379,
+			line: 2384,
 			text: phraseMask{
 				{index: 6, bits: 64424509440},
 			},
@@ -2244,7 +2244,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-hasmoved",
 			file: "rules.yaml (built-in)",
-			line: 2386,
+			line: 2391,
 			text: phraseMask{
 				{index: 6, bits: 68719476736},
 			},
@@ -2255,7 +2255,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2392,
+			line: 2397,
 			text: phraseMask{
 				{index: 3, bits: 72057594037927936},
 			},
@@ -2266,7 +2266,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2398,
+			line: 2403,
 			text: phraseMask{
 				{index: 6, bits: 137438953472},
 			},
@@ -2277,7 +2277,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2404,
+			line: 2409,
 			text: phraseMask{
 				{index: 6, bits: 274877906944},
 			},
@@ -2288,7 +2288,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2410,
+			line: 2415,
 			text: phraseMask{
 				{index: 6, bits: 549755813888},
 			},
@@ -2347,7 +2347,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-policyviolation-by-reply",
 			file: "rules.yaml (built-in)",
-			line: 2428,
+			line: 2433,
 			all:  []int32{424, 423},
 			then: thenDef{
 				Reason: "policyviolation",
@@ -2402,7 +2402,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2435,
+			line: 2440,
 			text: phraseMask{
 				{index: 2, bits: 1073741824},
 			},
@@ -2413,7 +2413,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2441,
+			line: 2446,
 			text: phraseMask{
 				{index: 6, bits: 2199023255552},
 			},
@@ -2424,7 +2424,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2447,
+			line: 2452,
 			text: phraseMask{
 				{index: 6, bits: 30786325577728},
 			},
@@ -2435,7 +2435,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2453,
+			line: 2458,
 			text: phraseMask{
 				{index: 6, bits: 105553116266496},
 			},
@@ -2446,7 +2446,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2459,
+			line: 2464,
 			text: phraseMask{
 				{index: 6, bits: 422212465065984},
 			},
@@ -2457,7 +2457,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2465,
+			line: 2470,
 			text: phraseMask{
 				{index: 6, bits: 1688849860263936},
 			},
@@ -2468,7 +2468,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2471,
+			line: 2476,
 			text: phraseMask{
 				{index: 6, bits: 2251799813685248},
 			},
@@ -2479,7 +2479,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2477,
+			line: 2482,
 			text: phraseMask{
 				{index: 6, bits: 4503599627370496},
 			},
@@ -2490,7 +2490,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2483,
+			line: 2488,
 			text: phraseMask{
 				{index: 6, bits: 63050394783186944},
 			},
@@ -2501,7 +2501,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2490,
+			line: 2495,
 			text: phraseMask{
 				{index: 6, bits: 72057594037927936},
 			},
@@ -2512,7 +2512,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-text-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2496,
+			line: 2501,
 			text: phraseMask{
 				{index: 6, bits: 144115188075855872},
 			},
@@ -2523,7 +2523,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2502,
+			line: 2507,
 			text: phraseMask{
 				{index: 6, bits: 864691128455135232},
 			},
@@ -2534,7 +2534,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-expired",
 			file: "rules.yaml (built-in)",
-			line: 2508,
+			line: 2513,
 			text: phraseMask{
 				{index: 6, bits: 3458764513820540928},
 			},
@@ -2545,7 +2545,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2514,
+			line: 2519,
 			text: phraseMask{
 				{index: 6, bits: 4611686018427387904},
 			},
@@ -2556,7 +2556,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2520,
+			line: 2525,
 			text: phraseMask{
 				{index: 6, bits: 9223372036854775808},
 			},
@@ -2567,7 +2567,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2526,
+			line: 2531,
 			text: phraseMask{
 				{index: 7, bits: 1},
 			},
@@ -2578,7 +2578,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2532,
+			line: 2537,
 			text: phraseMask{
 				{index: 7, bits: 2},
 			},
@@ -2589,7 +2589,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2538,
+			line: 2543,
 			text: phraseMask{
 				{index: 7, bits: 12},
 			},
@@ -2600,7 +2600,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit-5.2.3",
 			file: "rules.yaml (built-in)",
-			line: 2544,
+			line: 2549,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -2614,7 +2614,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig-5.3.4",
 			file: "rules.yaml (built-in)",
-			line: 2556,
+			line: 2561,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -2628,7 +2628,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc-5.1.7",
 			file: "rules.yaml (built-in)",
-			line: 2563,
+			line: 2568,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -2642,7 +2642,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown-5.1.3",
 			file: "rules.yaml (built-in)",
-			line: 2570,
+			line: 2575,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -2656,7 +2656,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2577,
+			line: 2582,
 			text: phraseMask{
 				{index: 7, bits: 131008},
 			},
@@ -2667,7 +2667,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2588,
+			line: 2593,
 			text: phraseMask{
 				{index: 7, bits: 1966080},
 			},
@@ -2678,7 +2678,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 2604,
+			line: 2609,
 			text: phraseMask{
 				{index: 7, bits: 6291456},
 			},
@@ -2741,7 +2741,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate",
 			file: "rules.yaml (built-in)",
-			line: 2615,
+			line: 2620,
 			text: phraseMask{
 				{index: 7, bits: 6291456},
 			},
@@ -2801,7 +2801,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2625,
+			line: 2630,
 			text: phraseMask{
 				{index: 7, bits: 125829120},
 			},
@@ -2812,7 +2812,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2634,
+			line: 2639,
 			text: phraseMask{
 				{index: 7, bits: 4160749568},
 			},
@@ -2823,7 +2823,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-expired",
 			file: "rules.yaml (built-in)",
-			line: 2642,
+			line: 2647,
 			text: phraseMask{
 				{index: 7, bits: 12884901888},
 			},
@@ -2834,7 +2834,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2648,
+			line: 2653,
 			text: phraseMask{
 				{index: 7, bits: 257698037760},
 			},
@@ -2845,7 +2845,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mailboxfull-inactive",
 			file: "rules.yaml (built-in)",
-			line: 2655,
+			line: 2660,
 			text: phraseMask{
 				{index: 7, bits: 824633720832},
 			},
@@ -2895,7 +2895,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2669,
+			line: 2674,
 			text: phraseMask{
 				{index: 7, bits: 7971459301376},
 			},
@@ -2906,7 +2906,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2676,
+			line: 2681,
 			text: phraseMask{
 				{index: 7, bits: 8796093022208},
 			},
@@ -2917,7 +2917,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2682,
+			line: 2687,
 			text: phraseMask{
 				{index: 7, bits: 17592186044416},
 			},
@@ -2928,7 +2928,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2688,
+			line: 2693,
 			text: phraseMask{
 				{index: 7, bits: 246290604621824},
 			},
@@ -2939,7 +2939,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 2695,
+			line: 2700,
 			text: phraseMask{
 				{index: 7, bits: 35747322042253312},
 			},
@@ -2950,7 +2950,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2704,
+			line: 2709,
 			text: phraseMask{
 				{index: 7, bits: 540431955284459520},
 			},
@@ -2961,7 +2961,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2713,
+			line: 2718,
 			text: phraseMask{
 				{index: 7, bits: 1729382256910270464},
 			},
@@ -2972,7 +2972,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2719,
+			line: 2724,
 			text: phraseMask{
 				{index: 7, bits: 16140901064495857664},
 				{index: 8, bits: 1},
@@ -2984,7 +2984,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2727,
+			line: 2732,
 			text: phraseMask{
 				{index: 8, bits: 510},
 			},
@@ -2995,7 +2995,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2736,
+			line: 2741,
 			text: phraseMask{
 				{index: 8, bits: 1536},
 			},
@@ -3006,7 +3006,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2742,
+			line: 2747,
 			text: phraseMask{
 				{index: 4, bits: 33554432},
 				{index: 8, bits: 260096},
@@ -3018,7 +3018,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2751,
+			line: 2756,
 			text: phraseMask{
 				{index: 8, bits: 786432},
 			},
@@ -3029,7 +3029,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2757,
+			line: 2762,
 			text: phraseMask{
 				{index: 8, bits: 133169152},
 			},
@@ -3040,7 +3040,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2766,
+			line: 2771,
 			text: phraseMask{
 				{index: 8, bits: 402653184},
 			},
@@ -3051,7 +3051,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2772,
+			line: 2777,
 			text: phraseMask{
 				{index: 8, bits: 1610612736},
 			},
@@ -3062,7 +3062,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2779,
+			line: 2784,
 			text: phraseMask{
 				{index: 8, bits: 35182224605184},
 			},
@@ -3073,7 +3073,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2789,
+			line: 2794,
 			text: phraseMask{
 				{index: 8, bits: 35184372088832},
 			},
@@ -3084,7 +3084,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2797,
+			line: 2802,
 			text: phraseMask{
 				{index: 8, bits: 70368744177664},
 			},
@@ -3095,7 +3095,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2803,
+			line: 2808,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -3115,7 +3115,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2811,
+			line: 2816,
 			status: []statusPattern{
 				{none: true},
 				{class: 4, subject: -1, detailLo: -1, detHi: -1},
@@ -3137,7 +3137,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2819,
+			line: 2824,
 			text: phraseMask{
 				{index: 8, bits: 562949953421312},
 			},
@@ -3148,7 +3148,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2827,
+			line: 2832,
 			text: phraseMask{
 				{index: 8, bits: 3377699720527872},
 			},
@@ -3163,7 +3163,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.650-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2834,
+			line: 2839,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 650, detHi: 650},
 			},
@@ -3225,7 +3225,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.2-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2862,
+			line: 2867,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -3239,7 +3239,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.4-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2869,
+			line: 2874,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -3253,7 +3253,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.0-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2876,
+			line: 2881,
 			status: []statusPattern{
 				{class: 5, subject: 3},
 			},
@@ -3267,7 +3267,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.11-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2883,
+			line: 2888,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 11, detHi: 11},
 			},
@@ -3281,7 +3281,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.6-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2890,
+			line: 2895,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -3295,7 +3295,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.3-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2897,
+			line: 2902,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -3309,7 +3309,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.1-expired",
 			file: "rules.yaml (built-in)",
-			line: 2904,
+			line: 2909,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -3323,7 +3323,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.300-expired",
 			file: "rules.yaml (built-in)",
-			line: 2911,
+			line: 2916,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 300, detHi: 300},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3337,7 +3337,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.8-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2917,
+			line: 2922,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 8, detHi: 8},
 				{class: 5, subject: 4, detailLo: 8, detHi: 8},
@@ -3352,7 +3352,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-connector-tlsdomain-delayed",
 			file: "rules.yaml (built-in)",
-			line: 2924,
+			line: 2929,
 			text: phraseMask{
 				{index: 8, bits: 4611686018427387904},
 			},
@@ -3404,7 +3404,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-connector-tlsdomain",
 			file: "rules.yaml (built-in)",
-			line: 2937,
+			line: 2942,
 			text: phraseMask{
 				{index: 8, bits: 4611686018427387904},
 			},
@@ -3454,7 +3454,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.317-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2955,
+			line: 2960,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 317, detHi: 317},
 				{class: 5, subject: 4, detailLo: 317, detHi: 317},
@@ -3468,7 +3468,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.5-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2961,
+			line: 2966,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 5, detHi: 5},
 				{class: 5, subject: 7, detailLo: 5, detHi: 5},
@@ -3483,7 +3483,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.51-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2968,
+			line: 2973,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 51, detHi: 51},
 			},
@@ -3497,7 +3497,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.321-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2975,
+			line: 2980,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 321, detHi: 321},
 				{class: 5, subject: 7, detailLo: 321, detHi: 321},
@@ -3511,7 +3511,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.322-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2981,
+			line: 2986,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 322, detHi: 322},
 			},
@@ -3524,7 +3524,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.323-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2987,
+			line: 2992,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 323, detHi: 323},
 				{class: 5, subject: 7, detailLo: 323, detHi: 323},
@@ -3538,7 +3538,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.324-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2993,
+			line: 2998,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 324, detHi: 324},
 				{class: 5, subject: 7, detailLo: 324, detHi: 324},
@@ -3552,7 +3552,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.325-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2999,
+			line: 3004,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 325, detHi: 325},
 				{class: 5, subject: 7, detailLo: 325, detHi: 325},
@@ -3566,7 +3566,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.4-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3005,
+			line: 3010,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -3580,7 +3580,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.312-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3012,
+			line: 3017,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 312, detHi: 312},
 				{class: 5, subject: 4, detailLo: 312, detHi: 312},
@@ -3594,7 +3594,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.316-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3018,
+			line: 3023,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 316, detHi: 316},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3608,7 +3608,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.4-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3024,
+			line: 3029,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3622,7 +3622,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.64-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3031,
+			line: 3036,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
@@ -3695,7 +3695,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3047,
+			line: 3052,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3709,7 +3709,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.4-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3054,
+			line: 3059,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3723,7 +3723,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3061,
+			line: 3066,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3737,7 +3737,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.350-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 3068,
+			line: 3073,
 			status: []statusPattern{
 				{class: 5, detailLo: 350, detHi: 350},
 			},
@@ -3750,7 +3750,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-transport-rule-code",
 			file: "rules.yaml (built-in)",
-			line: 3074,
+			line: 3079,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 900, detHi: 999},
 			},
@@ -3823,7 +3823,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.7-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3099,
+			line: 3104,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -3837,7 +3837,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.750-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3106,
+			line: 3111,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 750, detHi: 750},
 			},
@@ -3850,7 +3850,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.3-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3112,
+			line: 3117,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -3864,7 +3864,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 3119,
+			line: 3124,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3878,7 +3878,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-speeding",
 			file: "rules.yaml (built-in)",
-			line: 3126,
+			line: 3131,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3892,7 +3892,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3133,
+			line: 3138,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3906,7 +3906,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.3-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3140,
+			line: 3145,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -3920,7 +3920,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.2-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3147,
+			line: 3152,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -3934,7 +3934,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3154,
+			line: 3159,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3948,7 +3948,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.5-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3161,
+			line: 3166,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -3962,7 +3962,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3168,
+			line: 3173,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -3976,7 +3976,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3175,
+			line: 3180,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -3990,7 +3990,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3182,
+			line: 3187,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -4004,7 +4004,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.14-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3189,
+			line: 3194,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 14, detHi: 14},
 			},
@@ -4018,7 +4018,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.3-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3196,
+			line: 3201,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -4032,7 +4032,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3203,
+			line: 3208,
 			status: []statusPattern{
 				{class: 4, subject: 7},
 			},
@@ -4046,7 +4046,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.24-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3210,
+			line: 3215,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 24, detHi: 24},
 			},
@@ -4060,7 +4060,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.25-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3217,
+			line: 3222,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 25, detHi: 25},
 			},
@@ -4074,7 +4074,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.28-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3224,
+			line: 3229,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 28, detHi: 28},
 			},
@@ -4088,7 +4088,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.318-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3231,
+			line: 3236,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 318, detHi: 318},
 				{class: 5, subject: 4, detailLo: 318, detHi: 318},
@@ -4102,7 +4102,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-throttled-sending-ip",
 			file: "rules.yaml (built-in)",
-			line: 3237,
+			line: 3242,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -4173,7 +4173,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-throttled-sending-ip-final",
 			file: "rules.yaml (built-in)",
-			line: 3262,
+			line: 3267,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -4241,7 +4241,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.500-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3275,
+			line: 3280,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 500},
 			},
@@ -4254,7 +4254,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.700-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3281,
+			line: 3286,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 700, detHi: 700},
 			},
@@ -4267,7 +4267,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.1-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 3287,
+			line: 3292,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -4281,7 +4281,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.5.3-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3294,
+			line: 3299,
 			status: []statusPattern{
 				{class: 4, subject: 5, detailLo: 3, detHi: 3},
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
@@ -4296,7 +4296,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.652-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3301,
+			line: 3306,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 652, detHi: 652},
 			},
@@ -4309,7 +4309,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.3-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3307,
+			line: 3312,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -4323,7 +4323,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-5-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3314,
+			line: 3319,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 5},
 			},
@@ -4337,7 +4337,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.6-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3321,
+			line: 3326,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -4351,7 +4351,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.0-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3328,
+			line: 3333,
 			status: []statusPattern{
 				{class: 5, subject: 5},
 			},
@@ -4365,7 +4365,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.2-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3335,
+			line: 3340,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -4379,7 +4379,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.351-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3342,
+			line: 3347,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 351, detHi: 351},
 			},
@@ -4392,7 +4392,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 3348,
+			line: 3353,
 			text: phraseMask{
 				{index: 9, bits: 15762598695796736},
 			},
@@ -4403,7 +4403,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 3358,
+			line: 3363,
 			text: phraseMask{
 				{index: 9, bits: 54043195528445952},
 			},
@@ -4414,7 +4414,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3364,
+			line: 3369,
 			text: phraseMask{
 				{index: 9, bits: 504403158265495552},
 			},
@@ -4425,7 +4425,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-expired",
 			file: "rules.yaml (built-in)",
-			line: 3370,
+			line: 3375,
 			text: phraseMask{
 				{index: 9, bits: 576460752303423488},
 			},
@@ -4436,7 +4436,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 3376,
+			line: 3381,
 			text: phraseMask{
 				{index: 9, bits: 17293822569102704640},
 			},
@@ -4447,7 +4447,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3383,
+			line: 3388,
 			text: phraseMask{
 				{index: 10, bits: 1},
 			},
@@ -4458,7 +4458,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3389,
+			line: 3394,
 			text: phraseMask{
 				{index: 10, bits: 6},
 			},
@@ -4469,7 +4469,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3395,
+			line: 3400,
 			text: phraseMask{
 				{index: 10, bits: 24},
 			},
@@ -4480,7 +4480,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3401,
+			line: 3406,
 			text: phraseMask{
 				{index: 10, bits: 32},
 			},
@@ -4491,7 +4491,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 3407,
+			line: 3412,
 			text: phraseMask{
 				{index: 4, bits: 412316860416},
 				{index: 10, bits: 448},
@@ -4503,7 +4503,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3415,
+			line: 3420,
 			text: phraseMask{
 				{index: 4, bits: 73417097216},
 				{index: 10, bits: 1536},
@@ -4515,7 +4515,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3425,
+			line: 3430,
 			text: phraseMask{
 				{index: 10, bits: 14336},
 			},
@@ -4526,7 +4526,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3432,
+			line: 3437,
 			text: phraseMask{
 				{index: 10, bits: 245760},
 			},
@@ -4537,7 +4537,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3439,
+			line: 3444,
 			text: phraseMask{
 				{index: 10, bits: 786432},
 				{index: 1, bits: 2147483648},
@@ -4549,7 +4549,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3446,
+			line: 3451,
 			text: phraseMask{
 				{index: 9, bits: 262144},
 				{index: 10, bits: 3145728},
@@ -4561,7 +4561,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 3452,
+			line: 3457,
 			text: phraseMask{
 				{index: 10, bits: 4194304},
 			},
@@ -4572,7 +4572,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3458,
+			line: 3463,
 			text: phraseMask{
 				{index: 10, bits: 8388608},
 			},
@@ -4583,7 +4583,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3464,
+			line: 3469,
 			text: phraseMask{
 				{index: 9, bits: 281474976710656},
 			},
@@ -4594,7 +4594,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 3470,
+			line: 3475,
 			text: phraseMask{
 				{index: 10, bits: 50331648},
 			},
@@ -4605,7 +4605,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3480,
+			line: 3485,
 			text: phraseMask{
 				{index: 10, bits: 469762048},
 			},
@@ -4616,7 +4616,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3486,
+			line: 3491,
 			text: phraseMask{
 				{index: 10, bits: 536870912},
 			},
@@ -4627,7 +4627,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3492,
+			line: 3497,
 			text: phraseMask{
 				{index: 10, bits: 3221225472},
 			},
@@ -4638,7 +4638,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 3498,
+			line: 3503,
 			text: phraseMask{
 				{index: 10, bits: 12884901888},
 			},
@@ -4649,7 +4649,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-speeding",
 			file: "rules.yaml (built-in)",
-			line: 3504,
+			line: 3509,
 			text: phraseMask{
 				{index: 10, bits: 51539607552},
 			},
@@ -4660,7 +4660,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3510,
+			line: 3515,
 			text: phraseMask{
 				{index: 10, bits: 68719476736},
 			},
@@ -4671,7 +4671,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3516,
+			line: 3521,
 			text: phraseMask{
 				{index: 10, bits: 137438953472},
 			},
@@ -4682,7 +4682,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3522,
+			line: 3527,
 			text: phraseMask{
 				{index: 10, bits: 4123168604160},
 			},
@@ -4693,7 +4693,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3529,
+			line: 3534,
 			text: phraseMask{
 				{index: 10, bits: 4398046511104},
 			},
@@ -4704,7 +4704,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 3535,
+			line: 3540,
 			text: phraseMask{
 				{index: 10, bits: 8796093022208},
 			},
@@ -4715,7 +4715,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3546,
+			line: 3551,
 			text: phraseMask{
 				{index: 10, bits: 52776558133248},
 			},
@@ -4760,7 +4760,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3557,
+			line: 3562,
 			text: phraseMask{
 				{index: 10, bits: 70368744177664},
 			},
@@ -4771,7 +4771,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 3563,
+			line: 3568,
 			text: phraseMask{
 				{index: 10, bits: 140737488355328},
 			},
@@ -4782,7 +4782,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 3569,
+			line: 3574,
 			text: phraseMask{
 				{index: 10, bits: 281474976710656},
 			},
@@ -4841,7 +4841,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-policyviolation-by-reply",
 			file: "rules.yaml (built-in)",
-			line: 3594,
+			line: 3599,
 			all:  []int32{688, 689},
 			then: thenDef{
 				Reason: "policyviolation",
@@ -4896,7 +4896,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints-delayed",
 			file: "rules.yaml (built-in)",
-			line: 3600,
+			line: 3605,
 			text: phraseMask{
 				{index: 10, bits: 1125899906842624},
 			},
@@ -4965,7 +4965,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints-expired",
 			file: "rules.yaml (built-in)",
-			line: 3618,
+			line: 3623,
 			text: phraseMask{
 				{index: 10, bits: 1125899906842624},
 			},
@@ -5034,7 +5034,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints",
 			file: "rules.yaml (built-in)",
-			line: 3631,
+			line: 3636,
 			text: phraseMask{
 				{index: 10, bits: 1125899906842624},
 			},
@@ -5100,7 +5100,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3641,
+			line: 3646,
 			text: phraseMask{
 				{index: 10, bits: 6755399441055744},
 			},
@@ -5111,7 +5111,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-speeding",
 			file: "rules.yaml (built-in)",
-			line: 3649,
+			line: 3654,
 			text: phraseMask{
 				{index: 10, bits: 9007199254740992},
 			},
@@ -5122,7 +5122,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3655,
+			line: 3660,
 			text: phraseMask{
 				{index: 10, bits: 54043195528445952},
 			},
@@ -5133,7 +5133,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3661,
+			line: 3666,
 			text: phraseMask{
 				{index: 10, bits: 72057594037927936},
 			},
@@ -5144,7 +5144,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3667,
+			line: 3672,
 			text: phraseMask{
 				{index: 10, bits: 144115188075855872},
 			},
@@ -5155,7 +5155,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3673,
+			line: 3678,
 			text: phraseMask{
 				{index: 10, bits: 288234774198222848},
 			},
@@ -5166,7 +5166,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-submission-quota",
 			file: "rules.yaml (built-in)",
-			line: 3685,
+			line: 3690,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 2, detHi: 2},
 				{class: 4, subject: 2, detailLo: 2, detHi: 2},
@@ -5217,7 +5217,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-outbound-spam-exception",
 			file: "rules.yaml (built-in)",
-			line: 3701,
+			line: 3706,
 			text: phraseMask{
 				{index: 11, bits: 2},
 			},
@@ -5260,7 +5260,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-recipient-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 3719,
+			line: 3724,
 			text: phraseMask{
 				{index: 11, bits: 60},
 			},
@@ -5304,7 +5304,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-sending-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 3731,
+			line: 3736,
 			text: phraseMask{
 				{index: 11, bits: 960},
 				{index: 8, bits: 16384},
@@ -5348,7 +5348,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cpanel-hourly-limit-retried",
 			file: "rules.yaml (built-in)",
-			line: 3757,
+			line: 3762,
 			text: phraseMask{
 				{index: 11, bits: 3072},
 			},
@@ -5404,7 +5404,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cpanel-max-emails-per-hour",
 			file: "rules.yaml (built-in)",
-			line: 3771,
+			line: 3776,
 			text: phraseMask{
 				{index: 11, bits: 1024},
 			},
@@ -5463,7 +5463,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cpanel-max-defers-failures-per-hour",
 			file: "rules.yaml (built-in)",
-			line: 3784,
+			line: 3789,
 			text: phraseMask{
 				{index: 11, bits: 2048},
 			},
@@ -5522,7 +5522,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "relay-denied-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 3797,
+			line: 3802,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -5596,7 +5596,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-authrequired-recipient",
 			file: "rules.yaml (built-in)",
-			line: 3822,
+			line: 3827,
 			text: phraseMask{
 				{index: 11, bits: 268435456},
 			},
@@ -5646,7 +5646,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "not-authenticated-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 3831,
+			line: 3836,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -5704,7 +5704,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-nonmember",
 			file: "rules.yaml (built-in)",
-			line: 3846,
+			line: 3851,
 			text: phraseMask{
 				{index: 11, bits: 9223371761976868864},
 			},
@@ -5782,7 +5782,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-nonmember-policy",
 			file: "rules.yaml (built-in)",
-			line: 3899,
+			line: 3904,
 			text: phraseMask{
 				{index: 11, bits: 9223372036854775808},
 				{index: 12, bits: 7},
@@ -5858,7 +5858,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-moderator-reason",
 			file: "rules.yaml (built-in)",
-			line: 3919,
+			line: 3924,
 			text: phraseMask{
 				{index: 12, bits: 24},
 			},
@@ -5913,7 +5913,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.1-delivery-not-authorized",
 			file: "rules.yaml (built-in)",
-			line: 3942,
+			line: 3947,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -6015,7 +6015,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.1.10-null-mx",
 			file: "rules.yaml (built-in)",
-			line: 3969,
+			line: 3974,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 				{class: 4, subject: 1, detailLo: 10, detHi: 10},
@@ -6070,7 +6070,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.7.13-account-disabled",
 			file: "rules.yaml (built-in)",
-			line: 3981,
+			line: 3986,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 				{class: 4, subject: 7, detailLo: 13, detHi: 13},
@@ -6111,7 +6111,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.26-ipv6-unauthenticated",
 			file: "rules.yaml (built-in)",
-			line: 3995,
+			line: 4000,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 26, detHi: 26},
 			},
@@ -6160,7 +6160,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.500-699",
 			file: "rules.yaml (built-in)",
-			line: 4004,
+			line: 4009,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -6209,7 +6209,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.850-899",
 			file: "rules.yaml (built-in)",
-			line: 4013,
+			line: 4018,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 850, detHi: 899},
 			},
@@ -6258,7 +6258,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.10",
 			file: "rules.yaml (built-in)",
-			line: 4022,
+			line: 4027,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -6307,7 +6307,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.90",
 			file: "rules.yaml (built-in)",
-			line: 4032,
+			line: 4037,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 90, detHi: 90},
 			},
@@ -6349,7 +6349,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.121",
 			file: "rules.yaml (built-in)",
-			line: 4041,
+			line: 4046,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 121, detHi: 121},
 			},
@@ -6398,7 +6398,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.122",
 			file: "rules.yaml (built-in)",
-			line: 4050,
+			line: 4055,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 122, detHi: 122},
 			},
@@ -6447,7 +6447,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.3.190",
 			file: "rules.yaml (built-in)",
-			line: 4059,
+			line: 4064,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 190, detHi: 190},
 			},
@@ -6496,7 +6496,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.12",
 			file: "rules.yaml (built-in)",
-			line: 4068,
+			line: 4073,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -6545,7 +6545,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.124",
 			file: "rules.yaml (built-in)",
-			line: 4077,
+			line: 4082,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 124, detHi: 124},
 			},
@@ -6594,7 +6594,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.133",
 			file: "rules.yaml (built-in)",
-			line: 4086,
+			line: 4091,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 133, detHi: 133},
 			},
@@ -6643,7 +6643,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.134",
 			file: "rules.yaml (built-in)",
-			line: 4095,
+			line: 4100,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 134, detHi: 134},
 			},
@@ -6692,7 +6692,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.13",
 			file: "rules.yaml (built-in)",
-			line: 4104,
+			line: 4109,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -6741,7 +6741,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.135",
 			file: "rules.yaml (built-in)",
-			line: 4113,
+			line: 4118,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 135, detHi: 135},
 			},
@@ -6790,7 +6790,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.136",
 			file: "rules.yaml (built-in)",
-			line: 4122,
+			line: 4127,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 136, detHi: 136},
 			},
@@ -6839,7 +6839,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.23-spf",
 			file: "rules.yaml (built-in)",
-			line: 4131,
+			line: 4136,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 23, detHi: 23},
 			},
@@ -6911,7 +6911,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.25",
 			file: "rules.yaml (built-in)",
-			line: 4140,
+			line: 4145,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -6968,7 +6968,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.57",
 			file: "rules.yaml (built-in)",
-			line: 4149,
+			line: 4154,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 57, detHi: 57},
 			},
@@ -7017,7 +7017,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.501",
 			file: "rules.yaml (built-in)",
-			line: 4158,
+			line: 4163,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 501, detHi: 501},
 			},
@@ -7066,7 +7066,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.502",
 			file: "rules.yaml (built-in)",
-			line: 4169,
+			line: 4174,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 502, detHi: 502},
 			},
@@ -7115,7 +7115,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.503",
 			file: "rules.yaml (built-in)",
-			line: 4178,
+			line: 4183,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 503, detHi: 503},
 			},
@@ -7164,7 +7164,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.504",
 			file: "rules.yaml (built-in)",
-			line: 4187,
+			line: 4192,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 504, detHi: 504},
 			},
@@ -7213,7 +7213,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.505",
 			file: "rules.yaml (built-in)",
-			line: 4198,
+			line: 4203,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 505, detHi: 505},
 			},
@@ -7262,7 +7262,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.506",
 			file: "rules.yaml (built-in)",
-			line: 4210,
+			line: 4215,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 506, detHi: 506},
 			},
@@ -7311,7 +7311,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.507",
 			file: "rules.yaml (built-in)",
-			line: 4219,
+			line: 4224,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 507, detHi: 507},
 			},
@@ -7360,7 +7360,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.508",
 			file: "rules.yaml (built-in)",
-			line: 4228,
+			line: 4233,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 508, detHi: 508},
 			},
@@ -7409,7 +7409,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.509",
 			file: "rules.yaml (built-in)",
-			line: 4237,
+			line: 4242,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 509, detHi: 509},
 			},
@@ -7473,7 +7473,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.64-tenantattribution",
 			file: "rules.yaml (built-in)",
-			line: 4249,
+			line: 4254,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
@@ -7541,7 +7541,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.510",
 			file: "rules.yaml (built-in)",
-			line: 4261,
+			line: 4266,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 510, detHi: 510},
 			},
@@ -7590,7 +7590,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.511",
 			file: "rules.yaml (built-in)",
-			line: 4271,
+			line: 4276,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 511, detHi: 511},
 			},
@@ -7639,7 +7639,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.512",
 			file: "rules.yaml (built-in)",
-			line: 4280,
+			line: 4285,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 512, detHi: 512},
 			},
@@ -7688,7 +7688,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.513",
 			file: "rules.yaml (built-in)",
-			line: 4289,
+			line: 4294,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 513, detHi: 513},
 			},
@@ -7745,7 +7745,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.515",
 			file: "rules.yaml (built-in)",
-			line: 4298,
+			line: 4303,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 515, detHi: 515},
 			},
@@ -7831,7 +7831,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.520",
 			file: "rules.yaml (built-in)",
-			line: 4319,
+			line: 4324,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 520, detHi: 520},
 			},
@@ -7873,7 +7873,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.233",
 			file: "rules.yaml (built-in)",
-			line: 4328,
+			line: 4333,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 233, detHi: 233},
 			},
@@ -7915,7 +7915,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.606-649",
 			file: "rules.yaml (built-in)",
-			line: 4337,
+			line: 4342,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 606, detHi: 649},
 			},
@@ -7981,7 +7981,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.703",
 			file: "rules.yaml (built-in)",
-			line: 4346,
+			line: 4351,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 703, detHi: 703},
 			},
@@ -8023,7 +8023,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.700-749",
 			file: "rules.yaml (built-in)",
-			line: 4355,
+			line: 4360,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 700, detHi: 749},
 			},
@@ -8072,7 +8072,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.310-no-domain",
 			file: "rules.yaml (built-in)",
-			line: 4366,
+			line: 4371,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 310, detHi: 310},
 			},
@@ -8108,7 +8108,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-helo-refused",
 			file: "rules.yaml (built-in)",
-			line: 4382,
+			line: 4387,
 			text: phraseMask{
 				{index: 12, bits: 8388608},
 			},
@@ -8118,7 +8118,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-courier-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4389,
+			line: 4394,
 			text: phraseMask{
 				{index: 12, bits: 16777216},
 			},
@@ -8128,7 +8128,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-filtered",
 			file: "rules.yaml (built-in)",
-			line: 4394,
+			line: 4399,
 			text: phraseMask{
 				{index: 12, bits: 33554432},
 			},
@@ -8138,7 +8138,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4399,
+			line: 4404,
 			text: phraseMask{
 				{index: 12, bits: 201326592},
 			},
@@ -8148,7 +8148,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4408,
+			line: 4413,
 			text: phraseMask{
 				{index: 12, bits: 8321499136},
 			},
@@ -8158,7 +8158,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4415,
+			line: 4420,
 			text: phraseMask{
 				{index: 12, bits: 8589934592},
 			},
@@ -8171,7 +8171,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-expired",
 			file: "rules.yaml (built-in)",
-			line: 4421,
+			line: 4426,
 			text: phraseMask{
 				{index: 12, bits: 17179869184},
 			},
@@ -8181,7 +8181,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4426,
+			line: 4431,
 			text: phraseMask{
 				{index: 12, bits: 34359738368},
 			},
@@ -8191,7 +8191,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-einsundeins-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 4431,
+			line: 4436,
 			text: phraseMask{
 				{index: 12, bits: 68719476736},
 			},
@@ -8201,7 +8201,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exim-mx-hosts-without-address",
 			file: "rules.yaml (built-in)",
-			line: 4444,
+			line: 4449,
 			text: phraseMask{
 				{index: 12, bits: 412316860416},
 			},
@@ -8252,7 +8252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4454,
+			line: 4459,
 			text: phraseMask{
 				{index: 12, bits: 549755813888},
 			},
@@ -8262,7 +8262,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4462,
+			line: 4467,
 			text: phraseMask{
 				{index: 12, bits: 1099511627776},
 			},
@@ -8272,7 +8272,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4467,
+			line: 4472,
 			text: phraseMask{
 				{index: 12, bits: 6597069766656},
 			},
@@ -8282,7 +8282,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 4472,
+			line: 4477,
 			text: phraseMask{
 				{index: 12, bits: 131941395333120},
 			},
@@ -8292,7 +8292,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4478,
+			line: 4483,
 			text: phraseMask{
 				{index: 12, bits: 2111062325329920},
 			},
@@ -8302,7 +8302,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lines-too-long",
 			file: "rules.yaml (built-in)",
-			line: 4490,
+			line: 4495,
 			text: phraseMask{
 				{index: 12, bits: 15762598695796736},
 			},
@@ -8352,7 +8352,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 4499,
+			line: 4504,
 			text: phraseMask{
 				{index: 12, bits: 18014398509481984},
 			},
@@ -8362,7 +8362,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-expired",
 			file: "rules.yaml (built-in)",
-			line: 4504,
+			line: 4509,
 			text: phraseMask{
 				{index: 12, bits: 36028797018963968},
 			},
@@ -8372,7 +8372,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4509,
+			line: 4514,
 			text: phraseMask{
 				{index: 12, bits: 72057594037927936},
 			},
@@ -8382,7 +8382,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-suspend",
 			file: "rules.yaml (built-in)",
-			line: 4514,
+			line: 4519,
 			text: phraseMask{
 				{index: 12, bits: 432345564227567616},
 			},
@@ -8392,7 +8392,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-nonmember",
 			file: "rules.yaml (built-in)",
-			line: 4519,
+			line: 4524,
 			text: phraseMask{
 				{index: 12, bits: 4035225266123964416},
 			},
@@ -8467,7 +8467,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-rejected",
 			file: "rules.yaml (built-in)",
-			line: 4535,
+			line: 4540,
 			text: phraseMask{
 				{index: 12, bits: 13835058055282163712},
 				{index: 13, bits: 3},
@@ -8478,7 +8478,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4540,
+			line: 4545,
 			text: phraseMask{
 				{index: 13, bits: 252},
 			},
@@ -8488,7 +8488,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 4546,
+			line: 4551,
 			text: phraseMask{
 				{index: 13, bits: 256},
 			},
@@ -8498,7 +8498,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-expired",
 			file: "rules.yaml (built-in)",
-			line: 4551,
+			line: 4556,
 			text: phraseMask{
 				{index: 13, bits: 3584},
 			},
@@ -8508,7 +8508,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4558,
+			line: 4563,
 			text: phraseMask{
 				{index: 13, bits: 12288},
 			},
@@ -8518,7 +8518,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmx-expired",
 			file: "rules.yaml (built-in)",
-			line: 4563,
+			line: 4568,
 			text: phraseMask{
 				{index: 13, bits: 16384},
 			},
@@ -8528,7 +8528,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4568,
+			line: 4573,
 			text: phraseMask{
 				{index: 8, bits: 422212465065984},
 			},
@@ -8538,7 +8538,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4573,
+			line: 4578,
 			text: phraseMask{
 				{index: 8, bits: 35184372088832},
 			},
@@ -8548,7 +8548,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4578,
+			line: 4583,
 			text: phraseMask{
 				{index: 8, bits: 70368744177664},
 			},
@@ -8558,7 +8558,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4583,
+			line: 4588,
 			text: phraseMask{
 				{index: 13, bits: 32768},
 			},
@@ -8568,7 +8568,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4588,
+			line: 4593,
 			text: phraseMask{
 				{index: 13, bits: 65536},
 			},
@@ -8578,7 +8578,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 4593,
+			line: 4598,
 			text: phraseMask{
 				{index: 13, bits: 131072},
 			},
@@ -8588,7 +8588,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 4598,
+			line: 4603,
 			text: phraseMask{
 				{index: 13, bits: 262144},
 			},
@@ -8598,7 +8598,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-compuserve-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4603,
+			line: 4608,
 			text: phraseMask{
 				{index: 13, bits: 1572864},
 			},
@@ -8608,7 +8608,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4612,
+			line: 4617,
 			text: phraseMask{
 				{index: 13, bits: 2097152},
 			},
@@ -8618,7 +8618,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 4617,
+			line: 4622,
 			text: phraseMask{
 				{index: 13, bits: 4194304},
 			},
@@ -8628,7 +8628,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4622,
+			line: 4627,
 			text: phraseMask{
 				{index: 13, bits: 8388608},
 			},
@@ -8638,7 +8638,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-messagingserver-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4627,
+			line: 4632,
 			text: phraseMask{
 				{index: 13, bits: 16777216},
 			},
@@ -8648,7 +8648,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4632,
+			line: 4637,
 			text: phraseMask{
 				{index: 13, bits: 33554432},
 			},
@@ -8658,7 +8658,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4637,
+			line: 4642,
 			text: phraseMask{
 				{index: 13, bits: 201326592},
 			},
@@ -8668,7 +8668,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-expired",
 			file: "rules.yaml (built-in)",
-			line: 4643,
+			line: 4648,
 			text: phraseMask{
 				{index: 13, bits: 268435456},
 			},
@@ -8678,7 +8678,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 4648,
+			line: 4653,
 			text: phraseMask{
 				{index: 13, bits: 536870912},
 			},
@@ -8688,7 +8688,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-mx-unreachable",
 			file: "rules.yaml (built-in)",
-			line: 4653,
+			line: 4658,
 			text: phraseMask{
 				{index: 13, bits: 1073741824},
 			},
@@ -8725,7 +8725,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4662,
+			line: 4667,
 			text: phraseMask{
 				{index: 13, bits: 273804165120},
 			},
@@ -8735,7 +8735,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4669,
+			line: 4674,
 			text: phraseMask{
 				{index: 13, bits: 1924145348608},
 			},
@@ -8745,7 +8745,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 4674,
+			line: 4679,
 			text: phraseMask{
 				{index: 13, bits: 2199023255552},
 			},
@@ -8755,7 +8755,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 4679,
+			line: 4684,
 			text: phraseMask{
 				{index: 13, bits: 65970697666560},
 			},
@@ -8765,7 +8765,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4685,
+			line: 4690,
 			text: phraseMask{
 				{index: 13, bits: 288160007407534080},
 			},
@@ -8775,7 +8775,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4695,
+			line: 4700,
 			text: phraseMask{
 				{index: 13, bits: 864691128455135232},
 			},
@@ -8785,7 +8785,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4700,
+			line: 4705,
 			text: phraseMask{
 				{index: 13, bits: 1152921504606846976},
 			},
@@ -8795,7 +8795,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4705,
+			line: 4710,
 			text: phraseMask{
 				{index: 13, bits: 2305843009213693952},
 			},
@@ -8805,7 +8805,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 4710,
+			line: 4715,
 			text: phraseMask{
 				{index: 13, bits: 4611686018427387904},
 			},
@@ -8815,7 +8815,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "qmail-mx-points-here",
 			file: "rules.yaml (built-in)",
-			line: 4715,
+			line: 4720,
 			text: phraseMask{
 				{index: 13, bits: 9223372036854775808},
 			},
@@ -8873,7 +8873,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4731,
+			line: 4736,
 			text: phraseMask{
 				{index: 14, bits: 3},
 			},
@@ -8883,7 +8883,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4737,
+			line: 4742,
 			text: phraseMask{
 				{index: 14, bits: 4},
 			},
@@ -8893,7 +8893,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 4742,
+			line: 4747,
 			text: phraseMask{
 				{index: 14, bits: 8},
 			},
@@ -8903,7 +8903,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-verizon-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4747,
+			line: 4752,
 			text: phraseMask{
 				{index: 14, bits: 48},
 			},
@@ -8913,7 +8913,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-zoho-expired",
 			file: "rules.yaml (built-in)",
-			line: 4752,
+			line: 4757,
 			text: phraseMask{
 				{index: 14, bits: 64},
 			},
@@ -8923,7 +8923,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-filtered",
 			file: "rules.yaml (built-in)",
-			line: 4757,
+			line: 4762,
 			text: phraseMask{
 				{index: 14, bits: 128},
 			},
@@ -8933,7 +8933,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4762,
+			line: 4767,
 			text: phraseMask{
 				{index: 14, bits: 256},
 			},
@@ -8943,7 +8943,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-groups-refused",
 			file: "rules.yaml (built-in)",
-			line: 4767,
+			line: 4772,
 			text: phraseMask{
 				{index: 14, bits: 1536},
 			},
@@ -8993,7 +8993,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-posting-restricted",
 			file: "rules.yaml (built-in)",
-			line: 4787,
+			line: 4792,
 			text: phraseMask{
 				{index: 14, bits: 134215680},
 				{index: 11, bits: 6917529577396895744},
@@ -9044,7 +9044,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6-5.4.14-loop",
 			file: "rules.yaml (built-in)",
-			line: 4819,
+			line: 4824,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
@@ -9100,7 +9100,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-no-answer",
 			file: "rules.yaml (built-in)",
-			line: 4829,
+			line: 4834,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -9220,7 +9220,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1-access-denied",
 			file: "rules.yaml (built-in)",
-			line: 4846,
+			line: 4851,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -9273,7 +9273,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-unrecognised-or-name",
 			file: "rules.yaml (built-in)",
-			line: 4867,
+			line: 4872,
 			text: phraseMask{
 				{index: 14, bits: 273804165120},
 			},
@@ -9283,7 +9283,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-maximum-time-expired",
 			file: "rules.yaml (built-in)",
-			line: 4872,
+			line: 4877,
 			text: phraseMask{
 				{index: 14, bits: 824633720832},
 			},
@@ -9293,7 +9293,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-loop-detected",
 			file: "rules.yaml (built-in)",
-			line: 4876,
+			line: 4881,
 			text: phraseMask{
 				{index: 14, bits: 1099511627776},
 			},
@@ -9303,7 +9303,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-content-too-long",
 			file: "rules.yaml (built-in)",
-			line: 4880,
+			line: 4885,
 			text: phraseMask{
 				{index: 14, bits: 15393162788864},
 			},
@@ -9313,7 +9313,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-conversion",
 			file: "rules.yaml (built-in)",
-			line: 4884,
+			line: 4889,
 			text: phraseMask{
 				{index: 14, bits: 545357767376896},
 			},
@@ -9323,7 +9323,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-score-stated",
 			file: "rules.yaml (built-in)",
-			line: 4909,
+			line: 4914,
 			text: phraseMask{
 				{bits: 8053063680},
 			},
@@ -9340,7 +9340,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "postfix-rbl-sender",
 			file: "rules.yaml (built-in)",
-			line: 4924,
+			line: 4929,
 			regexps: []*pattern{
 				{src: "sender address \\[[^\\]@ ]*@(?P<listed_domain>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})\\] blocked using ", captures: true, minLen: 37},
 			},
@@ -9441,7 +9441,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "postfix-rbl-name",
 			file: "rules.yaml (built-in)",
-			line: 4946,
+			line: 4951,
 			regexps: []*pattern{
 				{src: "(?:helo command|reverse client host) \\[(?P<listed_domain>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})\\] blocked using ", captures: true, minLen: 34},
 			},
@@ -9542,7 +9542,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-uri-blocklist",
 			file: "rules.yaml (built-in)",
-			line: 4963,
+			line: 4968,
 			text: phraseMask{
 				{bits: 25165824},
 				{index: 14, bits: 18446181123756130304},
@@ -9684,7 +9684,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-status",
 			file: "rules.yaml (built-in)",
-			line: 4997,
+			line: 5002,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 2, detHi: 2},
 			},
@@ -9693,7 +9693,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-specific",
 			file: "rules.yaml (built-in)",
-			line: 5002,
+			line: 5007,
 			text: phraseMask{
 				{index: 15, bits: 16384},
 			},
@@ -9703,7 +9703,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-specific",
 			file: "rules.yaml (built-in)",
-			line: 5008,
+			line: 5013,
 			text: phraseMask{
 				{index: 15, bits: 491520},
 				{index: 11, bits: 1024},
@@ -9714,7 +9714,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-languages",
 			file: "rules.yaml (built-in)",
-			line: 5022,
+			line: 5027,
 			text: phraseMask{
 				{index: 15, bits: 72057594037403648},
 			},
@@ -9727,7 +9727,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-text",
 			file: "rules.yaml (built-in)",
-			line: 5034,
+			line: 5039,
 			text: phraseMask{
 				{index: 15, bits: 18374686479671623680},
 				{index: 3, bits: 72340374684696576},
@@ -9747,7 +9747,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-status",
 			file: "rules.yaml (built-in)",
-			line: 5074,
+			line: 5079,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 4, detHi: 4},
 				{class: -1, subject: 7, detailLo: 16, detHi: 16},
@@ -9757,7 +9757,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-status",
 			file: "rules.yaml (built-in)",
-			line: 5079,
+			line: 5084,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -9766,7 +9766,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-text",
 			file: "rules.yaml (built-in)",
-			line: 5084,
+			line: 5089,
 			text: phraseMask{
 				{index: 17, bits: 274877904896},
 				{index: 9, bits: 128},
@@ -9780,7 +9780,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-text",
 			file: "rules.yaml (built-in)",
-			line: 5098,
+			line: 5103,
 			text: phraseMask{
 				{index: 17, bits: 824633720832},
 				{index: 10, bits: 536870912},
@@ -9791,7 +9791,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-reply-525",
 			file: "rules.yaml (built-in)",
-			line: 5110,
+			line: 5115,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 5},
@@ -9802,7 +9802,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-text",
 			file: "rules.yaml (built-in)",
-			line: 5115,
+			line: 5120,
 			text: phraseMask{
 				{index: 17, bits: 18446742974197923840},
 				{index: 10, bits: 36028900098179072},
@@ -9819,7 +9819,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hasmoved-text",
 			file: "rules.yaml (built-in)",
-			line: 5148,
+			line: 5153,
 			text: phraseMask{
 				{index: 18, bits: 2194728288256},
 			},
@@ -9829,7 +9829,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "norelaying-text",
 			file: "rules.yaml (built-in)",
-			line: 5163,
+			line: 5168,
 			text: phraseMask{
 				{index: 18, bits: 1152919305583591424},
 				{index: 11, bits: 268427264},
@@ -9845,7 +9845,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-dmarc",
 			file: "rules.yaml (built-in)",
-			line: 5184,
+			line: 5189,
 			text: phraseMask{
 				{index: 18, bits: 17293822569102704640},
 				{index: 19, bits: 63},
@@ -9887,7 +9887,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-status",
 			file: "rules.yaml (built-in)",
-			line: 5193,
+			line: 5198,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 20, detHi: 20},
 				{class: -1, subject: 7, detailLo: 21, detHi: 21},
@@ -9902,7 +9902,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-text",
 			file: "rules.yaml (built-in)",
-			line: 5198,
+			line: 5203,
 			text: phraseMask{
 				{index: 19, bits: 68719476672},
 				{index: 7, bits: 2048},
@@ -9916,7 +9916,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5211,
+			line: 5216,
 			text: phraseMask{
 				{index: 19, bits: 206158430208},
 			},
@@ -9930,7 +9930,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-blocked",
 			file: "rules.yaml (built-in)",
-			line: 5230,
+			line: 5235,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -9957,7 +9957,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-rejected",
 			file: "rules.yaml (built-in)",
-			line: 5270,
+			line: 5275,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -9988,7 +9988,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 5311,
+			line: 5316,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -10006,7 +10006,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unknown-at-mail-from",
 			file: "rules.yaml (built-in)",
-			line: 5323,
+			line: 5328,
 			text: phraseMask{
 				{index: 22, bits: 18446743936270598144},
 				{index: 9, bits: 281474976972800},
@@ -10080,7 +10080,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.1",
 			file: "rules.yaml (built-in)",
-			line: 5384,
+			line: 5389,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -10129,7 +10129,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.0",
 			file: "rules.yaml (built-in)",
-			line: 5396,
+			line: 5401,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 			},
@@ -10178,7 +10178,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-x.1.3",
 			file: "rules.yaml (built-in)",
-			line: 5407,
+			line: 5412,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -10226,7 +10226,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific",
 			file: "rules.yaml (built-in)",
-			line: 5416,
+			line: 5421,
 			text: phraseMask{
 				{index: 3, bits: 262144},
 				{index: 24, bits: 25769803776},
@@ -10237,7 +10237,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-specific",
 			file: "rules.yaml (built-in)",
-			line: 5424,
+			line: 5429,
 			text: phraseMask{
 				{index: 21, bits: 35184372105216},
 			},
@@ -10247,7 +10247,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific-553",
 			file: "rules.yaml (built-in)",
-			line: 5431,
+			line: 5436,
 			text: phraseMask{
 				{index: 23, bits: 562949953421312},
 			},
@@ -10261,7 +10261,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-specific",
 			file: "rules.yaml (built-in)",
-			line: 5440,
+			line: 5445,
 			text: phraseMask{
 				{index: 19, bits: 144116287587483648},
 			},
@@ -10271,7 +10271,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 5447,
+			line: 5452,
 			text: phraseMask{
 				{index: 22, bits: 18446743936270598144},
 				{index: 9, bits: 281474976972800},
@@ -10302,7 +10302,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5453,
+			line: 5458,
 			text: phraseMask{
 				{index: 24, bits: 36028728299487232},
 			},
@@ -10338,7 +10338,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-any-stage",
 			file: "rules.yaml (built-in)",
-			line: 5472,
+			line: 5477,
 			text: phraseMask{
 				{index: 9, bits: 281474976710656},
 				{index: 24, bits: 252201579132747776},
@@ -10357,7 +10357,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-mailbox-inactive",
 			file: "rules.yaml (built-in)",
-			line: 5506,
+			line: 5511,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -10433,7 +10433,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-mailbox-missing",
 			file: "rules.yaml (built-in)",
-			line: 5519,
+			line: 5524,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -10515,7 +10515,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-userunknown-missing",
 			file: "rules.yaml (built-in)",
-			line: 5544,
+			line: 5549,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -10616,7 +10616,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-text",
 			file: "rules.yaml (built-in)",
-			line: 5552,
+			line: 5557,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -10639,7 +10639,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 5571,
+			line: 5576,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -10676,7 +10676,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-specific",
 			file: "rules.yaml (built-in)",
-			line: 5577,
+			line: 5582,
 			text: phraseMask{
 				{index: 25, bits: 117440512},
 			},
@@ -10686,7 +10686,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-sender-named",
 			file: "rules.yaml (built-in)",
-			line: 5586,
+			line: 5591,
 			text: phraseMask{
 				{index: 25, bits: 134220800},
 			},
@@ -10703,7 +10703,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-mailbox-inactive",
 			file: "rules.yaml (built-in)",
-			line: 5601,
+			line: 5606,
 			text: phraseMask{
 				{index: 24, bits: 288230376151711744},
 			},
@@ -10773,7 +10773,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-mailbox-missing",
 			file: "rules.yaml (built-in)",
-			line: 5607,
+			line: 5612,
 			text: phraseMask{
 				{index: 23, bits: 8796093022208},
 				{index: 24, bits: 1729382256910270464},
@@ -10849,7 +10849,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-text",
 			file: "rules.yaml (built-in)",
-			line: 5615,
+			line: 5620,
 			text: phraseMask{
 				{index: 24, bits: 18158513697557839872},
 				{index: 25, bits: 12582911},
@@ -10866,7 +10866,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-status",
 			file: "rules.yaml (built-in)",
-			line: 5623,
+			line: 5628,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -10875,7 +10875,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-text",
 			file: "rules.yaml (built-in)",
-			line: 5628,
+			line: 5633,
 			text: phraseMask{
 				{index: 25, bits: 18446744073172680704},
 				{index: 26, bits: 63},
@@ -10890,7 +10890,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5649,
+			line: 5654,
 			text: phraseMask{
 				{index: 26, bits: 1984},
 			},
@@ -10907,7 +10907,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-text",
 			file: "rules.yaml (built-in)",
-			line: 5662,
+			line: 5667,
 			text: phraseMask{
 				{index: 26, bits: 1046528},
 			},
@@ -10917,7 +10917,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5670,
+			line: 5675,
 			text: phraseMask{
 				{index: 26, bits: 1048576},
 			},
@@ -10930,7 +10930,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-text",
 			file: "rules.yaml (built-in)",
-			line: 5681,
+			line: 5686,
 			text: phraseMask{
 				{index: 26, bits: 2145386496},
 				{index: 8, bits: 4503599627370496},
@@ -10942,7 +10942,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contenterror-text",
 			file: "rules.yaml (built-in)",
-			line: 5693,
+			line: 5698,
 			text: phraseMask{
 				{index: 26, bits: 36028794871482368},
 				{index: 12, bits: 18014398509481984},
@@ -10967,7 +10967,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.8-bad-outbound-sender",
 			file: "rules.yaml (built-in)",
-			line: 5758,
+			line: 5763,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 8, detHi: 8},
 			},
@@ -11013,7 +11013,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-status",
 			file: "rules.yaml (built-in)",
-			line: 5777,
+			line: 5782,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 7, detHi: 7},
 				{class: -1, subject: 1, detailLo: 8, detHi: 8},
@@ -11023,7 +11023,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-at-mail",
 			file: "rules.yaml (built-in)",
-			line: 5782,
+			line: 5787,
 			text: phraseMask{
 				{index: 21, bits: 18446744073709551615},
 				{index: 2, bits: 2147483648},
@@ -11051,7 +11051,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-text",
 			file: "rules.yaml (built-in)",
-			line: 5825,
+			line: 5830,
 			text: phraseMask{
 				{index: 21, bits: 18446744073709551615},
 				{index: 2, bits: 2147483648},
@@ -11077,7 +11077,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-status",
 			file: "rules.yaml (built-in)",
-			line: 5839,
+			line: 5844,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -11093,7 +11093,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-specific",
 			file: "rules.yaml (built-in)",
-			line: 5859,
+			line: 5864,
 			text: phraseMask{
 				{index: 22, bits: 33554432},
 			},
@@ -11103,7 +11103,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-helo-specific",
 			file: "rules.yaml (built-in)",
-			line: 5866,
+			line: 5871,
 			text: phraseMask{
 				{index: 28, bits: 144115188075855872},
 			},
@@ -11113,7 +11113,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-text",
 			file: "rules.yaml (built-in)",
-			line: 5877,
+			line: 5882,
 			text: phraseMask{
 				{index: 3, bits: 507904},
 				{index: 28, bits: 18158513697557839872},
@@ -11138,7 +11138,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-destination-computer",
 			file: "rules.yaml (built-in)",
-			line: 5902,
+			line: 5907,
 			text: phraseMask{
 				{index: 29, bits: 1048576},
 			},
@@ -11155,7 +11155,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-status",
 			file: "rules.yaml (built-in)",
-			line: 5915,
+			line: 5920,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 28, detHi: 28},
 			},
@@ -11164,7 +11164,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-named-by-scanner",
 			file: "rules.yaml (built-in)",
-			line: 5925,
+			line: 5930,
 			text: phraseMask{
 				{index: 29, bits: 31457280},
 			},
@@ -11174,7 +11174,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-text",
 			file: "rules.yaml (built-in)",
-			line: 5929,
+			line: 5934,
 			text: phraseMask{
 				{index: 26, bits: 18410715276690587648},
 				{index: 13, bits: 262144},
@@ -11199,7 +11199,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5934,
+			line: 5939,
 			text: phraseMask{
 				{index: 4, bits: 512},
 				{index: 29, bits: 8556380160},
@@ -11222,7 +11222,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "speeding-text",
 			file: "rules.yaml (built-in)",
-			line: 5948,
+			line: 5953,
 			text: phraseMask{
 				{index: 29, bits: 9007190664806400},
 				{bits: 4611686018427387904},
@@ -11236,7 +11236,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-status",
 			file: "rules.yaml (built-in)",
-			line: 5962,
+			line: 5967,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -11245,7 +11245,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-text",
 			file: "rules.yaml (built-in)",
-			line: 5967,
+			line: 5972,
 			text: phraseMask{
 				{index: 29, bits: 18437736874454810624},
 				{index: 15, bits: 491520},
@@ -11263,7 +11263,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sendmail-connection-refused",
 			file: "rules.yaml (built-in)",
-			line: 5985,
+			line: 5990,
 			text: phraseMask{
 				{index: 30, bits: 512},
 			},
@@ -11358,7 +11358,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-text",
 			file: "rules.yaml (built-in)",
-			line: 6007,
+			line: 6012,
 			text: phraseMask{
 				{index: 19, bits: 18446743798831644672},
 				{bits: 64513},
@@ -11380,7 +11380,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-pairs",
 			file: "rules.yaml (built-in)",
-			line: 6012,
+			line: 6017,
 			text: phraseMask{
 				{index: 1, bits: 9223372036854775808},
 				{index: 20, bits: 18014398509481984},
@@ -11422,7 +11422,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-encrypted-attachment",
 			file: "rules.yaml (built-in)",
-			line: 6043,
+			line: 6048,
 			text: phraseMask{
 				{index: 30, bits: 274743689216},
 				{index: 1, bits: 4611686018427387904},
@@ -11433,7 +11433,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 6052,
+			line: 6057,
 			text: phraseMask{
 				{index: 30, bits: 140462610448384},
 			},
@@ -11443,7 +11443,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 6059,
+			line: 6064,
 			text: phraseMask{
 				{index: 30, bits: 143974450587500544},
 			},
@@ -11453,7 +11453,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-virus",
 			file: "rules.yaml (built-in)",
-			line: 6066,
+			line: 6071,
 			text: phraseMask{
 				{index: 1, bits: 123145302310912},
 				{index: 30, bits: 144115188075855872},
@@ -11464,7 +11464,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 6072,
+			line: 6077,
 			text: phraseMask{
 				{index: 30, bits: 18158513697557839872},
 				{index: 31, bits: 63},
@@ -11475,7 +11475,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-policy",
 			file: "rules.yaml (built-in)",
-			line: 6079,
+			line: 6084,
 			text: phraseMask{
 				{index: 31, bits: 448},
 			},
@@ -11485,7 +11485,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-delivery-failed",
 			file: "rules.yaml (built-in)",
-			line: 6087,
+			line: 6092,
 			text: phraseMask{
 				{index: 31, bits: 130560},
 			},
@@ -11495,7 +11495,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-text",
 			file: "rules.yaml (built-in)",
-			line: 6101,
+			line: 6106,
 			text: phraseMask{
 				{index: 31, bits: 536739840},
 				{index: 1, bits: 3161095929856},
@@ -11506,7 +11506,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-transport-rule-reject",
 			file: "rules.yaml (built-in)",
-			line: 6111,
+			line: 6116,
 			text: phraseMask{
 				{index: 31, bits: 536870912},
 			},
@@ -11602,7 +11602,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-text",
 			file: "rules.yaml (built-in)",
-			line: 6133,
+			line: 6138,
 			text: phraseMask{
 				{index: 31, bits: 18446744072635809792},
 				{index: 11, bits: 9223372036854775808},
@@ -11620,7 +11620,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-pairs",
 			file: "rules.yaml (built-in)",
-			line: 6163,
+			line: 6168,
 			text: phraseMask{
 				{index: 32, bits: 2048},
 			},
@@ -11633,7 +11633,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-type",
 			file: "rules.yaml (built-in)",
-			line: 6169,
+			line: 6174,
 			text: phraseMask{
 				{index: 32, bits: 137438949376},
 			},
@@ -11646,7 +11646,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-encrypted",
 			file: "rules.yaml (built-in)",
-			line: 6188,
+			line: 6193,
 			text: phraseMask{
 				{index: 32, bits: 140600049401856},
 				{index: 1, bits: 288371113640067072},
@@ -11657,7 +11657,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-name",
 			file: "rules.yaml (built-in)",
-			line: 6200,
+			line: 6205,
 			text: phraseMask{
 				{index: 32, bits: 140737488355328},
 			},
@@ -11670,7 +11670,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-loop-text",
 			file: "rules.yaml (built-in)",
-			line: 6208,
+			line: 6213,
 			text: phraseMask{
 				{index: 32, bits: 281474976710656},
 			},
@@ -11680,7 +11680,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-text",
 			file: "rules.yaml (built-in)",
-			line: 6218,
+			line: 6223,
 			text: phraseMask{
 				{index: 32, bits: 18446181123756130304},
 				{index: 33, bits: 4095},
@@ -11694,7 +11694,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-pairs",
 			file: "rules.yaml (built-in)",
-			line: 6234,
+			line: 6239,
 			text: phraseMask{
 				{index: 33, bits: 4096},
 			},
@@ -11707,7 +11707,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-text",
 			file: "rules.yaml (built-in)",
-			line: 6240,
+			line: 6245,
 			text: phraseMask{
 				{index: 28, bits: 144115188008747008},
 				{index: 2, bits: 181269885001662464},
@@ -11725,7 +11725,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-dns-text",
 			file: "rules.yaml (built-in)",
-			line: 6245,
+			line: 6250,
 			text: phraseMask{
 				{index: 29, bits: 32},
 				{index: 3, bits: 49152},
@@ -11736,7 +11736,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-text",
 			file: "rules.yaml (built-in)",
-			line: 6251,
+			line: 6256,
 			text: phraseMask{
 				{index: 33, bits: 4186112},
 				{index: 15, bits: 16384},
@@ -11747,7 +11747,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-text",
 			file: "rules.yaml (built-in)",
-			line: 6258,
+			line: 6263,
 			text: phraseMask{
 				{index: 22, bits: 137434759168},
 				{index: 6, bits: 274877906944},
@@ -11760,7 +11760,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-delayed",
 			file: "rules.yaml (built-in)",
-			line: 6263,
+			line: 6268,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -11852,7 +11852,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-text",
 			file: "rules.yaml (built-in)",
-			line: 6280,
+			line: 6285,
 			text: phraseMask{
 				{index: 8, bits: 1729382256910270464},
 				{index: 33, bits: 72057594033733632},
@@ -11871,7 +11871,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-pairs",
 			file: "rules.yaml (built-in)",
-			line: 6300,
+			line: 6305,
 			text: phraseMask{
 				{bits: 4398046511104},
 			},
@@ -11884,7 +11884,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-attempts",
 			file: "rules.yaml (built-in)",
-			line: 6306,
+			line: 6311,
 			text: phraseMask{
 				{index: 33, bits: 72057594037927936},
 			},
@@ -11897,7 +11897,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-text",
 			file: "rules.yaml (built-in)",
-			line: 6313,
+			line: 6318,
 			text: phraseMask{
 				{index: 8, bits: 9223372036854775808},
 				{index: 33, bits: 18302628885633695744},
@@ -11913,7 +11913,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-reply",
 			file: "rules.yaml (built-in)",
-			line: 6328,
+			line: 6333,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 3},
@@ -11930,14 +11930,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "tls-command",
 			file:    "rules.yaml (built-in)",
-			line:    6335,
+			line:    6340,
 			command: []string{"STARTTLS"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "security-words-from-a-delivery-program",
 			file: "rules.yaml (built-in)",
-			line: 6340,
+			line: 6345,
 			text: phraseMask{
 				{index: 34, bits: 17179803648},
 				{index: 11, bits: 3221225472},
@@ -11956,7 +11956,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "security-text",
 			file: "rules.yaml (built-in)",
-			line: 6362,
+			line: 6367,
 			text: phraseMask{
 				{index: 34, bits: 17179803648},
 				{index: 11, bits: 3221225472},
@@ -11974,7 +11974,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "security-pairs",
 			file: "rules.yaml (built-in)",
-			line: 6367,
+			line: 6372,
 			text: phraseMask{
 				{index: 34, bits: 120259084288},
 				{index: 26, bits: 64},
@@ -11993,7 +11993,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-text",
 			file: "rules.yaml (built-in)",
-			line: 6376,
+			line: 6381,
 			text: phraseMask{
 				{index: 34, bits: 18014261070528512},
 				{index: 4, bits: 1},
@@ -12004,7 +12004,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "syntax-text",
 			file: "rules.yaml (built-in)",
-			line: 6385,
+			line: 6390,
 			text: phraseMask{
 				{index: 8, bits: 77309411328},
 				{index: 34, bits: 9205357638345293824},
@@ -12015,7 +12015,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.1",
 			file: "rules.yaml (built-in)",
-			line: 6402,
+			line: 6407,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -12024,7 +12024,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.4",
 			file: "rules.yaml (built-in)",
-			line: 6408,
+			line: 6413,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -12073,7 +12073,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.5",
 			file: "rules.yaml (built-in)",
-			line: 6418,
+			line: 6423,
 			status: []statusPattern{
 				{class: 4, subject: 1, detailLo: 5, detHi: 5},
 				{class: 5, subject: 1, detailLo: 5, detHi: 5},
@@ -12128,7 +12128,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.6",
 			file: "rules.yaml (built-in)",
-			line: 6431,
+			line: 6436,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -12137,7 +12137,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.9",
 			file: "rules.yaml (built-in)",
-			line: 6437,
+			line: 6442,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 9, detHi: 9},
 			},
@@ -12178,7 +12178,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.10",
 			file: "rules.yaml (built-in)",
-			line: 6446,
+			line: 6451,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -12214,7 +12214,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.1",
 			file: "rules.yaml (built-in)",
-			line: 6453,
+			line: 6458,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -12223,7 +12223,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.4",
 			file: "rules.yaml (built-in)",
-			line: 6461,
+			line: 6466,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -12265,7 +12265,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.1",
 			file: "rules.yaml (built-in)",
-			line: 6471,
+			line: 6476,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -12274,7 +12274,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.2",
 			file: "rules.yaml (built-in)",
-			line: 6477,
+			line: 6482,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -12323,7 +12323,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.3",
 			file: "rules.yaml (built-in)",
-			line: 6487,
+			line: 6492,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -12372,7 +12372,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.5",
 			file: "rules.yaml (built-in)",
-			line: 6497,
+			line: 6502,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -12408,7 +12408,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.6",
 			file: "rules.yaml (built-in)",
-			line: 6504,
+			line: 6509,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 6, detHi: 6},
 				{class: 5, subject: 3, detailLo: 6, detHi: 6},
@@ -12451,7 +12451,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.1",
 			file: "rules.yaml (built-in)",
-			line: 6514,
+			line: 6519,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 1, detHi: 1},
 			},
@@ -12487,7 +12487,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.2",
 			file: "rules.yaml (built-in)",
-			line: 6521,
+			line: 6526,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -12496,7 +12496,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.3",
 			file: "rules.yaml (built-in)",
-			line: 6527,
+			line: 6532,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -12570,7 +12570,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.4",
 			file: "rules.yaml (built-in)",
-			line: 6542,
+			line: 6547,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -12606,7 +12606,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.5",
 			file: "rules.yaml (built-in)",
-			line: 6550,
+			line: 6555,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 5, detHi: 5},
 			},
@@ -12642,7 +12642,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.6",
 			file: "rules.yaml (built-in)",
-			line: 6557,
+			line: 6562,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -12678,7 +12678,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.2",
 			file: "rules.yaml (built-in)",
-			line: 6564,
+			line: 6569,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 2, detHi: 2},
 			},
@@ -12727,7 +12727,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.3",
 			file: "rules.yaml (built-in)",
-			line: 6577,
+			line: 6582,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -12776,7 +12776,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.4",
 			file: "rules.yaml (built-in)",
-			line: 6587,
+			line: 6592,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 4, detHi: 4},
 			},
@@ -12825,7 +12825,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.5",
 			file: "rules.yaml (built-in)",
-			line: 6597,
+			line: 6602,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 5, detHi: 5},
 			},
@@ -12874,7 +12874,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.6",
 			file: "rules.yaml (built-in)",
-			line: 6607,
+			line: 6612,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 6, detHi: 6},
 			},
@@ -12923,7 +12923,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.7",
 			file: "rules.yaml (built-in)",
-			line: 6617,
+			line: 6622,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 7, detHi: 7},
 			},
@@ -12972,7 +12972,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.8",
 			file: "rules.yaml (built-in)",
-			line: 6627,
+			line: 6632,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 8, detHi: 8},
 			},
@@ -13021,7 +13021,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.9",
 			file: "rules.yaml (built-in)",
-			line: 6637,
+			line: 6642,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 9, detHi: 9},
 			},
@@ -13070,7 +13070,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.10",
 			file: "rules.yaml (built-in)",
-			line: 6647,
+			line: 6652,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 10, detHi: 10},
 			},
@@ -13119,7 +13119,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.11",
 			file: "rules.yaml (built-in)",
-			line: 6657,
+			line: 6662,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 11, detHi: 11},
 			},
@@ -13168,7 +13168,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.12",
 			file: "rules.yaml (built-in)",
-			line: 6667,
+			line: 6672,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -13217,7 +13217,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.14",
 			file: "rules.yaml (built-in)",
-			line: 6677,
+			line: 6682,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 14, detHi: 14},
 			},
@@ -13266,7 +13266,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.15",
 			file: "rules.yaml (built-in)",
-			line: 6687,
+			line: 6692,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 15, detHi: 15},
 			},
@@ -13315,7 +13315,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.19",
 			file: "rules.yaml (built-in)",
-			line: 6697,
+			line: 6702,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 19, detHi: 19},
 			},
@@ -13364,7 +13364,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.13",
 			file: "rules.yaml (built-in)",
-			line: 6707,
+			line: 6712,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -13400,7 +13400,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.17-18",
 			file: "rules.yaml (built-in)",
-			line: 6714,
+			line: 6719,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 17, detHi: 17},
 				{class: -1, subject: 7, detailLo: 18, detHi: 18},
@@ -13437,7 +13437,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.27",
 			file: "rules.yaml (built-in)",
-			line: 6721,
+			line: 6726,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 27, detHi: 27},
 			},
@@ -13486,7 +13486,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.30",
 			file: "rules.yaml (built-in)",
-			line: 6733,
+			line: 6738,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 30, detHi: 30},
 			},
@@ -13515,14 +13515,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "blocked-at-connection",
 			file:    "rules.yaml (built-in)",
-			line:    6743,
+			line:    6748,
 			command: []string{"CONN", "HELO", "EHLO"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "user-unknown-after-data",
 			file: "rules.yaml (built-in)",
-			line: 6750,
+			line: 6755,
 			text: phraseMask{
 				{index: 22, bits: 18446743936270598144},
 				{index: 9, bits: 281474976972800},
@@ -13655,7 +13655,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6774,
+			line: 6779,
 			text: phraseMask{
 				{index: 34, bits: 9223372036854775808},
 				{index: 35, bits: 7},
@@ -13667,7 +13667,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6779,
+			line: 6784,
 			text: phraseMask{
 				{index: 35, bits: 8},
 			},
@@ -13677,7 +13677,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6784,
+			line: 6789,
 			text: phraseMask{
 				{index: 35, bits: 524272},
 			},
@@ -13687,7 +13687,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6791,
+			line: 6796,
 			text: phraseMask{
 				{index: 35, bits: 3670016},
 			},
@@ -13697,7 +13697,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6796,
+			line: 6801,
 			text: phraseMask{
 				{index: 35, bits: 12582912},
 			},
@@ -13707,7 +13707,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6801,
+			line: 6806,
 			text: phraseMask{
 				{index: 35, bits: 50331648},
 				{index: 29, bits: 2147483648},
@@ -13718,7 +13718,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6812,
+			line: 6817,
 			text: phraseMask{
 				{index: 35, bits: 8796025913344},
 				{index: 1, bits: 18014398509481984},
@@ -13738,7 +13738,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6827,
+			line: 6832,
 			text: phraseMask{
 				{index: 35, bits: 8989607068696576},
 			},
@@ -13748,7 +13748,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6833,
+			line: 6838,
 			text: phraseMask{
 				{index: 35, bits: 2296835809958952960},
 				{index: 3, bits: 562949953421312},
@@ -13760,7 +13760,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-connection-text",
 			file: "rules.yaml (built-in)",
-			line: 6839,
+			line: 6844,
 			text: phraseMask{
 				{index: 3, bits: 16777216},
 				{index: 14, bits: 402653248},
@@ -13773,7 +13773,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6847,
+			line: 6852,
 			text: phraseMask{
 				{index: 3, bits: 72},
 			},
@@ -13783,7 +13783,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6852,
+			line: 6857,
 			text: phraseMask{
 				{index: 36, bits: 1},
 			},
@@ -13793,7 +13793,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "onhold-text",
 			file: "rules.yaml (built-in)",
-			line: 6857,
+			line: 6862,
 			text: phraseMask{
 				{index: 36, bits: 14},
 			},
@@ -13803,7 +13803,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.4.7",
 			file: "rules.yaml (built-in)",
-			line: 6868,
+			line: 6873,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 7, detHi: 7},
 				{class: 5, subject: 4, detailLo: 7, detHi: 7},
@@ -13862,7 +13862,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1",
 			file: "rules.yaml (built-in)",
-			line: 6881,
+			line: 6886,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -13918,7 +13918,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.14",
 			file: "rules.yaml (built-in)",
-			line: 6893,
+			line: 6898,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
 			},
@@ -13967,7 +13967,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6",
 			file: "rules.yaml (built-in)",
-			line: 6902,
+			line: 6907,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -14016,7 +14016,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.6.11",
 			file: "rules.yaml (built-in)",
-			line: 6911,
+			line: 6916,
 			status: []statusPattern{
 				{class: 5, subject: 6, detailLo: 11, detHi: 11},
 			},
@@ -14065,7 +14065,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1",
 			file: "rules.yaml (built-in)",
-			line: 6928,
+			line: 6933,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -14179,7 +14179,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.2",
 			file: "rules.yaml (built-in)",
-			line: 6942,
+			line: 6947,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -14215,7 +14215,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.3",
 			file: "rules.yaml (built-in)",
-			line: 6949,
+			line: 6954,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -14307,7 +14307,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4",
 			file: "rules.yaml (built-in)",
-			line: 6960,
+			line: 6965,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -14343,7 +14343,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4-temporary",
 			file: "rules.yaml (built-in)",
-			line: 6967,
+			line: 6972,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -14379,7 +14379,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.5",
 			file: "rules.yaml (built-in)",
-			line: 6974,
+			line: 6979,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 5, detHi: 5},
 			},
@@ -14408,7 +14408,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.6",
 			file: "rules.yaml (built-in)",
-			line: 6981,
+			line: 6986,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -14452,7 +14452,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.0",
 			file: "rules.yaml (built-in)",
-			line: 6989,
+			line: 6994,
 			status: []statusPattern{
 				{class: 5, subject: 4},
 			},
@@ -14461,7 +14461,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.6",
 			file: "rules.yaml (built-in)",
-			line: 6995,
+			line: 7000,
 			status: []statusPattern{
 				{class: -1, subject: 6, detailLo: -1, detHi: -1},
 			},
@@ -14497,7 +14497,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sisimai-4.2.1-4.7.1-4.7.2",
 			file: "rules.yaml (built-in)",
-			line: 7003,
+			line: 7008,
 			status: []statusPattern{
 				{class: 4, subject: 2, detailLo: 1, detHi: 1},
 				{class: 4, subject: 7, detailLo: 1, detHi: 1},
@@ -14511,7 +14511,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.1",
 			file: "rules.yaml (built-in)",
-			line: 7010,
+			line: 7015,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 1, detHi: 1},
 			},
@@ -14781,7 +14781,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.other",
 			file: "rules.yaml (built-in)",
-			line: 7047,
+			line: 7052,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: -1, detHi: -1},
 			},
@@ -15018,7 +15018,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "delayed-unknown",
 			file:   "rules.yaml (built-in)",
-			line:   7077,
+			line:   7082,
 			action: []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "expired",
@@ -15077,7 +15077,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.other",
 			file: "rules.yaml (built-in)",
-			line: 7087,
+			line: 7092,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: -1, detHi: -1},
 			},
@@ -15086,7 +15086,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.0",
 			file: "rules.yaml (built-in)",
-			line: 7092,
+			line: 7097,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: -1, detHi: -1},
 			},
@@ -15095,7 +15095,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.0",
 			file: "rules.yaml (built-in)",
-			line: 7097,
+			line: 7102,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: -1, detHi: -1},
 			},
@@ -15150,7 +15150,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.0",
 			file: "rules.yaml (built-in)",
-			line: 7106,
+			line: 7111,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: -1, detHi: -1},
 				{class: 4, subject: 3, detailLo: 3, detHi: 3},
@@ -15161,7 +15161,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.0",
 			file: "rules.yaml (built-in)",
-			line: 7114,
+			line: 7119,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: -1, detHi: -1},
 			},
@@ -15170,14 +15170,14 @@ var builtinSet = &ruleSet{
 		{
 			id:       "diagnostic-type-x-unix",
 			file:     "rules.yaml (built-in)",
-			line:     7119,
+			line:     7124,
 			diagType: []string{"x-unix"},
 			then:     thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "rfc3463-x.3.other",
 			file: "rules.yaml (built-in)",
-			line: 7129,
+			line: 7134,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: -1, detHi: -1},
 			},
@@ -15186,7 +15186,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-onhold",
 			file: "rules.yaml (built-in)",
-			line: 7139,
+			line: 7144,
 			text: phraseMask{
 				{index: 36, bits: 16},
 			},
@@ -15196,7 +15196,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-onhold",
 			file: "rules.yaml (built-in)",
-			line: 7144,
+			line: 7149,
 			text: phraseMask{
 				{index: 36, bits: 224},
 			},
@@ -15206,7 +15206,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-onhold",
 			file: "rules.yaml (built-in)",
-			line: 7150,
+			line: 7155,
 			text: phraseMask{
 				{index: 36, bits: 1792},
 			},
@@ -15217,7 +15217,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-521-556",
 			file: "rules.yaml (built-in)",
-			line: 7159,
+			line: 7164,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 1},
@@ -15231,7 +15231,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-552",
 			file: "rules.yaml (built-in)",
-			line: 7163,
+			line: 7168,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 2},
@@ -15247,7 +15247,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-452",
 			file: "rules.yaml (built-in)",
-			line: 7167,
+			line: 7172,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 2},
@@ -15258,7 +15258,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-421",
 			file: "rules.yaml (built-in)",
-			line: 7171,
+			line: 7176,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 2, 2: 1},
@@ -15272,7 +15272,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-553",
 			file: "rules.yaml (built-in)",
-			line: 7175,
+			line: 7180,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 3},
@@ -15283,7 +15283,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-syntax",
 			file: "rules.yaml (built-in)",
-			line: 7179,
+			line: 7184,
 			status: []statusPattern{
 				{none: true},
 				{class: 5, subject: 5, detailLo: -1, detHi: -1},
@@ -15343,7 +15343,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-451",
 			file: "rules.yaml (built-in)",
-			line: 7187,
+			line: 7192,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 1},
@@ -15400,7 +15400,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "vacation-text",
 			file: "rules.yaml (built-in)",
-			line: 7195,
+			line: 7200,
 			text: phraseMask{
 				{index: 36, bits: 122880},
 			},
@@ -15413,7 +15413,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unreadable-text",
 			file: "rules.yaml (built-in)",
-			line: 7202,
+			line: 7207,
 			regexps: []*pattern{
 				{src: "^[^a-z]+$", captures: false, minLen: 1},
 			},
@@ -15452,7 +15452,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-550-554-alone",
 			file: "rules.yaml (built-in)",
-			line: 7211,
+			line: 7216,
 			status: []statusPattern{
 				{none: true},
 			},
@@ -15523,7 +15523,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.0.0",
 			file: "rules.yaml (built-in)",
-			line: 7220,
+			line: 7225,
 			status: []statusPattern{
 				{class: -1, detailLo: -1, detHi: -1},
 			},
@@ -15611,7 +15611,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-used",
 			file: "rules.yaml (built-in)",
-			line: 892,
+			line: 897,
 			text: phraseMask{
 				{bits: 4095},
 			},
@@ -15626,7 +15626,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-name",
 			file: "rules.yaml (built-in)",
-			line: 903,
+			line: 908,
 			text: phraseMask{
 				{bits: 4190208},
 			},
@@ -15637,7 +15637,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-named",
 			file: "rules.yaml (built-in)",
-			line: 909,
+			line: 914,
 			text: phraseMask{
 				{bits: 536607744},
 			},
@@ -15648,7 +15648,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-score",
 			file: "rules.yaml (built-in)",
-			line: 918,
+			line: 923,
 			text: phraseMask{
 				{bits: 16642998272},
 			},
@@ -15664,7 +15664,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-tests",
 			file: "rules.yaml (built-in)",
-			line: 938,
+			line: 943,
 			text: phraseMask{
 				{bits: 17179869184},
 			},
@@ -15675,7 +15675,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "listed-domain",
 			file: "rules.yaml (built-in)",
-			line: 944,
+			line: 949,
 			text: phraseMask{
 				{bits: 515421241344},
 			},
@@ -15689,7 +15689,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sending-ip",
 			file: "rules.yaml (built-in)",
-			line: 957,
+			line: 962,
 			regexps: []*pattern{
 				{src: "client(?: host)? \\[(?P<ip>[0-9a-f:.]{7,45})\\]", captures: true, minLen: 16},
 				{src: "(?:your|sending|sender|sender's|client|the|source) ip(?:v[46])?(?: address)?(?: is| of)?:? \\[?\\(?(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})", captures: true, minLen: 14},
@@ -15704,7 +15704,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "url",
 			file: "rules.yaml (built-in)",
-			line: 979,
+			line: 984,
 			text: phraseMask{
 				{bits: 3848290697216},
 			},
@@ -15716,7 +15716,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "retried-for",
 			file: "rules.yaml (built-in)",
-			line: 985,
+			line: 990,
 			text: phraseMask{
 				{bits: 1121501860331520},
 			},
@@ -15728,7 +15728,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "retry-deadline",
 			file: "rules.yaml (built-in)",
-			line: 1009,
+			line: 1014,
 			text: phraseMask{
 				{bits: 4610560118520545280},
 			},
@@ -15743,7 +15743,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rate-limit",
 			file: "rules.yaml (built-in)",
-			line: 1037,
+			line: 1042,
 			text: phraseMask{
 				{bits: 13835058055282163712},
 				{index: 1, bits: 15},
@@ -15755,7 +15755,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "size-limit",
 			file: "rules.yaml (built-in)",
-			line: 1047,
+			line: 1052,
 			text: phraseMask{
 				{index: 1, bits: 2147483632},
 			},
@@ -15776,7 +15776,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "recipient-limit",
 			file: "rules.yaml (built-in)",
-			line: 1081,
+			line: 1086,
 			text: phraseMask{
 				{index: 1, bits: 135291469824},
 			},
@@ -15792,7 +15792,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus",
 			file: "rules.yaml (built-in)",
-			line: 1095,
+			line: 1100,
 			text: phraseMask{
 				{index: 1, bits: 140600049401856},
 			},
@@ -15810,7 +15810,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-attachment",
 			file: "rules.yaml (built-in)",
-			line: 1123,
+			line: 1128,
 			text: phraseMask{
 				{index: 1, bits: 71213169107795968},
 			},
@@ -15821,7 +15821,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-encrypted-attachment",
 			file: "rules.yaml (built-in)",
-			line: 1147,
+			line: 1152,
 			text: phraseMask{
 				{index: 1, bits: 1080863910568919040},
 			},
@@ -15832,7 +15832,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-encrypted-attachment-ja",
 			file: "rules.yaml (built-in)",
-			line: 1169,
+			line: 1174,
 			text: phraseMask{
 				{index: 1, bits: 8070450532247928832},
 			},
@@ -15843,7 +15843,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "barracuda-recipient-outcome",
 			file: "rules.yaml (built-in)",
-			line: 1176,
+			line: 1181,
 			text: phraseMask{
 				{index: 1, bits: 9223372036854775808},
 			},
@@ -15854,7 +15854,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "attachment-file",
 			file: "rules.yaml (built-in)",
-			line: 1189,
+			line: 1194,
 			text: phraseMask{
 				{index: 2, bits: 67108863},
 				{index: 1, bits: 18014398509481984},
@@ -15873,7 +15873,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "forward-program",
 			file: "rules.yaml (built-in)",
-			line: 1217,
+			line: 1222,
 			text: phraseMask{
 				{index: 2, bits: 469762048},
 			},
@@ -15886,7 +15886,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sending-domain",
 			file: "rules.yaml (built-in)",
-			line: 1228,
+			line: 1233,
 			text: phraseMask{
 				{index: 2, bits: 3758096384},
 			},
@@ -15899,7 +15899,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contact-address",
 			file: "rules.yaml (built-in)",
-			line: 1245,
+			line: 1250,
 			text: phraseMask{
 				{index: 2, bits: 562945658454016},
 			},
@@ -15911,7 +15911,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "loop",
 			file: "rules.yaml (built-in)",
-			line: 1258,
+			line: 1263,
 			text: phraseMask{
 				{index: 2, bits: 8444249301319680},
 			},
@@ -15924,7 +15924,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "dns-temporary",
 			file: "rules.yaml (built-in)",
-			line: 1271,
+			line: 1276,
 			text: phraseMask{
 				{bits: 288230376151711744},
 				{index: 2, bits: 9214364837600034816},
@@ -15938,7 +15938,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "last-error",
 			file: "rules.yaml (built-in)",
-			line: 1290,
+			line: 1295,
 			text: phraseMask{
 				{index: 2, bits: 9223372036854775808},
 				{index: 3, bits: 7},
@@ -15954,7 +15954,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls",
 			file: "rules.yaml (built-in)",
-			line: 1313,
+			line: 1318,
 			text: phraseMask{
 				{index: 3, bits: 2040},
 			},
@@ -15969,7 +15969,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-mx",
 			file: "rules.yaml (built-in)",
-			line: 1340,
+			line: 1345,
 			text: phraseMask{
 				{index: 3, bits: 6144},
 			},
@@ -15985,7 +15985,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-domain",
 			file: "rules.yaml (built-in)",
-			line: 1355,
+			line: 1360,
 			text: phraseMask{
 				{index: 3, bits: 507904},
 			},
@@ -16000,7 +16000,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "new-address",
 			file: "rules.yaml (built-in)",
-			line: 1363,
+			line: 1368,
 			text: phraseMask{
 				{index: 3, bits: 3670016},
 			},
@@ -16012,7 +16012,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "connection",
 			file: "rules.yaml (built-in)",
-			line: 1374,
+			line: 1379,
 			text: phraseMask{
 				{index: 3, bits: 68715282432},
 			},
@@ -16028,7 +16028,7 @@ var builtinSet = &ruleSet{
 			},
 		},
 	},
-	texts: [81]text{
+	texts: [84]text{
 		0: {
 			{literal: "the receiving side gave no reason that could be understood"},
 		},
@@ -16221,18 +16221,48 @@ var builtinSet = &ruleSet{
 			{literal: "Nothing needs to be sent again. If you manage the list, read the attached bounce to see why the member's address fails, then correct, re-enable or remove the member. If the notice is about your own subscription, fix your address or mailbox (ask your email admin if needed), then re-enable your subscription on the list's page or ask the list's owner."},
 		},
 		25: {
-			{literal: "list notice: a bounce the list could not read"},
+			{literal: "This is the notice of the mailing list"},
+			{
+				group: []textPart{
+					{literal: " "},
+					{isSlot: true},
+				},
+			},
+			{literal: ", not a bounce of a message you sent: the list's mail to one of its members bounced, and the list stopped delivering to that member (the subscription is disabled, not removed)."},
 		},
 		26: {
-			{literal: "This is a mailing list's notice to its owners, not a bounce of a message you sent: the list received the attached bounce but could not recognise its format or find a member's address in it, so it counted nothing and passed it on to be checked by hand."},
+			{literal: "This is the notice of the mailing list"},
+			{
+				group: []textPart{
+					{literal: " "},
+					{isSlot: true},
+				},
+			},
+			{literal: ", not a bounce of a message you sent: the list's mail to one of its members bounced, and the list removed (unsubscribed) that member."},
 		},
 		27: {
-			{literal: "Nothing needs to be sent again. If you manage the list, read the attached bounce: if it names a member's address that fails, correct, disable or remove that member by hand; if it is no bounce of the list's mail (an auto-reply or spam sent to the list's bounce address), ignore it."},
+			{literal: "This is the notice of the mailing list"},
+			{
+				group: []textPart{
+					{literal: " "},
+					{isSlot: true},
+				},
+			},
+			{literal: ", not a bounce of a message you sent: the list's mail to one of its members bounced, and the list counted the bounce against that member; after more bounces it stops delivering to them."},
 		},
 		28: {
-			{literal: "held for the list moderator"},
+			{literal: "list notice: a bounce the list could not read"},
 		},
 		29: {
+			{literal: "This is a mailing list's notice to its owners, not a bounce of a message you sent: the list received the attached bounce but could not recognise its format or find a member's address in it, so it counted nothing and passed it on to be checked by hand."},
+		},
+		30: {
+			{literal: "Nothing needs to be sent again. If you manage the list, read the attached bounce: if it names a member's address that fails, correct, disable or remove that member by hand; if it is no bounce of the list's mail (an auto-reply or spam sent to the list's bounce address), ignore it."},
+		},
+		31: {
+			{literal: "held for the list moderator"},
+		},
+		32: {
 			{literal: "This is not a bounce: the mailing list"},
 			{
 				group: []textPart{
@@ -16249,57 +16279,57 @@ var builtinSet = &ruleSet{
 				},
 			},
 		},
-		30: {
+		33: {
 			{literal: "Wait for the moderator's decision: the list posts the message or tells you that it was rejected. Do not send it again, as the copy would be held too."},
 		},
-		31: {
+		34: {
 			{literal: "Wait for the moderator's decision, and do not send the message again (the copy would be held too). The list holds it because your address is not a member: to post without moderation, subscribe to the list with the address you sent from, or ask the list owner to accept your posts."},
 		},
-		32: {
+		35: {
 			{literal: "complaint report"},
 		},
-		33: {
+		36: {
 			{literal: "This is a feedback (abuse) report: a recipient or their provider flagged the message, for example as spam. It is not a bounce."},
 		},
-		34: {
+		37: {
 			{literal: "This is a feedback report of type "},
 			{slot: 8, isSlot: true},
 			{literal: ": a recipient or their provider flagged the message. It is not a bounce."},
 		},
-		35: {
+		38: {
 			{literal: "Stop mailing the recipient who complained, and check why they did not expect the message."},
 		},
-		36: {
+		39: {
 			{literal: "read receipt"},
 		},
-		37: {
+		40: {
 			{literal: "This is a read receipt (a notice that the message was displayed), not a bounce."},
 		},
-		38: {
+		41: {
 			{literal: "This is a read receipt, not a bounce: your message was delivered, but the recipient's mail program reports that it was deleted without being displayed, so it may not have been read."},
 		},
-		39: {
+		42: {
 			{literal: "This is a receipt, not a bounce: your message was delivered, and the recipient's mail program reports that it was processed or passed on without being displayed."},
 		},
-		40: {
+		43: {
 			{literal: "not a bounce"},
 		},
-		41: {
+		44: {
 			{literal: "This message is not a delivery report."},
 		},
-		42: {
+		45: {
 			{literal: "no recipient found"},
 		},
-		43: {
+		46: {
 			{literal: "This looks like a delivery report, but no recipient could be read from it."},
 		},
-		44: {
+		47: {
 			{literal: "DMARC aggregate report"},
 		},
-		45: {
+		48: {
 			{literal: "This is not a bounce but a DMARC aggregate report: a summary, for your domain's email admin, of how the mail claiming to come from your domain fared at one receiving mail service, with the results of its SPF, DKIM and DMARC checks. It can list messages that failed those checks and were rejected or quarantined there; your email admin should read it with a DMARC report viewer."},
 		},
-		46: {
+		49: {
 			{literal: "Your message to "},
 			{slot: 9, isSlot: true},
 			{literal: " was forwarded by the recipient's side (a forwarding or an alias of that address) to "},
@@ -16308,7 +16338,7 @@ var builtinSet = &ruleSet{
 			{slot: 9, isSlot: true},
 			{literal: "."},
 		},
-		47: {
+		50: {
 			{literal: "Tell the recipient by other means (phone, another address) that their forwarding from "},
 			{slot: 9, isSlot: true},
 			{literal: " to "},
@@ -16317,7 +16347,7 @@ var builtinSet = &ruleSet{
 			{slot: 9, isSlot: true},
 			{literal: " does not arrive."},
 		},
-		48: {
+		51: {
 			{literal: "Your message to "},
 			{slot: 9, isSlot: true},
 			{literal: " was forwarded by the recipient's side (a forwarding or an alias of that address) to "},
@@ -16348,7 +16378,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: ", so your domain's sender checks (SPF, often DMARC) fail there, and it is the forwarding server's reputation that is judged, not yours."},
 		},
-		49: {
+		52: {
 			{literal: "Do not rewrite your message: it was refused because of how it was forwarded. Tell the recipient by other means (phone, another address) that their forwarding from "},
 			{slot: 9, isSlot: true},
 			{literal: " to "},
@@ -16359,7 +16389,7 @@ var builtinSet = &ruleSet{
 			{slot: 9, isSlot: true},
 			{literal: " does not arrive."},
 		},
-		50: {
+		53: {
 			{literal: "The sending server keeps trying"},
 			{
 				group: []textPart{
@@ -16383,7 +16413,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: ", but this will likely not fix itself: it keeps failing until the recipient's side changes its configuration. Tell the recipient by other means (phone, another address) so that their email admin fixes it, or send the content another way."},
 		},
-		51: {
+		54: {
 			{literal: "The sending server keeps trying"},
 			{
 				group: []textPart{
@@ -16407,7 +16437,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: ", but the message gets through only once the recipient makes room in their mailbox. Tell the recipient by other means (phone, another address) that their mailbox is full; do not send the message again meanwhile (the recipient could get it twice)."},
 		},
-		52: {
+		55: {
 			{literal: "The refusal was temporary: the receiving server"},
 			{
 				group: []textPart{
@@ -16417,13 +16447,13 @@ var builtinSet = &ruleSet{
 			},
 			{literal: " refused the message the same way on every attempt, until the sending server gave up, so it was not delivered."},
 		},
-		53: {
+		56: {
 			{literal: "The failure was temporary, but it happened again on every attempt, until the sending server gave up, so the message was not delivered."},
 		},
-		54: {
+		57: {
 			{literal: "recipient's internal mail server unreachable"},
 		},
-		55: {
+		58: {
 			{literal: "Your message reached the recipient's organization: its mail gateway"},
 			{
 				group: []textPart{
@@ -16454,7 +16484,7 @@ var builtinSet = &ruleSet{
 				},
 			},
 		},
-		56: {
+		59: {
 			{literal: "Delivery"},
 			{
 				group: []textPart{
@@ -16478,7 +16508,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: " at the moment, and keeps trying. This is a fault of the recipient's mail system, not of your side."},
 		},
-		57: {
+		60: {
 			{literal: "Nothing on your side needs to change, and sending again before it is fixed will fail the same way. Tell the recipient by other means (phone, another address) that their organization's mail gateway cannot reach their internal mail server"},
 			{
 				group: []textPart{
@@ -16488,7 +16518,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: ", so that their email admin fixes it; send the message again once they confirm that mail reaches them."},
 		},
-		58: {
+		61: {
 			{literal: "Nothing to do yet: the recipient's mail gateway keeps trying"},
 			{
 				group: []textPart{
@@ -16512,19 +16542,19 @@ var builtinSet = &ruleSet{
 			},
 			{literal: ", and sends a final report if it gives up. If the message is urgent, tell the recipient by other means that their mail is held at their gateway."},
 		},
-		59: {
+		62: {
 			{literal: "outdated internal address"},
 		},
-		60: {
+		63: {
 			{literal: "The message was not delivered because your mail program used an outdated internal Exchange address for the recipient (the one starting with IMCEAEX), not their email address. Such an address usually comes from the autocomplete list or a saved contact, and stops working when the recipient's mailbox is moved, re-created or migrated: the recipient's mailbox may well still exist."},
 		},
-		61: {
+		64: {
 			{literal: "Remove the recipient from your mail program's autocomplete list (in Outlook, start typing the name and click the X next to the suggestion), pick the recipient again from the address book, and send a new message. If it still fails, or many people hit this, ask your email admin to add the old internal address from this report to the recipient's mailbox as an extra X500 address, so that old entries work again."},
 		},
-		62: {
+		65: {
 			{literal: "recipient's forwarding blocked"},
 		},
-		63: {
+		66: {
 			{literal: "Your message"},
 			{
 				group: []textPart{
@@ -16536,12 +16566,12 @@ var builtinSet = &ruleSet{
 			{isSlot: true},
 			{literal: ". The recipient's organisation does not allow forwarding to outside addresses, so only that forwarded copy was stopped: the original recipient's mailbox most likely still received your message."},
 		},
-		64: {
+		67: {
 			{literal: "Nothing to do on your side. If the recipient relies on that forwarding, tell them by other means: their email admin must allow forwarding to outside addresses for their mailbox (Microsoft 365's outbound spam policy), or they should remove the forwarding to "},
 			{isSlot: true},
 			{literal: "."},
 		},
-		65: {
+		68: {
 			{literal: "The message could not be forwarded automatically to the outside address"},
 			{
 				group: []textPart{
@@ -16551,7 +16581,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: ": the organisation whose mailbox forwards it (in Microsoft 365) does not allow forwarding to outside addresses. The report does not show whether that mailbox is yours or the recipient's."},
 		},
-		66: {
+		69: {
 			{literal: "If your own mailbox forwards mail"},
 			{
 				group: []textPart{
@@ -16561,7 +16591,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: ", your email admin must allow outside forwarding for it, or the forwarding must be removed. If you wrote to someone whose mailbox forwards there, there is nothing to do on your side: the original recipient most likely received your message."},
 		},
-		67: {
+		70: {
 			{literal: "Delivery"},
 			{
 				group: []textPart{
@@ -16578,7 +16608,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: " refuses connections for now; the sending server keeps trying."},
 		},
-		68: {
+		71: {
 			{literal: "Delivery"},
 			{
 				group: []textPart{
@@ -16595,7 +16625,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: " does not answer for now; the sending server keeps trying."},
 		},
-		69: {
+		72: {
 			{literal: "Delivery"},
 			{
 				group: []textPart{
@@ -16612,7 +16642,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: " cannot be looked up for now: the domain's name servers do not answer. The sending server keeps trying."},
 		},
-		70: {
+		73: {
 			{literal: "Delivery"},
 			{
 				group: []textPart{
@@ -16636,10 +16666,10 @@ var builtinSet = &ruleSet{
 				},
 			},
 		},
-		71: {
+		74: {
 			{literal: "delivery delayed"},
 		},
-		72: {
+		75: {
 			{literal: "The sending server gives up"},
 			{
 				group: []textPart{
@@ -16662,7 +16692,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: ", and then sends a final report."},
 		},
-		73: {
+		76: {
 			{literal: "Nothing to do yet, and do not send the message again: the sending server keeps trying"},
 			{
 				group: []textPart{
@@ -16708,7 +16738,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: "."},
 		},
-		74: {
+		77: {
 			{literal: "Nothing to do yet, and do not send the message again: the sending server keeps trying"},
 			{
 				group: []textPart{
@@ -16739,7 +16769,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: " to accept connections again, or correct their domain's mail server records."},
 		},
-		75: {
+		78: {
 			{literal: "The message"},
 			{
 				group: []textPart{
@@ -16763,10 +16793,10 @@ var builtinSet = &ruleSet{
 			},
 			{literal: ", because it relays mail to other domains only for users and devices that log in or that it is set to trust. The recipient's address is not at fault."},
 		},
-		76: {
+		79: {
 			{literal: "Set your mail program or device to log in to your outgoing mail server (with your user name and password, on its port for sending, usually 587 or 465), or use the outgoing server your organization gives you, then send the message again. If it already does, your email admin must allow it to relay through that server."},
 		},
-		77: {
+		80: {
 			{literal: "The message"},
 			{
 				group: []textPart{
@@ -16790,7 +16820,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: ". Either it is an outgoing server of your side that needs you to log in first, or it is the recipient's server and does not accept mail for their domain; the report does not show which."},
 		},
-		78: {
+		81: {
 			{literal: "Check the part of the address after the @ for typos. If the server"},
 			{
 				group: []textPart{
@@ -16800,7 +16830,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: " is your own or your provider's outgoing server, set your mail program or device to log in to it (with your user name and password) or use the right outgoing server, and ask your email admin if in doubt. Otherwise tell the recipient by other means (phone, another address): their email admin must make their domain's mail server settings point to a server that accepts mail for it."},
 		},
-		79: {
+		82: {
 			{literal: "It had passed through "},
 			{slot: 49, isSlot: true},
 			{literal: " mail servers"},
@@ -16812,7 +16842,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: "."},
 		},
-		80: {
+		83: {
 			{literal: "The mail servers of "},
 			{slot: 16, isSlot: true},
 			{literal: " point back to the server that was passing the message on"},
@@ -16826,12 +16856,12 @@ var builtinSet = &ruleSet{
 			{literal: ", which does not itself accept mail for that domain."},
 		},
 	},
-	textsFrom: [81]string{
+	textsFrom: [84]string{
 		0: "rules.yaml (built-in)", 1: "rules.yaml (built-in)", 2: "rules.yaml (built-in)", 3: "rules.yaml (built-in)", 4: "rules.yaml (built-in)", 5: "rules.yaml (built-in)", 6: "rules.yaml (built-in)", 7: "rules.yaml (built-in)", 8: "rules.yaml (built-in)", 9: "rules.yaml (built-in)", 10: "rules.yaml (built-in)", 11: "rules.yaml (built-in)", 12: "rules.yaml (built-in)", 13: "rules.yaml (built-in)", 14: "rules.yaml (built-in)", 15: "rules.yaml (built-in)", 16: "rules.yaml (built-in)", 17: "rules.yaml (built-in)", 18: "rules.yaml (built-in)", 19: "rules.yaml (built-in)",
 		20: "rules.yaml (built-in)", 21: "rules.yaml (built-in)", 22: "rules.yaml (built-in)", 23: "rules.yaml (built-in)", 24: "rules.yaml (built-in)", 25: "rules.yaml (built-in)", 26: "rules.yaml (built-in)", 27: "rules.yaml (built-in)", 28: "rules.yaml (built-in)", 29: "rules.yaml (built-in)", 30: "rules.yaml (built-in)", 31: "rules.yaml (built-in)", 32: "rules.yaml (built-in)", 33: "rules.yaml (built-in)", 34: "rules.yaml (built-in)", 35: "rules.yaml (built-in)", 36: "rules.yaml (built-in)", 37: "rules.yaml (built-in)", 38: "rules.yaml (built-in)", 39: "rules.yaml (built-in)",
 		40: "rules.yaml (built-in)", 41: "rules.yaml (built-in)", 42: "rules.yaml (built-in)", 43: "rules.yaml (built-in)", 44: "rules.yaml (built-in)", 45: "rules.yaml (built-in)", 46: "rules.yaml (built-in)", 47: "rules.yaml (built-in)", 48: "rules.yaml (built-in)", 49: "rules.yaml (built-in)", 50: "rules.yaml (built-in)", 51: "rules.yaml (built-in)", 52: "rules.yaml (built-in)", 53: "rules.yaml (built-in)", 54: "rules.yaml (built-in)", 55: "rules.yaml (built-in)", 56: "rules.yaml (built-in)", 57: "rules.yaml (built-in)", 58: "rules.yaml (built-in)", 59: "rules.yaml (built-in)",
 		60: "rules.yaml (built-in)", 61: "rules.yaml (built-in)", 62: "rules.yaml (built-in)", 63: "rules.yaml (built-in)", 64: "rules.yaml (built-in)", 65: "rules.yaml (built-in)", 66: "rules.yaml (built-in)", 67: "rules.yaml (built-in)", 68: "rules.yaml (built-in)", 69: "rules.yaml (built-in)", 70: "rules.yaml (built-in)", 71: "rules.yaml (built-in)", 72: "rules.yaml (built-in)", 73: "rules.yaml (built-in)", 74: "rules.yaml (built-in)", 75: "rules.yaml (built-in)", 76: "rules.yaml (built-in)", 77: "rules.yaml (built-in)", 78: "rules.yaml (built-in)", 79: "rules.yaml (built-in)",
-		80: "rules.yaml (built-in)",
+		80: "rules.yaml (built-in)", 81: "rules.yaml (built-in)", 82: "rules.yaml (built-in)", 83: "rules.yaml (built-in)",
 	},
 	phrases: []string{
 		"blocked using", "black list at", "blacklist at", "block list at", "blocklist at", "listed at", "listed in", "listed on", "listed by", "found on", "rbl", "dnsbl", "spamhaus", "sorbs", "barracuda", "spamcop", "uceprotect", "spamrats", "cbl", "psbl",

@@ -916,7 +916,7 @@ func (e *Engine) explainReport(r *dsn.Report, lang int) []Reading {
 			e.forwarded(&v, from, to, rc.RemoteMTA, rc.Diagnostic, lang)
 		}
 		if r.Format == dsn.FormatListBounceNotice || r.Format == dsn.FormatListUncaughtBounce {
-			e.listBounceNotice(&v, r.Format, lang)
+			e.listBounceNotice(&v, r, lang)
 		}
 		out = append(out, Reading{Kind: r.Kind, Recipient: rc, ForwardedFrom: from, ForwardedTo: to, Classification: v})
 	}
@@ -929,14 +929,26 @@ func (e *Engine) explainReport(r *dsn.Report, lang int) []Reading {
 // the list's notice: its reader sent nothing, the list's owners act on the
 // member, so the bounce's own reading, if any, follows the notice's
 // opening, and the fix is the notice's.
-func (e *Engine) listBounceNotice(v *Classification, format string, lang int) {
+//
+// When the notice says what the list did (r.ListAction: Mailman's "Action:
+// Subscription disabled.", its subjects), the opening says that, with the
+// list's address (r.List), not the three things a list may do.
+func (e *Engine) listBounceNotice(v *Classification, r *dsn.Report, lang int) {
 	t := e.textsFor(lang)
 	explanation, fix := textListBounceNoticeExplanation, textListBounceNoticeFix
-	if format == dsn.FormatListUncaughtBounce {
+	switch {
+	case r.Format == dsn.FormatListUncaughtBounce:
 		explanation, fix = textListUncaughtBounceExplanation, textListUncaughtBounceFix
+	case r.ListAction == dsn.ListActionDisabled:
+		explanation = textListBounceNoticeDisabled
+	case r.ListAction == dsn.ListActionRemoved:
+		explanation = textListBounceNoticeRemoved
+	case r.ListAction == dsn.ListActionCounted:
+		explanation = textListBounceNoticeCounted
 	}
 	v.Owner = OwnerGroupOwner
-	v.Explanation = strings.TrimSuffix(t[explanation].plain()+" "+v.Explanation, " ")
+	opening := t[explanation].render(&slotValues{slotRecipient: sanitize(r.List)})
+	v.Explanation = strings.TrimSuffix(opening+" "+v.Explanation, " ")
 	v.Fix = t[fix].plain()
 }
 
@@ -1000,13 +1012,13 @@ func (e *Engine) notBounce(r *dsn.Report, lang int) Classification {
 		if r.Format == dsn.FormatListBounceNotice {
 			// No bounce attached: the notice's words alone.
 			v.Summary = t[textListBounceNoticeSummary].plain()
-			e.listBounceNotice(&v, r.Format, lang)
+			e.listBounceNotice(&v, r, lang)
 			break
 		}
 		if r.Format == dsn.FormatListUncaughtBounce {
 			// The bounce it carries was not read here either.
 			v.Summary = t[textListUncaughtBounceSummary].plain()
-			e.listBounceNotice(&v, r.Format, lang)
+			e.listBounceNotice(&v, r, lang)
 			break
 		}
 		if r.Format == dsn.FormatDMARCAggregate {

@@ -25,7 +25,11 @@ func TestListBounceNoticeIsToldAsTheListsNotice(t *testing.T) {
 		if rd.Owner != OwnerGroupOwner {
 			t.Errorf("%s: owner %s, want %s", c.file, rd.Owner, OwnerGroupOwner)
 		}
-		if !strings.HasPrefix(rd.Explanation, "This is a mailing list's notice, not a bounce of a message you sent") || !strings.Contains(rd.Explanation, c.recipient) {
+		// The opening depends on what the notice says the list did
+		// (TestListBounceNoticeNamesTheListAndWhatItDid).
+		opening, _, _ := strings.Cut(rd.Explanation, ": ")
+		if !strings.HasPrefix(opening, "This is ") || !strings.Contains(opening, "mailing list") ||
+			!strings.HasSuffix(opening, "not a bounce of a message you sent") || !strings.Contains(rd.Explanation, c.recipient) {
 			t.Errorf("%s: explanation %q: want the list's notice, then the member's bounce", c.file, rd.Explanation)
 		}
 		if !strings.Contains(rd.Fix, "remove the member") || strings.Contains(rd.Fix, "write a new message") {
@@ -63,5 +67,19 @@ func TestUncaughtBounceNoticeIsToldAsTheListsNoticeToItsOwners(t *testing.T) {
 	rds := e.Explain(rep)
 	if len(rds) != 1 || rds[0].Owner != OwnerGroupOwner || !strings.Contains(rds[0].Summary, "could not read") {
 		t.Errorf("no bounce read: %+v, want the list owner's notice", rds)
+	}
+}
+
+// TestListBounceNoticeNamesTheListAndWhatItDid: when the notice says what
+// the list did (Mailman 2.1's "Action: Subscription disabled."), the
+// opening says it, with the list's address, instead of the three things a
+// list may do.
+func TestListBounceNoticeNamesTheListAndWhatItDid(t *testing.T) {
+	e := builtin(t)
+	rd := explainFixture(t, e, "mailman-bounce-action-01.eml")
+	if !strings.HasPrefix(rd.Explanation, "This is the notice of the mailing list chess@lists.example.org,") ||
+		!strings.Contains(rd.Explanation, "stopped delivering to that member") || strings.Contains(rd.Explanation, "or removed the member") ||
+		rd.Owner != OwnerGroupOwner {
+		t.Errorf("explanation %q owner %s: want the list chess@lists.example.org, its disabling of the member, the list's owner", rd.Explanation, rd.Owner)
 	}
 }

@@ -53,6 +53,9 @@ const (
 	textListBounceNoticeSummary
 	textListBounceNoticeExplanation
 	textListBounceNoticeFix
+	textListBounceNoticeDisabled
+	textListBounceNoticeRemoved
+	textListBounceNoticeCounted
 	textListUncaughtBounceSummary
 	textListUncaughtBounceExplanation
 	textListUncaughtBounceFix
@@ -233,6 +236,9 @@ var textDefs = [numTexts]struct {
 	textListBounceNoticeSummary:       {"list_bounce_notice_summary", 0},
 	textListBounceNoticeExplanation:   {"list_bounce_notice_explanation", 0},
 	textListBounceNoticeFix:           {"list_bounce_notice_fix", 0},
+	textListBounceNoticeDisabled:      {"list_bounce_notice_disabled", setOf(slotRecipient)},
+	textListBounceNoticeRemoved:       {"list_bounce_notice_removed", setOf(slotRecipient)},
+	textListBounceNoticeCounted:       {"list_bounce_notice_counted", setOf(slotRecipient)},
 	textListUncaughtBounceSummary:     {"list_uncaught_bounce_summary", 0},
 	textListUncaughtBounceExplanation: {"list_uncaught_bounce_explanation", 0},
 	textListUncaughtBounceFix:         {"list_uncaught_bounce_fix", 0},
