@@ -1009,6 +1009,11 @@ func (e *Engine) notBounce(r *dsn.Report, lang int) Classification {
 			e.listBounceNotice(&v, r.Format, lang)
 			break
 		}
+		if r.Format == dsn.FormatQuotaWarning {
+			// The reader's own mailbox: they act in person.
+			v = e.quotaWarning(r, lang)
+			break
+		}
 		if r.Format == dsn.FormatDMARCAggregate {
 			v.Summary = t[textDMARCAggregateSummary].plain()
 			v.Explanation = t[textDMARCAggregateExplanation].plain()

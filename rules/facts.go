@@ -156,13 +156,19 @@ const (
 	// servers it had passed through (Sendmail's "Too many hops 26 (25
 	// max)"), its recipients.
 	FactCount Fact = "count"
+	// FactPercent is how full a mailbox is, as a quota warning
+	// (dsn.FormatQuotaWarning) states it: "90%"; its quota is FactLimit.
+	FactPercent Fact = "percent"
+	// FactUsed is the size a mailbox has reached, as a quota warning
+	// states it: "4634MB".
+	FactUsed Fact = "used"
 )
 
 // facts is the fact vocabulary, in the order JSON and --why list them.
 var facts = [...]Fact{FactList, FactURL, FactLimit, FactHost, FactIP, FactFile, FactVirus, FactAddress, FactRetriedFor,
 	FactRetryUntil, FactRetryLeft, FactRetryAge, FactLastError, FactLoop, FactDNSTempFail, FactNoMX, FactNoDomain, FactConnRefused, FactConnTimeout, FactTooManyRecipients,
 	FactTLSRequired, FactTLSNotOffered, FactTLSRefused, FactTLSCert, FactEncryptedAttachment, FactBlockedAttachment, FactAttachmentBudget, FactOrgText, FactRecipientFilter, FactInternalHop,
-	FactScore, FactThreshold, FactSpamTests, FactListedDomain, FactProgram, FactSenderDomain, FactCount}
+	FactScore, FactThreshold, FactSpamTests, FactListedDomain, FactProgram, FactSenderDomain, FactCount, FactPercent, FactUsed}
 
 const numFacts = len(facts)
 
@@ -266,6 +272,10 @@ func factIndex(name string) (int, bool) {
 		return 35, true
 	case FactCount:
 		return 36, true
+	case FactPercent:
+		return 37, true
+	case FactUsed:
+		return 38, true
 	}
 	return 0, false
 }
