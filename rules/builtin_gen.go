@@ -9,7 +9,7 @@ import (
 )
 
 // builtinDigest is BuiltinDigest: of the rules.yaml this file was generated from.
-const builtinDigest = "b49f571d37f1"
+const builtinDigest = "c3e9707df468"
 
 // builtinTrue and builtinFalse are the values of the rules' *bool fields.
 var builtinTrue, builtinFalse = true, false
@@ -20,7 +20,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "success",
 			file:   "rules.yaml (built-in)",
-			line:   1398,
+			line:   1408,
 			action: []smtpcode.Action{"delivered", "relayed", "expanded"},
 			then: thenDef{
 				Reason: "delivered",
@@ -30,7 +30,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "success-code",
 			file: "rules.yaml (built-in)",
-			line: 1403,
+			line: 1413,
 			status: []statusPattern{
 				{class: 2, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -56,7 +56,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1418,
+			line: 1428,
 			text: phraseMask{
 				{index: 3, bits: 15032385536},
 			},
@@ -70,7 +70,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1425,
+			line: 1435,
 			text: phraseMask{
 				{index: 3, bits: 17179869184},
 			},
@@ -84,7 +84,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1432,
+			line: 1442,
 			text: phraseMask{
 				{index: 3, bits: 103079215104},
 			},
@@ -98,7 +98,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1439,
+			line: 1449,
 			text: phraseMask{
 				{index: 3, bits: 137438953472},
 			},
@@ -112,7 +112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1446,
+			line: 1456,
 			text: phraseMask{
 				{index: 3, bits: 4123168604160},
 			},
@@ -126,7 +126,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1453,
+			line: 1463,
 			text: phraseMask{
 				{index: 3, bits: 13194139533312},
 			},
@@ -140,7 +140,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1460,
+			line: 1470,
 			text: phraseMask{
 				{index: 3, bits: 17592186044416},
 			},
@@ -154,7 +154,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 1467,
+			line: 1477,
 			text: phraseMask{
 				{index: 3, bits: 35184372088832},
 			},
@@ -168,7 +168,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1474,
+			line: 1484,
 			text: phraseMask{
 				{index: 3, bits: 70368744177664},
 			},
@@ -182,7 +182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1481,
+			line: 1491,
 			text: phraseMask{
 				{index: 3, bits: 422212465065984},
 			},
@@ -196,7 +196,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1488,
+			line: 1498,
 			text: phraseMask{
 				{index: 3, bits: 562949953421312},
 			},
@@ -210,7 +210,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1495,
+			line: 1505,
 			text: phraseMask{
 				{index: 3, bits: 3377699720527872},
 			},
@@ -224,7 +224,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1502,
+			line: 1512,
 			text: phraseMask{
 				{index: 3, bits: 4503599627370496},
 			},
@@ -238,7 +238,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1509,
+			line: 1519,
 			text: phraseMask{
 				{index: 3, bits: 9007199254740992},
 			},
@@ -252,7 +252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1516,
+			line: 1526,
 			text: phraseMask{
 				{index: 3, bits: 18014398509481984},
 			},
@@ -266,7 +266,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1523,
+			line: 1533,
 			text: phraseMask{
 				{index: 3, bits: 252201579132747776},
 			},
@@ -280,7 +280,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-other-message",
 			file: "rules.yaml (built-in)",
-			line: 1531,
+			line: 1541,
 			text: phraseMask{
 				{index: 3, bits: 18158513697557839872},
 				{index: 4, bits: 1},
@@ -292,7 +292,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ironport-ldap-accept-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1552,
+			line: 1562,
 			text: phraseMask{
 				{index: 4, bits: 2},
 			},
@@ -302,7 +302,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-block-list",
 			file: "rules.yaml (built-in)",
-			line: 1563,
+			line: 1573,
 			text: phraseMask{
 				{index: 4, bits: 12},
 			},
@@ -371,7 +371,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "greylisting-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1580,
+			line: 1590,
 			text: phraseMask{
 				{index: 4, bits: 1008},
 			},
@@ -423,7 +423,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "proofpoint-reputation",
 			file: "rules.yaml (built-in)",
-			line: 1598,
+			line: 1608,
 			text: phraseMask{
 				{index: 4, bits: 7168},
 			},
@@ -497,7 +497,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-verify-callout",
 			file: "rules.yaml (built-in)",
-			line: 1613,
+			line: 1623,
 			text: phraseMask{
 				{index: 4, bits: 516096},
 			},
@@ -547,7 +547,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1633,
+			line: 1643,
 			text: phraseMask{
 				{index: 4, bits: 1572864},
 			},
@@ -599,7 +599,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate",
 			file: "rules.yaml (built-in)",
-			line: 1650,
+			line: 1660,
 			text: phraseMask{
 				{index: 4, bits: 1572864},
 			},
@@ -649,7 +649,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-likely-unsolicited",
 			file: "rules.yaml (built-in)",
-			line: 1660,
+			line: 1670,
 			text: phraseMask{
 				{index: 4, bits: 2097152},
 			},
@@ -719,7 +719,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-user-block",
 			file: "rules.yaml (built-in)",
-			line: 1677,
+			line: 1687,
 			text: phraseMask{
 				{index: 4, bits: 62914560},
 			},
@@ -769,7 +769,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policy-block",
 			file: "rules.yaml (built-in)",
-			line: 1692,
+			line: 1702,
 			text: phraseMask{
 				{index: 4, bits: 4227858432},
 			},
@@ -819,7 +819,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-anti-spoofing",
 			file: "rules.yaml (built-in)",
-			line: 1713,
+			line: 1723,
 			text: phraseMask{
 				{index: 4, bits: 30064771072},
 			},
@@ -869,7 +869,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1727,
+			line: 1737,
 			text: phraseMask{
 				{index: 4, bits: 240518168576},
 			},
@@ -882,7 +882,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1737,
+			line: 1747,
 			text: phraseMask{
 				{index: 4, bits: 240518168576},
 			},
@@ -895,7 +895,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1743,
+			line: 1753,
 			text: phraseMask{
 				{index: 4, bits: 240518168576},
 			},
@@ -908,7 +908,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1749,
+			line: 1759,
 			text: phraseMask{
 				{index: 4, bits: 240518168576},
 			},
@@ -921,7 +921,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1755,
+			line: 1765,
 			text: phraseMask{
 				{index: 4, bits: 240518168576},
 			},
@@ -934,7 +934,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1761,
+			line: 1771,
 			text: phraseMask{
 				{index: 4, bits: 240518168576},
 			},
@@ -947,7 +947,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1767,
+			line: 1777,
 			text: phraseMask{
 				{index: 4, bits: 240518168576},
 			},
@@ -960,7 +960,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1773,
+			line: 1783,
 			text: phraseMask{
 				{index: 4, bits: 240518168576},
 			},
@@ -973,7 +973,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1779,
+			line: 1789,
 			text: phraseMask{
 				{index: 4, bits: 240518168576},
 			},
@@ -986,7 +986,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1785,
+			line: 1795,
 			text: phraseMask{
 				{index: 4, bits: 240518168576},
 			},
@@ -999,7 +999,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1791,
+			line: 1801,
 			text: phraseMask{
 				{index: 4, bits: 240518168576},
 			},
@@ -1012,7 +1012,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1797,
+			line: 1807,
 			text: phraseMask{
 				{index: 4, bits: 240518168576},
 			},
@@ -1081,7 +1081,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1812,
+			line: 1822,
 			text: phraseMask{
 				{index: 4, bits: 4123168604160},
 			},
@@ -1094,7 +1094,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1820,
+			line: 1830,
 			text: phraseMask{
 				{index: 4, bits: 4398046511104},
 			},
@@ -1107,7 +1107,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1826,
+			line: 1836,
 			text: phraseMask{
 				{index: 4, bits: 8796093022208},
 			},
@@ -1120,7 +1120,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1832,
+			line: 1842,
 			text: phraseMask{
 				{index: 4, bits: 17592186044416},
 			},
@@ -1133,7 +1133,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1838,
+			line: 1848,
 			text: phraseMask{
 				{index: 4, bits: 105553116266496},
 			},
@@ -1146,7 +1146,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1844,
+			line: 1854,
 			text: phraseMask{
 				{index: 4, bits: 422212465065984},
 			},
@@ -1159,7 +1159,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1850,
+			line: 1860,
 			text: phraseMask{
 				{index: 4, bits: 562949953421312},
 			},
@@ -1172,7 +1172,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1856,
+			line: 1866,
 			text: phraseMask{
 				{index: 4, bits: 1125899906842624},
 			},
@@ -1182,7 +1182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1865,
+			line: 1875,
 			text: phraseMask{
 				{index: 4, bits: 285978576338026496},
 			},
@@ -1192,7 +1192,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1870,
+			line: 1880,
 			text: phraseMask{
 				{index: 4, bits: 288230376151711744},
 			},
@@ -1202,7 +1202,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1875,
+			line: 1885,
 			text: phraseMask{
 				{index: 4, bits: 1729382256910270464},
 			},
@@ -1212,7 +1212,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1880,
+			line: 1890,
 			text: phraseMask{
 				{index: 4, bits: 6917529027641081856},
 			},
@@ -1222,7 +1222,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1885,
+			line: 1895,
 			text: phraseMask{
 				{index: 4, bits: 9223372036854775808},
 			},
@@ -1232,7 +1232,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1890,
+			line: 1900,
 			text: phraseMask{
 				{index: 5, bits: 7},
 			},
@@ -1242,7 +1242,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1895,
+			line: 1905,
 			text: phraseMask{
 				{index: 5, bits: 24},
 			},
@@ -1252,7 +1252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1900,
+			line: 1910,
 			text: phraseMask{
 				{index: 5, bits: 32},
 			},
@@ -1262,7 +1262,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1905,
+			line: 1915,
 			text: phraseMask{
 				{index: 5, bits: 64},
 			},
@@ -1272,7 +1272,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1910,
+			line: 1920,
 			text: phraseMask{
 				{index: 5, bits: 128},
 			},
@@ -1282,7 +1282,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1915,
+			line: 1925,
 			text: phraseMask{
 				{index: 5, bits: 7936},
 			},
@@ -1292,7 +1292,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1920,
+			line: 1930,
 			text: phraseMask{
 				{index: 5, bits: 122880},
 			},
@@ -1302,7 +1302,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1925,
+			line: 1935,
 			text: phraseMask{
 				{index: 5, bits: 131072},
 			},
@@ -1312,7 +1312,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1930,
+			line: 1940,
 			text: phraseMask{
 				{index: 5, bits: 262144},
 			},
@@ -1325,7 +1325,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1939,
+			line: 1949,
 			text: phraseMask{
 				{index: 5, bits: 262144},
 			},
@@ -1338,7 +1338,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1945,
+			line: 1955,
 			text: phraseMask{
 				{index: 5, bits: 262144},
 			},
@@ -1351,7 +1351,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1951,
+			line: 1961,
 			text: phraseMask{
 				{index: 5, bits: 262144},
 			},
@@ -1364,7 +1364,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1957,
+			line: 1967,
 			text: phraseMask{
 				{index: 5, bits: 262144},
 			},
@@ -1377,7 +1377,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 1963,
+			line: 1973,
 			text: phraseMask{
 				{index: 5, bits: 262144},
 			},
@@ -1390,7 +1390,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1969,
+			line: 1979,
 			text: phraseMask{
 				{index: 5, bits: 262144},
 			},
@@ -1403,7 +1403,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-speeding",
 			file: "rules.yaml (built-in)",
-			line: 1975,
+			line: 1985,
 			text: phraseMask{
 				{index: 5, bits: 262144},
 			},
@@ -1416,7 +1416,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1981,
+			line: 1991,
 			text: phraseMask{
 				{index: 5, bits: 262144},
 			},
@@ -1429,7 +1429,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1987,
+			line: 1997,
 			text: phraseMask{
 				{index: 5, bits: 524288},
 			},
@@ -1442,7 +1442,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1994,
+			line: 2004,
 			text: phraseMask{
 				{index: 5, bits: 3145728},
 			},
@@ -1455,7 +1455,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2000,
+			line: 2010,
 			text: phraseMask{
 				{index: 5, bits: 4194304},
 			},
@@ -1468,7 +1468,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2006,
+			line: 2016,
 			text: phraseMask{
 				{index: 5, bits: 8388608},
 			},
@@ -1481,7 +1481,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2012,
+			line: 2022,
 			text: phraseMask{
 				{index: 5, bits: 16777216},
 			},
@@ -1494,7 +1494,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2018,
+			line: 2028,
 			text: phraseMask{
 				{index: 5, bits: 33554432},
 			},
@@ -1507,7 +1507,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 2024,
+			line: 2034,
 			text: phraseMask{
 				{index: 5, bits: 67108864},
 			},
@@ -1520,7 +1520,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2030,
+			line: 2040,
 			text: phraseMask{
 				{index: 5, bits: 402653184},
 			},
@@ -1533,7 +1533,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2036,
+			line: 2046,
 			text: phraseMask{
 				{index: 5, bits: 8053063680},
 			},
@@ -1546,7 +1546,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2042,
+			line: 2052,
 			text: phraseMask{
 				{index: 5, bits: 1090921693184},
 			},
@@ -1559,7 +1559,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2048,
+			line: 2058,
 			text: phraseMask{
 				{index: 5, bits: 1099511627776},
 			},
@@ -1572,7 +1572,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2054,
+			line: 2064,
 			text: phraseMask{
 				{index: 5, bits: 2199023255552},
 			},
@@ -1585,7 +1585,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2061,
+			line: 2071,
 			text: phraseMask{
 				{index: 5, bits: 2199023255552},
 			},
@@ -1598,7 +1598,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2067,
+			line: 2077,
 			text: phraseMask{
 				{index: 5, bits: 2199023255552},
 			},
@@ -1611,7 +1611,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2073,
+			line: 2083,
 			text: phraseMask{
 				{index: 5, bits: 2199023255552},
 			},
@@ -1624,7 +1624,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2079,
+			line: 2089,
 			text: phraseMask{
 				{index: 5, bits: 2199023255552},
 			},
@@ -1637,7 +1637,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2085,
+			line: 2095,
 			text: phraseMask{
 				{index: 5, bits: 2199023255552},
 			},
@@ -1650,7 +1650,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2091,
+			line: 2101,
 			text: phraseMask{
 				{index: 5, bits: 2199023255552},
 			},
@@ -1663,7 +1663,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2097,
+			line: 2107,
 			text: phraseMask{
 				{index: 5, bits: 2199023255552},
 			},
@@ -1676,7 +1676,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2103,
+			line: 2113,
 			text: phraseMask{
 				{index: 5, bits: 4398046511104},
 			},
@@ -1686,7 +1686,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2110,
+			line: 2120,
 			text: phraseMask{
 				{index: 5, bits: 8796093022208},
 			},
@@ -1735,7 +1735,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2119,
+			line: 2129,
 			text: phraseMask{
 				{index: 5, bits: 52776558133248},
 			},
@@ -1745,7 +1745,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2124,
+			line: 2134,
 			text: phraseMask{
 				{index: 5, bits: 70368744177664},
 			},
@@ -1755,7 +1755,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2129,
+			line: 2139,
 			text: phraseMask{
 				{index: 5, bits: 422212465065984},
 			},
@@ -1765,7 +1765,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2134,
+			line: 2144,
 			text: phraseMask{
 				{index: 5, bits: 562949953421312},
 			},
@@ -1775,7 +1775,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2139,
+			line: 2149,
 			text: phraseMask{
 				{index: 5, bits: 1125899906842624},
 			},
@@ -1785,7 +1785,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2151,
+			line: 2161,
 			text: phraseMask{
 				{index: 5, bits: 2251799813685248},
 			},
@@ -1795,7 +1795,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2156,
+			line: 2166,
 			text: phraseMask{
 				{index: 5, bits: 31525197391593472},
 			},
@@ -1805,7 +1805,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2161,
+			line: 2171,
 			text: phraseMask{
 				{index: 5, bits: 36028797018963968},
 			},
@@ -1815,7 +1815,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2166,
+			line: 2176,
 			text: phraseMask{
 				{index: 5, bits: 72057594037927936},
 			},
@@ -1910,7 +1910,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-expired",
 			file: "rules.yaml (built-in)",
-			line: 2183,
+			line: 2193,
 			text: phraseMask{
 				{index: 3, bits: 1},
 			},
@@ -1920,7 +1920,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2188,
+			line: 2198,
 			text: phraseMask{
 				{index: 5, bits: 1008806316530991104},
 			},
@@ -1930,7 +1930,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-relay",
 			file: "rules.yaml (built-in)",
-			line: 2196,
+			line: 2206,
 			text: phraseMask{
 				{index: 5, bits: 1152921504606846976},
 			},
@@ -1940,7 +1940,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2201,
+			line: 2211,
 			text: phraseMask{
 				{index: 5, bits: 2305843009213693952},
 			},
@@ -1950,7 +1950,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2208,
+			line: 2218,
 			text: phraseMask{
 				{index: 5, bits: 4611686018427387904},
 			},
@@ -1961,7 +1961,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ses-suppressed",
 			file: "rules.yaml (built-in)",
-			line: 2214,
+			line: 2224,
 			text: phraseMask{
 				{index: 6, bits: 15},
 			},
@@ -1971,7 +1971,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-ip-policy-codes",
 			file: "rules.yaml (built-in)",
-			line: 2222,
+			line: 2232,
 			text: phraseMask{
 				{index: 6, bits: 112},
 			},
@@ -2040,7 +2040,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-ip-codes",
 			file: "rules.yaml (built-in)",
-			line: 2242,
+			line: 2252,
 			text: phraseMask{
 				{index: 6, bits: 32640},
 			},
@@ -2050,7 +2050,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-no-reverse-dns",
 			file: "rules.yaml (built-in)",
-			line: 2249,
+			line: 2259,
 			text: phraseMask{
 				{index: 6, bits: 98304},
 			},
@@ -2060,7 +2060,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2260,
+			line: 2270,
 			text: phraseMask{
 				{index: 6, bits: 131072},
 			},
@@ -2071,7 +2071,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2267,
+			line: 2277,
 			text: phraseMask{
 				{index: 6, bits: 262144},
 			},
@@ -2082,7 +2082,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2273,
+			line: 2283,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, detailLo: 911, detHi: 911},
@@ -2093,7 +2093,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2282,
+			line: 2292,
 			status: []statusPattern{
 				{class: 5, subject: 2},
 			},
@@ -2103,7 +2103,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2288,
+			line: 2298,
 			text: phraseMask{
 				{index: 6, bits: 524288},
 			},
@@ -2114,7 +2114,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2294,
+			line: 2304,
 			text: phraseMask{
 				{index: 6, bits: 1048576},
 			},
@@ -2125,7 +2125,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2300,
+			line: 2310,
 			text: phraseMask{
 				{index: 6, bits: 6291456},
 			},
@@ -2136,7 +2136,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 2306,
+			line: 2316,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2147,7 +2147,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-data",
 			file: "rules.yaml (built-in)",
-			line: 2313,
+			line: 2323,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2199,7 +2199,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2326,
+			line: 2336,
 			text: phraseMask{
 				{index: 6, bits: 8388608},
 			},
@@ -2210,7 +2210,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2333,
+			line: 2343,
 			text: phraseMask{
 				{index: 6, bits: 16777216},
 			},
@@ -2221,7 +2221,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2339,
+			line: 2349,
 			text: phraseMask{
 				{index: 6, bits: 100663296},
 			},
@@ -2232,7 +2232,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2346,
+			line: 2356,
 			text: phraseMask{
 				{index: 6, bits: 2013265920},
 			},
@@ -2243,7 +2243,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-hasmoved",
 			file: "rules.yaml (built-in)",
-			line: 2353,
+			line: 2363,
 			text: phraseMask{
 				{index: 6, bits: 2147483648},
 			},
@@ -2254,7 +2254,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2359,
+			line: 2369,
 			text: phraseMask{
 				{index: 3, bits: 2251799813685248},
 			},
@@ -2265,7 +2265,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2365,
+			line: 2375,
 			text: phraseMask{
 				{index: 6, bits: 4294967296},
 			},
@@ -2276,7 +2276,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2371,
+			line: 2381,
 			text: phraseMask{
 				{index: 6, bits: 8589934592},
 			},
@@ -2287,7 +2287,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2377,
+			line: 2387,
 			text: phraseMask{
 				{index: 6, bits: 17179869184},
 			},
@@ -2346,7 +2346,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-policyviolation-by-reply",
 			file: "rules.yaml (built-in)",
-			line: 2395,
+			line: 2405,
 			all:  []int32{419, 418},
 			then: thenDef{
 				Reason: "policyviolation",
@@ -2401,7 +2401,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2402,
+			line: 2412,
 			text: phraseMask{
 				{index: 6, bits: 68719476736},
 			},
@@ -2412,7 +2412,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2408,
+			line: 2418,
 			text: phraseMask{
 				{index: 6, bits: 137438953472},
 			},
@@ -2423,7 +2423,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2414,
+			line: 2424,
 			text: phraseMask{
 				{index: 6, bits: 1924145348608},
 			},
@@ -2434,7 +2434,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2420,
+			line: 2430,
 			text: phraseMask{
 				{index: 6, bits: 6597069766656},
 			},
@@ -2445,7 +2445,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2426,
+			line: 2436,
 			text: phraseMask{
 				{index: 6, bits: 26388279066624},
 			},
@@ -2456,7 +2456,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2432,
+			line: 2442,
 			text: phraseMask{
 				{index: 6, bits: 105553116266496},
 			},
@@ -2467,7 +2467,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2438,
+			line: 2448,
 			text: phraseMask{
 				{index: 6, bits: 140737488355328},
 			},
@@ -2478,7 +2478,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2444,
+			line: 2454,
 			text: phraseMask{
 				{index: 6, bits: 281474976710656},
 			},
@@ -2489,7 +2489,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2450,
+			line: 2460,
 			text: phraseMask{
 				{index: 6, bits: 3940649673949184},
 			},
@@ -2500,7 +2500,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2457,
+			line: 2467,
 			text: phraseMask{
 				{index: 6, bits: 4503599627370496},
 			},
@@ -2511,7 +2511,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-text-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2463,
+			line: 2473,
 			text: phraseMask{
 				{index: 6, bits: 9007199254740992},
 			},
@@ -2522,7 +2522,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2469,
+			line: 2479,
 			text: phraseMask{
 				{index: 6, bits: 54043195528445952},
 			},
@@ -2533,7 +2533,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-expired",
 			file: "rules.yaml (built-in)",
-			line: 2475,
+			line: 2485,
 			text: phraseMask{
 				{index: 6, bits: 216172782113783808},
 			},
@@ -2544,7 +2544,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2481,
+			line: 2491,
 			text: phraseMask{
 				{index: 6, bits: 288230376151711744},
 			},
@@ -2555,7 +2555,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2487,
+			line: 2497,
 			text: phraseMask{
 				{index: 6, bits: 576460752303423488},
 			},
@@ -2566,7 +2566,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2493,
+			line: 2503,
 			text: phraseMask{
 				{index: 6, bits: 1152921504606846976},
 			},
@@ -2577,7 +2577,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2499,
+			line: 2509,
 			text: phraseMask{
 				{index: 6, bits: 2305843009213693952},
 			},
@@ -2588,7 +2588,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2505,
+			line: 2515,
 			text: phraseMask{
 				{index: 6, bits: 13835058055282163712},
 			},
@@ -2599,7 +2599,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit-5.2.3",
 			file: "rules.yaml (built-in)",
-			line: 2511,
+			line: 2521,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -2613,7 +2613,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig-5.3.4",
 			file: "rules.yaml (built-in)",
-			line: 2523,
+			line: 2533,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -2627,7 +2627,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc-5.1.7",
 			file: "rules.yaml (built-in)",
-			line: 2530,
+			line: 2540,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -2641,7 +2641,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown-5.1.3",
 			file: "rules.yaml (built-in)",
-			line: 2537,
+			line: 2547,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -2655,7 +2655,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2544,
+			line: 2554,
 			text: phraseMask{
 				{index: 7, bits: 8188},
 			},
@@ -2666,7 +2666,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2555,
+			line: 2565,
 			text: phraseMask{
 				{index: 7, bits: 122880},
 			},
@@ -2677,7 +2677,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 2571,
+			line: 2581,
 			text: phraseMask{
 				{index: 7, bits: 393216},
 			},
@@ -2740,7 +2740,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate",
 			file: "rules.yaml (built-in)",
-			line: 2582,
+			line: 2592,
 			text: phraseMask{
 				{index: 7, bits: 393216},
 			},
@@ -2800,7 +2800,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2592,
+			line: 2602,
 			text: phraseMask{
 				{index: 7, bits: 7864320},
 			},
@@ -2811,7 +2811,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2601,
+			line: 2611,
 			text: phraseMask{
 				{index: 7, bits: 260046848},
 			},
@@ -2822,7 +2822,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-expired",
 			file: "rules.yaml (built-in)",
-			line: 2609,
+			line: 2619,
 			text: phraseMask{
 				{index: 7, bits: 805306368},
 			},
@@ -2833,7 +2833,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2615,
+			line: 2625,
 			text: phraseMask{
 				{index: 7, bits: 16106127360},
 			},
@@ -2844,7 +2844,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mailboxfull-inactive",
 			file: "rules.yaml (built-in)",
-			line: 2622,
+			line: 2632,
 			text: phraseMask{
 				{index: 7, bits: 51539607552},
 			},
@@ -2894,7 +2894,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2636,
+			line: 2646,
 			text: phraseMask{
 				{index: 7, bits: 498216206336},
 			},
@@ -2905,7 +2905,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2643,
+			line: 2653,
 			text: phraseMask{
 				{index: 7, bits: 549755813888},
 			},
@@ -2916,7 +2916,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2649,
+			line: 2659,
 			text: phraseMask{
 				{index: 7, bits: 1099511627776},
 			},
@@ -2927,7 +2927,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2655,
+			line: 2665,
 			text: phraseMask{
 				{index: 7, bits: 15393162788864},
 			},
@@ -2938,7 +2938,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 2662,
+			line: 2672,
 			text: phraseMask{
 				{index: 7, bits: 2234207627640832},
 			},
@@ -2949,7 +2949,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2671,
+			line: 2681,
 			text: phraseMask{
 				{index: 7, bits: 33776997205278720},
 			},
@@ -2960,7 +2960,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2680,
+			line: 2690,
 			text: phraseMask{
 				{index: 7, bits: 108086391056891904},
 			},
@@ -2971,7 +2971,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2686,
+			line: 2696,
 			text: phraseMask{
 				{index: 7, bits: 2161727821137838080},
 			},
@@ -2982,7 +2982,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2694,
+			line: 2704,
 			text: phraseMask{
 				{index: 7, bits: 16140901064495857664},
 				{index: 8, bits: 31},
@@ -2994,7 +2994,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2703,
+			line: 2713,
 			text: phraseMask{
 				{index: 8, bits: 96},
 			},
@@ -3005,7 +3005,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2709,
+			line: 2719,
 			text: phraseMask{
 				{index: 4, bits: 1048576},
 				{index: 8, bits: 16256},
@@ -3017,7 +3017,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2718,
+			line: 2728,
 			text: phraseMask{
 				{index: 8, bits: 49152},
 			},
@@ -3028,7 +3028,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2724,
+			line: 2734,
 			text: phraseMask{
 				{index: 8, bits: 8323072},
 			},
@@ -3039,7 +3039,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2733,
+			line: 2743,
 			text: phraseMask{
 				{index: 8, bits: 25165824},
 			},
@@ -3050,7 +3050,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2739,
+			line: 2749,
 			text: phraseMask{
 				{index: 8, bits: 100663296},
 			},
@@ -3061,7 +3061,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2746,
+			line: 2756,
 			text: phraseMask{
 				{index: 8, bits: 2198889037824},
 			},
@@ -3072,7 +3072,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2756,
+			line: 2766,
 			text: phraseMask{
 				{index: 8, bits: 2199023255552},
 			},
@@ -3083,7 +3083,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2764,
+			line: 2774,
 			text: phraseMask{
 				{index: 8, bits: 4398046511104},
 			},
@@ -3094,7 +3094,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2770,
+			line: 2780,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -3114,7 +3114,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2778,
+			line: 2788,
 			status: []statusPattern{
 				{none: true},
 				{class: 4, subject: -1, detailLo: -1, detHi: -1},
@@ -3136,7 +3136,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2786,
+			line: 2796,
 			text: phraseMask{
 				{index: 8, bits: 35184372088832},
 			},
@@ -3147,7 +3147,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2794,
+			line: 2804,
 			text: phraseMask{
 				{index: 8, bits: 211106232532992},
 			},
@@ -3162,7 +3162,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.650-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2801,
+			line: 2811,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 650, detHi: 650},
 			},
@@ -3224,7 +3224,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.2-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2829,
+			line: 2839,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -3238,7 +3238,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.4-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2836,
+			line: 2846,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -3252,7 +3252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.0-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2843,
+			line: 2853,
 			status: []statusPattern{
 				{class: 5, subject: 3},
 			},
@@ -3266,7 +3266,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.11-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2850,
+			line: 2860,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 11, detHi: 11},
 			},
@@ -3280,7 +3280,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.6-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2857,
+			line: 2867,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -3294,7 +3294,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.3-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2864,
+			line: 2874,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -3308,7 +3308,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.1-expired",
 			file: "rules.yaml (built-in)",
-			line: 2871,
+			line: 2881,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -3322,7 +3322,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.300-expired",
 			file: "rules.yaml (built-in)",
-			line: 2878,
+			line: 2888,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 300, detHi: 300},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3336,7 +3336,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.8-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2884,
+			line: 2894,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 8, detHi: 8},
 				{class: 5, subject: 4, detailLo: 8, detHi: 8},
@@ -3351,7 +3351,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-connector-tlsdomain-delayed",
 			file: "rules.yaml (built-in)",
-			line: 2891,
+			line: 2901,
 			text: phraseMask{
 				{index: 8, bits: 288230376151711744},
 			},
@@ -3403,7 +3403,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-connector-tlsdomain",
 			file: "rules.yaml (built-in)",
-			line: 2904,
+			line: 2914,
 			text: phraseMask{
 				{index: 8, bits: 288230376151711744},
 			},
@@ -3453,7 +3453,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.317-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2922,
+			line: 2932,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 317, detHi: 317},
 				{class: 5, subject: 4, detailLo: 317, detHi: 317},
@@ -3467,7 +3467,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.5-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2928,
+			line: 2938,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 5, detHi: 5},
 				{class: 5, subject: 7, detailLo: 5, detHi: 5},
@@ -3482,7 +3482,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.51-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2935,
+			line: 2945,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 51, detHi: 51},
 			},
@@ -3496,7 +3496,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.321-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2942,
+			line: 2952,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 321, detHi: 321},
 				{class: 5, subject: 7, detailLo: 321, detHi: 321},
@@ -3510,7 +3510,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.322-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2948,
+			line: 2958,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 322, detHi: 322},
 			},
@@ -3523,7 +3523,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.323-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2954,
+			line: 2964,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 323, detHi: 323},
 				{class: 5, subject: 7, detailLo: 323, detHi: 323},
@@ -3537,7 +3537,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.324-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2960,
+			line: 2970,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 324, detHi: 324},
 				{class: 5, subject: 7, detailLo: 324, detHi: 324},
@@ -3551,7 +3551,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.325-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2966,
+			line: 2976,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 325, detHi: 325},
 				{class: 5, subject: 7, detailLo: 325, detHi: 325},
@@ -3565,7 +3565,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.4-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2972,
+			line: 2982,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -3579,7 +3579,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.312-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2979,
+			line: 2989,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 312, detHi: 312},
 				{class: 5, subject: 4, detailLo: 312, detHi: 312},
@@ -3593,7 +3593,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.316-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2985,
+			line: 2995,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 316, detHi: 316},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3607,7 +3607,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.4-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2991,
+			line: 3001,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3621,7 +3621,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.64-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2998,
+			line: 3008,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
@@ -3694,7 +3694,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3014,
+			line: 3024,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3708,7 +3708,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.4-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3021,
+			line: 3031,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3722,7 +3722,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3028,
+			line: 3038,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3736,7 +3736,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.350-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 3035,
+			line: 3045,
 			status: []statusPattern{
 				{class: 5, detailLo: 350, detHi: 350},
 			},
@@ -3749,7 +3749,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-transport-rule-code",
 			file: "rules.yaml (built-in)",
-			line: 3041,
+			line: 3051,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 900, detHi: 999},
 			},
@@ -3822,7 +3822,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.7-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3066,
+			line: 3076,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -3836,7 +3836,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.750-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3073,
+			line: 3083,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 750, detHi: 750},
 			},
@@ -3849,7 +3849,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.3-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3079,
+			line: 3089,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -3863,7 +3863,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 3086,
+			line: 3096,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3877,7 +3877,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-speeding",
 			file: "rules.yaml (built-in)",
-			line: 3093,
+			line: 3103,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3891,7 +3891,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3100,
+			line: 3110,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3905,7 +3905,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.3-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3107,
+			line: 3117,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -3919,7 +3919,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.2-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3114,
+			line: 3124,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -3933,7 +3933,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3121,
+			line: 3131,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3947,7 +3947,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.5-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3128,
+			line: 3138,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -3961,7 +3961,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3135,
+			line: 3145,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -3975,7 +3975,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3142,
+			line: 3152,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -3989,7 +3989,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3149,
+			line: 3159,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -4003,7 +4003,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.14-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3156,
+			line: 3166,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 14, detHi: 14},
 			},
@@ -4017,7 +4017,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.3-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3163,
+			line: 3173,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -4031,7 +4031,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3170,
+			line: 3180,
 			status: []statusPattern{
 				{class: 4, subject: 7},
 			},
@@ -4045,7 +4045,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.24-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3177,
+			line: 3187,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 24, detHi: 24},
 			},
@@ -4059,7 +4059,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.25-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3184,
+			line: 3194,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 25, detHi: 25},
 			},
@@ -4073,7 +4073,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.28-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3191,
+			line: 3201,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 28, detHi: 28},
 			},
@@ -4087,7 +4087,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.318-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3198,
+			line: 3208,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 318, detHi: 318},
 				{class: 5, subject: 4, detailLo: 318, detHi: 318},
@@ -4101,7 +4101,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-throttled-sending-ip",
 			file: "rules.yaml (built-in)",
-			line: 3204,
+			line: 3214,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -4172,7 +4172,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-throttled-sending-ip-final",
 			file: "rules.yaml (built-in)",
-			line: 3229,
+			line: 3239,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -4240,7 +4240,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.500-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3242,
+			line: 3252,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 500},
 			},
@@ -4253,7 +4253,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.700-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3248,
+			line: 3258,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 700, detHi: 700},
 			},
@@ -4266,7 +4266,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.1-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 3254,
+			line: 3264,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -4280,7 +4280,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.5.3-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3261,
+			line: 3271,
 			status: []statusPattern{
 				{class: 4, subject: 5, detailLo: 3, detHi: 3},
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
@@ -4295,7 +4295,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.652-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3268,
+			line: 3278,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 652, detHi: 652},
 			},
@@ -4308,7 +4308,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.3-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3274,
+			line: 3284,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -4322,7 +4322,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-5-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3281,
+			line: 3291,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 5},
 			},
@@ -4336,7 +4336,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.6-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3288,
+			line: 3298,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -4350,7 +4350,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.0-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3295,
+			line: 3305,
 			status: []statusPattern{
 				{class: 5, subject: 5},
 			},
@@ -4364,7 +4364,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.2-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3302,
+			line: 3312,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -4378,7 +4378,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.351-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3309,
+			line: 3319,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 351, detHi: 351},
 			},
@@ -4391,7 +4391,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 3315,
+			line: 3325,
 			text: phraseMask{
 				{index: 9, bits: 985162418487296},
 			},
@@ -4402,7 +4402,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 3325,
+			line: 3335,
 			text: phraseMask{
 				{index: 9, bits: 3377699720527872},
 			},
@@ -4413,7 +4413,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3331,
+			line: 3341,
 			text: phraseMask{
 				{index: 9, bits: 31525197391593472},
 			},
@@ -4424,7 +4424,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-expired",
 			file: "rules.yaml (built-in)",
-			line: 3337,
+			line: 3347,
 			text: phraseMask{
 				{index: 9, bits: 36028797018963968},
 			},
@@ -4435,7 +4435,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 3343,
+			line: 3353,
 			text: phraseMask{
 				{index: 9, bits: 1080863910568919040},
 			},
@@ -4446,7 +4446,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3350,
+			line: 3360,
 			text: phraseMask{
 				{index: 9, bits: 1152921504606846976},
 			},
@@ -4457,7 +4457,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3356,
+			line: 3366,
 			text: phraseMask{
 				{index: 9, bits: 6917529027641081856},
 			},
@@ -4468,7 +4468,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3362,
+			line: 3372,
 			text: phraseMask{
 				{index: 9, bits: 9223372036854775808},
 				{index: 10, bits: 1},
@@ -4480,7 +4480,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3368,
+			line: 3378,
 			text: phraseMask{
 				{index: 10, bits: 2},
 			},
@@ -4491,7 +4491,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 3374,
+			line: 3384,
 			text: phraseMask{
 				{index: 4, bits: 12884901888},
 				{index: 10, bits: 28},
@@ -4503,7 +4503,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3382,
+			line: 3392,
 			text: phraseMask{
 				{index: 4, bits: 2294284288},
 				{index: 10, bits: 96},
@@ -4515,7 +4515,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3392,
+			line: 3402,
 			text: phraseMask{
 				{index: 10, bits: 896},
 			},
@@ -4526,7 +4526,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3399,
+			line: 3409,
 			text: phraseMask{
 				{index: 10, bits: 15360},
 			},
@@ -4537,7 +4537,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3406,
+			line: 3416,
 			text: phraseMask{
 				{index: 10, bits: 49152},
 				{index: 1, bits: 2147483648},
@@ -4549,7 +4549,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3413,
+			line: 3423,
 			text: phraseMask{
 				{index: 9, bits: 16384},
 				{index: 10, bits: 196608},
@@ -4561,7 +4561,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 3419,
+			line: 3429,
 			text: phraseMask{
 				{index: 10, bits: 262144},
 			},
@@ -4572,7 +4572,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3425,
+			line: 3435,
 			text: phraseMask{
 				{index: 10, bits: 524288},
 			},
@@ -4583,7 +4583,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3431,
+			line: 3441,
 			text: phraseMask{
 				{index: 9, bits: 17592186044416},
 			},
@@ -4594,7 +4594,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 3437,
+			line: 3447,
 			text: phraseMask{
 				{index: 10, bits: 3145728},
 			},
@@ -4605,7 +4605,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3447,
+			line: 3457,
 			text: phraseMask{
 				{index: 10, bits: 29360128},
 			},
@@ -4616,7 +4616,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3453,
+			line: 3463,
 			text: phraseMask{
 				{index: 10, bits: 33554432},
 			},
@@ -4627,7 +4627,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3459,
+			line: 3469,
 			text: phraseMask{
 				{index: 10, bits: 201326592},
 			},
@@ -4638,7 +4638,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 3465,
+			line: 3475,
 			text: phraseMask{
 				{index: 10, bits: 805306368},
 			},
@@ -4649,7 +4649,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-speeding",
 			file: "rules.yaml (built-in)",
-			line: 3471,
+			line: 3481,
 			text: phraseMask{
 				{index: 10, bits: 3221225472},
 			},
@@ -4660,7 +4660,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3477,
+			line: 3487,
 			text: phraseMask{
 				{index: 10, bits: 4294967296},
 			},
@@ -4671,7 +4671,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3483,
+			line: 3493,
 			text: phraseMask{
 				{index: 10, bits: 8589934592},
 			},
@@ -4682,7 +4682,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3489,
+			line: 3499,
 			text: phraseMask{
 				{index: 10, bits: 257698037760},
 			},
@@ -4693,7 +4693,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3496,
+			line: 3506,
 			text: phraseMask{
 				{index: 10, bits: 274877906944},
 			},
@@ -4704,7 +4704,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 3502,
+			line: 3512,
 			text: phraseMask{
 				{index: 10, bits: 549755813888},
 			},
@@ -4715,7 +4715,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3513,
+			line: 3523,
 			text: phraseMask{
 				{index: 10, bits: 3298534883328},
 			},
@@ -4760,7 +4760,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3524,
+			line: 3534,
 			text: phraseMask{
 				{index: 10, bits: 4398046511104},
 			},
@@ -4771,7 +4771,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 3530,
+			line: 3540,
 			text: phraseMask{
 				{index: 10, bits: 8796093022208},
 			},
@@ -4782,7 +4782,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 3536,
+			line: 3546,
 			text: phraseMask{
 				{index: 10, bits: 17592186044416},
 			},
@@ -4841,7 +4841,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-policyviolation-by-reply",
 			file: "rules.yaml (built-in)",
-			line: 3561,
+			line: 3571,
 			all:  []int32{684, 685},
 			then: thenDef{
 				Reason: "policyviolation",
@@ -4896,7 +4896,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints-delayed",
 			file: "rules.yaml (built-in)",
-			line: 3567,
+			line: 3577,
 			text: phraseMask{
 				{index: 10, bits: 70368744177664},
 			},
@@ -4965,7 +4965,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints-expired",
 			file: "rules.yaml (built-in)",
-			line: 3585,
+			line: 3595,
 			text: phraseMask{
 				{index: 10, bits: 70368744177664},
 			},
@@ -5034,7 +5034,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints",
 			file: "rules.yaml (built-in)",
-			line: 3598,
+			line: 3608,
 			text: phraseMask{
 				{index: 10, bits: 70368744177664},
 			},
@@ -5100,7 +5100,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3608,
+			line: 3618,
 			text: phraseMask{
 				{index: 10, bits: 422212465065984},
 			},
@@ -5111,7 +5111,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-speeding",
 			file: "rules.yaml (built-in)",
-			line: 3616,
+			line: 3626,
 			text: phraseMask{
 				{index: 10, bits: 562949953421312},
 			},
@@ -5122,7 +5122,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3622,
+			line: 3632,
 			text: phraseMask{
 				{index: 10, bits: 3377699720527872},
 			},
@@ -5133,7 +5133,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3628,
+			line: 3638,
 			text: phraseMask{
 				{index: 10, bits: 4503599627370496},
 			},
@@ -5144,7 +5144,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3634,
+			line: 3644,
 			text: phraseMask{
 				{index: 10, bits: 9007199254740992},
 			},
@@ -5155,7 +5155,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3640,
+			line: 3650,
 			text: phraseMask{
 				{index: 10, bits: 18014673387388928},
 			},
@@ -5166,7 +5166,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-submission-quota",
 			file: "rules.yaml (built-in)",
-			line: 3652,
+			line: 3662,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 2, detHi: 2},
 				{class: 4, subject: 2, detailLo: 2, detHi: 2},
@@ -5216,7 +5216,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-outbound-spam-exception",
 			file: "rules.yaml (built-in)",
-			line: 3668,
+			line: 3678,
 			text: phraseMask{
 				{index: 10, bits: 2305843009213693952},
 			},
@@ -5259,7 +5259,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-recipient-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 3686,
+			line: 3696,
 			text: phraseMask{
 				{index: 10, bits: 13835058055282163712},
 				{index: 11, bits: 3},
@@ -5304,7 +5304,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-sending-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 3698,
+			line: 3708,
 			text: phraseMask{
 				{index: 11, bits: 60},
 				{index: 8, bits: 1024},
@@ -5348,7 +5348,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cpanel-hourly-limit-retried",
 			file: "rules.yaml (built-in)",
-			line: 3724,
+			line: 3734,
 			text: phraseMask{
 				{index: 11, bits: 192},
 			},
@@ -5404,7 +5404,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cpanel-max-emails-per-hour",
 			file: "rules.yaml (built-in)",
-			line: 3738,
+			line: 3748,
 			text: phraseMask{
 				{index: 11, bits: 64},
 			},
@@ -5463,7 +5463,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cpanel-max-defers-failures-per-hour",
 			file: "rules.yaml (built-in)",
-			line: 3751,
+			line: 3761,
 			text: phraseMask{
 				{index: 11, bits: 128},
 			},
@@ -5522,7 +5522,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "relay-denied-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 3764,
+			line: 3774,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -5596,7 +5596,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-authrequired-recipient",
 			file: "rules.yaml (built-in)",
-			line: 3789,
+			line: 3799,
 			text: phraseMask{
 				{index: 11, bits: 16777216},
 			},
@@ -5646,7 +5646,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "not-authenticated-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 3798,
+			line: 3808,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -5704,7 +5704,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-nonmember",
 			file: "rules.yaml (built-in)",
-			line: 3813,
+			line: 3823,
 			text: phraseMask{
 				{index: 11, bits: 576460735123554304},
 			},
@@ -5782,7 +5782,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-nonmember-policy",
 			file: "rules.yaml (built-in)",
-			line: 3866,
+			line: 3876,
 			text: phraseMask{
 				{index: 11, bits: 8646911284551352320},
 			},
@@ -5857,7 +5857,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-moderator-reason",
 			file: "rules.yaml (built-in)",
-			line: 3886,
+			line: 3896,
 			text: phraseMask{
 				{index: 11, bits: 9223372036854775808},
 				{index: 12, bits: 1},
@@ -5913,7 +5913,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.1-delivery-not-authorized",
 			file: "rules.yaml (built-in)",
-			line: 3909,
+			line: 3919,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -6015,7 +6015,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.1.10-null-mx",
 			file: "rules.yaml (built-in)",
-			line: 3936,
+			line: 3946,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 				{class: 4, subject: 1, detailLo: 10, detHi: 10},
@@ -6070,7 +6070,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.7.13-account-disabled",
 			file: "rules.yaml (built-in)",
-			line: 3948,
+			line: 3958,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 				{class: 4, subject: 7, detailLo: 13, detHi: 13},
@@ -6111,7 +6111,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.26-ipv6-unauthenticated",
 			file: "rules.yaml (built-in)",
-			line: 3962,
+			line: 3972,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 26, detHi: 26},
 			},
@@ -6160,7 +6160,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.500-699",
 			file: "rules.yaml (built-in)",
-			line: 3971,
+			line: 3981,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -6209,7 +6209,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.850-899",
 			file: "rules.yaml (built-in)",
-			line: 3980,
+			line: 3990,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 850, detHi: 899},
 			},
@@ -6258,7 +6258,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.10",
 			file: "rules.yaml (built-in)",
-			line: 3989,
+			line: 3999,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -6307,7 +6307,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.90",
 			file: "rules.yaml (built-in)",
-			line: 3999,
+			line: 4009,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 90, detHi: 90},
 			},
@@ -6349,7 +6349,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.121",
 			file: "rules.yaml (built-in)",
-			line: 4008,
+			line: 4018,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 121, detHi: 121},
 			},
@@ -6398,7 +6398,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.122",
 			file: "rules.yaml (built-in)",
-			line: 4017,
+			line: 4027,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 122, detHi: 122},
 			},
@@ -6447,7 +6447,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.3.190",
 			file: "rules.yaml (built-in)",
-			line: 4026,
+			line: 4036,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 190, detHi: 190},
 			},
@@ -6496,7 +6496,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.12",
 			file: "rules.yaml (built-in)",
-			line: 4035,
+			line: 4045,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -6545,7 +6545,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.124",
 			file: "rules.yaml (built-in)",
-			line: 4044,
+			line: 4054,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 124, detHi: 124},
 			},
@@ -6594,7 +6594,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.133",
 			file: "rules.yaml (built-in)",
-			line: 4053,
+			line: 4063,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 133, detHi: 133},
 			},
@@ -6643,7 +6643,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.134",
 			file: "rules.yaml (built-in)",
-			line: 4062,
+			line: 4072,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 134, detHi: 134},
 			},
@@ -6692,7 +6692,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.13",
 			file: "rules.yaml (built-in)",
-			line: 4071,
+			line: 4081,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -6741,7 +6741,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.135",
 			file: "rules.yaml (built-in)",
-			line: 4080,
+			line: 4090,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 135, detHi: 135},
 			},
@@ -6790,7 +6790,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.136",
 			file: "rules.yaml (built-in)",
-			line: 4089,
+			line: 4099,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 136, detHi: 136},
 			},
@@ -6839,7 +6839,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.23-spf",
 			file: "rules.yaml (built-in)",
-			line: 4098,
+			line: 4108,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 23, detHi: 23},
 			},
@@ -6911,7 +6911,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.25",
 			file: "rules.yaml (built-in)",
-			line: 4107,
+			line: 4117,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -6968,7 +6968,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.57",
 			file: "rules.yaml (built-in)",
-			line: 4116,
+			line: 4126,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 57, detHi: 57},
 			},
@@ -7017,7 +7017,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.501",
 			file: "rules.yaml (built-in)",
-			line: 4125,
+			line: 4135,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 501, detHi: 501},
 			},
@@ -7066,7 +7066,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.502",
 			file: "rules.yaml (built-in)",
-			line: 4136,
+			line: 4146,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 502, detHi: 502},
 			},
@@ -7115,7 +7115,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.503",
 			file: "rules.yaml (built-in)",
-			line: 4145,
+			line: 4155,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 503, detHi: 503},
 			},
@@ -7164,7 +7164,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.504",
 			file: "rules.yaml (built-in)",
-			line: 4154,
+			line: 4164,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 504, detHi: 504},
 			},
@@ -7213,7 +7213,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.505",
 			file: "rules.yaml (built-in)",
-			line: 4165,
+			line: 4175,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 505, detHi: 505},
 			},
@@ -7262,7 +7262,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.506",
 			file: "rules.yaml (built-in)",
-			line: 4177,
+			line: 4187,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 506, detHi: 506},
 			},
@@ -7311,7 +7311,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.507",
 			file: "rules.yaml (built-in)",
-			line: 4186,
+			line: 4196,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 507, detHi: 507},
 			},
@@ -7360,7 +7360,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.508",
 			file: "rules.yaml (built-in)",
-			line: 4195,
+			line: 4205,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 508, detHi: 508},
 			},
@@ -7409,7 +7409,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.509",
 			file: "rules.yaml (built-in)",
-			line: 4204,
+			line: 4214,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 509, detHi: 509},
 			},
@@ -7473,7 +7473,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.64-tenantattribution",
 			file: "rules.yaml (built-in)",
-			line: 4216,
+			line: 4226,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
@@ -7541,7 +7541,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.510",
 			file: "rules.yaml (built-in)",
-			line: 4228,
+			line: 4238,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 510, detHi: 510},
 			},
@@ -7590,7 +7590,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.511",
 			file: "rules.yaml (built-in)",
-			line: 4238,
+			line: 4248,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 511, detHi: 511},
 			},
@@ -7639,7 +7639,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.512",
 			file: "rules.yaml (built-in)",
-			line: 4247,
+			line: 4257,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 512, detHi: 512},
 			},
@@ -7688,7 +7688,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.513",
 			file: "rules.yaml (built-in)",
-			line: 4256,
+			line: 4266,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 513, detHi: 513},
 			},
@@ -7745,7 +7745,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.515",
 			file: "rules.yaml (built-in)",
-			line: 4265,
+			line: 4275,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 515, detHi: 515},
 			},
@@ -7831,7 +7831,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.520",
 			file: "rules.yaml (built-in)",
-			line: 4286,
+			line: 4296,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 520, detHi: 520},
 			},
@@ -7873,7 +7873,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.233",
 			file: "rules.yaml (built-in)",
-			line: 4295,
+			line: 4305,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 233, detHi: 233},
 			},
@@ -7915,7 +7915,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.606-649",
 			file: "rules.yaml (built-in)",
-			line: 4304,
+			line: 4314,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 606, detHi: 649},
 			},
@@ -7981,7 +7981,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.703",
 			file: "rules.yaml (built-in)",
-			line: 4313,
+			line: 4323,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 703, detHi: 703},
 			},
@@ -8023,7 +8023,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.700-749",
 			file: "rules.yaml (built-in)",
-			line: 4322,
+			line: 4332,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 700, detHi: 749},
 			},
@@ -8072,7 +8072,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.310-no-domain",
 			file: "rules.yaml (built-in)",
-			line: 4333,
+			line: 4343,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 310, detHi: 310},
 			},
@@ -8108,7 +8108,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-helo-refused",
 			file: "rules.yaml (built-in)",
-			line: 4349,
+			line: 4359,
 			text: phraseMask{
 				{index: 12, bits: 524288},
 			},
@@ -8118,7 +8118,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-courier-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4356,
+			line: 4366,
 			text: phraseMask{
 				{index: 12, bits: 1048576},
 			},
@@ -8128,7 +8128,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-filtered",
 			file: "rules.yaml (built-in)",
-			line: 4361,
+			line: 4371,
 			text: phraseMask{
 				{index: 12, bits: 2097152},
 			},
@@ -8138,7 +8138,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4366,
+			line: 4376,
 			text: phraseMask{
 				{index: 12, bits: 12582912},
 			},
@@ -8148,7 +8148,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4375,
+			line: 4385,
 			text: phraseMask{
 				{index: 12, bits: 520093696},
 			},
@@ -8158,7 +8158,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4382,
+			line: 4392,
 			text: phraseMask{
 				{index: 12, bits: 536870912},
 			},
@@ -8171,7 +8171,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-expired",
 			file: "rules.yaml (built-in)",
-			line: 4388,
+			line: 4398,
 			text: phraseMask{
 				{index: 12, bits: 1073741824},
 			},
@@ -8181,7 +8181,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4393,
+			line: 4403,
 			text: phraseMask{
 				{index: 12, bits: 2147483648},
 			},
@@ -8191,7 +8191,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-einsundeins-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 4398,
+			line: 4408,
 			text: phraseMask{
 				{index: 12, bits: 4294967296},
 			},
@@ -8201,7 +8201,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exim-mx-hosts-without-address",
 			file: "rules.yaml (built-in)",
-			line: 4411,
+			line: 4421,
 			text: phraseMask{
 				{index: 12, bits: 25769803776},
 			},
@@ -8252,7 +8252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4421,
+			line: 4431,
 			text: phraseMask{
 				{index: 12, bits: 34359738368},
 			},
@@ -8262,7 +8262,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4429,
+			line: 4439,
 			text: phraseMask{
 				{index: 12, bits: 68719476736},
 			},
@@ -8272,7 +8272,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4434,
+			line: 4444,
 			text: phraseMask{
 				{index: 12, bits: 412316860416},
 			},
@@ -8282,7 +8282,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 4439,
+			line: 4449,
 			text: phraseMask{
 				{index: 12, bits: 8246337208320},
 			},
@@ -8292,7 +8292,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4445,
+			line: 4455,
 			text: phraseMask{
 				{index: 12, bits: 131941395333120},
 			},
@@ -8302,7 +8302,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lines-too-long",
 			file: "rules.yaml (built-in)",
-			line: 4457,
+			line: 4467,
 			text: phraseMask{
 				{index: 12, bits: 985162418487296},
 			},
@@ -8352,7 +8352,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 4466,
+			line: 4476,
 			text: phraseMask{
 				{index: 12, bits: 1125899906842624},
 			},
@@ -8362,7 +8362,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-expired",
 			file: "rules.yaml (built-in)",
-			line: 4471,
+			line: 4481,
 			text: phraseMask{
 				{index: 12, bits: 2251799813685248},
 			},
@@ -8372,7 +8372,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4476,
+			line: 4486,
 			text: phraseMask{
 				{index: 12, bits: 4503599627370496},
 			},
@@ -8382,7 +8382,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-suspend",
 			file: "rules.yaml (built-in)",
-			line: 4481,
+			line: 4491,
 			text: phraseMask{
 				{index: 12, bits: 27021597764222976},
 			},
@@ -8392,7 +8392,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-nonmember",
 			file: "rules.yaml (built-in)",
-			line: 4486,
+			line: 4496,
 			text: phraseMask{
 				{index: 12, bits: 252201579132747776},
 			},
@@ -8467,7 +8467,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-rejected",
 			file: "rules.yaml (built-in)",
-			line: 4502,
+			line: 4512,
 			text: phraseMask{
 				{index: 12, bits: 4323455642275676160},
 			},
@@ -8477,7 +8477,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4507,
+			line: 4517,
 			text: phraseMask{
 				{index: 12, bits: 13835058055282163712},
 				{index: 13, bits: 15},
@@ -8488,7 +8488,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 4513,
+			line: 4523,
 			text: phraseMask{
 				{index: 13, bits: 16},
 			},
@@ -8498,7 +8498,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-expired",
 			file: "rules.yaml (built-in)",
-			line: 4518,
+			line: 4528,
 			text: phraseMask{
 				{index: 13, bits: 224},
 			},
@@ -8508,7 +8508,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4525,
+			line: 4535,
 			text: phraseMask{
 				{index: 13, bits: 768},
 			},
@@ -8518,7 +8518,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmx-expired",
 			file: "rules.yaml (built-in)",
-			line: 4530,
+			line: 4540,
 			text: phraseMask{
 				{index: 13, bits: 1024},
 			},
@@ -8528,7 +8528,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4535,
+			line: 4545,
 			text: phraseMask{
 				{index: 8, bits: 26388279066624},
 			},
@@ -8538,7 +8538,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4540,
+			line: 4550,
 			text: phraseMask{
 				{index: 8, bits: 2199023255552},
 			},
@@ -8548,7 +8548,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4545,
+			line: 4555,
 			text: phraseMask{
 				{index: 8, bits: 4398046511104},
 			},
@@ -8558,7 +8558,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4550,
+			line: 4560,
 			text: phraseMask{
 				{index: 13, bits: 2048},
 			},
@@ -8568,7 +8568,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4555,
+			line: 4565,
 			text: phraseMask{
 				{index: 13, bits: 4096},
 			},
@@ -8578,7 +8578,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 4560,
+			line: 4570,
 			text: phraseMask{
 				{index: 13, bits: 8192},
 			},
@@ -8588,7 +8588,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 4565,
+			line: 4575,
 			text: phraseMask{
 				{index: 13, bits: 16384},
 			},
@@ -8598,7 +8598,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-compuserve-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4570,
+			line: 4580,
 			text: phraseMask{
 				{index: 13, bits: 98304},
 			},
@@ -8608,7 +8608,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4579,
+			line: 4589,
 			text: phraseMask{
 				{index: 13, bits: 131072},
 			},
@@ -8618,7 +8618,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 4584,
+			line: 4594,
 			text: phraseMask{
 				{index: 13, bits: 262144},
 			},
@@ -8628,7 +8628,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4589,
+			line: 4599,
 			text: phraseMask{
 				{index: 13, bits: 524288},
 			},
@@ -8638,7 +8638,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-messagingserver-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4594,
+			line: 4604,
 			text: phraseMask{
 				{index: 13, bits: 1048576},
 			},
@@ -8648,7 +8648,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4599,
+			line: 4609,
 			text: phraseMask{
 				{index: 13, bits: 2097152},
 			},
@@ -8658,7 +8658,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4604,
+			line: 4614,
 			text: phraseMask{
 				{index: 13, bits: 12582912},
 			},
@@ -8668,7 +8668,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-expired",
 			file: "rules.yaml (built-in)",
-			line: 4610,
+			line: 4620,
 			text: phraseMask{
 				{index: 13, bits: 16777216},
 			},
@@ -8678,7 +8678,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 4615,
+			line: 4625,
 			text: phraseMask{
 				{index: 13, bits: 33554432},
 			},
@@ -8688,7 +8688,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-mx-unreachable",
 			file: "rules.yaml (built-in)",
-			line: 4620,
+			line: 4630,
 			text: phraseMask{
 				{index: 13, bits: 67108864},
 			},
@@ -8725,7 +8725,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4629,
+			line: 4639,
 			text: phraseMask{
 				{index: 13, bits: 17112760320},
 			},
@@ -8735,7 +8735,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4636,
+			line: 4646,
 			text: phraseMask{
 				{index: 13, bits: 120259084288},
 			},
@@ -8745,7 +8745,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 4641,
+			line: 4651,
 			text: phraseMask{
 				{index: 13, bits: 137438953472},
 			},
@@ -8755,7 +8755,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 4646,
+			line: 4656,
 			text: phraseMask{
 				{index: 13, bits: 4123168604160},
 			},
@@ -8765,7 +8765,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4652,
+			line: 4662,
 			text: phraseMask{
 				{index: 13, bits: 18010000462970880},
 			},
@@ -8775,7 +8775,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4662,
+			line: 4672,
 			text: phraseMask{
 				{index: 13, bits: 54043195528445952},
 			},
@@ -8785,7 +8785,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4667,
+			line: 4677,
 			text: phraseMask{
 				{index: 13, bits: 72057594037927936},
 			},
@@ -8795,7 +8795,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4672,
+			line: 4682,
 			text: phraseMask{
 				{index: 13, bits: 144115188075855872},
 			},
@@ -8805,7 +8805,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 4677,
+			line: 4687,
 			text: phraseMask{
 				{index: 13, bits: 288230376151711744},
 			},
@@ -8815,7 +8815,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "qmail-mx-points-here",
 			file: "rules.yaml (built-in)",
-			line: 4682,
+			line: 4692,
 			text: phraseMask{
 				{index: 13, bits: 576460752303423488},
 			},
@@ -8873,7 +8873,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4698,
+			line: 4708,
 			text: phraseMask{
 				{index: 13, bits: 3458764513820540928},
 			},
@@ -8883,7 +8883,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4704,
+			line: 4714,
 			text: phraseMask{
 				{index: 13, bits: 4611686018427387904},
 			},
@@ -8893,7 +8893,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 4709,
+			line: 4719,
 			text: phraseMask{
 				{index: 13, bits: 9223372036854775808},
 			},
@@ -8903,7 +8903,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-verizon-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4714,
+			line: 4724,
 			text: phraseMask{
 				{index: 14, bits: 3},
 			},
@@ -8913,7 +8913,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-zoho-expired",
 			file: "rules.yaml (built-in)",
-			line: 4719,
+			line: 4729,
 			text: phraseMask{
 				{index: 14, bits: 4},
 			},
@@ -8923,7 +8923,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-filtered",
 			file: "rules.yaml (built-in)",
-			line: 4724,
+			line: 4734,
 			text: phraseMask{
 				{index: 14, bits: 8},
 			},
@@ -8933,7 +8933,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4729,
+			line: 4739,
 			text: phraseMask{
 				{index: 14, bits: 16},
 			},
@@ -8943,7 +8943,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-groups-refused",
 			file: "rules.yaml (built-in)",
-			line: 4734,
+			line: 4744,
 			text: phraseMask{
 				{index: 14, bits: 96},
 			},
@@ -8993,7 +8993,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-posting-restricted",
 			file: "rules.yaml (built-in)",
-			line: 4754,
+			line: 4764,
 			text: phraseMask{
 				{index: 14, bits: 8388480},
 				{index: 11, bits: 432345598587305984},
@@ -9044,7 +9044,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6-5.4.14-loop",
 			file: "rules.yaml (built-in)",
-			line: 4786,
+			line: 4796,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
@@ -9100,7 +9100,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-no-answer",
 			file: "rules.yaml (built-in)",
-			line: 4796,
+			line: 4806,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -9220,7 +9220,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1-access-denied",
 			file: "rules.yaml (built-in)",
-			line: 4813,
+			line: 4823,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -9273,7 +9273,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-unrecognised-or-name",
 			file: "rules.yaml (built-in)",
-			line: 4834,
+			line: 4844,
 			text: phraseMask{
 				{index: 14, bits: 17112760320},
 			},
@@ -9283,7 +9283,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-maximum-time-expired",
 			file: "rules.yaml (built-in)",
-			line: 4839,
+			line: 4849,
 			text: phraseMask{
 				{index: 14, bits: 51539607552},
 			},
@@ -9293,7 +9293,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-loop-detected",
 			file: "rules.yaml (built-in)",
-			line: 4843,
+			line: 4853,
 			text: phraseMask{
 				{index: 14, bits: 68719476736},
 			},
@@ -9303,7 +9303,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-content-too-long",
 			file: "rules.yaml (built-in)",
-			line: 4847,
+			line: 4857,
 			text: phraseMask{
 				{index: 14, bits: 962072674304},
 			},
@@ -9313,7 +9313,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-conversion",
 			file: "rules.yaml (built-in)",
-			line: 4851,
+			line: 4861,
 			text: phraseMask{
 				{index: 14, bits: 34084860461056},
 			},
@@ -9323,7 +9323,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-score-stated",
 			file: "rules.yaml (built-in)",
-			line: 4876,
+			line: 4886,
 			text: phraseMask{
 				{bits: 8053063680},
 			},
@@ -9340,7 +9340,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "postfix-rbl-sender",
 			file: "rules.yaml (built-in)",
-			line: 4891,
+			line: 4901,
 			regexps: []*pattern{
 				{src: "sender address \\[[^\\]@ ]*@(?P<listed_domain>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})\\] blocked using ", captures: true, minLen: 37},
 			},
@@ -9441,7 +9441,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "postfix-rbl-name",
 			file: "rules.yaml (built-in)",
-			line: 4913,
+			line: 4923,
 			regexps: []*pattern{
 				{src: "(?:helo command|reverse client host) \\[(?P<listed_domain>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})\\] blocked using ", captures: true, minLen: 34},
 			},
@@ -9542,7 +9542,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-uri-blocklist",
 			file: "rules.yaml (built-in)",
-			line: 4930,
+			line: 4940,
 			text: phraseMask{
 				{bits: 25165824},
 				{index: 14, bits: 18446708889337462784},
@@ -9684,7 +9684,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-status",
 			file: "rules.yaml (built-in)",
-			line: 4964,
+			line: 4974,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 2, detHi: 2},
 			},
@@ -9693,7 +9693,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-specific",
 			file: "rules.yaml (built-in)",
-			line: 4969,
+			line: 4979,
 			text: phraseMask{
 				{index: 15, bits: 1024},
 			},
@@ -9703,7 +9703,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-specific",
 			file: "rules.yaml (built-in)",
-			line: 4975,
+			line: 4985,
 			text: phraseMask{
 				{index: 15, bits: 30720},
 				{index: 11, bits: 64},
@@ -9714,7 +9714,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-languages",
 			file: "rules.yaml (built-in)",
-			line: 4989,
+			line: 4999,
 			text: phraseMask{
 				{index: 15, bits: 4503599627337728},
 			},
@@ -9727,7 +9727,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-text",
 			file: "rules.yaml (built-in)",
-			line: 5001,
+			line: 5011,
 			text: phraseMask{
 				{index: 15, bits: 18442240474082181120},
 				{index: 3, bits: 2260636708896768},
@@ -9747,7 +9747,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-status",
 			file: "rules.yaml (built-in)",
-			line: 5041,
+			line: 5051,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 4, detHi: 4},
 				{class: -1, subject: 7, detailLo: 16, detHi: 16},
@@ -9757,7 +9757,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-status",
 			file: "rules.yaml (built-in)",
-			line: 5046,
+			line: 5056,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -9766,7 +9766,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-text",
 			file: "rules.yaml (built-in)",
-			line: 5051,
+			line: 5061,
 			text: phraseMask{
 				{index: 17, bits: 17179869056},
 				{index: 9, bits: 8},
@@ -9780,7 +9780,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-text",
 			file: "rules.yaml (built-in)",
-			line: 5065,
+			line: 5075,
 			text: phraseMask{
 				{index: 17, bits: 51539607552},
 				{index: 10, bits: 33554432},
@@ -9791,7 +9791,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-reply-525",
 			file: "rules.yaml (built-in)",
-			line: 5077,
+			line: 5087,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 5},
@@ -9802,7 +9802,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-text",
 			file: "rules.yaml (built-in)",
-			line: 5082,
+			line: 5092,
 			text: phraseMask{
 				{index: 17, bits: 18446744004990074880},
 				{index: 10, bits: 2251806256136192},
@@ -9819,7 +9819,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hasmoved-text",
 			file: "rules.yaml (built-in)",
-			line: 5115,
+			line: 5125,
 			text: phraseMask{
 				{index: 18, bits: 68451041280},
 			},
@@ -9829,7 +9829,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "norelaying-text",
 			file: "rules.yaml (built-in)",
-			line: 5127,
+			line: 5137,
 			text: phraseMask{
 				{index: 18, bits: 36028728299487232},
 				{index: 11, bits: 16776704},
@@ -9845,7 +9845,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-dmarc",
 			file: "rules.yaml (built-in)",
-			line: 5148,
+			line: 5158,
 			text: phraseMask{
 				{index: 18, bits: 18410715276690587648},
 				{index: 19, bits: 1},
@@ -9887,7 +9887,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-status",
 			file: "rules.yaml (built-in)",
-			line: 5157,
+			line: 5167,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 20, detHi: 20},
 				{class: -1, subject: 7, detailLo: 21, detHi: 21},
@@ -9902,7 +9902,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-text",
 			file: "rules.yaml (built-in)",
-			line: 5162,
+			line: 5172,
 			text: phraseMask{
 				{index: 19, bits: 2147483646},
 				{index: 7, bits: 128},
@@ -9916,7 +9916,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5175,
+			line: 5185,
 			text: phraseMask{
 				{index: 19, bits: 6442450944},
 			},
@@ -9930,7 +9930,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-blocked",
 			file: "rules.yaml (built-in)",
-			line: 5194,
+			line: 5204,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -9957,7 +9957,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-rejected",
 			file: "rules.yaml (built-in)",
-			line: 5234,
+			line: 5244,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -9988,7 +9988,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 5275,
+			line: 5285,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -10006,7 +10006,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unknown-at-mail-from",
 			file: "rules.yaml (built-in)",
-			line: 5287,
+			line: 5297,
 			text: phraseMask{
 				{index: 22, bits: 18446744065119617024},
 				{index: 9, bits: 17592186060800},
@@ -10079,7 +10079,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.1",
 			file: "rules.yaml (built-in)",
-			line: 5348,
+			line: 5358,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -10128,7 +10128,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.0",
 			file: "rules.yaml (built-in)",
-			line: 5360,
+			line: 5370,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 			},
@@ -10177,7 +10177,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-x.1.3",
 			file: "rules.yaml (built-in)",
-			line: 5371,
+			line: 5381,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -10225,7 +10225,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific",
 			file: "rules.yaml (built-in)",
-			line: 5380,
+			line: 5390,
 			text: phraseMask{
 				{index: 3, bits: 65536},
 				{index: 24, bits: 1610612736},
@@ -10236,7 +10236,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-specific",
 			file: "rules.yaml (built-in)",
-			line: 5388,
+			line: 5398,
 			text: phraseMask{
 				{index: 21, bits: 2199023256064},
 			},
@@ -10246,7 +10246,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific-553",
 			file: "rules.yaml (built-in)",
-			line: 5395,
+			line: 5405,
 			text: phraseMask{
 				{index: 23, bits: 35184372088832},
 			},
@@ -10260,7 +10260,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-specific",
 			file: "rules.yaml (built-in)",
-			line: 5404,
+			line: 5414,
 			text: phraseMask{
 				{index: 19, bits: 4503633987108864},
 			},
@@ -10270,7 +10270,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 5411,
+			line: 5421,
 			text: phraseMask{
 				{index: 22, bits: 18446744065119617024},
 				{index: 9, bits: 17592186060800},
@@ -10300,7 +10300,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5417,
+			line: 5427,
 			text: phraseMask{
 				{index: 24, bits: 2251795518717952},
 			},
@@ -10336,7 +10336,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-any-stage",
 			file: "rules.yaml (built-in)",
-			line: 5436,
+			line: 5446,
 			text: phraseMask{
 				{index: 9, bits: 17592186044416},
 				{index: 24, bits: 15762598695796736},
@@ -10355,7 +10355,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-mailbox-inactive",
 			file: "rules.yaml (built-in)",
-			line: 5470,
+			line: 5480,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -10431,7 +10431,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-mailbox-missing",
 			file: "rules.yaml (built-in)",
-			line: 5483,
+			line: 5493,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -10513,7 +10513,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-userunknown-missing",
 			file: "rules.yaml (built-in)",
-			line: 5508,
+			line: 5518,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -10613,7 +10613,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-text",
 			file: "rules.yaml (built-in)",
-			line: 5516,
+			line: 5526,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -10636,7 +10636,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 5535,
+			line: 5545,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -10672,7 +10672,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-specific",
 			file: "rules.yaml (built-in)",
-			line: 5541,
+			line: 5551,
 			text: phraseMask{
 				{index: 25, bits: 7340032},
 			},
@@ -10682,7 +10682,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-sender-named",
 			file: "rules.yaml (built-in)",
-			line: 5550,
+			line: 5560,
 			text: phraseMask{
 				{index: 25, bits: 8388800},
 			},
@@ -10699,7 +10699,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-mailbox-inactive",
 			file: "rules.yaml (built-in)",
-			line: 5565,
+			line: 5575,
 			text: phraseMask{
 				{index: 24, bits: 18014398509481984},
 			},
@@ -10769,7 +10769,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-mailbox-missing",
 			file: "rules.yaml (built-in)",
-			line: 5571,
+			line: 5581,
 			text: phraseMask{
 				{index: 23, bits: 549755813888},
 				{index: 24, bits: 108086391056891904},
@@ -10845,7 +10845,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-text",
 			file: "rules.yaml (built-in)",
-			line: 5579,
+			line: 5589,
 			text: phraseMask{
 				{index: 24, bits: 18428729675200069632},
 				{index: 25, bits: 786431},
@@ -10862,7 +10862,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-status",
 			file: "rules.yaml (built-in)",
-			line: 5587,
+			line: 5597,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -10871,7 +10871,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-text",
 			file: "rules.yaml (built-in)",
-			line: 5592,
+			line: 5602,
 			text: phraseMask{
 				{index: 25, bits: 18446744073675997184},
 				{index: 26, bits: 3},
@@ -10886,7 +10886,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5613,
+			line: 5623,
 			text: phraseMask{
 				{index: 26, bits: 124},
 			},
@@ -10903,7 +10903,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-text",
 			file: "rules.yaml (built-in)",
-			line: 5626,
+			line: 5636,
 			text: phraseMask{
 				{index: 26, bits: 65408},
 			},
@@ -10913,7 +10913,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5634,
+			line: 5644,
 			text: phraseMask{
 				{index: 26, bits: 65536},
 			},
@@ -10926,7 +10926,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-text",
 			file: "rules.yaml (built-in)",
-			line: 5645,
+			line: 5655,
 			text: phraseMask{
 				{index: 26, bits: 134086656},
 				{index: 8, bits: 281474976710656},
@@ -10938,7 +10938,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contenterror-text",
 			file: "rules.yaml (built-in)",
-			line: 5657,
+			line: 5667,
 			text: phraseMask{
 				{index: 26, bits: 2251799679467648},
 				{index: 12, bits: 1125899906842624},
@@ -10963,7 +10963,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.8-bad-outbound-sender",
 			file: "rules.yaml (built-in)",
-			line: 5722,
+			line: 5732,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 8, detHi: 8},
 			},
@@ -11009,7 +11009,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-status",
 			file: "rules.yaml (built-in)",
-			line: 5741,
+			line: 5751,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 7, detHi: 7},
 				{class: -1, subject: 1, detailLo: 8, detHi: 8},
@@ -11019,7 +11019,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-at-mail",
 			file: "rules.yaml (built-in)",
-			line: 5746,
+			line: 5756,
 			text: phraseMask{
 				{index: 20, bits: 17870283321406128128},
 				{index: 21, bits: 18446744073709551615},
@@ -11047,7 +11047,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-text",
 			file: "rules.yaml (built-in)",
-			line: 5789,
+			line: 5799,
 			text: phraseMask{
 				{index: 20, bits: 17870283321406128128},
 				{index: 21, bits: 18446744073709551615},
@@ -11073,7 +11073,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-status",
 			file: "rules.yaml (built-in)",
-			line: 5803,
+			line: 5813,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -11089,7 +11089,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-specific",
 			file: "rules.yaml (built-in)",
-			line: 5823,
+			line: 5833,
 			text: phraseMask{
 				{index: 22, bits: 2097152},
 			},
@@ -11099,7 +11099,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-helo-specific",
 			file: "rules.yaml (built-in)",
-			line: 5830,
+			line: 5840,
 			text: phraseMask{
 				{index: 28, bits: 9007199254740992},
 			},
@@ -11109,7 +11109,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-text",
 			file: "rules.yaml (built-in)",
-			line: 5841,
+			line: 5851,
 			text: phraseMask{
 				{index: 3, bits: 126976},
 				{index: 28, bits: 18428729675200069632},
@@ -11134,7 +11134,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-destination-computer",
 			file: "rules.yaml (built-in)",
-			line: 5866,
+			line: 5876,
 			text: phraseMask{
 				{index: 29, bits: 65536},
 			},
@@ -11151,7 +11151,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-status",
 			file: "rules.yaml (built-in)",
-			line: 5879,
+			line: 5889,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 28, detHi: 28},
 			},
@@ -11160,7 +11160,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-named-by-scanner",
 			file: "rules.yaml (built-in)",
-			line: 5889,
+			line: 5899,
 			text: phraseMask{
 				{index: 29, bits: 1966080},
 			},
@@ -11170,7 +11170,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-text",
 			file: "rules.yaml (built-in)",
-			line: 5893,
+			line: 5903,
 			text: phraseMask{
 				{index: 26, bits: 18444492273895866368},
 				{index: 13, bits: 16384},
@@ -11195,7 +11195,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5898,
+			line: 5908,
 			text: phraseMask{
 				{index: 4, bits: 16},
 				{index: 29, bits: 534773760},
@@ -11218,7 +11218,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "speeding-text",
 			file: "rules.yaml (built-in)",
-			line: 5912,
+			line: 5922,
 			text: phraseMask{
 				{index: 29, bits: 562949416550400},
 				{bits: 4611686018427387904},
@@ -11232,7 +11232,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-status",
 			file: "rules.yaml (built-in)",
-			line: 5926,
+			line: 5936,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -11241,7 +11241,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-text",
 			file: "rules.yaml (built-in)",
-			line: 5931,
+			line: 5941,
 			text: phraseMask{
 				{index: 29, bits: 18446181123756130304},
 				{index: 15, bits: 30720},
@@ -11259,7 +11259,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sendmail-connection-refused",
 			file: "rules.yaml (built-in)",
-			line: 5949,
+			line: 5959,
 			text: phraseMask{
 				{index: 30, bits: 32},
 			},
@@ -11354,7 +11354,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-text",
 			file: "rules.yaml (built-in)",
-			line: 5971,
+			line: 5981,
 			text: phraseMask{
 				{index: 19, bits: 18446744065119617024},
 				{bits: 64513},
@@ -11376,7 +11376,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5976,
+			line: 5986,
 			text: phraseMask{
 				{index: 1, bits: 9223372036854775808},
 				{index: 20, bits: 562949953421312},
@@ -11418,7 +11418,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-encrypted-attachment",
 			file: "rules.yaml (built-in)",
-			line: 6007,
+			line: 6017,
 			text: phraseMask{
 				{index: 30, bits: 17171480576},
 				{index: 1, bits: 4611686018427387904},
@@ -11429,7 +11429,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 6016,
+			line: 6026,
 			text: phraseMask{
 				{index: 30, bits: 8778913153024},
 			},
@@ -11439,7 +11439,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 6023,
+			line: 6033,
 			text: phraseMask{
 				{index: 30, bits: 8998403161718784},
 			},
@@ -11449,7 +11449,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-virus",
 			file: "rules.yaml (built-in)",
-			line: 6030,
+			line: 6040,
 			text: phraseMask{
 				{index: 1, bits: 123145302310912},
 				{index: 30, bits: 9007199254740992},
@@ -11460,7 +11460,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 6036,
+			line: 6046,
 			text: phraseMask{
 				{index: 30, bits: 18428729675200069632},
 				{index: 31, bits: 3},
@@ -11471,7 +11471,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-policy",
 			file: "rules.yaml (built-in)",
-			line: 6043,
+			line: 6053,
 			text: phraseMask{
 				{index: 31, bits: 28},
 			},
@@ -11481,7 +11481,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-delivery-failed",
 			file: "rules.yaml (built-in)",
-			line: 6051,
+			line: 6061,
 			text: phraseMask{
 				{index: 31, bits: 8160},
 			},
@@ -11491,7 +11491,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-text",
 			file: "rules.yaml (built-in)",
-			line: 6065,
+			line: 6075,
 			text: phraseMask{
 				{index: 31, bits: 33546240},
 				{index: 1, bits: 3161095929856},
@@ -11502,7 +11502,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-transport-rule-reject",
 			file: "rules.yaml (built-in)",
-			line: 6075,
+			line: 6085,
 			text: phraseMask{
 				{index: 31, bits: 33554432},
 			},
@@ -11598,7 +11598,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-text",
 			file: "rules.yaml (built-in)",
-			line: 6097,
+			line: 6107,
 			text: phraseMask{
 				{index: 31, bits: 18446744073642442752},
 				{index: 11, bits: 8646911284551352320},
@@ -11615,7 +11615,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-pairs",
 			file: "rules.yaml (built-in)",
-			line: 6127,
+			line: 6137,
 			text: phraseMask{
 				{index: 32, bits: 128},
 			},
@@ -11628,7 +11628,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-type",
 			file: "rules.yaml (built-in)",
-			line: 6133,
+			line: 6143,
 			text: phraseMask{
 				{index: 32, bits: 8589934336},
 			},
@@ -11641,7 +11641,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-encrypted",
 			file: "rules.yaml (built-in)",
-			line: 6152,
+			line: 6162,
 			text: phraseMask{
 				{index: 32, bits: 8787503087616},
 				{index: 1, bits: 288371113640067072},
@@ -11652,7 +11652,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-name",
 			file: "rules.yaml (built-in)",
-			line: 6164,
+			line: 6174,
 			text: phraseMask{
 				{index: 32, bits: 8796093022208},
 			},
@@ -11665,7 +11665,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-loop-text",
 			file: "rules.yaml (built-in)",
-			line: 6172,
+			line: 6182,
 			text: phraseMask{
 				{index: 32, bits: 17592186044416},
 			},
@@ -11675,7 +11675,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-text",
 			file: "rules.yaml (built-in)",
-			line: 6182,
+			line: 6192,
 			text: phraseMask{
 				{index: 32, bits: 18446708889337462784},
 				{index: 33, bits: 255},
@@ -11689,7 +11689,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-pairs",
 			file: "rules.yaml (built-in)",
-			line: 6198,
+			line: 6208,
 			text: phraseMask{
 				{index: 33, bits: 256},
 			},
@@ -11702,7 +11702,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-text",
 			file: "rules.yaml (built-in)",
-			line: 6204,
+			line: 6214,
 			text: phraseMask{
 				{index: 28, bits: 9007199250546688},
 				{index: 2, bits: 45317471250415616},
@@ -11720,7 +11720,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-dns-text",
 			file: "rules.yaml (built-in)",
-			line: 6209,
+			line: 6219,
 			text: phraseMask{
 				{index: 29, bits: 2},
 				{index: 3, bits: 12288},
@@ -11731,7 +11731,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-text",
 			file: "rules.yaml (built-in)",
-			line: 6215,
+			line: 6225,
 			text: phraseMask{
 				{index: 33, bits: 261632},
 				{index: 15, bits: 1024},
@@ -11742,7 +11742,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-text",
 			file: "rules.yaml (built-in)",
-			line: 6222,
+			line: 6232,
 			text: phraseMask{
 				{index: 22, bits: 8589672448},
 				{index: 6, bits: 8589934592},
@@ -11755,7 +11755,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-delayed",
 			file: "rules.yaml (built-in)",
-			line: 6227,
+			line: 6237,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -11847,7 +11847,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-text",
 			file: "rules.yaml (built-in)",
-			line: 6244,
+			line: 6254,
 			text: phraseMask{
 				{index: 8, bits: 108086391056891904},
 				{index: 33, bits: 4503599627108352},
@@ -11866,7 +11866,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-pairs",
 			file: "rules.yaml (built-in)",
-			line: 6264,
+			line: 6274,
 			text: phraseMask{
 				{bits: 4398046511104},
 			},
@@ -11879,7 +11879,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-attempts",
 			file: "rules.yaml (built-in)",
-			line: 6270,
+			line: 6280,
 			text: phraseMask{
 				{index: 33, bits: 4503599627370496},
 			},
@@ -11892,7 +11892,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-text",
 			file: "rules.yaml (built-in)",
-			line: 6277,
+			line: 6287,
 			text: phraseMask{
 				{index: 8, bits: 576460752303423488},
 				{index: 33, bits: 18437736874454810624},
@@ -11908,7 +11908,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-reply",
 			file: "rules.yaml (built-in)",
-			line: 6292,
+			line: 6302,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 3},
@@ -11925,14 +11925,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "tls-command",
 			file:    "rules.yaml (built-in)",
-			line:    6299,
+			line:    6309,
 			command: []string{"STARTTLS"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "security-words-from-a-delivery-program",
 			file: "rules.yaml (built-in)",
-			line: 6304,
+			line: 6314,
 			text: phraseMask{
 				{index: 34, bits: 1073737728},
 				{index: 11, bits: 201326592},
@@ -11952,7 +11952,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "security-text",
 			file: "rules.yaml (built-in)",
-			line: 6326,
+			line: 6336,
 			text: phraseMask{
 				{index: 34, bits: 1073737728},
 				{index: 11, bits: 201326592},
@@ -11971,7 +11971,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "security-pairs",
 			file: "rules.yaml (built-in)",
-			line: 6331,
+			line: 6341,
 			text: phraseMask{
 				{index: 34, bits: 7516192768},
 				{index: 26, bits: 4},
@@ -11990,7 +11990,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-text",
 			file: "rules.yaml (built-in)",
-			line: 6340,
+			line: 6350,
 			text: phraseMask{
 				{index: 34, bits: 1125891316908032},
 				{index: 3, bits: 576460752303423488},
@@ -12001,7 +12001,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "syntax-text",
 			file: "rules.yaml (built-in)",
-			line: 6349,
+			line: 6359,
 			text: phraseMask{
 				{index: 8, bits: 4831838208},
 				{index: 34, bits: 575334852396580864},
@@ -12012,7 +12012,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.1",
 			file: "rules.yaml (built-in)",
-			line: 6366,
+			line: 6376,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -12021,7 +12021,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.4",
 			file: "rules.yaml (built-in)",
-			line: 6372,
+			line: 6382,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -12070,7 +12070,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.5",
 			file: "rules.yaml (built-in)",
-			line: 6382,
+			line: 6392,
 			status: []statusPattern{
 				{class: 4, subject: 1, detailLo: 5, detHi: 5},
 				{class: 5, subject: 1, detailLo: 5, detHi: 5},
@@ -12125,7 +12125,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.6",
 			file: "rules.yaml (built-in)",
-			line: 6395,
+			line: 6405,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -12134,7 +12134,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.9",
 			file: "rules.yaml (built-in)",
-			line: 6401,
+			line: 6411,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 9, detHi: 9},
 			},
@@ -12175,7 +12175,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.10",
 			file: "rules.yaml (built-in)",
-			line: 6410,
+			line: 6420,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -12211,7 +12211,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.1",
 			file: "rules.yaml (built-in)",
-			line: 6417,
+			line: 6427,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -12220,7 +12220,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.4",
 			file: "rules.yaml (built-in)",
-			line: 6425,
+			line: 6435,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -12262,7 +12262,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.1",
 			file: "rules.yaml (built-in)",
-			line: 6435,
+			line: 6445,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -12271,7 +12271,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.2",
 			file: "rules.yaml (built-in)",
-			line: 6441,
+			line: 6451,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -12320,7 +12320,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.3",
 			file: "rules.yaml (built-in)",
-			line: 6451,
+			line: 6461,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -12369,7 +12369,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.5",
 			file: "rules.yaml (built-in)",
-			line: 6461,
+			line: 6471,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -12405,7 +12405,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.6",
 			file: "rules.yaml (built-in)",
-			line: 6468,
+			line: 6478,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 6, detHi: 6},
 				{class: 5, subject: 3, detailLo: 6, detHi: 6},
@@ -12448,7 +12448,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.1",
 			file: "rules.yaml (built-in)",
-			line: 6478,
+			line: 6488,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 1, detHi: 1},
 			},
@@ -12484,7 +12484,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.2",
 			file: "rules.yaml (built-in)",
-			line: 6485,
+			line: 6495,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -12493,7 +12493,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.3",
 			file: "rules.yaml (built-in)",
-			line: 6491,
+			line: 6501,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -12567,7 +12567,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.4",
 			file: "rules.yaml (built-in)",
-			line: 6506,
+			line: 6516,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -12603,7 +12603,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.5",
 			file: "rules.yaml (built-in)",
-			line: 6514,
+			line: 6524,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 5, detHi: 5},
 			},
@@ -12639,7 +12639,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.6",
 			file: "rules.yaml (built-in)",
-			line: 6521,
+			line: 6531,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -12675,7 +12675,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.2",
 			file: "rules.yaml (built-in)",
-			line: 6528,
+			line: 6538,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 2, detHi: 2},
 			},
@@ -12724,7 +12724,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.3",
 			file: "rules.yaml (built-in)",
-			line: 6541,
+			line: 6551,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -12773,7 +12773,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.4",
 			file: "rules.yaml (built-in)",
-			line: 6551,
+			line: 6561,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 4, detHi: 4},
 			},
@@ -12822,7 +12822,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.5",
 			file: "rules.yaml (built-in)",
-			line: 6561,
+			line: 6571,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 5, detHi: 5},
 			},
@@ -12871,7 +12871,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.6",
 			file: "rules.yaml (built-in)",
-			line: 6571,
+			line: 6581,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 6, detHi: 6},
 			},
@@ -12920,7 +12920,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.7",
 			file: "rules.yaml (built-in)",
-			line: 6581,
+			line: 6591,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 7, detHi: 7},
 			},
@@ -12969,7 +12969,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.8",
 			file: "rules.yaml (built-in)",
-			line: 6591,
+			line: 6601,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 8, detHi: 8},
 			},
@@ -13018,7 +13018,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.9",
 			file: "rules.yaml (built-in)",
-			line: 6601,
+			line: 6611,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 9, detHi: 9},
 			},
@@ -13067,7 +13067,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.10",
 			file: "rules.yaml (built-in)",
-			line: 6611,
+			line: 6621,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 10, detHi: 10},
 			},
@@ -13116,7 +13116,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.11",
 			file: "rules.yaml (built-in)",
-			line: 6621,
+			line: 6631,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 11, detHi: 11},
 			},
@@ -13165,7 +13165,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.12",
 			file: "rules.yaml (built-in)",
-			line: 6631,
+			line: 6641,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -13214,7 +13214,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.14",
 			file: "rules.yaml (built-in)",
-			line: 6641,
+			line: 6651,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 14, detHi: 14},
 			},
@@ -13263,7 +13263,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.15",
 			file: "rules.yaml (built-in)",
-			line: 6651,
+			line: 6661,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 15, detHi: 15},
 			},
@@ -13312,7 +13312,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.19",
 			file: "rules.yaml (built-in)",
-			line: 6661,
+			line: 6671,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 19, detHi: 19},
 			},
@@ -13361,7 +13361,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.13",
 			file: "rules.yaml (built-in)",
-			line: 6671,
+			line: 6681,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -13397,7 +13397,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.17-18",
 			file: "rules.yaml (built-in)",
-			line: 6678,
+			line: 6688,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 17, detHi: 17},
 				{class: -1, subject: 7, detailLo: 18, detHi: 18},
@@ -13434,7 +13434,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.27",
 			file: "rules.yaml (built-in)",
-			line: 6685,
+			line: 6695,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 27, detHi: 27},
 			},
@@ -13483,7 +13483,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.30",
 			file: "rules.yaml (built-in)",
-			line: 6697,
+			line: 6707,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 30, detHi: 30},
 			},
@@ -13512,14 +13512,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "blocked-at-connection",
 			file:    "rules.yaml (built-in)",
-			line:    6707,
+			line:    6717,
 			command: []string{"CONN", "HELO", "EHLO"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "user-unknown-after-data",
 			file: "rules.yaml (built-in)",
-			line: 6714,
+			line: 6724,
 			text: phraseMask{
 				{index: 22, bits: 18446744065119617024},
 				{index: 9, bits: 17592186060800},
@@ -13651,7 +13651,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6738,
+			line: 6748,
 			text: phraseMask{
 				{index: 34, bits: 8646911284551352320},
 				{index: 12, bits: 131072},
@@ -13662,7 +13662,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6743,
+			line: 6753,
 			text: phraseMask{
 				{index: 34, bits: 9223372036854775808},
 			},
@@ -13672,7 +13672,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6748,
+			line: 6758,
 			text: phraseMask{
 				{index: 35, bits: 32767},
 			},
@@ -13682,7 +13682,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6755,
+			line: 6765,
 			text: phraseMask{
 				{index: 35, bits: 229376},
 			},
@@ -13692,7 +13692,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6760,
+			line: 6770,
 			text: phraseMask{
 				{index: 35, bits: 786432},
 			},
@@ -13702,7 +13702,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6765,
+			line: 6775,
 			text: phraseMask{
 				{index: 35, bits: 3145728},
 				{index: 29, bits: 134217728},
@@ -13713,7 +13713,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6776,
+			line: 6786,
 			text: phraseMask{
 				{index: 35, bits: 549751619584},
 				{index: 1, bits: 18014398509481984},
@@ -13733,7 +13733,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6791,
+			line: 6801,
 			text: phraseMask{
 				{index: 35, bits: 561850441793536},
 			},
@@ -13743,7 +13743,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6797,
+			line: 6807,
 			text: phraseMask{
 				{index: 35, bits: 143552238122434560},
 				{index: 3, bits: 17592186044416},
@@ -13755,7 +13755,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-connection-text",
 			file: "rules.yaml (built-in)",
-			line: 6803,
+			line: 6813,
 			text: phraseMask{
 				{index: 3, bits: 524288},
 				{index: 14, bits: 25165828},
@@ -13768,7 +13768,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6811,
+			line: 6821,
 			text: phraseMask{
 				{index: 3, bits: 18},
 			},
@@ -13778,7 +13778,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6816,
+			line: 6826,
 			text: phraseMask{
 				{index: 35, bits: 1152921504606846976},
 			},
@@ -13788,7 +13788,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "onhold-text",
 			file: "rules.yaml (built-in)",
-			line: 6821,
+			line: 6831,
 			text: phraseMask{
 				{index: 35, bits: 16140901064495857664},
 			},
@@ -13798,7 +13798,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.4.7",
 			file: "rules.yaml (built-in)",
-			line: 6832,
+			line: 6842,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 7, detHi: 7},
 				{class: 5, subject: 4, detailLo: 7, detHi: 7},
@@ -13857,7 +13857,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1",
 			file: "rules.yaml (built-in)",
-			line: 6845,
+			line: 6855,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -13913,7 +13913,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.14",
 			file: "rules.yaml (built-in)",
-			line: 6857,
+			line: 6867,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
 			},
@@ -13962,7 +13962,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6",
 			file: "rules.yaml (built-in)",
-			line: 6866,
+			line: 6876,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -14011,7 +14011,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.6.11",
 			file: "rules.yaml (built-in)",
-			line: 6875,
+			line: 6885,
 			status: []statusPattern{
 				{class: 5, subject: 6, detailLo: 11, detHi: 11},
 			},
@@ -14060,7 +14060,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1",
 			file: "rules.yaml (built-in)",
-			line: 6892,
+			line: 6902,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -14174,7 +14174,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.2",
 			file: "rules.yaml (built-in)",
-			line: 6906,
+			line: 6916,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -14210,7 +14210,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.3",
 			file: "rules.yaml (built-in)",
-			line: 6913,
+			line: 6923,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -14302,7 +14302,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4",
 			file: "rules.yaml (built-in)",
-			line: 6924,
+			line: 6934,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -14338,7 +14338,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4-temporary",
 			file: "rules.yaml (built-in)",
-			line: 6931,
+			line: 6941,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -14374,7 +14374,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.5",
 			file: "rules.yaml (built-in)",
-			line: 6938,
+			line: 6948,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 5, detHi: 5},
 			},
@@ -14403,7 +14403,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.6",
 			file: "rules.yaml (built-in)",
-			line: 6945,
+			line: 6955,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -14447,7 +14447,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.0",
 			file: "rules.yaml (built-in)",
-			line: 6953,
+			line: 6963,
 			status: []statusPattern{
 				{class: 5, subject: 4},
 			},
@@ -14456,7 +14456,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.6",
 			file: "rules.yaml (built-in)",
-			line: 6959,
+			line: 6969,
 			status: []statusPattern{
 				{class: -1, subject: 6, detailLo: -1, detHi: -1},
 			},
@@ -14492,7 +14492,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sisimai-4.2.1-4.7.1-4.7.2",
 			file: "rules.yaml (built-in)",
-			line: 6967,
+			line: 6977,
 			status: []statusPattern{
 				{class: 4, subject: 2, detailLo: 1, detHi: 1},
 				{class: 4, subject: 7, detailLo: 1, detHi: 1},
@@ -14506,7 +14506,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.1",
 			file: "rules.yaml (built-in)",
-			line: 6974,
+			line: 6984,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 1, detHi: 1},
 			},
@@ -14776,7 +14776,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.other",
 			file: "rules.yaml (built-in)",
-			line: 7011,
+			line: 7021,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: -1, detHi: -1},
 			},
@@ -15013,7 +15013,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "delayed-unknown",
 			file:   "rules.yaml (built-in)",
-			line:   7041,
+			line:   7051,
 			action: []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "expired",
@@ -15072,7 +15072,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.other",
 			file: "rules.yaml (built-in)",
-			line: 7051,
+			line: 7061,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: -1, detHi: -1},
 			},
@@ -15081,7 +15081,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.0",
 			file: "rules.yaml (built-in)",
-			line: 7056,
+			line: 7066,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: -1, detHi: -1},
 			},
@@ -15090,7 +15090,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.0",
 			file: "rules.yaml (built-in)",
-			line: 7061,
+			line: 7071,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: -1, detHi: -1},
 			},
@@ -15145,7 +15145,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.0",
 			file: "rules.yaml (built-in)",
-			line: 7070,
+			line: 7080,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: -1, detHi: -1},
 				{class: 4, subject: 3, detailLo: 3, detHi: 3},
@@ -15156,7 +15156,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.0",
 			file: "rules.yaml (built-in)",
-			line: 7078,
+			line: 7088,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: -1, detHi: -1},
 			},
@@ -15165,14 +15165,14 @@ var builtinSet = &ruleSet{
 		{
 			id:       "diagnostic-type-x-unix",
 			file:     "rules.yaml (built-in)",
-			line:     7083,
+			line:     7093,
 			diagType: []string{"x-unix"},
 			then:     thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "rfc3463-x.3.other",
 			file: "rules.yaml (built-in)",
-			line: 7093,
+			line: 7103,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: -1, detHi: -1},
 			},
@@ -15181,7 +15181,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-onhold",
 			file: "rules.yaml (built-in)",
-			line: 7103,
+			line: 7113,
 			text: phraseMask{
 				{index: 36, bits: 1},
 			},
@@ -15191,7 +15191,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-onhold",
 			file: "rules.yaml (built-in)",
-			line: 7108,
+			line: 7118,
 			text: phraseMask{
 				{index: 36, bits: 14},
 			},
@@ -15201,7 +15201,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-onhold",
 			file: "rules.yaml (built-in)",
-			line: 7114,
+			line: 7124,
 			text: phraseMask{
 				{index: 36, bits: 112},
 			},
@@ -15212,7 +15212,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-521-556",
 			file: "rules.yaml (built-in)",
-			line: 7123,
+			line: 7133,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 1},
@@ -15226,7 +15226,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-552",
 			file: "rules.yaml (built-in)",
-			line: 7127,
+			line: 7137,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 2},
@@ -15242,7 +15242,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-452",
 			file: "rules.yaml (built-in)",
-			line: 7131,
+			line: 7141,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 2},
@@ -15253,7 +15253,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-421",
 			file: "rules.yaml (built-in)",
-			line: 7135,
+			line: 7145,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 2, 2: 1},
@@ -15267,7 +15267,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-553",
 			file: "rules.yaml (built-in)",
-			line: 7139,
+			line: 7149,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 3},
@@ -15278,7 +15278,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-syntax",
 			file: "rules.yaml (built-in)",
-			line: 7143,
+			line: 7153,
 			status: []statusPattern{
 				{none: true},
 				{class: 5, subject: 5, detailLo: -1, detHi: -1},
@@ -15338,7 +15338,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-451",
 			file: "rules.yaml (built-in)",
-			line: 7151,
+			line: 7161,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 1},
@@ -15395,7 +15395,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "vacation-text",
 			file: "rules.yaml (built-in)",
-			line: 7159,
+			line: 7169,
 			text: phraseMask{
 				{index: 36, bits: 7680},
 			},
@@ -15408,7 +15408,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unreadable-text",
 			file: "rules.yaml (built-in)",
-			line: 7166,
+			line: 7176,
 			regexps: []*pattern{
 				{src: "^[^a-z]+$", captures: false, minLen: 1},
 			},
@@ -15447,7 +15447,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-550-554-alone",
 			file: "rules.yaml (built-in)",
-			line: 7175,
+			line: 7185,
 			status: []statusPattern{
 				{none: true},
 			},
@@ -15518,7 +15518,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.0.0",
 			file: "rules.yaml (built-in)",
-			line: 7184,
+			line: 7194,
 			status: []statusPattern{
 				{class: -1, detailLo: -1, detHi: -1},
 			},
@@ -15606,7 +15606,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-used",
 			file: "rules.yaml (built-in)",
-			line: 877,
+			line: 887,
 			text: phraseMask{
 				{bits: 4095},
 			},
@@ -15621,7 +15621,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-name",
 			file: "rules.yaml (built-in)",
-			line: 888,
+			line: 898,
 			text: phraseMask{
 				{bits: 4190208},
 			},
@@ -15632,7 +15632,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-named",
 			file: "rules.yaml (built-in)",
-			line: 894,
+			line: 904,
 			text: phraseMask{
 				{bits: 536607744},
 			},
@@ -15643,7 +15643,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-score",
 			file: "rules.yaml (built-in)",
-			line: 903,
+			line: 913,
 			text: phraseMask{
 				{bits: 16642998272},
 			},
@@ -15659,7 +15659,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-tests",
 			file: "rules.yaml (built-in)",
-			line: 923,
+			line: 933,
 			text: phraseMask{
 				{bits: 17179869184},
 			},
@@ -15670,7 +15670,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "listed-domain",
 			file: "rules.yaml (built-in)",
-			line: 929,
+			line: 939,
 			text: phraseMask{
 				{bits: 515421241344},
 			},
@@ -15684,7 +15684,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sending-ip",
 			file: "rules.yaml (built-in)",
-			line: 942,
+			line: 952,
 			regexps: []*pattern{
 				{src: "client(?: host)? \\[(?P<ip>[0-9a-f:.]{7,45})\\]", captures: true, minLen: 16},
 				{src: "(?:your|sending|sender|sender's|client|the|source) ip(?:v[46])?(?: address)?(?: is| of)?:? \\[?\\(?(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})", captures: true, minLen: 14},
@@ -15699,7 +15699,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "url",
 			file: "rules.yaml (built-in)",
-			line: 964,
+			line: 974,
 			text: phraseMask{
 				{bits: 3848290697216},
 			},
@@ -15711,7 +15711,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "retried-for",
 			file: "rules.yaml (built-in)",
-			line: 970,
+			line: 980,
 			text: phraseMask{
 				{bits: 1121501860331520},
 			},
@@ -15723,7 +15723,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "retry-deadline",
 			file: "rules.yaml (built-in)",
-			line: 994,
+			line: 1004,
 			text: phraseMask{
 				{bits: 4610560118520545280},
 			},
@@ -15738,7 +15738,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rate-limit",
 			file: "rules.yaml (built-in)",
-			line: 1022,
+			line: 1032,
 			text: phraseMask{
 				{bits: 13835058055282163712},
 				{index: 1, bits: 15},
@@ -15750,7 +15750,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "size-limit",
 			file: "rules.yaml (built-in)",
-			line: 1032,
+			line: 1042,
 			text: phraseMask{
 				{index: 1, bits: 2147483632},
 			},
@@ -15771,7 +15771,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "recipient-limit",
 			file: "rules.yaml (built-in)",
-			line: 1066,
+			line: 1076,
 			text: phraseMask{
 				{index: 1, bits: 135291469824},
 			},
@@ -15787,7 +15787,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus",
 			file: "rules.yaml (built-in)",
-			line: 1080,
+			line: 1090,
 			text: phraseMask{
 				{index: 1, bits: 140600049401856},
 			},
@@ -15805,7 +15805,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-attachment",
 			file: "rules.yaml (built-in)",
-			line: 1108,
+			line: 1118,
 			text: phraseMask{
 				{index: 1, bits: 71213169107795968},
 			},
@@ -15816,7 +15816,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-encrypted-attachment",
 			file: "rules.yaml (built-in)",
-			line: 1132,
+			line: 1142,
 			text: phraseMask{
 				{index: 1, bits: 1080863910568919040},
 			},
@@ -15827,7 +15827,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-encrypted-attachment-ja",
 			file: "rules.yaml (built-in)",
-			line: 1154,
+			line: 1164,
 			text: phraseMask{
 				{index: 1, bits: 8070450532247928832},
 			},
@@ -15838,7 +15838,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "barracuda-recipient-outcome",
 			file: "rules.yaml (built-in)",
-			line: 1161,
+			line: 1171,
 			text: phraseMask{
 				{index: 1, bits: 9223372036854775808},
 			},
@@ -15849,7 +15849,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "attachment-file",
 			file: "rules.yaml (built-in)",
-			line: 1174,
+			line: 1184,
 			text: phraseMask{
 				{index: 2, bits: 67108863},
 				{index: 1, bits: 18014398509481984},
@@ -15868,7 +15868,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "forward-program",
 			file: "rules.yaml (built-in)",
-			line: 1202,
+			line: 1212,
 			text: phraseMask{
 				{index: 2, bits: 469762048},
 			},
@@ -15881,7 +15881,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sending-domain",
 			file: "rules.yaml (built-in)",
-			line: 1213,
+			line: 1223,
 			text: phraseMask{
 				{index: 2, bits: 536870912},
 			},
@@ -15892,7 +15892,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contact-address",
 			file: "rules.yaml (built-in)",
-			line: 1223,
+			line: 1233,
 			text: phraseMask{
 				{index: 2, bits: 140736414613504},
 			},
@@ -15904,7 +15904,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "loop",
 			file: "rules.yaml (built-in)",
-			line: 1236,
+			line: 1246,
 			text: phraseMask{
 				{index: 2, bits: 2111062325329920},
 			},
@@ -15917,7 +15917,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "dns-temporary",
 			file: "rules.yaml (built-in)",
-			line: 1249,
+			line: 1259,
 			text: phraseMask{
 				{bits: 288230376151711744},
 				{index: 2, bits: 2303591209400008704},
@@ -15931,7 +15931,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "last-error",
 			file: "rules.yaml (built-in)",
-			line: 1268,
+			line: 1278,
 			text: phraseMask{
 				{index: 2, bits: 16140901064495857664},
 				{index: 3, bits: 1},
@@ -15947,7 +15947,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls",
 			file: "rules.yaml (built-in)",
-			line: 1291,
+			line: 1301,
 			text: phraseMask{
 				{index: 3, bits: 510},
 			},
@@ -15962,7 +15962,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-mx",
 			file: "rules.yaml (built-in)",
-			line: 1318,
+			line: 1328,
 			text: phraseMask{
 				{index: 3, bits: 1536},
 			},
@@ -15978,7 +15978,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-domain",
 			file: "rules.yaml (built-in)",
-			line: 1333,
+			line: 1343,
 			text: phraseMask{
 				{index: 3, bits: 126976},
 			},
@@ -15993,7 +15993,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "connection",
 			file: "rules.yaml (built-in)",
-			line: 1341,
+			line: 1351,
 			text: phraseMask{
 				{index: 3, bits: 2147352576},
 			},
@@ -16009,7 +16009,7 @@ var builtinSet = &ruleSet{
 			},
 		},
 	},
-	texts: [84]text{
+	texts: [87]text{
 		0: {
 			{literal: "the receiving side gave no reason that could be understood"},
 		},
@@ -16312,6 +16312,43 @@ var builtinSet = &ruleSet{
 			{literal: "Make room in your mailbox: delete or archive old mail, starting with messages that have large attachments and with the Sent and Deleted Items (Trash) folders, then empty Deleted Items. If you need to keep it all, ask your email admin for a larger quota."},
 		},
 		49: {
+			{literal: "malware stopped by your own organization's scanner"},
+		},
+		50: {
+			{literal: "Your own organization's mail server"},
+			{
+				group: []textPart{
+					{literal: " "},
+					{slot: 2, isSlot: true},
+				},
+			},
+			{literal: " scanned the message"},
+			{
+				group: []textPart{
+					{literal: " to "},
+					{isSlot: true},
+				},
+			},
+			{literal: " on its way out and found malware in it"},
+			{
+				group: []textPart{
+					{literal: " ("},
+					{slot: 19, isSlot: true},
+					{literal: ")"},
+				},
+			},
+			{
+				group: []textPart{
+					{literal: ", in "},
+					{slot: 18, isSlot: true},
+				},
+			},
+			{literal: ", so it stopped the message before it left: it was not sent. The malware most likely came from the computer or email account the message was sent from, which is probably infected."},
+		},
+		51: {
+			{literal: "Do not open the attachment and do not send the message again in any form. Tell your IT support or email admin now: have the computer you sent it from scanned for malware, and change your email password (from another, clean device). If you did not write this message, your computer or account is sending mail without you: tell IT at once."},
+		},
+		52: {
 			{literal: "Your message to "},
 			{slot: 9, isSlot: true},
 			{literal: " was forwarded by the recipient's side (a forwarding or an alias of that address) to "},
@@ -16320,7 +16357,7 @@ var builtinSet = &ruleSet{
 			{slot: 9, isSlot: true},
 			{literal: "."},
 		},
-		50: {
+		53: {
 			{literal: "Tell the recipient by other means (phone, another address) that their forwarding from "},
 			{slot: 9, isSlot: true},
 			{literal: " to "},
@@ -16329,7 +16366,7 @@ var builtinSet = &ruleSet{
 			{slot: 9, isSlot: true},
 			{literal: " does not arrive."},
 		},
-		51: {
+		54: {
 			{literal: "Your message to "},
 			{slot: 9, isSlot: true},
 			{literal: " was forwarded by the recipient's side (a forwarding or an alias of that address) to "},
@@ -16360,7 +16397,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: ", so your domain's sender checks (SPF, often DMARC) fail there, and it is the forwarding server's reputation that is judged, not yours."},
 		},
-		52: {
+		55: {
 			{literal: "Do not rewrite your message: it was refused because of how it was forwarded. Tell the recipient by other means (phone, another address) that their forwarding from "},
 			{slot: 9, isSlot: true},
 			{literal: " to "},
@@ -16371,7 +16408,7 @@ var builtinSet = &ruleSet{
 			{slot: 9, isSlot: true},
 			{literal: " does not arrive."},
 		},
-		53: {
+		56: {
 			{literal: "The sending server keeps trying"},
 			{
 				group: []textPart{
@@ -16395,7 +16432,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: ", but this will likely not fix itself: it keeps failing until the recipient's side changes its configuration. Tell the recipient by other means (phone, another address) so that their email admin fixes it, or send the content another way."},
 		},
-		54: {
+		57: {
 			{literal: "The sending server keeps trying"},
 			{
 				group: []textPart{
@@ -16419,7 +16456,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: ", but the message gets through only once the recipient makes room in their mailbox. Tell the recipient by other means (phone, another address) that their mailbox is full; do not send the message again meanwhile (the recipient could get it twice)."},
 		},
-		55: {
+		58: {
 			{literal: "The refusal was temporary: the receiving server"},
 			{
 				group: []textPart{
@@ -16429,13 +16466,13 @@ var builtinSet = &ruleSet{
 			},
 			{literal: " refused the message the same way on every attempt, until the sending server gave up, so it was not delivered."},
 		},
-		56: {
+		59: {
 			{literal: "The failure was temporary, but it happened again on every attempt, until the sending server gave up, so the message was not delivered."},
 		},
-		57: {
+		60: {
 			{literal: "recipient's internal mail server unreachable"},
 		},
-		58: {
+		61: {
 			{literal: "Your message reached the recipient's organization: its mail gateway"},
 			{
 				group: []textPart{
@@ -16466,7 +16503,7 @@ var builtinSet = &ruleSet{
 				},
 			},
 		},
-		59: {
+		62: {
 			{literal: "Delivery"},
 			{
 				group: []textPart{
@@ -16490,7 +16527,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: " at the moment, and keeps trying. This is a fault of the recipient's mail system, not of your side."},
 		},
-		60: {
+		63: {
 			{literal: "Nothing on your side needs to change, and sending again before it is fixed will fail the same way. Tell the recipient by other means (phone, another address) that their organization's mail gateway cannot reach their internal mail server"},
 			{
 				group: []textPart{
@@ -16500,7 +16537,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: ", so that their email admin fixes it; send the message again once they confirm that mail reaches them."},
 		},
-		61: {
+		64: {
 			{literal: "Nothing to do yet: the recipient's mail gateway keeps trying"},
 			{
 				group: []textPart{
@@ -16524,19 +16561,19 @@ var builtinSet = &ruleSet{
 			},
 			{literal: ", and sends a final report if it gives up. If the message is urgent, tell the recipient by other means that their mail is held at their gateway."},
 		},
-		62: {
+		65: {
 			{literal: "outdated internal address"},
 		},
-		63: {
+		66: {
 			{literal: "The message was not delivered because your mail program used an outdated internal Exchange address for the recipient (the one starting with IMCEAEX), not their email address. Such an address usually comes from the autocomplete list or a saved contact, and stops working when the recipient's mailbox is moved, re-created or migrated: the recipient's mailbox may well still exist."},
 		},
-		64: {
+		67: {
 			{literal: "Remove the recipient from your mail program's autocomplete list (in Outlook, start typing the name and click the X next to the suggestion), pick the recipient again from the address book, and send a new message. If it still fails, or many people hit this, ask your email admin to add the old internal address from this report to the recipient's mailbox as an extra X500 address, so that old entries work again."},
 		},
-		65: {
+		68: {
 			{literal: "recipient's forwarding blocked"},
 		},
-		66: {
+		69: {
 			{literal: "Your message"},
 			{
 				group: []textPart{
@@ -16548,12 +16585,12 @@ var builtinSet = &ruleSet{
 			{isSlot: true},
 			{literal: ". The recipient's organisation does not allow forwarding to outside addresses, so only that forwarded copy was stopped: the original recipient's mailbox most likely still received your message."},
 		},
-		67: {
+		70: {
 			{literal: "Nothing to do on your side. If the recipient relies on that forwarding, tell them by other means: their email admin must allow forwarding to outside addresses for their mailbox (Microsoft 365's outbound spam policy), or they should remove the forwarding to "},
 			{isSlot: true},
 			{literal: "."},
 		},
-		68: {
+		71: {
 			{literal: "The message could not be forwarded automatically to the outside address"},
 			{
 				group: []textPart{
@@ -16563,7 +16600,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: ": the organisation whose mailbox forwards it (in Microsoft 365) does not allow forwarding to outside addresses. The report does not show whether that mailbox is yours or the recipient's."},
 		},
-		69: {
+		72: {
 			{literal: "If your own mailbox forwards mail"},
 			{
 				group: []textPart{
@@ -16573,7 +16610,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: ", your email admin must allow outside forwarding for it, or the forwarding must be removed. If you wrote to someone whose mailbox forwards there, there is nothing to do on your side: the original recipient most likely received your message."},
 		},
-		70: {
+		73: {
 			{literal: "Delivery"},
 			{
 				group: []textPart{
@@ -16590,7 +16627,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: " refuses connections for now; the sending server keeps trying."},
 		},
-		71: {
+		74: {
 			{literal: "Delivery"},
 			{
 				group: []textPart{
@@ -16607,7 +16644,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: " does not answer for now; the sending server keeps trying."},
 		},
-		72: {
+		75: {
 			{literal: "Delivery"},
 			{
 				group: []textPart{
@@ -16624,7 +16661,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: " cannot be looked up for now: the domain's name servers do not answer. The sending server keeps trying."},
 		},
-		73: {
+		76: {
 			{literal: "Delivery"},
 			{
 				group: []textPart{
@@ -16648,10 +16685,10 @@ var builtinSet = &ruleSet{
 				},
 			},
 		},
-		74: {
+		77: {
 			{literal: "delivery delayed"},
 		},
-		75: {
+		78: {
 			{literal: "The sending server gives up"},
 			{
 				group: []textPart{
@@ -16674,7 +16711,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: ", and then sends a final report."},
 		},
-		76: {
+		79: {
 			{literal: "Nothing to do yet, and do not send the message again: the sending server keeps trying"},
 			{
 				group: []textPart{
@@ -16720,7 +16757,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: "."},
 		},
-		77: {
+		80: {
 			{literal: "Nothing to do yet, and do not send the message again: the sending server keeps trying"},
 			{
 				group: []textPart{
@@ -16751,7 +16788,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: " to accept connections again, or correct their domain's mail server records."},
 		},
-		78: {
+		81: {
 			{literal: "The message"},
 			{
 				group: []textPart{
@@ -16775,10 +16812,10 @@ var builtinSet = &ruleSet{
 			},
 			{literal: ", because it relays mail to other domains only for users and devices that log in or that it is set to trust. The recipient's address is not at fault."},
 		},
-		79: {
+		82: {
 			{literal: "Set your mail program or device to log in to your outgoing mail server (with your user name and password, on its port for sending, usually 587 or 465), or use the outgoing server your organization gives you, then send the message again. If it already does, your email admin must allow it to relay through that server."},
 		},
-		80: {
+		83: {
 			{literal: "The message"},
 			{
 				group: []textPart{
@@ -16802,7 +16839,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: ". Either it is an outgoing server of your side that needs you to log in first, or it is the recipient's server and does not accept mail for their domain; the report does not show which."},
 		},
-		81: {
+		84: {
 			{literal: "Check the part of the address after the @ for typos. If the server"},
 			{
 				group: []textPart{
@@ -16812,7 +16849,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: " is your own or your provider's outgoing server, set your mail program or device to log in to it (with your user name and password) or use the right outgoing server, and ask your email admin if in doubt. Otherwise tell the recipient by other means (phone, another address): their email admin must make their domain's mail server settings point to a server that accepts mail for it."},
 		},
-		82: {
+		85: {
 			{literal: "It had passed through "},
 			{slot: 49, isSlot: true},
 			{literal: " mail servers"},
@@ -16824,7 +16861,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: "."},
 		},
-		83: {
+		86: {
 			{literal: "The mail servers of "},
 			{slot: 16, isSlot: true},
 			{literal: " point back to the server that was passing the message on"},
@@ -16838,12 +16875,12 @@ var builtinSet = &ruleSet{
 			{literal: ", which does not itself accept mail for that domain."},
 		},
 	},
-	textsFrom: [84]string{
+	textsFrom: [87]string{
 		0: "rules.yaml (built-in)", 1: "rules.yaml (built-in)", 2: "rules.yaml (built-in)", 3: "rules.yaml (built-in)", 4: "rules.yaml (built-in)", 5: "rules.yaml (built-in)", 6: "rules.yaml (built-in)", 7: "rules.yaml (built-in)", 8: "rules.yaml (built-in)", 9: "rules.yaml (built-in)", 10: "rules.yaml (built-in)", 11: "rules.yaml (built-in)", 12: "rules.yaml (built-in)", 13: "rules.yaml (built-in)", 14: "rules.yaml (built-in)", 15: "rules.yaml (built-in)", 16: "rules.yaml (built-in)", 17: "rules.yaml (built-in)", 18: "rules.yaml (built-in)", 19: "rules.yaml (built-in)",
 		20: "rules.yaml (built-in)", 21: "rules.yaml (built-in)", 22: "rules.yaml (built-in)", 23: "rules.yaml (built-in)", 24: "rules.yaml (built-in)", 25: "rules.yaml (built-in)", 26: "rules.yaml (built-in)", 27: "rules.yaml (built-in)", 28: "rules.yaml (built-in)", 29: "rules.yaml (built-in)", 30: "rules.yaml (built-in)", 31: "rules.yaml (built-in)", 32: "rules.yaml (built-in)", 33: "rules.yaml (built-in)", 34: "rules.yaml (built-in)", 35: "rules.yaml (built-in)", 36: "rules.yaml (built-in)", 37: "rules.yaml (built-in)", 38: "rules.yaml (built-in)", 39: "rules.yaml (built-in)",
 		40: "rules.yaml (built-in)", 41: "rules.yaml (built-in)", 42: "rules.yaml (built-in)", 43: "rules.yaml (built-in)", 44: "rules.yaml (built-in)", 45: "rules.yaml (built-in)", 46: "rules.yaml (built-in)", 47: "rules.yaml (built-in)", 48: "rules.yaml (built-in)", 49: "rules.yaml (built-in)", 50: "rules.yaml (built-in)", 51: "rules.yaml (built-in)", 52: "rules.yaml (built-in)", 53: "rules.yaml (built-in)", 54: "rules.yaml (built-in)", 55: "rules.yaml (built-in)", 56: "rules.yaml (built-in)", 57: "rules.yaml (built-in)", 58: "rules.yaml (built-in)", 59: "rules.yaml (built-in)",
 		60: "rules.yaml (built-in)", 61: "rules.yaml (built-in)", 62: "rules.yaml (built-in)", 63: "rules.yaml (built-in)", 64: "rules.yaml (built-in)", 65: "rules.yaml (built-in)", 66: "rules.yaml (built-in)", 67: "rules.yaml (built-in)", 68: "rules.yaml (built-in)", 69: "rules.yaml (built-in)", 70: "rules.yaml (built-in)", 71: "rules.yaml (built-in)", 72: "rules.yaml (built-in)", 73: "rules.yaml (built-in)", 74: "rules.yaml (built-in)", 75: "rules.yaml (built-in)", 76: "rules.yaml (built-in)", 77: "rules.yaml (built-in)", 78: "rules.yaml (built-in)", 79: "rules.yaml (built-in)",
-		80: "rules.yaml (built-in)", 81: "rules.yaml (built-in)", 82: "rules.yaml (built-in)", 83: "rules.yaml (built-in)",
+		80: "rules.yaml (built-in)", 81: "rules.yaml (built-in)", 82: "rules.yaml (built-in)", 83: "rules.yaml (built-in)", 84: "rules.yaml (built-in)", 85: "rules.yaml (built-in)", 86: "rules.yaml (built-in)",
 	},
 	phrases: []string{
 		"blocked using", "black list at", "blacklist at", "block list at", "blocklist at", "listed at", "listed in", "listed on", "listed by", "found on", "rbl", "dnsbl", "spamhaus", "sorbs", "barracuda", "spamcop", "uceprotect", "spamrats", "cbl", "psbl",

@@ -286,6 +286,7 @@ func (e *Engine) classify(in Input, lang int) Classification {
 	e.relayReading(&v, &rec, lang)       // whose server refused to relay (relayside.go)
 	e.internalHopReading(&v, &rec, lang) // the recipient's gateway and its internal server (internalhop.go)
 	e.legacyDNReading(&v, &rec, lang)    // a stale Exchange X.500 address (legacydn.go)
+	e.ownScannerReading(&v, &rec, lang)  // malware stopped by the sender's own scanner (ownscanner.go)
 	return v
 }
 

@@ -162,13 +162,18 @@ const (
 	// FactUsed is the size a mailbox has reached, as a quota warning
 	// states it: "4634MB".
 	FactUsed Fact = "used"
+	// FactOwnScanner is the server of the sender's own organisation whose
+	// virus scanner stopped the message on its way out (ownscanner.go):
+	// the report's Reporting-MTA, of the sender's domain, with no other
+	// server named; derived, never captured.
+	FactOwnScanner Fact = "own_scanner"
 )
 
 // facts is the fact vocabulary, in the order JSON and --why list them.
 var facts = [...]Fact{FactList, FactURL, FactLimit, FactHost, FactIP, FactFile, FactVirus, FactAddress, FactRetriedFor,
 	FactRetryUntil, FactRetryLeft, FactRetryAge, FactLastError, FactLoop, FactDNSTempFail, FactNoMX, FactNoDomain, FactConnRefused, FactConnTimeout, FactTooManyRecipients,
 	FactTLSRequired, FactTLSNotOffered, FactTLSRefused, FactTLSCert, FactEncryptedAttachment, FactBlockedAttachment, FactAttachmentBudget, FactOrgText, FactRecipientFilter, FactInternalHop,
-	FactScore, FactThreshold, FactSpamTests, FactListedDomain, FactProgram, FactSenderDomain, FactCount, FactPercent, FactUsed}
+	FactScore, FactThreshold, FactSpamTests, FactListedDomain, FactProgram, FactSenderDomain, FactCount, FactPercent, FactUsed, FactOwnScanner}
 
 const numFacts = len(facts)
 
@@ -276,6 +281,8 @@ func factIndex(name string) (int, bool) {
 		return 37, true
 	case FactUsed:
 		return 38, true
+	case FactOwnScanner:
+		return 39, true
 	}
 	return 0, false
 }

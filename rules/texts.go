@@ -77,6 +77,9 @@ const (
 	textQuotaWarningSummary
 	textQuotaWarningExplanation
 	textQuotaWarningFix
+	textOwnScannerSummary
+	textOwnScannerExplanation
+	textOwnScannerFix
 	textForwardedIntro
 	textForwardedFix
 	textForwardedRefused
@@ -260,7 +263,12 @@ var textDefs = [numTexts]struct {
 	textQuotaWarningSummary:           {"quota_warning_summary", 0},
 	textQuotaWarningExplanation: {"quota_warning_explanation", setOf(slotFact0+slot(slotIndexOf(FactPercent)),
 		slotFact0+slot(slotIndexOf(FactUsed)), slotFact0+slot(slotIndexOf(FactLimit)))},
-	textQuotaWarningFix:       {"quota_warning_fix", 0},
+	textQuotaWarningFix: {"quota_warning_fix", 0},
+	// A message stopped for malware by the sender's own outgoing scanner
+	// (ownscanner.go).
+	textOwnScannerSummary:     {"own_scanner_summary", 0},
+	textOwnScannerExplanation: {"own_scanner_explanation", ownScannerSlots},
+	textOwnScannerFix:         {"own_scanner_fix", ownScannerSlots},
 	textForwardedIntro:        {"forwarded_intro", setOf(slotOriginal, slotRecipient)},
 	textForwardedFix:          {"forwarded_fix", setOf(slotOriginal, slotRecipient)},
 	textForwardedRefused:      {"forwarded_refused", setOf(slotOriginal, slotRecipient, slotRemote, slotReply, slotFact0+slot(slotIndexOf(FactIP)))},
