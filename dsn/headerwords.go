@@ -19,4 +19,6 @@ var (
 	fmlMessageIDSet            = newPhraseSet(".fml")
 	dmarcSubjectDomainSet      = newPhraseSet(dmarcSubjectDomain[:]...)
 	dmarcSubjectSubmitterSet   = newPhraseSet(dmarcSubjectSubmitter[:]...)
+	quotaWarningSubjectSet     = newPhraseSet(quotaWarningSubjects[:]...)
+	quotaWarningTextSet        = newPhraseSet(quotaWarningTexts[:]...)
 )

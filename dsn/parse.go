@@ -207,7 +207,7 @@ func (p *parser) read() {
 		p.finish(p.fallbackAction)
 		return
 	}
-	if p.readAdminNotice() || p.readSES() || p.readFML() || p.readTextReceipt() || p.readModerationHold() || p.readListRejection() {
+	if p.readAdminNotice() || p.readQuotaWarning() || p.readSES() || p.readFML() || p.readTextReceipt() || p.readModerationHold() || p.readListRejection() {
 		return
 	}
 	if p.autoReplied() {

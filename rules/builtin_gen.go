@@ -9,7 +9,7 @@ import (
 )
 
 // builtinDigest is BuiltinDigest: of the rules.yaml this file was generated from.
-const builtinDigest = "fc7e132f0dd2"
+const builtinDigest = "e60bbf4976a6"
 
 // builtinTrue and builtinFalse are the values of the rules' *bool fields.
 var builtinTrue, builtinFalse = true, false
@@ -20,7 +20,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "success",
 			file:   "rules.yaml (built-in)",
-			line:   1436,
+			line:   1459,
 			action: []smtpcode.Action{"delivered", "relayed", "expanded"},
 			then: thenDef{
 				Reason: "delivered",
@@ -30,7 +30,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "success-code",
 			file: "rules.yaml (built-in)",
-			line: 1441,
+			line: 1464,
 			status: []statusPattern{
 				{class: 2, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -56,7 +56,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1456,
+			line: 1479,
 			text: phraseMask{
 				{index: 3, bits: 481036337152},
 			},
@@ -70,7 +70,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1463,
+			line: 1486,
 			text: phraseMask{
 				{index: 3, bits: 549755813888},
 			},
@@ -84,7 +84,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1470,
+			line: 1493,
 			text: phraseMask{
 				{index: 3, bits: 3298534883328},
 			},
@@ -98,7 +98,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1477,
+			line: 1500,
 			text: phraseMask{
 				{index: 3, bits: 4398046511104},
 			},
@@ -112,7 +112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1484,
+			line: 1507,
 			text: phraseMask{
 				{index: 3, bits: 131941395333120},
 			},
@@ -126,7 +126,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1491,
+			line: 1514,
 			text: phraseMask{
 				{index: 3, bits: 422212465065984},
 			},
@@ -140,7 +140,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1498,
+			line: 1521,
 			text: phraseMask{
 				{index: 3, bits: 562949953421312},
 			},
@@ -154,7 +154,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 1505,
+			line: 1528,
 			text: phraseMask{
 				{index: 3, bits: 1125899906842624},
 			},
@@ -168,7 +168,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1512,
+			line: 1535,
 			text: phraseMask{
 				{index: 3, bits: 2251799813685248},
 			},
@@ -182,7 +182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1519,
+			line: 1542,
 			text: phraseMask{
 				{index: 3, bits: 13510798882111488},
 			},
@@ -196,7 +196,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1526,
+			line: 1549,
 			text: phraseMask{
 				{index: 3, bits: 18014398509481984},
 			},
@@ -210,7 +210,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1533,
+			line: 1556,
 			text: phraseMask{
 				{index: 3, bits: 108086391056891904},
 			},
@@ -224,7 +224,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1540,
+			line: 1563,
 			text: phraseMask{
 				{index: 3, bits: 144115188075855872},
 			},
@@ -238,7 +238,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1547,
+			line: 1570,
 			text: phraseMask{
 				{index: 3, bits: 288230376151711744},
 			},
@@ -252,7 +252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1554,
+			line: 1577,
 			text: phraseMask{
 				{index: 3, bits: 576460752303423488},
 			},
@@ -266,7 +266,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1561,
+			line: 1584,
 			text: phraseMask{
 				{index: 3, bits: 8070450532247928832},
 			},
@@ -280,7 +280,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-other-message",
 			file: "rules.yaml (built-in)",
-			line: 1569,
+			line: 1592,
 			text: phraseMask{
 				{index: 3, bits: 9223372036854775808},
 				{index: 4, bits: 63},
@@ -292,7 +292,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ironport-ldap-accept-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1590,
+			line: 1613,
 			text: phraseMask{
 				{index: 4, bits: 64},
 			},
@@ -302,7 +302,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-block-list",
 			file: "rules.yaml (built-in)",
-			line: 1601,
+			line: 1624,
 			text: phraseMask{
 				{index: 4, bits: 384},
 			},
@@ -371,7 +371,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "greylisting-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1618,
+			line: 1641,
 			text: phraseMask{
 				{index: 4, bits: 32256},
 			},
@@ -423,7 +423,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "proofpoint-reputation",
 			file: "rules.yaml (built-in)",
-			line: 1636,
+			line: 1659,
 			text: phraseMask{
 				{index: 4, bits: 229376},
 			},
@@ -497,7 +497,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-verify-callout",
 			file: "rules.yaml (built-in)",
-			line: 1651,
+			line: 1674,
 			text: phraseMask{
 				{index: 4, bits: 16515072},
 			},
@@ -547,7 +547,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1671,
+			line: 1694,
 			text: phraseMask{
 				{index: 4, bits: 50331648},
 			},
@@ -599,7 +599,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate",
 			file: "rules.yaml (built-in)",
-			line: 1688,
+			line: 1711,
 			text: phraseMask{
 				{index: 4, bits: 50331648},
 			},
@@ -649,7 +649,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-likely-unsolicited",
 			file: "rules.yaml (built-in)",
-			line: 1698,
+			line: 1721,
 			text: phraseMask{
 				{index: 4, bits: 67108864},
 			},
@@ -719,7 +719,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-user-block",
 			file: "rules.yaml (built-in)",
-			line: 1715,
+			line: 1738,
 			text: phraseMask{
 				{index: 4, bits: 2013265920},
 			},
@@ -769,7 +769,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policy-block",
 			file: "rules.yaml (built-in)",
-			line: 1730,
+			line: 1753,
 			text: phraseMask{
 				{index: 4, bits: 135291469824},
 			},
@@ -819,7 +819,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-anti-spoofing",
 			file: "rules.yaml (built-in)",
-			line: 1751,
+			line: 1774,
 			text: phraseMask{
 				{index: 4, bits: 962072674304},
 			},
@@ -869,7 +869,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1765,
+			line: 1788,
 			text: phraseMask{
 				{index: 4, bits: 7696581394432},
 			},
@@ -882,7 +882,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1775,
+			line: 1798,
 			text: phraseMask{
 				{index: 4, bits: 7696581394432},
 			},
@@ -895,7 +895,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1781,
+			line: 1804,
 			text: phraseMask{
 				{index: 4, bits: 7696581394432},
 			},
@@ -908,7 +908,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1787,
+			line: 1810,
 			text: phraseMask{
 				{index: 4, bits: 7696581394432},
 			},
@@ -921,7 +921,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1793,
+			line: 1816,
 			text: phraseMask{
 				{index: 4, bits: 7696581394432},
 			},
@@ -934,7 +934,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1799,
+			line: 1822,
 			text: phraseMask{
 				{index: 4, bits: 7696581394432},
 			},
@@ -947,7 +947,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1805,
+			line: 1828,
 			text: phraseMask{
 				{index: 4, bits: 7696581394432},
 			},
@@ -960,7 +960,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1811,
+			line: 1834,
 			text: phraseMask{
 				{index: 4, bits: 7696581394432},
 			},
@@ -973,7 +973,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1817,
+			line: 1840,
 			text: phraseMask{
 				{index: 4, bits: 7696581394432},
 			},
@@ -986,7 +986,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1823,
+			line: 1846,
 			text: phraseMask{
 				{index: 4, bits: 7696581394432},
 			},
@@ -999,7 +999,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1829,
+			line: 1852,
 			text: phraseMask{
 				{index: 4, bits: 7696581394432},
 			},
@@ -1012,7 +1012,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1835,
+			line: 1858,
 			text: phraseMask{
 				{index: 4, bits: 7696581394432},
 			},
@@ -1081,7 +1081,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1850,
+			line: 1873,
 			text: phraseMask{
 				{index: 4, bits: 131941395333120},
 			},
@@ -1094,7 +1094,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1858,
+			line: 1881,
 			text: phraseMask{
 				{index: 4, bits: 140737488355328},
 			},
@@ -1107,7 +1107,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1864,
+			line: 1887,
 			text: phraseMask{
 				{index: 4, bits: 281474976710656},
 			},
@@ -1120,7 +1120,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1870,
+			line: 1893,
 			text: phraseMask{
 				{index: 4, bits: 562949953421312},
 			},
@@ -1133,7 +1133,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1876,
+			line: 1899,
 			text: phraseMask{
 				{index: 4, bits: 3377699720527872},
 			},
@@ -1146,7 +1146,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1882,
+			line: 1905,
 			text: phraseMask{
 				{index: 4, bits: 13510798882111488},
 			},
@@ -1159,7 +1159,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1888,
+			line: 1911,
 			text: phraseMask{
 				{index: 4, bits: 18014398509481984},
 			},
@@ -1172,7 +1172,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1894,
+			line: 1917,
 			text: phraseMask{
 				{index: 4, bits: 36028797018963968},
 			},
@@ -1182,7 +1182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1903,
+			line: 1926,
 			text: phraseMask{
 				{index: 4, bits: 9151314442816847872},
 			},
@@ -1192,7 +1192,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1908,
+			line: 1931,
 			text: phraseMask{
 				{index: 4, bits: 9223372036854775808},
 			},
@@ -1202,7 +1202,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1913,
+			line: 1936,
 			text: phraseMask{
 				{index: 5, bits: 3},
 			},
@@ -1212,7 +1212,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1918,
+			line: 1941,
 			text: phraseMask{
 				{index: 5, bits: 12},
 			},
@@ -1222,7 +1222,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1923,
+			line: 1946,
 			text: phraseMask{
 				{index: 5, bits: 16},
 			},
@@ -1232,7 +1232,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1928,
+			line: 1951,
 			text: phraseMask{
 				{index: 5, bits: 224},
 			},
@@ -1242,7 +1242,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1933,
+			line: 1956,
 			text: phraseMask{
 				{index: 5, bits: 768},
 			},
@@ -1252,7 +1252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1938,
+			line: 1961,
 			text: phraseMask{
 				{index: 5, bits: 1024},
 			},
@@ -1262,7 +1262,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1943,
+			line: 1966,
 			text: phraseMask{
 				{index: 5, bits: 2048},
 			},
@@ -1272,7 +1272,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1948,
+			line: 1971,
 			text: phraseMask{
 				{index: 5, bits: 4096},
 			},
@@ -1282,7 +1282,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1953,
+			line: 1976,
 			text: phraseMask{
 				{index: 5, bits: 253952},
 			},
@@ -1292,7 +1292,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1958,
+			line: 1981,
 			text: phraseMask{
 				{index: 5, bits: 3932160},
 			},
@@ -1302,7 +1302,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1963,
+			line: 1986,
 			text: phraseMask{
 				{index: 5, bits: 4194304},
 			},
@@ -1312,7 +1312,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1968,
+			line: 1991,
 			text: phraseMask{
 				{index: 5, bits: 8388608},
 			},
@@ -1325,7 +1325,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1977,
+			line: 2000,
 			text: phraseMask{
 				{index: 5, bits: 8388608},
 			},
@@ -1338,7 +1338,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1983,
+			line: 2006,
 			text: phraseMask{
 				{index: 5, bits: 8388608},
 			},
@@ -1351,7 +1351,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1989,
+			line: 2012,
 			text: phraseMask{
 				{index: 5, bits: 8388608},
 			},
@@ -1364,7 +1364,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1995,
+			line: 2018,
 			text: phraseMask{
 				{index: 5, bits: 8388608},
 			},
@@ -1377,7 +1377,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2001,
+			line: 2024,
 			text: phraseMask{
 				{index: 5, bits: 8388608},
 			},
@@ -1390,7 +1390,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2007,
+			line: 2030,
 			text: phraseMask{
 				{index: 5, bits: 8388608},
 			},
@@ -1403,7 +1403,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2013,
+			line: 2036,
 			text: phraseMask{
 				{index: 5, bits: 8388608},
 			},
@@ -1416,7 +1416,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2019,
+			line: 2042,
 			text: phraseMask{
 				{index: 5, bits: 8388608},
 			},
@@ -1429,7 +1429,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2025,
+			line: 2048,
 			text: phraseMask{
 				{index: 5, bits: 16777216},
 			},
@@ -1442,7 +1442,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 2032,
+			line: 2055,
 			text: phraseMask{
 				{index: 5, bits: 100663296},
 			},
@@ -1455,7 +1455,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2038,
+			line: 2061,
 			text: phraseMask{
 				{index: 5, bits: 134217728},
 			},
@@ -1468,7 +1468,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2044,
+			line: 2067,
 			text: phraseMask{
 				{index: 5, bits: 268435456},
 			},
@@ -1481,7 +1481,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2050,
+			line: 2073,
 			text: phraseMask{
 				{index: 5, bits: 536870912},
 			},
@@ -1494,7 +1494,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2056,
+			line: 2079,
 			text: phraseMask{
 				{index: 5, bits: 1073741824},
 			},
@@ -1507,7 +1507,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 2062,
+			line: 2085,
 			text: phraseMask{
 				{index: 5, bits: 2147483648},
 			},
@@ -1520,7 +1520,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2068,
+			line: 2091,
 			text: phraseMask{
 				{index: 5, bits: 12884901888},
 			},
@@ -1533,7 +1533,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2074,
+			line: 2097,
 			text: phraseMask{
 				{index: 5, bits: 257698037760},
 			},
@@ -1546,7 +1546,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2080,
+			line: 2103,
 			text: phraseMask{
 				{index: 5, bits: 34909494181888},
 			},
@@ -1559,7 +1559,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2086,
+			line: 2109,
 			text: phraseMask{
 				{index: 5, bits: 35184372088832},
 			},
@@ -1572,7 +1572,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2092,
+			line: 2115,
 			text: phraseMask{
 				{index: 5, bits: 70368744177664},
 			},
@@ -1585,7 +1585,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2099,
+			line: 2122,
 			text: phraseMask{
 				{index: 5, bits: 70368744177664},
 			},
@@ -1598,7 +1598,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2105,
+			line: 2128,
 			text: phraseMask{
 				{index: 5, bits: 70368744177664},
 			},
@@ -1611,7 +1611,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2111,
+			line: 2134,
 			text: phraseMask{
 				{index: 5, bits: 70368744177664},
 			},
@@ -1624,7 +1624,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2117,
+			line: 2140,
 			text: phraseMask{
 				{index: 5, bits: 70368744177664},
 			},
@@ -1637,7 +1637,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2123,
+			line: 2146,
 			text: phraseMask{
 				{index: 5, bits: 70368744177664},
 			},
@@ -1650,7 +1650,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2129,
+			line: 2152,
 			text: phraseMask{
 				{index: 5, bits: 70368744177664},
 			},
@@ -1663,7 +1663,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2135,
+			line: 2158,
 			text: phraseMask{
 				{index: 5, bits: 70368744177664},
 			},
@@ -1676,7 +1676,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2141,
+			line: 2164,
 			text: phraseMask{
 				{index: 5, bits: 140737488355328},
 			},
@@ -1686,7 +1686,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2148,
+			line: 2171,
 			text: phraseMask{
 				{index: 5, bits: 281474976710656},
 			},
@@ -1735,7 +1735,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2157,
+			line: 2180,
 			text: phraseMask{
 				{index: 5, bits: 1688849860263936},
 			},
@@ -1745,7 +1745,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2162,
+			line: 2185,
 			text: phraseMask{
 				{index: 5, bits: 2251799813685248},
 			},
@@ -1755,7 +1755,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2167,
+			line: 2190,
 			text: phraseMask{
 				{index: 5, bits: 13510798882111488},
 			},
@@ -1765,7 +1765,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2172,
+			line: 2195,
 			text: phraseMask{
 				{index: 5, bits: 18014398509481984},
 			},
@@ -1775,7 +1775,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2177,
+			line: 2200,
 			text: phraseMask{
 				{index: 5, bits: 36028797018963968},
 			},
@@ -1785,7 +1785,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2189,
+			line: 2212,
 			text: phraseMask{
 				{index: 5, bits: 72057594037927936},
 			},
@@ -1795,7 +1795,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2194,
+			line: 2217,
 			text: phraseMask{
 				{index: 5, bits: 1008806316530991104},
 			},
@@ -1805,7 +1805,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2199,
+			line: 2222,
 			text: phraseMask{
 				{index: 5, bits: 1152921504606846976},
 			},
@@ -1815,7 +1815,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2204,
+			line: 2227,
 			text: phraseMask{
 				{index: 5, bits: 2305843009213693952},
 			},
@@ -1910,7 +1910,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-expired",
 			file: "rules.yaml (built-in)",
-			line: 2221,
+			line: 2244,
 			text: phraseMask{
 				{index: 3, bits: 4},
 			},
@@ -1920,7 +1920,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2226,
+			line: 2249,
 			text: phraseMask{
 				{index: 5, bits: 13835058055282163712},
 				{index: 6, bits: 1},
@@ -1931,7 +1931,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-relay",
 			file: "rules.yaml (built-in)",
-			line: 2234,
+			line: 2257,
 			text: phraseMask{
 				{index: 6, bits: 2},
 			},
@@ -1941,7 +1941,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2239,
+			line: 2262,
 			text: phraseMask{
 				{index: 6, bits: 4},
 			},
@@ -1951,7 +1951,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2246,
+			line: 2269,
 			text: phraseMask{
 				{index: 6, bits: 8},
 			},
@@ -1962,7 +1962,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ses-suppressed",
 			file: "rules.yaml (built-in)",
-			line: 2252,
+			line: 2275,
 			text: phraseMask{
 				{index: 6, bits: 480},
 			},
@@ -1972,7 +1972,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-ip-policy-codes",
 			file: "rules.yaml (built-in)",
-			line: 2260,
+			line: 2283,
 			text: phraseMask{
 				{index: 6, bits: 3584},
 			},
@@ -2041,7 +2041,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-ip-codes",
 			file: "rules.yaml (built-in)",
-			line: 2280,
+			line: 2303,
 			text: phraseMask{
 				{index: 6, bits: 1044480},
 			},
@@ -2051,7 +2051,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-no-reverse-dns",
 			file: "rules.yaml (built-in)",
-			line: 2287,
+			line: 2310,
 			text: phraseMask{
 				{index: 6, bits: 3145728},
 			},
@@ -2061,7 +2061,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2298,
+			line: 2321,
 			text: phraseMask{
 				{index: 6, bits: 4194304},
 			},
@@ -2072,7 +2072,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2305,
+			line: 2328,
 			text: phraseMask{
 				{index: 6, bits: 8388608},
 			},
@@ -2083,7 +2083,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2311,
+			line: 2334,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, detailLo: 911, detHi: 911},
@@ -2094,7 +2094,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2320,
+			line: 2343,
 			status: []statusPattern{
 				{class: 5, subject: 2},
 			},
@@ -2104,7 +2104,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2326,
+			line: 2349,
 			text: phraseMask{
 				{index: 6, bits: 16777216},
 			},
@@ -2115,7 +2115,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2332,
+			line: 2355,
 			text: phraseMask{
 				{index: 6, bits: 33554432},
 			},
@@ -2126,7 +2126,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2338,
+			line: 2361,
 			text: phraseMask{
 				{index: 6, bits: 201326592},
 			},
@@ -2137,7 +2137,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 2344,
+			line: 2367,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2148,7 +2148,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-data",
 			file: "rules.yaml (built-in)",
-			line: 2351,
+			line: 2374,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2200,7 +2200,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2364,
+			line: 2387,
 			text: phraseMask{
 				{index: 6, bits: 268435456},
 			},
@@ -2211,7 +2211,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2371,
+			line: 2394,
 			text: phraseMask{
 				{index: 6, bits: 536870912},
 			},
@@ -2222,7 +2222,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2377,
+			line: 2400,
 			text: phraseMask{
 				{index: 6, bits: 3221225472},
 			},
@@ -2233,7 +2233,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2384,
+			line: 2407,
 			text: phraseMask{
 				{index: 6, bits: 64424509440},
 			},
@@ -2244,7 +2244,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-hasmoved",
 			file: "rules.yaml (built-in)",
-			line: 2391,
+			line: 2414,
 			text: phraseMask{
 				{index: 6, bits: 68719476736},
 			},
@@ -2255,7 +2255,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2397,
+			line: 2420,
 			text: phraseMask{
 				{index: 3, bits: 72057594037927936},
 			},
@@ -2266,7 +2266,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2403,
+			line: 2426,
 			text: phraseMask{
 				{index: 6, bits: 137438953472},
 			},
@@ -2277,7 +2277,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2409,
+			line: 2432,
 			text: phraseMask{
 				{index: 6, bits: 274877906944},
 			},
@@ -2288,7 +2288,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2415,
+			line: 2438,
 			text: phraseMask{
 				{index: 6, bits: 549755813888},
 			},
@@ -2347,7 +2347,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-policyviolation-by-reply",
 			file: "rules.yaml (built-in)",
-			line: 2433,
+			line: 2456,
 			all:  []int32{424, 423},
 			then: thenDef{
 				Reason: "policyviolation",
@@ -2402,7 +2402,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2440,
+			line: 2463,
 			text: phraseMask{
 				{index: 2, bits: 1073741824},
 			},
@@ -2413,7 +2413,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2446,
+			line: 2469,
 			text: phraseMask{
 				{index: 6, bits: 2199023255552},
 			},
@@ -2424,7 +2424,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2452,
+			line: 2475,
 			text: phraseMask{
 				{index: 6, bits: 30786325577728},
 			},
@@ -2435,7 +2435,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2458,
+			line: 2481,
 			text: phraseMask{
 				{index: 6, bits: 105553116266496},
 			},
@@ -2446,7 +2446,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2464,
+			line: 2487,
 			text: phraseMask{
 				{index: 6, bits: 422212465065984},
 			},
@@ -2457,7 +2457,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2470,
+			line: 2493,
 			text: phraseMask{
 				{index: 6, bits: 1688849860263936},
 			},
@@ -2468,7 +2468,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2476,
+			line: 2499,
 			text: phraseMask{
 				{index: 6, bits: 2251799813685248},
 			},
@@ -2479,7 +2479,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2482,
+			line: 2505,
 			text: phraseMask{
 				{index: 6, bits: 4503599627370496},
 			},
@@ -2490,7 +2490,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2488,
+			line: 2511,
 			text: phraseMask{
 				{index: 6, bits: 63050394783186944},
 			},
@@ -2501,7 +2501,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2495,
+			line: 2518,
 			text: phraseMask{
 				{index: 6, bits: 72057594037927936},
 			},
@@ -2512,7 +2512,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-text-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2501,
+			line: 2524,
 			text: phraseMask{
 				{index: 6, bits: 144115188075855872},
 			},
@@ -2523,7 +2523,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2507,
+			line: 2530,
 			text: phraseMask{
 				{index: 6, bits: 864691128455135232},
 			},
@@ -2534,7 +2534,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-expired",
 			file: "rules.yaml (built-in)",
-			line: 2513,
+			line: 2536,
 			text: phraseMask{
 				{index: 6, bits: 3458764513820540928},
 			},
@@ -2545,7 +2545,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2519,
+			line: 2542,
 			text: phraseMask{
 				{index: 6, bits: 4611686018427387904},
 			},
@@ -2556,7 +2556,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2525,
+			line: 2548,
 			text: phraseMask{
 				{index: 6, bits: 9223372036854775808},
 			},
@@ -2567,7 +2567,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2531,
+			line: 2554,
 			text: phraseMask{
 				{index: 7, bits: 1},
 			},
@@ -2578,7 +2578,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2537,
+			line: 2560,
 			text: phraseMask{
 				{index: 7, bits: 2},
 			},
@@ -2589,7 +2589,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2543,
+			line: 2566,
 			text: phraseMask{
 				{index: 7, bits: 12},
 			},
@@ -2600,7 +2600,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit-5.2.3",
 			file: "rules.yaml (built-in)",
-			line: 2549,
+			line: 2572,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -2614,7 +2614,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig-5.3.4",
 			file: "rules.yaml (built-in)",
-			line: 2561,
+			line: 2584,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -2628,7 +2628,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc-5.1.7",
 			file: "rules.yaml (built-in)",
-			line: 2568,
+			line: 2591,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -2642,7 +2642,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown-5.1.3",
 			file: "rules.yaml (built-in)",
-			line: 2575,
+			line: 2598,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -2656,7 +2656,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2582,
+			line: 2605,
 			text: phraseMask{
 				{index: 7, bits: 131008},
 			},
@@ -2667,7 +2667,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2593,
+			line: 2616,
 			text: phraseMask{
 				{index: 7, bits: 1966080},
 			},
@@ -2678,7 +2678,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 2609,
+			line: 2632,
 			text: phraseMask{
 				{index: 7, bits: 6291456},
 			},
@@ -2741,7 +2741,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate",
 			file: "rules.yaml (built-in)",
-			line: 2620,
+			line: 2643,
 			text: phraseMask{
 				{index: 7, bits: 6291456},
 			},
@@ -2801,7 +2801,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2630,
+			line: 2653,
 			text: phraseMask{
 				{index: 7, bits: 125829120},
 			},
@@ -2812,7 +2812,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2639,
+			line: 2662,
 			text: phraseMask{
 				{index: 7, bits: 4160749568},
 			},
@@ -2823,7 +2823,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-expired",
 			file: "rules.yaml (built-in)",
-			line: 2647,
+			line: 2670,
 			text: phraseMask{
 				{index: 7, bits: 12884901888},
 			},
@@ -2834,7 +2834,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2653,
+			line: 2676,
 			text: phraseMask{
 				{index: 7, bits: 257698037760},
 			},
@@ -2845,7 +2845,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mailboxfull-inactive",
 			file: "rules.yaml (built-in)",
-			line: 2660,
+			line: 2683,
 			text: phraseMask{
 				{index: 7, bits: 824633720832},
 			},
@@ -2895,7 +2895,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2674,
+			line: 2697,
 			text: phraseMask{
 				{index: 7, bits: 7971459301376},
 			},
@@ -2906,7 +2906,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2681,
+			line: 2704,
 			text: phraseMask{
 				{index: 7, bits: 8796093022208},
 			},
@@ -2917,7 +2917,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2687,
+			line: 2710,
 			text: phraseMask{
 				{index: 7, bits: 17592186044416},
 			},
@@ -2928,7 +2928,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2693,
+			line: 2716,
 			text: phraseMask{
 				{index: 7, bits: 246290604621824},
 			},
@@ -2939,7 +2939,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 2700,
+			line: 2723,
 			text: phraseMask{
 				{index: 7, bits: 35747322042253312},
 			},
@@ -2950,7 +2950,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2709,
+			line: 2732,
 			text: phraseMask{
 				{index: 7, bits: 540431955284459520},
 			},
@@ -2961,7 +2961,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2718,
+			line: 2741,
 			text: phraseMask{
 				{index: 7, bits: 1729382256910270464},
 			},
@@ -2972,7 +2972,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2724,
+			line: 2747,
 			text: phraseMask{
 				{index: 7, bits: 16140901064495857664},
 				{index: 8, bits: 1},
@@ -2984,7 +2984,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2732,
+			line: 2755,
 			text: phraseMask{
 				{index: 8, bits: 510},
 			},
@@ -2995,7 +2995,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2741,
+			line: 2764,
 			text: phraseMask{
 				{index: 8, bits: 1536},
 			},
@@ -3006,7 +3006,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2747,
+			line: 2770,
 			text: phraseMask{
 				{index: 4, bits: 33554432},
 				{index: 8, bits: 260096},
@@ -3018,7 +3018,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2756,
+			line: 2779,
 			text: phraseMask{
 				{index: 8, bits: 786432},
 			},
@@ -3029,7 +3029,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2762,
+			line: 2785,
 			text: phraseMask{
 				{index: 8, bits: 133169152},
 			},
@@ -3040,7 +3040,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2771,
+			line: 2794,
 			text: phraseMask{
 				{index: 8, bits: 402653184},
 			},
@@ -3051,7 +3051,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2777,
+			line: 2800,
 			text: phraseMask{
 				{index: 8, bits: 1610612736},
 			},
@@ -3062,7 +3062,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2784,
+			line: 2807,
 			text: phraseMask{
 				{index: 8, bits: 35182224605184},
 			},
@@ -3073,7 +3073,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2794,
+			line: 2817,
 			text: phraseMask{
 				{index: 8, bits: 35184372088832},
 			},
@@ -3084,7 +3084,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2802,
+			line: 2825,
 			text: phraseMask{
 				{index: 8, bits: 70368744177664},
 			},
@@ -3095,7 +3095,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2808,
+			line: 2831,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -3115,7 +3115,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2816,
+			line: 2839,
 			status: []statusPattern{
 				{none: true},
 				{class: 4, subject: -1, detailLo: -1, detHi: -1},
@@ -3137,7 +3137,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2824,
+			line: 2847,
 			text: phraseMask{
 				{index: 8, bits: 562949953421312},
 			},
@@ -3148,7 +3148,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2832,
+			line: 2855,
 			text: phraseMask{
 				{index: 8, bits: 3377699720527872},
 			},
@@ -3163,7 +3163,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.650-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2839,
+			line: 2862,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 650, detHi: 650},
 			},
@@ -3225,7 +3225,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.2-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2867,
+			line: 2890,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -3239,7 +3239,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.4-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2874,
+			line: 2897,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -3253,7 +3253,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.0-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2881,
+			line: 2904,
 			status: []statusPattern{
 				{class: 5, subject: 3},
 			},
@@ -3267,7 +3267,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.11-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2888,
+			line: 2911,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 11, detHi: 11},
 			},
@@ -3281,7 +3281,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.6-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2895,
+			line: 2918,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -3295,7 +3295,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.3-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2902,
+			line: 2925,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -3309,7 +3309,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.1-expired",
 			file: "rules.yaml (built-in)",
-			line: 2909,
+			line: 2932,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -3323,7 +3323,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.300-expired",
 			file: "rules.yaml (built-in)",
-			line: 2916,
+			line: 2939,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 300, detHi: 300},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3337,7 +3337,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.8-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2922,
+			line: 2945,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 8, detHi: 8},
 				{class: 5, subject: 4, detailLo: 8, detHi: 8},
@@ -3352,7 +3352,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-connector-tlsdomain-delayed",
 			file: "rules.yaml (built-in)",
-			line: 2929,
+			line: 2952,
 			text: phraseMask{
 				{index: 8, bits: 4611686018427387904},
 			},
@@ -3404,7 +3404,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-connector-tlsdomain",
 			file: "rules.yaml (built-in)",
-			line: 2942,
+			line: 2965,
 			text: phraseMask{
 				{index: 8, bits: 4611686018427387904},
 			},
@@ -3454,7 +3454,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.317-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2960,
+			line: 2983,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 317, detHi: 317},
 				{class: 5, subject: 4, detailLo: 317, detHi: 317},
@@ -3468,7 +3468,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.5-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2966,
+			line: 2989,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 5, detHi: 5},
 				{class: 5, subject: 7, detailLo: 5, detHi: 5},
@@ -3483,7 +3483,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.51-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2973,
+			line: 2996,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 51, detHi: 51},
 			},
@@ -3497,7 +3497,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.321-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2980,
+			line: 3003,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 321, detHi: 321},
 				{class: 5, subject: 7, detailLo: 321, detHi: 321},
@@ -3511,7 +3511,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.322-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2986,
+			line: 3009,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 322, detHi: 322},
 			},
@@ -3524,7 +3524,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.323-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2992,
+			line: 3015,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 323, detHi: 323},
 				{class: 5, subject: 7, detailLo: 323, detHi: 323},
@@ -3538,7 +3538,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.324-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2998,
+			line: 3021,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 324, detHi: 324},
 				{class: 5, subject: 7, detailLo: 324, detHi: 324},
@@ -3552,7 +3552,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.325-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 3004,
+			line: 3027,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 325, detHi: 325},
 				{class: 5, subject: 7, detailLo: 325, detHi: 325},
@@ -3566,7 +3566,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.4-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3010,
+			line: 3033,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -3580,7 +3580,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.312-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3017,
+			line: 3040,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 312, detHi: 312},
 				{class: 5, subject: 4, detailLo: 312, detHi: 312},
@@ -3594,7 +3594,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.316-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3023,
+			line: 3046,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 316, detHi: 316},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3608,7 +3608,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.4-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3029,
+			line: 3052,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3622,7 +3622,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.64-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3036,
+			line: 3059,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
@@ -3695,7 +3695,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3052,
+			line: 3075,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3709,7 +3709,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.4-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3059,
+			line: 3082,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3723,7 +3723,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3066,
+			line: 3089,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3737,7 +3737,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.350-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 3073,
+			line: 3096,
 			status: []statusPattern{
 				{class: 5, detailLo: 350, detHi: 350},
 			},
@@ -3750,7 +3750,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-transport-rule-code",
 			file: "rules.yaml (built-in)",
-			line: 3079,
+			line: 3102,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 900, detHi: 999},
 			},
@@ -3823,7 +3823,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.7-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3104,
+			line: 3127,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -3837,7 +3837,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.750-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3111,
+			line: 3134,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 750, detHi: 750},
 			},
@@ -3850,7 +3850,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.3-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3117,
+			line: 3140,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -3864,7 +3864,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 3124,
+			line: 3147,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3878,7 +3878,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-speeding",
 			file: "rules.yaml (built-in)",
-			line: 3131,
+			line: 3154,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3892,7 +3892,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3138,
+			line: 3161,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3906,7 +3906,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.3-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3145,
+			line: 3168,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -3920,7 +3920,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.2-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3152,
+			line: 3175,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -3934,7 +3934,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3159,
+			line: 3182,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3948,7 +3948,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.5-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3166,
+			line: 3189,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -3962,7 +3962,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3173,
+			line: 3196,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -3976,7 +3976,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3180,
+			line: 3203,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -3990,7 +3990,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3187,
+			line: 3210,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -4004,7 +4004,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.14-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3194,
+			line: 3217,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 14, detHi: 14},
 			},
@@ -4018,7 +4018,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.3-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3201,
+			line: 3224,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -4032,7 +4032,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3208,
+			line: 3231,
 			status: []statusPattern{
 				{class: 4, subject: 7},
 			},
@@ -4046,7 +4046,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.24-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3215,
+			line: 3238,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 24, detHi: 24},
 			},
@@ -4060,7 +4060,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.25-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3222,
+			line: 3245,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 25, detHi: 25},
 			},
@@ -4074,7 +4074,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.28-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3229,
+			line: 3252,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 28, detHi: 28},
 			},
@@ -4088,7 +4088,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.318-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3236,
+			line: 3259,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 318, detHi: 318},
 				{class: 5, subject: 4, detailLo: 318, detHi: 318},
@@ -4102,7 +4102,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-throttled-sending-ip",
 			file: "rules.yaml (built-in)",
-			line: 3242,
+			line: 3265,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -4173,7 +4173,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-throttled-sending-ip-final",
 			file: "rules.yaml (built-in)",
-			line: 3267,
+			line: 3290,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -4241,7 +4241,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.500-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3280,
+			line: 3303,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 500},
 			},
@@ -4254,7 +4254,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.700-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3286,
+			line: 3309,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 700, detHi: 700},
 			},
@@ -4267,7 +4267,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.1-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 3292,
+			line: 3315,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -4281,7 +4281,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.5.3-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3299,
+			line: 3322,
 			status: []statusPattern{
 				{class: 4, subject: 5, detailLo: 3, detHi: 3},
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
@@ -4296,7 +4296,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.652-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3306,
+			line: 3329,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 652, detHi: 652},
 			},
@@ -4309,7 +4309,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.3-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3312,
+			line: 3335,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -4323,7 +4323,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-5-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3319,
+			line: 3342,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 5},
 			},
@@ -4337,7 +4337,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.6-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3326,
+			line: 3349,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -4351,7 +4351,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.0-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3333,
+			line: 3356,
 			status: []statusPattern{
 				{class: 5, subject: 5},
 			},
@@ -4365,7 +4365,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.2-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3340,
+			line: 3363,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -4379,7 +4379,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.351-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3347,
+			line: 3370,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 351, detHi: 351},
 			},
@@ -4392,7 +4392,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 3353,
+			line: 3376,
 			text: phraseMask{
 				{index: 9, bits: 15762598695796736},
 			},
@@ -4403,7 +4403,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 3363,
+			line: 3386,
 			text: phraseMask{
 				{index: 9, bits: 54043195528445952},
 			},
@@ -4414,7 +4414,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3369,
+			line: 3392,
 			text: phraseMask{
 				{index: 9, bits: 504403158265495552},
 			},
@@ -4425,7 +4425,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-expired",
 			file: "rules.yaml (built-in)",
-			line: 3375,
+			line: 3398,
 			text: phraseMask{
 				{index: 9, bits: 576460752303423488},
 			},
@@ -4436,7 +4436,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 3381,
+			line: 3404,
 			text: phraseMask{
 				{index: 9, bits: 17293822569102704640},
 			},
@@ -4447,7 +4447,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3388,
+			line: 3411,
 			text: phraseMask{
 				{index: 10, bits: 1},
 			},
@@ -4458,7 +4458,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3394,
+			line: 3417,
 			text: phraseMask{
 				{index: 10, bits: 6},
 			},
@@ -4469,7 +4469,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3400,
+			line: 3423,
 			text: phraseMask{
 				{index: 10, bits: 24},
 			},
@@ -4480,7 +4480,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3406,
+			line: 3429,
 			text: phraseMask{
 				{index: 10, bits: 32},
 			},
@@ -4491,7 +4491,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 3412,
+			line: 3435,
 			text: phraseMask{
 				{index: 4, bits: 412316860416},
 				{index: 10, bits: 448},
@@ -4503,7 +4503,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3420,
+			line: 3443,
 			text: phraseMask{
 				{index: 4, bits: 73417097216},
 				{index: 10, bits: 1536},
@@ -4515,7 +4515,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3430,
+			line: 3453,
 			text: phraseMask{
 				{index: 10, bits: 14336},
 			},
@@ -4526,7 +4526,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3437,
+			line: 3460,
 			text: phraseMask{
 				{index: 10, bits: 245760},
 			},
@@ -4537,7 +4537,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3444,
+			line: 3467,
 			text: phraseMask{
 				{index: 10, bits: 786432},
 				{index: 1, bits: 2147483648},
@@ -4549,7 +4549,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3451,
+			line: 3474,
 			text: phraseMask{
 				{index: 9, bits: 262144},
 				{index: 10, bits: 3145728},
@@ -4561,7 +4561,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 3457,
+			line: 3480,
 			text: phraseMask{
 				{index: 10, bits: 4194304},
 			},
@@ -4572,7 +4572,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3463,
+			line: 3486,
 			text: phraseMask{
 				{index: 10, bits: 8388608},
 			},
@@ -4583,7 +4583,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3469,
+			line: 3492,
 			text: phraseMask{
 				{index: 9, bits: 281474976710656},
 			},
@@ -4594,7 +4594,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 3475,
+			line: 3498,
 			text: phraseMask{
 				{index: 10, bits: 50331648},
 			},
@@ -4605,7 +4605,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3485,
+			line: 3508,
 			text: phraseMask{
 				{index: 10, bits: 469762048},
 			},
@@ -4616,7 +4616,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3491,
+			line: 3514,
 			text: phraseMask{
 				{index: 10, bits: 536870912},
 			},
@@ -4627,7 +4627,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3497,
+			line: 3520,
 			text: phraseMask{
 				{index: 10, bits: 3221225472},
 			},
@@ -4638,7 +4638,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 3503,
+			line: 3526,
 			text: phraseMask{
 				{index: 10, bits: 12884901888},
 			},
@@ -4649,7 +4649,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-speeding",
 			file: "rules.yaml (built-in)",
-			line: 3509,
+			line: 3532,
 			text: phraseMask{
 				{index: 10, bits: 51539607552},
 			},
@@ -4660,7 +4660,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3515,
+			line: 3538,
 			text: phraseMask{
 				{index: 10, bits: 68719476736},
 			},
@@ -4671,7 +4671,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3521,
+			line: 3544,
 			text: phraseMask{
 				{index: 10, bits: 137438953472},
 			},
@@ -4682,7 +4682,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3527,
+			line: 3550,
 			text: phraseMask{
 				{index: 10, bits: 4123168604160},
 			},
@@ -4693,7 +4693,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3534,
+			line: 3557,
 			text: phraseMask{
 				{index: 10, bits: 4398046511104},
 			},
@@ -4704,7 +4704,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 3540,
+			line: 3563,
 			text: phraseMask{
 				{index: 10, bits: 8796093022208},
 			},
@@ -4715,7 +4715,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3551,
+			line: 3574,
 			text: phraseMask{
 				{index: 10, bits: 52776558133248},
 			},
@@ -4760,7 +4760,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3562,
+			line: 3585,
 			text: phraseMask{
 				{index: 10, bits: 70368744177664},
 			},
@@ -4771,7 +4771,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 3568,
+			line: 3591,
 			text: phraseMask{
 				{index: 10, bits: 140737488355328},
 			},
@@ -4782,7 +4782,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 3574,
+			line: 3597,
 			text: phraseMask{
 				{index: 10, bits: 281474976710656},
 			},
@@ -4841,7 +4841,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-policyviolation-by-reply",
 			file: "rules.yaml (built-in)",
-			line: 3599,
+			line: 3622,
 			all:  []int32{688, 689},
 			then: thenDef{
 				Reason: "policyviolation",
@@ -4896,7 +4896,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints-delayed",
 			file: "rules.yaml (built-in)",
-			line: 3605,
+			line: 3628,
 			text: phraseMask{
 				{index: 10, bits: 1125899906842624},
 			},
@@ -4965,7 +4965,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints-expired",
 			file: "rules.yaml (built-in)",
-			line: 3623,
+			line: 3646,
 			text: phraseMask{
 				{index: 10, bits: 1125899906842624},
 			},
@@ -5034,7 +5034,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints",
 			file: "rules.yaml (built-in)",
-			line: 3636,
+			line: 3659,
 			text: phraseMask{
 				{index: 10, bits: 1125899906842624},
 			},
@@ -5100,7 +5100,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3646,
+			line: 3669,
 			text: phraseMask{
 				{index: 10, bits: 6755399441055744},
 			},
@@ -5111,7 +5111,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-speeding",
 			file: "rules.yaml (built-in)",
-			line: 3654,
+			line: 3677,
 			text: phraseMask{
 				{index: 10, bits: 9007199254740992},
 			},
@@ -5122,7 +5122,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3660,
+			line: 3683,
 			text: phraseMask{
 				{index: 10, bits: 54043195528445952},
 			},
@@ -5133,7 +5133,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3666,
+			line: 3689,
 			text: phraseMask{
 				{index: 10, bits: 72057594037927936},
 			},
@@ -5144,7 +5144,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3672,
+			line: 3695,
 			text: phraseMask{
 				{index: 10, bits: 144115188075855872},
 			},
@@ -5155,7 +5155,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3678,
+			line: 3701,
 			text: phraseMask{
 				{index: 10, bits: 288234774198222848},
 			},
@@ -5166,7 +5166,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-submission-quota",
 			file: "rules.yaml (built-in)",
-			line: 3690,
+			line: 3713,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 2, detHi: 2},
 				{class: 4, subject: 2, detailLo: 2, detHi: 2},
@@ -5217,7 +5217,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-outbound-spam-exception",
 			file: "rules.yaml (built-in)",
-			line: 3706,
+			line: 3729,
 			text: phraseMask{
 				{index: 11, bits: 2},
 			},
@@ -5260,7 +5260,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-recipient-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 3724,
+			line: 3747,
 			text: phraseMask{
 				{index: 11, bits: 60},
 			},
@@ -5304,7 +5304,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-sending-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 3736,
+			line: 3759,
 			text: phraseMask{
 				{index: 11, bits: 960},
 				{index: 8, bits: 16384},
@@ -5348,7 +5348,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cpanel-hourly-limit-retried",
 			file: "rules.yaml (built-in)",
-			line: 3762,
+			line: 3785,
 			text: phraseMask{
 				{index: 11, bits: 3072},
 			},
@@ -5404,7 +5404,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cpanel-max-emails-per-hour",
 			file: "rules.yaml (built-in)",
-			line: 3776,
+			line: 3799,
 			text: phraseMask{
 				{index: 11, bits: 1024},
 			},
@@ -5463,7 +5463,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cpanel-max-defers-failures-per-hour",
 			file: "rules.yaml (built-in)",
-			line: 3789,
+			line: 3812,
 			text: phraseMask{
 				{index: 11, bits: 2048},
 			},
@@ -5522,7 +5522,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "relay-denied-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 3802,
+			line: 3825,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -5596,7 +5596,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-authrequired-recipient",
 			file: "rules.yaml (built-in)",
-			line: 3827,
+			line: 3850,
 			text: phraseMask{
 				{index: 11, bits: 268435456},
 			},
@@ -5646,7 +5646,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "not-authenticated-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 3836,
+			line: 3859,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -5704,7 +5704,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-nonmember",
 			file: "rules.yaml (built-in)",
-			line: 3851,
+			line: 3874,
 			text: phraseMask{
 				{index: 11, bits: 9223371761976868864},
 			},
@@ -5782,7 +5782,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-nonmember-policy",
 			file: "rules.yaml (built-in)",
-			line: 3904,
+			line: 3927,
 			text: phraseMask{
 				{index: 11, bits: 9223372036854775808},
 				{index: 12, bits: 7},
@@ -5858,7 +5858,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-moderator-reason",
 			file: "rules.yaml (built-in)",
-			line: 3924,
+			line: 3947,
 			text: phraseMask{
 				{index: 12, bits: 24},
 			},
@@ -5913,7 +5913,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.1-delivery-not-authorized",
 			file: "rules.yaml (built-in)",
-			line: 3947,
+			line: 3970,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -6015,7 +6015,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.1.10-null-mx",
 			file: "rules.yaml (built-in)",
-			line: 3974,
+			line: 3997,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 				{class: 4, subject: 1, detailLo: 10, detHi: 10},
@@ -6070,7 +6070,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.7.13-account-disabled",
 			file: "rules.yaml (built-in)",
-			line: 3986,
+			line: 4009,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 				{class: 4, subject: 7, detailLo: 13, detHi: 13},
@@ -6111,7 +6111,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.26-ipv6-unauthenticated",
 			file: "rules.yaml (built-in)",
-			line: 4000,
+			line: 4023,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 26, detHi: 26},
 			},
@@ -6160,7 +6160,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.500-699",
 			file: "rules.yaml (built-in)",
-			line: 4009,
+			line: 4032,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -6209,7 +6209,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.850-899",
 			file: "rules.yaml (built-in)",
-			line: 4018,
+			line: 4041,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 850, detHi: 899},
 			},
@@ -6258,7 +6258,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.10",
 			file: "rules.yaml (built-in)",
-			line: 4027,
+			line: 4050,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -6307,7 +6307,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.90",
 			file: "rules.yaml (built-in)",
-			line: 4037,
+			line: 4060,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 90, detHi: 90},
 			},
@@ -6349,7 +6349,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.121",
 			file: "rules.yaml (built-in)",
-			line: 4046,
+			line: 4069,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 121, detHi: 121},
 			},
@@ -6398,7 +6398,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.122",
 			file: "rules.yaml (built-in)",
-			line: 4055,
+			line: 4078,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 122, detHi: 122},
 			},
@@ -6447,7 +6447,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.3.190",
 			file: "rules.yaml (built-in)",
-			line: 4064,
+			line: 4087,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 190, detHi: 190},
 			},
@@ -6496,7 +6496,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.12",
 			file: "rules.yaml (built-in)",
-			line: 4073,
+			line: 4096,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -6545,7 +6545,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.124",
 			file: "rules.yaml (built-in)",
-			line: 4082,
+			line: 4105,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 124, detHi: 124},
 			},
@@ -6594,7 +6594,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.133",
 			file: "rules.yaml (built-in)",
-			line: 4091,
+			line: 4114,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 133, detHi: 133},
 			},
@@ -6643,7 +6643,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.134",
 			file: "rules.yaml (built-in)",
-			line: 4100,
+			line: 4123,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 134, detHi: 134},
 			},
@@ -6692,7 +6692,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.13",
 			file: "rules.yaml (built-in)",
-			line: 4109,
+			line: 4132,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -6741,7 +6741,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.135",
 			file: "rules.yaml (built-in)",
-			line: 4118,
+			line: 4141,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 135, detHi: 135},
 			},
@@ -6790,7 +6790,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.136",
 			file: "rules.yaml (built-in)",
-			line: 4127,
+			line: 4150,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 136, detHi: 136},
 			},
@@ -6839,7 +6839,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.23-spf",
 			file: "rules.yaml (built-in)",
-			line: 4136,
+			line: 4159,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 23, detHi: 23},
 			},
@@ -6911,7 +6911,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.25",
 			file: "rules.yaml (built-in)",
-			line: 4145,
+			line: 4168,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -6968,7 +6968,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.57",
 			file: "rules.yaml (built-in)",
-			line: 4154,
+			line: 4177,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 57, detHi: 57},
 			},
@@ -7017,7 +7017,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.501",
 			file: "rules.yaml (built-in)",
-			line: 4163,
+			line: 4186,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 501, detHi: 501},
 			},
@@ -7066,7 +7066,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.502",
 			file: "rules.yaml (built-in)",
-			line: 4174,
+			line: 4197,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 502, detHi: 502},
 			},
@@ -7115,7 +7115,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.503",
 			file: "rules.yaml (built-in)",
-			line: 4183,
+			line: 4206,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 503, detHi: 503},
 			},
@@ -7164,7 +7164,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.504",
 			file: "rules.yaml (built-in)",
-			line: 4192,
+			line: 4215,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 504, detHi: 504},
 			},
@@ -7213,7 +7213,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.505",
 			file: "rules.yaml (built-in)",
-			line: 4203,
+			line: 4226,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 505, detHi: 505},
 			},
@@ -7262,7 +7262,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.506",
 			file: "rules.yaml (built-in)",
-			line: 4215,
+			line: 4238,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 506, detHi: 506},
 			},
@@ -7311,7 +7311,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.507",
 			file: "rules.yaml (built-in)",
-			line: 4224,
+			line: 4247,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 507, detHi: 507},
 			},
@@ -7360,7 +7360,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.508",
 			file: "rules.yaml (built-in)",
-			line: 4233,
+			line: 4256,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 508, detHi: 508},
 			},
@@ -7409,7 +7409,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.509",
 			file: "rules.yaml (built-in)",
-			line: 4242,
+			line: 4265,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 509, detHi: 509},
 			},
@@ -7473,7 +7473,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.64-tenantattribution",
 			file: "rules.yaml (built-in)",
-			line: 4254,
+			line: 4277,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
@@ -7541,7 +7541,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.510",
 			file: "rules.yaml (built-in)",
-			line: 4266,
+			line: 4289,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 510, detHi: 510},
 			},
@@ -7590,7 +7590,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.511",
 			file: "rules.yaml (built-in)",
-			line: 4276,
+			line: 4299,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 511, detHi: 511},
 			},
@@ -7639,7 +7639,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.512",
 			file: "rules.yaml (built-in)",
-			line: 4285,
+			line: 4308,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 512, detHi: 512},
 			},
@@ -7688,7 +7688,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.513",
 			file: "rules.yaml (built-in)",
-			line: 4294,
+			line: 4317,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 513, detHi: 513},
 			},
@@ -7745,7 +7745,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.515",
 			file: "rules.yaml (built-in)",
-			line: 4303,
+			line: 4326,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 515, detHi: 515},
 			},
@@ -7831,7 +7831,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.520",
 			file: "rules.yaml (built-in)",
-			line: 4324,
+			line: 4347,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 520, detHi: 520},
 			},
@@ -7873,7 +7873,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.233",
 			file: "rules.yaml (built-in)",
-			line: 4333,
+			line: 4356,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 233, detHi: 233},
 			},
@@ -7915,7 +7915,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.606-649",
 			file: "rules.yaml (built-in)",
-			line: 4342,
+			line: 4365,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 606, detHi: 649},
 			},
@@ -7981,7 +7981,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.703",
 			file: "rules.yaml (built-in)",
-			line: 4351,
+			line: 4374,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 703, detHi: 703},
 			},
@@ -8023,7 +8023,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.700-749",
 			file: "rules.yaml (built-in)",
-			line: 4360,
+			line: 4383,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 700, detHi: 749},
 			},
@@ -8072,7 +8072,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.310-no-domain",
 			file: "rules.yaml (built-in)",
-			line: 4371,
+			line: 4394,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 310, detHi: 310},
 			},
@@ -8108,7 +8108,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-helo-refused",
 			file: "rules.yaml (built-in)",
-			line: 4387,
+			line: 4410,
 			text: phraseMask{
 				{index: 12, bits: 8388608},
 			},
@@ -8118,7 +8118,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-courier-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4394,
+			line: 4417,
 			text: phraseMask{
 				{index: 12, bits: 16777216},
 			},
@@ -8128,7 +8128,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-filtered",
 			file: "rules.yaml (built-in)",
-			line: 4399,
+			line: 4422,
 			text: phraseMask{
 				{index: 12, bits: 33554432},
 			},
@@ -8138,7 +8138,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4404,
+			line: 4427,
 			text: phraseMask{
 				{index: 12, bits: 201326592},
 			},
@@ -8148,7 +8148,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4413,
+			line: 4436,
 			text: phraseMask{
 				{index: 12, bits: 8321499136},
 			},
@@ -8158,7 +8158,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4420,
+			line: 4443,
 			text: phraseMask{
 				{index: 12, bits: 8589934592},
 			},
@@ -8171,7 +8171,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-expired",
 			file: "rules.yaml (built-in)",
-			line: 4426,
+			line: 4449,
 			text: phraseMask{
 				{index: 12, bits: 17179869184},
 			},
@@ -8181,7 +8181,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4431,
+			line: 4454,
 			text: phraseMask{
 				{index: 12, bits: 34359738368},
 			},
@@ -8191,7 +8191,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-einsundeins-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 4436,
+			line: 4459,
 			text: phraseMask{
 				{index: 12, bits: 68719476736},
 			},
@@ -8201,7 +8201,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exim-mx-hosts-without-address",
 			file: "rules.yaml (built-in)",
-			line: 4449,
+			line: 4472,
 			text: phraseMask{
 				{index: 12, bits: 412316860416},
 			},
@@ -8252,7 +8252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4459,
+			line: 4482,
 			text: phraseMask{
 				{index: 12, bits: 549755813888},
 			},
@@ -8262,7 +8262,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4467,
+			line: 4490,
 			text: phraseMask{
 				{index: 12, bits: 1099511627776},
 			},
@@ -8272,7 +8272,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4472,
+			line: 4495,
 			text: phraseMask{
 				{index: 12, bits: 6597069766656},
 			},
@@ -8282,7 +8282,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 4477,
+			line: 4500,
 			text: phraseMask{
 				{index: 12, bits: 131941395333120},
 			},
@@ -8292,7 +8292,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4483,
+			line: 4506,
 			text: phraseMask{
 				{index: 12, bits: 2111062325329920},
 			},
@@ -8302,7 +8302,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lines-too-long",
 			file: "rules.yaml (built-in)",
-			line: 4495,
+			line: 4518,
 			text: phraseMask{
 				{index: 12, bits: 15762598695796736},
 			},
@@ -8352,7 +8352,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 4504,
+			line: 4527,
 			text: phraseMask{
 				{index: 12, bits: 18014398509481984},
 			},
@@ -8362,7 +8362,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-expired",
 			file: "rules.yaml (built-in)",
-			line: 4509,
+			line: 4532,
 			text: phraseMask{
 				{index: 12, bits: 36028797018963968},
 			},
@@ -8372,7 +8372,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4514,
+			line: 4537,
 			text: phraseMask{
 				{index: 12, bits: 72057594037927936},
 			},
@@ -8382,7 +8382,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-suspend",
 			file: "rules.yaml (built-in)",
-			line: 4519,
+			line: 4542,
 			text: phraseMask{
 				{index: 12, bits: 432345564227567616},
 			},
@@ -8392,7 +8392,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-nonmember",
 			file: "rules.yaml (built-in)",
-			line: 4524,
+			line: 4547,
 			text: phraseMask{
 				{index: 12, bits: 4035225266123964416},
 			},
@@ -8467,7 +8467,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-rejected",
 			file: "rules.yaml (built-in)",
-			line: 4540,
+			line: 4563,
 			text: phraseMask{
 				{index: 12, bits: 13835058055282163712},
 				{index: 13, bits: 3},
@@ -8478,7 +8478,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4545,
+			line: 4568,
 			text: phraseMask{
 				{index: 13, bits: 252},
 			},
@@ -8488,7 +8488,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 4551,
+			line: 4574,
 			text: phraseMask{
 				{index: 13, bits: 256},
 			},
@@ -8498,7 +8498,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-expired",
 			file: "rules.yaml (built-in)",
-			line: 4556,
+			line: 4579,
 			text: phraseMask{
 				{index: 13, bits: 3584},
 			},
@@ -8508,7 +8508,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4563,
+			line: 4586,
 			text: phraseMask{
 				{index: 13, bits: 12288},
 			},
@@ -8518,7 +8518,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmx-expired",
 			file: "rules.yaml (built-in)",
-			line: 4568,
+			line: 4591,
 			text: phraseMask{
 				{index: 13, bits: 16384},
 			},
@@ -8528,7 +8528,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4573,
+			line: 4596,
 			text: phraseMask{
 				{index: 8, bits: 422212465065984},
 			},
@@ -8538,7 +8538,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4578,
+			line: 4601,
 			text: phraseMask{
 				{index: 8, bits: 35184372088832},
 			},
@@ -8548,7 +8548,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4583,
+			line: 4606,
 			text: phraseMask{
 				{index: 8, bits: 70368744177664},
 			},
@@ -8558,7 +8558,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4588,
+			line: 4611,
 			text: phraseMask{
 				{index: 13, bits: 32768},
 			},
@@ -8568,7 +8568,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4593,
+			line: 4616,
 			text: phraseMask{
 				{index: 13, bits: 65536},
 			},
@@ -8578,7 +8578,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 4598,
+			line: 4621,
 			text: phraseMask{
 				{index: 13, bits: 131072},
 			},
@@ -8588,7 +8588,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 4603,
+			line: 4626,
 			text: phraseMask{
 				{index: 13, bits: 262144},
 			},
@@ -8598,7 +8598,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-compuserve-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4608,
+			line: 4631,
 			text: phraseMask{
 				{index: 13, bits: 1572864},
 			},
@@ -8608,7 +8608,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4617,
+			line: 4640,
 			text: phraseMask{
 				{index: 13, bits: 2097152},
 			},
@@ -8618,7 +8618,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 4622,
+			line: 4645,
 			text: phraseMask{
 				{index: 13, bits: 4194304},
 			},
@@ -8628,7 +8628,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4627,
+			line: 4650,
 			text: phraseMask{
 				{index: 13, bits: 8388608},
 			},
@@ -8638,7 +8638,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-messagingserver-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4632,
+			line: 4655,
 			text: phraseMask{
 				{index: 13, bits: 16777216},
 			},
@@ -8648,7 +8648,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4637,
+			line: 4660,
 			text: phraseMask{
 				{index: 13, bits: 33554432},
 			},
@@ -8658,7 +8658,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4642,
+			line: 4665,
 			text: phraseMask{
 				{index: 13, bits: 201326592},
 			},
@@ -8668,7 +8668,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-expired",
 			file: "rules.yaml (built-in)",
-			line: 4648,
+			line: 4671,
 			text: phraseMask{
 				{index: 13, bits: 268435456},
 			},
@@ -8678,7 +8678,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 4653,
+			line: 4676,
 			text: phraseMask{
 				{index: 13, bits: 536870912},
 			},
@@ -8688,7 +8688,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-mx-unreachable",
 			file: "rules.yaml (built-in)",
-			line: 4658,
+			line: 4681,
 			text: phraseMask{
 				{index: 13, bits: 1073741824},
 			},
@@ -8725,7 +8725,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4667,
+			line: 4690,
 			text: phraseMask{
 				{index: 13, bits: 273804165120},
 			},
@@ -8735,7 +8735,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4674,
+			line: 4697,
 			text: phraseMask{
 				{index: 13, bits: 1924145348608},
 			},
@@ -8745,7 +8745,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 4679,
+			line: 4702,
 			text: phraseMask{
 				{index: 13, bits: 2199023255552},
 			},
@@ -8755,7 +8755,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 4684,
+			line: 4707,
 			text: phraseMask{
 				{index: 13, bits: 65970697666560},
 			},
@@ -8765,7 +8765,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4690,
+			line: 4713,
 			text: phraseMask{
 				{index: 13, bits: 288160007407534080},
 			},
@@ -8775,7 +8775,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4700,
+			line: 4723,
 			text: phraseMask{
 				{index: 13, bits: 864691128455135232},
 			},
@@ -8785,7 +8785,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4705,
+			line: 4728,
 			text: phraseMask{
 				{index: 13, bits: 1152921504606846976},
 			},
@@ -8795,7 +8795,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4710,
+			line: 4733,
 			text: phraseMask{
 				{index: 13, bits: 2305843009213693952},
 			},
@@ -8805,7 +8805,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 4715,
+			line: 4738,
 			text: phraseMask{
 				{index: 13, bits: 4611686018427387904},
 			},
@@ -8815,7 +8815,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "qmail-mx-points-here",
 			file: "rules.yaml (built-in)",
-			line: 4720,
+			line: 4743,
 			text: phraseMask{
 				{index: 13, bits: 9223372036854775808},
 			},
@@ -8873,7 +8873,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4736,
+			line: 4759,
 			text: phraseMask{
 				{index: 14, bits: 3},
 			},
@@ -8883,7 +8883,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4742,
+			line: 4765,
 			text: phraseMask{
 				{index: 14, bits: 4},
 			},
@@ -8893,7 +8893,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 4747,
+			line: 4770,
 			text: phraseMask{
 				{index: 14, bits: 8},
 			},
@@ -8903,7 +8903,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-verizon-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4752,
+			line: 4775,
 			text: phraseMask{
 				{index: 14, bits: 48},
 			},
@@ -8913,7 +8913,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-zoho-expired",
 			file: "rules.yaml (built-in)",
-			line: 4757,
+			line: 4780,
 			text: phraseMask{
 				{index: 14, bits: 64},
 			},
@@ -8923,7 +8923,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-filtered",
 			file: "rules.yaml (built-in)",
-			line: 4762,
+			line: 4785,
 			text: phraseMask{
 				{index: 14, bits: 128},
 			},
@@ -8933,7 +8933,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4767,
+			line: 4790,
 			text: phraseMask{
 				{index: 14, bits: 256},
 			},
@@ -8943,7 +8943,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-groups-refused",
 			file: "rules.yaml (built-in)",
-			line: 4772,
+			line: 4795,
 			text: phraseMask{
 				{index: 14, bits: 1536},
 			},
@@ -8993,7 +8993,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-posting-restricted",
 			file: "rules.yaml (built-in)",
-			line: 4792,
+			line: 4815,
 			text: phraseMask{
 				{index: 14, bits: 134215680},
 				{index: 11, bits: 6917529577396895744},
@@ -9044,7 +9044,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6-5.4.14-loop",
 			file: "rules.yaml (built-in)",
-			line: 4824,
+			line: 4847,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
@@ -9100,7 +9100,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-no-answer",
 			file: "rules.yaml (built-in)",
-			line: 4834,
+			line: 4857,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -9220,7 +9220,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1-access-denied",
 			file: "rules.yaml (built-in)",
-			line: 4851,
+			line: 4874,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -9273,7 +9273,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-unrecognised-or-name",
 			file: "rules.yaml (built-in)",
-			line: 4872,
+			line: 4895,
 			text: phraseMask{
 				{index: 14, bits: 273804165120},
 			},
@@ -9283,7 +9283,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-maximum-time-expired",
 			file: "rules.yaml (built-in)",
-			line: 4877,
+			line: 4900,
 			text: phraseMask{
 				{index: 14, bits: 824633720832},
 			},
@@ -9293,7 +9293,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-loop-detected",
 			file: "rules.yaml (built-in)",
-			line: 4881,
+			line: 4904,
 			text: phraseMask{
 				{index: 14, bits: 1099511627776},
 			},
@@ -9303,7 +9303,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-content-too-long",
 			file: "rules.yaml (built-in)",
-			line: 4885,
+			line: 4908,
 			text: phraseMask{
 				{index: 14, bits: 15393162788864},
 			},
@@ -9313,7 +9313,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-conversion",
 			file: "rules.yaml (built-in)",
-			line: 4889,
+			line: 4912,
 			text: phraseMask{
 				{index: 14, bits: 545357767376896},
 			},
@@ -9323,7 +9323,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-score-stated",
 			file: "rules.yaml (built-in)",
-			line: 4914,
+			line: 4937,
 			text: phraseMask{
 				{bits: 8053063680},
 			},
@@ -9340,7 +9340,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "postfix-rbl-sender",
 			file: "rules.yaml (built-in)",
-			line: 4929,
+			line: 4952,
 			regexps: []*pattern{
 				{src: "sender address \\[[^\\]@ ]*@(?P<listed_domain>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})\\] blocked using ", captures: true, minLen: 37},
 			},
@@ -9441,7 +9441,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "postfix-rbl-name",
 			file: "rules.yaml (built-in)",
-			line: 4951,
+			line: 4974,
 			regexps: []*pattern{
 				{src: "(?:helo command|reverse client host) \\[(?P<listed_domain>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})\\] blocked using ", captures: true, minLen: 34},
 			},
@@ -9542,7 +9542,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-uri-blocklist",
 			file: "rules.yaml (built-in)",
-			line: 4968,
+			line: 4991,
 			text: phraseMask{
 				{bits: 25165824},
 				{index: 14, bits: 18446181123756130304},
@@ -9684,7 +9684,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-status",
 			file: "rules.yaml (built-in)",
-			line: 5002,
+			line: 5025,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 2, detHi: 2},
 			},
@@ -9693,7 +9693,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-specific",
 			file: "rules.yaml (built-in)",
-			line: 5007,
+			line: 5030,
 			text: phraseMask{
 				{index: 15, bits: 16384},
 			},
@@ -9703,7 +9703,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-specific",
 			file: "rules.yaml (built-in)",
-			line: 5013,
+			line: 5036,
 			text: phraseMask{
 				{index: 15, bits: 491520},
 				{index: 11, bits: 1024},
@@ -9714,7 +9714,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-languages",
 			file: "rules.yaml (built-in)",
-			line: 5027,
+			line: 5050,
 			text: phraseMask{
 				{index: 15, bits: 72057594037403648},
 			},
@@ -9727,7 +9727,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-text",
 			file: "rules.yaml (built-in)",
-			line: 5039,
+			line: 5062,
 			text: phraseMask{
 				{index: 15, bits: 18374686479671623680},
 				{index: 3, bits: 72340374684696576},
@@ -9747,7 +9747,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-status",
 			file: "rules.yaml (built-in)",
-			line: 5079,
+			line: 5102,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 4, detHi: 4},
 				{class: -1, subject: 7, detailLo: 16, detHi: 16},
@@ -9757,7 +9757,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-status",
 			file: "rules.yaml (built-in)",
-			line: 5084,
+			line: 5107,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -9766,7 +9766,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-text",
 			file: "rules.yaml (built-in)",
-			line: 5089,
+			line: 5112,
 			text: phraseMask{
 				{index: 17, bits: 274877904896},
 				{index: 9, bits: 128},
@@ -9780,7 +9780,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-text",
 			file: "rules.yaml (built-in)",
-			line: 5103,
+			line: 5126,
 			text: phraseMask{
 				{index: 17, bits: 824633720832},
 				{index: 10, bits: 536870912},
@@ -9791,7 +9791,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-reply-525",
 			file: "rules.yaml (built-in)",
-			line: 5115,
+			line: 5138,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 5},
@@ -9802,7 +9802,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-text",
 			file: "rules.yaml (built-in)",
-			line: 5120,
+			line: 5143,
 			text: phraseMask{
 				{index: 17, bits: 18446742974197923840},
 				{index: 10, bits: 36028900098179072},
@@ -9819,7 +9819,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hasmoved-text",
 			file: "rules.yaml (built-in)",
-			line: 5153,
+			line: 5176,
 			text: phraseMask{
 				{index: 18, bits: 2194728288256},
 			},
@@ -9829,7 +9829,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "norelaying-text",
 			file: "rules.yaml (built-in)",
-			line: 5168,
+			line: 5191,
 			text: phraseMask{
 				{index: 18, bits: 1152919305583591424},
 				{index: 11, bits: 268427264},
@@ -9845,7 +9845,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-dmarc",
 			file: "rules.yaml (built-in)",
-			line: 5189,
+			line: 5212,
 			text: phraseMask{
 				{index: 18, bits: 17293822569102704640},
 				{index: 19, bits: 63},
@@ -9887,7 +9887,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-status",
 			file: "rules.yaml (built-in)",
-			line: 5198,
+			line: 5221,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 20, detHi: 20},
 				{class: -1, subject: 7, detailLo: 21, detHi: 21},
@@ -9902,7 +9902,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-text",
 			file: "rules.yaml (built-in)",
-			line: 5203,
+			line: 5226,
 			text: phraseMask{
 				{index: 19, bits: 68719476672},
 				{index: 7, bits: 2048},
@@ -9916,7 +9916,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5216,
+			line: 5239,
 			text: phraseMask{
 				{index: 19, bits: 206158430208},
 			},
@@ -9930,7 +9930,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-blocked",
 			file: "rules.yaml (built-in)",
-			line: 5235,
+			line: 5258,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -9957,7 +9957,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-rejected",
 			file: "rules.yaml (built-in)",
-			line: 5275,
+			line: 5298,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -9988,7 +9988,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 5316,
+			line: 5339,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -10006,7 +10006,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unknown-at-mail-from",
 			file: "rules.yaml (built-in)",
-			line: 5328,
+			line: 5351,
 			text: phraseMask{
 				{index: 22, bits: 18446743936270598144},
 				{index: 9, bits: 281474976972800},
@@ -10080,7 +10080,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.1",
 			file: "rules.yaml (built-in)",
-			line: 5389,
+			line: 5412,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -10129,7 +10129,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.0",
 			file: "rules.yaml (built-in)",
-			line: 5401,
+			line: 5424,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 			},
@@ -10178,7 +10178,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-x.1.3",
 			file: "rules.yaml (built-in)",
-			line: 5412,
+			line: 5435,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -10226,7 +10226,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific",
 			file: "rules.yaml (built-in)",
-			line: 5421,
+			line: 5444,
 			text: phraseMask{
 				{index: 3, bits: 262144},
 				{index: 24, bits: 25769803776},
@@ -10237,7 +10237,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-specific",
 			file: "rules.yaml (built-in)",
-			line: 5429,
+			line: 5452,
 			text: phraseMask{
 				{index: 21, bits: 35184372105216},
 			},
@@ -10247,7 +10247,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific-553",
 			file: "rules.yaml (built-in)",
-			line: 5436,
+			line: 5459,
 			text: phraseMask{
 				{index: 23, bits: 562949953421312},
 			},
@@ -10261,7 +10261,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-specific",
 			file: "rules.yaml (built-in)",
-			line: 5445,
+			line: 5468,
 			text: phraseMask{
 				{index: 19, bits: 144116287587483648},
 			},
@@ -10271,7 +10271,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 5452,
+			line: 5475,
 			text: phraseMask{
 				{index: 22, bits: 18446743936270598144},
 				{index: 9, bits: 281474976972800},
@@ -10302,7 +10302,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5458,
+			line: 5481,
 			text: phraseMask{
 				{index: 24, bits: 36028728299487232},
 			},
@@ -10338,7 +10338,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-any-stage",
 			file: "rules.yaml (built-in)",
-			line: 5477,
+			line: 5500,
 			text: phraseMask{
 				{index: 9, bits: 281474976710656},
 				{index: 24, bits: 252201579132747776},
@@ -10357,7 +10357,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-mailbox-inactive",
 			file: "rules.yaml (built-in)",
-			line: 5511,
+			line: 5534,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -10433,7 +10433,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-mailbox-missing",
 			file: "rules.yaml (built-in)",
-			line: 5524,
+			line: 5547,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -10515,7 +10515,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-userunknown-missing",
 			file: "rules.yaml (built-in)",
-			line: 5549,
+			line: 5572,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -10616,7 +10616,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-text",
 			file: "rules.yaml (built-in)",
-			line: 5557,
+			line: 5580,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -10639,7 +10639,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 5576,
+			line: 5599,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -10676,7 +10676,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-specific",
 			file: "rules.yaml (built-in)",
-			line: 5582,
+			line: 5605,
 			text: phraseMask{
 				{index: 25, bits: 117440512},
 			},
@@ -10686,7 +10686,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-sender-named",
 			file: "rules.yaml (built-in)",
-			line: 5591,
+			line: 5614,
 			text: phraseMask{
 				{index: 25, bits: 134220800},
 			},
@@ -10703,7 +10703,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-mailbox-inactive",
 			file: "rules.yaml (built-in)",
-			line: 5606,
+			line: 5629,
 			text: phraseMask{
 				{index: 24, bits: 288230376151711744},
 			},
@@ -10773,7 +10773,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-mailbox-missing",
 			file: "rules.yaml (built-in)",
-			line: 5612,
+			line: 5635,
 			text: phraseMask{
 				{index: 23, bits: 8796093022208},
 				{index: 24, bits: 1729382256910270464},
@@ -10849,7 +10849,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-text",
 			file: "rules.yaml (built-in)",
-			line: 5620,
+			line: 5643,
 			text: phraseMask{
 				{index: 24, bits: 18158513697557839872},
 				{index: 25, bits: 12582911},
@@ -10866,7 +10866,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-status",
 			file: "rules.yaml (built-in)",
-			line: 5628,
+			line: 5651,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -10875,7 +10875,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-text",
 			file: "rules.yaml (built-in)",
-			line: 5633,
+			line: 5656,
 			text: phraseMask{
 				{index: 25, bits: 18446744073172680704},
 				{index: 26, bits: 63},
@@ -10890,7 +10890,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5654,
+			line: 5677,
 			text: phraseMask{
 				{index: 26, bits: 1984},
 			},
@@ -10907,7 +10907,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-text",
 			file: "rules.yaml (built-in)",
-			line: 5667,
+			line: 5690,
 			text: phraseMask{
 				{index: 26, bits: 1046528},
 			},
@@ -10917,7 +10917,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5675,
+			line: 5698,
 			text: phraseMask{
 				{index: 26, bits: 1048576},
 			},
@@ -10930,7 +10930,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-text",
 			file: "rules.yaml (built-in)",
-			line: 5686,
+			line: 5709,
 			text: phraseMask{
 				{index: 26, bits: 2145386496},
 				{index: 8, bits: 4503599627370496},
@@ -10942,7 +10942,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contenterror-text",
 			file: "rules.yaml (built-in)",
-			line: 5698,
+			line: 5721,
 			text: phraseMask{
 				{index: 26, bits: 36028794871482368},
 				{index: 12, bits: 18014398509481984},
@@ -10967,7 +10967,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.8-bad-outbound-sender",
 			file: "rules.yaml (built-in)",
-			line: 5763,
+			line: 5786,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 8, detHi: 8},
 			},
@@ -11013,7 +11013,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-status",
 			file: "rules.yaml (built-in)",
-			line: 5782,
+			line: 5805,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 7, detHi: 7},
 				{class: -1, subject: 1, detailLo: 8, detHi: 8},
@@ -11023,7 +11023,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-at-mail",
 			file: "rules.yaml (built-in)",
-			line: 5787,
+			line: 5810,
 			text: phraseMask{
 				{index: 21, bits: 18446744073709551615},
 				{index: 2, bits: 2147483648},
@@ -11051,7 +11051,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-text",
 			file: "rules.yaml (built-in)",
-			line: 5830,
+			line: 5853,
 			text: phraseMask{
 				{index: 21, bits: 18446744073709551615},
 				{index: 2, bits: 2147483648},
@@ -11077,7 +11077,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-status",
 			file: "rules.yaml (built-in)",
-			line: 5844,
+			line: 5867,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -11093,7 +11093,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-specific",
 			file: "rules.yaml (built-in)",
-			line: 5864,
+			line: 5887,
 			text: phraseMask{
 				{index: 22, bits: 33554432},
 			},
@@ -11103,7 +11103,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-helo-specific",
 			file: "rules.yaml (built-in)",
-			line: 5871,
+			line: 5894,
 			text: phraseMask{
 				{index: 28, bits: 144115188075855872},
 			},
@@ -11113,7 +11113,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-text",
 			file: "rules.yaml (built-in)",
-			line: 5882,
+			line: 5905,
 			text: phraseMask{
 				{index: 3, bits: 507904},
 				{index: 28, bits: 18158513697557839872},
@@ -11138,7 +11138,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-destination-computer",
 			file: "rules.yaml (built-in)",
-			line: 5907,
+			line: 5930,
 			text: phraseMask{
 				{index: 29, bits: 1048576},
 			},
@@ -11155,7 +11155,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-status",
 			file: "rules.yaml (built-in)",
-			line: 5920,
+			line: 5943,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 28, detHi: 28},
 			},
@@ -11164,7 +11164,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-named-by-scanner",
 			file: "rules.yaml (built-in)",
-			line: 5930,
+			line: 5953,
 			text: phraseMask{
 				{index: 29, bits: 31457280},
 			},
@@ -11174,7 +11174,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-text",
 			file: "rules.yaml (built-in)",
-			line: 5934,
+			line: 5957,
 			text: phraseMask{
 				{index: 26, bits: 18410715276690587648},
 				{index: 13, bits: 262144},
@@ -11199,7 +11199,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5939,
+			line: 5962,
 			text: phraseMask{
 				{index: 4, bits: 512},
 				{index: 29, bits: 8556380160},
@@ -11222,7 +11222,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "speeding-text",
 			file: "rules.yaml (built-in)",
-			line: 5953,
+			line: 5976,
 			text: phraseMask{
 				{index: 29, bits: 9007190664806400},
 				{bits: 4611686018427387904},
@@ -11236,7 +11236,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-status",
 			file: "rules.yaml (built-in)",
-			line: 5967,
+			line: 5990,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -11245,7 +11245,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-text",
 			file: "rules.yaml (built-in)",
-			line: 5972,
+			line: 5995,
 			text: phraseMask{
 				{index: 29, bits: 18437736874454810624},
 				{index: 15, bits: 491520},
@@ -11263,7 +11263,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sendmail-connection-refused",
 			file: "rules.yaml (built-in)",
-			line: 5990,
+			line: 6013,
 			text: phraseMask{
 				{index: 30, bits: 512},
 			},
@@ -11358,7 +11358,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-text",
 			file: "rules.yaml (built-in)",
-			line: 6012,
+			line: 6035,
 			text: phraseMask{
 				{index: 19, bits: 18446743798831644672},
 				{bits: 64513},
@@ -11380,7 +11380,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-pairs",
 			file: "rules.yaml (built-in)",
-			line: 6017,
+			line: 6040,
 			text: phraseMask{
 				{index: 1, bits: 9223372036854775808},
 				{index: 20, bits: 18014398509481984},
@@ -11422,7 +11422,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-encrypted-attachment",
 			file: "rules.yaml (built-in)",
-			line: 6048,
+			line: 6071,
 			text: phraseMask{
 				{index: 30, bits: 274743689216},
 				{index: 1, bits: 4611686018427387904},
@@ -11433,7 +11433,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 6057,
+			line: 6080,
 			text: phraseMask{
 				{index: 30, bits: 140462610448384},
 			},
@@ -11443,7 +11443,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 6064,
+			line: 6087,
 			text: phraseMask{
 				{index: 30, bits: 143974450587500544},
 			},
@@ -11453,7 +11453,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-virus",
 			file: "rules.yaml (built-in)",
-			line: 6071,
+			line: 6094,
 			text: phraseMask{
 				{index: 1, bits: 123145302310912},
 				{index: 30, bits: 144115188075855872},
@@ -11464,7 +11464,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 6077,
+			line: 6100,
 			text: phraseMask{
 				{index: 30, bits: 18158513697557839872},
 				{index: 31, bits: 63},
@@ -11475,7 +11475,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-policy",
 			file: "rules.yaml (built-in)",
-			line: 6084,
+			line: 6107,
 			text: phraseMask{
 				{index: 31, bits: 448},
 			},
@@ -11485,7 +11485,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-delivery-failed",
 			file: "rules.yaml (built-in)",
-			line: 6092,
+			line: 6115,
 			text: phraseMask{
 				{index: 31, bits: 130560},
 			},
@@ -11495,7 +11495,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-text",
 			file: "rules.yaml (built-in)",
-			line: 6106,
+			line: 6129,
 			text: phraseMask{
 				{index: 31, bits: 536739840},
 				{index: 1, bits: 3161095929856},
@@ -11506,7 +11506,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-transport-rule-reject",
 			file: "rules.yaml (built-in)",
-			line: 6116,
+			line: 6139,
 			text: phraseMask{
 				{index: 31, bits: 536870912},
 			},
@@ -11602,7 +11602,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-text",
 			file: "rules.yaml (built-in)",
-			line: 6138,
+			line: 6161,
 			text: phraseMask{
 				{index: 31, bits: 18446744072635809792},
 				{index: 11, bits: 9223372036854775808},
@@ -11620,7 +11620,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-pairs",
 			file: "rules.yaml (built-in)",
-			line: 6168,
+			line: 6191,
 			text: phraseMask{
 				{index: 32, bits: 2048},
 			},
@@ -11633,7 +11633,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-type",
 			file: "rules.yaml (built-in)",
-			line: 6174,
+			line: 6197,
 			text: phraseMask{
 				{index: 32, bits: 137438949376},
 			},
@@ -11646,7 +11646,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-encrypted",
 			file: "rules.yaml (built-in)",
-			line: 6193,
+			line: 6216,
 			text: phraseMask{
 				{index: 32, bits: 140600049401856},
 				{index: 1, bits: 288371113640067072},
@@ -11657,7 +11657,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-name",
 			file: "rules.yaml (built-in)",
-			line: 6205,
+			line: 6228,
 			text: phraseMask{
 				{index: 32, bits: 140737488355328},
 			},
@@ -11670,7 +11670,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-loop-text",
 			file: "rules.yaml (built-in)",
-			line: 6213,
+			line: 6236,
 			text: phraseMask{
 				{index: 32, bits: 281474976710656},
 			},
@@ -11680,7 +11680,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-text",
 			file: "rules.yaml (built-in)",
-			line: 6223,
+			line: 6246,
 			text: phraseMask{
 				{index: 32, bits: 18446181123756130304},
 				{index: 33, bits: 4095},
@@ -11694,7 +11694,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-pairs",
 			file: "rules.yaml (built-in)",
-			line: 6239,
+			line: 6262,
 			text: phraseMask{
 				{index: 33, bits: 4096},
 			},
@@ -11707,7 +11707,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-text",
 			file: "rules.yaml (built-in)",
-			line: 6245,
+			line: 6268,
 			text: phraseMask{
 				{index: 28, bits: 144115188008747008},
 				{index: 2, bits: 181269885001662464},
@@ -11725,7 +11725,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-dns-text",
 			file: "rules.yaml (built-in)",
-			line: 6250,
+			line: 6273,
 			text: phraseMask{
 				{index: 29, bits: 32},
 				{index: 3, bits: 49152},
@@ -11736,7 +11736,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-text",
 			file: "rules.yaml (built-in)",
-			line: 6256,
+			line: 6279,
 			text: phraseMask{
 				{index: 33, bits: 4186112},
 				{index: 15, bits: 16384},
@@ -11747,7 +11747,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-text",
 			file: "rules.yaml (built-in)",
-			line: 6263,
+			line: 6286,
 			text: phraseMask{
 				{index: 22, bits: 137434759168},
 				{index: 6, bits: 274877906944},
@@ -11760,7 +11760,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-delayed",
 			file: "rules.yaml (built-in)",
-			line: 6268,
+			line: 6291,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -11852,7 +11852,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-text",
 			file: "rules.yaml (built-in)",
-			line: 6285,
+			line: 6308,
 			text: phraseMask{
 				{index: 8, bits: 1729382256910270464},
 				{index: 33, bits: 72057594033733632},
@@ -11871,7 +11871,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-pairs",
 			file: "rules.yaml (built-in)",
-			line: 6305,
+			line: 6328,
 			text: phraseMask{
 				{bits: 4398046511104},
 			},
@@ -11884,7 +11884,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-attempts",
 			file: "rules.yaml (built-in)",
-			line: 6311,
+			line: 6334,
 			text: phraseMask{
 				{index: 33, bits: 72057594037927936},
 			},
@@ -11897,7 +11897,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-text",
 			file: "rules.yaml (built-in)",
-			line: 6318,
+			line: 6341,
 			text: phraseMask{
 				{index: 8, bits: 9223372036854775808},
 				{index: 33, bits: 18302628885633695744},
@@ -11913,7 +11913,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-reply",
 			file: "rules.yaml (built-in)",
-			line: 6333,
+			line: 6356,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 3},
@@ -11930,14 +11930,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "tls-command",
 			file:    "rules.yaml (built-in)",
-			line:    6340,
+			line:    6363,
 			command: []string{"STARTTLS"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "security-words-from-a-delivery-program",
 			file: "rules.yaml (built-in)",
-			line: 6345,
+			line: 6368,
 			text: phraseMask{
 				{index: 34, bits: 17179803648},
 				{index: 11, bits: 3221225472},
@@ -11956,7 +11956,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "security-text",
 			file: "rules.yaml (built-in)",
-			line: 6367,
+			line: 6390,
 			text: phraseMask{
 				{index: 34, bits: 17179803648},
 				{index: 11, bits: 3221225472},
@@ -11974,7 +11974,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "security-pairs",
 			file: "rules.yaml (built-in)",
-			line: 6372,
+			line: 6395,
 			text: phraseMask{
 				{index: 34, bits: 120259084288},
 				{index: 26, bits: 64},
@@ -11993,7 +11993,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-text",
 			file: "rules.yaml (built-in)",
-			line: 6381,
+			line: 6404,
 			text: phraseMask{
 				{index: 34, bits: 18014261070528512},
 				{index: 4, bits: 1},
@@ -12004,7 +12004,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "syntax-text",
 			file: "rules.yaml (built-in)",
-			line: 6390,
+			line: 6413,
 			text: phraseMask{
 				{index: 8, bits: 77309411328},
 				{index: 34, bits: 9205357638345293824},
@@ -12015,7 +12015,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.1",
 			file: "rules.yaml (built-in)",
-			line: 6407,
+			line: 6430,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -12024,7 +12024,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.4",
 			file: "rules.yaml (built-in)",
-			line: 6413,
+			line: 6436,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -12073,7 +12073,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.5",
 			file: "rules.yaml (built-in)",
-			line: 6423,
+			line: 6446,
 			status: []statusPattern{
 				{class: 4, subject: 1, detailLo: 5, detHi: 5},
 				{class: 5, subject: 1, detailLo: 5, detHi: 5},
@@ -12128,7 +12128,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.6",
 			file: "rules.yaml (built-in)",
-			line: 6436,
+			line: 6459,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -12137,7 +12137,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.9",
 			file: "rules.yaml (built-in)",
-			line: 6442,
+			line: 6465,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 9, detHi: 9},
 			},
@@ -12178,7 +12178,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.10",
 			file: "rules.yaml (built-in)",
-			line: 6451,
+			line: 6474,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -12214,7 +12214,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.1",
 			file: "rules.yaml (built-in)",
-			line: 6458,
+			line: 6481,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -12223,7 +12223,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.4",
 			file: "rules.yaml (built-in)",
-			line: 6466,
+			line: 6489,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -12265,7 +12265,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.1",
 			file: "rules.yaml (built-in)",
-			line: 6476,
+			line: 6499,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -12274,7 +12274,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.2",
 			file: "rules.yaml (built-in)",
-			line: 6482,
+			line: 6505,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -12323,7 +12323,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.3",
 			file: "rules.yaml (built-in)",
-			line: 6492,
+			line: 6515,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -12372,7 +12372,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.5",
 			file: "rules.yaml (built-in)",
-			line: 6502,
+			line: 6525,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -12408,7 +12408,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.6",
 			file: "rules.yaml (built-in)",
-			line: 6509,
+			line: 6532,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 6, detHi: 6},
 				{class: 5, subject: 3, detailLo: 6, detHi: 6},
@@ -12451,7 +12451,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.1",
 			file: "rules.yaml (built-in)",
-			line: 6519,
+			line: 6542,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 1, detHi: 1},
 			},
@@ -12487,7 +12487,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.2",
 			file: "rules.yaml (built-in)",
-			line: 6526,
+			line: 6549,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -12496,7 +12496,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.3",
 			file: "rules.yaml (built-in)",
-			line: 6532,
+			line: 6555,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -12570,7 +12570,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.4",
 			file: "rules.yaml (built-in)",
-			line: 6547,
+			line: 6570,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -12606,7 +12606,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.5",
 			file: "rules.yaml (built-in)",
-			line: 6555,
+			line: 6578,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 5, detHi: 5},
 			},
@@ -12642,7 +12642,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.6",
 			file: "rules.yaml (built-in)",
-			line: 6562,
+			line: 6585,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -12678,7 +12678,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.2",
 			file: "rules.yaml (built-in)",
-			line: 6569,
+			line: 6592,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 2, detHi: 2},
 			},
@@ -12727,7 +12727,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.3",
 			file: "rules.yaml (built-in)",
-			line: 6582,
+			line: 6605,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -12776,7 +12776,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.4",
 			file: "rules.yaml (built-in)",
-			line: 6592,
+			line: 6615,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 4, detHi: 4},
 			},
@@ -12825,7 +12825,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.5",
 			file: "rules.yaml (built-in)",
-			line: 6602,
+			line: 6625,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 5, detHi: 5},
 			},
@@ -12874,7 +12874,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.6",
 			file: "rules.yaml (built-in)",
-			line: 6612,
+			line: 6635,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 6, detHi: 6},
 			},
@@ -12923,7 +12923,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.7",
 			file: "rules.yaml (built-in)",
-			line: 6622,
+			line: 6645,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 7, detHi: 7},
 			},
@@ -12972,7 +12972,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.8",
 			file: "rules.yaml (built-in)",
-			line: 6632,
+			line: 6655,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 8, detHi: 8},
 			},
@@ -13021,7 +13021,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.9",
 			file: "rules.yaml (built-in)",
-			line: 6642,
+			line: 6665,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 9, detHi: 9},
 			},
@@ -13070,7 +13070,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.10",
 			file: "rules.yaml (built-in)",
-			line: 6652,
+			line: 6675,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 10, detHi: 10},
 			},
@@ -13119,7 +13119,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.11",
 			file: "rules.yaml (built-in)",
-			line: 6662,
+			line: 6685,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 11, detHi: 11},
 			},
@@ -13168,7 +13168,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.12",
 			file: "rules.yaml (built-in)",
-			line: 6672,
+			line: 6695,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -13217,7 +13217,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.14",
 			file: "rules.yaml (built-in)",
-			line: 6682,
+			line: 6705,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 14, detHi: 14},
 			},
@@ -13266,7 +13266,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.15",
 			file: "rules.yaml (built-in)",
-			line: 6692,
+			line: 6715,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 15, detHi: 15},
 			},
@@ -13315,7 +13315,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.19",
 			file: "rules.yaml (built-in)",
-			line: 6702,
+			line: 6725,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 19, detHi: 19},
 			},
@@ -13364,7 +13364,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.13",
 			file: "rules.yaml (built-in)",
-			line: 6712,
+			line: 6735,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -13400,7 +13400,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.17-18",
 			file: "rules.yaml (built-in)",
-			line: 6719,
+			line: 6742,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 17, detHi: 17},
 				{class: -1, subject: 7, detailLo: 18, detHi: 18},
@@ -13437,7 +13437,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.27",
 			file: "rules.yaml (built-in)",
-			line: 6726,
+			line: 6749,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 27, detHi: 27},
 			},
@@ -13486,7 +13486,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.30",
 			file: "rules.yaml (built-in)",
-			line: 6738,
+			line: 6761,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 30, detHi: 30},
 			},
@@ -13515,14 +13515,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "blocked-at-connection",
 			file:    "rules.yaml (built-in)",
-			line:    6748,
+			line:    6771,
 			command: []string{"CONN", "HELO", "EHLO"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "user-unknown-after-data",
 			file: "rules.yaml (built-in)",
-			line: 6755,
+			line: 6778,
 			text: phraseMask{
 				{index: 22, bits: 18446743936270598144},
 				{index: 9, bits: 281474976972800},
@@ -13655,7 +13655,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6779,
+			line: 6802,
 			text: phraseMask{
 				{index: 34, bits: 9223372036854775808},
 				{index: 35, bits: 7},
@@ -13667,7 +13667,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6784,
+			line: 6807,
 			text: phraseMask{
 				{index: 35, bits: 8},
 			},
@@ -13677,7 +13677,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6789,
+			line: 6812,
 			text: phraseMask{
 				{index: 35, bits: 524272},
 			},
@@ -13687,7 +13687,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6796,
+			line: 6819,
 			text: phraseMask{
 				{index: 35, bits: 3670016},
 			},
@@ -13697,7 +13697,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6801,
+			line: 6824,
 			text: phraseMask{
 				{index: 35, bits: 12582912},
 			},
@@ -13707,7 +13707,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6806,
+			line: 6829,
 			text: phraseMask{
 				{index: 35, bits: 50331648},
 				{index: 29, bits: 2147483648},
@@ -13718,7 +13718,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6817,
+			line: 6840,
 			text: phraseMask{
 				{index: 35, bits: 8796025913344},
 				{index: 1, bits: 18014398509481984},
@@ -13738,7 +13738,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6832,
+			line: 6855,
 			text: phraseMask{
 				{index: 35, bits: 8989607068696576},
 			},
@@ -13748,7 +13748,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6838,
+			line: 6861,
 			text: phraseMask{
 				{index: 35, bits: 2296835809958952960},
 				{index: 3, bits: 562949953421312},
@@ -13760,7 +13760,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-connection-text",
 			file: "rules.yaml (built-in)",
-			line: 6844,
+			line: 6867,
 			text: phraseMask{
 				{index: 3, bits: 16777216},
 				{index: 14, bits: 402653248},
@@ -13773,7 +13773,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6852,
+			line: 6875,
 			text: phraseMask{
 				{index: 3, bits: 72},
 			},
@@ -13783,7 +13783,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6857,
+			line: 6880,
 			text: phraseMask{
 				{index: 36, bits: 1},
 			},
@@ -13793,7 +13793,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "onhold-text",
 			file: "rules.yaml (built-in)",
-			line: 6862,
+			line: 6885,
 			text: phraseMask{
 				{index: 36, bits: 14},
 			},
@@ -13803,7 +13803,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.4.7",
 			file: "rules.yaml (built-in)",
-			line: 6873,
+			line: 6896,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 7, detHi: 7},
 				{class: 5, subject: 4, detailLo: 7, detHi: 7},
@@ -13862,7 +13862,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1",
 			file: "rules.yaml (built-in)",
-			line: 6886,
+			line: 6909,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -13918,7 +13918,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.14",
 			file: "rules.yaml (built-in)",
-			line: 6898,
+			line: 6921,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
 			},
@@ -13967,7 +13967,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6",
 			file: "rules.yaml (built-in)",
-			line: 6907,
+			line: 6930,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -14016,7 +14016,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.6.11",
 			file: "rules.yaml (built-in)",
-			line: 6916,
+			line: 6939,
 			status: []statusPattern{
 				{class: 5, subject: 6, detailLo: 11, detHi: 11},
 			},
@@ -14065,7 +14065,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1",
 			file: "rules.yaml (built-in)",
-			line: 6933,
+			line: 6956,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -14179,7 +14179,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.2",
 			file: "rules.yaml (built-in)",
-			line: 6947,
+			line: 6970,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -14215,7 +14215,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.3",
 			file: "rules.yaml (built-in)",
-			line: 6954,
+			line: 6977,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -14307,7 +14307,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4",
 			file: "rules.yaml (built-in)",
-			line: 6965,
+			line: 6988,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -14343,7 +14343,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4-temporary",
 			file: "rules.yaml (built-in)",
-			line: 6972,
+			line: 6995,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -14379,7 +14379,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.5",
 			file: "rules.yaml (built-in)",
-			line: 6979,
+			line: 7002,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 5, detHi: 5},
 			},
@@ -14408,7 +14408,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.6",
 			file: "rules.yaml (built-in)",
-			line: 6986,
+			line: 7009,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -14452,7 +14452,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.0",
 			file: "rules.yaml (built-in)",
-			line: 6994,
+			line: 7017,
 			status: []statusPattern{
 				{class: 5, subject: 4},
 			},
@@ -14461,7 +14461,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.6",
 			file: "rules.yaml (built-in)",
-			line: 7000,
+			line: 7023,
 			status: []statusPattern{
 				{class: -1, subject: 6, detailLo: -1, detHi: -1},
 			},
@@ -14497,7 +14497,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sisimai-4.2.1-4.7.1-4.7.2",
 			file: "rules.yaml (built-in)",
-			line: 7008,
+			line: 7031,
 			status: []statusPattern{
 				{class: 4, subject: 2, detailLo: 1, detHi: 1},
 				{class: 4, subject: 7, detailLo: 1, detHi: 1},
@@ -14511,7 +14511,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.1",
 			file: "rules.yaml (built-in)",
-			line: 7015,
+			line: 7038,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 1, detHi: 1},
 			},
@@ -14781,7 +14781,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.other",
 			file: "rules.yaml (built-in)",
-			line: 7052,
+			line: 7075,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: -1, detHi: -1},
 			},
@@ -15018,7 +15018,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "delayed-unknown",
 			file:   "rules.yaml (built-in)",
-			line:   7082,
+			line:   7105,
 			action: []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "expired",
@@ -15077,7 +15077,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.other",
 			file: "rules.yaml (built-in)",
-			line: 7092,
+			line: 7115,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: -1, detHi: -1},
 			},
@@ -15086,7 +15086,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.0",
 			file: "rules.yaml (built-in)",
-			line: 7097,
+			line: 7120,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: -1, detHi: -1},
 			},
@@ -15095,7 +15095,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.0",
 			file: "rules.yaml (built-in)",
-			line: 7102,
+			line: 7125,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: -1, detHi: -1},
 			},
@@ -15150,7 +15150,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.0",
 			file: "rules.yaml (built-in)",
-			line: 7111,
+			line: 7134,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: -1, detHi: -1},
 				{class: 4, subject: 3, detailLo: 3, detHi: 3},
@@ -15161,7 +15161,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.0",
 			file: "rules.yaml (built-in)",
-			line: 7119,
+			line: 7142,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: -1, detHi: -1},
 			},
@@ -15170,14 +15170,14 @@ var builtinSet = &ruleSet{
 		{
 			id:       "diagnostic-type-x-unix",
 			file:     "rules.yaml (built-in)",
-			line:     7124,
+			line:     7147,
 			diagType: []string{"x-unix"},
 			then:     thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "rfc3463-x.3.other",
 			file: "rules.yaml (built-in)",
-			line: 7134,
+			line: 7157,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: -1, detHi: -1},
 			},
@@ -15186,7 +15186,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-onhold",
 			file: "rules.yaml (built-in)",
-			line: 7144,
+			line: 7167,
 			text: phraseMask{
 				{index: 36, bits: 16},
 			},
@@ -15196,7 +15196,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-onhold",
 			file: "rules.yaml (built-in)",
-			line: 7149,
+			line: 7172,
 			text: phraseMask{
 				{index: 36, bits: 224},
 			},
@@ -15206,7 +15206,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-onhold",
 			file: "rules.yaml (built-in)",
-			line: 7155,
+			line: 7178,
 			text: phraseMask{
 				{index: 36, bits: 1792},
 			},
@@ -15217,7 +15217,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-521-556",
 			file: "rules.yaml (built-in)",
-			line: 7164,
+			line: 7187,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 1},
@@ -15231,7 +15231,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-552",
 			file: "rules.yaml (built-in)",
-			line: 7168,
+			line: 7191,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 2},
@@ -15247,7 +15247,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-452",
 			file: "rules.yaml (built-in)",
-			line: 7172,
+			line: 7195,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 2},
@@ -15258,7 +15258,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-421",
 			file: "rules.yaml (built-in)",
-			line: 7176,
+			line: 7199,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 2, 2: 1},
@@ -15272,7 +15272,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-553",
 			file: "rules.yaml (built-in)",
-			line: 7180,
+			line: 7203,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 3},
@@ -15283,7 +15283,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-syntax",
 			file: "rules.yaml (built-in)",
-			line: 7184,
+			line: 7207,
 			status: []statusPattern{
 				{none: true},
 				{class: 5, subject: 5, detailLo: -1, detHi: -1},
@@ -15343,7 +15343,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-451",
 			file: "rules.yaml (built-in)",
-			line: 7192,
+			line: 7215,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 1},
@@ -15400,7 +15400,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "vacation-text",
 			file: "rules.yaml (built-in)",
-			line: 7200,
+			line: 7223,
 			text: phraseMask{
 				{index: 36, bits: 122880},
 			},
@@ -15413,7 +15413,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unreadable-text",
 			file: "rules.yaml (built-in)",
-			line: 7207,
+			line: 7230,
 			regexps: []*pattern{
 				{src: "^[^a-z]+$", captures: false, minLen: 1},
 			},
@@ -15452,7 +15452,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-550-554-alone",
 			file: "rules.yaml (built-in)",
-			line: 7216,
+			line: 7239,
 			status: []statusPattern{
 				{none: true},
 			},
@@ -15523,7 +15523,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.0.0",
 			file: "rules.yaml (built-in)",
-			line: 7225,
+			line: 7248,
 			status: []statusPattern{
 				{class: -1, detailLo: -1, detHi: -1},
 			},
@@ -15611,7 +15611,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-used",
 			file: "rules.yaml (built-in)",
-			line: 897,
+			line: 920,
 			text: phraseMask{
 				{bits: 4095},
 			},
@@ -15626,7 +15626,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-name",
 			file: "rules.yaml (built-in)",
-			line: 908,
+			line: 931,
 			text: phraseMask{
 				{bits: 4190208},
 			},
@@ -15637,7 +15637,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-named",
 			file: "rules.yaml (built-in)",
-			line: 914,
+			line: 937,
 			text: phraseMask{
 				{bits: 536607744},
 			},
@@ -15648,7 +15648,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-score",
 			file: "rules.yaml (built-in)",
-			line: 923,
+			line: 946,
 			text: phraseMask{
 				{bits: 16642998272},
 			},
@@ -15664,7 +15664,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-tests",
 			file: "rules.yaml (built-in)",
-			line: 943,
+			line: 966,
 			text: phraseMask{
 				{bits: 17179869184},
 			},
@@ -15675,7 +15675,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "listed-domain",
 			file: "rules.yaml (built-in)",
-			line: 949,
+			line: 972,
 			text: phraseMask{
 				{bits: 515421241344},
 			},
@@ -15689,7 +15689,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sending-ip",
 			file: "rules.yaml (built-in)",
-			line: 962,
+			line: 985,
 			regexps: []*pattern{
 				{src: "client(?: host)? \\[(?P<ip>[0-9a-f:.]{7,45})\\]", captures: true, minLen: 16},
 				{src: "(?:your|sending|sender|sender's|client|the|source) ip(?:v[46])?(?: address)?(?: is| of)?:? \\[?\\(?(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})", captures: true, minLen: 14},
@@ -15704,7 +15704,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "url",
 			file: "rules.yaml (built-in)",
-			line: 984,
+			line: 1007,
 			text: phraseMask{
 				{bits: 3848290697216},
 			},
@@ -15716,7 +15716,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "retried-for",
 			file: "rules.yaml (built-in)",
-			line: 990,
+			line: 1013,
 			text: phraseMask{
 				{bits: 1121501860331520},
 			},
@@ -15728,7 +15728,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "retry-deadline",
 			file: "rules.yaml (built-in)",
-			line: 1014,
+			line: 1037,
 			text: phraseMask{
 				{bits: 4610560118520545280},
 			},
@@ -15743,7 +15743,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rate-limit",
 			file: "rules.yaml (built-in)",
-			line: 1042,
+			line: 1065,
 			text: phraseMask{
 				{bits: 13835058055282163712},
 				{index: 1, bits: 15},
@@ -15755,7 +15755,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "size-limit",
 			file: "rules.yaml (built-in)",
-			line: 1052,
+			line: 1075,
 			text: phraseMask{
 				{index: 1, bits: 2147483632},
 			},
@@ -15776,7 +15776,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "recipient-limit",
 			file: "rules.yaml (built-in)",
-			line: 1086,
+			line: 1109,
 			text: phraseMask{
 				{index: 1, bits: 135291469824},
 			},
@@ -15792,7 +15792,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus",
 			file: "rules.yaml (built-in)",
-			line: 1100,
+			line: 1123,
 			text: phraseMask{
 				{index: 1, bits: 140600049401856},
 			},
@@ -15810,7 +15810,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-attachment",
 			file: "rules.yaml (built-in)",
-			line: 1128,
+			line: 1151,
 			text: phraseMask{
 				{index: 1, bits: 71213169107795968},
 			},
@@ -15821,7 +15821,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-encrypted-attachment",
 			file: "rules.yaml (built-in)",
-			line: 1152,
+			line: 1175,
 			text: phraseMask{
 				{index: 1, bits: 1080863910568919040},
 			},
@@ -15832,7 +15832,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-encrypted-attachment-ja",
 			file: "rules.yaml (built-in)",
-			line: 1174,
+			line: 1197,
 			text: phraseMask{
 				{index: 1, bits: 8070450532247928832},
 			},
@@ -15843,7 +15843,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "barracuda-recipient-outcome",
 			file: "rules.yaml (built-in)",
-			line: 1181,
+			line: 1204,
 			text: phraseMask{
 				{index: 1, bits: 9223372036854775808},
 			},
@@ -15854,7 +15854,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "attachment-file",
 			file: "rules.yaml (built-in)",
-			line: 1194,
+			line: 1217,
 			text: phraseMask{
 				{index: 2, bits: 67108863},
 				{index: 1, bits: 18014398509481984},
@@ -15873,7 +15873,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "forward-program",
 			file: "rules.yaml (built-in)",
-			line: 1222,
+			line: 1245,
 			text: phraseMask{
 				{index: 2, bits: 469762048},
 			},
@@ -15886,7 +15886,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sending-domain",
 			file: "rules.yaml (built-in)",
-			line: 1233,
+			line: 1256,
 			text: phraseMask{
 				{index: 2, bits: 3758096384},
 			},
@@ -15899,7 +15899,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contact-address",
 			file: "rules.yaml (built-in)",
-			line: 1250,
+			line: 1273,
 			text: phraseMask{
 				{index: 2, bits: 562945658454016},
 			},
@@ -15911,7 +15911,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "loop",
 			file: "rules.yaml (built-in)",
-			line: 1263,
+			line: 1286,
 			text: phraseMask{
 				{index: 2, bits: 8444249301319680},
 			},
@@ -15924,7 +15924,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "dns-temporary",
 			file: "rules.yaml (built-in)",
-			line: 1276,
+			line: 1299,
 			text: phraseMask{
 				{bits: 288230376151711744},
 				{index: 2, bits: 9214364837600034816},
@@ -15938,7 +15938,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "last-error",
 			file: "rules.yaml (built-in)",
-			line: 1295,
+			line: 1318,
 			text: phraseMask{
 				{index: 2, bits: 9223372036854775808},
 				{index: 3, bits: 7},
@@ -15954,7 +15954,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls",
 			file: "rules.yaml (built-in)",
-			line: 1318,
+			line: 1341,
 			text: phraseMask{
 				{index: 3, bits: 2040},
 			},
@@ -15969,7 +15969,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-mx",
 			file: "rules.yaml (built-in)",
-			line: 1345,
+			line: 1368,
 			text: phraseMask{
 				{index: 3, bits: 6144},
 			},
@@ -15985,7 +15985,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-domain",
 			file: "rules.yaml (built-in)",
-			line: 1360,
+			line: 1383,
 			text: phraseMask{
 				{index: 3, bits: 507904},
 			},
@@ -16000,7 +16000,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "new-address",
 			file: "rules.yaml (built-in)",
-			line: 1368,
+			line: 1391,
 			text: phraseMask{
 				{index: 3, bits: 3670016},
 			},
@@ -16012,7 +16012,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "connection",
 			file: "rules.yaml (built-in)",
-			line: 1379,
+			line: 1402,
 			text: phraseMask{
 				{index: 3, bits: 68715282432},
 			},
@@ -16028,7 +16028,7 @@ var builtinSet = &ruleSet{
 			},
 		},
 	},
-	texts: [84]text{
+	texts: [90]text{
 		0: {
 			{literal: "the receiving side gave no reason that could be understood"},
 		},
@@ -16330,6 +16330,74 @@ var builtinSet = &ruleSet{
 			{literal: "This is not a bounce but a DMARC aggregate report: a summary, for your domain's email admin, of how the mail claiming to come from your domain fared at one receiving mail service, with the results of its SPF, DKIM and DMARC checks. It can list messages that failed those checks and were rejected or quarantined there; your email admin should read it with a DMARC report viewer."},
 		},
 		49: {
+			{literal: "quota warning: your mailbox is nearly full"},
+		},
+		50: {
+			{literal: "This is not a bounce but a warning that your own mailbox is nearly full; nothing you sent failed."},
+			{
+				group: []textPart{
+					{literal: " It is at "},
+					{slot: 50, isSlot: true},
+					{literal: " of its quota."},
+				},
+			},
+			{
+				group: []textPart{
+					{literal: " It holds "},
+					{slot: 51, isSlot: true},
+					{literal: "."},
+				},
+			},
+			{
+				group: []textPart{
+					{literal: " Its quota is "},
+					{slot: 15, isSlot: true},
+					{literal: "."},
+				},
+			},
+			{literal: " Once it is full, mail sent to you will be refused and bounced back to its senders until you make room."},
+		},
+		51: {
+			{literal: "Make room in your mailbox: delete or archive old mail, starting with messages that have large attachments and with the Sent and Deleted Items (Trash) folders, then empty Deleted Items. If you need to keep it all, ask your email admin for a larger quota."},
+		},
+		52: {
+			{literal: "malware stopped by your own organization's scanner"},
+		},
+		53: {
+			{literal: "Your own organization's mail server"},
+			{
+				group: []textPart{
+					{literal: " "},
+					{slot: 2, isSlot: true},
+				},
+			},
+			{literal: " scanned the message"},
+			{
+				group: []textPart{
+					{literal: " to "},
+					{isSlot: true},
+				},
+			},
+			{literal: " on its way out and found malware in it"},
+			{
+				group: []textPart{
+					{literal: " ("},
+					{slot: 19, isSlot: true},
+					{literal: ")"},
+				},
+			},
+			{
+				group: []textPart{
+					{literal: ", in "},
+					{slot: 18, isSlot: true},
+				},
+			},
+			{literal: ", so it stopped the message before it left: it was not sent. The malware most likely came from the computer or email account the message was sent from, which is probably infected."},
+		},
+		54: {
+			{literal: "Do not open the attachment and do not send the message again in any form. Tell your IT support or email admin now: have the computer you sent it from scanned for malware, and change your email password (from another, clean device). If you did not write this message, your computer or account is sending mail without you: tell IT at once."},
+		},
+		55: {
 			{literal: "Your message to "},
 			{slot: 9, isSlot: true},
 			{literal: " was forwarded by the recipient's side (a forwarding or an alias of that address) to "},
@@ -16338,7 +16406,7 @@ var builtinSet = &ruleSet{
 			{slot: 9, isSlot: true},
 			{literal: "."},
 		},
-		50: {
+		56: {
 			{literal: "Tell the recipient by other means (phone, another address) that their forwarding from "},
 			{slot: 9, isSlot: true},
 			{literal: " to "},
@@ -16347,7 +16415,7 @@ var builtinSet = &ruleSet{
 			{slot: 9, isSlot: true},
 			{literal: " does not arrive."},
 		},
-		51: {
+		57: {
 			{literal: "Your message to "},
 			{slot: 9, isSlot: true},
 			{literal: " was forwarded by the recipient's side (a forwarding or an alias of that address) to "},
@@ -16378,7 +16446,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: ", so your domain's sender checks (SPF, often DMARC) fail there, and it is the forwarding server's reputation that is judged, not yours."},
 		},
-		52: {
+		58: {
 			{literal: "Do not rewrite your message: it was refused because of how it was forwarded. Tell the recipient by other means (phone, another address) that their forwarding from "},
 			{slot: 9, isSlot: true},
 			{literal: " to "},
@@ -16389,7 +16457,7 @@ var builtinSet = &ruleSet{
 			{slot: 9, isSlot: true},
 			{literal: " does not arrive."},
 		},
-		53: {
+		59: {
 			{literal: "The sending server keeps trying"},
 			{
 				group: []textPart{
@@ -16413,7 +16481,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: ", but this will likely not fix itself: it keeps failing until the recipient's side changes its configuration. Tell the recipient by other means (phone, another address) so that their email admin fixes it, or send the content another way."},
 		},
-		54: {
+		60: {
 			{literal: "The sending server keeps trying"},
 			{
 				group: []textPart{
@@ -16437,7 +16505,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: ", but the message gets through only once the recipient makes room in their mailbox. Tell the recipient by other means (phone, another address) that their mailbox is full; do not send the message again meanwhile (the recipient could get it twice)."},
 		},
-		55: {
+		61: {
 			{literal: "The refusal was temporary: the receiving server"},
 			{
 				group: []textPart{
@@ -16447,13 +16515,13 @@ var builtinSet = &ruleSet{
 			},
 			{literal: " refused the message the same way on every attempt, until the sending server gave up, so it was not delivered."},
 		},
-		56: {
+		62: {
 			{literal: "The failure was temporary, but it happened again on every attempt, until the sending server gave up, so the message was not delivered."},
 		},
-		57: {
+		63: {
 			{literal: "recipient's internal mail server unreachable"},
 		},
-		58: {
+		64: {
 			{literal: "Your message reached the recipient's organization: its mail gateway"},
 			{
 				group: []textPart{
@@ -16484,7 +16552,7 @@ var builtinSet = &ruleSet{
 				},
 			},
 		},
-		59: {
+		65: {
 			{literal: "Delivery"},
 			{
 				group: []textPart{
@@ -16508,7 +16576,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: " at the moment, and keeps trying. This is a fault of the recipient's mail system, not of your side."},
 		},
-		60: {
+		66: {
 			{literal: "Nothing on your side needs to change, and sending again before it is fixed will fail the same way. Tell the recipient by other means (phone, another address) that their organization's mail gateway cannot reach their internal mail server"},
 			{
 				group: []textPart{
@@ -16518,7 +16586,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: ", so that their email admin fixes it; send the message again once they confirm that mail reaches them."},
 		},
-		61: {
+		67: {
 			{literal: "Nothing to do yet: the recipient's mail gateway keeps trying"},
 			{
 				group: []textPart{
@@ -16542,19 +16610,19 @@ var builtinSet = &ruleSet{
 			},
 			{literal: ", and sends a final report if it gives up. If the message is urgent, tell the recipient by other means that their mail is held at their gateway."},
 		},
-		62: {
+		68: {
 			{literal: "outdated internal address"},
 		},
-		63: {
+		69: {
 			{literal: "The message was not delivered because your mail program used an outdated internal Exchange address for the recipient (the one starting with IMCEAEX), not their email address. Such an address usually comes from the autocomplete list or a saved contact, and stops working when the recipient's mailbox is moved, re-created or migrated: the recipient's mailbox may well still exist."},
 		},
-		64: {
+		70: {
 			{literal: "Remove the recipient from your mail program's autocomplete list (in Outlook, start typing the name and click the X next to the suggestion), pick the recipient again from the address book, and send a new message. If it still fails, or many people hit this, ask your email admin to add the old internal address from this report to the recipient's mailbox as an extra X500 address, so that old entries work again."},
 		},
-		65: {
+		71: {
 			{literal: "recipient's forwarding blocked"},
 		},
-		66: {
+		72: {
 			{literal: "Your message"},
 			{
 				group: []textPart{
@@ -16566,12 +16634,12 @@ var builtinSet = &ruleSet{
 			{isSlot: true},
 			{literal: ". The recipient's organisation does not allow forwarding to outside addresses, so only that forwarded copy was stopped: the original recipient's mailbox most likely still received your message."},
 		},
-		67: {
+		73: {
 			{literal: "Nothing to do on your side. If the recipient relies on that forwarding, tell them by other means: their email admin must allow forwarding to outside addresses for their mailbox (Microsoft 365's outbound spam policy), or they should remove the forwarding to "},
 			{isSlot: true},
 			{literal: "."},
 		},
-		68: {
+		74: {
 			{literal: "The message could not be forwarded automatically to the outside address"},
 			{
 				group: []textPart{
@@ -16581,7 +16649,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: ": the organisation whose mailbox forwards it (in Microsoft 365) does not allow forwarding to outside addresses. The report does not show whether that mailbox is yours or the recipient's."},
 		},
-		69: {
+		75: {
 			{literal: "If your own mailbox forwards mail"},
 			{
 				group: []textPart{
@@ -16591,7 +16659,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: ", your email admin must allow outside forwarding for it, or the forwarding must be removed. If you wrote to someone whose mailbox forwards there, there is nothing to do on your side: the original recipient most likely received your message."},
 		},
-		70: {
+		76: {
 			{literal: "Delivery"},
 			{
 				group: []textPart{
@@ -16608,7 +16676,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: " refuses connections for now; the sending server keeps trying."},
 		},
-		71: {
+		77: {
 			{literal: "Delivery"},
 			{
 				group: []textPart{
@@ -16625,7 +16693,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: " does not answer for now; the sending server keeps trying."},
 		},
-		72: {
+		78: {
 			{literal: "Delivery"},
 			{
 				group: []textPart{
@@ -16642,7 +16710,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: " cannot be looked up for now: the domain's name servers do not answer. The sending server keeps trying."},
 		},
-		73: {
+		79: {
 			{literal: "Delivery"},
 			{
 				group: []textPart{
@@ -16666,10 +16734,10 @@ var builtinSet = &ruleSet{
 				},
 			},
 		},
-		74: {
+		80: {
 			{literal: "delivery delayed"},
 		},
-		75: {
+		81: {
 			{literal: "The sending server gives up"},
 			{
 				group: []textPart{
@@ -16692,7 +16760,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: ", and then sends a final report."},
 		},
-		76: {
+		82: {
 			{literal: "Nothing to do yet, and do not send the message again: the sending server keeps trying"},
 			{
 				group: []textPart{
@@ -16738,7 +16806,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: "."},
 		},
-		77: {
+		83: {
 			{literal: "Nothing to do yet, and do not send the message again: the sending server keeps trying"},
 			{
 				group: []textPart{
@@ -16769,7 +16837,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: " to accept connections again, or correct their domain's mail server records."},
 		},
-		78: {
+		84: {
 			{literal: "The message"},
 			{
 				group: []textPart{
@@ -16793,10 +16861,10 @@ var builtinSet = &ruleSet{
 			},
 			{literal: ", because it relays mail to other domains only for users and devices that log in or that it is set to trust. The recipient's address is not at fault."},
 		},
-		79: {
+		85: {
 			{literal: "Set your mail program or device to log in to your outgoing mail server (with your user name and password, on its port for sending, usually 587 or 465), or use the outgoing server your organization gives you, then send the message again. If it already does, your email admin must allow it to relay through that server."},
 		},
-		80: {
+		86: {
 			{literal: "The message"},
 			{
 				group: []textPart{
@@ -16820,7 +16888,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: ". Either it is an outgoing server of your side that needs you to log in first, or it is the recipient's server and does not accept mail for their domain; the report does not show which."},
 		},
-		81: {
+		87: {
 			{literal: "Check the part of the address after the @ for typos. If the server"},
 			{
 				group: []textPart{
@@ -16830,7 +16898,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: " is your own or your provider's outgoing server, set your mail program or device to log in to it (with your user name and password) or use the right outgoing server, and ask your email admin if in doubt. Otherwise tell the recipient by other means (phone, another address): their email admin must make their domain's mail server settings point to a server that accepts mail for it."},
 		},
-		82: {
+		88: {
 			{literal: "It had passed through "},
 			{slot: 49, isSlot: true},
 			{literal: " mail servers"},
@@ -16842,7 +16910,7 @@ var builtinSet = &ruleSet{
 			},
 			{literal: "."},
 		},
-		83: {
+		89: {
 			{literal: "The mail servers of "},
 			{slot: 16, isSlot: true},
 			{literal: " point back to the server that was passing the message on"},
@@ -16856,12 +16924,12 @@ var builtinSet = &ruleSet{
 			{literal: ", which does not itself accept mail for that domain."},
 		},
 	},
-	textsFrom: [84]string{
+	textsFrom: [90]string{
 		0: "rules.yaml (built-in)", 1: "rules.yaml (built-in)", 2: "rules.yaml (built-in)", 3: "rules.yaml (built-in)", 4: "rules.yaml (built-in)", 5: "rules.yaml (built-in)", 6: "rules.yaml (built-in)", 7: "rules.yaml (built-in)", 8: "rules.yaml (built-in)", 9: "rules.yaml (built-in)", 10: "rules.yaml (built-in)", 11: "rules.yaml (built-in)", 12: "rules.yaml (built-in)", 13: "rules.yaml (built-in)", 14: "rules.yaml (built-in)", 15: "rules.yaml (built-in)", 16: "rules.yaml (built-in)", 17: "rules.yaml (built-in)", 18: "rules.yaml (built-in)", 19: "rules.yaml (built-in)",
 		20: "rules.yaml (built-in)", 21: "rules.yaml (built-in)", 22: "rules.yaml (built-in)", 23: "rules.yaml (built-in)", 24: "rules.yaml (built-in)", 25: "rules.yaml (built-in)", 26: "rules.yaml (built-in)", 27: "rules.yaml (built-in)", 28: "rules.yaml (built-in)", 29: "rules.yaml (built-in)", 30: "rules.yaml (built-in)", 31: "rules.yaml (built-in)", 32: "rules.yaml (built-in)", 33: "rules.yaml (built-in)", 34: "rules.yaml (built-in)", 35: "rules.yaml (built-in)", 36: "rules.yaml (built-in)", 37: "rules.yaml (built-in)", 38: "rules.yaml (built-in)", 39: "rules.yaml (built-in)",
 		40: "rules.yaml (built-in)", 41: "rules.yaml (built-in)", 42: "rules.yaml (built-in)", 43: "rules.yaml (built-in)", 44: "rules.yaml (built-in)", 45: "rules.yaml (built-in)", 46: "rules.yaml (built-in)", 47: "rules.yaml (built-in)", 48: "rules.yaml (built-in)", 49: "rules.yaml (built-in)", 50: "rules.yaml (built-in)", 51: "rules.yaml (built-in)", 52: "rules.yaml (built-in)", 53: "rules.yaml (built-in)", 54: "rules.yaml (built-in)", 55: "rules.yaml (built-in)", 56: "rules.yaml (built-in)", 57: "rules.yaml (built-in)", 58: "rules.yaml (built-in)", 59: "rules.yaml (built-in)",
 		60: "rules.yaml (built-in)", 61: "rules.yaml (built-in)", 62: "rules.yaml (built-in)", 63: "rules.yaml (built-in)", 64: "rules.yaml (built-in)", 65: "rules.yaml (built-in)", 66: "rules.yaml (built-in)", 67: "rules.yaml (built-in)", 68: "rules.yaml (built-in)", 69: "rules.yaml (built-in)", 70: "rules.yaml (built-in)", 71: "rules.yaml (built-in)", 72: "rules.yaml (built-in)", 73: "rules.yaml (built-in)", 74: "rules.yaml (built-in)", 75: "rules.yaml (built-in)", 76: "rules.yaml (built-in)", 77: "rules.yaml (built-in)", 78: "rules.yaml (built-in)", 79: "rules.yaml (built-in)",
-		80: "rules.yaml (built-in)", 81: "rules.yaml (built-in)", 82: "rules.yaml (built-in)", 83: "rules.yaml (built-in)",
+		80: "rules.yaml (built-in)", 81: "rules.yaml (built-in)", 82: "rules.yaml (built-in)", 83: "rules.yaml (built-in)", 84: "rules.yaml (built-in)", 85: "rules.yaml (built-in)", 86: "rules.yaml (built-in)", 87: "rules.yaml (built-in)", 88: "rules.yaml (built-in)", 89: "rules.yaml (built-in)",
 	},
 	phrases: []string{
 		"blocked using", "black list at", "blacklist at", "block list at", "blocklist at", "listed at", "listed in", "listed on", "listed by", "found on", "rbl", "dnsbl", "spamhaus", "sorbs", "barracuda", "spamcop", "uceprotect", "spamrats", "cbl", "psbl",
@@ -18445,7 +18513,7 @@ var builtinData1 = [...]reasonDef{
 		},
 		byFact: keyedWords{
 			{
-				key: 37,
+				key: 40,
 				words: words{
 					explanation: alts{
 						list: []text{
@@ -18465,22 +18533,22 @@ var builtinData1 = [...]reasonDef{
 									},
 								},
 								{literal: " because the person has moved: the server gives their new address, "},
-								{slot: 50, isSlot: true},
+								{slot: 53, isSlot: true},
 								{literal: "."},
 							},
 						},
-						uses: 1125899906842627,
+						uses: 9007199254740995,
 						tr:   &builtinSlots2[381],
 					},
 					fix: alts{
 						list: []text{
 							{
 								{literal: "Send the message again to "},
-								{slot: 50, isSlot: true},
+								{slot: 53, isSlot: true},
 								{literal: ", and replace the old address in your address book, your mail program's autocomplete and your mailing lists. If you are not sure the new address is theirs, confirm it with the person by other means first."},
 							},
 						},
-						uses: 1125899906842624,
+						uses: 9007199254740992,
 						tr:   &builtinSlots2[382],
 					},
 				},

@@ -286,6 +286,7 @@ func (e *Engine) classify(in Input, lang int) Classification {
 	e.relayReading(&v, &rec, lang)       // whose server refused to relay (relayside.go)
 	e.internalHopReading(&v, &rec, lang) // the recipient's gateway and its internal server (internalhop.go)
 	e.legacyDNReading(&v, &rec, lang)    // a stale Exchange X.500 address (legacydn.go)
+	e.ownScannerReading(&v, &rec, lang)  // malware stopped by the sender's own scanner (ownscanner.go)
 	return v
 }
 
@@ -1019,6 +1020,11 @@ func (e *Engine) notBounce(r *dsn.Report, lang int) Classification {
 			// The bounce it carries was not read here either.
 			v.Summary = t[textListUncaughtBounceSummary].plain()
 			e.listBounceNotice(&v, r, lang)
+			break
+		}
+		if r.Format == dsn.FormatQuotaWarning {
+			// The reader's own mailbox: they act in person.
+			v = e.quotaWarning(r, lang)
 			break
 		}
 		if r.Format == dsn.FormatDMARCAggregate {

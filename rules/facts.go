@@ -162,13 +162,24 @@ const (
 	// LOCATION", Sendmail's FEATURE(`redirect') "User has moved; please try
 	// <ADDRESS>" (cf/README).
 	FactNewAddress Fact = "new_address"
+	// FactPercent is how full a mailbox is, as a quota warning
+	// (dsn.FormatQuotaWarning) states it: "90%"; its quota is FactLimit.
+	FactPercent Fact = "percent"
+	// FactUsed is the size a mailbox has reached, as a quota warning
+	// states it: "4634MB".
+	FactUsed Fact = "used"
+	// FactOwnScanner is the server of the sender's own organisation whose
+	// virus scanner stopped the message on its way out (ownscanner.go):
+	// the report's Reporting-MTA, of the sender's domain, with no other
+	// server named; derived, never captured.
+	FactOwnScanner Fact = "own_scanner"
 )
 
 // facts is the fact vocabulary, in the order JSON and --why list them.
 var facts = [...]Fact{FactList, FactURL, FactLimit, FactHost, FactIP, FactFile, FactVirus, FactAddress, FactRetriedFor,
 	FactRetryUntil, FactRetryLeft, FactRetryAge, FactLastError, FactLoop, FactDNSTempFail, FactNoMX, FactNoDomain, FactConnRefused, FactConnTimeout, FactTooManyRecipients,
 	FactTLSRequired, FactTLSNotOffered, FactTLSRefused, FactTLSCert, FactEncryptedAttachment, FactBlockedAttachment, FactAttachmentBudget, FactOrgText, FactRecipientFilter, FactInternalHop,
-	FactScore, FactThreshold, FactSpamTests, FactListedDomain, FactProgram, FactSenderDomain, FactCount, FactNewAddress}
+	FactScore, FactThreshold, FactSpamTests, FactListedDomain, FactProgram, FactSenderDomain, FactCount, FactPercent, FactUsed, FactOwnScanner, FactNewAddress}
 
 const numFacts = len(facts)
 
@@ -272,8 +283,14 @@ func factIndex(name string) (int, bool) {
 		return 35, true
 	case FactCount:
 		return 36, true
-	case FactNewAddress:
+	case FactPercent:
 		return 37, true
+	case FactUsed:
+		return 38, true
+	case FactOwnScanner:
+		return 39, true
+	case FactNewAddress:
+		return 40, true
 	}
 	return 0, false
 }

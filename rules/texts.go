@@ -77,6 +77,12 @@ const (
 	textNoRecipientExplanation
 	textDMARCAggregateSummary
 	textDMARCAggregateExplanation
+	textQuotaWarningSummary
+	textQuotaWarningExplanation
+	textQuotaWarningFix
+	textOwnScannerSummary
+	textOwnScannerExplanation
+	textOwnScannerFix
 	textForwardedIntro
 	textForwardedFix
 	textForwardedRefused
@@ -260,14 +266,23 @@ var textDefs = [numTexts]struct {
 	textNoRecipientExplanation:        {"no_recipient_explanation", 0},
 	textDMARCAggregateSummary:         {"dmarc_aggregate_summary", 0},
 	textDMARCAggregateExplanation:     {"dmarc_aggregate_explanation", 0},
-	textForwardedIntro:                {"forwarded_intro", setOf(slotOriginal, slotRecipient)},
-	textForwardedFix:                  {"forwarded_fix", setOf(slotOriginal, slotRecipient)},
-	textForwardedRefused:              {"forwarded_refused", setOf(slotOriginal, slotRecipient, slotRemote, slotReply, slotFact0+slot(slotIndexOf(FactIP)))},
-	textForwardedRefusedFix:           {"forwarded_refused_fix", setOf(slotOriginal, slotRecipient)},
-	textDelayedLastingFix:             {"delayed_lasting_fix", setOf(slotRecipient) | deadlineSlots},
-	textDelayedMailboxFullFix:         {"delayed_mailboxfull_fix", setOf(slotRecipient) | deadlineSlots},
-	textGaveUpRefused:                 {"gave_up_refused", setOf(slotRemote)},
-	textGaveUpFailed:                  {"gave_up_failed", 0},
+	textQuotaWarningSummary:           {"quota_warning_summary", 0},
+	textQuotaWarningExplanation: {"quota_warning_explanation", setOf(slotFact0+slot(slotIndexOf(FactPercent)),
+		slotFact0+slot(slotIndexOf(FactUsed)), slotFact0+slot(slotIndexOf(FactLimit)))},
+	textQuotaWarningFix: {"quota_warning_fix", 0},
+	// A message stopped for malware by the sender's own outgoing scanner
+	// (ownscanner.go).
+	textOwnScannerSummary:     {"own_scanner_summary", 0},
+	textOwnScannerExplanation: {"own_scanner_explanation", ownScannerSlots},
+	textOwnScannerFix:         {"own_scanner_fix", ownScannerSlots},
+	textForwardedIntro:        {"forwarded_intro", setOf(slotOriginal, slotRecipient)},
+	textForwardedFix:          {"forwarded_fix", setOf(slotOriginal, slotRecipient)},
+	textForwardedRefused:      {"forwarded_refused", setOf(slotOriginal, slotRecipient, slotRemote, slotReply, slotFact0+slot(slotIndexOf(FactIP)))},
+	textForwardedRefusedFix:   {"forwarded_refused_fix", setOf(slotOriginal, slotRecipient)},
+	textDelayedLastingFix:     {"delayed_lasting_fix", setOf(slotRecipient) | deadlineSlots},
+	textDelayedMailboxFullFix: {"delayed_mailboxfull_fix", setOf(slotRecipient) | deadlineSlots},
+	textGaveUpRefused:         {"gave_up_refused", setOf(slotRemote)},
+	textGaveUpFailed:          {"gave_up_failed", 0},
 	// The recipient organisation's gateway could not pass the message on
 	// to its internal server (internalhop.go).
 	textInternalHopSummary:            {"internal_hop_summary", 0},

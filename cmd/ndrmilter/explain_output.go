@@ -125,13 +125,16 @@ func writeExplainText(w io.Writer, lw words, file string, r *dsn.Report, reading
 		detail(w, lw, "cli.to", o.To)
 		detail(w, lw, "cli.subject", o.Subject)
 	}
-	if decide.Annotates(r) && r.Format != dsn.FormatListBounceNotice && r.Format != dsn.FormatListUncaughtBounce {
+	if decide.Annotates(r) && r.Format != dsn.FormatListBounceNotice && r.Format != dsn.FormatListUncaughtBounce && !rules.OwnScannerStopped(readings) {
 		// A bounce for mail never sent here (backscatter) reads like any
 		// other: only the record of sent mail tells them apart, which the
 		// milter, the filter and the HTTP API consult and explain does
 		// not. The reader is told how to tell, rather than left to act
 		// on a bounce of someone else's mail. A list's notice about a
-		// member's bounce is of the list's mail, never the reader's.
+		// member's bounce is of the list's mail, never the reader's. Nor
+		// is a message the sender's own outgoing scanner stopped for
+		// malware backscatter: "delete this notice if you do not
+		// recognise it" would hide an infected computer or account.
 		fmt.Fprintf(w, "\n  %s\n    %s\n", lw.text("cli.sent_here"), lw.text("cli.not_checked"))
 	}
 	fmt.Fprintln(w)
