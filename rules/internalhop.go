@@ -222,12 +222,7 @@ func (e *Engine) internalHopReading(v *Classification, rec *record, lang int) {
 	}
 	v.Facts.v[slotIndexOf(FactInternalHop)] = sanitize(h)
 	t := e.textsFor(lang)
-	var vals slotValues
-	vals[slotRecipient] = sanitize(rec.in.Recipient)
-	vals[slotReporting] = sanitize(hostName(rec.in.ReportingMTA))
-	for i, f := range v.Facts.v {
-		vals[slotFact0+slot(i)] = f
-	}
+	vals := reportSlots(rec, &v.Facts)
 	localDurations(lang, &vals)
 	v.Summary = t[textInternalHopSummary].plain()
 	v.Owner = OwnerRecipientAdmin
@@ -319,4 +314,17 @@ var sharedAddressSpace = netip.MustParsePrefix("100.64.0.0/10")
 // or unspecified address (namedRemote).
 func specialUseAddr(a netip.Addr) bool {
 	return a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() || a.IsUnspecified() || sharedAddressSpace.Contains(a)
+}
+
+// reportSlots returns the slot values of a reading told in the report's
+// terms (internalHopReading, ownScannerReading): the recipient, the
+// reporting server and the facts fs.
+func reportSlots(rec *record, fs *Facts) slotValues {
+	var vals slotValues
+	vals[slotRecipient] = sanitize(rec.in.Recipient)
+	vals[slotReporting] = sanitize(hostName(rec.in.ReportingMTA))
+	for i, f := range fs.v {
+		vals[slotFact0+slot(i)] = f
+	}
+	return vals
 }

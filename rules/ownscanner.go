@@ -35,12 +35,7 @@ func (e *Engine) ownScannerReading(v *Classification, rec *record, lang int) {
 	host, _ := refusingServer(&rec.in)
 	v.Facts.v[slotIndexOf(FactOwnScanner)] = sanitize(host)
 	t := e.textsFor(lang)
-	var vals slotValues
-	vals[slotRecipient] = sanitize(rec.in.Recipient)
-	vals[slotReporting] = sanitize(hostName(rec.in.ReportingMTA))
-	for i, f := range v.Facts.v {
-		vals[slotFact0+slot(i)] = f
-	}
+	vals := reportSlots(rec, &v.Facts)
 	v.Owner = OwnerSenderAdmin
 	v.Summary = t[textOwnScannerSummary].plain()
 	v.Explanation = t[textOwnScannerExplanation].render(&vals)
