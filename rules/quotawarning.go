@@ -2,6 +2,7 @@ package rules
 
 import (
 	"regexp"
+	"sync"
 
 	"github.com/ndrmilter/ndrmilter/dsn"
 )
@@ -16,17 +17,23 @@ import (
 // (zimbraQuotaWarnMessage, ${MBOX_SIZE_MB}MB), Exchange's "1.9 GB".
 const quotaSize = `(\d{1,9}(?:[.,]\d{1,3})?\s?[KMGT]i?B)\b`
 
+// The regexps are compiled on first use: every command pays for what is
+// compiled at start (issue 14), and few messages are quota warnings.
 var (
 	// quotaPercent is how full the mailbox is: Zimbra's "over 90% of
 	// your 5120MB quota", Dovecot's example "Your mailbox is now 95% full".
-	quotaPercent = regexp.MustCompile(`\b(\d{1,3}(?:[.,]\d{1,2})?) ?%`)
+	quotaPercent = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b(\d{1,3}(?:[.,]\d{1,2})?) ?%`) })
 	// quotaUsed is the size the mailbox has reached: Zimbra's "Your
 	// mailbox size has reached 4634MB", a "mailbox size: 1.9 GB" line,
 	// "it is using 912 MB of its 1024 MB mailbox quota".
-	quotaUsed = regexp.MustCompile(`(?i)(?:size has reached|mailbox size(?: is|:)|\busing)\s+` + quotaSize)
+	quotaUsed = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)(?:size has reached|mailbox size(?: is|:)|\busing)\s+` + quotaSize)
+	})
 	// quotaLimit is the quota: Zimbra's "of your 5120MB quota", "of its
 	// 1024 MB mailbox quota", a "quota: 5 GB" or "limit: 2 GB" line.
-	quotaLimit = regexp.MustCompile(`(?i)(?:of (?:your|its)\s+` + quotaSize + `\s+(?:mailbox\s+)?quota|(?:quota|limit)(?: of| is|:)\s+` + quotaSize + `)`)
+	quotaLimit = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)(?:of (?:your|its)\s+` + quotaSize + `\s+(?:mailbox\s+)?quota|(?:quota|limit)(?: of| is|:)\s+` + quotaSize + `)`)
+	})
 )
 
 // quotaWarning is the reading of a mailbox quota warning: its figures, when
@@ -41,13 +48,13 @@ func (e *Engine) quotaWarning(r *dsn.Report, lang int) Classification {
 		vals[slotFact0+slot(i)] = value
 	}
 	n := r.Notice
-	if m := quotaPercent.FindStringSubmatch(n); m != nil {
+	if m := quotaPercent().FindStringSubmatch(n); m != nil {
 		set(FactPercent, m[1]+"%")
 	}
-	if m := quotaUsed.FindStringSubmatch(n); m != nil {
+	if m := quotaUsed().FindStringSubmatch(n); m != nil {
 		set(FactUsed, m[1])
 	}
-	if m := quotaLimit.FindStringSubmatch(n); m != nil {
+	if m := quotaLimit().FindStringSubmatch(n); m != nil {
 		for _, s := range m[1:] {
 			if s != "" {
 				set(FactLimit, s)

@@ -3,6 +3,7 @@ package rules
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/ndrmilter/ndrmilter/smtpcode"
 )
@@ -43,7 +44,9 @@ const (
 // saidHost matches the host a diagnostic says replied: Postfix's "host
 // mx.example.net[192.0.2.1] said:", Exim's "host mx.example.net
 // [192.0.2.1]:".
-var saidHost = regexp.MustCompile(`(?i)\bhost ([a-z0-9][a-z0-9_.-]*\.[a-z0-9-]{2,})\s?\[`)
+var saidHost = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\bhost ([a-z0-9][a-z0-9_.-]*\.[a-z0-9-]{2,})\s?\[`)
+})
 
 // refusingServer returns the name of the server that refused a record,
 // lower case, and whether another server than the one that wrote the
@@ -54,7 +57,7 @@ func refusingServer(in *Input) (host string, remote bool) {
 		if h := hostName(namedRemote(in.RemoteMTA)); h != "" {
 			return h, true
 		}
-		if m := saidHost.FindStringSubmatch(in.Diagnostic); m != nil {
+		if m := saidHost().FindStringSubmatch(in.Diagnostic); m != nil {
 			return hostName(m[1]), true
 		}
 		return "", true
