@@ -9,7 +9,7 @@ import (
 )
 
 // builtinDigest is BuiltinDigest: of the rules.yaml this file was generated from.
-const builtinDigest = "e60bbf4976a6"
+const builtinDigest = "7deba126828a"
 
 // builtinTrue and builtinFalse are the values of the rules' *bool fields.
 var builtinTrue, builtinFalse = true, false
@@ -20,7 +20,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "success",
 			file:   "rules.yaml (built-in)",
-			line:   1459,
+			line:   1463,
 			action: []smtpcode.Action{"delivered", "relayed", "expanded"},
 			then: thenDef{
 				Reason: "delivered",
@@ -30,7 +30,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "success-code",
 			file: "rules.yaml (built-in)",
-			line: 1464,
+			line: 1468,
 			status: []statusPattern{
 				{class: 2, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -56,7 +56,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1479,
+			line: 1483,
 			text: phraseMask{
 				{index: 3, bits: 481036337152},
 			},
@@ -70,7 +70,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1486,
+			line: 1490,
 			text: phraseMask{
 				{index: 3, bits: 549755813888},
 			},
@@ -84,7 +84,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1493,
+			line: 1497,
 			text: phraseMask{
 				{index: 3, bits: 3298534883328},
 			},
@@ -98,7 +98,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1500,
+			line: 1504,
 			text: phraseMask{
 				{index: 3, bits: 4398046511104},
 			},
@@ -112,7 +112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1507,
+			line: 1511,
 			text: phraseMask{
 				{index: 3, bits: 131941395333120},
 			},
@@ -126,7 +126,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1514,
+			line: 1518,
 			text: phraseMask{
 				{index: 3, bits: 422212465065984},
 			},
@@ -140,7 +140,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1521,
+			line: 1525,
 			text: phraseMask{
 				{index: 3, bits: 562949953421312},
 			},
@@ -154,7 +154,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 1528,
+			line: 1532,
 			text: phraseMask{
 				{index: 3, bits: 1125899906842624},
 			},
@@ -168,7 +168,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1535,
+			line: 1539,
 			text: phraseMask{
 				{index: 3, bits: 2251799813685248},
 			},
@@ -182,7 +182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1542,
+			line: 1546,
 			text: phraseMask{
 				{index: 3, bits: 13510798882111488},
 			},
@@ -196,7 +196,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1549,
+			line: 1553,
 			text: phraseMask{
 				{index: 3, bits: 18014398509481984},
 			},
@@ -210,7 +210,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1556,
+			line: 1560,
 			text: phraseMask{
 				{index: 3, bits: 108086391056891904},
 			},
@@ -224,7 +224,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1563,
+			line: 1567,
 			text: phraseMask{
 				{index: 3, bits: 144115188075855872},
 			},
@@ -238,7 +238,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1570,
+			line: 1574,
 			text: phraseMask{
 				{index: 3, bits: 288230376151711744},
 			},
@@ -252,7 +252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1577,
+			line: 1581,
 			text: phraseMask{
 				{index: 3, bits: 576460752303423488},
 			},
@@ -266,7 +266,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1584,
+			line: 1588,
 			text: phraseMask{
 				{index: 3, bits: 8070450532247928832},
 			},
@@ -280,7 +280,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-other-message",
 			file: "rules.yaml (built-in)",
-			line: 1592,
+			line: 1596,
 			text: phraseMask{
 				{index: 3, bits: 9223372036854775808},
 				{index: 4, bits: 63},
@@ -292,7 +292,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ironport-ldap-accept-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1613,
+			line: 1617,
 			text: phraseMask{
 				{index: 4, bits: 64},
 			},
@@ -302,7 +302,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-block-list",
 			file: "rules.yaml (built-in)",
-			line: 1624,
+			line: 1628,
 			text: phraseMask{
 				{index: 4, bits: 384},
 			},
@@ -371,7 +371,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "greylisting-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1641,
+			line: 1645,
 			text: phraseMask{
 				{index: 4, bits: 32256},
 			},
@@ -423,7 +423,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "proofpoint-reputation",
 			file: "rules.yaml (built-in)",
-			line: 1659,
+			line: 1663,
 			text: phraseMask{
 				{index: 4, bits: 229376},
 			},
@@ -497,7 +497,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-verify-callout",
 			file: "rules.yaml (built-in)",
-			line: 1674,
+			line: 1678,
 			text: phraseMask{
 				{index: 4, bits: 16515072},
 			},
@@ -547,7 +547,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1694,
+			line: 1698,
 			text: phraseMask{
 				{index: 4, bits: 50331648},
 			},
@@ -599,7 +599,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate",
 			file: "rules.yaml (built-in)",
-			line: 1711,
+			line: 1715,
 			text: phraseMask{
 				{index: 4, bits: 50331648},
 			},
@@ -649,7 +649,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-likely-unsolicited",
 			file: "rules.yaml (built-in)",
-			line: 1721,
+			line: 1725,
 			text: phraseMask{
 				{index: 4, bits: 67108864},
 			},
@@ -719,7 +719,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-user-block",
 			file: "rules.yaml (built-in)",
-			line: 1738,
+			line: 1742,
 			text: phraseMask{
 				{index: 4, bits: 2013265920},
 			},
@@ -769,7 +769,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policy-block",
 			file: "rules.yaml (built-in)",
-			line: 1753,
+			line: 1757,
 			text: phraseMask{
 				{index: 4, bits: 135291469824},
 			},
@@ -819,7 +819,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-anti-spoofing",
 			file: "rules.yaml (built-in)",
-			line: 1774,
+			line: 1778,
 			text: phraseMask{
 				{index: 4, bits: 962072674304},
 			},
@@ -869,7 +869,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1788,
+			line: 1792,
 			text: phraseMask{
 				{index: 4, bits: 7696581394432},
 			},
@@ -882,7 +882,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1798,
+			line: 1802,
 			text: phraseMask{
 				{index: 4, bits: 7696581394432},
 			},
@@ -895,7 +895,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1804,
+			line: 1808,
 			text: phraseMask{
 				{index: 4, bits: 7696581394432},
 			},
@@ -908,7 +908,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1810,
+			line: 1814,
 			text: phraseMask{
 				{index: 4, bits: 7696581394432},
 			},
@@ -921,7 +921,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1816,
+			line: 1820,
 			text: phraseMask{
 				{index: 4, bits: 7696581394432},
 			},
@@ -934,7 +934,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1822,
+			line: 1826,
 			text: phraseMask{
 				{index: 4, bits: 7696581394432},
 			},
@@ -947,7 +947,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1828,
+			line: 1832,
 			text: phraseMask{
 				{index: 4, bits: 7696581394432},
 			},
@@ -960,7 +960,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1834,
+			line: 1838,
 			text: phraseMask{
 				{index: 4, bits: 7696581394432},
 			},
@@ -973,7 +973,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1840,
+			line: 1844,
 			text: phraseMask{
 				{index: 4, bits: 7696581394432},
 			},
@@ -986,7 +986,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1846,
+			line: 1850,
 			text: phraseMask{
 				{index: 4, bits: 7696581394432},
 			},
@@ -999,7 +999,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1852,
+			line: 1856,
 			text: phraseMask{
 				{index: 4, bits: 7696581394432},
 			},
@@ -1012,7 +1012,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1858,
+			line: 1862,
 			text: phraseMask{
 				{index: 4, bits: 7696581394432},
 			},
@@ -1081,7 +1081,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1873,
+			line: 1877,
 			text: phraseMask{
 				{index: 4, bits: 131941395333120},
 			},
@@ -1094,7 +1094,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1881,
+			line: 1885,
 			text: phraseMask{
 				{index: 4, bits: 140737488355328},
 			},
@@ -1107,7 +1107,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1887,
+			line: 1891,
 			text: phraseMask{
 				{index: 4, bits: 281474976710656},
 			},
@@ -1120,7 +1120,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1893,
+			line: 1897,
 			text: phraseMask{
 				{index: 4, bits: 562949953421312},
 			},
@@ -1133,7 +1133,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1899,
+			line: 1903,
 			text: phraseMask{
 				{index: 4, bits: 3377699720527872},
 			},
@@ -1146,7 +1146,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1905,
+			line: 1909,
 			text: phraseMask{
 				{index: 4, bits: 13510798882111488},
 			},
@@ -1159,7 +1159,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1911,
+			line: 1915,
 			text: phraseMask{
 				{index: 4, bits: 18014398509481984},
 			},
@@ -1172,7 +1172,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1917,
+			line: 1921,
 			text: phraseMask{
 				{index: 4, bits: 36028797018963968},
 			},
@@ -1182,7 +1182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1926,
+			line: 1930,
 			text: phraseMask{
 				{index: 4, bits: 9151314442816847872},
 			},
@@ -1192,7 +1192,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1931,
+			line: 1935,
 			text: phraseMask{
 				{index: 4, bits: 9223372036854775808},
 			},
@@ -1202,7 +1202,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1936,
+			line: 1940,
 			text: phraseMask{
 				{index: 5, bits: 3},
 			},
@@ -1212,7 +1212,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1941,
+			line: 1945,
 			text: phraseMask{
 				{index: 5, bits: 12},
 			},
@@ -1222,7 +1222,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1946,
+			line: 1950,
 			text: phraseMask{
 				{index: 5, bits: 16},
 			},
@@ -1232,7 +1232,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1951,
+			line: 1955,
 			text: phraseMask{
 				{index: 5, bits: 224},
 			},
@@ -1242,7 +1242,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1956,
+			line: 1960,
 			text: phraseMask{
 				{index: 5, bits: 768},
 			},
@@ -1252,7 +1252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1961,
+			line: 1965,
 			text: phraseMask{
 				{index: 5, bits: 1024},
 			},
@@ -1262,7 +1262,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1966,
+			line: 1970,
 			text: phraseMask{
 				{index: 5, bits: 2048},
 			},
@@ -1272,7 +1272,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1971,
+			line: 1975,
 			text: phraseMask{
 				{index: 5, bits: 4096},
 			},
@@ -1282,7 +1282,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1976,
+			line: 1980,
 			text: phraseMask{
 				{index: 5, bits: 253952},
 			},
@@ -1292,7 +1292,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1981,
+			line: 1985,
 			text: phraseMask{
 				{index: 5, bits: 3932160},
 			},
@@ -1302,7 +1302,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1986,
+			line: 1990,
 			text: phraseMask{
 				{index: 5, bits: 4194304},
 			},
@@ -1312,7 +1312,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1991,
+			line: 1995,
 			text: phraseMask{
 				{index: 5, bits: 8388608},
 			},
@@ -1325,7 +1325,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2000,
+			line: 2004,
 			text: phraseMask{
 				{index: 5, bits: 8388608},
 			},
@@ -1338,7 +1338,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2006,
+			line: 2010,
 			text: phraseMask{
 				{index: 5, bits: 8388608},
 			},
@@ -1351,7 +1351,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2012,
+			line: 2016,
 			text: phraseMask{
 				{index: 5, bits: 8388608},
 			},
@@ -1364,7 +1364,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2018,
+			line: 2022,
 			text: phraseMask{
 				{index: 5, bits: 8388608},
 			},
@@ -1377,7 +1377,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2024,
+			line: 2028,
 			text: phraseMask{
 				{index: 5, bits: 8388608},
 			},
@@ -1390,7 +1390,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2030,
+			line: 2034,
 			text: phraseMask{
 				{index: 5, bits: 8388608},
 			},
@@ -1403,7 +1403,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2036,
+			line: 2040,
 			text: phraseMask{
 				{index: 5, bits: 8388608},
 			},
@@ -1416,7 +1416,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2042,
+			line: 2046,
 			text: phraseMask{
 				{index: 5, bits: 8388608},
 			},
@@ -1429,7 +1429,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2048,
+			line: 2052,
 			text: phraseMask{
 				{index: 5, bits: 16777216},
 			},
@@ -1442,7 +1442,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 2055,
+			line: 2059,
 			text: phraseMask{
 				{index: 5, bits: 100663296},
 			},
@@ -1455,7 +1455,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2061,
+			line: 2065,
 			text: phraseMask{
 				{index: 5, bits: 134217728},
 			},
@@ -1468,7 +1468,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2067,
+			line: 2071,
 			text: phraseMask{
 				{index: 5, bits: 268435456},
 			},
@@ -1481,7 +1481,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2073,
+			line: 2077,
 			text: phraseMask{
 				{index: 5, bits: 536870912},
 			},
@@ -1494,7 +1494,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2079,
+			line: 2083,
 			text: phraseMask{
 				{index: 5, bits: 1073741824},
 			},
@@ -1507,7 +1507,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 2085,
+			line: 2089,
 			text: phraseMask{
 				{index: 5, bits: 2147483648},
 			},
@@ -1520,7 +1520,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2091,
+			line: 2095,
 			text: phraseMask{
 				{index: 5, bits: 12884901888},
 			},
@@ -1533,7 +1533,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2097,
+			line: 2101,
 			text: phraseMask{
 				{index: 5, bits: 257698037760},
 			},
@@ -1546,7 +1546,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2103,
+			line: 2107,
 			text: phraseMask{
 				{index: 5, bits: 34909494181888},
 			},
@@ -1559,7 +1559,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2109,
+			line: 2113,
 			text: phraseMask{
 				{index: 5, bits: 35184372088832},
 			},
@@ -1572,7 +1572,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2115,
+			line: 2119,
 			text: phraseMask{
 				{index: 5, bits: 70368744177664},
 			},
@@ -1585,7 +1585,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2122,
+			line: 2126,
 			text: phraseMask{
 				{index: 5, bits: 70368744177664},
 			},
@@ -1598,7 +1598,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2128,
+			line: 2132,
 			text: phraseMask{
 				{index: 5, bits: 70368744177664},
 			},
@@ -1611,7 +1611,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2134,
+			line: 2138,
 			text: phraseMask{
 				{index: 5, bits: 70368744177664},
 			},
@@ -1624,7 +1624,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2140,
+			line: 2144,
 			text: phraseMask{
 				{index: 5, bits: 70368744177664},
 			},
@@ -1637,7 +1637,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2146,
+			line: 2150,
 			text: phraseMask{
 				{index: 5, bits: 70368744177664},
 			},
@@ -1650,7 +1650,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2152,
+			line: 2156,
 			text: phraseMask{
 				{index: 5, bits: 70368744177664},
 			},
@@ -1663,7 +1663,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2158,
+			line: 2162,
 			text: phraseMask{
 				{index: 5, bits: 70368744177664},
 			},
@@ -1676,7 +1676,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2164,
+			line: 2168,
 			text: phraseMask{
 				{index: 5, bits: 140737488355328},
 			},
@@ -1686,7 +1686,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2171,
+			line: 2175,
 			text: phraseMask{
 				{index: 5, bits: 281474976710656},
 			},
@@ -1735,7 +1735,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2180,
+			line: 2184,
 			text: phraseMask{
 				{index: 5, bits: 1688849860263936},
 			},
@@ -1745,7 +1745,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2185,
+			line: 2189,
 			text: phraseMask{
 				{index: 5, bits: 2251799813685248},
 			},
@@ -1755,7 +1755,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2190,
+			line: 2194,
 			text: phraseMask{
 				{index: 5, bits: 13510798882111488},
 			},
@@ -1765,7 +1765,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2195,
+			line: 2199,
 			text: phraseMask{
 				{index: 5, bits: 18014398509481984},
 			},
@@ -1775,7 +1775,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2200,
+			line: 2204,
 			text: phraseMask{
 				{index: 5, bits: 36028797018963968},
 			},
@@ -1785,7 +1785,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2212,
+			line: 2216,
 			text: phraseMask{
 				{index: 5, bits: 72057594037927936},
 			},
@@ -1795,7 +1795,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2217,
+			line: 2221,
 			text: phraseMask{
 				{index: 5, bits: 1008806316530991104},
 			},
@@ -1805,7 +1805,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2222,
+			line: 2226,
 			text: phraseMask{
 				{index: 5, bits: 1152921504606846976},
 			},
@@ -1815,7 +1815,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2227,
+			line: 2231,
 			text: phraseMask{
 				{index: 5, bits: 2305843009213693952},
 			},
@@ -1910,7 +1910,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-expired",
 			file: "rules.yaml (built-in)",
-			line: 2244,
+			line: 2248,
 			text: phraseMask{
 				{index: 3, bits: 4},
 			},
@@ -1920,7 +1920,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2249,
+			line: 2253,
 			text: phraseMask{
 				{index: 5, bits: 13835058055282163712},
 				{index: 6, bits: 1},
@@ -1931,7 +1931,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-relay",
 			file: "rules.yaml (built-in)",
-			line: 2257,
+			line: 2261,
 			text: phraseMask{
 				{index: 6, bits: 2},
 			},
@@ -1941,7 +1941,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2262,
+			line: 2266,
 			text: phraseMask{
 				{index: 6, bits: 4},
 			},
@@ -1951,7 +1951,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2269,
+			line: 2273,
 			text: phraseMask{
 				{index: 6, bits: 8},
 			},
@@ -1962,7 +1962,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ses-suppressed",
 			file: "rules.yaml (built-in)",
-			line: 2275,
+			line: 2279,
 			text: phraseMask{
 				{index: 6, bits: 480},
 			},
@@ -1972,7 +1972,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-ip-policy-codes",
 			file: "rules.yaml (built-in)",
-			line: 2283,
+			line: 2287,
 			text: phraseMask{
 				{index: 6, bits: 3584},
 			},
@@ -2041,7 +2041,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-ip-codes",
 			file: "rules.yaml (built-in)",
-			line: 2303,
+			line: 2307,
 			text: phraseMask{
 				{index: 6, bits: 1044480},
 			},
@@ -2051,7 +2051,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-no-reverse-dns",
 			file: "rules.yaml (built-in)",
-			line: 2310,
+			line: 2314,
 			text: phraseMask{
 				{index: 6, bits: 3145728},
 			},
@@ -2061,7 +2061,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2321,
+			line: 2325,
 			text: phraseMask{
 				{index: 6, bits: 4194304},
 			},
@@ -2072,7 +2072,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2328,
+			line: 2332,
 			text: phraseMask{
 				{index: 6, bits: 8388608},
 			},
@@ -2083,7 +2083,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2334,
+			line: 2338,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, detailLo: 911, detHi: 911},
@@ -2094,7 +2094,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2343,
+			line: 2347,
 			status: []statusPattern{
 				{class: 5, subject: 2},
 			},
@@ -2104,7 +2104,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2349,
+			line: 2353,
 			text: phraseMask{
 				{index: 6, bits: 16777216},
 			},
@@ -2115,7 +2115,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2355,
+			line: 2359,
 			text: phraseMask{
 				{index: 6, bits: 33554432},
 			},
@@ -2126,7 +2126,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2361,
+			line: 2365,
 			text: phraseMask{
 				{index: 6, bits: 201326592},
 			},
@@ -2137,7 +2137,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 2367,
+			line: 2371,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2148,7 +2148,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-data",
 			file: "rules.yaml (built-in)",
-			line: 2374,
+			line: 2378,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2200,7 +2200,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2387,
+			line: 2391,
 			text: phraseMask{
 				{index: 6, bits: 268435456},
 			},
@@ -2211,7 +2211,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2394,
+			line: 2398,
 			text: phraseMask{
 				{index: 6, bits: 536870912},
 			},
@@ -2222,7 +2222,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2400,
+			line: 2404,
 			text: phraseMask{
 				{index: 6, bits: 3221225472},
 			},
@@ -2233,7 +2233,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2407,
+			line: 2411,
 			text: phraseMask{
 				{index: 6, bits: 64424509440},
 			},
@@ -2244,7 +2244,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-hasmoved",
 			file: "rules.yaml (built-in)",
-			line: 2414,
+			line: 2418,
 			text: phraseMask{
 				{index: 6, bits: 68719476736},
 			},
@@ -2255,7 +2255,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2420,
+			line: 2424,
 			text: phraseMask{
 				{index: 3, bits: 72057594037927936},
 			},
@@ -2266,7 +2266,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2426,
+			line: 2430,
 			text: phraseMask{
 				{index: 6, bits: 137438953472},
 			},
@@ -2277,7 +2277,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2432,
+			line: 2436,
 			text: phraseMask{
 				{index: 6, bits: 274877906944},
 			},
@@ -2288,7 +2288,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2438,
+			line: 2442,
 			text: phraseMask{
 				{index: 6, bits: 549755813888},
 			},
@@ -2347,7 +2347,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-policyviolation-by-reply",
 			file: "rules.yaml (built-in)",
-			line: 2456,
+			line: 2460,
 			all:  []int32{424, 423},
 			then: thenDef{
 				Reason: "policyviolation",
@@ -2402,7 +2402,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2463,
+			line: 2467,
 			text: phraseMask{
 				{index: 2, bits: 1073741824},
 			},
@@ -2413,7 +2413,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2469,
+			line: 2473,
 			text: phraseMask{
 				{index: 6, bits: 2199023255552},
 			},
@@ -2424,7 +2424,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2475,
+			line: 2479,
 			text: phraseMask{
 				{index: 6, bits: 30786325577728},
 			},
@@ -2435,7 +2435,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2481,
+			line: 2485,
 			text: phraseMask{
 				{index: 6, bits: 105553116266496},
 			},
@@ -2446,7 +2446,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2487,
+			line: 2491,
 			text: phraseMask{
 				{index: 6, bits: 422212465065984},
 			},
@@ -2457,7 +2457,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2493,
+			line: 2497,
 			text: phraseMask{
 				{index: 6, bits: 1688849860263936},
 			},
@@ -2468,7 +2468,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2499,
+			line: 2503,
 			text: phraseMask{
 				{index: 6, bits: 2251799813685248},
 			},
@@ -2479,7 +2479,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2505,
+			line: 2509,
 			text: phraseMask{
 				{index: 6, bits: 4503599627370496},
 			},
@@ -2490,7 +2490,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2511,
+			line: 2515,
 			text: phraseMask{
 				{index: 6, bits: 63050394783186944},
 			},
@@ -2501,7 +2501,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2518,
+			line: 2522,
 			text: phraseMask{
 				{index: 6, bits: 72057594037927936},
 			},
@@ -2512,7 +2512,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-text-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2524,
+			line: 2528,
 			text: phraseMask{
 				{index: 6, bits: 144115188075855872},
 			},
@@ -2523,7 +2523,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2530,
+			line: 2534,
 			text: phraseMask{
 				{index: 6, bits: 864691128455135232},
 			},
@@ -2534,7 +2534,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-expired",
 			file: "rules.yaml (built-in)",
-			line: 2536,
+			line: 2540,
 			text: phraseMask{
 				{index: 6, bits: 3458764513820540928},
 			},
@@ -2545,7 +2545,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2542,
+			line: 2546,
 			text: phraseMask{
 				{index: 6, bits: 4611686018427387904},
 			},
@@ -2556,7 +2556,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2548,
+			line: 2552,
 			text: phraseMask{
 				{index: 6, bits: 9223372036854775808},
 			},
@@ -2567,7 +2567,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2554,
+			line: 2558,
 			text: phraseMask{
 				{index: 7, bits: 1},
 			},
@@ -2578,7 +2578,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2560,
+			line: 2564,
 			text: phraseMask{
 				{index: 7, bits: 2},
 			},
@@ -2589,7 +2589,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2566,
+			line: 2570,
 			text: phraseMask{
 				{index: 7, bits: 12},
 			},
@@ -2600,7 +2600,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit-5.2.3",
 			file: "rules.yaml (built-in)",
-			line: 2572,
+			line: 2576,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -2614,7 +2614,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig-5.3.4",
 			file: "rules.yaml (built-in)",
-			line: 2584,
+			line: 2588,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -2628,7 +2628,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc-5.1.7",
 			file: "rules.yaml (built-in)",
-			line: 2591,
+			line: 2595,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -2642,7 +2642,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown-5.1.3",
 			file: "rules.yaml (built-in)",
-			line: 2598,
+			line: 2602,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -2656,7 +2656,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2605,
+			line: 2609,
 			text: phraseMask{
 				{index: 7, bits: 131008},
 			},
@@ -2667,7 +2667,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2616,
+			line: 2620,
 			text: phraseMask{
 				{index: 7, bits: 1966080},
 			},
@@ -2678,7 +2678,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 2632,
+			line: 2636,
 			text: phraseMask{
 				{index: 7, bits: 6291456},
 			},
@@ -2741,7 +2741,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate",
 			file: "rules.yaml (built-in)",
-			line: 2643,
+			line: 2647,
 			text: phraseMask{
 				{index: 7, bits: 6291456},
 			},
@@ -2801,7 +2801,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2653,
+			line: 2657,
 			text: phraseMask{
 				{index: 7, bits: 125829120},
 			},
@@ -2812,7 +2812,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2662,
+			line: 2666,
 			text: phraseMask{
 				{index: 7, bits: 4160749568},
 			},
@@ -2823,7 +2823,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-expired",
 			file: "rules.yaml (built-in)",
-			line: 2670,
+			line: 2674,
 			text: phraseMask{
 				{index: 7, bits: 12884901888},
 			},
@@ -2834,7 +2834,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2676,
+			line: 2680,
 			text: phraseMask{
 				{index: 7, bits: 257698037760},
 			},
@@ -2845,7 +2845,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mailboxfull-inactive",
 			file: "rules.yaml (built-in)",
-			line: 2683,
+			line: 2687,
 			text: phraseMask{
 				{index: 7, bits: 824633720832},
 			},
@@ -2895,7 +2895,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2697,
+			line: 2701,
 			text: phraseMask{
 				{index: 7, bits: 7971459301376},
 			},
@@ -2906,7 +2906,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2704,
+			line: 2708,
 			text: phraseMask{
 				{index: 7, bits: 8796093022208},
 			},
@@ -2917,7 +2917,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2710,
+			line: 2714,
 			text: phraseMask{
 				{index: 7, bits: 17592186044416},
 			},
@@ -2928,7 +2928,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2716,
+			line: 2720,
 			text: phraseMask{
 				{index: 7, bits: 246290604621824},
 			},
@@ -2939,7 +2939,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 2723,
+			line: 2727,
 			text: phraseMask{
 				{index: 7, bits: 35747322042253312},
 			},
@@ -2950,7 +2950,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2732,
+			line: 2736,
 			text: phraseMask{
 				{index: 7, bits: 540431955284459520},
 			},
@@ -2961,7 +2961,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2741,
+			line: 2745,
 			text: phraseMask{
 				{index: 7, bits: 1729382256910270464},
 			},
@@ -2972,7 +2972,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2747,
+			line: 2751,
 			text: phraseMask{
 				{index: 7, bits: 16140901064495857664},
 				{index: 8, bits: 1},
@@ -2984,7 +2984,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2755,
+			line: 2759,
 			text: phraseMask{
 				{index: 8, bits: 510},
 			},
@@ -2995,7 +2995,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2764,
+			line: 2768,
 			text: phraseMask{
 				{index: 8, bits: 1536},
 			},
@@ -3006,7 +3006,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2770,
+			line: 2774,
 			text: phraseMask{
 				{index: 4, bits: 33554432},
 				{index: 8, bits: 260096},
@@ -3018,7 +3018,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2779,
+			line: 2783,
 			text: phraseMask{
 				{index: 8, bits: 786432},
 			},
@@ -3029,7 +3029,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2785,
+			line: 2789,
 			text: phraseMask{
 				{index: 8, bits: 133169152},
 			},
@@ -3040,7 +3040,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2794,
+			line: 2798,
 			text: phraseMask{
 				{index: 8, bits: 402653184},
 			},
@@ -3051,7 +3051,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2800,
+			line: 2804,
 			text: phraseMask{
 				{index: 8, bits: 1610612736},
 			},
@@ -3062,7 +3062,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2807,
+			line: 2811,
 			text: phraseMask{
 				{index: 8, bits: 35182224605184},
 			},
@@ -3073,7 +3073,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2817,
+			line: 2821,
 			text: phraseMask{
 				{index: 8, bits: 35184372088832},
 			},
@@ -3084,7 +3084,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2825,
+			line: 2829,
 			text: phraseMask{
 				{index: 8, bits: 70368744177664},
 			},
@@ -3095,7 +3095,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2831,
+			line: 2835,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -3115,7 +3115,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2839,
+			line: 2843,
 			status: []statusPattern{
 				{none: true},
 				{class: 4, subject: -1, detailLo: -1, detHi: -1},
@@ -3137,7 +3137,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2847,
+			line: 2851,
 			text: phraseMask{
 				{index: 8, bits: 562949953421312},
 			},
@@ -3148,7 +3148,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2855,
+			line: 2859,
 			text: phraseMask{
 				{index: 8, bits: 3377699720527872},
 			},
@@ -3163,7 +3163,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.650-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2862,
+			line: 2866,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 650, detHi: 650},
 			},
@@ -3225,7 +3225,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.2-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2890,
+			line: 2894,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -3239,7 +3239,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.4-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2897,
+			line: 2901,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -3253,7 +3253,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.0-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2904,
+			line: 2908,
 			status: []statusPattern{
 				{class: 5, subject: 3},
 			},
@@ -3267,7 +3267,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.11-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2911,
+			line: 2915,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 11, detHi: 11},
 			},
@@ -3281,7 +3281,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.6-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2918,
+			line: 2922,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -3295,7 +3295,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.3-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2925,
+			line: 2929,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -3309,7 +3309,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.1-expired",
 			file: "rules.yaml (built-in)",
-			line: 2932,
+			line: 2936,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -3323,7 +3323,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.300-expired",
 			file: "rules.yaml (built-in)",
-			line: 2939,
+			line: 2943,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 300, detHi: 300},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3337,7 +3337,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.8-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2945,
+			line: 2949,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 8, detHi: 8},
 				{class: 5, subject: 4, detailLo: 8, detHi: 8},
@@ -3352,7 +3352,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-connector-tlsdomain-delayed",
 			file: "rules.yaml (built-in)",
-			line: 2952,
+			line: 2956,
 			text: phraseMask{
 				{index: 8, bits: 4611686018427387904},
 			},
@@ -3404,7 +3404,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-connector-tlsdomain",
 			file: "rules.yaml (built-in)",
-			line: 2965,
+			line: 2969,
 			text: phraseMask{
 				{index: 8, bits: 4611686018427387904},
 			},
@@ -3454,7 +3454,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.317-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2983,
+			line: 2987,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 317, detHi: 317},
 				{class: 5, subject: 4, detailLo: 317, detHi: 317},
@@ -3468,7 +3468,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.5-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2989,
+			line: 2993,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 5, detHi: 5},
 				{class: 5, subject: 7, detailLo: 5, detHi: 5},
@@ -3483,7 +3483,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.51-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2996,
+			line: 3000,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 51, detHi: 51},
 			},
@@ -3497,7 +3497,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.321-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 3003,
+			line: 3007,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 321, detHi: 321},
 				{class: 5, subject: 7, detailLo: 321, detHi: 321},
@@ -3511,7 +3511,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.322-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 3009,
+			line: 3013,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 322, detHi: 322},
 			},
@@ -3524,7 +3524,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.323-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 3015,
+			line: 3019,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 323, detHi: 323},
 				{class: 5, subject: 7, detailLo: 323, detHi: 323},
@@ -3538,7 +3538,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.324-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 3021,
+			line: 3025,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 324, detHi: 324},
 				{class: 5, subject: 7, detailLo: 324, detHi: 324},
@@ -3552,7 +3552,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.325-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 3027,
+			line: 3031,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 325, detHi: 325},
 				{class: 5, subject: 7, detailLo: 325, detHi: 325},
@@ -3566,7 +3566,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.4-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3033,
+			line: 3037,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -3580,7 +3580,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.312-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3040,
+			line: 3044,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 312, detHi: 312},
 				{class: 5, subject: 4, detailLo: 312, detHi: 312},
@@ -3594,7 +3594,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.316-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3046,
+			line: 3050,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 316, detHi: 316},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3608,7 +3608,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.4-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3052,
+			line: 3056,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3622,7 +3622,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.64-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3059,
+			line: 3063,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
@@ -3695,7 +3695,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3075,
+			line: 3079,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3709,7 +3709,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.4-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3082,
+			line: 3086,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3723,7 +3723,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3089,
+			line: 3093,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3737,7 +3737,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.350-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 3096,
+			line: 3100,
 			status: []statusPattern{
 				{class: 5, detailLo: 350, detHi: 350},
 			},
@@ -3750,7 +3750,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-transport-rule-code",
 			file: "rules.yaml (built-in)",
-			line: 3102,
+			line: 3106,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 900, detHi: 999},
 			},
@@ -3823,7 +3823,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.7-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3127,
+			line: 3131,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -3837,7 +3837,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.750-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3134,
+			line: 3138,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 750, detHi: 750},
 			},
@@ -3850,7 +3850,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.3-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3140,
+			line: 3144,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -3864,7 +3864,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 3147,
+			line: 3151,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3878,7 +3878,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-speeding",
 			file: "rules.yaml (built-in)",
-			line: 3154,
+			line: 3158,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3892,7 +3892,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3161,
+			line: 3165,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3906,7 +3906,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.3-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3168,
+			line: 3172,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -3920,7 +3920,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.2-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3175,
+			line: 3179,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -3934,7 +3934,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3182,
+			line: 3186,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3948,7 +3948,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.5-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3189,
+			line: 3193,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -3962,7 +3962,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3196,
+			line: 3200,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -3976,7 +3976,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3203,
+			line: 3207,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -3990,7 +3990,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3210,
+			line: 3214,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -4004,7 +4004,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.14-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3217,
+			line: 3221,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 14, detHi: 14},
 			},
@@ -4018,7 +4018,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.3-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3224,
+			line: 3228,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -4032,7 +4032,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3231,
+			line: 3235,
 			status: []statusPattern{
 				{class: 4, subject: 7},
 			},
@@ -4046,7 +4046,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.24-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3238,
+			line: 3242,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 24, detHi: 24},
 			},
@@ -4060,7 +4060,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.25-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3245,
+			line: 3249,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 25, detHi: 25},
 			},
@@ -4074,7 +4074,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.28-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3252,
+			line: 3256,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 28, detHi: 28},
 			},
@@ -4088,7 +4088,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.318-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3259,
+			line: 3263,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 318, detHi: 318},
 				{class: 5, subject: 4, detailLo: 318, detHi: 318},
@@ -4102,7 +4102,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-throttled-sending-ip",
 			file: "rules.yaml (built-in)",
-			line: 3265,
+			line: 3269,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -4173,7 +4173,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-throttled-sending-ip-final",
 			file: "rules.yaml (built-in)",
-			line: 3290,
+			line: 3294,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -4241,7 +4241,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.500-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3303,
+			line: 3307,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 500},
 			},
@@ -4254,7 +4254,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.700-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3309,
+			line: 3313,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 700, detHi: 700},
 			},
@@ -4267,7 +4267,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.1-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 3315,
+			line: 3319,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -4281,7 +4281,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.5.3-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3322,
+			line: 3326,
 			status: []statusPattern{
 				{class: 4, subject: 5, detailLo: 3, detHi: 3},
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
@@ -4296,7 +4296,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.652-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3329,
+			line: 3333,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 652, detHi: 652},
 			},
@@ -4309,7 +4309,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.3-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3335,
+			line: 3339,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -4323,7 +4323,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-5-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3342,
+			line: 3346,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 5},
 			},
@@ -4337,7 +4337,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.6-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3349,
+			line: 3353,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -4351,7 +4351,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.0-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3356,
+			line: 3360,
 			status: []statusPattern{
 				{class: 5, subject: 5},
 			},
@@ -4365,7 +4365,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.2-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3363,
+			line: 3367,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -4379,7 +4379,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.351-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3370,
+			line: 3374,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 351, detHi: 351},
 			},
@@ -4392,7 +4392,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 3376,
+			line: 3380,
 			text: phraseMask{
 				{index: 9, bits: 15762598695796736},
 			},
@@ -4403,7 +4403,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 3386,
+			line: 3390,
 			text: phraseMask{
 				{index: 9, bits: 54043195528445952},
 			},
@@ -4414,7 +4414,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3392,
+			line: 3396,
 			text: phraseMask{
 				{index: 9, bits: 504403158265495552},
 			},
@@ -4425,7 +4425,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-expired",
 			file: "rules.yaml (built-in)",
-			line: 3398,
+			line: 3402,
 			text: phraseMask{
 				{index: 9, bits: 576460752303423488},
 			},
@@ -4436,7 +4436,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 3404,
+			line: 3408,
 			text: phraseMask{
 				{index: 9, bits: 17293822569102704640},
 			},
@@ -4447,7 +4447,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3411,
+			line: 3415,
 			text: phraseMask{
 				{index: 10, bits: 1},
 			},
@@ -4458,7 +4458,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3417,
+			line: 3421,
 			text: phraseMask{
 				{index: 10, bits: 6},
 			},
@@ -4469,7 +4469,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3423,
+			line: 3427,
 			text: phraseMask{
 				{index: 10, bits: 24},
 			},
@@ -4480,7 +4480,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3429,
+			line: 3433,
 			text: phraseMask{
 				{index: 10, bits: 32},
 			},
@@ -4491,7 +4491,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 3435,
+			line: 3439,
 			text: phraseMask{
 				{index: 4, bits: 412316860416},
 				{index: 10, bits: 448},
@@ -4503,7 +4503,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3443,
+			line: 3447,
 			text: phraseMask{
 				{index: 4, bits: 73417097216},
 				{index: 10, bits: 1536},
@@ -4515,7 +4515,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3453,
+			line: 3457,
 			text: phraseMask{
 				{index: 10, bits: 14336},
 			},
@@ -4526,7 +4526,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3460,
+			line: 3464,
 			text: phraseMask{
 				{index: 10, bits: 245760},
 			},
@@ -4537,7 +4537,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3467,
+			line: 3471,
 			text: phraseMask{
 				{index: 10, bits: 786432},
 				{index: 1, bits: 2147483648},
@@ -4549,7 +4549,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3474,
+			line: 3478,
 			text: phraseMask{
 				{index: 9, bits: 262144},
 				{index: 10, bits: 3145728},
@@ -4561,7 +4561,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 3480,
+			line: 3484,
 			text: phraseMask{
 				{index: 10, bits: 4194304},
 			},
@@ -4572,7 +4572,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3486,
+			line: 3490,
 			text: phraseMask{
 				{index: 10, bits: 8388608},
 			},
@@ -4583,7 +4583,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3492,
+			line: 3496,
 			text: phraseMask{
 				{index: 9, bits: 281474976710656},
 			},
@@ -4594,7 +4594,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 3498,
+			line: 3502,
 			text: phraseMask{
 				{index: 10, bits: 50331648},
 			},
@@ -4605,7 +4605,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3508,
+			line: 3512,
 			text: phraseMask{
 				{index: 10, bits: 469762048},
 			},
@@ -4616,7 +4616,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3514,
+			line: 3518,
 			text: phraseMask{
 				{index: 10, bits: 536870912},
 			},
@@ -4627,7 +4627,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3520,
+			line: 3524,
 			text: phraseMask{
 				{index: 10, bits: 3221225472},
 			},
@@ -4638,7 +4638,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 3526,
+			line: 3530,
 			text: phraseMask{
 				{index: 10, bits: 12884901888},
 			},
@@ -4649,7 +4649,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-speeding",
 			file: "rules.yaml (built-in)",
-			line: 3532,
+			line: 3536,
 			text: phraseMask{
 				{index: 10, bits: 51539607552},
 			},
@@ -4660,7 +4660,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3538,
+			line: 3542,
 			text: phraseMask{
 				{index: 10, bits: 68719476736},
 			},
@@ -4671,7 +4671,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3544,
+			line: 3548,
 			text: phraseMask{
 				{index: 10, bits: 137438953472},
 			},
@@ -4682,7 +4682,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3550,
+			line: 3554,
 			text: phraseMask{
 				{index: 10, bits: 4123168604160},
 			},
@@ -4693,7 +4693,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3557,
+			line: 3561,
 			text: phraseMask{
 				{index: 10, bits: 4398046511104},
 			},
@@ -4704,7 +4704,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 3563,
+			line: 3567,
 			text: phraseMask{
 				{index: 10, bits: 8796093022208},
 			},
@@ -4715,7 +4715,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3574,
+			line: 3578,
 			text: phraseMask{
 				{index: 10, bits: 52776558133248},
 			},
@@ -4760,7 +4760,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3585,
+			line: 3589,
 			text: phraseMask{
 				{index: 10, bits: 70368744177664},
 			},
@@ -4771,7 +4771,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 3591,
+			line: 3595,
 			text: phraseMask{
 				{index: 10, bits: 140737488355328},
 			},
@@ -4782,7 +4782,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 3597,
+			line: 3601,
 			text: phraseMask{
 				{index: 10, bits: 281474976710656},
 			},
@@ -4841,7 +4841,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-policyviolation-by-reply",
 			file: "rules.yaml (built-in)",
-			line: 3622,
+			line: 3626,
 			all:  []int32{688, 689},
 			then: thenDef{
 				Reason: "policyviolation",
@@ -4896,7 +4896,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints-delayed",
 			file: "rules.yaml (built-in)",
-			line: 3628,
+			line: 3632,
 			text: phraseMask{
 				{index: 10, bits: 1125899906842624},
 			},
@@ -4965,7 +4965,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints-expired",
 			file: "rules.yaml (built-in)",
-			line: 3646,
+			line: 3650,
 			text: phraseMask{
 				{index: 10, bits: 1125899906842624},
 			},
@@ -5034,7 +5034,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints",
 			file: "rules.yaml (built-in)",
-			line: 3659,
+			line: 3663,
 			text: phraseMask{
 				{index: 10, bits: 1125899906842624},
 			},
@@ -5100,7 +5100,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3669,
+			line: 3673,
 			text: phraseMask{
 				{index: 10, bits: 6755399441055744},
 			},
@@ -5111,7 +5111,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-speeding",
 			file: "rules.yaml (built-in)",
-			line: 3677,
+			line: 3681,
 			text: phraseMask{
 				{index: 10, bits: 9007199254740992},
 			},
@@ -5122,7 +5122,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3683,
+			line: 3687,
 			text: phraseMask{
 				{index: 10, bits: 54043195528445952},
 			},
@@ -5133,7 +5133,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3689,
+			line: 3693,
 			text: phraseMask{
 				{index: 10, bits: 72057594037927936},
 			},
@@ -5144,7 +5144,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3695,
+			line: 3699,
 			text: phraseMask{
 				{index: 10, bits: 144115188075855872},
 			},
@@ -5155,7 +5155,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3701,
+			line: 3705,
 			text: phraseMask{
 				{index: 10, bits: 288234774198222848},
 			},
@@ -5166,7 +5166,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-submission-quota",
 			file: "rules.yaml (built-in)",
-			line: 3713,
+			line: 3717,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 2, detHi: 2},
 				{class: 4, subject: 2, detailLo: 2, detHi: 2},
@@ -5217,7 +5217,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-outbound-spam-exception",
 			file: "rules.yaml (built-in)",
-			line: 3729,
+			line: 3733,
 			text: phraseMask{
 				{index: 11, bits: 2},
 			},
@@ -5260,7 +5260,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-recipient-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 3747,
+			line: 3751,
 			text: phraseMask{
 				{index: 11, bits: 60},
 			},
@@ -5304,7 +5304,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-sending-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 3759,
+			line: 3763,
 			text: phraseMask{
 				{index: 11, bits: 960},
 				{index: 8, bits: 16384},
@@ -5348,7 +5348,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cpanel-hourly-limit-retried",
 			file: "rules.yaml (built-in)",
-			line: 3785,
+			line: 3789,
 			text: phraseMask{
 				{index: 11, bits: 3072},
 			},
@@ -5404,7 +5404,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cpanel-max-emails-per-hour",
 			file: "rules.yaml (built-in)",
-			line: 3799,
+			line: 3803,
 			text: phraseMask{
 				{index: 11, bits: 1024},
 			},
@@ -5463,7 +5463,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cpanel-max-defers-failures-per-hour",
 			file: "rules.yaml (built-in)",
-			line: 3812,
+			line: 3816,
 			text: phraseMask{
 				{index: 11, bits: 2048},
 			},
@@ -5522,7 +5522,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "relay-denied-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 3825,
+			line: 3829,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -5596,7 +5596,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-authrequired-recipient",
 			file: "rules.yaml (built-in)",
-			line: 3850,
+			line: 3854,
 			text: phraseMask{
 				{index: 11, bits: 268435456},
 			},
@@ -5646,7 +5646,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "not-authenticated-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 3859,
+			line: 3863,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -5704,7 +5704,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-nonmember",
 			file: "rules.yaml (built-in)",
-			line: 3874,
+			line: 3878,
 			text: phraseMask{
 				{index: 11, bits: 9223371761976868864},
 			},
@@ -5782,7 +5782,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-nonmember-policy",
 			file: "rules.yaml (built-in)",
-			line: 3927,
+			line: 3931,
 			text: phraseMask{
 				{index: 11, bits: 9223372036854775808},
 				{index: 12, bits: 7},
@@ -5858,7 +5858,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-moderator-reason",
 			file: "rules.yaml (built-in)",
-			line: 3947,
+			line: 3951,
 			text: phraseMask{
 				{index: 12, bits: 24},
 			},
@@ -5913,7 +5913,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.1-delivery-not-authorized",
 			file: "rules.yaml (built-in)",
-			line: 3970,
+			line: 3974,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -6015,7 +6015,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.1.10-null-mx",
 			file: "rules.yaml (built-in)",
-			line: 3997,
+			line: 4001,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 				{class: 4, subject: 1, detailLo: 10, detHi: 10},
@@ -6070,7 +6070,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.7.13-account-disabled",
 			file: "rules.yaml (built-in)",
-			line: 4009,
+			line: 4013,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 				{class: 4, subject: 7, detailLo: 13, detHi: 13},
@@ -6111,7 +6111,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.26-ipv6-unauthenticated",
 			file: "rules.yaml (built-in)",
-			line: 4023,
+			line: 4027,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 26, detHi: 26},
 			},
@@ -6160,7 +6160,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.500-699",
 			file: "rules.yaml (built-in)",
-			line: 4032,
+			line: 4036,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -6209,7 +6209,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.850-899",
 			file: "rules.yaml (built-in)",
-			line: 4041,
+			line: 4045,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 850, detHi: 899},
 			},
@@ -6258,7 +6258,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.10",
 			file: "rules.yaml (built-in)",
-			line: 4050,
+			line: 4054,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -6307,7 +6307,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.90",
 			file: "rules.yaml (built-in)",
-			line: 4060,
+			line: 4064,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 90, detHi: 90},
 			},
@@ -6349,7 +6349,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.121",
 			file: "rules.yaml (built-in)",
-			line: 4069,
+			line: 4073,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 121, detHi: 121},
 			},
@@ -6398,7 +6398,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.122",
 			file: "rules.yaml (built-in)",
-			line: 4078,
+			line: 4082,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 122, detHi: 122},
 			},
@@ -6447,7 +6447,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.3.190",
 			file: "rules.yaml (built-in)",
-			line: 4087,
+			line: 4091,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 190, detHi: 190},
 			},
@@ -6496,7 +6496,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.12",
 			file: "rules.yaml (built-in)",
-			line: 4096,
+			line: 4100,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -6545,7 +6545,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.124",
 			file: "rules.yaml (built-in)",
-			line: 4105,
+			line: 4109,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 124, detHi: 124},
 			},
@@ -6594,7 +6594,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.133",
 			file: "rules.yaml (built-in)",
-			line: 4114,
+			line: 4118,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 133, detHi: 133},
 			},
@@ -6643,7 +6643,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.134",
 			file: "rules.yaml (built-in)",
-			line: 4123,
+			line: 4127,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 134, detHi: 134},
 			},
@@ -6692,7 +6692,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.13",
 			file: "rules.yaml (built-in)",
-			line: 4132,
+			line: 4136,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -6741,7 +6741,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.135",
 			file: "rules.yaml (built-in)",
-			line: 4141,
+			line: 4145,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 135, detHi: 135},
 			},
@@ -6790,7 +6790,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.136",
 			file: "rules.yaml (built-in)",
-			line: 4150,
+			line: 4154,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 136, detHi: 136},
 			},
@@ -6839,7 +6839,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.23-spf",
 			file: "rules.yaml (built-in)",
-			line: 4159,
+			line: 4163,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 23, detHi: 23},
 			},
@@ -6911,7 +6911,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.25",
 			file: "rules.yaml (built-in)",
-			line: 4168,
+			line: 4172,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -6968,7 +6968,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.57",
 			file: "rules.yaml (built-in)",
-			line: 4177,
+			line: 4181,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 57, detHi: 57},
 			},
@@ -7017,7 +7017,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.501",
 			file: "rules.yaml (built-in)",
-			line: 4186,
+			line: 4190,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 501, detHi: 501},
 			},
@@ -7066,7 +7066,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.502",
 			file: "rules.yaml (built-in)",
-			line: 4197,
+			line: 4201,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 502, detHi: 502},
 			},
@@ -7115,7 +7115,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.503",
 			file: "rules.yaml (built-in)",
-			line: 4206,
+			line: 4210,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 503, detHi: 503},
 			},
@@ -7164,7 +7164,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.504",
 			file: "rules.yaml (built-in)",
-			line: 4215,
+			line: 4219,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 504, detHi: 504},
 			},
@@ -7213,7 +7213,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.505",
 			file: "rules.yaml (built-in)",
-			line: 4226,
+			line: 4230,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 505, detHi: 505},
 			},
@@ -7262,7 +7262,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.506",
 			file: "rules.yaml (built-in)",
-			line: 4238,
+			line: 4242,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 506, detHi: 506},
 			},
@@ -7311,7 +7311,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.507",
 			file: "rules.yaml (built-in)",
-			line: 4247,
+			line: 4251,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 507, detHi: 507},
 			},
@@ -7360,7 +7360,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.508",
 			file: "rules.yaml (built-in)",
-			line: 4256,
+			line: 4260,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 508, detHi: 508},
 			},
@@ -7409,7 +7409,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.509",
 			file: "rules.yaml (built-in)",
-			line: 4265,
+			line: 4269,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 509, detHi: 509},
 			},
@@ -7473,7 +7473,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.64-tenantattribution",
 			file: "rules.yaml (built-in)",
-			line: 4277,
+			line: 4281,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
@@ -7541,7 +7541,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.510",
 			file: "rules.yaml (built-in)",
-			line: 4289,
+			line: 4293,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 510, detHi: 510},
 			},
@@ -7590,7 +7590,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.511",
 			file: "rules.yaml (built-in)",
-			line: 4299,
+			line: 4303,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 511, detHi: 511},
 			},
@@ -7639,7 +7639,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.512",
 			file: "rules.yaml (built-in)",
-			line: 4308,
+			line: 4312,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 512, detHi: 512},
 			},
@@ -7688,7 +7688,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.513",
 			file: "rules.yaml (built-in)",
-			line: 4317,
+			line: 4321,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 513, detHi: 513},
 			},
@@ -7745,7 +7745,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.515",
 			file: "rules.yaml (built-in)",
-			line: 4326,
+			line: 4330,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 515, detHi: 515},
 			},
@@ -7831,7 +7831,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.520",
 			file: "rules.yaml (built-in)",
-			line: 4347,
+			line: 4351,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 520, detHi: 520},
 			},
@@ -7873,7 +7873,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.233",
 			file: "rules.yaml (built-in)",
-			line: 4356,
+			line: 4360,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 233, detHi: 233},
 			},
@@ -7915,7 +7915,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.606-649",
 			file: "rules.yaml (built-in)",
-			line: 4365,
+			line: 4369,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 606, detHi: 649},
 			},
@@ -7981,7 +7981,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.703",
 			file: "rules.yaml (built-in)",
-			line: 4374,
+			line: 4378,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 703, detHi: 703},
 			},
@@ -8023,7 +8023,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.700-749",
 			file: "rules.yaml (built-in)",
-			line: 4383,
+			line: 4387,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 700, detHi: 749},
 			},
@@ -8072,7 +8072,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.310-no-domain",
 			file: "rules.yaml (built-in)",
-			line: 4394,
+			line: 4398,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 310, detHi: 310},
 			},
@@ -8108,7 +8108,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-helo-refused",
 			file: "rules.yaml (built-in)",
-			line: 4410,
+			line: 4414,
 			text: phraseMask{
 				{index: 12, bits: 8388608},
 			},
@@ -8118,7 +8118,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-courier-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4417,
+			line: 4421,
 			text: phraseMask{
 				{index: 12, bits: 16777216},
 			},
@@ -8128,7 +8128,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-filtered",
 			file: "rules.yaml (built-in)",
-			line: 4422,
+			line: 4426,
 			text: phraseMask{
 				{index: 12, bits: 33554432},
 			},
@@ -8138,7 +8138,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4427,
+			line: 4431,
 			text: phraseMask{
 				{index: 12, bits: 201326592},
 			},
@@ -8148,7 +8148,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4436,
+			line: 4440,
 			text: phraseMask{
 				{index: 12, bits: 8321499136},
 			},
@@ -8158,7 +8158,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4443,
+			line: 4447,
 			text: phraseMask{
 				{index: 12, bits: 8589934592},
 			},
@@ -8171,7 +8171,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-expired",
 			file: "rules.yaml (built-in)",
-			line: 4449,
+			line: 4453,
 			text: phraseMask{
 				{index: 12, bits: 17179869184},
 			},
@@ -8181,7 +8181,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4454,
+			line: 4458,
 			text: phraseMask{
 				{index: 12, bits: 34359738368},
 			},
@@ -8191,7 +8191,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-einsundeins-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 4459,
+			line: 4463,
 			text: phraseMask{
 				{index: 12, bits: 68719476736},
 			},
@@ -8201,7 +8201,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exim-mx-hosts-without-address",
 			file: "rules.yaml (built-in)",
-			line: 4472,
+			line: 4476,
 			text: phraseMask{
 				{index: 12, bits: 412316860416},
 			},
@@ -8252,7 +8252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4482,
+			line: 4486,
 			text: phraseMask{
 				{index: 12, bits: 549755813888},
 			},
@@ -8262,7 +8262,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4490,
+			line: 4494,
 			text: phraseMask{
 				{index: 12, bits: 1099511627776},
 			},
@@ -8272,7 +8272,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4495,
+			line: 4499,
 			text: phraseMask{
 				{index: 12, bits: 6597069766656},
 			},
@@ -8282,7 +8282,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 4500,
+			line: 4504,
 			text: phraseMask{
 				{index: 12, bits: 131941395333120},
 			},
@@ -8292,7 +8292,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4506,
+			line: 4510,
 			text: phraseMask{
 				{index: 12, bits: 2111062325329920},
 			},
@@ -8302,7 +8302,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lines-too-long",
 			file: "rules.yaml (built-in)",
-			line: 4518,
+			line: 4522,
 			text: phraseMask{
 				{index: 12, bits: 15762598695796736},
 			},
@@ -8352,7 +8352,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 4527,
+			line: 4531,
 			text: phraseMask{
 				{index: 12, bits: 18014398509481984},
 			},
@@ -8362,7 +8362,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-expired",
 			file: "rules.yaml (built-in)",
-			line: 4532,
+			line: 4536,
 			text: phraseMask{
 				{index: 12, bits: 36028797018963968},
 			},
@@ -8372,7 +8372,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4537,
+			line: 4541,
 			text: phraseMask{
 				{index: 12, bits: 72057594037927936},
 			},
@@ -8382,7 +8382,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-suspend",
 			file: "rules.yaml (built-in)",
-			line: 4542,
+			line: 4546,
 			text: phraseMask{
 				{index: 12, bits: 432345564227567616},
 			},
@@ -8392,7 +8392,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-nonmember",
 			file: "rules.yaml (built-in)",
-			line: 4547,
+			line: 4551,
 			text: phraseMask{
 				{index: 12, bits: 4035225266123964416},
 			},
@@ -8467,7 +8467,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-rejected",
 			file: "rules.yaml (built-in)",
-			line: 4563,
+			line: 4567,
 			text: phraseMask{
 				{index: 12, bits: 13835058055282163712},
 				{index: 13, bits: 3},
@@ -8478,7 +8478,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4568,
+			line: 4572,
 			text: phraseMask{
 				{index: 13, bits: 252},
 			},
@@ -8488,7 +8488,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 4574,
+			line: 4578,
 			text: phraseMask{
 				{index: 13, bits: 256},
 			},
@@ -8498,7 +8498,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-expired",
 			file: "rules.yaml (built-in)",
-			line: 4579,
+			line: 4583,
 			text: phraseMask{
 				{index: 13, bits: 3584},
 			},
@@ -8508,7 +8508,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4586,
+			line: 4590,
 			text: phraseMask{
 				{index: 13, bits: 12288},
 			},
@@ -8518,7 +8518,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmx-expired",
 			file: "rules.yaml (built-in)",
-			line: 4591,
+			line: 4595,
 			text: phraseMask{
 				{index: 13, bits: 16384},
 			},
@@ -8528,7 +8528,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4596,
+			line: 4600,
 			text: phraseMask{
 				{index: 8, bits: 422212465065984},
 			},
@@ -8538,7 +8538,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4601,
+			line: 4605,
 			text: phraseMask{
 				{index: 8, bits: 35184372088832},
 			},
@@ -8548,7 +8548,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4606,
+			line: 4610,
 			text: phraseMask{
 				{index: 8, bits: 70368744177664},
 			},
@@ -8558,7 +8558,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4611,
+			line: 4615,
 			text: phraseMask{
 				{index: 13, bits: 32768},
 			},
@@ -8568,7 +8568,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4616,
+			line: 4620,
 			text: phraseMask{
 				{index: 13, bits: 65536},
 			},
@@ -8578,7 +8578,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 4621,
+			line: 4625,
 			text: phraseMask{
 				{index: 13, bits: 131072},
 			},
@@ -8588,7 +8588,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 4626,
+			line: 4630,
 			text: phraseMask{
 				{index: 13, bits: 262144},
 			},
@@ -8598,7 +8598,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-compuserve-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4631,
+			line: 4635,
 			text: phraseMask{
 				{index: 13, bits: 1572864},
 			},
@@ -8608,7 +8608,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4640,
+			line: 4644,
 			text: phraseMask{
 				{index: 13, bits: 2097152},
 			},
@@ -8618,7 +8618,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 4645,
+			line: 4649,
 			text: phraseMask{
 				{index: 13, bits: 4194304},
 			},
@@ -8628,7 +8628,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4650,
+			line: 4654,
 			text: phraseMask{
 				{index: 13, bits: 8388608},
 			},
@@ -8638,7 +8638,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-messagingserver-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4655,
+			line: 4659,
 			text: phraseMask{
 				{index: 13, bits: 16777216},
 			},
@@ -8648,7 +8648,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4660,
+			line: 4664,
 			text: phraseMask{
 				{index: 13, bits: 33554432},
 			},
@@ -8658,7 +8658,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4665,
+			line: 4669,
 			text: phraseMask{
 				{index: 13, bits: 201326592},
 			},
@@ -8668,7 +8668,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-expired",
 			file: "rules.yaml (built-in)",
-			line: 4671,
+			line: 4675,
 			text: phraseMask{
 				{index: 13, bits: 268435456},
 			},
@@ -8678,7 +8678,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 4676,
+			line: 4680,
 			text: phraseMask{
 				{index: 13, bits: 536870912},
 			},
@@ -8688,7 +8688,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-mx-unreachable",
 			file: "rules.yaml (built-in)",
-			line: 4681,
+			line: 4685,
 			text: phraseMask{
 				{index: 13, bits: 1073741824},
 			},
@@ -8725,7 +8725,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4690,
+			line: 4694,
 			text: phraseMask{
 				{index: 13, bits: 273804165120},
 			},
@@ -8735,7 +8735,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4697,
+			line: 4701,
 			text: phraseMask{
 				{index: 13, bits: 1924145348608},
 			},
@@ -8745,7 +8745,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 4702,
+			line: 4706,
 			text: phraseMask{
 				{index: 13, bits: 2199023255552},
 			},
@@ -8755,7 +8755,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 4707,
+			line: 4711,
 			text: phraseMask{
 				{index: 13, bits: 65970697666560},
 			},
@@ -8765,7 +8765,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4713,
+			line: 4717,
 			text: phraseMask{
 				{index: 13, bits: 288160007407534080},
 			},
@@ -8775,7 +8775,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4723,
+			line: 4727,
 			text: phraseMask{
 				{index: 13, bits: 864691128455135232},
 			},
@@ -8785,7 +8785,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4728,
+			line: 4732,
 			text: phraseMask{
 				{index: 13, bits: 1152921504606846976},
 			},
@@ -8795,7 +8795,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4733,
+			line: 4737,
 			text: phraseMask{
 				{index: 13, bits: 2305843009213693952},
 			},
@@ -8805,7 +8805,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 4738,
+			line: 4742,
 			text: phraseMask{
 				{index: 13, bits: 4611686018427387904},
 			},
@@ -8815,7 +8815,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "qmail-mx-points-here",
 			file: "rules.yaml (built-in)",
-			line: 4743,
+			line: 4747,
 			text: phraseMask{
 				{index: 13, bits: 9223372036854775808},
 			},
@@ -8873,7 +8873,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4759,
+			line: 4763,
 			text: phraseMask{
 				{index: 14, bits: 3},
 			},
@@ -8883,7 +8883,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4765,
+			line: 4769,
 			text: phraseMask{
 				{index: 14, bits: 4},
 			},
@@ -8893,7 +8893,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 4770,
+			line: 4774,
 			text: phraseMask{
 				{index: 14, bits: 8},
 			},
@@ -8903,7 +8903,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-verizon-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4775,
+			line: 4779,
 			text: phraseMask{
 				{index: 14, bits: 48},
 			},
@@ -8913,7 +8913,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-zoho-expired",
 			file: "rules.yaml (built-in)",
-			line: 4780,
+			line: 4784,
 			text: phraseMask{
 				{index: 14, bits: 64},
 			},
@@ -8923,7 +8923,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-filtered",
 			file: "rules.yaml (built-in)",
-			line: 4785,
+			line: 4789,
 			text: phraseMask{
 				{index: 14, bits: 128},
 			},
@@ -8933,7 +8933,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4790,
+			line: 4794,
 			text: phraseMask{
 				{index: 14, bits: 256},
 			},
@@ -8943,7 +8943,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-groups-refused",
 			file: "rules.yaml (built-in)",
-			line: 4795,
+			line: 4799,
 			text: phraseMask{
 				{index: 14, bits: 1536},
 			},
@@ -8993,7 +8993,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-posting-restricted",
 			file: "rules.yaml (built-in)",
-			line: 4815,
+			line: 4819,
 			text: phraseMask{
 				{index: 14, bits: 134215680},
 				{index: 11, bits: 6917529577396895744},
@@ -9044,7 +9044,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6-5.4.14-loop",
 			file: "rules.yaml (built-in)",
-			line: 4847,
+			line: 4851,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
@@ -9100,7 +9100,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-no-answer",
 			file: "rules.yaml (built-in)",
-			line: 4857,
+			line: 4861,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -9220,7 +9220,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1-access-denied",
 			file: "rules.yaml (built-in)",
-			line: 4874,
+			line: 4878,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -9273,7 +9273,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-unrecognised-or-name",
 			file: "rules.yaml (built-in)",
-			line: 4895,
+			line: 4899,
 			text: phraseMask{
 				{index: 14, bits: 273804165120},
 			},
@@ -9283,7 +9283,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-maximum-time-expired",
 			file: "rules.yaml (built-in)",
-			line: 4900,
+			line: 4904,
 			text: phraseMask{
 				{index: 14, bits: 824633720832},
 			},
@@ -9293,7 +9293,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-loop-detected",
 			file: "rules.yaml (built-in)",
-			line: 4904,
+			line: 4908,
 			text: phraseMask{
 				{index: 14, bits: 1099511627776},
 			},
@@ -9303,7 +9303,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-content-too-long",
 			file: "rules.yaml (built-in)",
-			line: 4908,
+			line: 4912,
 			text: phraseMask{
 				{index: 14, bits: 15393162788864},
 			},
@@ -9313,7 +9313,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-conversion",
 			file: "rules.yaml (built-in)",
-			line: 4912,
+			line: 4916,
 			text: phraseMask{
 				{index: 14, bits: 545357767376896},
 			},
@@ -9323,7 +9323,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-score-stated",
 			file: "rules.yaml (built-in)",
-			line: 4937,
+			line: 4941,
 			text: phraseMask{
 				{bits: 8053063680},
 			},
@@ -9340,7 +9340,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "postfix-rbl-sender",
 			file: "rules.yaml (built-in)",
-			line: 4952,
+			line: 4956,
 			regexps: []*pattern{
 				{src: "sender address \\[[^\\]@ ]*@(?P<listed_domain>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})\\] blocked using ", captures: true, minLen: 37},
 			},
@@ -9441,7 +9441,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "postfix-rbl-name",
 			file: "rules.yaml (built-in)",
-			line: 4974,
+			line: 4978,
 			regexps: []*pattern{
 				{src: "(?:helo command|reverse client host) \\[(?P<listed_domain>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})\\] blocked using ", captures: true, minLen: 34},
 			},
@@ -9542,7 +9542,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-uri-blocklist",
 			file: "rules.yaml (built-in)",
-			line: 4991,
+			line: 4995,
 			text: phraseMask{
 				{bits: 25165824},
 				{index: 14, bits: 18446181123756130304},
@@ -9684,7 +9684,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-status",
 			file: "rules.yaml (built-in)",
-			line: 5025,
+			line: 5029,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 2, detHi: 2},
 			},
@@ -9693,7 +9693,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-specific",
 			file: "rules.yaml (built-in)",
-			line: 5030,
+			line: 5034,
 			text: phraseMask{
 				{index: 15, bits: 16384},
 			},
@@ -9703,7 +9703,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-specific",
 			file: "rules.yaml (built-in)",
-			line: 5036,
+			line: 5040,
 			text: phraseMask{
 				{index: 15, bits: 491520},
 				{index: 11, bits: 1024},
@@ -9714,7 +9714,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-languages",
 			file: "rules.yaml (built-in)",
-			line: 5050,
+			line: 5054,
 			text: phraseMask{
 				{index: 15, bits: 72057594037403648},
 			},
@@ -9727,7 +9727,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-text",
 			file: "rules.yaml (built-in)",
-			line: 5062,
+			line: 5066,
 			text: phraseMask{
 				{index: 15, bits: 18374686479671623680},
 				{index: 3, bits: 72340374684696576},
@@ -9747,7 +9747,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-status",
 			file: "rules.yaml (built-in)",
-			line: 5102,
+			line: 5106,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 4, detHi: 4},
 				{class: -1, subject: 7, detailLo: 16, detHi: 16},
@@ -9757,7 +9757,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-status",
 			file: "rules.yaml (built-in)",
-			line: 5107,
+			line: 5111,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -9766,7 +9766,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-text",
 			file: "rules.yaml (built-in)",
-			line: 5112,
+			line: 5116,
 			text: phraseMask{
 				{index: 17, bits: 274877904896},
 				{index: 9, bits: 128},
@@ -9780,7 +9780,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-text",
 			file: "rules.yaml (built-in)",
-			line: 5126,
+			line: 5130,
 			text: phraseMask{
 				{index: 17, bits: 824633720832},
 				{index: 10, bits: 536870912},
@@ -9791,7 +9791,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-reply-525",
 			file: "rules.yaml (built-in)",
-			line: 5138,
+			line: 5142,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 5},
@@ -9802,7 +9802,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-text",
 			file: "rules.yaml (built-in)",
-			line: 5143,
+			line: 5147,
 			text: phraseMask{
 				{index: 17, bits: 18446742974197923840},
 				{index: 10, bits: 36028900098179072},
@@ -9819,7 +9819,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hasmoved-text",
 			file: "rules.yaml (built-in)",
-			line: 5176,
+			line: 5180,
 			text: phraseMask{
 				{index: 18, bits: 2194728288256},
 			},
@@ -9829,7 +9829,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "norelaying-text",
 			file: "rules.yaml (built-in)",
-			line: 5191,
+			line: 5195,
 			text: phraseMask{
 				{index: 18, bits: 1152919305583591424},
 				{index: 11, bits: 268427264},
@@ -9845,7 +9845,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-dmarc",
 			file: "rules.yaml (built-in)",
-			line: 5212,
+			line: 5216,
 			text: phraseMask{
 				{index: 18, bits: 17293822569102704640},
 				{index: 19, bits: 63},
@@ -9887,7 +9887,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-status",
 			file: "rules.yaml (built-in)",
-			line: 5221,
+			line: 5225,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 20, detHi: 20},
 				{class: -1, subject: 7, detailLo: 21, detHi: 21},
@@ -9902,7 +9902,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-text",
 			file: "rules.yaml (built-in)",
-			line: 5226,
+			line: 5230,
 			text: phraseMask{
 				{index: 19, bits: 68719476672},
 				{index: 7, bits: 2048},
@@ -9916,7 +9916,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5239,
+			line: 5243,
 			text: phraseMask{
 				{index: 19, bits: 206158430208},
 			},
@@ -9930,7 +9930,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-blocked",
 			file: "rules.yaml (built-in)",
-			line: 5258,
+			line: 5262,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -9957,7 +9957,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-rejected",
 			file: "rules.yaml (built-in)",
-			line: 5298,
+			line: 5302,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -9988,7 +9988,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 5339,
+			line: 5343,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -10006,7 +10006,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unknown-at-mail-from",
 			file: "rules.yaml (built-in)",
-			line: 5351,
+			line: 5355,
 			text: phraseMask{
 				{index: 22, bits: 18446743936270598144},
 				{index: 9, bits: 281474976972800},
@@ -10080,7 +10080,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.1",
 			file: "rules.yaml (built-in)",
-			line: 5412,
+			line: 5416,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -10129,7 +10129,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.0",
 			file: "rules.yaml (built-in)",
-			line: 5424,
+			line: 5428,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 			},
@@ -10178,7 +10178,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-x.1.3",
 			file: "rules.yaml (built-in)",
-			line: 5435,
+			line: 5439,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -10226,7 +10226,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific",
 			file: "rules.yaml (built-in)",
-			line: 5444,
+			line: 5448,
 			text: phraseMask{
 				{index: 3, bits: 262144},
 				{index: 24, bits: 25769803776},
@@ -10237,7 +10237,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-specific",
 			file: "rules.yaml (built-in)",
-			line: 5452,
+			line: 5456,
 			text: phraseMask{
 				{index: 21, bits: 35184372105216},
 			},
@@ -10247,7 +10247,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific-553",
 			file: "rules.yaml (built-in)",
-			line: 5459,
+			line: 5463,
 			text: phraseMask{
 				{index: 23, bits: 562949953421312},
 			},
@@ -10261,7 +10261,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-specific",
 			file: "rules.yaml (built-in)",
-			line: 5468,
+			line: 5472,
 			text: phraseMask{
 				{index: 19, bits: 144116287587483648},
 			},
@@ -10271,7 +10271,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 5475,
+			line: 5479,
 			text: phraseMask{
 				{index: 22, bits: 18446743936270598144},
 				{index: 9, bits: 281474976972800},
@@ -10302,7 +10302,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5481,
+			line: 5485,
 			text: phraseMask{
 				{index: 24, bits: 36028728299487232},
 			},
@@ -10338,7 +10338,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-any-stage",
 			file: "rules.yaml (built-in)",
-			line: 5500,
+			line: 5504,
 			text: phraseMask{
 				{index: 9, bits: 281474976710656},
 				{index: 24, bits: 252201579132747776},
@@ -10357,7 +10357,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-mailbox-inactive",
 			file: "rules.yaml (built-in)",
-			line: 5534,
+			line: 5538,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -10433,7 +10433,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-mailbox-missing",
 			file: "rules.yaml (built-in)",
-			line: 5547,
+			line: 5551,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -10515,7 +10515,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-userunknown-missing",
 			file: "rules.yaml (built-in)",
-			line: 5572,
+			line: 5576,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -10616,7 +10616,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-text",
 			file: "rules.yaml (built-in)",
-			line: 5580,
+			line: 5584,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -10639,7 +10639,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 5599,
+			line: 5603,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -10676,7 +10676,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-specific",
 			file: "rules.yaml (built-in)",
-			line: 5605,
+			line: 5609,
 			text: phraseMask{
 				{index: 25, bits: 117440512},
 			},
@@ -10686,7 +10686,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-sender-named",
 			file: "rules.yaml (built-in)",
-			line: 5614,
+			line: 5618,
 			text: phraseMask{
 				{index: 25, bits: 134220800},
 			},
@@ -10703,7 +10703,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-mailbox-inactive",
 			file: "rules.yaml (built-in)",
-			line: 5629,
+			line: 5633,
 			text: phraseMask{
 				{index: 24, bits: 288230376151711744},
 			},
@@ -10773,7 +10773,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-mailbox-missing",
 			file: "rules.yaml (built-in)",
-			line: 5635,
+			line: 5639,
 			text: phraseMask{
 				{index: 23, bits: 8796093022208},
 				{index: 24, bits: 1729382256910270464},
@@ -10849,7 +10849,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-text",
 			file: "rules.yaml (built-in)",
-			line: 5643,
+			line: 5647,
 			text: phraseMask{
 				{index: 24, bits: 18158513697557839872},
 				{index: 25, bits: 12582911},
@@ -10866,7 +10866,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-status",
 			file: "rules.yaml (built-in)",
-			line: 5651,
+			line: 5655,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -10875,7 +10875,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-text",
 			file: "rules.yaml (built-in)",
-			line: 5656,
+			line: 5660,
 			text: phraseMask{
 				{index: 25, bits: 18446744073172680704},
 				{index: 26, bits: 63},
@@ -10890,7 +10890,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5677,
+			line: 5681,
 			text: phraseMask{
 				{index: 26, bits: 1984},
 			},
@@ -10907,7 +10907,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-text",
 			file: "rules.yaml (built-in)",
-			line: 5690,
+			line: 5694,
 			text: phraseMask{
 				{index: 26, bits: 1046528},
 			},
@@ -10917,7 +10917,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5698,
+			line: 5702,
 			text: phraseMask{
 				{index: 26, bits: 1048576},
 			},
@@ -10930,7 +10930,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-text",
 			file: "rules.yaml (built-in)",
-			line: 5709,
+			line: 5713,
 			text: phraseMask{
 				{index: 26, bits: 2145386496},
 				{index: 8, bits: 4503599627370496},
@@ -10942,7 +10942,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contenterror-text",
 			file: "rules.yaml (built-in)",
-			line: 5721,
+			line: 5725,
 			text: phraseMask{
 				{index: 26, bits: 36028794871482368},
 				{index: 12, bits: 18014398509481984},
@@ -10967,7 +10967,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.8-bad-outbound-sender",
 			file: "rules.yaml (built-in)",
-			line: 5786,
+			line: 5790,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 8, detHi: 8},
 			},
@@ -11013,7 +11013,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-status",
 			file: "rules.yaml (built-in)",
-			line: 5805,
+			line: 5809,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 7, detHi: 7},
 				{class: -1, subject: 1, detailLo: 8, detHi: 8},
@@ -11023,7 +11023,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-at-mail",
 			file: "rules.yaml (built-in)",
-			line: 5810,
+			line: 5814,
 			text: phraseMask{
 				{index: 21, bits: 18446744073709551615},
 				{index: 2, bits: 2147483648},
@@ -11051,7 +11051,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-text",
 			file: "rules.yaml (built-in)",
-			line: 5853,
+			line: 5857,
 			text: phraseMask{
 				{index: 21, bits: 18446744073709551615},
 				{index: 2, bits: 2147483648},
@@ -11077,7 +11077,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-status",
 			file: "rules.yaml (built-in)",
-			line: 5867,
+			line: 5871,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -11093,7 +11093,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-specific",
 			file: "rules.yaml (built-in)",
-			line: 5887,
+			line: 5891,
 			text: phraseMask{
 				{index: 22, bits: 33554432},
 			},
@@ -11103,7 +11103,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-helo-specific",
 			file: "rules.yaml (built-in)",
-			line: 5894,
+			line: 5898,
 			text: phraseMask{
 				{index: 28, bits: 144115188075855872},
 			},
@@ -11113,7 +11113,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-text",
 			file: "rules.yaml (built-in)",
-			line: 5905,
+			line: 5909,
 			text: phraseMask{
 				{index: 3, bits: 507904},
 				{index: 28, bits: 18158513697557839872},
@@ -11138,7 +11138,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-destination-computer",
 			file: "rules.yaml (built-in)",
-			line: 5930,
+			line: 5934,
 			text: phraseMask{
 				{index: 29, bits: 1048576},
 			},
@@ -11155,7 +11155,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-status",
 			file: "rules.yaml (built-in)",
-			line: 5943,
+			line: 5947,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 28, detHi: 28},
 			},
@@ -11164,7 +11164,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-named-by-scanner",
 			file: "rules.yaml (built-in)",
-			line: 5953,
+			line: 5957,
 			text: phraseMask{
 				{index: 29, bits: 31457280},
 			},
@@ -11174,7 +11174,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-text",
 			file: "rules.yaml (built-in)",
-			line: 5957,
+			line: 5961,
 			text: phraseMask{
 				{index: 26, bits: 18410715276690587648},
 				{index: 13, bits: 262144},
@@ -11199,7 +11199,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5962,
+			line: 5966,
 			text: phraseMask{
 				{index: 4, bits: 512},
 				{index: 29, bits: 8556380160},
@@ -11222,7 +11222,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "speeding-text",
 			file: "rules.yaml (built-in)",
-			line: 5976,
+			line: 5980,
 			text: phraseMask{
 				{index: 29, bits: 9007190664806400},
 				{bits: 4611686018427387904},
@@ -11236,7 +11236,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-status",
 			file: "rules.yaml (built-in)",
-			line: 5990,
+			line: 5994,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -11245,7 +11245,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-text",
 			file: "rules.yaml (built-in)",
-			line: 5995,
+			line: 5999,
 			text: phraseMask{
 				{index: 29, bits: 18437736874454810624},
 				{index: 15, bits: 491520},
@@ -11263,7 +11263,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sendmail-connection-refused",
 			file: "rules.yaml (built-in)",
-			line: 6013,
+			line: 6017,
 			text: phraseMask{
 				{index: 30, bits: 512},
 			},
@@ -11358,7 +11358,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-text",
 			file: "rules.yaml (built-in)",
-			line: 6035,
+			line: 6039,
 			text: phraseMask{
 				{index: 19, bits: 18446743798831644672},
 				{bits: 64513},
@@ -11380,7 +11380,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-pairs",
 			file: "rules.yaml (built-in)",
-			line: 6040,
+			line: 6044,
 			text: phraseMask{
 				{index: 1, bits: 9223372036854775808},
 				{index: 20, bits: 18014398509481984},
@@ -11422,7 +11422,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-encrypted-attachment",
 			file: "rules.yaml (built-in)",
-			line: 6071,
+			line: 6075,
 			text: phraseMask{
 				{index: 30, bits: 274743689216},
 				{index: 1, bits: 4611686018427387904},
@@ -11433,7 +11433,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 6080,
+			line: 6084,
 			text: phraseMask{
 				{index: 30, bits: 140462610448384},
 			},
@@ -11443,7 +11443,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 6087,
+			line: 6091,
 			text: phraseMask{
 				{index: 30, bits: 143974450587500544},
 			},
@@ -11453,7 +11453,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-virus",
 			file: "rules.yaml (built-in)",
-			line: 6094,
+			line: 6098,
 			text: phraseMask{
 				{index: 1, bits: 123145302310912},
 				{index: 30, bits: 144115188075855872},
@@ -11464,7 +11464,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 6100,
+			line: 6104,
 			text: phraseMask{
 				{index: 30, bits: 18158513697557839872},
 				{index: 31, bits: 63},
@@ -11475,7 +11475,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-policy",
 			file: "rules.yaml (built-in)",
-			line: 6107,
+			line: 6111,
 			text: phraseMask{
 				{index: 31, bits: 448},
 			},
@@ -11485,7 +11485,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-delivery-failed",
 			file: "rules.yaml (built-in)",
-			line: 6115,
+			line: 6119,
 			text: phraseMask{
 				{index: 31, bits: 130560},
 			},
@@ -11495,7 +11495,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-text",
 			file: "rules.yaml (built-in)",
-			line: 6129,
+			line: 6133,
 			text: phraseMask{
 				{index: 31, bits: 536739840},
 				{index: 1, bits: 3161095929856},
@@ -11506,7 +11506,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-transport-rule-reject",
 			file: "rules.yaml (built-in)",
-			line: 6139,
+			line: 6143,
 			text: phraseMask{
 				{index: 31, bits: 536870912},
 			},
@@ -11602,7 +11602,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-text",
 			file: "rules.yaml (built-in)",
-			line: 6161,
+			line: 6165,
 			text: phraseMask{
 				{index: 31, bits: 18446744072635809792},
 				{index: 11, bits: 9223372036854775808},
@@ -11620,7 +11620,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-pairs",
 			file: "rules.yaml (built-in)",
-			line: 6191,
+			line: 6195,
 			text: phraseMask{
 				{index: 32, bits: 2048},
 			},
@@ -11633,7 +11633,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-type",
 			file: "rules.yaml (built-in)",
-			line: 6197,
+			line: 6201,
 			text: phraseMask{
 				{index: 32, bits: 137438949376},
 			},
@@ -11646,7 +11646,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-encrypted",
 			file: "rules.yaml (built-in)",
-			line: 6216,
+			line: 6220,
 			text: phraseMask{
 				{index: 32, bits: 140600049401856},
 				{index: 1, bits: 288371113640067072},
@@ -11657,7 +11657,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-name",
 			file: "rules.yaml (built-in)",
-			line: 6228,
+			line: 6232,
 			text: phraseMask{
 				{index: 32, bits: 140737488355328},
 			},
@@ -11670,7 +11670,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-loop-text",
 			file: "rules.yaml (built-in)",
-			line: 6236,
+			line: 6240,
 			text: phraseMask{
 				{index: 32, bits: 281474976710656},
 			},
@@ -11680,7 +11680,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-text",
 			file: "rules.yaml (built-in)",
-			line: 6246,
+			line: 6250,
 			text: phraseMask{
 				{index: 32, bits: 18446181123756130304},
 				{index: 33, bits: 4095},
@@ -11694,7 +11694,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-pairs",
 			file: "rules.yaml (built-in)",
-			line: 6262,
+			line: 6266,
 			text: phraseMask{
 				{index: 33, bits: 4096},
 			},
@@ -11707,7 +11707,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-text",
 			file: "rules.yaml (built-in)",
-			line: 6268,
+			line: 6272,
 			text: phraseMask{
 				{index: 28, bits: 144115188008747008},
 				{index: 2, bits: 181269885001662464},
@@ -11725,7 +11725,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-dns-text",
 			file: "rules.yaml (built-in)",
-			line: 6273,
+			line: 6277,
 			text: phraseMask{
 				{index: 29, bits: 32},
 				{index: 3, bits: 49152},
@@ -11736,7 +11736,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-text",
 			file: "rules.yaml (built-in)",
-			line: 6279,
+			line: 6283,
 			text: phraseMask{
 				{index: 33, bits: 4186112},
 				{index: 15, bits: 16384},
@@ -11747,7 +11747,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-text",
 			file: "rules.yaml (built-in)",
-			line: 6286,
+			line: 6290,
 			text: phraseMask{
 				{index: 22, bits: 137434759168},
 				{index: 6, bits: 274877906944},
@@ -11760,7 +11760,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-delayed",
 			file: "rules.yaml (built-in)",
-			line: 6291,
+			line: 6295,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -11852,7 +11852,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-text",
 			file: "rules.yaml (built-in)",
-			line: 6308,
+			line: 6312,
 			text: phraseMask{
 				{index: 8, bits: 1729382256910270464},
 				{index: 33, bits: 72057594033733632},
@@ -11871,7 +11871,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-pairs",
 			file: "rules.yaml (built-in)",
-			line: 6328,
+			line: 6332,
 			text: phraseMask{
 				{bits: 4398046511104},
 			},
@@ -11884,7 +11884,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-attempts",
 			file: "rules.yaml (built-in)",
-			line: 6334,
+			line: 6338,
 			text: phraseMask{
 				{index: 33, bits: 72057594037927936},
 			},
@@ -11897,7 +11897,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-text",
 			file: "rules.yaml (built-in)",
-			line: 6341,
+			line: 6345,
 			text: phraseMask{
 				{index: 8, bits: 9223372036854775808},
 				{index: 33, bits: 18302628885633695744},
@@ -11913,7 +11913,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-reply",
 			file: "rules.yaml (built-in)",
-			line: 6356,
+			line: 6360,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 3},
@@ -11930,14 +11930,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "tls-command",
 			file:    "rules.yaml (built-in)",
-			line:    6363,
+			line:    6367,
 			command: []string{"STARTTLS"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "security-words-from-a-delivery-program",
 			file: "rules.yaml (built-in)",
-			line: 6368,
+			line: 6372,
 			text: phraseMask{
 				{index: 34, bits: 17179803648},
 				{index: 11, bits: 3221225472},
@@ -11956,7 +11956,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "security-text",
 			file: "rules.yaml (built-in)",
-			line: 6390,
+			line: 6394,
 			text: phraseMask{
 				{index: 34, bits: 17179803648},
 				{index: 11, bits: 3221225472},
@@ -11974,7 +11974,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "security-pairs",
 			file: "rules.yaml (built-in)",
-			line: 6395,
+			line: 6399,
 			text: phraseMask{
 				{index: 34, bits: 120259084288},
 				{index: 26, bits: 64},
@@ -11993,7 +11993,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-text",
 			file: "rules.yaml (built-in)",
-			line: 6404,
+			line: 6408,
 			text: phraseMask{
 				{index: 34, bits: 18014261070528512},
 				{index: 4, bits: 1},
@@ -12004,7 +12004,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "syntax-text",
 			file: "rules.yaml (built-in)",
-			line: 6413,
+			line: 6417,
 			text: phraseMask{
 				{index: 8, bits: 77309411328},
 				{index: 34, bits: 9205357638345293824},
@@ -12015,7 +12015,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.1",
 			file: "rules.yaml (built-in)",
-			line: 6430,
+			line: 6434,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -12024,7 +12024,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.4",
 			file: "rules.yaml (built-in)",
-			line: 6436,
+			line: 6440,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -12073,7 +12073,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.5",
 			file: "rules.yaml (built-in)",
-			line: 6446,
+			line: 6450,
 			status: []statusPattern{
 				{class: 4, subject: 1, detailLo: 5, detHi: 5},
 				{class: 5, subject: 1, detailLo: 5, detHi: 5},
@@ -12128,7 +12128,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.6",
 			file: "rules.yaml (built-in)",
-			line: 6459,
+			line: 6463,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -12137,7 +12137,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.9",
 			file: "rules.yaml (built-in)",
-			line: 6465,
+			line: 6469,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 9, detHi: 9},
 			},
@@ -12178,7 +12178,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.10",
 			file: "rules.yaml (built-in)",
-			line: 6474,
+			line: 6478,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -12214,7 +12214,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.1",
 			file: "rules.yaml (built-in)",
-			line: 6481,
+			line: 6485,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -12223,7 +12223,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.4",
 			file: "rules.yaml (built-in)",
-			line: 6489,
+			line: 6493,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -12265,7 +12265,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.1",
 			file: "rules.yaml (built-in)",
-			line: 6499,
+			line: 6503,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -12274,7 +12274,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.2",
 			file: "rules.yaml (built-in)",
-			line: 6505,
+			line: 6509,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -12323,7 +12323,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.3",
 			file: "rules.yaml (built-in)",
-			line: 6515,
+			line: 6519,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -12372,7 +12372,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.5",
 			file: "rules.yaml (built-in)",
-			line: 6525,
+			line: 6529,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -12408,7 +12408,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.6",
 			file: "rules.yaml (built-in)",
-			line: 6532,
+			line: 6536,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 6, detHi: 6},
 				{class: 5, subject: 3, detailLo: 6, detHi: 6},
@@ -12451,7 +12451,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.1",
 			file: "rules.yaml (built-in)",
-			line: 6542,
+			line: 6546,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 1, detHi: 1},
 			},
@@ -12487,7 +12487,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.2",
 			file: "rules.yaml (built-in)",
-			line: 6549,
+			line: 6553,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -12496,7 +12496,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.3",
 			file: "rules.yaml (built-in)",
-			line: 6555,
+			line: 6559,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -12570,7 +12570,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.4",
 			file: "rules.yaml (built-in)",
-			line: 6570,
+			line: 6574,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -12606,7 +12606,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.5",
 			file: "rules.yaml (built-in)",
-			line: 6578,
+			line: 6582,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 5, detHi: 5},
 			},
@@ -12642,7 +12642,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.6",
 			file: "rules.yaml (built-in)",
-			line: 6585,
+			line: 6589,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -12678,7 +12678,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.2",
 			file: "rules.yaml (built-in)",
-			line: 6592,
+			line: 6596,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 2, detHi: 2},
 			},
@@ -12727,7 +12727,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.3",
 			file: "rules.yaml (built-in)",
-			line: 6605,
+			line: 6609,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -12776,7 +12776,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.4",
 			file: "rules.yaml (built-in)",
-			line: 6615,
+			line: 6619,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 4, detHi: 4},
 			},
@@ -12825,7 +12825,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.5",
 			file: "rules.yaml (built-in)",
-			line: 6625,
+			line: 6629,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 5, detHi: 5},
 			},
@@ -12874,7 +12874,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.6",
 			file: "rules.yaml (built-in)",
-			line: 6635,
+			line: 6639,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 6, detHi: 6},
 			},
@@ -12923,7 +12923,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.7",
 			file: "rules.yaml (built-in)",
-			line: 6645,
+			line: 6649,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 7, detHi: 7},
 			},
@@ -12972,7 +12972,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.8",
 			file: "rules.yaml (built-in)",
-			line: 6655,
+			line: 6659,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 8, detHi: 8},
 			},
@@ -13021,7 +13021,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.9",
 			file: "rules.yaml (built-in)",
-			line: 6665,
+			line: 6669,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 9, detHi: 9},
 			},
@@ -13070,7 +13070,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.10",
 			file: "rules.yaml (built-in)",
-			line: 6675,
+			line: 6679,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 10, detHi: 10},
 			},
@@ -13119,7 +13119,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.11",
 			file: "rules.yaml (built-in)",
-			line: 6685,
+			line: 6689,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 11, detHi: 11},
 			},
@@ -13168,7 +13168,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.12",
 			file: "rules.yaml (built-in)",
-			line: 6695,
+			line: 6699,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -13217,7 +13217,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.14",
 			file: "rules.yaml (built-in)",
-			line: 6705,
+			line: 6709,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 14, detHi: 14},
 			},
@@ -13266,7 +13266,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.15",
 			file: "rules.yaml (built-in)",
-			line: 6715,
+			line: 6719,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 15, detHi: 15},
 			},
@@ -13315,7 +13315,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.19",
 			file: "rules.yaml (built-in)",
-			line: 6725,
+			line: 6729,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 19, detHi: 19},
 			},
@@ -13364,7 +13364,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.13",
 			file: "rules.yaml (built-in)",
-			line: 6735,
+			line: 6739,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -13400,7 +13400,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.17-18",
 			file: "rules.yaml (built-in)",
-			line: 6742,
+			line: 6746,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 17, detHi: 17},
 				{class: -1, subject: 7, detailLo: 18, detHi: 18},
@@ -13437,7 +13437,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.27",
 			file: "rules.yaml (built-in)",
-			line: 6749,
+			line: 6753,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 27, detHi: 27},
 			},
@@ -13486,7 +13486,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.30",
 			file: "rules.yaml (built-in)",
-			line: 6761,
+			line: 6765,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 30, detHi: 30},
 			},
@@ -13515,14 +13515,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "blocked-at-connection",
 			file:    "rules.yaml (built-in)",
-			line:    6771,
+			line:    6775,
 			command: []string{"CONN", "HELO", "EHLO"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "user-unknown-after-data",
 			file: "rules.yaml (built-in)",
-			line: 6778,
+			line: 6782,
 			text: phraseMask{
 				{index: 22, bits: 18446743936270598144},
 				{index: 9, bits: 281474976972800},
@@ -13655,7 +13655,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6802,
+			line: 6806,
 			text: phraseMask{
 				{index: 34, bits: 9223372036854775808},
 				{index: 35, bits: 7},
@@ -13667,7 +13667,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6807,
+			line: 6811,
 			text: phraseMask{
 				{index: 35, bits: 8},
 			},
@@ -13677,7 +13677,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6812,
+			line: 6816,
 			text: phraseMask{
 				{index: 35, bits: 524272},
 			},
@@ -13687,7 +13687,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6819,
+			line: 6823,
 			text: phraseMask{
 				{index: 35, bits: 3670016},
 			},
@@ -13697,7 +13697,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6824,
+			line: 6828,
 			text: phraseMask{
 				{index: 35, bits: 12582912},
 			},
@@ -13707,7 +13707,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6829,
+			line: 6833,
 			text: phraseMask{
 				{index: 35, bits: 50331648},
 				{index: 29, bits: 2147483648},
@@ -13718,7 +13718,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6840,
+			line: 6844,
 			text: phraseMask{
 				{index: 35, bits: 8796025913344},
 				{index: 1, bits: 18014398509481984},
@@ -13738,7 +13738,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6855,
+			line: 6859,
 			text: phraseMask{
 				{index: 35, bits: 8989607068696576},
 			},
@@ -13748,7 +13748,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6861,
+			line: 6865,
 			text: phraseMask{
 				{index: 35, bits: 2296835809958952960},
 				{index: 3, bits: 562949953421312},
@@ -13760,7 +13760,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-connection-text",
 			file: "rules.yaml (built-in)",
-			line: 6867,
+			line: 6871,
 			text: phraseMask{
 				{index: 3, bits: 16777216},
 				{index: 14, bits: 402653248},
@@ -13773,7 +13773,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6875,
+			line: 6879,
 			text: phraseMask{
 				{index: 3, bits: 72},
 			},
@@ -13783,7 +13783,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6880,
+			line: 6884,
 			text: phraseMask{
 				{index: 36, bits: 1},
 			},
@@ -13793,7 +13793,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "onhold-text",
 			file: "rules.yaml (built-in)",
-			line: 6885,
+			line: 6889,
 			text: phraseMask{
 				{index: 36, bits: 14},
 			},
@@ -13803,7 +13803,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.4.7",
 			file: "rules.yaml (built-in)",
-			line: 6896,
+			line: 6900,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 7, detHi: 7},
 				{class: 5, subject: 4, detailLo: 7, detHi: 7},
@@ -13862,7 +13862,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1",
 			file: "rules.yaml (built-in)",
-			line: 6909,
+			line: 6913,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -13918,7 +13918,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.14",
 			file: "rules.yaml (built-in)",
-			line: 6921,
+			line: 6925,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
 			},
@@ -13967,7 +13967,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6",
 			file: "rules.yaml (built-in)",
-			line: 6930,
+			line: 6934,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -14016,7 +14016,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.6.11",
 			file: "rules.yaml (built-in)",
-			line: 6939,
+			line: 6943,
 			status: []statusPattern{
 				{class: 5, subject: 6, detailLo: 11, detHi: 11},
 			},
@@ -14065,7 +14065,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1",
 			file: "rules.yaml (built-in)",
-			line: 6956,
+			line: 6960,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -14179,7 +14179,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.2",
 			file: "rules.yaml (built-in)",
-			line: 6970,
+			line: 6974,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -14215,7 +14215,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.3",
 			file: "rules.yaml (built-in)",
-			line: 6977,
+			line: 6981,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -14307,7 +14307,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4",
 			file: "rules.yaml (built-in)",
-			line: 6988,
+			line: 6992,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -14343,7 +14343,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4-temporary",
 			file: "rules.yaml (built-in)",
-			line: 6995,
+			line: 6999,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -14379,7 +14379,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.5",
 			file: "rules.yaml (built-in)",
-			line: 7002,
+			line: 7006,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 5, detHi: 5},
 			},
@@ -14408,7 +14408,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.6",
 			file: "rules.yaml (built-in)",
-			line: 7009,
+			line: 7013,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -14452,7 +14452,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.0",
 			file: "rules.yaml (built-in)",
-			line: 7017,
+			line: 7021,
 			status: []statusPattern{
 				{class: 5, subject: 4},
 			},
@@ -14461,7 +14461,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.6",
 			file: "rules.yaml (built-in)",
-			line: 7023,
+			line: 7027,
 			status: []statusPattern{
 				{class: -1, subject: 6, detailLo: -1, detHi: -1},
 			},
@@ -14497,7 +14497,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sisimai-4.2.1-4.7.1-4.7.2",
 			file: "rules.yaml (built-in)",
-			line: 7031,
+			line: 7035,
 			status: []statusPattern{
 				{class: 4, subject: 2, detailLo: 1, detHi: 1},
 				{class: 4, subject: 7, detailLo: 1, detHi: 1},
@@ -14511,7 +14511,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.1",
 			file: "rules.yaml (built-in)",
-			line: 7038,
+			line: 7042,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 1, detHi: 1},
 			},
@@ -14781,7 +14781,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.other",
 			file: "rules.yaml (built-in)",
-			line: 7075,
+			line: 7079,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: -1, detHi: -1},
 			},
@@ -15018,7 +15018,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "delayed-unknown",
 			file:   "rules.yaml (built-in)",
-			line:   7105,
+			line:   7109,
 			action: []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "expired",
@@ -15077,7 +15077,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.other",
 			file: "rules.yaml (built-in)",
-			line: 7115,
+			line: 7119,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: -1, detHi: -1},
 			},
@@ -15086,7 +15086,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.0",
 			file: "rules.yaml (built-in)",
-			line: 7120,
+			line: 7124,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: -1, detHi: -1},
 			},
@@ -15095,7 +15095,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.0",
 			file: "rules.yaml (built-in)",
-			line: 7125,
+			line: 7129,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: -1, detHi: -1},
 			},
@@ -15150,7 +15150,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.0",
 			file: "rules.yaml (built-in)",
-			line: 7134,
+			line: 7138,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: -1, detHi: -1},
 				{class: 4, subject: 3, detailLo: 3, detHi: 3},
@@ -15161,7 +15161,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.0",
 			file: "rules.yaml (built-in)",
-			line: 7142,
+			line: 7146,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: -1, detHi: -1},
 			},
@@ -15170,14 +15170,14 @@ var builtinSet = &ruleSet{
 		{
 			id:       "diagnostic-type-x-unix",
 			file:     "rules.yaml (built-in)",
-			line:     7147,
+			line:     7151,
 			diagType: []string{"x-unix"},
 			then:     thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "rfc3463-x.3.other",
 			file: "rules.yaml (built-in)",
-			line: 7157,
+			line: 7161,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: -1, detHi: -1},
 			},
@@ -15186,7 +15186,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-onhold",
 			file: "rules.yaml (built-in)",
-			line: 7167,
+			line: 7171,
 			text: phraseMask{
 				{index: 36, bits: 16},
 			},
@@ -15196,7 +15196,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-onhold",
 			file: "rules.yaml (built-in)",
-			line: 7172,
+			line: 7176,
 			text: phraseMask{
 				{index: 36, bits: 224},
 			},
@@ -15206,7 +15206,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-onhold",
 			file: "rules.yaml (built-in)",
-			line: 7178,
+			line: 7182,
 			text: phraseMask{
 				{index: 36, bits: 1792},
 			},
@@ -15217,7 +15217,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-521-556",
 			file: "rules.yaml (built-in)",
-			line: 7187,
+			line: 7191,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 1},
@@ -15231,7 +15231,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-552",
 			file: "rules.yaml (built-in)",
-			line: 7191,
+			line: 7195,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 2},
@@ -15247,7 +15247,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-452",
 			file: "rules.yaml (built-in)",
-			line: 7195,
+			line: 7199,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 2},
@@ -15258,7 +15258,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-421",
 			file: "rules.yaml (built-in)",
-			line: 7199,
+			line: 7203,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 2, 2: 1},
@@ -15272,7 +15272,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-553",
 			file: "rules.yaml (built-in)",
-			line: 7203,
+			line: 7207,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 3},
@@ -15283,7 +15283,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-syntax",
 			file: "rules.yaml (built-in)",
-			line: 7207,
+			line: 7211,
 			status: []statusPattern{
 				{none: true},
 				{class: 5, subject: 5, detailLo: -1, detHi: -1},
@@ -15343,7 +15343,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-451",
 			file: "rules.yaml (built-in)",
-			line: 7215,
+			line: 7219,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 1},
@@ -15400,7 +15400,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "vacation-text",
 			file: "rules.yaml (built-in)",
-			line: 7223,
+			line: 7227,
 			text: phraseMask{
 				{index: 36, bits: 122880},
 			},
@@ -15413,7 +15413,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unreadable-text",
 			file: "rules.yaml (built-in)",
-			line: 7230,
+			line: 7234,
 			regexps: []*pattern{
 				{src: "^[^a-z]+$", captures: false, minLen: 1},
 			},
@@ -15452,7 +15452,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-550-554-alone",
 			file: "rules.yaml (built-in)",
-			line: 7239,
+			line: 7243,
 			status: []statusPattern{
 				{none: true},
 			},
@@ -15523,7 +15523,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.0.0",
 			file: "rules.yaml (built-in)",
-			line: 7248,
+			line: 7252,
 			status: []statusPattern{
 				{class: -1, detailLo: -1, detHi: -1},
 			},
@@ -15760,10 +15760,10 @@ var builtinSet = &ruleSet{
 				{index: 1, bits: 2147483632},
 			},
 			regexps: []*pattern{
-				{src: "maximum (?:allowed|permitted)(?: size)? (?:is )?\\(?(?P<limit>[0-9][0-9.,]*\\s?(?:[kmg]i?b|bytes?|megabytes?|kilobytes?)?)\\)?", captures: true, minLen: 17},
+				{src: "maximum (?:allowed|permitted)(?: size)? (?:is )?\\(?(?P<limit>[0-9][0-9.,]*\\s?(?:[kmg]i?b|bytes?|megabytes?|kilobytes?)\\b|[0-9]{4,}\\b)\\)?", captures: true, minLen: 19},
 				{src: "too big: read=[0-9]+ max=(?P<limit>[0-9]+)", captures: true, minLen: 21},
 				{src: "(?:size|message) (?:limit|maximum)(?: of| is|:| =)? ?(?:is |of )?\\(?(?P<limit>[0-9][0-9.,]*\\s?(?:[kmg]i?b|bytes?|megabytes?|kilobytes?)\\b|[0-9]{4,}\\b)", captures: true, minLen: 13},
-				{src: "maximum (?:message )?size(?: of| is|:| =)? ?(?:is |of )?\\(?(?P<limit>[0-9][0-9.,]*\\s?(?:[kmg]i?b|bytes?|megabytes?|kilobytes?)?)\\b", captures: true, minLen: 13},
+				{src: "maximum (?:message )?size(?: of| is|:| =)? ?(?:is |of )?\\(?(?P<limit>[0-9][0-9.,]*\\s?(?:[kmg]i?b|bytes?|megabytes?|kilobytes?)\\b|[0-9]{4,}\\b)", captures: true, minLen: 15},
 				{src: "(?:exceeds|exceeding|over|above|larger than|bigger than) (?:the |our |its )?(?:fixed |maximum |max |allowed |size |message |limit )*(?:limit |size )?(?:of |is )?\\(?(?P<limit>[0-9][0-9.,]*\\s?(?:[kmg]i?b|bytes?|megabytes?|kilobytes?)\\b|[0-9]{4,}\\b)", captures: true, minLen: 8},
 				{src: "(?P<limit>[0-9][0-9.,]*\\s?(?:[kmg]i?b|megabytes?|kilobytes?)) (?:limit|maximum|max|size limit)", captures: true, minLen: 7},
 				{src: "(?:size )?(?:limit|maximum|max)(?: for (?:this|the|your) (?:recipient|domain|organi[sz]ation|mailbox|server|account))?(?: is|=|:)? ?\\(?(?P<limit>[0-9][0-9.,]*\\s?(?:[kmg]i?b|bytes?|megabytes?|kilobytes?)\\b|[0-9]{6,}\\b)", captures: true, minLen: 6},
@@ -15776,7 +15776,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "recipient-limit",
 			file: "rules.yaml (built-in)",
-			line: 1109,
+			line: 1113,
 			text: phraseMask{
 				{index: 1, bits: 135291469824},
 			},
@@ -15792,7 +15792,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus",
 			file: "rules.yaml (built-in)",
-			line: 1123,
+			line: 1127,
 			text: phraseMask{
 				{index: 1, bits: 140600049401856},
 			},
@@ -15810,7 +15810,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-attachment",
 			file: "rules.yaml (built-in)",
-			line: 1151,
+			line: 1155,
 			text: phraseMask{
 				{index: 1, bits: 71213169107795968},
 			},
@@ -15821,7 +15821,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-encrypted-attachment",
 			file: "rules.yaml (built-in)",
-			line: 1175,
+			line: 1179,
 			text: phraseMask{
 				{index: 1, bits: 1080863910568919040},
 			},
@@ -15832,7 +15832,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-encrypted-attachment-ja",
 			file: "rules.yaml (built-in)",
-			line: 1197,
+			line: 1201,
 			text: phraseMask{
 				{index: 1, bits: 8070450532247928832},
 			},
@@ -15843,7 +15843,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "barracuda-recipient-outcome",
 			file: "rules.yaml (built-in)",
-			line: 1204,
+			line: 1208,
 			text: phraseMask{
 				{index: 1, bits: 9223372036854775808},
 			},
@@ -15854,7 +15854,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "attachment-file",
 			file: "rules.yaml (built-in)",
-			line: 1217,
+			line: 1221,
 			text: phraseMask{
 				{index: 2, bits: 67108863},
 				{index: 1, bits: 18014398509481984},
@@ -15873,7 +15873,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "forward-program",
 			file: "rules.yaml (built-in)",
-			line: 1245,
+			line: 1249,
 			text: phraseMask{
 				{index: 2, bits: 469762048},
 			},
@@ -15886,7 +15886,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sending-domain",
 			file: "rules.yaml (built-in)",
-			line: 1256,
+			line: 1260,
 			text: phraseMask{
 				{index: 2, bits: 3758096384},
 			},
@@ -15899,7 +15899,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contact-address",
 			file: "rules.yaml (built-in)",
-			line: 1273,
+			line: 1277,
 			text: phraseMask{
 				{index: 2, bits: 562945658454016},
 			},
@@ -15911,7 +15911,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "loop",
 			file: "rules.yaml (built-in)",
-			line: 1286,
+			line: 1290,
 			text: phraseMask{
 				{index: 2, bits: 8444249301319680},
 			},
@@ -15924,7 +15924,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "dns-temporary",
 			file: "rules.yaml (built-in)",
-			line: 1299,
+			line: 1303,
 			text: phraseMask{
 				{bits: 288230376151711744},
 				{index: 2, bits: 9214364837600034816},
@@ -15938,7 +15938,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "last-error",
 			file: "rules.yaml (built-in)",
-			line: 1318,
+			line: 1322,
 			text: phraseMask{
 				{index: 2, bits: 9223372036854775808},
 				{index: 3, bits: 7},
@@ -15954,7 +15954,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls",
 			file: "rules.yaml (built-in)",
-			line: 1341,
+			line: 1345,
 			text: phraseMask{
 				{index: 3, bits: 2040},
 			},
@@ -15969,7 +15969,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-mx",
 			file: "rules.yaml (built-in)",
-			line: 1368,
+			line: 1372,
 			text: phraseMask{
 				{index: 3, bits: 6144},
 			},
@@ -15985,7 +15985,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-domain",
 			file: "rules.yaml (built-in)",
-			line: 1383,
+			line: 1387,
 			text: phraseMask{
 				{index: 3, bits: 507904},
 			},
@@ -16000,7 +16000,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "new-address",
 			file: "rules.yaml (built-in)",
-			line: 1391,
+			line: 1395,
 			text: phraseMask{
 				{index: 3, bits: 3670016},
 			},
@@ -16012,7 +16012,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "connection",
 			file: "rules.yaml (built-in)",
-			line: 1402,
+			line: 1406,
 			text: phraseMask{
 				{index: 3, bits: 68715282432},
 			},
