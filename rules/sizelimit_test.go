@@ -18,7 +18,7 @@ func TestSizeLimitIsNotTheNextReplyCode(t *testing.T) {
 	} {
 		v := e.Classify(Input{Status: "5.3.4", Diagnostic: diag})
 		if v.Reason != ReasonMesgTooBig || (want == "") != (v.Facts.Get(FactLimit) == "") || !strings.Contains(v.Facts.Get(FactLimit), want) {
-			t.Errorf("%q: reason %s limit %q, want mesgtoobig and a limit of %q bytes (none for "")", diag, v.Reason, v.Facts.Get(FactLimit), want)
+			t.Errorf("%q: reason %s limit %q, want mesgtoobig and a limit of %q bytes (none for \"\")", diag, v.Reason, v.Facts.Get(FactLimit), want)
 		}
 	}
 }
