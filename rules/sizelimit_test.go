@@ -14,7 +14,7 @@ func TestSizeLimitIsNotTheNextReplyCode(t *testing.T) {
 	for diag, want := range map[string]string{
 		"552 5.3.4 Message size exceeds fixed maximum message size 554 5.0.0 Service unavailable": "",
 		"552 5.3.4 Message size exceeds maximum allowed 550 5.0.0 Service unavailable":            "",
-		"552 5.3.4 Message size exceeds fixed maximum message size: 10485760":                      "10485760",
+		"552 5.3.4 Message size exceeds fixed maximum message size: 10485760":                     "10485760",
 	} {
 		v := e.Classify(Input{Status: "5.3.4", Diagnostic: diag})
 		if v.Reason != ReasonMesgTooBig || (want == "") != (v.Facts.Get(FactLimit) == "") || !strings.Contains(v.Facts.Get(FactLimit), want) {
