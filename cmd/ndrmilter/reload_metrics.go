@@ -1,6 +1,7 @@
 package main
 
 import (
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -11,35 +12,59 @@ import (
 // only these gauges (and a log line) show. The names follow Prometheus's own
 // prometheus_config_last_reload_successful and
 // prometheus_config_last_reload_success_timestamp_seconds.
+//
+// It is one collector that reports both gauges from one snapshot: a
+// registry gathers its collectors concurrently, so two separate gauges
+// could be read in either order around a reload, and a scrape could see
+// the new 1 with the time of the load before.
 type reloadMetrics struct {
-	success   prometheus.Gauge
-	timestamp prometheus.Gauge
+	successDesc, timestampDesc *prometheus.Desc
+
+	mu          sync.Mutex
+	success     bool
+	successTime time.Time
 }
 
 // newReloadMetrics registers the reload gauges with reg.
 func newReloadMetrics(reg prometheus.Registerer) *reloadMetrics {
 	m := &reloadMetrics{
-		success: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "ndrmilter_config_last_reload_success",
-			Help: "1 if the last load of the configuration (at start or on SIGHUP) succeeded, 0 if it was rejected and the previous one is still in force.",
-		}),
-		timestamp: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "ndrmilter_config_last_reload_success_timestamp_seconds",
-			Help: "Unix time of the last successful load of the configuration (at start or on SIGHUP).",
-		}),
+		successDesc: prometheus.NewDesc("ndrmilter_config_last_reload_success",
+			"1 if the last load of the configuration (at start or on SIGHUP) succeeded, 0 if it was rejected and the previous one is still in force.", nil, nil),
+		timestampDesc: prometheus.NewDesc("ndrmilter_config_last_reload_success_timestamp_seconds",
+			"Unix time of the last successful load of the configuration (at start or on SIGHUP).", nil, nil),
 	}
-	reg.MustRegister(m.success, m.timestamp)
+	reg.MustRegister(m)
 	return m
 }
 
 // loaded records the outcome of a load of the configuration at time t.
 func (m *reloadMetrics) loaded(ok bool, t time.Time) {
-	if !ok {
-		m.success.Set(0)
-		return
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.success = ok
+	if ok {
+		m.successTime = t
 	}
-	// The time first: a scrape between the two sets sees the new time
-	// with the old 0, never a 1 with the time of the load before.
-	m.timestamp.Set(float64(t.UnixNano()) / 1e9)
-	m.success.Set(1)
+}
+
+// Describe implements prometheus.Collector.
+func (m *reloadMetrics) Describe(ch chan<- *prometheus.Desc) {
+	ch <- m.successDesc
+	ch <- m.timestampDesc
+}
+
+// Collect implements prometheus.Collector: both gauges from one snapshot.
+func (m *reloadMetrics) Collect(ch chan<- prometheus.Metric) {
+	m.mu.Lock()
+	success, t := m.success, m.successTime
+	m.mu.Unlock()
+	v, ts := 0.0, 0.0
+	if success {
+		v = 1
+	}
+	if !t.IsZero() {
+		ts = float64(t.UnixNano()) / 1e9
+	}
+	ch <- prometheus.MustNewConstMetric(m.successDesc, prometheus.GaugeValue, v)
+	ch <- prometheus.MustNewConstMetric(m.timestampDesc, prometheus.GaugeValue, ts)
 }
