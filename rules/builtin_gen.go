@@ -9,7 +9,7 @@ import (
 )
 
 // builtinDigest is BuiltinDigest: of the rules.yaml this file was generated from.
-const builtinDigest = "0191a9154f4c"
+const builtinDigest = "6cc59655a317"
 
 // builtinTrue and builtinFalse are the values of the rules' *bool fields.
 var builtinTrue, builtinFalse = true, false
@@ -20,7 +20,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "success",
 			file:   "rules.yaml (built-in)",
-			line:   1463,
+			line:   1467,
 			action: []smtpcode.Action{"delivered", "relayed", "expanded"},
 			then: thenDef{
 				Reason: "delivered",
@@ -30,7 +30,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "success-code",
 			file: "rules.yaml (built-in)",
-			line: 1468,
+			line: 1472,
 			status: []statusPattern{
 				{class: 2, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -56,7 +56,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1483,
+			line: 1487,
 			text: phraseMask{
 				{index: 3, bits: 481036337152},
 			},
@@ -70,7 +70,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-dovecot-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1490,
+			line: 1494,
 			text: phraseMask{
 				{index: 3, bits: 549755813888},
 			},
@@ -84,7 +84,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1497,
+			line: 1501,
 			text: phraseMask{
 				{index: 3, bits: 3298534883328},
 			},
@@ -98,7 +98,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1504,
+			line: 1508,
 			text: phraseMask{
 				{index: 3, bits: 4398046511104},
 			},
@@ -112,7 +112,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maillocal-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1511,
+			line: 1515,
 			text: phraseMask{
 				{index: 3, bits: 131941395333120},
 			},
@@ -126,7 +126,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1518,
+			line: 1522,
 			text: phraseMask{
 				{index: 3, bits: 422212465065984},
 			},
@@ -140,7 +140,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1525,
+			line: 1529,
 			text: phraseMask{
 				{index: 3, bits: 562949953421312},
 			},
@@ -154,7 +154,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-procmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 1532,
+			line: 1536,
 			text: phraseMask{
 				{index: 3, bits: 1125899906842624},
 			},
@@ -168,7 +168,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1539,
+			line: 1543,
 			text: phraseMask{
 				{index: 3, bits: 2251799813685248},
 			},
@@ -182,7 +182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-maildrop-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1546,
+			line: 1550,
 			text: phraseMask{
 				{index: 3, bits: 13510798882111488},
 			},
@@ -196,7 +196,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1553,
+			line: 1557,
 			text: phraseMask{
 				{index: 3, bits: 18014398509481984},
 			},
@@ -210,7 +210,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1560,
+			line: 1564,
 			text: phraseMask{
 				{index: 3, bits: 108086391056891904},
 			},
@@ -224,7 +224,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1567,
+			line: 1571,
 			text: phraseMask{
 				{index: 3, bits: 144115188075855872},
 			},
@@ -238,7 +238,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vpopmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1574,
+			line: 1578,
 			text: phraseMask{
 				{index: 3, bits: 288230376151711744},
 			},
@@ -252,7 +252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1581,
+			line: 1585,
 			text: phraseMask{
 				{index: 3, bits: 576460752303423488},
 			},
@@ -266,7 +266,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-vmailmgr-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1588,
+			line: 1592,
 			text: phraseMask{
 				{index: 3, bits: 8070450532247928832},
 			},
@@ -280,7 +280,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lda-other-message",
 			file: "rules.yaml (built-in)",
-			line: 1596,
+			line: 1600,
 			text: phraseMask{
 				{index: 3, bits: 9223372036854775808},
 				{index: 4, bits: 63},
@@ -292,7 +292,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ironport-ldap-accept-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1617,
+			line: 1621,
 			text: phraseMask{
 				{index: 4, bits: 64},
 			},
@@ -302,7 +302,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-block-list",
 			file: "rules.yaml (built-in)",
-			line: 1628,
+			line: 1632,
 			text: phraseMask{
 				{index: 4, bits: 384},
 			},
@@ -371,7 +371,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "greylisting-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1645,
+			line: 1649,
 			text: phraseMask{
 				{index: 4, bits: 32256},
 			},
@@ -423,7 +423,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "proofpoint-reputation",
 			file: "rules.yaml (built-in)",
-			line: 1663,
+			line: 1667,
 			text: phraseMask{
 				{index: 4, bits: 229376},
 			},
@@ -497,7 +497,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-verify-callout",
 			file: "rules.yaml (built-in)",
-			line: 1678,
+			line: 1682,
 			text: phraseMask{
 				{index: 4, bits: 16515072},
 			},
@@ -547,7 +547,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 1698,
+			line: 1702,
 			text: phraseMask{
 				{index: 4, bits: 50331648},
 			},
@@ -599,7 +599,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-recipient-rate",
 			file: "rules.yaml (built-in)",
-			line: 1715,
+			line: 1719,
 			text: phraseMask{
 				{index: 4, bits: 50331648},
 			},
@@ -649,7 +649,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-likely-unsolicited",
 			file: "rules.yaml (built-in)",
-			line: 1725,
+			line: 1729,
 			text: phraseMask{
 				{index: 4, bits: 67108864},
 			},
@@ -719,7 +719,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-user-block",
 			file: "rules.yaml (built-in)",
-			line: 1742,
+			line: 1746,
 			text: phraseMask{
 				{index: 4, bits: 2013265920},
 			},
@@ -769,7 +769,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policy-block",
 			file: "rules.yaml (built-in)",
-			line: 1757,
+			line: 1761,
 			text: phraseMask{
 				{index: 4, bits: 135291469824},
 			},
@@ -819,7 +819,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-anti-spoofing",
 			file: "rules.yaml (built-in)",
-			line: 1778,
+			line: 1782,
 			text: phraseMask{
 				{index: 4, bits: 962072674304},
 			},
@@ -869,7 +869,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1792,
+			line: 1796,
 			text: phraseMask{
 				{index: 4, bits: 7696581394432},
 			},
@@ -882,7 +882,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 1802,
+			line: 1806,
 			text: phraseMask{
 				{index: 4, bits: 7696581394432},
 			},
@@ -895,7 +895,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1808,
+			line: 1812,
 			text: phraseMask{
 				{index: 4, bits: 7696581394432},
 			},
@@ -908,7 +908,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1814,
+			line: 1818,
 			text: phraseMask{
 				{index: 4, bits: 7696581394432},
 			},
@@ -921,7 +921,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1820,
+			line: 1824,
 			text: phraseMask{
 				{index: 4, bits: 7696581394432},
 			},
@@ -934,7 +934,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1826,
+			line: 1830,
 			text: phraseMask{
 				{index: 4, bits: 7696581394432},
 			},
@@ -947,7 +947,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1832,
+			line: 1836,
 			text: phraseMask{
 				{index: 4, bits: 7696581394432},
 			},
@@ -960,7 +960,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1838,
+			line: 1842,
 			text: phraseMask{
 				{index: 4, bits: 7696581394432},
 			},
@@ -973,7 +973,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 1844,
+			line: 1848,
 			text: phraseMask{
 				{index: 4, bits: 7696581394432},
 			},
@@ -986,7 +986,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1850,
+			line: 1854,
 			text: phraseMask{
 				{index: 4, bits: 7696581394432},
 			},
@@ -999,7 +999,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1856,
+			line: 1860,
 			text: phraseMask{
 				{index: 4, bits: 7696581394432},
 			},
@@ -1012,7 +1012,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1862,
+			line: 1866,
 			text: phraseMask{
 				{index: 4, bits: 7696581394432},
 			},
@@ -1081,7 +1081,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1877,
+			line: 1881,
 			text: phraseMask{
 				{index: 4, bits: 131941395333120},
 			},
@@ -1094,7 +1094,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1885,
+			line: 1889,
 			text: phraseMask{
 				{index: 4, bits: 140737488355328},
 			},
@@ -1107,7 +1107,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1891,
+			line: 1895,
 			text: phraseMask{
 				{index: 4, bits: 281474976710656},
 			},
@@ -1120,7 +1120,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1897,
+			line: 1901,
 			text: phraseMask{
 				{index: 4, bits: 562949953421312},
 			},
@@ -1133,7 +1133,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1903,
+			line: 1907,
 			text: phraseMask{
 				{index: 4, bits: 3377699720527872},
 			},
@@ -1146,7 +1146,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 1909,
+			line: 1913,
 			text: phraseMask{
 				{index: 4, bits: 13510798882111488},
 			},
@@ -1159,7 +1159,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1915,
+			line: 1919,
 			text: phraseMask{
 				{index: 4, bits: 18014398509481984},
 			},
@@ -1172,7 +1172,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 1921,
+			line: 1925,
 			text: phraseMask{
 				{index: 4, bits: 36028797018963968},
 			},
@@ -1182,7 +1182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1930,
+			line: 1934,
 			text: phraseMask{
 				{index: 4, bits: 9151314442816847872},
 			},
@@ -1192,7 +1192,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 1935,
+			line: 1939,
 			text: phraseMask{
 				{index: 4, bits: 9223372036854775808},
 			},
@@ -1202,7 +1202,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 1940,
+			line: 1944,
 			text: phraseMask{
 				{index: 5, bits: 3},
 			},
@@ -1212,7 +1212,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 1945,
+			line: 1949,
 			text: phraseMask{
 				{index: 5, bits: 12},
 			},
@@ -1222,7 +1222,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 1950,
+			line: 1954,
 			text: phraseMask{
 				{index: 5, bits: 16},
 			},
@@ -1232,7 +1232,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 1955,
+			line: 1959,
 			text: phraseMask{
 				{index: 5, bits: 224},
 			},
@@ -1242,7 +1242,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 1960,
+			line: 1964,
 			text: phraseMask{
 				{index: 5, bits: 768},
 			},
@@ -1252,7 +1252,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 1965,
+			line: 1969,
 			text: phraseMask{
 				{index: 5, bits: 1024},
 			},
@@ -1262,7 +1262,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-suspend",
 			file: "rules.yaml (built-in)",
-			line: 1970,
+			line: 1974,
 			text: phraseMask{
 				{index: 5, bits: 2048},
 			},
@@ -1272,7 +1272,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 1975,
+			line: 1979,
 			text: phraseMask{
 				{index: 5, bits: 4096},
 			},
@@ -1282,7 +1282,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 1980,
+			line: 1984,
 			text: phraseMask{
 				{index: 5, bits: 253952},
 			},
@@ -1292,7 +1292,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 1985,
+			line: 1989,
 			text: phraseMask{
 				{index: 5, bits: 3932160},
 			},
@@ -1302,7 +1302,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "facebook-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 1990,
+			line: 1994,
 			text: phraseMask{
 				{index: 5, bits: 4194304},
 			},
@@ -1312,7 +1312,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-blocked",
 			file: "rules.yaml (built-in)",
-			line: 1995,
+			line: 1999,
 			text: phraseMask{
 				{index: 5, bits: 8388608},
 			},
@@ -1325,7 +1325,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2004,
+			line: 2008,
 			text: phraseMask{
 				{index: 5, bits: 8388608},
 			},
@@ -1338,7 +1338,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2010,
+			line: 2014,
 			text: phraseMask{
 				{index: 5, bits: 8388608},
 			},
@@ -1351,7 +1351,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2016,
+			line: 2020,
 			text: phraseMask{
 				{index: 5, bits: 8388608},
 			},
@@ -1364,7 +1364,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2022,
+			line: 2026,
 			text: phraseMask{
 				{index: 5, bits: 8388608},
 			},
@@ -1377,7 +1377,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2028,
+			line: 2032,
 			text: phraseMask{
 				{index: 5, bits: 8388608},
 			},
@@ -1390,7 +1390,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2034,
+			line: 2038,
 			text: phraseMask{
 				{index: 5, bits: 8388608},
 			},
@@ -1403,7 +1403,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2040,
+			line: 2044,
 			text: phraseMask{
 				{index: 5, bits: 8388608},
 			},
@@ -1416,7 +1416,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spectrum-aup-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2046,
+			line: 2050,
 			text: phraseMask{
 				{index: 5, bits: 8388608},
 			},
@@ -1429,7 +1429,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2052,
+			line: 2056,
 			text: phraseMask{
 				{index: 5, bits: 16777216},
 			},
@@ -1442,7 +1442,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 2059,
+			line: 2063,
 			text: phraseMask{
 				{index: 5, bits: 100663296},
 			},
@@ -1455,7 +1455,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2065,
+			line: 2069,
 			text: phraseMask{
 				{index: 5, bits: 134217728},
 			},
@@ -1468,7 +1468,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2071,
+			line: 2075,
 			text: phraseMask{
 				{index: 5, bits: 268435456},
 			},
@@ -1481,7 +1481,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2077,
+			line: 2081,
 			text: phraseMask{
 				{index: 5, bits: 536870912},
 			},
@@ -1494,7 +1494,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2083,
+			line: 2087,
 			text: phraseMask{
 				{index: 5, bits: 1073741824},
 			},
@@ -1507,7 +1507,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 2089,
+			line: 2093,
 			text: phraseMask{
 				{index: 5, bits: 2147483648},
 			},
@@ -1520,7 +1520,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2095,
+			line: 2099,
 			text: phraseMask{
 				{index: 5, bits: 12884901888},
 			},
@@ -1533,7 +1533,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2101,
+			line: 2105,
 			text: phraseMask{
 				{index: 5, bits: 257698037760},
 			},
@@ -1546,7 +1546,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2107,
+			line: 2111,
 			text: phraseMask{
 				{index: 5, bits: 34909494181888},
 			},
@@ -1559,7 +1559,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-code-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2113,
+			line: 2117,
 			text: phraseMask{
 				{index: 5, bits: 35184372088832},
 			},
@@ -1572,7 +1572,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2119,
+			line: 2123,
 			text: phraseMask{
 				{index: 5, bits: 70368744177664},
 			},
@@ -1585,7 +1585,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2126,
+			line: 2130,
 			text: phraseMask{
 				{index: 5, bits: 70368744177664},
 			},
@@ -1598,7 +1598,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2132,
+			line: 2136,
 			text: phraseMask{
 				{index: 5, bits: 70368744177664},
 			},
@@ -1611,7 +1611,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2138,
+			line: 2142,
 			text: phraseMask{
 				{index: 5, bits: 70368744177664},
 			},
@@ -1624,7 +1624,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2144,
+			line: 2148,
 			text: phraseMask{
 				{index: 5, bits: 70368744177664},
 			},
@@ -1637,7 +1637,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2150,
+			line: 2154,
 			text: phraseMask{
 				{index: 5, bits: 70368744177664},
 			},
@@ -1650,7 +1650,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2156,
+			line: 2160,
 			text: phraseMask{
 				{index: 5, bits: 70368744177664},
 			},
@@ -1663,7 +1663,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "iua-err-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2162,
+			line: 2166,
 			text: phraseMask{
 				{index: 5, bits: 70368744177664},
 			},
@@ -1676,7 +1676,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2168,
+			line: 2172,
 			text: phraseMask{
 				{index: 5, bits: 140737488355328},
 			},
@@ -1686,7 +1686,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2175,
+			line: 2179,
 			text: phraseMask{
 				{index: 5, bits: 281474976710656},
 			},
@@ -1735,7 +1735,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2184,
+			line: 2188,
 			text: phraseMask{
 				{index: 5, bits: 1688849860263936},
 			},
@@ -1745,7 +1745,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2189,
+			line: 2193,
 			text: phraseMask{
 				{index: 5, bits: 2251799813685248},
 			},
@@ -1755,7 +1755,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2194,
+			line: 2198,
 			text: phraseMask{
 				{index: 5, bits: 13510798882111488},
 			},
@@ -1765,7 +1765,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2199,
+			line: 2203,
 			text: phraseMask{
 				{index: 5, bits: 18014398509481984},
 			},
@@ -1775,7 +1775,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2204,
+			line: 2208,
 			text: phraseMask{
 				{index: 5, bits: 36028797018963968},
 			},
@@ -1785,7 +1785,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2216,
+			line: 2220,
 			text: phraseMask{
 				{index: 5, bits: 72057594037927936},
 			},
@@ -1795,7 +1795,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2221,
+			line: 2225,
 			text: phraseMask{
 				{index: 5, bits: 1008806316530991104},
 			},
@@ -1805,7 +1805,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2226,
+			line: 2230,
 			text: phraseMask{
 				{index: 5, bits: 1152921504606846976},
 			},
@@ -1815,7 +1815,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2231,
+			line: 2235,
 			text: phraseMask{
 				{index: 5, bits: 2305843009213693952},
 			},
@@ -1910,7 +1910,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-ndr-expired",
 			file: "rules.yaml (built-in)",
-			line: 2248,
+			line: 2252,
 			text: phraseMask{
 				{index: 3, bits: 4},
 			},
@@ -1920,7 +1920,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2253,
+			line: 2257,
 			text: phraseMask{
 				{index: 5, bits: 13835058055282163712},
 				{index: 6, bits: 1},
@@ -1931,7 +1931,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gmail-state-relay",
 			file: "rules.yaml (built-in)",
-			line: 2261,
+			line: 2265,
 			text: phraseMask{
 				{index: 6, bits: 2},
 			},
@@ -1941,7 +1941,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2266,
+			line: 2270,
 			text: phraseMask{
 				{index: 6, bits: 4},
 			},
@@ -1951,7 +1951,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-dd-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2273,
+			line: 2277,
 			text: phraseMask{
 				{index: 6, bits: 8},
 			},
@@ -1962,7 +1962,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ses-suppressed",
 			file: "rules.yaml (built-in)",
-			line: 2279,
+			line: 2283,
 			text: phraseMask{
 				{index: 6, bits: 480},
 			},
@@ -1972,7 +1972,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-ip-policy-codes",
 			file: "rules.yaml (built-in)",
-			line: 2287,
+			line: 2291,
 			text: phraseMask{
 				{index: 6, bits: 3584},
 			},
@@ -2041,7 +2041,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-ip-codes",
 			file: "rules.yaml (built-in)",
-			line: 2307,
+			line: 2311,
 			text: phraseMask{
 				{index: 6, bits: 1044480},
 			},
@@ -2051,7 +2051,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-no-reverse-dns",
 			file: "rules.yaml (built-in)",
-			line: 2314,
+			line: 2318,
 			text: phraseMask{
 				{index: 6, bits: 3145728},
 			},
@@ -2061,7 +2061,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2325,
+			line: 2329,
 			text: phraseMask{
 				{index: 6, bits: 4194304},
 			},
@@ -2072,7 +2072,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "kddi-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2332,
+			line: 2336,
 			text: phraseMask{
 				{index: 6, bits: 8388608},
 			},
@@ -2083,7 +2083,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2338,
+			line: 2342,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 				{class: 5, detailLo: 911, detHi: 911},
@@ -2094,7 +2094,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-filtered",
 			file: "rules.yaml (built-in)",
-			line: 2347,
+			line: 2351,
 			status: []statusPattern{
 				{class: 5, subject: 2},
 			},
@@ -2104,7 +2104,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2353,
+			line: 2357,
 			text: phraseMask{
 				{index: 6, bits: 16777216},
 			},
@@ -2115,7 +2115,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2359,
+			line: 2363,
 			text: phraseMask{
 				{index: 6, bits: 33554432},
 			},
@@ -2126,7 +2126,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2365,
+			line: 2369,
 			text: phraseMask{
 				{index: 6, bits: 201326592},
 			},
@@ -2137,7 +2137,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 2371,
+			line: 2375,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2148,7 +2148,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "docomo-5.0.0-data",
 			file: "rules.yaml (built-in)",
-			line: 2378,
+			line: 2382,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -2200,7 +2200,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2391,
+			line: 2395,
 			text: phraseMask{
 				{index: 6, bits: 268435456},
 			},
@@ -2211,7 +2211,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "aol-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2398,
+			line: 2402,
 			text: phraseMask{
 				{index: 6, bits: 536870912},
 			},
@@ -2222,7 +2222,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2404,
+			line: 2408,
 			text: phraseMask{
 				{index: 6, bits: 3221225472},
 			},
@@ -2233,7 +2233,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2411,
+			line: 2415,
 			text: phraseMask{
 				{index: 6, bits: 64424509440},
 			},
@@ -2244,7 +2244,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-hasmoved",
 			file: "rules.yaml (built-in)",
-			line: 2418,
+			line: 2422,
 			text: phraseMask{
 				{index: 6, bits: 68719476736},
 			},
@@ -2255,7 +2255,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2424,
+			line: 2428,
 			text: phraseMask{
 				{index: 3, bits: 72057594037927936},
 			},
@@ -2266,7 +2266,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2430,
+			line: 2434,
 			text: phraseMask{
 				{index: 6, bits: 137438953472},
 			},
@@ -2277,7 +2277,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2436,
+			line: 2440,
 			text: phraseMask{
 				{index: 6, bits: 274877906944},
 			},
@@ -2288,7 +2288,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2442,
+			line: 2446,
 			text: phraseMask{
 				{index: 6, bits: 549755813888},
 			},
@@ -2347,7 +2347,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-policyviolation-by-reply",
 			file: "rules.yaml (built-in)",
-			line: 2460,
+			line: 2464,
 			all:  []int32{424, 423},
 			then: thenDef{
 				Reason: "policyviolation",
@@ -2402,7 +2402,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2467,
+			line: 2471,
 			text: phraseMask{
 				{index: 2, bits: 1073741824},
 			},
@@ -2413,7 +2413,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2473,
+			line: 2477,
 			text: phraseMask{
 				{index: 6, bits: 2199023255552},
 			},
@@ -2424,7 +2424,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "apple-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2479,
+			line: 2483,
 			text: phraseMask{
 				{index: 6, bits: 30786325577728},
 			},
@@ -2435,7 +2435,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2485,
+			line: 2489,
 			text: phraseMask{
 				{index: 6, bits: 105553116266496},
 			},
@@ -2446,7 +2446,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2491,
+			line: 2495,
 			text: phraseMask{
 				{index: 6, bits: 422212465065984},
 			},
@@ -2457,7 +2457,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2497,
+			line: 2501,
 			text: phraseMask{
 				{index: 6, bits: 1688849860263936},
 			},
@@ -2468,7 +2468,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2503,
+			line: 2507,
 			text: phraseMask{
 				{index: 6, bits: 2251799813685248},
 			},
@@ -2479,7 +2479,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2509,
+			line: 2513,
 			text: phraseMask{
 				{index: 6, bits: 4503599627370496},
 			},
@@ -2490,7 +2490,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2515,
+			line: 2519,
 			text: phraseMask{
 				{index: 6, bits: 63050394783186944},
 			},
@@ -2501,7 +2501,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cox-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2522,
+			line: 2526,
 			text: phraseMask{
 				{index: 6, bits: 72057594037927936},
 			},
@@ -2512,7 +2512,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "orange-text-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2528,
+			line: 2532,
 			text: phraseMask{
 				{index: 6, bits: 144115188075855872},
 			},
@@ -2523,7 +2523,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2534,
+			line: 2538,
 			text: phraseMask{
 				{index: 6, bits: 864691128455135232},
 			},
@@ -2534,7 +2534,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-expired",
 			file: "rules.yaml (built-in)",
-			line: 2540,
+			line: 2544,
 			text: phraseMask{
 				{index: 6, bits: 3458764513820540928},
 			},
@@ -2545,7 +2545,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2546,
+			line: 2550,
 			text: phraseMask{
 				{index: 6, bits: 4611686018427387904},
 			},
@@ -2556,7 +2556,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2552,
+			line: 2556,
 			text: phraseMask{
 				{index: 6, bits: 9223372036854775808},
 			},
@@ -2567,7 +2567,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2558,
+			line: 2562,
 			text: phraseMask{
 				{index: 7, bits: 1},
 			},
@@ -2578,7 +2578,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2564,
+			line: 2568,
 			text: phraseMask{
 				{index: 7, bits: 2},
 			},
@@ -2589,7 +2589,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "godaddy-text-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2570,
+			line: 2574,
 			text: phraseMask{
 				{index: 7, bits: 12},
 			},
@@ -2600,7 +2600,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit-5.2.3",
 			file: "rules.yaml (built-in)",
-			line: 2576,
+			line: 2580,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -2614,7 +2614,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig-5.3.4",
 			file: "rules.yaml (built-in)",
-			line: 2588,
+			line: 2592,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -2628,7 +2628,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc-5.1.7",
 			file: "rules.yaml (built-in)",
-			line: 2595,
+			line: 2599,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -2642,7 +2642,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown-5.1.3",
 			file: "rules.yaml (built-in)",
-			line: 2602,
+			line: 2606,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -2656,7 +2656,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 2609,
+			line: 2613,
 			text: phraseMask{
 				{index: 7, bits: 131008},
 			},
@@ -2667,7 +2667,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2620,
+			line: 2624,
 			text: phraseMask{
 				{index: 7, bits: 1966080},
 			},
@@ -2678,7 +2678,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate-delayed",
 			file: "rules.yaml (built-in)",
-			line: 2636,
+			line: 2640,
 			text: phraseMask{
 				{index: 7, bits: 6291456},
 			},
@@ -2741,7 +2741,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-unsolicited-rate",
 			file: "rules.yaml (built-in)",
-			line: 2647,
+			line: 2651,
 			text: phraseMask{
 				{index: 7, bits: 6291456},
 			},
@@ -2801,7 +2801,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2657,
+			line: 2661,
 			text: phraseMask{
 				{index: 7, bits: 125829120},
 			},
@@ -2812,7 +2812,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2666,
+			line: 2670,
 			text: phraseMask{
 				{index: 7, bits: 4160749568},
 			},
@@ -2823,7 +2823,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-expired",
 			file: "rules.yaml (built-in)",
-			line: 2674,
+			line: 2678,
 			text: phraseMask{
 				{index: 7, bits: 12884901888},
 			},
@@ -2834,7 +2834,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2680,
+			line: 2684,
 			text: phraseMask{
 				{index: 7, bits: 257698037760},
 			},
@@ -2845,7 +2845,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mailboxfull-inactive",
 			file: "rules.yaml (built-in)",
-			line: 2687,
+			line: 2691,
 			text: phraseMask{
 				{index: 7, bits: 824633720832},
 			},
@@ -2895,7 +2895,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 2701,
+			line: 2705,
 			text: phraseMask{
 				{index: 7, bits: 7971459301376},
 			},
@@ -2906,7 +2906,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 2708,
+			line: 2712,
 			text: phraseMask{
 				{index: 7, bits: 8796093022208},
 			},
@@ -2917,7 +2917,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2714,
+			line: 2718,
 			text: phraseMask{
 				{index: 7, bits: 17592186044416},
 			},
@@ -2928,7 +2928,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 2720,
+			line: 2724,
 			text: phraseMask{
 				{index: 7, bits: 246290604621824},
 			},
@@ -2939,7 +2939,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 2727,
+			line: 2731,
 			text: phraseMask{
 				{index: 7, bits: 35747322042253312},
 			},
@@ -2950,7 +2950,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 2736,
+			line: 2740,
 			text: phraseMask{
 				{index: 7, bits: 540431955284459520},
 			},
@@ -2961,7 +2961,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-rejected",
 			file: "rules.yaml (built-in)",
-			line: 2745,
+			line: 2749,
 			text: phraseMask{
 				{index: 7, bits: 1729382256910270464},
 			},
@@ -2972,7 +2972,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-requireptr",
 			file: "rules.yaml (built-in)",
-			line: 2751,
+			line: 2755,
 			text: phraseMask{
 				{index: 7, bits: 16140901064495857664},
 				{index: 8, bits: 1},
@@ -2984,7 +2984,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2759,
+			line: 2763,
 			text: phraseMask{
 				{index: 8, bits: 510},
 			},
@@ -2995,7 +2995,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 2768,
+			line: 2772,
 			text: phraseMask{
 				{index: 8, bits: 1536},
 			},
@@ -3006,7 +3006,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-speeding",
 			file: "rules.yaml (built-in)",
-			line: 2774,
+			line: 2778,
 			text: phraseMask{
 				{index: 4, bits: 33554432},
 				{index: 8, bits: 260096},
@@ -3018,7 +3018,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-suspend",
 			file: "rules.yaml (built-in)",
-			line: 2783,
+			line: 2787,
 			text: phraseMask{
 				{index: 8, bits: 786432},
 			},
@@ -3029,7 +3029,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 2789,
+			line: 2793,
 			text: phraseMask{
 				{index: 8, bits: 133169152},
 			},
@@ -3040,7 +3040,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 2798,
+			line: 2802,
 			text: phraseMask{
 				{index: 8, bits: 402653184},
 			},
@@ -3051,7 +3051,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2804,
+			line: 2808,
 			text: phraseMask{
 				{index: 8, bits: 1610612736},
 			},
@@ -3062,7 +3062,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 2811,
+			line: 2815,
 			text: phraseMask{
 				{index: 8, bits: 35182224605184},
 			},
@@ -3073,7 +3073,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 2821,
+			line: 2825,
 			text: phraseMask{
 				{index: 8, bits: 35184372088832},
 			},
@@ -3084,7 +3084,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2829,
+			line: 2833,
 			text: phraseMask{
 				{index: 8, bits: 70368744177664},
 			},
@@ -3095,7 +3095,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 2835,
+			line: 2839,
 			status: []statusPattern{
 				{class: 5, subject: -1, detailLo: -1, detHi: -1},
 			},
@@ -3115,7 +3115,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "gsuite-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 2843,
+			line: 2847,
 			status: []statusPattern{
 				{none: true},
 				{class: 4, subject: -1, detailLo: -1, detHi: -1},
@@ -3137,7 +3137,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 2851,
+			line: 2855,
 			text: phraseMask{
 				{index: 8, bits: 562949953421312},
 			},
@@ -3148,7 +3148,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "messagelabs-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 2859,
+			line: 2863,
 			text: phraseMask{
 				{index: 8, bits: 3377699720527872},
 			},
@@ -3163,7 +3163,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.650-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 2866,
+			line: 2870,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 650, detHi: 650},
 			},
@@ -3225,7 +3225,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.2-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2894,
+			line: 2898,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -3239,7 +3239,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.4-blocked",
 			file: "rules.yaml (built-in)",
-			line: 2901,
+			line: 2905,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -3253,7 +3253,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.0-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2908,
+			line: 2912,
 			status: []statusPattern{
 				{class: 5, subject: 3},
 			},
@@ -3267,7 +3267,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.11-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2915,
+			line: 2919,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 11, detHi: 11},
 			},
@@ -3281,7 +3281,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.6-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 2922,
+			line: 2926,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -3295,7 +3295,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.3-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 2929,
+			line: 2933,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -3309,7 +3309,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.1-expired",
 			file: "rules.yaml (built-in)",
-			line: 2936,
+			line: 2940,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -3323,7 +3323,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.300-expired",
 			file: "rules.yaml (built-in)",
-			line: 2943,
+			line: 2947,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 300, detHi: 300},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3337,7 +3337,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.8-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2949,
+			line: 2953,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 8, detHi: 8},
 				{class: 5, subject: 4, detailLo: 8, detHi: 8},
@@ -3352,7 +3352,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-connector-tlsdomain-delayed",
 			file: "rules.yaml (built-in)",
-			line: 2956,
+			line: 2960,
 			text: phraseMask{
 				{index: 8, bits: 4611686018427387904},
 			},
@@ -3404,7 +3404,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-connector-tlsdomain",
 			file: "rules.yaml (built-in)",
-			line: 2969,
+			line: 2973,
 			text: phraseMask{
 				{index: 8, bits: 4611686018427387904},
 			},
@@ -3454,7 +3454,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.317-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2987,
+			line: 2991,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 317, detHi: 317},
 				{class: 5, subject: 4, detailLo: 317, detHi: 317},
@@ -3468,7 +3468,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.5-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 2993,
+			line: 2997,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 5, detHi: 5},
 				{class: 5, subject: 7, detailLo: 5, detHi: 5},
@@ -3483,7 +3483,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.51-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 3000,
+			line: 3004,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 51, detHi: 51},
 			},
@@ -3497,7 +3497,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.321-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 3007,
+			line: 3011,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 321, detHi: 321},
 				{class: 5, subject: 7, detailLo: 321, detHi: 321},
@@ -3511,7 +3511,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.322-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 3013,
+			line: 3017,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 322, detHi: 322},
 			},
@@ -3524,7 +3524,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.323-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 3019,
+			line: 3023,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 323, detHi: 323},
 				{class: 5, subject: 7, detailLo: 323, detHi: 323},
@@ -3538,7 +3538,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.324-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 3025,
+			line: 3029,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 324, detHi: 324},
 				{class: 5, subject: 7, detailLo: 324, detHi: 324},
@@ -3552,7 +3552,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.325-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 3031,
+			line: 3035,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 325, detHi: 325},
 				{class: 5, subject: 7, detailLo: 325, detHi: 325},
@@ -3566,7 +3566,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.4-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3037,
+			line: 3041,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 4, detHi: 4},
 			},
@@ -3580,7 +3580,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.312-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3044,
+			line: 3048,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 312, detHi: 312},
 				{class: 5, subject: 4, detailLo: 312, detHi: 312},
@@ -3594,7 +3594,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.316-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3050,
+			line: 3054,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 316, detHi: 316},
 				{class: 5, subject: 4, detailLo: 316, detHi: 316},
@@ -3608,7 +3608,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.4.4-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3056,
+			line: 3060,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3622,7 +3622,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.64-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3063,
+			line: 3067,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
@@ -3695,7 +3695,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3079,
+			line: 3083,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3709,7 +3709,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.4-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3086,
+			line: 3090,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -3723,7 +3723,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.2-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3093,
+			line: 3097,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3737,7 +3737,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.350-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 3100,
+			line: 3104,
 			status: []statusPattern{
 				{class: 5, detailLo: 350, detHi: 350},
 			},
@@ -3750,7 +3750,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-transport-rule-code",
 			file: "rules.yaml (built-in)",
-			line: 3106,
+			line: 3110,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 900, detHi: 999},
 			},
@@ -3823,7 +3823,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.7-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3131,
+			line: 3135,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 7, detHi: 7},
 			},
@@ -3837,7 +3837,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.750-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3138,
+			line: 3142,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 750, detHi: 750},
 			},
@@ -3850,7 +3850,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.7.3-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3144,
+			line: 3148,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -3864,7 +3864,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 3151,
+			line: 3155,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3878,7 +3878,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-speeding",
 			file: "rules.yaml (built-in)",
-			line: 3158,
+			line: 3162,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3892,7 +3892,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.1-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3165,
+			line: 3169,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -3906,7 +3906,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.3-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3172,
+			line: 3176,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -3920,7 +3920,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.2-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3179,
+			line: 3183,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -3934,7 +3934,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.2-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3186,
+			line: 3190,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -3948,7 +3948,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.3.5-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3193,
+			line: 3197,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -3962,7 +3962,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.0.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3200,
+			line: 3204,
 			status: []statusPattern{
 				{class: 5},
 			},
@@ -3976,7 +3976,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3207,
+			line: 3211,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -3990,7 +3990,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.4-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3214,
+			line: 3218,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -4004,7 +4004,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.2.14-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3221,
+			line: 3225,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 14, detHi: 14},
 			},
@@ -4018,7 +4018,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.3-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3228,
+			line: 3232,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -4032,7 +4032,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.0-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3235,
+			line: 3239,
 			status: []statusPattern{
 				{class: 4, subject: 7},
 			},
@@ -4046,7 +4046,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.24-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3242,
+			line: 3246,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 24, detHi: 24},
 			},
@@ -4060,7 +4060,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.25-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3249,
+			line: 3253,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 25, detHi: 25},
 			},
@@ -4074,7 +4074,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.28-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3256,
+			line: 3260,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 28, detHi: 28},
 			},
@@ -4088,7 +4088,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.4.318-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3263,
+			line: 3267,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 318, detHi: 318},
 				{class: 5, subject: 4, detailLo: 318, detHi: 318},
@@ -4102,7 +4102,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-throttled-sending-ip",
 			file: "rules.yaml (built-in)",
-			line: 3269,
+			line: 3273,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -4173,7 +4173,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-throttled-sending-ip-final",
 			file: "rules.yaml (built-in)",
-			line: 3294,
+			line: 3298,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -4241,7 +4241,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.500-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3307,
+			line: 3311,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 500},
 			},
@@ -4254,7 +4254,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.700-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3313,
+			line: 3317,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 700, detHi: 700},
 			},
@@ -4267,7 +4267,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.3.1-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 3319,
+			line: 3323,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -4281,7 +4281,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.5.3-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3326,
+			line: 3330,
 			status: []statusPattern{
 				{class: 4, subject: 5, detailLo: 3, detHi: 3},
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
@@ -4296,7 +4296,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-4.7.652-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3333,
+			line: 3337,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 652, detHi: 652},
 			},
@@ -4309,7 +4309,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.3-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3339,
+			line: 3343,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -4323,7 +4323,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.4-5-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3346,
+			line: 3350,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 5},
 			},
@@ -4337,7 +4337,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.6-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3353,
+			line: 3357,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -4351,7 +4351,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.5.0-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3360,
+			line: 3364,
 			status: []statusPattern{
 				{class: 5, subject: 5},
 			},
@@ -4365,7 +4365,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.2-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3367,
+			line: 3371,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -4379,7 +4379,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "microsoft-5.1.351-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3374,
+			line: 3378,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 351, detHi: 351},
 			},
@@ -4392,7 +4392,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 3380,
+			line: 3384,
 			text: phraseMask{
 				{index: 9, bits: 15762598695796736},
 			},
@@ -4403,7 +4403,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-badreputation",
 			file: "rules.yaml (built-in)",
-			line: 3390,
+			line: 3394,
 			text: phraseMask{
 				{index: 9, bits: 54043195528445952},
 			},
@@ -4414,7 +4414,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3396,
+			line: 3400,
 			text: phraseMask{
 				{index: 9, bits: 504403158265495552},
 			},
@@ -4425,7 +4425,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-expired",
 			file: "rules.yaml (built-in)",
-			line: 3402,
+			line: 3406,
 			text: phraseMask{
 				{index: 9, bits: 576460752303423488},
 			},
@@ -4436,7 +4436,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-failedstarttls",
 			file: "rules.yaml (built-in)",
-			line: 3408,
+			line: 3412,
 			text: phraseMask{
 				{index: 9, bits: 17293822569102704640},
 			},
@@ -4447,7 +4447,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3415,
+			line: 3419,
 			text: phraseMask{
 				{index: 10, bits: 1},
 			},
@@ -4458,7 +4458,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 3421,
+			line: 3425,
 			text: phraseMask{
 				{index: 10, bits: 6},
 			},
@@ -4469,7 +4469,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3427,
+			line: 3431,
 			text: phraseMask{
 				{index: 10, bits: 24},
 			},
@@ -4480,7 +4480,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 3433,
+			line: 3437,
 			text: phraseMask{
 				{index: 10, bits: 32},
 			},
@@ -4491,7 +4491,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 3439,
+			line: 3443,
 			text: phraseMask{
 				{index: 4, bits: 412316860416},
 				{index: 10, bits: 448},
@@ -4503,7 +4503,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3447,
+			line: 3451,
 			text: phraseMask{
 				{index: 4, bits: 73417097216},
 				{index: 10, bits: 1536},
@@ -4515,7 +4515,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 3457,
+			line: 3461,
 			text: phraseMask{
 				{index: 10, bits: 14336},
 			},
@@ -4526,7 +4526,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 3464,
+			line: 3468,
 			text: phraseMask{
 				{index: 10, bits: 245760},
 			},
@@ -4537,7 +4537,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3471,
+			line: 3475,
 			text: phraseMask{
 				{index: 10, bits: 786432},
 				{index: 1, bits: 2147483648},
@@ -4549,7 +4549,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3478,
+			line: 3482,
 			text: phraseMask{
 				{index: 9, bits: 262144},
 				{index: 10, bits: 3145728},
@@ -4561,7 +4561,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 3484,
+			line: 3488,
 			text: phraseMask{
 				{index: 10, bits: 4194304},
 			},
@@ -4572,7 +4572,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 3490,
+			line: 3494,
 			text: phraseMask{
 				{index: 10, bits: 8388608},
 			},
@@ -4583,7 +4583,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "outlook-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3496,
+			line: 3500,
 			text: phraseMask{
 				{index: 9, bits: 281474976710656},
 			},
@@ -4594,7 +4594,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 3502,
+			line: 3506,
 			text: phraseMask{
 				{index: 10, bits: 50331648},
 			},
@@ -4605,7 +4605,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3512,
+			line: 3516,
 			text: phraseMask{
 				{index: 10, bits: 469762048},
 			},
@@ -4616,7 +4616,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 3518,
+			line: 3522,
 			text: phraseMask{
 				{index: 10, bits: 536870912},
 			},
@@ -4627,7 +4627,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3524,
+			line: 3528,
 			text: phraseMask{
 				{index: 10, bits: 3221225472},
 			},
@@ -4638,7 +4638,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 3530,
+			line: 3534,
 			text: phraseMask{
 				{index: 10, bits: 12884901888},
 			},
@@ -4649,7 +4649,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-speeding",
 			file: "rules.yaml (built-in)",
-			line: 3536,
+			line: 3540,
 			text: phraseMask{
 				{index: 10, bits: 51539607552},
 			},
@@ -4660,7 +4660,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3542,
+			line: 3546,
 			text: phraseMask{
 				{index: 10, bits: 68719476736},
 			},
@@ -4671,7 +4671,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3548,
+			line: 3552,
 			text: phraseMask{
 				{index: 10, bits: 137438953472},
 			},
@@ -4682,7 +4682,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3554,
+			line: 3558,
 			text: phraseMask{
 				{index: 10, bits: 4123168604160},
 			},
@@ -4693,7 +4693,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tencent-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3561,
+			line: 3565,
 			text: phraseMask{
 				{index: 10, bits: 4398046511104},
 			},
@@ -4704,7 +4704,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-authfailure",
 			file: "rules.yaml (built-in)",
-			line: 3567,
+			line: 3571,
 			text: phraseMask{
 				{index: 10, bits: 8796093022208},
 			},
@@ -4715,7 +4715,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-blocked",
 			file: "rules.yaml (built-in)",
-			line: 3578,
+			line: 3582,
 			text: phraseMask{
 				{index: 10, bits: 52776558133248},
 			},
@@ -4760,7 +4760,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 3589,
+			line: 3593,
 			text: phraseMask{
 				{index: 10, bits: 70368744177664},
 			},
@@ -4771,7 +4771,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-notcompliantrfc",
 			file: "rules.yaml (built-in)",
-			line: 3595,
+			line: 3599,
 			text: phraseMask{
 				{index: 10, bits: 140737488355328},
 			},
@@ -4782,7 +4782,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-policyviolation",
 			file: "rules.yaml (built-in)",
-			line: 3601,
+			line: 3605,
 			text: phraseMask{
 				{index: 10, bits: 281474976710656},
 			},
@@ -4841,7 +4841,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-policyviolation-by-reply",
 			file: "rules.yaml (built-in)",
-			line: 3626,
+			line: 3630,
 			all:  []int32{688, 689},
 			then: thenDef{
 				Reason: "policyviolation",
@@ -4896,7 +4896,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints-delayed",
 			file: "rules.yaml (built-in)",
-			line: 3632,
+			line: 3636,
 			text: phraseMask{
 				{index: 10, bits: 1125899906842624},
 			},
@@ -4965,7 +4965,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints-expired",
 			file: "rules.yaml (built-in)",
-			line: 3650,
+			line: 3654,
 			text: phraseMask{
 				{index: 10, bits: 1125899906842624},
 			},
@@ -5034,7 +5034,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-deferred-volume-complaints",
 			file: "rules.yaml (built-in)",
-			line: 3663,
+			line: 3667,
 			text: phraseMask{
 				{index: 10, bits: 1125899906842624},
 			},
@@ -5100,7 +5100,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-permanently-deferred",
 			file: "rules.yaml (built-in)",
-			line: 3673,
+			line: 3677,
 			text: phraseMask{
 				{index: 10, bits: 6755399441055744},
 			},
@@ -5168,7 +5168,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-rejected",
 			file: "rules.yaml (built-in)",
-			line: 3693,
+			line: 3697,
 			text: phraseMask{
 				{index: 10, bits: 11258999068426240},
 			},
@@ -5179,7 +5179,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-speeding",
 			file: "rules.yaml (built-in)",
-			line: 3703,
+			line: 3707,
 			text: phraseMask{
 				{index: 10, bits: 18014398509481984},
 			},
@@ -5190,7 +5190,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-suspend",
 			file: "rules.yaml (built-in)",
-			line: 3709,
+			line: 3713,
 			text: phraseMask{
 				{index: 10, bits: 108086391056891904},
 			},
@@ -5201,7 +5201,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 3715,
+			line: 3719,
 			text: phraseMask{
 				{index: 10, bits: 144115188075855872},
 			},
@@ -5212,7 +5212,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-toomanyconn",
 			file: "rules.yaml (built-in)",
-			line: 3721,
+			line: 3725,
 			text: phraseMask{
 				{index: 10, bits: 288230376151711744},
 			},
@@ -5223,7 +5223,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "yahoo-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 3727,
+			line: 3731,
 			text: phraseMask{
 				{index: 10, bits: 576465150349934592},
 			},
@@ -5234,7 +5234,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-submission-quota",
 			file: "rules.yaml (built-in)",
-			line: 3739,
+			line: 3743,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 2, detHi: 2},
 				{class: 4, subject: 2, detailLo: 2, detHi: 2},
@@ -5285,7 +5285,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-outbound-spam-exception",
 			file: "rules.yaml (built-in)",
-			line: 3755,
+			line: 3759,
 			text: phraseMask{
 				{index: 11, bits: 4},
 			},
@@ -5328,7 +5328,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-recipient-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 3773,
+			line: 3777,
 			text: phraseMask{
 				{index: 11, bits: 120},
 			},
@@ -5372,7 +5372,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sender-sending-limit-text",
 			file: "rules.yaml (built-in)",
-			line: 3785,
+			line: 3789,
 			text: phraseMask{
 				{index: 11, bits: 1920},
 				{index: 8, bits: 16384},
@@ -5416,7 +5416,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cpanel-hourly-limit-retried",
 			file: "rules.yaml (built-in)",
-			line: 3811,
+			line: 3815,
 			text: phraseMask{
 				{index: 11, bits: 6144},
 			},
@@ -5472,7 +5472,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cpanel-max-emails-per-hour",
 			file: "rules.yaml (built-in)",
-			line: 3825,
+			line: 3829,
 			text: phraseMask{
 				{index: 11, bits: 2048},
 			},
@@ -5531,7 +5531,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "cpanel-max-defers-failures-per-hour",
 			file: "rules.yaml (built-in)",
-			line: 3838,
+			line: 3842,
 			text: phraseMask{
 				{index: 11, bits: 4096},
 			},
@@ -5590,7 +5590,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "relay-denied-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 3851,
+			line: 3855,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -5664,7 +5664,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-authrequired-recipient",
 			file: "rules.yaml (built-in)",
-			line: 3876,
+			line: 3880,
 			text: phraseMask{
 				{index: 11, bits: 536870912},
 			},
@@ -5714,7 +5714,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "not-authenticated-5.7.1",
 			file: "rules.yaml (built-in)",
-			line: 3885,
+			line: 3889,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -5772,7 +5772,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-nonmember",
 			file: "rules.yaml (built-in)",
-			line: 3900,
+			line: 3904,
 			text: phraseMask{
 				{index: 11, bits: 18446743523953737728},
 			},
@@ -5850,7 +5850,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-nonmember-policy",
 			file: "rules.yaml (built-in)",
-			line: 3953,
+			line: 3957,
 			text: phraseMask{
 				{index: 12, bits: 15},
 			},
@@ -5925,7 +5925,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-moderator-reason",
 			file: "rules.yaml (built-in)",
-			line: 3973,
+			line: 3977,
 			text: phraseMask{
 				{index: 12, bits: 48},
 			},
@@ -5980,7 +5980,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.1-delivery-not-authorized",
 			file: "rules.yaml (built-in)",
-			line: 3996,
+			line: 4000,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 1, detHi: 1},
 				{class: 5, subject: 7},
@@ -6082,7 +6082,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.1.10-null-mx",
 			file: "rules.yaml (built-in)",
-			line: 4023,
+			line: 4027,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 				{class: 4, subject: 1, detailLo: 10, detHi: 10},
@@ -6137,7 +6137,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x.7.13-account-disabled",
 			file: "rules.yaml (built-in)",
-			line: 4035,
+			line: 4039,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 				{class: 4, subject: 7, detailLo: 13, detHi: 13},
@@ -6178,7 +6178,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.26-ipv6-unauthenticated",
 			file: "rules.yaml (built-in)",
-			line: 4049,
+			line: 4053,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 26, detHi: 26},
 			},
@@ -6227,7 +6227,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.500-699",
 			file: "rules.yaml (built-in)",
-			line: 4058,
+			line: 4062,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 500, detHi: 699},
 			},
@@ -6276,7 +6276,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.7.850-899",
 			file: "rules.yaml (built-in)",
-			line: 4067,
+			line: 4071,
 			status: []statusPattern{
 				{class: 4, subject: 7, detailLo: 850, detHi: 899},
 			},
@@ -6325,7 +6325,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.10",
 			file: "rules.yaml (built-in)",
-			line: 4076,
+			line: 4080,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -6374,7 +6374,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.90",
 			file: "rules.yaml (built-in)",
-			line: 4086,
+			line: 4090,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 90, detHi: 90},
 			},
@@ -6416,7 +6416,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.121",
 			file: "rules.yaml (built-in)",
-			line: 4095,
+			line: 4099,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 121, detHi: 121},
 			},
@@ -6465,7 +6465,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.2.122",
 			file: "rules.yaml (built-in)",
-			line: 4104,
+			line: 4108,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 122, detHi: 122},
 			},
@@ -6514,7 +6514,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.3.190",
 			file: "rules.yaml (built-in)",
-			line: 4113,
+			line: 4117,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: 190, detHi: 190},
 			},
@@ -6563,7 +6563,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.12",
 			file: "rules.yaml (built-in)",
-			line: 4122,
+			line: 4126,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -6612,7 +6612,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.124",
 			file: "rules.yaml (built-in)",
-			line: 4131,
+			line: 4135,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 124, detHi: 124},
 			},
@@ -6661,7 +6661,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.133",
 			file: "rules.yaml (built-in)",
-			line: 4140,
+			line: 4144,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 133, detHi: 133},
 			},
@@ -6710,7 +6710,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.134",
 			file: "rules.yaml (built-in)",
-			line: 4149,
+			line: 4153,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 134, detHi: 134},
 			},
@@ -6759,7 +6759,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.13",
 			file: "rules.yaml (built-in)",
-			line: 4158,
+			line: 4162,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -6808,7 +6808,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.135",
 			file: "rules.yaml (built-in)",
-			line: 4167,
+			line: 4171,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 135, detHi: 135},
 			},
@@ -6857,7 +6857,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.136",
 			file: "rules.yaml (built-in)",
-			line: 4176,
+			line: 4180,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 136, detHi: 136},
 			},
@@ -6906,7 +6906,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.23-spf",
 			file: "rules.yaml (built-in)",
-			line: 4185,
+			line: 4189,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 23, detHi: 23},
 			},
@@ -6978,7 +6978,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.25",
 			file: "rules.yaml (built-in)",
-			line: 4194,
+			line: 4198,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -7035,7 +7035,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.57",
 			file: "rules.yaml (built-in)",
-			line: 4203,
+			line: 4207,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 57, detHi: 57},
 			},
@@ -7084,7 +7084,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.501",
 			file: "rules.yaml (built-in)",
-			line: 4212,
+			line: 4216,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 501, detHi: 501},
 			},
@@ -7133,7 +7133,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.502",
 			file: "rules.yaml (built-in)",
-			line: 4223,
+			line: 4227,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 502, detHi: 502},
 			},
@@ -7182,7 +7182,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.503",
 			file: "rules.yaml (built-in)",
-			line: 4232,
+			line: 4236,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 503, detHi: 503},
 			},
@@ -7231,7 +7231,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.504",
 			file: "rules.yaml (built-in)",
-			line: 4241,
+			line: 4245,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 504, detHi: 504},
 			},
@@ -7280,7 +7280,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.505",
 			file: "rules.yaml (built-in)",
-			line: 4252,
+			line: 4256,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 505, detHi: 505},
 			},
@@ -7329,7 +7329,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.506",
 			file: "rules.yaml (built-in)",
-			line: 4264,
+			line: 4268,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 506, detHi: 506},
 			},
@@ -7378,7 +7378,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.507",
 			file: "rules.yaml (built-in)",
-			line: 4273,
+			line: 4277,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 507, detHi: 507},
 			},
@@ -7427,7 +7427,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.508",
 			file: "rules.yaml (built-in)",
-			line: 4282,
+			line: 4286,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 508, detHi: 508},
 			},
@@ -7476,7 +7476,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.509",
 			file: "rules.yaml (built-in)",
-			line: 4291,
+			line: 4295,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 509, detHi: 509},
 			},
@@ -7540,7 +7540,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.64-tenantattribution",
 			file: "rules.yaml (built-in)",
-			line: 4303,
+			line: 4307,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 64, detHi: 64},
 			},
@@ -7608,7 +7608,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.510",
 			file: "rules.yaml (built-in)",
-			line: 4315,
+			line: 4319,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 510, detHi: 510},
 			},
@@ -7657,7 +7657,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.511",
 			file: "rules.yaml (built-in)",
-			line: 4325,
+			line: 4329,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 511, detHi: 511},
 			},
@@ -7706,7 +7706,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.512",
 			file: "rules.yaml (built-in)",
-			line: 4334,
+			line: 4338,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 512, detHi: 512},
 			},
@@ -7755,7 +7755,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.513",
 			file: "rules.yaml (built-in)",
-			line: 4343,
+			line: 4347,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 513, detHi: 513},
 			},
@@ -7812,7 +7812,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.515",
 			file: "rules.yaml (built-in)",
-			line: 4352,
+			line: 4356,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 515, detHi: 515},
 			},
@@ -7898,7 +7898,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.520",
 			file: "rules.yaml (built-in)",
-			line: 4373,
+			line: 4377,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 520, detHi: 520},
 			},
@@ -7940,7 +7940,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.233",
 			file: "rules.yaml (built-in)",
-			line: 4382,
+			line: 4386,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 233, detHi: 233},
 			},
@@ -7982,7 +7982,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.606-649",
 			file: "rules.yaml (built-in)",
-			line: 4391,
+			line: 4395,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 606, detHi: 649},
 			},
@@ -8048,7 +8048,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.703",
 			file: "rules.yaml (built-in)",
-			line: 4400,
+			line: 4404,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 703, detHi: 703},
 			},
@@ -8090,7 +8090,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.7.700-749",
 			file: "rules.yaml (built-in)",
-			line: 4409,
+			line: 4413,
 			status: []statusPattern{
 				{class: 5, subject: 7, detailLo: 700, detHi: 749},
 			},
@@ -8139,7 +8139,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.310-no-domain",
 			file: "rules.yaml (built-in)",
-			line: 4420,
+			line: 4424,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 310, detHi: 310},
 			},
@@ -8175,7 +8175,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-helo-refused",
 			file: "rules.yaml (built-in)",
-			line: 4436,
+			line: 4440,
 			text: phraseMask{
 				{index: 12, bits: 16777216},
 			},
@@ -8185,7 +8185,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-courier-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4443,
+			line: 4447,
 			text: phraseMask{
 				{index: 12, bits: 33554432},
 			},
@@ -8195,7 +8195,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-filtered",
 			file: "rules.yaml (built-in)",
-			line: 4448,
+			line: 4452,
 			text: phraseMask{
 				{index: 12, bits: 67108864},
 			},
@@ -8205,7 +8205,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4453,
+			line: 4457,
 			text: phraseMask{
 				{index: 12, bits: 402653184},
 			},
@@ -8215,7 +8215,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4462,
+			line: 4466,
 			text: phraseMask{
 				{index: 12, bits: 16642998272},
 			},
@@ -8225,7 +8225,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-domino-userunknown-pairs",
 			file: "rules.yaml (built-in)",
-			line: 4469,
+			line: 4473,
 			text: phraseMask{
 				{index: 12, bits: 17179869184},
 			},
@@ -8238,7 +8238,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-expired",
 			file: "rules.yaml (built-in)",
-			line: 4475,
+			line: 4479,
 			text: phraseMask{
 				{index: 12, bits: 34359738368},
 			},
@@ -8248,7 +8248,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-dragonfly-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4480,
+			line: 4484,
 			text: phraseMask{
 				{index: 12, bits: 68719476736},
 			},
@@ -8258,7 +8258,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-einsundeins-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 4485,
+			line: 4489,
 			text: phraseMask{
 				{index: 12, bits: 137438953472},
 			},
@@ -8268,7 +8268,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exim-mx-hosts-without-address",
 			file: "rules.yaml (built-in)",
-			line: 4498,
+			line: 4502,
 			text: phraseMask{
 				{index: 12, bits: 824633720832},
 			},
@@ -8319,7 +8319,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4508,
+			line: 4512,
 			text: phraseMask{
 				{index: 12, bits: 1099511627776},
 			},
@@ -8329,7 +8329,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4516,
+			line: 4520,
 			text: phraseMask{
 				{index: 12, bits: 2199023255552},
 			},
@@ -8339,7 +8339,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4521,
+			line: 4525,
 			text: phraseMask{
 				{index: 12, bits: 13194139533312},
 			},
@@ -8349,7 +8349,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-syntaxerror",
 			file: "rules.yaml (built-in)",
-			line: 4526,
+			line: 4530,
 			text: phraseMask{
 				{index: 12, bits: 263882790666240},
 			},
@@ -8359,7 +8359,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4532,
+			line: 4536,
 			text: phraseMask{
 				{index: 12, bits: 4222124650659840},
 			},
@@ -8369,7 +8369,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lines-too-long",
 			file: "rules.yaml (built-in)",
-			line: 4544,
+			line: 4548,
 			text: phraseMask{
 				{index: 12, bits: 31525197391593472},
 			},
@@ -8419,7 +8419,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-exim-contenterror",
 			file: "rules.yaml (built-in)",
-			line: 4553,
+			line: 4557,
 			text: phraseMask{
 				{index: 12, bits: 36028797018963968},
 			},
@@ -8429,7 +8429,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-expired",
 			file: "rules.yaml (built-in)",
-			line: 4558,
+			line: 4562,
 			text: phraseMask{
 				{index: 12, bits: 72057594037927936},
 			},
@@ -8439,7 +8439,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4563,
+			line: 4567,
 			text: phraseMask{
 				{index: 12, bits: 144115188075855872},
 			},
@@ -8449,7 +8449,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-suspend",
 			file: "rules.yaml (built-in)",
-			line: 4568,
+			line: 4572,
 			text: phraseMask{
 				{index: 12, bits: 864691128455135232},
 			},
@@ -8459,7 +8459,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-nonmember",
 			file: "rules.yaml (built-in)",
-			line: 4573,
+			line: 4577,
 			text: phraseMask{
 				{index: 12, bits: 8070450532247928832},
 			},
@@ -8534,7 +8534,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-rejected",
 			file: "rules.yaml (built-in)",
-			line: 4589,
+			line: 4593,
 			text: phraseMask{
 				{index: 12, bits: 9223372036854775808},
 				{index: 13, bits: 7},
@@ -8545,7 +8545,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4594,
+			line: 4598,
 			text: phraseMask{
 				{index: 13, bits: 504},
 			},
@@ -8555,7 +8555,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-fml-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 4600,
+			line: 4604,
 			text: phraseMask{
 				{index: 13, bits: 512},
 			},
@@ -8565,7 +8565,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-expired",
 			file: "rules.yaml (built-in)",
-			line: 4605,
+			line: 4609,
 			text: phraseMask{
 				{index: 13, bits: 7168},
 			},
@@ -8575,7 +8575,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4612,
+			line: 4616,
 			text: phraseMask{
 				{index: 13, bits: 24576},
 			},
@@ -8585,7 +8585,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-gmx-expired",
 			file: "rules.yaml (built-in)",
-			line: 4617,
+			line: 4621,
 			text: phraseMask{
 				{index: 13, bits: 32768},
 			},
@@ -8595,7 +8595,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4622,
+			line: 4626,
 			text: phraseMask{
 				{index: 8, bits: 422212465065984},
 			},
@@ -8605,7 +8605,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4627,
+			line: 4631,
 			text: phraseMask{
 				{index: 8, bits: 35184372088832},
 			},
@@ -8615,7 +8615,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-googleworkspace-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4632,
+			line: 4636,
 			text: phraseMask{
 				{index: 8, bits: 70368744177664},
 			},
@@ -8625,7 +8625,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4637,
+			line: 4641,
 			text: phraseMask{
 				{index: 13, bits: 65536},
 			},
@@ -8635,7 +8635,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4642,
+			line: 4646,
 			text: phraseMask{
 				{index: 13, bits: 131072},
 			},
@@ -8645,7 +8645,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-virusdetected",
 			file: "rules.yaml (built-in)",
-			line: 4647,
+			line: 4651,
 			text: phraseMask{
 				{index: 13, bits: 262144},
 			},
@@ -8655,7 +8655,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-imailserver-spamdetected",
 			file: "rules.yaml (built-in)",
-			line: 4652,
+			line: 4656,
 			text: phraseMask{
 				{index: 13, bits: 524288},
 			},
@@ -8665,7 +8665,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-compuserve-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4657,
+			line: 4661,
 			text: phraseMask{
 				{index: 13, bits: 3145728},
 			},
@@ -8675,7 +8675,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4666,
+			line: 4670,
 			text: phraseMask{
 				{index: 13, bits: 4194304},
 			},
@@ -8685,7 +8685,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-norelaying",
 			file: "rules.yaml (built-in)",
-			line: 4671,
+			line: 4675,
 			text: phraseMask{
 				{index: 13, bits: 8388608},
 			},
@@ -8695,7 +8695,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-kddi-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4676,
+			line: 4680,
 			text: phraseMask{
 				{index: 13, bits: 16777216},
 			},
@@ -8705,7 +8705,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-messagingserver-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4681,
+			line: 4685,
 			text: phraseMask{
 				{index: 13, bits: 33554432},
 			},
@@ -8715,7 +8715,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4686,
+			line: 4690,
 			text: phraseMask{
 				{index: 13, bits: 67108864},
 			},
@@ -8725,7 +8725,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-notes-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4691,
+			line: 4695,
 			text: phraseMask{
 				{index: 13, bits: 402653184},
 			},
@@ -8735,7 +8735,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-expired",
 			file: "rules.yaml (built-in)",
-			line: 4697,
+			line: 4701,
 			text: phraseMask{
 				{index: 13, bits: 536870912},
 			},
@@ -8745,7 +8745,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-securityerror",
 			file: "rules.yaml (built-in)",
-			line: 4702,
+			line: 4706,
 			text: phraseMask{
 				{index: 13, bits: 1073741824},
 			},
@@ -8755,7 +8755,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-mx-unreachable",
 			file: "rules.yaml (built-in)",
-			line: 4707,
+			line: 4711,
 			text: phraseMask{
 				{index: 13, bits: 2147483648},
 			},
@@ -8792,7 +8792,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4716,
+			line: 4720,
 			text: phraseMask{
 				{index: 13, bits: 547608330240},
 			},
@@ -8802,7 +8802,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-opensmtpd-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4723,
+			line: 4727,
 			text: phraseMask{
 				{index: 13, bits: 3848290697216},
 			},
@@ -8812,7 +8812,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-exceedlimit",
 			file: "rules.yaml (built-in)",
-			line: 4728,
+			line: 4732,
 			text: phraseMask{
 				{index: 13, bits: 4398046511104},
 			},
@@ -8822,7 +8822,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-suspend",
 			file: "rules.yaml (built-in)",
-			line: 4733,
+			line: 4737,
 			text: phraseMask{
 				{index: 13, bits: 131941395333120},
 			},
@@ -8832,7 +8832,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemerror",
 			file: "rules.yaml (built-in)",
-			line: 4739,
+			line: 4743,
 			text: phraseMask{
 				{index: 13, bits: 576320014815068160},
 			},
@@ -8842,7 +8842,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4749,
+			line: 4753,
 			text: phraseMask{
 				{index: 13, bits: 1729382256910270464},
 			},
@@ -8852,7 +8852,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-hostunknown",
 			file: "rules.yaml (built-in)",
-			line: 4754,
+			line: 4758,
 			text: phraseMask{
 				{index: 13, bits: 2305843009213693952},
 			},
@@ -8862,7 +8862,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4759,
+			line: 4763,
 			text: phraseMask{
 				{index: 13, bits: 4611686018427387904},
 			},
@@ -8872,7 +8872,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 4764,
+			line: 4768,
 			text: phraseMask{
 				{index: 13, bits: 9223372036854775808},
 			},
@@ -8882,7 +8882,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "qmail-mx-points-here",
 			file: "rules.yaml (built-in)",
-			line: 4769,
+			line: 4773,
 			text: phraseMask{
 				{index: 14, bits: 1},
 			},
@@ -8940,7 +8940,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-networkerror",
 			file: "rules.yaml (built-in)",
-			line: 4785,
+			line: 4789,
 			text: phraseMask{
 				{index: 14, bits: 6},
 			},
@@ -8950,7 +8950,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 4791,
+			line: 4795,
 			text: phraseMask{
 				{index: 14, bits: 8},
 			},
@@ -8960,7 +8960,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-qmail-systemfull",
 			file: "rules.yaml (built-in)",
-			line: 4796,
+			line: 4800,
 			text: phraseMask{
 				{index: 14, bits: 16},
 			},
@@ -8970,7 +8970,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-verizon-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 4801,
+			line: 4805,
 			text: phraseMask{
 				{index: 14, bits: 96},
 			},
@@ -8980,7 +8980,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-zoho-expired",
 			file: "rules.yaml (built-in)",
-			line: 4806,
+			line: 4810,
 			text: phraseMask{
 				{index: 14, bits: 128},
 			},
@@ -8990,7 +8990,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-filtered",
 			file: "rules.yaml (built-in)",
-			line: 4811,
+			line: 4815,
 			text: phraseMask{
 				{index: 14, bits: 256},
 			},
@@ -9000,7 +9000,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-biglobe-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 4816,
+			line: 4820,
 			text: phraseMask{
 				{index: 14, bits: 512},
 			},
@@ -9010,7 +9010,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "google-groups-refused",
 			file: "rules.yaml (built-in)",
-			line: 4821,
+			line: 4825,
 			text: phraseMask{
 				{index: 14, bits: 3072},
 			},
@@ -9060,7 +9060,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "list-posting-restricted",
 			file: "rules.yaml (built-in)",
-			line: 4841,
+			line: 4845,
 			text: phraseMask{
 				{index: 14, bits: 268431360},
 				{index: 11, bits: 13835059154793791488},
@@ -9111,7 +9111,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6-5.4.14-loop",
 			file: "rules.yaml (built-in)",
-			line: 4873,
+			line: 4877,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
@@ -9167,7 +9167,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-no-answer",
 			file: "rules.yaml (built-in)",
-			line: 4883,
+			line: 4887,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -9287,7 +9287,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1-access-denied",
 			file: "rules.yaml (built-in)",
-			line: 4900,
+			line: 4904,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -9340,7 +9340,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-unrecognised-or-name",
 			file: "rules.yaml (built-in)",
-			line: 4921,
+			line: 4925,
 			text: phraseMask{
 				{index: 14, bits: 547608330240},
 			},
@@ -9350,7 +9350,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-maximum-time-expired",
 			file: "rules.yaml (built-in)",
-			line: 4926,
+			line: 4930,
 			text: phraseMask{
 				{index: 14, bits: 1649267441664},
 			},
@@ -9360,7 +9360,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-loop-detected",
 			file: "rules.yaml (built-in)",
-			line: 4930,
+			line: 4934,
 			text: phraseMask{
 				{index: 14, bits: 2199023255552},
 			},
@@ -9370,7 +9370,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-content-too-long",
 			file: "rules.yaml (built-in)",
-			line: 4934,
+			line: 4938,
 			text: phraseMask{
 				{index: 14, bits: 30786325577728},
 			},
@@ -9380,7 +9380,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "x400-conversion",
 			file: "rules.yaml (built-in)",
-			line: 4938,
+			line: 4942,
 			text: phraseMask{
 				{index: 14, bits: 1090715534753792},
 			},
@@ -9390,7 +9390,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-score-stated",
 			file: "rules.yaml (built-in)",
-			line: 4963,
+			line: 4967,
 			text: phraseMask{
 				{bits: 8053063680},
 			},
@@ -9407,7 +9407,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "postfix-rbl-sender",
 			file: "rules.yaml (built-in)",
-			line: 4978,
+			line: 4982,
 			regexps: []*pattern{
 				{src: "sender address \\[[^\\]@ ]*@(?P<listed_domain>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})\\] blocked using ", captures: true, minLen: 37},
 			},
@@ -9508,7 +9508,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "postfix-rbl-name",
 			file: "rules.yaml (built-in)",
-			line: 5000,
+			line: 5004,
 			regexps: []*pattern{
 				{src: "(?:helo command|reverse client host) \\[(?P<listed_domain>[a-z0-9][a-z0-9-]*(?:\\.[a-z0-9-]+)*\\.[a-z]{2,})\\] blocked using ", captures: true, minLen: 34},
 			},
@@ -9609,7 +9609,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-uri-blocklist",
 			file: "rules.yaml (built-in)",
-			line: 5017,
+			line: 5021,
 			text: phraseMask{
 				{bits: 25165824},
 				{index: 14, bits: 18445618173802708992},
@@ -9751,7 +9751,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-status",
 			file: "rules.yaml (built-in)",
-			line: 5051,
+			line: 5055,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 2, detHi: 2},
 			},
@@ -9760,7 +9760,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-specific",
 			file: "rules.yaml (built-in)",
-			line: 5056,
+			line: 5060,
 			text: phraseMask{
 				{index: 15, bits: 32768},
 			},
@@ -9770,7 +9770,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-specific",
 			file: "rules.yaml (built-in)",
-			line: 5062,
+			line: 5066,
 			text: phraseMask{
 				{index: 15, bits: 983040},
 				{index: 11, bits: 2048},
@@ -9781,7 +9781,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-languages",
 			file: "rules.yaml (built-in)",
-			line: 5076,
+			line: 5080,
 			text: phraseMask{
 				{index: 15, bits: 144115188074807296},
 			},
@@ -9794,7 +9794,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailbox-full-text",
 			file: "rules.yaml (built-in)",
-			line: 5088,
+			line: 5092,
 			text: phraseMask{
 				{index: 15, bits: 18302628885633695744},
 				{index: 3, bits: 72340374684696576},
@@ -9814,7 +9814,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-status",
 			file: "rules.yaml (built-in)",
-			line: 5128,
+			line: 5132,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 4, detHi: 4},
 				{class: -1, subject: 7, detailLo: 16, detHi: 16},
@@ -9824,7 +9824,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-status",
 			file: "rules.yaml (built-in)",
-			line: 5133,
+			line: 5137,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 3, detHi: 3},
 			},
@@ -9833,7 +9833,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mesg-too-big-text",
 			file: "rules.yaml (built-in)",
-			line: 5138,
+			line: 5142,
 			text: phraseMask{
 				{index: 17, bits: 549755809792},
 				{index: 9, bits: 128},
@@ -9847,7 +9847,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exceedlimit-text",
 			file: "rules.yaml (built-in)",
-			line: 5152,
+			line: 5156,
 			text: phraseMask{
 				{index: 17, bits: 1649267441664},
 				{index: 10, bits: 536870912},
@@ -9858,7 +9858,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-reply-525",
 			file: "rules.yaml (built-in)",
-			line: 5164,
+			line: 5168,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 5},
@@ -9869,7 +9869,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-text",
 			file: "rules.yaml (built-in)",
-			line: 5169,
+			line: 5173,
 			text: phraseMask{
 				{index: 17, bits: 18446741874686296064},
 				{index: 10, bits: 72057697117143040},
@@ -9886,7 +9886,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hasmoved-text",
 			file: "rules.yaml (built-in)",
-			line: 5202,
+			line: 5206,
 			text: phraseMask{
 				{index: 18, bits: 4389456576512},
 			},
@@ -9896,7 +9896,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "norelaying-text",
 			file: "rules.yaml (built-in)",
-			line: 5217,
+			line: 5221,
 			text: phraseMask{
 				{index: 18, bits: 2305838611167182848},
 				{index: 11, bits: 536854528},
@@ -9912,7 +9912,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-dmarc",
 			file: "rules.yaml (built-in)",
-			line: 5238,
+			line: 5242,
 			text: phraseMask{
 				{index: 18, bits: 16140901064495857664},
 				{index: 19, bits: 127},
@@ -9954,7 +9954,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-status",
 			file: "rules.yaml (built-in)",
-			line: 5247,
+			line: 5251,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 20, detHi: 20},
 				{class: -1, subject: 7, detailLo: 21, detHi: 21},
@@ -9969,7 +9969,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-text",
 			file: "rules.yaml (built-in)",
-			line: 5252,
+			line: 5256,
 			text: phraseMask{
 				{index: 19, bits: 137438953344},
 				{index: 7, bits: 2048},
@@ -9983,7 +9983,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5265,
+			line: 5269,
 			text: phraseMask{
 				{index: 19, bits: 412316860416},
 			},
@@ -9997,7 +9997,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-blocked",
 			file: "rules.yaml (built-in)",
-			line: 5284,
+			line: 5288,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -10025,7 +10025,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-rejected",
 			file: "rules.yaml (built-in)",
-			line: 5324,
+			line: 5328,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -10056,7 +10056,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-code-yields-notaccept",
 			file: "rules.yaml (built-in)",
-			line: 5365,
+			line: 5369,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
@@ -10074,7 +10074,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unknown-at-mail-from",
 			file: "rules.yaml (built-in)",
-			line: 5377,
+			line: 5381,
 			text: phraseMask{
 				{index: 22, bits: 18446743798831644672},
 				{index: 9, bits: 281474976972800},
@@ -10149,7 +10149,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.1",
 			file: "rules.yaml (built-in)",
-			line: 5438,
+			line: 5442,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -10198,7 +10198,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.0",
 			file: "rules.yaml (built-in)",
-			line: 5450,
+			line: 5454,
 			status: []statusPattern{
 				{class: 5, subject: 1},
 			},
@@ -10247,7 +10247,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "userunknown-x.1.3",
 			file: "rules.yaml (built-in)",
-			line: 5461,
+			line: 5465,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 3, detHi: 3},
 			},
@@ -10295,7 +10295,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific",
 			file: "rules.yaml (built-in)",
-			line: 5470,
+			line: 5474,
 			text: phraseMask{
 				{index: 3, bits: 262144},
 				{index: 24, bits: 51539607552},
@@ -10306,7 +10306,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-specific",
 			file: "rules.yaml (built-in)",
-			line: 5478,
+			line: 5482,
 			text: phraseMask{
 				{index: 21, bits: 70368744210432},
 			},
@@ -10316,7 +10316,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-specific-553",
 			file: "rules.yaml (built-in)",
-			line: 5485,
+			line: 5489,
 			text: phraseMask{
 				{index: 23, bits: 1125899906842624},
 			},
@@ -10330,7 +10330,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-specific",
 			file: "rules.yaml (built-in)",
-			line: 5494,
+			line: 5498,
 			text: phraseMask{
 				{index: 19, bits: 288232575174967296},
 			},
@@ -10340,7 +10340,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt",
 			file: "rules.yaml (built-in)",
-			line: 5501,
+			line: 5505,
 			text: phraseMask{
 				{index: 22, bits: 18446743798831644672},
 				{index: 9, bits: 281474976972800},
@@ -10371,7 +10371,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-rcpt-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5507,
+			line: 5511,
 			text: phraseMask{
 				{index: 24, bits: 72057456598974464},
 			},
@@ -10407,7 +10407,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "user-unknown-any-stage",
 			file: "rules.yaml (built-in)",
-			line: 5526,
+			line: 5530,
 			text: phraseMask{
 				{index: 9, bits: 281474976710656},
 				{index: 24, bits: 504403158265495552},
@@ -10427,7 +10427,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-mailbox-inactive",
 			file: "rules.yaml (built-in)",
-			line: 5560,
+			line: 5564,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -10503,7 +10503,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-mailbox-missing",
 			file: "rules.yaml (built-in)",
-			line: 5573,
+			line: 5577,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -10585,7 +10585,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-userunknown-missing",
 			file: "rules.yaml (built-in)",
-			line: 5598,
+			line: 5602,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -10686,7 +10686,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-text",
 			file: "rules.yaml (built-in)",
-			line: 5606,
+			line: 5610,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -10709,7 +10709,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-status-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 5625,
+			line: 5629,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 4, detHi: 4},
 				{class: 5, subject: 2},
@@ -10746,7 +10746,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-specific",
 			file: "rules.yaml (built-in)",
-			line: 5631,
+			line: 5635,
 			text: phraseMask{
 				{index: 25, bits: 234881024},
 			},
@@ -10756,7 +10756,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-sender-named",
 			file: "rules.yaml (built-in)",
-			line: 5640,
+			line: 5644,
 			text: phraseMask{
 				{index: 25, bits: 268441600},
 			},
@@ -10773,7 +10773,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-mailbox-inactive",
 			file: "rules.yaml (built-in)",
-			line: 5655,
+			line: 5659,
 			text: phraseMask{
 				{index: 24, bits: 576460752303423488},
 			},
@@ -10843,7 +10843,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-mailbox-missing",
 			file: "rules.yaml (built-in)",
-			line: 5661,
+			line: 5665,
 			text: phraseMask{
 				{index: 23, bits: 17592186044416},
 				{index: 24, bits: 3458764513820540928},
@@ -10919,7 +10919,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-text",
 			file: "rules.yaml (built-in)",
-			line: 5669,
+			line: 5673,
 			text: phraseMask{
 				{index: 24, bits: 17870283321406128128},
 				{index: 25, bits: 25165823},
@@ -10936,7 +10936,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-status",
 			file: "rules.yaml (built-in)",
-			line: 5677,
+			line: 5681,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 25, detHi: 25},
 			},
@@ -10945,7 +10945,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-text",
 			file: "rules.yaml (built-in)",
-			line: 5682,
+			line: 5686,
 			text: phraseMask{
 				{index: 25, bits: 18446744072635809792},
 				{index: 26, bits: 127},
@@ -10960,7 +10960,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "requireptr-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5703,
+			line: 5707,
 			text: phraseMask{
 				{index: 26, bits: 3968},
 			},
@@ -10977,7 +10977,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-text",
 			file: "rules.yaml (built-in)",
-			line: 5716,
+			line: 5720,
 			text: phraseMask{
 				{index: 26, bits: 2093056},
 			},
@@ -10987,7 +10987,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5724,
+			line: 5728,
 			text: phraseMask{
 				{index: 26, bits: 2097152},
 			},
@@ -11000,7 +11000,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-text",
 			file: "rules.yaml (built-in)",
-			line: 5735,
+			line: 5739,
 			text: phraseMask{
 				{index: 26, bits: 4290772992},
 				{index: 8, bits: 4503599627370496},
@@ -11012,7 +11012,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contenterror-text",
 			file: "rules.yaml (built-in)",
-			line: 5747,
+			line: 5751,
 			text: phraseMask{
 				{index: 26, bits: 72057589742964736},
 				{index: 12, bits: 36028797018963968},
@@ -11037,7 +11037,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.1.8-bad-outbound-sender",
 			file: "rules.yaml (built-in)",
-			line: 5812,
+			line: 5816,
 			status: []statusPattern{
 				{class: 5, subject: 1, detailLo: 8, detHi: 8},
 			},
@@ -11083,7 +11083,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-status",
 			file: "rules.yaml (built-in)",
-			line: 5831,
+			line: 5835,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 7, detHi: 7},
 				{class: -1, subject: 1, detailLo: 8, detHi: 8},
@@ -11093,7 +11093,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-at-mail",
 			file: "rules.yaml (built-in)",
-			line: 5836,
+			line: 5840,
 			text: phraseMask{
 				{index: 21, bits: 18446744073709551614},
 				{index: 2, bits: 2147483648},
@@ -11121,7 +11121,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rejected-text",
 			file: "rules.yaml (built-in)",
-			line: 5879,
+			line: 5883,
 			text: phraseMask{
 				{index: 21, bits: 18446744073709551614},
 				{index: 2, bits: 2147483648},
@@ -11147,7 +11147,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "hostunknown-status",
 			file: "rules.yaml (built-in)",
-			line: 5893,
+			line: 5897,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 2, detHi: 2},
 			},
@@ -11163,7 +11163,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-specific",
 			file: "rules.yaml (built-in)",
-			line: 5913,
+			line: 5917,
 			text: phraseMask{
 				{index: 22, bits: 67108864},
 			},
@@ -11173,7 +11173,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-helo-specific",
 			file: "rules.yaml (built-in)",
-			line: 5920,
+			line: 5924,
 			text: phraseMask{
 				{index: 28, bits: 288230376151711744},
 			},
@@ -11183,7 +11183,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-text",
 			file: "rules.yaml (built-in)",
-			line: 5931,
+			line: 5935,
 			text: phraseMask{
 				{index: 3, bits: 507904},
 				{index: 28, bits: 17870283321406128128},
@@ -11208,7 +11208,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "host-unknown-destination-computer",
 			file: "rules.yaml (built-in)",
-			line: 5956,
+			line: 5960,
 			text: phraseMask{
 				{index: 29, bits: 2097152},
 			},
@@ -11225,7 +11225,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-status",
 			file: "rules.yaml (built-in)",
-			line: 5969,
+			line: 5973,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 28, detHi: 28},
 			},
@@ -11234,7 +11234,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-named-by-scanner",
 			file: "rules.yaml (built-in)",
-			line: 5979,
+			line: 5983,
 			text: phraseMask{
 				{index: 29, bits: 62914560},
 			},
@@ -11244,7 +11244,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-text",
 			file: "rules.yaml (built-in)",
-			line: 5983,
+			line: 5987,
 			text: phraseMask{
 				{index: 26, bits: 18374686479671623680},
 				{index: 13, bits: 524288},
@@ -11269,7 +11269,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spamdetected-pairs",
 			file: "rules.yaml (built-in)",
-			line: 5988,
+			line: 5992,
 			text: phraseMask{
 				{index: 4, bits: 512},
 				{index: 29, bits: 17112760320},
@@ -11292,7 +11292,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "speeding-text",
 			file: "rules.yaml (built-in)",
-			line: 6002,
+			line: 6006,
 			text: phraseMask{
 				{index: 29, bits: 18014381329612800},
 				{bits: 4611686018427387904},
@@ -11306,7 +11306,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-status",
 			file: "rules.yaml (built-in)",
-			line: 6016,
+			line: 6020,
 			status: []statusPattern{
 				{class: 5, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -11315,7 +11315,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "toomanyconn-text",
 			file: "rules.yaml (built-in)",
-			line: 6021,
+			line: 6025,
 			text: phraseMask{
 				{index: 29, bits: 18428729675200069632},
 				{index: 15, bits: 983040},
@@ -11333,7 +11333,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sendmail-connection-refused",
 			file: "rules.yaml (built-in)",
-			line: 6039,
+			line: 6043,
 			text: phraseMask{
 				{index: 30, bits: 1024},
 			},
@@ -11428,7 +11428,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-text",
 			file: "rules.yaml (built-in)",
-			line: 6061,
+			line: 6065,
 			text: phraseMask{
 				{index: 19, bits: 18446743523953737728},
 				{bits: 64513},
@@ -11451,7 +11451,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-pairs",
 			file: "rules.yaml (built-in)",
-			line: 6066,
+			line: 6070,
 			text: phraseMask{
 				{index: 1, bits: 9223372036854775808},
 				{index: 20, bits: 36028797018963968},
@@ -11493,7 +11493,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-encrypted-attachment",
 			file: "rules.yaml (built-in)",
-			line: 6097,
+			line: 6101,
 			text: phraseMask{
 				{index: 30, bits: 549487378432},
 				{index: 1, bits: 4611686018427387904},
@@ -11504,7 +11504,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-mesgtoobig",
 			file: "rules.yaml (built-in)",
-			line: 6106,
+			line: 6110,
 			text: phraseMask{
 				{index: 30, bits: 280925220896768},
 			},
@@ -11514,7 +11514,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-mailboxfull",
 			file: "rules.yaml (built-in)",
-			line: 6113,
+			line: 6117,
 			text: phraseMask{
 				{index: 30, bits: 287948901175001088},
 			},
@@ -11524,7 +11524,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-virus",
 			file: "rules.yaml (built-in)",
-			line: 6120,
+			line: 6124,
 			text: phraseMask{
 				{index: 1, bits: 123145302310912},
 				{index: 30, bits: 288230376151711744},
@@ -11535,7 +11535,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-userunknown",
 			file: "rules.yaml (built-in)",
-			line: 6126,
+			line: 6130,
 			text: phraseMask{
 				{index: 30, bits: 17870283321406128128},
 				{index: 31, bits: 127},
@@ -11546,7 +11546,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-policy",
 			file: "rules.yaml (built-in)",
-			line: 6133,
+			line: 6137,
 			text: phraseMask{
 				{index: 31, bits: 896},
 			},
@@ -11556,7 +11556,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ja-delivery-failed",
 			file: "rules.yaml (built-in)",
-			line: 6141,
+			line: 6145,
 			text: phraseMask{
 				{index: 31, bits: 261120},
 			},
@@ -11566,7 +11566,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus-text",
 			file: "rules.yaml (built-in)",
-			line: 6155,
+			line: 6159,
 			text: phraseMask{
 				{index: 31, bits: 1073479680},
 				{index: 1, bits: 3161095929856},
@@ -11577,7 +11577,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange-transport-rule-reject",
 			file: "rules.yaml (built-in)",
-			line: 6165,
+			line: 6169,
 			text: phraseMask{
 				{index: 31, bits: 1073741824},
 			},
@@ -11673,7 +11673,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-text",
 			file: "rules.yaml (built-in)",
-			line: 6187,
+			line: 6191,
 			text: phraseMask{
 				{index: 31, bits: 18446744071562067968},
 				{index: 12, bits: 15},
@@ -11690,7 +11690,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-pairs",
 			file: "rules.yaml (built-in)",
-			line: 6217,
+			line: 6221,
 			text: phraseMask{
 				{index: 32, bits: 4096},
 			},
@@ -11703,7 +11703,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-type",
 			file: "rules.yaml (built-in)",
-			line: 6223,
+			line: 6227,
 			text: phraseMask{
 				{index: 32, bits: 274877898752},
 			},
@@ -11716,7 +11716,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-encrypted",
 			file: "rules.yaml (built-in)",
-			line: 6242,
+			line: 6246,
 			text: phraseMask{
 				{index: 32, bits: 281200098803712},
 				{index: 1, bits: 288371113640067072},
@@ -11727,7 +11727,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-attachment-name",
 			file: "rules.yaml (built-in)",
-			line: 6254,
+			line: 6258,
 			text: phraseMask{
 				{index: 32, bits: 281474976710656},
 			},
@@ -11740,7 +11740,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-loop-text",
 			file: "rules.yaml (built-in)",
-			line: 6262,
+			line: 6266,
 			text: phraseMask{
 				{index: 32, bits: 562949953421312},
 			},
@@ -11750,7 +11750,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-text",
 			file: "rules.yaml (built-in)",
-			line: 6272,
+			line: 6276,
 			text: phraseMask{
 				{index: 32, bits: 18445618173802708992},
 				{index: 33, bits: 8191},
@@ -11764,7 +11764,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-pairs",
 			file: "rules.yaml (built-in)",
-			line: 6288,
+			line: 6292,
 			text: phraseMask{
 				{index: 33, bits: 8192},
 			},
@@ -11777,7 +11777,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-text",
 			file: "rules.yaml (built-in)",
-			line: 6294,
+			line: 6298,
 			text: phraseMask{
 				{index: 28, bits: 288230376017494016},
 				{index: 2, bits: 181269885001662464},
@@ -11795,7 +11795,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "network-dns-text",
 			file: "rules.yaml (built-in)",
-			line: 6299,
+			line: 6303,
 			text: phraseMask{
 				{index: 29, bits: 64},
 				{index: 3, bits: 49152},
@@ -11806,7 +11806,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemfull-text",
 			file: "rules.yaml (built-in)",
-			line: 6305,
+			line: 6309,
 			text: phraseMask{
 				{index: 33, bits: 8372224},
 				{index: 15, bits: 32768},
@@ -11817,7 +11817,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "notaccept-text",
 			file: "rules.yaml (built-in)",
-			line: 6312,
+			line: 6316,
 			text: phraseMask{
 				{index: 22, bits: 274869518336},
 				{index: 6, bits: 274877906944},
@@ -11830,7 +11830,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1-delayed",
 			file: "rules.yaml (built-in)",
-			line: 6317,
+			line: 6321,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -11922,7 +11922,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-text",
 			file: "rules.yaml (built-in)",
-			line: 6334,
+			line: 6338,
 			text: phraseMask{
 				{index: 8, bits: 1729382256910270464},
 				{index: 33, bits: 144115188067467264},
@@ -11941,7 +11941,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-pairs",
 			file: "rules.yaml (built-in)",
-			line: 6354,
+			line: 6358,
 			text: phraseMask{
 				{bits: 4398046511104},
 			},
@@ -11954,7 +11954,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-attempts",
 			file: "rules.yaml (built-in)",
-			line: 6360,
+			line: 6364,
 			text: phraseMask{
 				{index: 33, bits: 144115188075855872},
 			},
@@ -11967,7 +11967,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-text",
 			file: "rules.yaml (built-in)",
-			line: 6367,
+			line: 6371,
 			text: phraseMask{
 				{index: 8, bits: 9223372036854775808},
 				{index: 33, bits: 18158513697557839872},
@@ -11983,7 +11983,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-reply",
 			file: "rules.yaml (built-in)",
-			line: 6382,
+			line: 6386,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 3},
@@ -12000,14 +12000,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "tls-command",
 			file:    "rules.yaml (built-in)",
-			line:    6389,
+			line:    6393,
 			command: []string{"STARTTLS"},
 			then:    thenDef{Reason: "failedstarttls"},
 		},
 		{
 			id:   "security-words-from-a-delivery-program",
 			file: "rules.yaml (built-in)",
-			line: 6394,
+			line: 6398,
 			text: phraseMask{
 				{index: 34, bits: 34359607296},
 				{index: 11, bits: 6442450944},
@@ -12026,7 +12026,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "security-text",
 			file: "rules.yaml (built-in)",
-			line: 6416,
+			line: 6420,
 			text: phraseMask{
 				{index: 34, bits: 34359607296},
 				{index: 11, bits: 6442450944},
@@ -12044,7 +12044,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "security-pairs",
 			file: "rules.yaml (built-in)",
-			line: 6421,
+			line: 6425,
 			text: phraseMask{
 				{index: 34, bits: 240518168576},
 				{index: 26, bits: 128},
@@ -12063,7 +12063,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-text",
 			file: "rules.yaml (built-in)",
-			line: 6430,
+			line: 6434,
 			text: phraseMask{
 				{index: 34, bits: 36028522141057024},
 				{index: 4, bits: 1},
@@ -12074,7 +12074,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "syntax-text",
 			file: "rules.yaml (built-in)",
-			line: 6439,
+			line: 6443,
 			text: phraseMask{
 				{index: 8, bits: 77309411328},
 				{index: 34, bits: 18410715276690587648},
@@ -12085,7 +12085,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.1",
 			file: "rules.yaml (built-in)",
-			line: 6456,
+			line: 6460,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 1, detHi: 1},
 			},
@@ -12094,7 +12094,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.4",
 			file: "rules.yaml (built-in)",
-			line: 6462,
+			line: 6466,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 4, detHi: 4},
 			},
@@ -12143,7 +12143,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.5",
 			file: "rules.yaml (built-in)",
-			line: 6472,
+			line: 6476,
 			status: []statusPattern{
 				{class: 4, subject: 1, detailLo: 5, detHi: 5},
 				{class: 5, subject: 1, detailLo: 5, detHi: 5},
@@ -12198,7 +12198,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.6",
 			file: "rules.yaml (built-in)",
-			line: 6485,
+			line: 6489,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 6, detHi: 6},
 			},
@@ -12207,7 +12207,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.9",
 			file: "rules.yaml (built-in)",
-			line: 6491,
+			line: 6495,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 9, detHi: 9},
 			},
@@ -12248,7 +12248,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.10",
 			file: "rules.yaml (built-in)",
-			line: 6500,
+			line: 6504,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: 10, detHi: 10},
 			},
@@ -12284,7 +12284,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.1",
 			file: "rules.yaml (built-in)",
-			line: 6507,
+			line: 6511,
 			status: []statusPattern{
 				{class: 5, subject: 2, detailLo: 1, detHi: 1},
 			},
@@ -12293,7 +12293,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.4",
 			file: "rules.yaml (built-in)",
-			line: 6515,
+			line: 6519,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: 4, detHi: 4},
 			},
@@ -12335,7 +12335,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.1",
 			file: "rules.yaml (built-in)",
-			line: 6525,
+			line: 6529,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 1, detHi: 1},
 			},
@@ -12344,7 +12344,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.2",
 			file: "rules.yaml (built-in)",
-			line: 6531,
+			line: 6535,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 2, detHi: 2},
 			},
@@ -12393,7 +12393,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.3",
 			file: "rules.yaml (built-in)",
-			line: 6541,
+			line: 6545,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 3, detHi: 3},
 			},
@@ -12442,7 +12442,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.5",
 			file: "rules.yaml (built-in)",
-			line: 6551,
+			line: 6555,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: 5, detHi: 5},
 			},
@@ -12478,7 +12478,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.6",
 			file: "rules.yaml (built-in)",
-			line: 6558,
+			line: 6562,
 			status: []statusPattern{
 				{class: 4, subject: 3, detailLo: 6, detHi: 6},
 				{class: 5, subject: 3, detailLo: 6, detHi: 6},
@@ -12521,7 +12521,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.1",
 			file: "rules.yaml (built-in)",
-			line: 6568,
+			line: 6572,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 1, detHi: 1},
 			},
@@ -12557,7 +12557,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.2",
 			file: "rules.yaml (built-in)",
-			line: 6575,
+			line: 6579,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 2, detHi: 2},
 			},
@@ -12566,7 +12566,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.3",
 			file: "rules.yaml (built-in)",
-			line: 6581,
+			line: 6585,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 3, detHi: 3},
 			},
@@ -12640,7 +12640,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.4",
 			file: "rules.yaml (built-in)",
-			line: 6596,
+			line: 6600,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 4, detHi: 4},
 			},
@@ -12676,7 +12676,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.5",
 			file: "rules.yaml (built-in)",
-			line: 6604,
+			line: 6608,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 5, detHi: 5},
 			},
@@ -12712,7 +12712,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.6",
 			file: "rules.yaml (built-in)",
-			line: 6611,
+			line: 6615,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: 6, detHi: 6},
 			},
@@ -12748,7 +12748,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.2",
 			file: "rules.yaml (built-in)",
-			line: 6618,
+			line: 6622,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 2, detHi: 2},
 			},
@@ -12797,7 +12797,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.3",
 			file: "rules.yaml (built-in)",
-			line: 6631,
+			line: 6635,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 3, detHi: 3},
 			},
@@ -12846,7 +12846,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.4",
 			file: "rules.yaml (built-in)",
-			line: 6641,
+			line: 6645,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 4, detHi: 4},
 			},
@@ -12895,7 +12895,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.5",
 			file: "rules.yaml (built-in)",
-			line: 6651,
+			line: 6655,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 5, detHi: 5},
 			},
@@ -12944,7 +12944,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.6",
 			file: "rules.yaml (built-in)",
-			line: 6661,
+			line: 6665,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 6, detHi: 6},
 			},
@@ -12993,7 +12993,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.7",
 			file: "rules.yaml (built-in)",
-			line: 6671,
+			line: 6675,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 7, detHi: 7},
 			},
@@ -13042,7 +13042,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.8",
 			file: "rules.yaml (built-in)",
-			line: 6681,
+			line: 6685,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 8, detHi: 8},
 			},
@@ -13091,7 +13091,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.9",
 			file: "rules.yaml (built-in)",
-			line: 6691,
+			line: 6695,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 9, detHi: 9},
 			},
@@ -13140,7 +13140,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.10",
 			file: "rules.yaml (built-in)",
-			line: 6701,
+			line: 6705,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 10, detHi: 10},
 			},
@@ -13189,7 +13189,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.11",
 			file: "rules.yaml (built-in)",
-			line: 6711,
+			line: 6715,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 11, detHi: 11},
 			},
@@ -13238,7 +13238,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.12",
 			file: "rules.yaml (built-in)",
-			line: 6721,
+			line: 6725,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 12, detHi: 12},
 			},
@@ -13287,7 +13287,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.14",
 			file: "rules.yaml (built-in)",
-			line: 6731,
+			line: 6735,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 14, detHi: 14},
 			},
@@ -13336,7 +13336,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.15",
 			file: "rules.yaml (built-in)",
-			line: 6741,
+			line: 6745,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 15, detHi: 15},
 			},
@@ -13385,7 +13385,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.19",
 			file: "rules.yaml (built-in)",
-			line: 6751,
+			line: 6755,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 19, detHi: 19},
 			},
@@ -13434,7 +13434,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.13",
 			file: "rules.yaml (built-in)",
-			line: 6761,
+			line: 6765,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 13, detHi: 13},
 			},
@@ -13470,7 +13470,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.17-18",
 			file: "rules.yaml (built-in)",
-			line: 6768,
+			line: 6772,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 17, detHi: 17},
 				{class: -1, subject: 7, detailLo: 18, detHi: 18},
@@ -13507,7 +13507,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.27",
 			file: "rules.yaml (built-in)",
-			line: 6775,
+			line: 6779,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 27, detHi: 27},
 			},
@@ -13556,7 +13556,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.30",
 			file: "rules.yaml (built-in)",
-			line: 6787,
+			line: 6791,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 30, detHi: 30},
 			},
@@ -13585,14 +13585,14 @@ var builtinSet = &ruleSet{
 		{
 			id:      "blocked-at-connection",
 			file:    "rules.yaml (built-in)",
-			line:    6797,
+			line:    6801,
 			command: []string{"CONN", "HELO", "EHLO"},
 			then:    thenDef{Reason: "blocked"},
 		},
 		{
 			id:   "user-unknown-after-data",
 			file: "rules.yaml (built-in)",
-			line: 6804,
+			line: 6808,
 			text: phraseMask{
 				{index: 22, bits: 18446743798831644672},
 				{index: 9, bits: 281474976972800},
@@ -13725,7 +13725,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "suspend-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6828,
+			line: 6832,
 			text: phraseMask{
 				{index: 35, bits: 15},
 				{index: 12, bits: 4194304},
@@ -13736,7 +13736,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "filtered-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6833,
+			line: 6837,
 			text: phraseMask{
 				{index: 35, bits: 16},
 			},
@@ -13746,7 +13746,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc-compliance-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6838,
+			line: 6842,
 			text: phraseMask{
 				{index: 35, bits: 1048544},
 			},
@@ -13756,7 +13756,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "authfailure-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6845,
+			line: 6849,
 			text: phraseMask{
 				{index: 35, bits: 7340032},
 			},
@@ -13766,7 +13766,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "badreputation-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6850,
+			line: 6854,
 			text: phraseMask{
 				{index: 35, bits: 25165824},
 			},
@@ -13776,7 +13776,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6855,
+			line: 6859,
 			text: phraseMask{
 				{index: 35, bits: 100663296},
 				{index: 29, bits: 4294967296},
@@ -13787,7 +13787,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6866,
+			line: 6870,
 			text: phraseMask{
 				{index: 35, bits: 17592051826688},
 				{index: 1, bits: 18014398509481984},
@@ -13807,7 +13807,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "policy-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6881,
+			line: 6885,
 			text: phraseMask{
 				{index: 35, bits: 17979214137393152},
 			},
@@ -13817,7 +13817,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "systemerror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6887,
+			line: 6891,
 			text: phraseMask{
 				{index: 35, bits: 4593671619917905920},
 				{index: 3, bits: 562949953421312},
@@ -13829,7 +13829,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "expired-connection-text",
 			file: "rules.yaml (built-in)",
-			line: 6893,
+			line: 6897,
 			text: phraseMask{
 				{index: 3, bits: 16777216},
 				{index: 14, bits: 805306496},
@@ -13843,7 +13843,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6901,
+			line: 6905,
 			text: phraseMask{
 				{index: 3, bits: 72},
 			},
@@ -13853,7 +13853,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mailererror-general-text",
 			file: "rules.yaml (built-in)",
-			line: 6906,
+			line: 6910,
 			text: phraseMask{
 				{index: 36, bits: 2},
 			},
@@ -13863,7 +13863,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "onhold-text",
 			file: "rules.yaml (built-in)",
-			line: 6911,
+			line: 6915,
 			text: phraseMask{
 				{index: 36, bits: 28},
 			},
@@ -13873,7 +13873,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-4.4.7",
 			file: "rules.yaml (built-in)",
-			line: 6922,
+			line: 6926,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 7, detHi: 7},
 				{class: 5, subject: 4, detailLo: 7, detHi: 7},
@@ -13932,7 +13932,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.1",
 			file: "rules.yaml (built-in)",
-			line: 6935,
+			line: 6939,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -13988,7 +13988,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.14",
 			file: "rules.yaml (built-in)",
-			line: 6947,
+			line: 6951,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 14, detHi: 14},
 			},
@@ -14037,7 +14037,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.4.6",
 			file: "rules.yaml (built-in)",
-			line: 6956,
+			line: 6960,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -14086,7 +14086,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "ms-5.6.11",
 			file: "rules.yaml (built-in)",
-			line: 6965,
+			line: 6969,
 			status: []statusPattern{
 				{class: 5, subject: 6, detailLo: 11, detHi: 11},
 			},
@@ -14135,7 +14135,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.1",
 			file: "rules.yaml (built-in)",
-			line: 6982,
+			line: 6986,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 1, detHi: 1},
 			},
@@ -14249,7 +14249,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.2",
 			file: "rules.yaml (built-in)",
-			line: 6996,
+			line: 7000,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 2, detHi: 2},
 			},
@@ -14285,7 +14285,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.3",
 			file: "rules.yaml (built-in)",
-			line: 7003,
+			line: 7007,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 3, detHi: 3},
 			},
@@ -14377,7 +14377,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4",
 			file: "rules.yaml (built-in)",
-			line: 7014,
+			line: 7018,
 			status: []statusPattern{
 				{class: 5, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -14413,7 +14413,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.4-temporary",
 			file: "rules.yaml (built-in)",
-			line: 7021,
+			line: 7025,
 			status: []statusPattern{
 				{class: 4, subject: 4, detailLo: 4, detHi: 4},
 			},
@@ -14449,7 +14449,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.5",
 			file: "rules.yaml (built-in)",
-			line: 7028,
+			line: 7032,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 5, detHi: 5},
 			},
@@ -14478,7 +14478,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.6",
 			file: "rules.yaml (built-in)",
-			line: 7035,
+			line: 7039,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: 6, detHi: 6},
 			},
@@ -14522,7 +14522,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.0",
 			file: "rules.yaml (built-in)",
-			line: 7043,
+			line: 7047,
 			status: []statusPattern{
 				{class: 5, subject: 4},
 			},
@@ -14531,7 +14531,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.6",
 			file: "rules.yaml (built-in)",
-			line: 7049,
+			line: 7053,
 			status: []statusPattern{
 				{class: -1, subject: 6, detailLo: -1, detHi: -1},
 			},
@@ -14567,7 +14567,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sisimai-4.2.1-4.7.1-4.7.2",
 			file: "rules.yaml (built-in)",
-			line: 7057,
+			line: 7061,
 			status: []statusPattern{
 				{class: 4, subject: 2, detailLo: 1, detHi: 1},
 				{class: 4, subject: 7, detailLo: 1, detHi: 1},
@@ -14581,7 +14581,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.1",
 			file: "rules.yaml (built-in)",
-			line: 7064,
+			line: 7068,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: 1, detHi: 1},
 			},
@@ -14851,7 +14851,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.7.other",
 			file: "rules.yaml (built-in)",
-			line: 7101,
+			line: 7105,
 			status: []statusPattern{
 				{class: -1, subject: 7, detailLo: -1, detHi: -1},
 			},
@@ -15088,7 +15088,7 @@ var builtinSet = &ruleSet{
 		{
 			id:     "delayed-unknown",
 			file:   "rules.yaml (built-in)",
-			line:   7131,
+			line:   7135,
 			action: []smtpcode.Action{"delayed"},
 			then: thenDef{
 				Reason: "expired",
@@ -15147,7 +15147,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.4.other",
 			file: "rules.yaml (built-in)",
-			line: 7141,
+			line: 7145,
 			status: []statusPattern{
 				{class: -1, subject: 4, detailLo: -1, detHi: -1},
 			},
@@ -15156,7 +15156,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.1.0",
 			file: "rules.yaml (built-in)",
-			line: 7146,
+			line: 7150,
 			status: []statusPattern{
 				{class: -1, subject: 1, detailLo: -1, detHi: -1},
 			},
@@ -15165,7 +15165,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.2.0",
 			file: "rules.yaml (built-in)",
-			line: 7151,
+			line: 7155,
 			status: []statusPattern{
 				{class: -1, subject: 2, detailLo: -1, detHi: -1},
 			},
@@ -15220,7 +15220,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.3.0",
 			file: "rules.yaml (built-in)",
-			line: 7160,
+			line: 7164,
 			status: []statusPattern{
 				{class: 5, subject: 3, detailLo: -1, detHi: -1},
 				{class: 4, subject: 3, detailLo: 3, detHi: 3},
@@ -15231,7 +15231,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.5.0",
 			file: "rules.yaml (built-in)",
-			line: 7168,
+			line: 7172,
 			status: []statusPattern{
 				{class: -1, subject: 5, detailLo: -1, detHi: -1},
 			},
@@ -15240,14 +15240,14 @@ var builtinSet = &ruleSet{
 		{
 			id:       "diagnostic-type-x-unix",
 			file:     "rules.yaml (built-in)",
-			line:     7173,
+			line:     7177,
 			diagType: []string{"x-unix"},
 			then:     thenDef{Reason: "mailererror"},
 		},
 		{
 			id:   "rfc3463-x.3.other",
 			file: "rules.yaml (built-in)",
-			line: 7183,
+			line: 7187,
 			status: []statusPattern{
 				{class: -1, subject: 3, detailLo: -1, detHi: -1},
 			},
@@ -15256,7 +15256,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "lhost-ezweb-onhold",
 			file: "rules.yaml (built-in)",
-			line: 7193,
+			line: 7197,
 			text: phraseMask{
 				{index: 36, bits: 32},
 			},
@@ -15266,7 +15266,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "exchange2003-code-onhold",
 			file: "rules.yaml (built-in)",
-			line: 7198,
+			line: 7202,
 			text: phraseMask{
 				{index: 36, bits: 448},
 			},
@@ -15276,7 +15276,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "mimecast-onhold",
 			file: "rules.yaml (built-in)",
-			line: 7204,
+			line: 7208,
 			text: phraseMask{
 				{index: 36, bits: 3584},
 			},
@@ -15287,7 +15287,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-521-556",
 			file: "rules.yaml (built-in)",
-			line: 7213,
+			line: 7217,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 2, 2: 1},
@@ -15301,7 +15301,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-552",
 			file: "rules.yaml (built-in)",
-			line: 7217,
+			line: 7221,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 2},
@@ -15317,7 +15317,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-452",
 			file: "rules.yaml (built-in)",
-			line: 7221,
+			line: 7225,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 2},
@@ -15328,7 +15328,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-421",
 			file: "rules.yaml (built-in)",
-			line: 7225,
+			line: 7229,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 2, 2: 1},
@@ -15342,7 +15342,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-553",
 			file: "rules.yaml (built-in)",
-			line: 7229,
+			line: 7233,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 5, 1: 5, 2: 3},
@@ -15353,7 +15353,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-syntax",
 			file: "rules.yaml (built-in)",
-			line: 7233,
+			line: 7237,
 			status: []statusPattern{
 				{none: true},
 				{class: 5, subject: 5, detailLo: -1, detHi: -1},
@@ -15413,7 +15413,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-451",
 			file: "rules.yaml (built-in)",
-			line: 7241,
+			line: 7245,
 			reply: []replyPattern{
 				{
 					digits: [3]int{0: 4, 1: 5, 2: 1},
@@ -15470,7 +15470,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "vacation-text",
 			file: "rules.yaml (built-in)",
-			line: 7249,
+			line: 7253,
 			text: phraseMask{
 				{index: 36, bits: 245760},
 			},
@@ -15483,7 +15483,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "unreadable-text",
 			file: "rules.yaml (built-in)",
-			line: 7256,
+			line: 7260,
 			regexps: []*pattern{
 				{src: "^[^a-z]+$", captures: false, minLen: 1},
 			},
@@ -15522,7 +15522,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "reply-550-554-alone",
 			file: "rules.yaml (built-in)",
-			line: 7265,
+			line: 7269,
 			status: []statusPattern{
 				{none: true},
 			},
@@ -15593,7 +15593,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rfc3463-x.0.0",
 			file: "rules.yaml (built-in)",
-			line: 7274,
+			line: 7278,
 			status: []statusPattern{
 				{class: -1, detailLo: -1, detHi: -1},
 			},
@@ -15681,7 +15681,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-used",
 			file: "rules.yaml (built-in)",
-			line: 920,
+			line: 924,
 			text: phraseMask{
 				{bits: 4095},
 			},
@@ -15696,7 +15696,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-name",
 			file: "rules.yaml (built-in)",
-			line: 931,
+			line: 935,
 			text: phraseMask{
 				{bits: 4190208},
 			},
@@ -15707,7 +15707,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocklist-named",
 			file: "rules.yaml (built-in)",
-			line: 937,
+			line: 941,
 			text: phraseMask{
 				{bits: 536607744},
 			},
@@ -15718,7 +15718,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-score",
 			file: "rules.yaml (built-in)",
-			line: 946,
+			line: 950,
 			text: phraseMask{
 				{bits: 16642998272},
 			},
@@ -15734,7 +15734,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "spam-tests",
 			file: "rules.yaml (built-in)",
-			line: 966,
+			line: 970,
 			text: phraseMask{
 				{bits: 17179869184},
 			},
@@ -15745,7 +15745,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "listed-domain",
 			file: "rules.yaml (built-in)",
-			line: 972,
+			line: 976,
 			text: phraseMask{
 				{bits: 515421241344},
 			},
@@ -15759,7 +15759,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sending-ip",
 			file: "rules.yaml (built-in)",
-			line: 985,
+			line: 989,
 			regexps: []*pattern{
 				{src: "client(?: host)? \\[(?P<ip>[0-9a-f:.]{7,45})\\]", captures: true, minLen: 16},
 				{src: "(?:your|sending|sender|sender's|client|the|source) ip(?:v[46])?(?: address)?(?: is| of)?:? \\[?\\(?(?P<ip>[0-9]{1,3}(?:\\.[0-9]{1,3}){3})", captures: true, minLen: 14},
@@ -15774,7 +15774,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "url",
 			file: "rules.yaml (built-in)",
-			line: 1007,
+			line: 1011,
 			text: phraseMask{
 				{bits: 3848290697216},
 			},
@@ -15786,7 +15786,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "retried-for",
 			file: "rules.yaml (built-in)",
-			line: 1013,
+			line: 1017,
 			text: phraseMask{
 				{bits: 1121501860331520},
 			},
@@ -15798,7 +15798,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "retry-deadline",
 			file: "rules.yaml (built-in)",
-			line: 1037,
+			line: 1041,
 			text: phraseMask{
 				{bits: 4610560118520545280},
 			},
@@ -15813,7 +15813,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "rate-limit",
 			file: "rules.yaml (built-in)",
-			line: 1065,
+			line: 1069,
 			text: phraseMask{
 				{bits: 13835058055282163712},
 				{index: 1, bits: 15},
@@ -15825,7 +15825,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "size-limit",
 			file: "rules.yaml (built-in)",
-			line: 1075,
+			line: 1079,
 			text: phraseMask{
 				{index: 1, bits: 2147483632},
 			},
@@ -15846,7 +15846,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "recipient-limit",
 			file: "rules.yaml (built-in)",
-			line: 1113,
+			line: 1117,
 			text: phraseMask{
 				{index: 1, bits: 135291469824},
 			},
@@ -15862,7 +15862,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "virus",
 			file: "rules.yaml (built-in)",
-			line: 1127,
+			line: 1131,
 			text: phraseMask{
 				{index: 1, bits: 140600049401856},
 			},
@@ -15880,7 +15880,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-attachment",
 			file: "rules.yaml (built-in)",
-			line: 1155,
+			line: 1159,
 			text: phraseMask{
 				{index: 1, bits: 71213169107795968},
 			},
@@ -15891,7 +15891,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-encrypted-attachment",
 			file: "rules.yaml (built-in)",
-			line: 1179,
+			line: 1183,
 			text: phraseMask{
 				{index: 1, bits: 1080863910568919040},
 			},
@@ -15902,7 +15902,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "blocked-encrypted-attachment-ja",
 			file: "rules.yaml (built-in)",
-			line: 1201,
+			line: 1205,
 			text: phraseMask{
 				{index: 1, bits: 8070450532247928832},
 			},
@@ -15913,7 +15913,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "barracuda-recipient-outcome",
 			file: "rules.yaml (built-in)",
-			line: 1208,
+			line: 1212,
 			text: phraseMask{
 				{index: 1, bits: 9223372036854775808},
 			},
@@ -15924,7 +15924,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "attachment-file",
 			file: "rules.yaml (built-in)",
-			line: 1221,
+			line: 1225,
 			text: phraseMask{
 				{index: 2, bits: 67108863},
 				{index: 1, bits: 18014398509481984},
@@ -15943,7 +15943,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "forward-program",
 			file: "rules.yaml (built-in)",
-			line: 1249,
+			line: 1253,
 			text: phraseMask{
 				{index: 2, bits: 469762048},
 			},
@@ -15956,7 +15956,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "sending-domain",
 			file: "rules.yaml (built-in)",
-			line: 1260,
+			line: 1264,
 			text: phraseMask{
 				{index: 2, bits: 3758096384},
 			},
@@ -15969,7 +15969,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "contact-address",
 			file: "rules.yaml (built-in)",
-			line: 1277,
+			line: 1281,
 			text: phraseMask{
 				{index: 2, bits: 562945658454016},
 			},
@@ -15981,7 +15981,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "loop",
 			file: "rules.yaml (built-in)",
-			line: 1290,
+			line: 1294,
 			text: phraseMask{
 				{index: 2, bits: 8444249301319680},
 			},
@@ -15994,7 +15994,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "dns-temporary",
 			file: "rules.yaml (built-in)",
-			line: 1303,
+			line: 1307,
 			text: phraseMask{
 				{bits: 288230376151711744},
 				{index: 2, bits: 9214364837600034816},
@@ -16008,7 +16008,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "last-error",
 			file: "rules.yaml (built-in)",
-			line: 1322,
+			line: 1326,
 			text: phraseMask{
 				{index: 2, bits: 9223372036854775808},
 				{index: 3, bits: 7},
@@ -16024,7 +16024,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "tls",
 			file: "rules.yaml (built-in)",
-			line: 1345,
+			line: 1349,
 			text: phraseMask{
 				{index: 3, bits: 2040},
 			},
@@ -16039,7 +16039,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-mx",
 			file: "rules.yaml (built-in)",
-			line: 1372,
+			line: 1376,
 			text: phraseMask{
 				{index: 3, bits: 6144},
 			},
@@ -16055,7 +16055,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "no-domain",
 			file: "rules.yaml (built-in)",
-			line: 1387,
+			line: 1391,
 			text: phraseMask{
 				{index: 3, bits: 507904},
 			},
@@ -16070,7 +16070,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "new-address",
 			file: "rules.yaml (built-in)",
-			line: 1395,
+			line: 1399,
 			text: phraseMask{
 				{index: 3, bits: 3670016},
 			},
@@ -16082,7 +16082,7 @@ var builtinSet = &ruleSet{
 		{
 			id:   "connection",
 			file: "rules.yaml (built-in)",
-			line: 1406,
+			line: 1410,
 			text: phraseMask{
 				{index: 3, bits: 68715282432},
 			},
@@ -21119,10 +21119,16 @@ var builtinData1 = [...]reasonDef{
 			fix: alts{
 				list: []text{
 					{
+						{literal: "Reach the recipient by other means: the server gives a contact for this, "},
+						{slot: 20, isSlot: true},
+						{literal: ". Only they or their email admin can reactivate the mailbox; if it stays disabled, stop writing to this address."},
+					},
+					{
 						{literal: "Reach the recipient by other means: only they or their email admin can reactivate the mailbox. If it stays disabled, stop writing to this address."},
 					},
 				},
-				tr: &builtinSlots2[466],
+				uses: 1048576,
+				tr:   &builtinSlots2[466],
 			},
 		},
 	},
