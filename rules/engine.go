@@ -284,6 +284,7 @@ func (e *Engine) classify(in Input, lang int) Classification {
 
 	v.Explanation, v.Fix = e.sentences(&rec, &v, t, rd, ruleWords, w, lasting, lang)
 	e.relayReading(&v, &rec, lang)       // whose server refused to relay (relayside.go)
+	e.ownLoopReading(&v, &rec, lang)     // a loop the sender's own server found in itself (loop.go)
 	e.internalHopReading(&v, &rec, lang) // the recipient's gateway and its internal server (internalhop.go)
 	e.legacyDNReading(&v, &rec, lang)    // a stale Exchange X.500 address (legacydn.go)
 	e.ownScannerReading(&v, &rec, lang)  // malware stopped by the sender's own scanner (ownscanner.go)

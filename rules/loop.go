@@ -1,5 +1,7 @@
 package rules
 
+import "strings"
+
 // loopNote returns the note that follows the explanation of a mail loop
 // (the fact loop) when its report says more of it: how many mail servers
 // the message had passed through, and the limit (Sendmail's "554 5.4.6
@@ -20,4 +22,31 @@ func loopNote(fs *Facts, vals *slotValues) (k textKey, ok bool) {
 		return textLoopMyselfNote, true
 	}
 	return 0, false
+}
+
+// loopsBackToMyself is the words of Postfix smtp(8)'s loop detection, "mail
+// for DOMAIN loops back to myself" (smtp_connect.c): the server that
+// writes them is the one the domain's MX records point to, and it does not
+// accept mail for the domain itself (postconf(5): mydestination,
+// virtual_mailbox_domains, relay_domains).
+const loopsBackToMyself = "loops back to myself"
+
+// ownLoopReading gives a loop that the sender's own server detected in
+// itself to the sender's admin: when the report is Postfix's "loops back to
+// myself" written by a host of the sender's domain (no other server is
+// named), the fix is that server's configuration or the domain's MX
+// records, which the sender's admin (the same organisation) manages; the
+// recipient's admin of the general loop words has nothing to do.
+func (e *Engine) ownLoopReading(v *Classification, rec *record, lang int) {
+	host := v.Facts.Get(FactHost)
+	if v.Facts.Get(FactLoop) == "" || host == "" || !strings.Contains(strings.ToLower(rec.in.Diagnostic), loopsBackToMyself) {
+		return
+	}
+	server, remote := refusingServer(&rec.in)
+	if remote || server == "" || rec.in.SenderDomain == "" || !organisationHost(server, rec.in.SenderDomain) {
+		return
+	}
+	vals := reportSlots(rec, &v.Facts)
+	v.Owner = OwnerSenderAdmin
+	v.Fix = e.textsFor(lang)[textLoopOwnServerFix].render(&vals)
 }

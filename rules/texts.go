@@ -118,6 +118,7 @@ const (
 	textRelayEitherFix
 	textLoopHopsNote
 	textLoopMyselfNote
+	textLoopOwnServerFix
 	numTexts
 )
 
@@ -325,8 +326,9 @@ var textDefs = [numTexts]struct {
 	textRelayEitherFix:         {"relay_either_fix", setOf(slotRecipient, slotRemote, slotDomain)},
 	// What a loop's report says of it: the hops and their limit, the
 	// domain whose mail servers point back (loopNote).
-	textLoopHopsNote:   {"loop_hops_note", setOf(slotFact0+slot(slotIndexOf(FactCount)), slotFact0+slot(slotIndexOf(FactLimit)))},
-	textLoopMyselfNote: {"loop_myself_note", setOf(slotReporting, slotFact0+slot(slotIndexOf(FactHost)))},
+	textLoopHopsNote:     {"loop_hops_note", setOf(slotFact0+slot(slotIndexOf(FactCount)), slotFact0+slot(slotIndexOf(FactLimit)))},
+	textLoopMyselfNote:   {"loop_myself_note", setOf(slotReporting, slotFact0+slot(slotIndexOf(FactHost)))},
+	textLoopOwnServerFix: {"loop_own_server_fix", setOf(slotReporting, slotFact0+slot(slotIndexOf(FactHost)))},
 }
 
 // textNames lists the names of the texts, sorted, for error messages.
