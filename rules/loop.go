@@ -1,7 +1,5 @@
 package rules
 
-import "strings"
-
 // loopNote returns the note that follows the explanation of a mail loop
 // (the fact loop) when its report says more of it: how many mail servers
 // the message had passed through, and the limit (Sendmail's "554 5.4.6
@@ -39,7 +37,7 @@ const loopsBackToMyself = "loops back to myself"
 // recipient's admin of the general loop words has nothing to do.
 func (e *Engine) ownLoopReading(v *Classification, rec *record, lang int) {
 	host := v.Facts.Get(FactHost)
-	if v.Facts.Get(FactLoop) == "" || host == "" || !strings.Contains(strings.ToLower(rec.in.Diagnostic), loopsBackToMyself) {
+	if v.Facts.Get(FactLoop) == "" || host == "" || !containsFold(rec.in.Diagnostic, loopsBackToMyself) {
 		return
 	}
 	server, remote := refusingServer(&rec.in)
